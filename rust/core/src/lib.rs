@@ -1,0 +1,10 @@
+//! ragmeter's kernels in pure Rust (no Python types): ranking metrics over CSR arrays, TREC file
+//! parsing, edit distance and paired randomisation tests. `cargo test -p ragmeter-core` runs
+//! them without a Python interpreter.
+
+pub mod csr;
+pub mod error;
+pub mod prepare;
+pub mod ranking;
+
+pub use error::{CoreError, CoreResult};

@@ -1,0 +1,26 @@
+//! `ragmeter._core`: the private native module. It converts Python inputs to flat Rust data,
+//! releases the GIL around the kernels of `ragmeter-core`, and maps their errors. Users import
+//! `ragmeter`, never this module.
+
+mod errors;
+mod threads;
+
+use pyo3::prelude::*;
+
+/// Number of threads a kernel call with `n_threads` runs on (None: `RAGMETER_NUM_THREADS` or
+/// all cores).
+#[pyfunction]
+#[pyo3(signature = (n_threads=None))]
+fn pool_threads(py: Python<'_>, n_threads: Option<usize>) -> PyResult<usize> {
+    threads::run(py, n_threads, rayon::current_num_threads)
+}
+
+#[pymodule]
+mod _core {
+    #[allow(non_upper_case_globals)]
+    #[pymodule_export]
+    const __version__: &str = env!("CARGO_PKG_VERSION");
+
+    #[pymodule_export]
+    use super::pool_threads;
+}
