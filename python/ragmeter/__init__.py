@@ -14,12 +14,41 @@ from .exceptions import (
     TrecFormatError,
     UndefinedMetricWarning,
 )
+from .io.trec import evaluate_trec, read_trec_qrels, read_trec_run, write_trec_run
+from .ranking import (
+    MeanScore,
+    MetricResults,
+    hit_rate_at_k,
+    mean_average_precision,
+    mean_reciprocal_rank,
+    ndcg_at_k,
+    parse_metric,
+    precision_at_k,
+    r_precision,
+    ranking_metrics,
+    recall_at_k,
+)
 
 __all__ = [
     "InvalidInputError",
+    "MeanScore",
+    "MetricResults",
     "MissingDependencyError",
     "RagmeterError",
     "TrecFormatError",
     "UndefinedMetricWarning",
     "__version__",
+    "evaluate_trec",
+    "hit_rate_at_k",
+    "mean_average_precision",
+    "mean_reciprocal_rank",
+    "ndcg_at_k",
+    "parse_metric",
+    "precision_at_k",
+    "r_precision",
+    "ranking_metrics",
+    "read_trec_qrels",
+    "read_trec_run",
+    "recall_at_k",
+    "write_trec_run",
 ]

@@ -1,5 +1,44 @@
 """Type stubs of the private native module ``ragmeter._core`` (users import ``ragmeter``)."""
 
+from typing import Any, final
+
+import numpy as np
+import numpy.typing as npt
+
 __version__: str
 
 def pool_threads(n_threads: int | None = None) -> int: ...
+
+@final
+class PreparedRankings:
+    @property
+    def n_queries(self) -> int: ...
+    def retrieved(self) -> npt.NDArray[np.uint32]: ...
+    def judged_count(self) -> npt.NDArray[np.uint32]: ...
+    def evaluate(
+        self,
+        metrics: list[tuple[str, int | None]],
+        relevance_threshold: float,
+        n_threads: int | None = None,
+    ) -> npt.NDArray[np.float64]: ...
+
+def prepare_rankings(
+    query_ids: list[Any],
+    judgments: list[Any],
+    rankings: list[Any],
+    *,
+    duplicates_first: bool = False,
+    max_docs: int | None = None,
+    n_threads: int | None = None,
+) -> PreparedRankings: ...
+def prepare_trec(
+    qrels_path: str,
+    run_path: str,
+    *,
+    duplicates_first: bool = False,
+    max_docs: int | None = None,
+    n_threads: int | None = None,
+) -> tuple[PreparedRankings, list[str], list[bool], list[str]]: ...
+def read_trec(
+    path: str, kind: str, *, n_threads: int | None = None
+) -> dict[str, dict[str, Any]]: ...

@@ -1,7 +1,7 @@
-#![allow(dead_code)] // used by the ranking bindings that land next
-//! The one place where core errors become Python exceptions. The exception classes are defined
-//! in `ragmeter/exceptions.py` (so they carry docstrings and inherit from ValueError/OSError) and
-//! imported here.
+//! The one place where errors become Python exceptions: core errors (`to_pyerr`) and the input
+//! errors the bindings find while reading Python objects. The exception classes are defined in
+//! `ragmeter/exceptions.py` (so they carry docstrings and inherit from ValueError) and imported
+//! here.
 
 use pyo3::prelude::*;
 use ragmeter_core::CoreError;
@@ -27,12 +27,17 @@ impl QueryNamer for ByPosition {
 pub fn to_pyerr(err: CoreError, names: &dyn QueryNamer) -> PyErr {
     match err {
         CoreError::InvalidArgument { argument, message } => {
-            InvalidInputError::new_err(format!("{argument}: {message}"))
+            invalid_input(format!("{argument}: {message}"))
         }
-        CoreError::InvalidQuery { query, message } => {
-            InvalidInputError::new_err(format!("query {}: {message}", names.name(query)))
+        CoreError::InvalidQuery {
+            query,
+            query_id,
+            message,
+        } => {
+            let name = query_id.map_or_else(|| names.name(query), |id| format!("'{id}'"));
+            invalid_input(format!("query {name}: {message}"))
         }
-        err @ CoreError::Format { .. } => TrecFormatError::new_err(err.to_string()),
+        err @ CoreError::Format { .. } => format_error(err.to_string()),
         CoreError::Io { path, source } => {
             let errno = source.raw_os_error().unwrap_or(0);
             pyo3::exceptions::PyOSError::new_err((
@@ -42,4 +47,19 @@ pub fn to_pyerr(err: CoreError, names: &dyn QueryNamer) -> PyErr {
             ))
         }
     }
+}
+
+/// A value the user passed cannot be used (a ValueError subclass).
+pub fn invalid_input(message: String) -> PyErr {
+    InvalidInputError::new_err(message)
+}
+
+/// A value the user passed has the wrong type.
+pub fn type_error(message: String) -> PyErr {
+    pyo3::exceptions::PyTypeError::new_err(message)
+}
+
+/// A TREC file has a malformed line (a ValueError subclass).
+pub fn format_error(message: String) -> PyErr {
+    TrecFormatError::new_err(message)
 }

@@ -3,6 +3,7 @@
 //! `ragmeter`, never this module.
 
 mod errors;
+mod ranking;
 mod threads;
 
 use pyo3::prelude::*;
@@ -23,4 +24,6 @@ mod _core {
 
     #[pymodule_export]
     use super::pool_threads;
+    #[pymodule_export]
+    use super::ranking::{PreparedRankings, prepare_rankings, prepare_trec, read_trec};
 }

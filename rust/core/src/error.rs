@@ -13,9 +13,14 @@ pub enum CoreError {
         message: String,
     },
     /// One query's input breaks a rule (duplicate document, mixed id types, ...).
-    /// `query` is the position of the query in the call, so the bindings can name its id.
+    /// `query` is the position of the query in the call, so the bindings can name it with the
+    /// user's id; `query_id` is set when the core itself knows the id (TREC files).
     #[error("query #{query}: {message}")]
-    InvalidQuery { query: usize, message: String },
+    InvalidQuery {
+        query: usize,
+        query_id: Option<String>,
+        message: String,
+    },
     /// A line of a TREC run or qrels file could not be read.
     #[error("{}:{line}: {message}", path.display())]
     Format {
@@ -43,6 +48,7 @@ impl CoreError {
     pub fn query(query: usize, message: impl Into<String>) -> Self {
         CoreError::InvalidQuery {
             query,
+            query_id: None,
             message: message.into(),
         }
     }

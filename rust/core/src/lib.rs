@@ -6,5 +6,6 @@ pub mod csr;
 pub mod error;
 pub mod prepare;
 pub mod ranking;
+pub mod trec;
 
 pub use error::{CoreError, CoreResult};

@@ -1,22 +1,33 @@
 //! From documents as the user gave them to the compact form the metrics read (`Prepared`).
 //!
-//! Per query: judged `(id, grade)` pairs and a ranking, either already ordered (a sequence of
-//! ids, best first) or scored `(id, score)`. A scored ranking is ordered the trec_eval way:
-//! score descending, compared as f64, ties by id byte-wise descending. Duplicates are refused
-//! unless `Duplicates::KeepFirst`, which keeps each id's best position; the ordered ranking is
-//! then cut at `max_docs` (trec_eval `-M`). Ids are compared as bytes: the bindings pass str ids
-//! as UTF-8 and int ids as decimal text, so int ids tie-break the way trec_eval would order them
-//! in a file.
+//! Per query: the judged documents and a ranking, given in one of three forms:
+//!
+//! * `Ordered`: ids, best first;
+//! * `Scored`: `(id, score)` pairs in any order (a TREC run);
+//! * `Joined`: what the bindings read from a `{doc_id: score}` dict without copying its ids: the
+//!   scores of all ranked documents, the judged documents found in the ranking with their
+//!   scores, and every ranked document whose score equals one of theirs.
+//!
+//! A scored ranking is ordered the trec_eval way: score descending, compared as f64 (-0.0 and
+//! 0.0 tie), ties by id byte-wise descending. Only the ranks of judged documents with a positive
+//! grade matter to the metrics, so scored rankings are never sorted: the rank of such a
+//! document is one plus the number of documents ordered before it, counted over the scores.
+//! Duplicates are refused unless `Duplicates::KeepFirst`, which keeps each id's best position;
+//! the ranking is then cut at `max_docs` (trec_eval `-M`). Ids are compared as bytes: the
+//! bindings pass str ids as UTF-8 and int ids as decimal text, so int ids tie-break the way
+//! trec_eval would order them in a file.
+
+use std::cmp::Ordering;
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::csr::{Rows, RowsBuf};
+use crate::csr::RowsBuf;
 use crate::ranking::Hit;
 use crate::{CoreError, CoreResult};
 
 /// A document id (UTF-8 or decimal text) and its value: a grade for judgments, a score for
-/// scored rankings (ignored for ordered ones).
+/// scored rankings.
 pub type Doc<'a> = (&'a [u8], f64);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,16 +42,38 @@ pub enum Duplicates {
 pub struct RankingOptions {
     pub duplicates: Duplicates,
     pub max_docs: Option<usize>,
-    /// The caller guarantees ranking ids are unique (they come from a dict), so the duplicate
-    /// check can be skipped.
-    pub ids_known_unique: bool,
 }
 
-/// How each query's ranking is given.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RankingKind {
-    Ordered,
-    Scored,
+/// A judged document found in a scored ranking.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Found<'a> {
+    pub id: &'a [u8],
+    pub score: f64,
+    pub grade: f64,
+}
+
+/// One query's ranking (see the module documentation).
+#[derive(Clone, Copy, Debug)]
+pub enum RankingInput<'a> {
+    Ordered(&'a [&'a [u8]]),
+    Scored(&'a [Doc<'a>]),
+    Joined {
+        /// Scores of all ranked documents (ids are unique: they were dict keys).
+        scores: &'a [f64],
+        /// Judged documents with a positive grade found in the ranking.
+        found: &'a [Found<'a>],
+        /// Ranked documents whose score equals the score of a `found` document (including
+        /// the found documents themselves).
+        tied: &'a [Doc<'a>],
+    },
+}
+
+/// One query's input. For `Joined` rankings `judged` may hold grades only (empty ids): the
+/// found documents already carry their grades.
+#[derive(Clone, Copy, Debug)]
+pub struct QueryInput<'a> {
+    pub judged: &'a [Doc<'a>],
+    pub ranking: RankingInput<'a>,
 }
 
 /// What the metrics need of every query (see `ranking`).
@@ -73,22 +106,29 @@ impl Prepared {
     }
 }
 
-/// Compare two scored documents: the one that ranks first is `Less`.
-fn trec_order(a: &Doc<'_>, b: &Doc<'_>) -> std::cmp::Ordering {
-    use std::cmp::Ordering::*;
+/// trec_eval's order of two scored documents: `Less` ranks first.
+pub fn trec_order(a: Doc<'_>, b: Doc<'_>) -> Ordering {
     // Not total_cmp: -0.0 and 0.0 are equal scores for trec_eval. NaN never gets here (the
     // callers refuse it), and if it did it would only tie, never panic.
     if a.1 > b.1 {
-        Less
+        Ordering::Less
     } else if a.1 < b.1 {
-        Greater
+        Ordering::Greater
     } else {
         b.0.cmp(a.0)
     }
 }
 
-fn show(id: &[u8]) -> String {
-    format!("{:?}", String::from_utf8_lossy(id))
+/// An id as Python would print a str: in single quotes.
+pub fn show(id: &[u8]) -> String {
+    format!("'{}'", String::from_utf8_lossy(id))
+}
+
+fn duplicate_message(id: &[u8]) -> String {
+    format!(
+        "document {} appears more than once in the ranking; pass duplicates=\"first\" to keep its best position",
+        show(id)
+    )
 }
 
 struct QueryOutput {
@@ -98,53 +138,118 @@ struct QueryOutput {
     judged_count: u32,
 }
 
-fn prepare_query(
-    judged: &[Doc<'_>],
-    ranking: &[Doc<'_>],
-    kind: RankingKind,
-    opts: RankingOptions,
-) -> Result<QueryOutput, String> {
-    let mut grades: FxHashMap<&[u8], f64> = FxHashMap::default();
+fn to_u32(n: usize) -> Result<u32, String> {
+    u32::try_from(n)
+        .map_err(|_| "a ranking or judgment list is longer than 2^32 documents".to_string())
+}
+
+fn grade_table<'a>(judged: &[Doc<'a>]) -> Result<FxHashMap<&'a [u8], f64>, String> {
+    let mut grades = FxHashMap::default();
     grades.reserve(judged.len());
-    let mut judged_positive = Vec::new();
     for &(id, grade) in judged {
         if grades.insert(id, grade).is_some() {
             return Err(format!("document {} is judged twice", show(id)));
         }
-        if grade > 0.0 {
-            judged_positive.push(grade);
+    }
+    Ok(grades)
+}
+
+/// Ranks of the found documents in a scored ranking without sorting it: one plus the number
+/// of documents with a higher score plus the number of tied documents with a greater id.
+fn count_ranks(
+    scores: &[f64],
+    found: &[Found<'_>],
+    tied: &[Doc<'_>],
+    limit: usize,
+) -> Result<Vec<Hit>, String> {
+    let mut hits = Vec::with_capacity(found.len());
+    for f in found {
+        let higher = scores.iter().filter(|&&s| s > f.score).count();
+        let tied_before = tied
+            .iter()
+            .filter(|&&(id, s)| s == f.score && id > f.id)
+            .count();
+        let rank = 1 + higher + tied_before;
+        if rank <= limit {
+            hits.push(Hit {
+                rank: to_u32(rank)?,
+                grade: f.grade,
+            });
         }
     }
+    hits.sort_unstable_by_key(|h| h.rank);
+    Ok(hits)
+}
 
-    let mut sorted;
-    let ordered: &[Doc<'_>] = match kind {
-        RankingKind::Ordered => ranking,
-        RankingKind::Scored => {
-            sorted = ranking.to_vec();
-            sorted.sort_unstable_by(trec_order);
-            &sorted
+fn canonical_bits(score: f64) -> u64 {
+    // -0.0 == 0.0 as scores, so they must share a key.
+    if score == 0.0 { 0 } else { score.to_bits() }
+}
+
+fn scored_hits(
+    ranking: &[Doc<'_>],
+    grades: &FxHashMap<&[u8], f64>,
+    opts: RankingOptions,
+    limit: usize,
+) -> Result<(Vec<Hit>, usize), String> {
+    // Best score of each id; a repeated id is an error unless KeepFirst.
+    let mut best: FxHashMap<&[u8], f64> = FxHashMap::default();
+    best.reserve(ranking.len());
+    let mut repeated = false;
+    for &(id, score) in ranking {
+        match best.entry(id) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(score);
+            }
+            std::collections::hash_map::Entry::Occupied(mut slot) => {
+                if opts.duplicates == Duplicates::Raise {
+                    return Err(duplicate_message(id));
+                }
+                repeated = true;
+                if score > *slot.get() {
+                    slot.insert(score);
+                }
+            }
         }
+    }
+    let scores: Vec<f64> = if repeated {
+        best.values().copied().collect()
+    } else {
+        ranking.iter().map(|d| d.1).collect()
     };
+    let found: Vec<Found<'_>> = grades
+        .iter()
+        .filter(|(_, g)| **g > 0.0)
+        .filter_map(|(&id, &grade)| best.get(id).map(|&score| Found { id, score, grade }))
+        .collect();
+    let found_scores: FxHashSet<u64> = found.iter().map(|f| canonical_bits(f.score)).collect();
+    let tied: Vec<Doc<'_>> = best
+        .iter()
+        .filter(|(_, s)| found_scores.contains(&canonical_bits(**s)))
+        .map(|(&id, &s)| (id, s))
+        .collect();
+    let hits = count_ranks(&scores, &found, &tied, limit)?;
+    Ok((hits, scores.len()))
+}
 
-    let limit = opts.max_docs.unwrap_or(usize::MAX);
+fn ordered_hits(
+    ranking: &[&[u8]],
+    grades: &FxHashMap<&[u8], f64>,
+    opts: RankingOptions,
+    limit: usize,
+) -> Result<(Vec<Hit>, usize), String> {
     let mut hits = Vec::new();
     let mut seen: FxHashSet<&[u8]> = FxHashSet::default();
-    let check = !(opts.ids_known_unique && kind == RankingKind::Scored);
+    seen.reserve(ranking.len().min(limit));
     let mut rank: usize = 0;
-    for &(id, _) in ordered {
+    for &id in ranking {
         if rank == limit {
             break;
         }
-        if check && !seen.insert(id) {
+        if !seen.insert(id) {
             match opts.duplicates {
                 Duplicates::KeepFirst => continue,
-                Duplicates::Raise => {
-                    return Err(format!(
-                        "document {} appears more than once in the ranking; pass duplicates=\"first\" \
-                         to keep its best position",
-                        show(id)
-                    ));
-                }
+                Duplicates::Raise => return Err(duplicate_message(id)),
             }
         }
         rank += 1;
@@ -152,52 +257,58 @@ fn prepare_query(
             && grade > 0.0
         {
             hits.push(Hit {
-                rank: u32::try_from(rank)
-                    .map_err(|_| "a ranking is longer than 2^32 documents".to_string())?,
+                rank: to_u32(rank)?,
                 grade,
             });
         }
     }
+    Ok((hits, rank))
+}
+
+fn prepare_query(query: &QueryInput<'_>, opts: RankingOptions) -> Result<QueryOutput, String> {
+    let limit = opts.max_docs.unwrap_or(usize::MAX);
+    let judged_positive: Vec<f64> = query
+        .judged
+        .iter()
+        .map(|d| d.1)
+        .filter(|g| *g > 0.0)
+        .collect();
+    let (hits, n_ranked) = match query.ranking {
+        RankingInput::Ordered(ids) => ordered_hits(ids, &grade_table(query.judged)?, opts, limit)?,
+        RankingInput::Scored(docs) => scored_hits(docs, &grade_table(query.judged)?, opts, limit)?,
+        RankingInput::Joined {
+            scores,
+            found,
+            tied,
+        } => (count_ranks(scores, found, tied, limit)?, scores.len()),
+    };
     Ok(QueryOutput {
         hits,
         judged_positive,
-        retrieved: u32::try_from(rank).unwrap_or(u32::MAX),
-        judged_count: u32::try_from(grades.len()).unwrap_or(u32::MAX),
+        retrieved: to_u32(n_ranked.min(limit))?,
+        judged_count: to_u32(query.judged.len())?,
     })
 }
 
 /// Prepare every query, in parallel. `query_base` is added to query positions in errors (for
 /// callers that prepare in batches).
 pub fn prepare(
-    judged: Rows<'_, Doc<'_>>,
-    rankings: Rows<'_, Doc<'_>>,
-    kinds: &[RankingKind],
+    queries: &[QueryInput<'_>],
     opts: RankingOptions,
     query_base: usize,
 ) -> CoreResult<Prepared> {
-    if judged.len() != rankings.len() || kinds.len() != rankings.len() {
-        return Err(CoreError::argument(
-            "rankings",
-            format!(
-                "{} queries of judgments, {} of rankings and {} ranking kinds",
-                judged.len(),
-                rankings.len(),
-                kinds.len()
-            ),
-        ));
-    }
     if opts.max_docs == Some(0) {
         return Err(CoreError::argument(
             "max_docs",
             "must be a positive integer or None, got 0",
         ));
     }
-    let outputs: Vec<QueryOutput> = (0..judged.len())
-        .into_par_iter()
+    let outputs: Vec<QueryOutput> = queries
+        .par_iter()
         .with_min_len(16)
-        .map(|q| {
-            prepare_query(judged.row(q), rankings.row(q), kinds[q], opts)
-                .map_err(|message| CoreError::query(query_base + q, message))
+        .enumerate()
+        .map(|(q, query)| {
+            prepare_query(query, opts).map_err(|message| CoreError::query(query_base + q, message))
         })
         .collect::<CoreResult<_>>()?;
     let mut prepared = Prepared::default();
@@ -213,33 +324,98 @@ pub fn prepare(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn one(
-        judged: &[Doc<'_>],
-        ranking: &[Doc<'_>],
-        kind: RankingKind,
-        opts: RankingOptions,
-    ) -> CoreResult<Prepared> {
-        let mut j = RowsBuf::default();
-        j.push_row(judged.iter().copied());
-        let mut r = RowsBuf::default();
-        r.push_row(ranking.iter().copied());
-        prepare(j.view(), r.view(), &[kind], opts, 0)
-    }
+    use proptest::prelude::*;
 
     const OPTS: RankingOptions = RankingOptions {
         duplicates: Duplicates::Raise,
         max_docs: None,
-        ids_known_unique: false,
     };
+
+    fn one(query: QueryInput<'_>, opts: RankingOptions) -> CoreResult<Prepared> {
+        prepare(&[query], opts, 0)
+    }
+
+    fn scored<'a>(
+        judged: &'a [Doc<'a>],
+        ranking: &'a [Doc<'a>],
+        opts: RankingOptions,
+    ) -> CoreResult<Prepared> {
+        one(
+            QueryInput {
+                judged,
+                ranking: RankingInput::Scored(ranking),
+            },
+            opts,
+        )
+    }
+
+    /// The joined form the bindings build from a dict, built here from (id, score) pairs.
+    fn joined(
+        judged: &[Doc<'_>],
+        ranking: &[Doc<'_>],
+        opts: RankingOptions,
+    ) -> CoreResult<Prepared> {
+        let scores: Vec<f64> = ranking.iter().map(|d| d.1).collect();
+        let found: Vec<Found<'_>> = judged
+            .iter()
+            .filter(|d| d.1 > 0.0)
+            .filter_map(|&(id, grade)| {
+                ranking.iter().find(|d| d.0 == id).map(|d| Found {
+                    id,
+                    score: d.1,
+                    grade,
+                })
+            })
+            .collect();
+        let tied: Vec<Doc<'_>> = ranking
+            .iter()
+            .copied()
+            .filter(|d| found.iter().any(|f| f.score == d.1))
+            .collect();
+        one(
+            QueryInput {
+                judged,
+                ranking: RankingInput::Joined {
+                    scores: &scores,
+                    found: &found,
+                    tied: &tied,
+                },
+            },
+            opts,
+        )
+    }
+
+    /// Sort the whole ranking, then read ranks off it: the obvious implementation.
+    fn by_sorting(
+        judged: &[Doc<'_>],
+        ranking: &[Doc<'_>],
+        max_docs: Option<usize>,
+    ) -> (Vec<Hit>, u32) {
+        let mut sorted = ranking.to_vec();
+        sorted.sort_by(|a, b| trec_order(*a, *b));
+        sorted.truncate(max_docs.unwrap_or(usize::MAX));
+        let hits = sorted
+            .iter()
+            .enumerate()
+            .filter_map(|(i, d)| {
+                judged
+                    .iter()
+                    .find(|j| j.0 == d.0 && j.1 > 0.0)
+                    .map(|j| Hit {
+                        rank: (i + 1) as u32,
+                        grade: j.1,
+                    })
+            })
+            .collect();
+        (hits, sorted.len() as u32)
+    }
 
     #[test]
     fn ties_break_by_id_bytewise_descending() {
         // E1: a, b, c all scored 1.0 -> order c, b, a; "d9" > "d10" > "d1" byte-wise.
-        let p = one(
+        let p = scored(
             &[(b"a", 1.0)],
             &[(b"a", 1.0), (b"b", 1.0), (b"c", 1.0)],
-            RankingKind::Scored,
             OPTS,
         )
         .unwrap();
@@ -250,10 +426,9 @@ mod tests {
                 grade: 1.0
             }]
         );
-        let p = one(
+        let p = scored(
             &[(b"d10", 1.0)],
             &[(b"d1", 0.0), (b"d10", 0.0), (b"d9", 0.0)],
-            RankingKind::Scored,
             OPTS,
         )
         .unwrap();
@@ -265,13 +440,15 @@ mod tests {
             }]
         );
         // -0.0 and 0.0 tie.
-        let p = one(
-            &[(b"a", 1.0)],
-            &[(b"a", 0.0), (b"b", -0.0)],
-            RankingKind::Scored,
-            OPTS,
-        )
-        .unwrap();
+        let p = joined(&[(b"a", 1.0)], &[(b"a", 0.0), (b"b", -0.0)], OPTS).unwrap();
+        assert_eq!(
+            p.hits.values,
+            vec![Hit {
+                rank: 2,
+                grade: 1.0
+            }]
+        );
+        let p = scored(&[(b"a", 1.0)], &[(b"a", 0.0), (b"b", -0.0)], OPTS).unwrap();
         assert_eq!(
             p.hits.values,
             vec![Hit {
@@ -283,17 +460,26 @@ mod tests {
 
     #[test]
     fn duplicates_are_refused_or_keep_first() {
-        let ranking: &[Doc<'_>] = &[(b"x", 0.0), (b"d1", 0.0), (b"x", 0.0)];
-        let err = one(&[(b"d1", 1.0)], ranking, RankingKind::Ordered, OPTS).unwrap_err();
+        let ids: &[&[u8]] = &[b"x", b"d1", b"x"];
+        let ordered = |judged, opts| {
+            one(
+                QueryInput {
+                    judged,
+                    ranking: RankingInput::Ordered(ids),
+                },
+                opts,
+            )
+        };
+        let err = ordered(&[(b"d1", 1.0)], OPTS).unwrap_err();
         assert!(
-            err.to_string().contains("\"x\" appears more than once"),
+            err.to_string().contains("'x' appears more than once"),
             "{err}"
         );
-        let opts = RankingOptions {
+        let keep = RankingOptions {
             duplicates: Duplicates::KeepFirst,
             ..OPTS
         };
-        let p = one(&[(b"x", 2.0)], ranking, RankingKind::Ordered, opts).unwrap();
+        let p = ordered(&[(b"x", 2.0)], keep).unwrap();
         assert_eq!(
             p.hits.values,
             vec![Hit {
@@ -303,8 +489,9 @@ mod tests {
         );
         assert_eq!(p.retrieved, vec![2]);
         // A scored duplicate keeps its best-scored position.
-        let scored: &[Doc<'_>] = &[(b"d1", 1.0), (b"d2", 2.0), (b"d1", 3.0)];
-        let p = one(&[(b"d1", 1.0)], scored, RankingKind::Scored, opts).unwrap();
+        let docs: &[Doc<'_>] = &[(b"d1", 1.0), (b"d2", 2.0), (b"d1", 3.0)];
+        assert!(scored(&[(b"d1", 1.0)], docs, OPTS).is_err());
+        let p = scored(&[(b"d1", 1.0)], docs, keep).unwrap();
         assert_eq!(
             p.hits.values,
             vec![Hit {
@@ -312,13 +499,8 @@ mod tests {
                 grade: 1.0
             }]
         );
-        let err = one(
-            &[(b"d1", 1.0), (b"d1", 2.0)],
-            &[],
-            RankingKind::Ordered,
-            OPTS,
-        )
-        .unwrap_err();
+        assert_eq!(p.retrieved, vec![2]);
+        let err = scored(&[(b"d1", 1.0), (b"d1", 2.0)], &[], OPTS).unwrap_err();
         assert!(err.to_string().contains("judged twice"));
     }
 
@@ -328,23 +510,54 @@ mod tests {
             max_docs: Some(2),
             ..OPTS
         };
-        let p = one(
-            &[(b"a", 1.0), (b"b", -1.0), (b"c", 2.0)],
-            &[(b"a", 1.0), (b"b", 3.0), (b"c", 2.0)],
-            RankingKind::Scored,
-            opts,
-        )
-        .unwrap();
-        // order b, c, a; cut to b, c; b has a negative grade.
-        assert_eq!(
-            p.hits.values,
-            vec![Hit {
-                rank: 2,
-                grade: 2.0
-            }]
-        );
-        assert_eq!(p.judged_positive.values, vec![1.0, 2.0]);
-        assert_eq!(p.retrieved, vec![2]);
-        assert_eq!(p.judged_count, vec![3]);
+        let judged: &[Doc<'_>] = &[(b"a", 1.0), (b"b", -1.0), (b"c", 2.0)];
+        let ranking: &[Doc<'_>] = &[(b"a", 1.0), (b"b", 3.0), (b"c", 2.0)];
+        for p in [
+            scored(judged, ranking, opts).unwrap(),
+            joined(judged, ranking, opts).unwrap(),
+        ] {
+            // order b, c, a; cut to b, c; b has a negative grade.
+            assert_eq!(
+                p.hits.values,
+                vec![Hit {
+                    rank: 2,
+                    grade: 2.0
+                }]
+            );
+            assert_eq!(p.judged_positive.values, vec![1.0, 2.0]);
+            assert_eq!(p.retrieved, vec![2]);
+            assert_eq!(p.judged_count, vec![3]);
+        }
+    }
+
+    fn ids() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            Just(b"d1".to_vec()),
+            Just(b"d10".to_vec()),
+            Just(b"d9".to_vec()),
+            Just(b"a".to_vec()),
+            Just(b"ab".to_vec()),
+            Just(b"b".to_vec()),
+            Just(b"z".to_vec()),
+            Just(b"\xc3\xa9".to_vec()),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn counting_ranks_equals_sorting(
+            ranking in proptest::collection::btree_map(ids(), prop_oneof![Just(0.0), Just(-0.0), Just(1.0), Just(0.5), Just(2.0)], 0..8),
+            judged in proptest::collection::btree_map(ids(), prop_oneof![Just(-1.0), Just(0.0), Just(1.0), Just(3.0)], 0..8),
+            max_docs in prop_oneof![Just(None), Just(Some(1usize)), Just(Some(3usize))],
+        ) {
+            let ranking: Vec<Doc<'_>> = ranking.iter().map(|(k, v)| (k.as_slice(), *v)).collect();
+            let judged: Vec<Doc<'_>> = judged.iter().map(|(k, v)| (k.as_slice(), *v)).collect();
+            let opts = RankingOptions { max_docs, ..OPTS };
+            let (want, n) = by_sorting(&judged, &ranking, max_docs);
+            for p in [scored(&judged, &ranking, opts).unwrap(), joined(&judged, &ranking, opts).unwrap()] {
+                prop_assert_eq!(&p.hits.values, &want);
+                prop_assert_eq!(p.retrieved[0], n);
+            }
+        }
     }
 }

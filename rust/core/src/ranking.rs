@@ -135,6 +135,12 @@ pub fn evaluate(
     Ok(values)
 }
 
+/// Sums start from +0.0: `Iterator::sum` of f64 starts from -0.0, and an empty sum must not
+/// print as "-0.0000".
+fn add(a: f64, b: f64) -> f64 {
+    a + b
+}
+
 struct QueryView<'a> {
     hits: &'a [Hit],
     n_relevant: usize,
@@ -173,31 +179,31 @@ impl QueryView<'_> {
                 _ => 0.0,
             },
             MetricKind::AveragePrecision => {
-                let sum: f64 = self
+                let sum = self
                     .relevant_ranks()
                     .take_while(|&r| r <= k)
                     .enumerate()
                     .map(|(i, r)| (i + 1) as f64 / r as f64)
-                    .sum();
+                    .fold(0.0, add);
                 self.per_relevant(sum)
             }
             MetricKind::RPrecision => {
                 self.per_relevant(self.relevant_within(self.n_relevant) as f64)
             }
             MetricKind::Ndcg => {
-                let dcg: f64 = self
+                let dcg = self
                     .hits
                     .iter()
                     .take_while(|h| (h.rank as usize) <= k)
                     .map(|h| h.grade / (h.rank as f64 + 1.0).log2())
-                    .sum();
-                let idcg: f64 = self
+                    .fold(0.0, add);
+                let idcg = self
                     .ideal
                     .iter()
                     .take(k)
                     .enumerate()
                     .map(|(i, g)| g / (i as f64 + 2.0).log2())
-                    .sum();
+                    .fold(0.0, add);
                 if idcg > 0.0 { dcg / idcg } else { f64::NAN }
             }
         }
@@ -342,6 +348,14 @@ mod tests {
             1.0,
         );
         assert!((ndcg - 0.6075).abs() < 5e-5, "{ndcg}");
+    }
+
+    #[test]
+    fn empty_sums_are_positive_zero() {
+        for metric in all_metrics(5) {
+            let v = eval_one(&[0.0, 0.0], &[1.0], metric, 1.0);
+            assert!(v == 0.0 && v.is_sign_positive(), "{metric:?}: {v}");
+        }
     }
 
     #[test]

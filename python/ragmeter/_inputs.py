@@ -1,0 +1,281 @@
+"""Every input rule of ragmeter, in one place.
+
+Judgments (*qrels*) and rankings arrive as mappings keyed by query id or as sequences aligned by
+position. This module checks the outer structure (which queries, in which order, of which
+container types) with one cheap Python loop over the queries; the documents inside each query
+are read by the Rust core, which checks ids, grades, scores and duplicates.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+__all__ = [
+    "MISSING_CHOICES",
+    "AlignedQueries",
+    "align_queries",
+    "check_choice",
+    "check_threshold",
+    "check_zero_division",
+    "is_series",
+]
+
+MISSING_CHOICES = ("raise", "zero", "skip")
+MissingPolicy = Literal["raise", "zero", "skip"]
+
+_SERIES_ADVICE = (
+    "its index or its values could be the document ids, and reading the wrong one gives "
+    "plausible, wrong numbers. Pass series.to_dict() for {doc_id: grade} (or {doc_id: score}) "
+    "or series.tolist() for a list of ids"
+)
+
+
+def is_series(obj: object) -> bool:
+    """True for a pandas or polars Series (without importing either)."""
+    cls = type(obj)
+    return cls.__name__ == "Series" and cls.__module__.split(".")[0] in {"pandas", "polars"}
+
+
+def _is_dataframe(obj: object) -> bool:
+    cls = type(obj)
+    return cls.__name__ == "DataFrame" and cls.__module__.split(".")[0] in {"pandas", "polars"}
+
+
+def check_choice(argument: str, value: object, choices: Sequence[object]) -> None:
+    if value not in choices:
+        raise ValueError(
+            f"{argument} must be one of {', '.join(repr(c) for c in choices)}, got {value!r}"
+        )
+
+
+def check_threshold(relevance_threshold: object) -> float:
+    if isinstance(relevance_threshold, bool) or not isinstance(
+        relevance_threshold, int | float | np.integer | np.floating
+    ):
+        raise TypeError(
+            f"relevance_threshold must be a number > 0, got {relevance_threshold!r} "
+            f"of type {type(relevance_threshold).__name__}"
+        )
+    value = float(relevance_threshold)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(
+            f"relevance_threshold must be a finite number > 0 (documents with a grade >= it are "
+            f"relevant), got {relevance_threshold!r}"
+        )
+    return value
+
+
+def check_zero_division(zero_division: object) -> str | float:
+    """Return "warn", 0.0, 1.0 or nan, or raise naming the accepted values."""
+    if isinstance(zero_division, str):
+        if zero_division == "warn":
+            return "warn"
+    elif isinstance(zero_division, int | float | np.integer | np.floating) and not isinstance(
+        zero_division, bool
+    ):
+        value = float(zero_division)
+        if math.isnan(value) or value in (0.0, 1.0):
+            return value
+    raise ValueError(f'zero_division must be "warn", 0.0, 1.0 or np.nan, got {zero_division!r}')
+
+
+@dataclass
+class AlignedQueries:
+    """Queries to evaluate, with their judgments and rankings in the same order."""
+
+    query_ids: list[Any]
+    judgments: list[Any]
+    rankings: list[Any]
+    #: True when the inputs were mappings: per-query results are keyed by query id.
+    keyed: bool
+    #: Judged queries absent from the run (scored as empty rankings when missing="zero").
+    missing_from_run: list[Any] = field(default_factory=list)
+    #: Run queries without judgments (never evaluated).
+    unjudged: list[Any] = field(default_factory=list)
+
+
+def _preview(ids: Sequence[Any], limit: int = 5) -> str:
+    shown = ", ".join(repr(q) for q in ids[:limit])
+    return shown + (f", ... ({len(ids)} in all)" if len(ids) > limit else "")
+
+
+def _id_types(ids: Iterable[Any]) -> set[str]:
+    return {type(q).__name__ for q in ids}
+
+
+def _judgments(query: object, obj: object) -> object:
+    if isinstance(obj, dict | list | tuple | set | frozenset):
+        return obj
+    if is_series(obj):
+        raise TypeError(
+            f"query {query!r}: a pandas Series is refused as one query's judgments: "
+            + _SERIES_ADVICE
+        )
+    if isinstance(obj, str | bytes):
+        raise TypeError(
+            f"query {query!r}: judgments are a {type(obj).__name__} ({obj!r}); a str is never read "
+            f"as a collection of ids: wrap a single relevant id in a list, [{obj!r}]"
+        )
+    if isinstance(obj, Mapping):
+        return dict(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, Iterable):
+        return list(obj)
+    raise TypeError(
+        f"query {query!r}: judgments must be a dict {{doc_id: grade}} or a collection of relevant "
+        f"doc ids, got {type(obj).__name__}"
+    )
+
+
+def _ranking(query: object, obj: object) -> object:
+    if isinstance(obj, list | tuple | dict):
+        return obj
+    if is_series(obj):
+        raise TypeError(
+            f"query {query!r}: a pandas Series is refused as one query's ranking: {_SERIES_ADVICE}"
+        )
+    if isinstance(obj, str | bytes):
+        raise TypeError(
+            f"query {query!r}: the ranking is a {type(obj).__name__} ({obj!r}); a str is never "
+            f"read as a collection of ids: wrap a single id in a list, [{obj!r}]"
+        )
+    if isinstance(obj, set | frozenset):
+        raise TypeError(
+            f"query {query!r}: a set has no order, so it cannot be a ranking: pass a list of doc "
+            f"ids, best first, or a dict {{doc_id: score}}"
+        )
+    if isinstance(obj, Mapping):
+        return dict(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, Iterable):
+        return list(obj)
+    raise TypeError(
+        f"query {query!r}: a ranking must be a list of doc ids (best first) or a dict "
+        f"{{doc_id: score}}, got {type(obj).__name__}"
+    )
+
+
+def _as_query_sequence(name: str, obj: object) -> list[Any]:
+    if is_series(obj):
+        return list(obj.tolist())  # type: ignore[attr-defined]
+    if isinstance(obj, np.ndarray):
+        if obj.ndim != 1:
+            raise ValueError(
+                f"{name} must be one-dimensional (one entry per query), got shape {obj.shape}"
+            )
+        return list(obj)
+    return list(obj)  # type: ignore[call-overload]
+
+
+def _container_kind(name: str, obj: object) -> str:
+    if isinstance(obj, str | bytes):
+        raise TypeError(
+            f"{name} must be a mapping {{query_id: ...}} or a sequence of queries, got a str"
+        )
+    if _is_dataframe(obj):
+        raise TypeError(
+            f"{name} is a DataFrame: pass a mapping {{query_id: ...}} or one entry per query "
+            f"(for example a Series or a list)"
+        )
+    if is_series(obj):
+        return "series"
+    if isinstance(obj, Mapping):
+        return "mapping"
+    if isinstance(obj, Sequence | np.ndarray):
+        return "sequence"
+    raise TypeError(
+        f"{name} must be a mapping {{query_id: ...}} or a sequence with one entry per query, "
+        f"got {type(obj).__name__}"
+    )
+
+
+def align_queries(y_true: object, y_pred: object, *, missing: str = "raise") -> AlignedQueries:
+    """Pair judgments and rankings by query, never silently.
+
+    Mappings are paired by query id. A judged query absent from ``y_pred`` or a ``y_pred``
+    query absent from ``y_true`` raises with ``missing="raise"`` (the default); with
+    ``missing="zero"`` judged queries without a ranking are scored as empty rankings and
+    counted (trec_eval ``-c``), and with ``missing="skip"`` only queries present in both are
+    evaluated (trec_eval without ``-c``, pytrec_eval). Run queries without judgments are never
+    evaluated. Sequences (and whole pandas Series) are paired by position and must have the
+    same length; two Series must have the same index.
+    """
+    check_choice("missing", missing, MISSING_CHOICES)
+    kind_true = _container_kind("y_true", y_true)
+    kind_pred = _container_kind("y_pred", y_pred)
+    if (
+        kind_true == "series" and kind_pred == "series" and not y_true.index.equals(y_pred.index)  # type: ignore[attr-defined]
+    ):
+        raise ValueError(
+            "y_true and y_pred are pandas Series with different indexes; series are paired by "
+            "position, so align them first (y_pred = y_pred.reindex(y_true.index)) or pass "
+            "mappings keyed by query id"
+        )
+    positional = {"series", "sequence"}
+    if kind_true in positional and kind_pred in positional:
+        judged = _as_query_sequence("y_true", y_true)
+        ranked = _as_query_sequence("y_pred", y_pred)
+        if len(judged) != len(ranked):
+            raise ValueError(
+                f"y_true has {len(judged)} queries and y_pred has {len(ranked)}; sequences are "
+                f"paired by position and must have the same length (use mappings keyed by query "
+                f"id to pair by id)"
+            )
+        ids = list(range(len(judged)))
+        return AlignedQueries(
+            query_ids=ids,
+            judgments=[_judgments(q, j) for q, j in zip(ids, judged, strict=True)],
+            rankings=[_ranking(q, r) for q, r in zip(ids, ranked, strict=True)],
+            keyed=False,
+        )
+    if kind_true == "mapping" and kind_pred == "mapping":
+        return _align_mappings(y_true, y_pred, missing)  # type: ignore[arg-type]
+    raise TypeError(
+        f"y_true is a {kind_true} and y_pred is a {kind_pred}: pass two mappings keyed by query id "
+        f"or two sequences paired by position (to evaluate one query, wrap both in a list: "
+        f"[judgments], [ranking])"
+    )
+
+
+def _align_mappings(
+    y_true: Mapping[Any, Any], y_pred: Mapping[Any, Any], missing: str
+) -> AlignedQueries:
+    missing_from_run = [q for q in y_true if q not in y_pred]
+    unjudged = [q for q in y_pred if q not in y_true]
+    if missing == "raise" and (missing_from_run or unjudged):
+        parts = []
+        if missing_from_run:
+            parts.append(f"judged queries missing from y_pred: {_preview(missing_from_run)}")
+        if unjudged:
+            parts.append(f"y_pred queries without judgments in y_true: {_preview(unjudged)}")
+        hint = ""
+        true_types, pred_types = _id_types(y_true), _id_types(y_pred)
+        if true_types and pred_types and true_types.isdisjoint(pred_types):
+            hint = (
+                f" (the query ids of y_true are {'/'.join(sorted(true_types))} and those of "
+                f'y_pred are {"/".join(sorted(pred_types))}: "1" and 1 never match)'
+            )
+        raise ValueError(
+            "y_true and y_pred do not hold the same queries; "
+            + "; ".join(parts)
+            + hint
+            + '. Pass missing="zero" to score judged queries without a ranking as empty rankings '
+            '(trec_eval -c), or missing="skip" to evaluate only the queries in both (trec_eval '
+            "without -c); run queries without judgments are never evaluated."
+        )
+    ids = [q for q in y_true if missing == "zero" or q in y_pred]
+    return AlignedQueries(
+        query_ids=ids,
+        judgments=[_judgments(q, y_true[q]) for q in ids],
+        rankings=[_ranking(q, y_pred[q]) if q in y_pred else [] for q in ids],
+        keyed=True,
+        missing_from_run=missing_from_run,
+        unjudged=unjudged,
+    )

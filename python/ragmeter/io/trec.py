@@ -1,0 +1,206 @@
+"""TREC run and qrels files, parsed and evaluated in the Rust core.
+
+A qrels line is ``query_id iteration doc_id grade``; a run line is
+``query_id Q0 doc_id rank score run_tag``. Fields are separated by white space, a line whose
+first non-blank character is ``#`` is a comment (a ``#`` inside an id belongs to the id), and
+the rank column is ignored: documents are ordered by score, ties by doc id byte-wise
+descending, as trec_eval orders them. A document listed twice for one query is an error
+(trec_eval's "duplicate docs"), with the file name and line.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
+
+import numpy as np
+
+from .. import _core
+from .._inputs import AlignedQueries, check_choice
+from ..ranking import (
+    MetricResults,
+    ZeroDivision,
+    _check_common,
+    _specs,
+    summarize,
+)
+
+__all__ = [
+    "TREC_DEFAULT_METRICS",
+    "evaluate_trec",
+    "read_trec_qrels",
+    "read_trec_run",
+    "write_trec_run",
+]
+
+#: The measures trec_eval's test suite checks, in ragmeter's names.
+TREC_DEFAULT_METRICS = (
+    "map",
+    "precision@5",
+    "precision@10",
+    "mrr",
+    "r_precision",
+    "recall@100",
+    "ndcg",
+    "ndcg@10",
+    "hit_rate@1",
+    "hit_rate@5",
+    "hit_rate@10",
+)
+
+PathLike = str | os.PathLike[str]
+
+
+def read_trec_qrels(
+    path: PathLike, *, n_threads: int | None = None
+) -> dict[str, dict[str, int | float]]:
+    """Read a qrels file into ``{query_id: {doc_id: grade}}`` (ints when written as integers).
+
+    Raises :class:`~ragmeter.TrecFormatError` (a ``ValueError``) with ``path:line`` for a
+    malformed line or a document judged twice for one query.
+    """
+    return _core.read_trec(os.fspath(path), "qrels", n_threads=n_threads)
+
+
+def read_trec_run(path: PathLike, *, n_threads: int | None = None) -> dict[str, dict[str, float]]:
+    """Read a run file into ``{query_id: {doc_id: score}}``, ready for the ranking metrics.
+
+    The rank column is ignored (the metrics order by score, as trec_eval does). Raises
+    :class:`~ragmeter.TrecFormatError` with ``path:line`` for a malformed line or a document
+    listed twice for one query.
+    """
+    return _core.read_trec(os.fspath(path), "run", n_threads=n_threads)
+
+
+def write_trec_run(
+    run: Mapping[Any, Mapping[Any, float] | Iterable[Any]],
+    path: PathLike,
+    *,
+    tag: str = "ragmeter",
+) -> None:
+    """Write ``{query_id: {doc_id: score}}`` or ``{query_id: [doc ids, best first]}`` as a TREC run.
+
+    Scored rankings are written in trec_eval's order with their scores (``repr`` of the float,
+    so they read back exactly); ordered rankings get the score ``n - rank`` so that trec_eval
+    reproduces their order. Ids must not contain white space.
+    """
+    if not tag or any(c.isspace() for c in tag):
+        raise ValueError(f"tag must be a non-empty string without white space, got {tag!r}")
+    lines = []
+    for query_id, ranking in run.items():
+        _check_field("query id", query_id)
+        if isinstance(ranking, Mapping):
+            items = sorted(ranking.items(), key=lambda kv: (-float(kv[1]), _neg_bytes(kv[0])))
+            scored = [(doc, float(score)) for doc, score in items]
+        else:
+            docs = list(ranking)
+            scored = [(doc, float(len(docs) - i)) for i, doc in enumerate(docs)]
+        for rank, (doc, score) in enumerate(scored, start=1):
+            _check_field("document id", doc)
+            lines.append(f"{query_id} Q0 {doc} {rank} {score!r} {tag}\n")
+    tmp = f"{os.fspath(path)}.tmp-{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.writelines(lines)
+    os.replace(tmp, path)
+
+
+class _neg_bytes:
+    """Sort key that orders ids by their UTF-8 bytes, descending."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, doc: Any) -> None:
+        self.key = str(doc).encode()
+
+    def __lt__(self, other: _neg_bytes) -> bool:
+        return self.key > other.key
+
+
+def _check_field(what: str, value: Any) -> None:
+    text = str(value)
+    if not text or any(c.isspace() for c in text):
+        raise ValueError(
+            f"a {what} in a TREC file must be non-empty without white space, got {value!r}"
+        )
+
+
+def evaluate_trec(
+    qrels_path: PathLike,
+    run_path: PathLike,
+    *,
+    metrics: Iterable[str] | str = TREC_DEFAULT_METRICS,
+    per_query: bool = False,
+    complete: bool = False,
+    max_docs: int | None = None,
+    missing: Literal["raise", "zero", "skip"] | None = None,
+    relevance_threshold: float = 1,
+    zero_division: ZeroDivision = "warn",
+    duplicates: Literal["raise", "first"] = "raise",
+    n_threads: int | None = None,
+) -> MetricResults:
+    """Evaluate a TREC run file against a qrels file, entirely in the Rust core.
+
+    Parsing, ordering and scoring never create a Python object per line. As in trec_eval 10,
+    the judged topics are evaluated and run topics without judgments are ignored (their ids
+    are in the result's ``unjudged`` attribute).
+
+    Parameters
+    ----------
+    metrics
+        ragmeter or trec_eval names (``"ndcg@10"`` or ``"ndcg_cut_10"``, ``"P_5"``, ...).
+    per_query
+        False: ``{metric: MeanScore}``. True: ``{metric: {query_id: value}}``.
+    complete
+        trec_eval ``-c``: a judged topic missing from the run is scored as an empty ranking and
+        counted in the mean (the same as ``missing="zero"``).
+    max_docs
+        trec_eval ``-M``: keep the first ``max_docs`` documents of each ranking after ordering.
+    missing
+        What to do with judged topics missing from the run when ``complete`` is False:
+        ``"raise"`` (the default; trec_eval 10 stops too), ``"zero"`` or ``"skip"`` (average
+        over the topics the run has, as trec_eval 9 did).
+    relevance_threshold, zero_division, duplicates, n_threads
+        As in :func:`~ragmeter.ranking_metrics`.
+    """
+    if missing is None:
+        missing = "zero" if complete else "raise"
+    else:
+        check_choice("missing", missing, ("raise", "zero", "skip"))
+        if complete and missing != "zero":
+            raise ValueError(f"complete=True means missing='zero'; got missing={missing!r} as well")
+    specs = _specs(metrics)
+    average = None if per_query else "mean"
+    threshold, zero = _check_common(
+        relevance_threshold, zero_division, duplicates, average, max_docs
+    )
+    prepared, query_ids, in_run, run_only = _core.prepare_trec(
+        os.fspath(qrels_path),
+        os.fspath(run_path),
+        duplicates_first=duplicates == "first",
+        max_docs=max_docs,
+        n_threads=n_threads,
+    )
+    in_run_mask = np.asarray(in_run, dtype=bool)
+    missing_from_run = [q for q, present in zip(query_ids, in_run, strict=True) if not present]
+    if missing_from_run and missing == "raise":
+        shown = ", ".join(repr(q) for q in missing_from_run[:5])
+        more = f", ... ({len(missing_from_run)} in all)" if len(missing_from_run) > 5 else ""
+        raise ValueError(
+            f"judged topics missing from the run {os.fspath(run_path)!r}: {shown}{more}. Pass "
+            f"complete=True to score them as empty rankings (trec_eval -c), or missing='skip' to "
+            f"average over the topics the run has"
+        )
+    values = prepared.evaluate([(s.kind, s.k) for s in specs], threshold, n_threads)
+    if missing == "skip":
+        values = values[in_run_mask]
+        query_ids = [q for q, present in zip(query_ids, in_run, strict=True) if present]
+    queries = AlignedQueries(
+        query_ids=query_ids,
+        judgments=[],
+        rankings=[],
+        keyed=True,
+        missing_from_run=missing_from_run,
+        unjudged=run_only,
+    )
+    return summarize(values, specs, queries, zero_division=zero, average=average)

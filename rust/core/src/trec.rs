@@ -1,0 +1,438 @@
+//! TREC run and qrels files, parsed in parallel without copying ids out of the file buffer.
+//!
+//! qrels lines: `query_id iteration doc_id grade`; run lines:
+//! `query_id Q0 doc_id rank score run_tag`. Fields are separated by ASCII white space; a line
+//! whose first non-blank character is `#` is a comment (a `#` inside an id is part of the id,
+//! as in trec_eval's own test data), blank lines are skipped, and text after the last field is
+//! ignored, as trec_eval ignores it. The rank column of a run is
+//! ignored: trec_eval orders by score (see `prepare`).
+
+use std::path::Path;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use crate::csr::RowsBuf;
+use crate::prepare::{
+    Doc, Duplicates, Prepared, QueryInput, RankingInput, RankingOptions, prepare,
+};
+use crate::{CoreError, CoreResult};
+
+/// Documents of a TREC file grouped by query, in order of first appearance of each query.
+/// `values` are grades (qrels) or scores (run).
+#[derive(Debug, Default)]
+pub struct TrecFile<'a> {
+    pub query_ids: Vec<&'a [u8]>,
+    pub docs: RowsBuf<Doc<'a>>,
+    /// For qrels: whether each grade was written as an integer (empty for runs).
+    pub integral: Vec<bool>,
+}
+
+/// The 1-based line of `field`, a slice of `text` (ids in a `TrecFile` point into the file).
+pub fn line_of(text: &[u8], field: &[u8]) -> usize {
+    let offset = (field.as_ptr() as usize)
+        .saturating_sub(text.as_ptr() as usize)
+        .min(text.len());
+    1 + memchr::memchr_iter(b'\n', &text[..offset]).count()
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum TrecKind {
+    Qrels,
+    Run,
+}
+
+impl TrecKind {
+    fn layout(self) -> &'static str {
+        match self {
+            TrecKind::Qrels => "query_id iteration doc_id grade",
+            TrecKind::Run => "query_id Q0 doc_id rank score run_tag",
+        }
+    }
+    fn n_fields(self) -> usize {
+        match self {
+            TrecKind::Qrels => 4,
+            TrecKind::Run => 6,
+        }
+    }
+}
+
+struct Record<'a> {
+    query: &'a [u8],
+    doc: &'a [u8],
+    value: f64,
+    integral: bool,
+}
+
+/// The records of one chunk, with queries numbered locally in order of first appearance.
+struct Chunk<'a> {
+    queries: Vec<&'a [u8]>,
+    query_of: Vec<u32>,
+    docs: Vec<Doc<'a>>,
+    integral: Vec<bool>,
+}
+
+fn parse_number(field: &[u8]) -> Option<(f64, bool)> {
+    let text = std::str::from_utf8(field).ok()?;
+    if let Ok(i) = text.parse::<i64>() {
+        return Some((i as f64, true));
+    }
+    let x = text.parse::<f64>().ok()?;
+    (!x.is_nan()).then_some((x, false))
+}
+
+fn parse_line<'a>(
+    line: &'a [u8],
+    kind: TrecKind,
+    number: u32,
+    path: &Path,
+) -> CoreResult<Option<Record<'a>>> {
+    // A hand-written field splitter: this loop is most of the time of reading a large run.
+    let mut fields: [&[u8]; 6] = [&[]; 6];
+    let wanted = kind.n_fields();
+    let mut n = 0;
+    let mut i = 0;
+    while n < wanted {
+        while i < line.len() && line[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i == line.len() {
+            break;
+        }
+        let start = i;
+        while i < line.len() && !line[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if n == 0 && line[start] == b'#' {
+            return Ok(None);
+        }
+        fields[n] = &line[start..i];
+        n += 1;
+    }
+    if n == 0 {
+        return Ok(None);
+    }
+    let format_error = |message: String| CoreError::Format {
+        path: path.to_path_buf(),
+        line: number as usize,
+        message,
+    };
+    // Like trec_eval, anything after the last field is ignored (its test data has such lines).
+    if n < wanted {
+        return Err(format_error(format!(
+            "expected {} fields ({}), found {n}",
+            wanted,
+            kind.layout()
+        )));
+    }
+    let (value_field, what) = match kind {
+        TrecKind::Qrels => (fields[3], "grade"),
+        TrecKind::Run => (fields[4], "score"),
+    };
+    let (value, integral) = parse_number(value_field).ok_or_else(|| {
+        format_error(format!(
+            "the {what} {} is not a number",
+            crate::prepare::show(value_field)
+        ))
+    })?;
+    Ok(Some(Record {
+        query: fields[0],
+        doc: fields[2],
+        value,
+        integral,
+    }))
+}
+
+/// Split `text` into about `parts` chunks that end at line ends.
+fn line_chunks(text: &[u8], parts: usize) -> Vec<&[u8]> {
+    let target = (text.len() / parts.max(1)).max(1 << 16);
+    let mut chunks = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let cut = if rest.len() <= target {
+            rest.len()
+        } else {
+            memchr::memchr(b'\n', &rest[target..]).map_or(rest.len(), |i| target + i + 1)
+        };
+        let (chunk, tail) = rest.split_at(cut);
+        chunks.push(chunk);
+        rest = tail;
+    }
+    chunks
+}
+
+/// Parse a whole TREC file held in memory.
+pub fn parse<'a>(text: &'a [u8], kind: TrecKind, path: &Path) -> CoreResult<TrecFile<'a>> {
+    let chunks = line_chunks(text, rayon::current_num_threads() * 4);
+    let newlines: Vec<usize> = chunks
+        .par_iter()
+        .map(|c| memchr::memchr_iter(b'\n', c).count())
+        .collect();
+    let mut first_line = Vec::with_capacity(chunks.len());
+    let mut line = 1usize;
+    for n in &newlines {
+        first_line.push(line);
+        line += n;
+    }
+    if line > u32::MAX as usize {
+        return Err(CoreError::argument(
+            "path",
+            "files of more than 2^32 lines are not supported",
+        ));
+    }
+    let parsed: Vec<Chunk<'a>> = chunks
+        .par_iter()
+        .zip(first_line.par_iter())
+        .map(|(chunk, &first)| parse_chunk(chunk, first, kind, path))
+        .collect::<CoreResult<_>>()?;
+
+    // Number queries globally in order of first appearance, then place each chunk's documents
+    // in their query's row (a stable scatter keeps the file order within a query).
+    let mut index: FxHashMap<&[u8], u32> = FxHashMap::default();
+    let mut query_ids: Vec<&[u8]> = Vec::new();
+    let global: Vec<Vec<u32>> = parsed
+        .iter()
+        .map(|chunk| {
+            chunk
+                .queries
+                .iter()
+                .map(|q| {
+                    let next = query_ids.len() as u32;
+                    let id = *index.entry(q).or_insert(next);
+                    if id == next {
+                        query_ids.push(q);
+                    }
+                    id
+                })
+                .collect()
+        })
+        .collect();
+    let mut counts = vec![0usize; query_ids.len()];
+    for (chunk, global) in parsed.iter().zip(&global) {
+        for &local in &chunk.query_of {
+            counts[global[local as usize] as usize] += 1;
+        }
+    }
+    let mut offsets = Vec::with_capacity(counts.len() + 1);
+    offsets.push(0usize);
+    for c in &counts {
+        offsets.push(offsets[offsets.len() - 1] + c);
+    }
+    let total = offsets[offsets.len() - 1];
+    let mut cursor: Vec<usize> = offsets[..offsets.len() - 1].to_vec();
+    let mut docs: Vec<Doc<'a>> = vec![(&[][..], 0.0); total];
+    let keep_integral = kind == TrecKind::Qrels;
+    let mut integral = vec![false; if keep_integral { total } else { 0 }];
+    for (chunk, global) in parsed.iter().zip(&global) {
+        for (i, (&local, &doc)) in chunk.query_of.iter().zip(&chunk.docs).enumerate() {
+            let slot = &mut cursor[global[local as usize] as usize];
+            docs[*slot] = doc;
+            if keep_integral {
+                integral[*slot] = chunk.integral[i];
+            }
+            *slot += 1;
+        }
+    }
+    Ok(TrecFile {
+        query_ids,
+        docs: RowsBuf {
+            offsets,
+            values: docs,
+        },
+        integral,
+    })
+}
+
+fn parse_chunk<'a>(
+    chunk: &'a [u8],
+    first_line: usize,
+    kind: TrecKind,
+    path: &Path,
+) -> CoreResult<Chunk<'a>> {
+    let estimate = chunk.len() / 40;
+    let mut out = Chunk {
+        queries: Vec::new(),
+        query_of: Vec::with_capacity(estimate),
+        docs: Vec::with_capacity(estimate),
+        integral: Vec::new(),
+    };
+    // Runs are usually sorted by query: check the previous record's query before the map.
+    let mut index: FxHashMap<&[u8], u32> = FxHashMap::default();
+    let mut last: Option<(&[u8], u32)> = None;
+    let mut start = 0;
+    let ends = memchr::memchr_iter(b'\n', chunk).chain(std::iter::once(chunk.len()));
+    for (i, end) in ends.enumerate() {
+        if start > chunk.len() {
+            break;
+        }
+        let line = &chunk[start..end];
+        start = end + 1;
+        let Some(r) = parse_line(line, kind, (first_line + i) as u32, path)? else {
+            continue;
+        };
+        let q = match last {
+            Some((id, q)) if id == r.query => q,
+            _ => {
+                let next = out.queries.len() as u32;
+                let q = *index.entry(r.query).or_insert(next);
+                if q == next {
+                    out.queries.push(r.query);
+                }
+                last = Some((r.query, q));
+                q
+            }
+        };
+        out.query_of.push(q);
+        out.docs.push((r.doc, r.value));
+        if kind == TrecKind::Qrels {
+            out.integral.push(r.integral);
+        }
+    }
+    Ok(out)
+}
+
+/// Read a TREC file from disk (the caller keeps the bytes alive while it uses the parse).
+pub fn read(path: &Path) -> CoreResult<Vec<u8>> {
+    std::fs::read(path).map_err(|source| CoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// A qrels file and a run file joined on the judged queries (trec_eval loops over the qrels
+/// topics; run topics without judgments are not evaluated).
+#[derive(Debug)]
+pub struct JoinedTrec<'a> {
+    /// Judged query ids, in qrels order.
+    pub query_ids: Vec<&'a [u8]>,
+    /// Whether each judged query has a ranking in the run.
+    pub in_run: Vec<bool>,
+    /// Run queries without judgments, in run order.
+    pub run_only: Vec<&'a [u8]>,
+    pub prepared: Prepared,
+}
+
+pub fn join_and_prepare<'a>(
+    qrels: &TrecFile<'a>,
+    run: &TrecFile<'a>,
+    duplicates: Duplicates,
+    max_docs: Option<usize>,
+) -> CoreResult<JoinedTrec<'a>> {
+    let run_index: FxHashMap<&[u8], usize> = run
+        .query_ids
+        .iter()
+        .enumerate()
+        .map(|(i, q)| (*q, i))
+        .collect();
+    let qrels_ids: rustc_hash::FxHashSet<&[u8]> = qrels.query_ids.iter().copied().collect();
+    let judged = qrels.docs.view();
+    let ranked = run.docs.view();
+    let mut in_run = Vec::with_capacity(qrels.query_ids.len());
+    let queries: Vec<QueryInput<'_>> = qrels
+        .query_ids
+        .iter()
+        .enumerate()
+        .map(|(q, id)| {
+            let ranking = run_index.get(id).map_or(&[][..], |&r| ranked.row(r));
+            in_run.push(run_index.contains_key(id));
+            QueryInput {
+                judged: judged.row(q),
+                ranking: RankingInput::Scored(ranking),
+            }
+        })
+        .collect();
+    let opts = RankingOptions {
+        duplicates,
+        max_docs,
+    };
+    let prepared = prepare(&queries, opts, 0).map_err(|e| match e {
+        CoreError::InvalidQuery { query, message, .. } => CoreError::InvalidQuery {
+            query,
+            query_id: qrels
+                .query_ids
+                .get(query)
+                .map(|q| String::from_utf8_lossy(q).into_owned()),
+            message,
+        },
+        other => other,
+    })?;
+    Ok(JoinedTrec {
+        query_ids: qrels.query_ids.clone(),
+        in_run,
+        run_only: run
+            .query_ids
+            .iter()
+            .copied()
+            .filter(|q| !qrels_ids.contains(q))
+            .collect(),
+        prepared,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p() -> &'static Path {
+        Path::new("mem.txt")
+    }
+
+    #[test]
+    fn parses_comments_blank_lines_and_hash_inside_ids() {
+        let text = b"# comment\n301 0 CR#93E-1860 1\n\n  # indented comment\n302\t0\td2\t0\r\n301 0 d3 2\n";
+        let f = parse(text, TrecKind::Qrels, p()).unwrap();
+        assert_eq!(f.query_ids, vec![&b"301"[..], &b"302"[..]]);
+        assert_eq!(
+            f.docs.view().row(0),
+            &[(&b"CR#93E-1860"[..], 1.0), (&b"d3"[..], 2.0)]
+        );
+        assert_eq!(f.docs.view().row(1), &[(&b"d2"[..], 0.0)]);
+        let lines: Vec<usize> = f.docs.values.iter().map(|d| line_of(text, d.0)).collect();
+        assert_eq!(lines, vec![2, 6, 5]);
+    }
+
+    #[test]
+    fn reports_line_numbers() {
+        let text = b"q1 Q0 d1 1 0.5 run\nq1 Q0 d2 2 abc run\n";
+        let err = parse(text, TrecKind::Run, p()).unwrap_err().to_string();
+        assert!(
+            err.contains("mem.txt:2") && err.contains("'abc' is not a number"),
+            "{err}"
+        );
+        let err = parse(b"q1 0 d1\n", TrecKind::Qrels, p())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("mem.txt:1") && err.contains("expected 4 fields"),
+            "{err}"
+        );
+        let err = parse(b"q1 Q0 d1 1 nan run\n", TrecKind::Run, p())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("not a number"), "{err}");
+    }
+
+    #[test]
+    fn line_numbers_survive_chunking() {
+        let mut text = Vec::new();
+        for i in 0..20000 {
+            text.extend_from_slice(format!("q{} Q0 d{i} {i} {}.5 run\n", i % 7, i).as_bytes());
+        }
+        text.extend_from_slice(b"q1 Q0 dx 1 bad run\n");
+        let err = parse(&text, TrecKind::Run, p()).unwrap_err().to_string();
+        assert!(err.contains("mem.txt:20001"), "{err}");
+    }
+
+    #[test]
+    fn joins_on_judged_queries() {
+        let qrels = parse(b"a 0 d1 1\nb 0 d2 1\n", TrecKind::Qrels, p()).unwrap();
+        let run = parse(b"c Q0 d9 1 1.0 r\na Q0 d1 1 1.0 r\n", TrecKind::Run, p()).unwrap();
+        let joined = join_and_prepare(&qrels, &run, Duplicates::Raise, None).unwrap();
+        assert_eq!(joined.in_run, vec![true, false]);
+        assert_eq!(joined.run_only, vec![&b"c"[..]]);
+        assert_eq!(joined.prepared.retrieved, vec![1, 0]);
+        let dup = parse(b"a Q0 d1 1 1.0 r\na Q0 d1 2 0.5 r\n", TrecKind::Run, p()).unwrap();
+        let err = join_and_prepare(&qrels, &dup, Duplicates::Raise, None).unwrap_err();
+        assert!(err.to_string().contains("more than once"));
+    }
+}

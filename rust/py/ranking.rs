@@ -1,0 +1,601 @@
+//! Bindings of the ranking kernels: Python judgments and rankings (dicts, lists, sets) or TREC
+//! files in, a `PreparedRankings` out, evaluated for any set of metrics without converting the
+//! inputs again.
+
+use std::ops::Range;
+use std::path::PathBuf;
+
+use numpy::{IntoPyArray, PyArray1, PyArray2};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString, PyTuple};
+use ragmeter_core::prepare::{
+    Doc, Duplicates, Found, Prepared, QueryInput, RankingInput, RankingOptions, prepare, show,
+};
+use ragmeter_core::ranking::{Metric, MetricKind, evaluate};
+use ragmeter_core::trec;
+use rustc_hash::FxHashSet;
+
+use crate::errors::{ByPosition, QueryNamer, invalid_input, to_pyerr, type_error};
+use crate::threads;
+
+/// Rankings and judgments in the compact form the metric kernels read.
+#[pyclass(frozen, module = "ragmeter._core")]
+pub struct PreparedRankings {
+    inner: Prepared,
+}
+
+fn metric_kind(name: &str) -> PyResult<MetricKind> {
+    Ok(match name {
+        "precision" => MetricKind::Precision,
+        "recall" => MetricKind::Recall,
+        "hit_rate" => MetricKind::HitRate,
+        "reciprocal_rank" => MetricKind::ReciprocalRank,
+        "average_precision" => MetricKind::AveragePrecision,
+        "r_precision" => MetricKind::RPrecision,
+        "ndcg" => MetricKind::Ndcg,
+        other => {
+            return Err(invalid_input(format!(
+                "metrics: unknown metric kind {other:?}"
+            )));
+        }
+    })
+}
+
+#[pymethods]
+impl PreparedRankings {
+    #[getter]
+    fn n_queries(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Length of each ranking after deduplication and the `max_docs` cut.
+    fn retrieved<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
+        self.inner.retrieved.clone().into_pyarray(py)
+    }
+
+    /// Number of judged documents (any grade) of each query.
+    fn judged_count<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u32>> {
+        self.inner.judged_count.clone().into_pyarray(py)
+    }
+
+    /// Values of `metrics` (pairs of kind and cutoff) for every query: an array of shape
+    /// (n_queries, n_metrics) in which NaN marks an undefined value.
+    #[pyo3(signature = (metrics, relevance_threshold, n_threads=None))]
+    fn evaluate<'py>(
+        &self,
+        py: Python<'py>,
+        metrics: Vec<(String, Option<usize>)>,
+        relevance_threshold: f64,
+        n_threads: Option<usize>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let metrics: Vec<Metric> = metrics
+            .iter()
+            .map(|(name, k)| {
+                Metric::new(metric_kind(name)?, *k).map_err(|e| to_pyerr(e, &ByPosition))
+            })
+            .collect::<PyResult<_>>()?;
+        let inner = &self.inner;
+        let values = threads::run(py, n_threads, || {
+            evaluate(
+                inner.hits.view(),
+                inner.judged_positive.view(),
+                &metrics,
+                relevance_threshold,
+            )
+        })?
+        .map_err(|e| to_pyerr(e, &ByPosition))?;
+        let n_metrics = metrics.len();
+        numpy::ndarray::Array2::from_shape_vec((inner.len(), n_metrics), values)
+            .map(|a| a.into_pyarray(py))
+            .map_err(|e| invalid_input(format!("internal shape error: {e}")))
+    }
+}
+
+/// Names queries by the repr of the user's query ids.
+struct ByQueryId<'a, 'py> {
+    ids: &'a Bound<'py, PyList>,
+}
+
+impl QueryNamer for ByQueryId<'_, '_> {
+    fn name(&self, query: usize) -> String {
+        self.ids
+            .get_item(query)
+            .and_then(|id| id.repr().map(|r| r.to_string()))
+            .unwrap_or_else(|_| format!("at position {query}"))
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum IdKind {
+    Str,
+    Int,
+}
+
+impl IdKind {
+    fn name(self) -> &'static str {
+        match self {
+            IdKind::Str => "str",
+            IdKind::Int => "int",
+        }
+    }
+}
+
+/// Documents of a batch of queries, copied out of the Python objects so the kernels can run
+/// without the GIL. Ids are stored as byte ranges into `bytes` (UTF-8 for str ids, decimal
+/// text for int ids); a `{doc_id: score}` ranking is read in the joined form of
+/// `ragmeter_core::prepare`, which copies only the ids the ranks depend on.
+#[derive(Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    judged: Vec<(usize, usize, f64)>,
+    ordered: Vec<(usize, usize)>,
+    scores: Vec<f64>,
+    found: Vec<(usize, usize, f64, f64)>,
+    tied: Vec<(usize, usize, f64)>,
+    queries: Vec<Slots>,
+}
+
+enum RankingSlots {
+    Ordered(Range<usize>),
+    Joined {
+        scores: Range<usize>,
+        found: Range<usize>,
+        tied: Range<usize>,
+    },
+}
+
+struct Slots {
+    judged: Range<usize>,
+    ranking: RankingSlots,
+}
+
+impl Batch {
+    fn n_docs(&self) -> usize {
+        self.judged.len() + self.ordered.len() + self.scores.len()
+    }
+
+    /// Run `f` over the batch's queries in the core's form (slices into the batch).
+    fn with_inputs<T>(&self, f: impl FnOnce(&[QueryInput<'_>]) -> T) -> T {
+        let id = |s: usize, e: usize| &self.bytes[s..e];
+        let judged: Vec<Doc<'_>> = self.judged.iter().map(|&(s, e, g)| (id(s, e), g)).collect();
+        let ordered: Vec<&[u8]> = self.ordered.iter().map(|&(s, e)| id(s, e)).collect();
+        let found: Vec<Found<'_>> = self
+            .found
+            .iter()
+            .map(|&(s, e, score, grade)| Found {
+                id: id(s, e),
+                score,
+                grade,
+            })
+            .collect();
+        let tied: Vec<Doc<'_>> = self
+            .tied
+            .iter()
+            .map(|&(s, e, score)| (id(s, e), score))
+            .collect();
+        let inputs: Vec<QueryInput<'_>> = self
+            .queries
+            .iter()
+            .map(|slots| QueryInput {
+                judged: &judged[slots.judged.clone()],
+                ranking: match &slots.ranking {
+                    RankingSlots::Ordered(r) => RankingInput::Ordered(&ordered[r.clone()]),
+                    RankingSlots::Joined {
+                        scores,
+                        found: f,
+                        tied: t,
+                    } => RankingInput::Joined {
+                        scores: &self.scores[scores.clone()],
+                        found: &found[f.clone()],
+                        tied: &tied[t.clone()],
+                    },
+                },
+            })
+            .collect();
+        f(&inputs)
+    }
+}
+
+fn canonical_bits(score: f64) -> u64 {
+    if score == 0.0 { 0 } else { score.to_bits() }
+}
+
+struct Extractor<'a, 'py> {
+    names: ByQueryId<'a, 'py>,
+    id_kind: Option<IdKind>,
+}
+
+impl<'py> Extractor<'_, 'py> {
+    fn fail_type(&self, query: usize, message: String) -> PyErr {
+        type_error(format!("query {}: {message}", self.names.name(query)))
+    }
+
+    fn fail_value(&self, query: usize, message: String) -> PyErr {
+        invalid_input(format!("query {}: {message}", self.names.name(query)))
+    }
+
+    /// Check that `id` is a str or an int of the same kind as every id before it.
+    fn check_id(&mut self, query: usize, id: &Bound<'py, PyAny>) -> PyResult<IdKind> {
+        let kind = if id.is_instance_of::<PyString>() {
+            IdKind::Str
+        } else if id.is_instance_of::<PyInt>() && !id.is_instance_of::<PyBool>() {
+            IdKind::Int
+        } else {
+            let type_name = id.get_type().name()?;
+            return Err(self.fail_type(
+                query,
+                format!(
+                    "document ids must be str or int, got {} of type {type_name}",
+                    id.repr()?
+                ),
+            ));
+        };
+        match self.id_kind {
+            Some(seen) if seen == kind => {}
+            None => self.id_kind = Some(kind),
+            Some(seen) => {
+                return Err(self.fail_type(
+                    query,
+                    format!(
+                        "document id {} is {} but earlier ids are {}: use one id type per evaluation \
+                         (\"1\" and 1 would never match)",
+                        id.repr()?,
+                        kind.name(),
+                        seen.name()
+                    ),
+                ));
+            }
+        }
+        Ok(kind)
+    }
+
+    /// Append the bytes of a checked id to the batch; return its byte range.
+    fn push_id(
+        &self,
+        query: usize,
+        id: &Bound<'py, PyAny>,
+        kind: IdKind,
+        bytes: &mut Vec<u8>,
+    ) -> PyResult<(usize, usize)> {
+        let start = bytes.len();
+        match kind {
+            IdKind::Str => bytes.extend_from_slice(id.cast::<PyString>()?.to_str()?.as_bytes()),
+            IdKind::Int => {
+                let n: i64 = id.extract().map_err(|_| {
+                    self.fail_value(query, format!("document id {id} does not fit in 64 bits"))
+                })?;
+                bytes.extend_from_slice(n.to_string().as_bytes());
+            }
+        }
+        Ok((start, bytes.len()))
+    }
+
+    fn number(
+        &self,
+        query: usize,
+        id: &Bound<'py, PyAny>,
+        value: &Bound<'py, PyAny>,
+        what: &str,
+    ) -> PyResult<f64> {
+        let x = if let Ok(f) = value.cast::<PyFloat>() {
+            f.value()
+        } else {
+            value.extract::<f64>().map_err(|_| {
+                let type_name = value
+                    .get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default();
+                self.fail_type(
+                    query,
+                    format!(
+                        "the {what} of document {} must be a number, got {} of type {type_name}",
+                        id.repr().map(|r| r.to_string()).unwrap_or_default(),
+                        value.repr().map(|r| r.to_string()).unwrap_or_default()
+                    ),
+                )
+            })?
+        };
+        if x.is_nan() || (what == "grade" && x.is_infinite()) {
+            return Err(self.fail_value(
+                query,
+                format!(
+                    "the {what} of document {} is {}; {what}s must be {}",
+                    id.repr()?,
+                    if x.is_nan() {
+                        "NaN".to_string()
+                    } else {
+                        x.to_string()
+                    },
+                    if what == "grade" {
+                        "finite numbers"
+                    } else {
+                        "numbers (not NaN)"
+                    }
+                ),
+            ));
+        }
+        Ok(x)
+    }
+
+    /// The (id, id kind, grade) triples of one query's judgments, ids checked.
+    fn judged_items(
+        &mut self,
+        query: usize,
+        obj: &Bound<'py, PyAny>,
+    ) -> PyResult<Vec<(Bound<'py, PyAny>, IdKind, f64)>> {
+        if let Ok(dict) = obj.cast::<PyDict>() {
+            let mut items = Vec::with_capacity(dict.len());
+            for (id, grade) in dict.iter() {
+                let kind = self.check_id(query, &id)?;
+                let grade = self.number(query, &id, &grade, "grade")?;
+                items.push((id, kind, grade));
+            }
+            return Ok(items);
+        }
+        let is_set = obj.is_instance_of::<PySet>() || obj.is_instance_of::<PyFrozenSet>();
+        if !(is_set || obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>()) {
+            return Err(self.fail_type(
+                query,
+                format!(
+                    "judgments must be a dict {{doc_id: grade}} or a list, tuple or set of relevant doc ids, got {}",
+                    obj.get_type().name()?
+                ),
+            ));
+        }
+        let distinct = PySet::empty(obj.py())?;
+        let mut items = Vec::new();
+        for id in obj.try_iter()? {
+            let id = id?;
+            let kind = self.check_id(query, &id)?;
+            if !is_set {
+                if distinct.contains(&id)? {
+                    return Err(
+                        self.fail_value(query, format!("document {} is judged twice", id.repr()?))
+                    );
+                }
+                distinct.add(&id)?;
+            }
+            items.push((id, kind, 1.0));
+        }
+        Ok(items)
+    }
+
+    fn add_query(
+        &mut self,
+        query: usize,
+        judged: &Bound<'py, PyAny>,
+        ranking: &Bound<'py, PyAny>,
+        batch: &mut Batch,
+    ) -> PyResult<()> {
+        let judged_items = self.judged_items(query, judged)?;
+        let judged_start = batch.judged.len();
+        let ranking_slots = if let Ok(run) = ranking.cast::<PyDict>() {
+            // Joined form: look the judged documents up in the run dict, then read its scores;
+            // ids are copied only for the found documents and for documents tied with them.
+            let found_start = batch.found.len();
+            for (id, kind, grade) in &judged_items {
+                batch.judged.push((0, 0, *grade));
+                if *grade > 0.0
+                    && let Some(score) = run.get_item(id)?
+                {
+                    let score = self.number(query, id, &score, "score")?;
+                    let (s, e) = self.push_id(query, id, *kind, &mut batch.bytes)?;
+                    batch.found.push((s, e, score, *grade));
+                }
+            }
+            let found_scores: FxHashSet<u64> = batch.found[found_start..]
+                .iter()
+                .map(|f| canonical_bits(f.2))
+                .collect();
+            let scores_start = batch.scores.len();
+            let tied_start = batch.tied.len();
+            for (id, score) in run.iter() {
+                let kind = self.check_id(query, &id)?;
+                let score = self.number(query, &id, &score, "score")?;
+                batch.scores.push(score);
+                if !found_scores.is_empty() && found_scores.contains(&canonical_bits(score)) {
+                    let (s, e) = self.push_id(query, &id, kind, &mut batch.bytes)?;
+                    batch.tied.push((s, e, score));
+                }
+            }
+            RankingSlots::Joined {
+                scores: scores_start..batch.scores.len(),
+                found: found_start..batch.found.len(),
+                tied: tied_start..batch.tied.len(),
+            }
+        } else if ranking.is_instance_of::<PyList>() || ranking.is_instance_of::<PyTuple>() {
+            for (id, kind, grade) in &judged_items {
+                let (s, e) = self.push_id(query, id, *kind, &mut batch.bytes)?;
+                batch.judged.push((s, e, *grade));
+            }
+            let start = batch.ordered.len();
+            for id in ranking.try_iter()? {
+                let id = id?;
+                let kind = self.check_id(query, &id)?;
+                let range = self.push_id(query, &id, kind, &mut batch.bytes)?;
+                batch.ordered.push(range);
+            }
+            RankingSlots::Ordered(start..batch.ordered.len())
+        } else {
+            return Err(self.fail_type(
+                query,
+                format!(
+                    "a ranking must be a list or tuple of doc ids (best first) or a dict {{doc_id: score}}, got {}",
+                    ranking.get_type().name()?
+                ),
+            ));
+        };
+        batch.queries.push(Slots {
+            judged: judged_start..batch.judged.len(),
+            ranking: ranking_slots,
+        });
+        Ok(())
+    }
+}
+
+/// Documents per batch: bounds the memory of the copied ids while keeping batches large
+/// enough for the threads.
+const BATCH_DOCS: usize = 1 << 20;
+
+/// Convert aligned per-query judgments and rankings (Python objects) into `PreparedRankings`.
+#[pyfunction]
+#[pyo3(signature = (query_ids, judgments, rankings, *, duplicates_first=false, max_docs=None, n_threads=None))]
+pub fn prepare_rankings<'py>(
+    py: Python<'py>,
+    query_ids: &Bound<'py, PyList>,
+    judgments: &Bound<'py, PyList>,
+    rankings: &Bound<'py, PyList>,
+    duplicates_first: bool,
+    max_docs: Option<usize>,
+    n_threads: Option<usize>,
+) -> PyResult<PreparedRankings> {
+    let n = query_ids.len();
+    if judgments.len() != n || rankings.len() != n {
+        return Err(invalid_input(format!(
+            "internal: {n} query ids, {} judgments and {} rankings",
+            judgments.len(),
+            rankings.len()
+        )));
+    }
+    let opts = RankingOptions {
+        duplicates: if duplicates_first {
+            Duplicates::KeepFirst
+        } else {
+            Duplicates::Raise
+        },
+        max_docs,
+    };
+    let mut extractor = Extractor {
+        names: ByQueryId { ids: query_ids },
+        id_kind: None,
+    };
+    let mut prepared = Prepared::default();
+    let mut start = 0;
+    while start < n {
+        let mut batch = Batch::default();
+        let mut end = start;
+        while end < n && batch.n_docs() < BATCH_DOCS {
+            extractor.add_query(
+                end,
+                &judgments.get_item(end)?,
+                &rankings.get_item(end)?,
+                &mut batch,
+            )?;
+            end += 1;
+        }
+        let part = threads::run(py, n_threads, || {
+            batch.with_inputs(|inputs| prepare(inputs, opts, start))
+        })?
+        .map_err(|e| to_pyerr(e, &extractor.names))?;
+        prepared.append(part);
+        start = end;
+    }
+    Ok(PreparedRankings { inner: prepared })
+}
+
+fn utf8<'a>(bytes: &'a [u8], what: &str) -> PyResult<&'a str> {
+    std::str::from_utf8(bytes)
+        .map_err(|_| invalid_input(format!("{what} {} is not valid UTF-8", show(bytes))))
+}
+
+/// Judged query ids, whether each is in the run, and the run's unjudged query ids.
+type TrecJoin = (PreparedRankings, Vec<String>, Vec<bool>, Vec<String>);
+
+/// Read, parse, join and prepare a qrels file and a run file without the GIL.
+#[pyfunction]
+#[pyo3(signature = (qrels_path, run_path, *, duplicates_first=false, max_docs=None, n_threads=None))]
+pub fn prepare_trec(
+    py: Python<'_>,
+    qrels_path: PathBuf,
+    run_path: PathBuf,
+    duplicates_first: bool,
+    max_docs: Option<usize>,
+    n_threads: Option<usize>,
+) -> PyResult<TrecJoin> {
+    let duplicates = if duplicates_first {
+        Duplicates::KeepFirst
+    } else {
+        Duplicates::Raise
+    };
+    let result = threads::run(py, n_threads, || -> ragmeter_core::CoreResult<_> {
+        let (qrels_bytes, run_bytes) =
+            rayon::join(|| trec::read(&qrels_path), || trec::read(&run_path));
+        let (qrels_bytes, run_bytes) = (qrels_bytes?, run_bytes?);
+        let (qrels, run) = rayon::join(
+            || trec::parse(&qrels_bytes, trec::TrecKind::Qrels, &qrels_path),
+            || trec::parse(&run_bytes, trec::TrecKind::Run, &run_path),
+        );
+        let (qrels, run) = (qrels?, run?);
+        let joined = trec::join_and_prepare(&qrels, &run, duplicates, max_docs)?;
+        let ids = |v: &[&[u8]]| v.iter().map(|q| q.to_vec()).collect::<Vec<_>>();
+        Ok((
+            joined.prepared,
+            ids(&joined.query_ids),
+            joined.in_run,
+            ids(&joined.run_only),
+        ))
+    })?;
+    let (prepared, query_ids, in_run, run_only) = result.map_err(|e| to_pyerr(e, &ByPosition))?;
+    let decode = |ids: Vec<Vec<u8>>| -> PyResult<Vec<String>> {
+        ids.iter()
+            .map(|q| utf8(q, "query id").map(str::to_owned))
+            .collect()
+    };
+    Ok((
+        PreparedRankings { inner: prepared },
+        decode(query_ids)?,
+        in_run,
+        decode(run_only)?,
+    ))
+}
+
+/// A TREC file as a dict {query_id: {doc_id: value}}: grades (ints when written as integers)
+/// for qrels, scores for runs. A document listed twice for one query is an error.
+#[pyfunction]
+#[pyo3(signature = (path, kind, *, n_threads=None))]
+pub fn read_trec<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    kind: &str,
+    n_threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let kind = match kind {
+        "qrels" => trec::TrecKind::Qrels,
+        "run" => trec::TrecKind::Run,
+        other => {
+            return Err(invalid_input(format!(
+                "kind: expected 'qrels' or 'run', got {other:?}"
+            )));
+        }
+    };
+    let bytes =
+        threads::run(py, n_threads, || trec::read(&path))?.map_err(|e| to_pyerr(e, &ByPosition))?;
+    let file = threads::run(py, n_threads, || trec::parse(&bytes, kind, &path))?
+        .map_err(|e| to_pyerr(e, &ByPosition))?;
+    let out = PyDict::new(py);
+    let rows = file.docs.view();
+    for (q, query_id) in file.query_ids.iter().enumerate() {
+        let docs = PyDict::new(py);
+        let first = file.docs.offsets[q];
+        for (i, &(doc, value)) in rows.row(q).iter().enumerate() {
+            let key = PyString::new(py, utf8(doc, "document id")?);
+            if docs.contains(&key)? {
+                let line = trec::line_of(&bytes, doc);
+                return Err(crate::errors::format_error(format!(
+                    "{}:{line}: document {} is listed twice for query {}",
+                    path.display(),
+                    show(doc),
+                    show(query_id)
+                )));
+            }
+            if kind == trec::TrecKind::Qrels && file.integral[first + i] {
+                docs.set_item(key, value as i64)?;
+            } else {
+                docs.set_item(key, value)?;
+            }
+        }
+        out.set_item(utf8(query_id, "query id")?, docs)?;
+    }
+    Ok(out)
+}

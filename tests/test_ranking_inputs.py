@@ -1,0 +1,211 @@
+"""Every input rule of the spec's "Inputs" section, and bad input of every kind."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ragmeter
+from ragmeter import mean_reciprocal_rank, ndcg_at_k, parse_metric, ranking_metrics, recall_at_k
+
+
+def test_str_and_int_ids_are_never_mixed():
+    with pytest.raises(TypeError, match=r"document id 1 is int but earlier ids are str"):
+        mean_reciprocal_rank({"q": ["1"]}, {"q": [1]})
+    with pytest.raises(TypeError, match="one id type per evaluation"):
+        mean_reciprocal_rank({"q": {1: 1}, "p": {"2": 1}}, {"q": [1], "p": ["2"]})
+    # One type throughout is fine, int or str.
+    assert mean_reciprocal_rank({"q": [7]}, {"q": [3, 7]}) == 0.5
+
+
+@pytest.mark.parametrize("bad_id", [1.5, None, True, b"d1", ("d", 1)])
+def test_ids_must_be_str_or_int(bad_id):
+    with pytest.raises(TypeError, match="document ids must be str or int"):
+        mean_reciprocal_rank({"q": ["d1"]}, {"q": ["d1", bad_id]})
+
+
+def test_a_str_is_never_a_collection():
+    with pytest.raises(TypeError, match=r"wrap a single relevant id in a list, \['d1'\]"):
+        mean_reciprocal_rank({"q": "d1"}, {"q": ["d1"]})
+    with pytest.raises(TypeError, match=r"wrap a single id in a list, \['d1'\]"):
+        mean_reciprocal_rank({"q": ["d1"]}, {"q": "d1"})
+    with pytest.raises(TypeError, match="got a str"):
+        mean_reciprocal_rank("d1", ["d1"])
+
+
+def test_judgments_as_collections_or_grades():
+    run = {"q": ["a", "b", "c"]}
+    for judged in (["b"], ("b",), {"b"}, frozenset({"b"}), {"b": 1}, np.array(["b"])):
+        assert mean_reciprocal_rank({"q": judged}, run) == 0.5
+
+
+def test_a_set_is_not_a_ranking():
+    with pytest.raises(TypeError, match="a set has no order"):
+        mean_reciprocal_rank({"q": ["a"]}, {"q": {"a", "b"}})
+
+
+def test_rankings_from_tuples_arrays_and_generators():
+    qrels = {"q": ["b"]}
+    for ranking in (("a", "b"), np.array(["a", "b"]), (d for d in ["a", "b"])):
+        assert mean_reciprocal_rank(qrels, {"q": ranking}) == 0.5
+
+
+def test_series_refused_as_one_query():
+    grades = pd.Series({"d1": 2, "d2": 0})
+    with pytest.raises(TypeError, match=r"Series is refused as one query's judgments.*to_dict\(\)"):
+        ndcg_at_k({"q": grades}, {"q": ["d1"]})
+    with pytest.raises(TypeError, match=r"Series is refused as one query's ranking.*tolist\(\)"):
+        ndcg_at_k({"q": ["d1"]}, {"q": pd.Series(["d1", "d2"])})
+
+
+def test_whole_series_align_by_position():
+    y_true = pd.Series([["d1"], ["d2"]], index=["a", "b"])
+    y_pred = pd.Series([["d1"], ["x", "d2"]], index=["a", "b"])
+    per_query = mean_reciprocal_rank(y_true, y_pred, average=None)
+    assert per_query.tolist() == [1.0, 0.5]
+    assert mean_reciprocal_rank(y_true, [["d1"], ["x", "d2"]]) == 0.75
+    with pytest.raises(ValueError, match="different indexes"):
+        mean_reciprocal_rank(y_true, pd.Series([["d1"], ["x", "d2"]], index=["b", "a"]))
+
+
+def test_sequences_align_by_position_and_must_match_in_length():
+    assert recall_at_k([["d1"], ["d2"]], [["d1"], ["d3"]], k=1) == 0.5
+    with pytest.raises(ValueError, match="y_true has 2 queries and y_pred has 1"):
+        recall_at_k([["d1"], ["d2"]], [["d1"]], k=1)
+
+
+def test_mapping_and_sequence_cannot_be_mixed():
+    with pytest.raises(TypeError, match="two mappings keyed by query id or two sequences"):
+        recall_at_k({"q": ["d1"]}, [["d1"]], k=1)
+
+
+def test_dataframe_is_refused():
+    frame = pd.DataFrame({"doc": ["d1"]})
+    with pytest.raises(TypeError, match="DataFrame"):
+        recall_at_k(frame, [["d1"]], k=1)
+
+
+def test_query_id_type_mismatch_gets_a_hint():
+    with pytest.raises(
+        ValueError, match=r"query ids of y_true are int and those of y_pred are str"
+    ):
+        recall_at_k({1: ["d1"]}, {"1": ["d1"]}, k=1)
+
+
+def test_grades_and_scores_must_be_numbers():
+    with pytest.raises(TypeError, match="the grade of document 'd1' must be a number"):
+        ndcg_at_k({"q": {"d1": "high"}}, {"q": ["d1"]})
+    with pytest.raises(ValueError, match="the grade of document 'd1' is NaN"):
+        ndcg_at_k({"q": {"d1": float("nan")}}, {"q": ["d1"]})
+    with pytest.raises(ValueError, match="the score of document 'd2' is NaN"):
+        ndcg_at_k({"q": {"d1": 1}}, {"q": {"d1": 1.0, "d2": float("nan")}})
+    with pytest.raises(TypeError, match="the score of document 'd1' must be a number"):
+        ndcg_at_k({"q": {"d1": 1}}, {"q": {"d1": None}})
+    # numpy scalars are numbers.
+    assert ndcg_at_k({"q": {"d1": np.int64(2)}}, {"q": {"d1": np.float32(0.5)}}) == 1.0
+
+
+def test_judged_twice_in_a_list_is_refused():
+    with pytest.raises(ValueError, match="'d1' is judged twice"):
+        recall_at_k({"q": ["d1", "d1"]}, {"q": ["d1"]}, k=1)
+
+
+def test_error_names_the_query():
+    with pytest.raises(ValueError, match=r"query 'second': document 'x' appears more than once"):
+        mean_reciprocal_rank(
+            {"first": ["a"], "second": ["a"]}, {"first": ["a"], "second": ["x", "x"]}
+        )
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "k"),
+    [
+        ("ndcg@10", "ndcg", 10),
+        ("NDCG_cut_10", "ndcg", 10),
+        ("ndcg", "ndcg", None),
+        ("recall@100", "recall", 100),
+        ("recall_100", "recall", 100),
+        ("precision@5", "precision", 5),
+        ("P_5", "precision", 5),
+        ("P.5", "precision", 5),
+        ("hit_rate@1", "hit_rate", 1),
+        ("success_1", "hit_rate", 1),
+        ("mrr", "reciprocal_rank", None),
+        ("recip_rank", "reciprocal_rank", None),
+        ("mrr@10", "reciprocal_rank", 10),
+        ("map", "average_precision", None),
+        ("map@100", "average_precision", 100),
+        ("map_cut_100", "average_precision", 100),
+        ("r_precision", "r_precision", None),
+        ("Rprec", "r_precision", None),
+    ],
+)
+def test_metric_names(name, kind, k):
+    spec = parse_metric(name)
+    assert (spec.name, spec.kind, spec.k) == (name, kind, k)
+
+
+@pytest.mark.parametrize(
+    "name", ["ndgc@10", "bleu", "recall", "precision", "ndcg@0", "r_precision@5", ""]
+)
+def test_bad_metric_names(name):
+    with pytest.raises(ValueError, match=r"ndcg@k|needs a cutoff|positive integer|no cutoff"):
+        ranking_metrics({"q": ["a"]}, {"q": ["a"]}, metrics=[name])
+
+
+def test_unknown_metric_lists_the_valid_ones():
+    with pytest.raises(ValueError, match=r"valid metrics: precision@k, recall@k, hit_rate@k, mrr"):
+        ranking_metrics({"q": ["a"]}, {"q": ["a"]}, metrics=["bleu"])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "pattern"),
+    [
+        ({"k": 0}, ValueError, "k must be a positive integer"),
+        ({"k": 2.5}, ValueError, "k must be a positive integer"),
+        ({"relevance_threshold": 0}, ValueError, "relevance_threshold must be a finite number > 0"),
+        ({"relevance_threshold": "1"}, TypeError, "relevance_threshold must be a number"),
+        (
+            {"zero_division": "ignore"},
+            ValueError,
+            'zero_division must be "warn", 0.0, 1.0 or np.nan',
+        ),
+        ({"zero_division": 0.5}, ValueError, "zero_division must be"),
+        ({"duplicates": "last"}, ValueError, "duplicates must be one of 'raise', 'first'"),
+        ({"missing": "ignore"}, ValueError, "missing must be one of 'raise', 'zero', 'skip'"),
+        ({"average": "macro"}, ValueError, "average must be one of 'mean', None"),
+        ({"n_threads": 0}, ValueError, "n_threads"),
+    ],
+)
+def test_bad_arguments(kwargs, error, pattern):
+    with pytest.raises(error, match=pattern):
+        recall_at_k({"q": ["a"]}, {"q": ["a"]}, **kwargs)
+
+
+def test_results_do_not_depend_on_thread_count():
+    rng = np.random.default_rng(0)
+    qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 4)) for j in range(30)} for i in range(300)}
+    runs = {f"q{i}": {f"d{j}": float(rng.random()) for j in range(60)} for i in range(300)}
+    metrics = ["ndcg@10", "map", "recall@20", "mrr", "precision@5"]
+    one = ranking_metrics(
+        qrels, runs, metrics=metrics, average=None, n_threads=1, zero_division=0.0
+    )
+    two = ranking_metrics(
+        qrels, runs, metrics=metrics, average=None, n_threads=2, zero_division=0.0
+    )
+    assert one == two
+
+
+def test_max_docs_cuts_the_ranking():
+    qrels = {"q": ["c"]}
+    assert ranking_metrics(qrels, {"q": ["a", "b", "c"]}, metrics=["mrr"], max_docs=2)["mrr"] == 0.0
+    with pytest.raises(ValueError, match="max_docs must be a positive integer"):
+        ranking_metrics(qrels, {"q": ["a"]}, metrics=["mrr"], max_docs=0)
+
+
+def test_mean_score_pickles_with_its_context():
+    import pickle
+
+    mean = recall_at_k({"q": ["a"], "p": ["b"]}, {"q": ["a"], "p": ["x"]}, k=1)
+    back = pickle.loads(pickle.dumps(mean))
+    assert back == 0.5 and back.n_queries == 2 and back.metric == "recall@1"
+    assert isinstance(mean, float) and isinstance(back, ragmeter.MeanScore)
