@@ -2,6 +2,7 @@
 //! releases the GIL around the kernels of `ragmeter-core`, and maps their errors. Users import
 //! `ragmeter`, never this module.
 
+mod borrowed;
 mod errors;
 mod ranking;
 mod threads;

@@ -15,6 +15,7 @@ use ragmeter_core::ranking::{Metric, MetricKind, evaluate};
 use ragmeter_core::trec;
 use rustc_hash::FxHashSet;
 
+use crate::borrowed::for_each_item;
 use crate::errors::{ByPosition, QueryNamer, invalid_input, to_pyerr, type_error};
 use crate::threads;
 
@@ -216,7 +217,8 @@ impl<'py> Extractor<'_, 'py> {
 
     /// Check that `id` is a str or an int of the same kind as every id before it.
     fn check_id(&mut self, query: usize, id: &Bound<'py, PyAny>) -> PyResult<IdKind> {
-        let kind = if id.is_instance_of::<PyString>() {
+        // Exact types first: a pointer comparison, no call into the interpreter.
+        let kind = if id.is_exact_instance_of::<PyString>() || id.is_instance_of::<PyString>() {
             IdKind::Str
         } else if id.is_instance_of::<PyInt>() && !id.is_instance_of::<PyBool>() {
             IdKind::Int
@@ -326,11 +328,13 @@ impl<'py> Extractor<'_, 'py> {
     ) -> PyResult<Vec<(Bound<'py, PyAny>, IdKind, f64)>> {
         if let Ok(dict) = obj.cast::<PyDict>() {
             let mut items = Vec::with_capacity(dict.len());
-            for (id, grade) in dict.iter() {
+            for_each_item(dict, |id, grade| {
+                let (id, grade) = (id.to_owned(), grade.to_owned());
                 let kind = self.check_id(query, &id)?;
                 let grade = self.number(query, &id, &grade, "grade")?;
                 items.push((id, kind, grade));
-            }
+                Ok(())
+            })?;
             return Ok(items);
         }
         let is_set = obj.is_instance_of::<PySet>() || obj.is_instance_of::<PyFrozenSet>();
@@ -390,15 +394,32 @@ impl<'py> Extractor<'_, 'py> {
                 .collect();
             let scores_start = batch.scores.len();
             let tied_start = batch.tied.len();
-            for (id, score) in run.iter() {
-                let kind = self.check_id(query, &id)?;
-                let score = self.number(query, &id, &score, "score")?;
+            let expected = self.id_kind;
+            for_each_item(run, |id, score| {
+                // The common case on borrowed items: an id of the expected exact type and a
+                // float score. Anything else takes the general (owned) path.
+                let fast_kind = match expected {
+                    Some(IdKind::Str) if id.is_exact_instance_of::<PyString>() => Some(IdKind::Str),
+                    Some(IdKind::Int) if id.is_exact_instance_of::<PyInt>() => Some(IdKind::Int),
+                    _ => None,
+                };
+                let (kind, score) = match (fast_kind, score.cast::<PyFloat>()) {
+                    (Some(kind), Ok(float)) if !float.value().is_nan() => (kind, float.value()),
+                    _ => {
+                        let (id, score) = (id.to_owned(), score.to_owned());
+                        (
+                            self.check_id(query, &id)?,
+                            self.number(query, &id, &score, "score")?,
+                        )
+                    }
+                };
                 batch.scores.push(score);
                 if !found_scores.is_empty() && found_scores.contains(&canonical_bits(score)) {
                     let (s, e) = self.push_id(query, &id, kind, &mut batch.bytes)?;
                     batch.tied.push((s, e, score));
                 }
-            }
+                Ok(())
+            })?;
             RankingSlots::Joined {
                 scores: scores_start..batch.scores.len(),
                 found: found_start..batch.found.len(),
