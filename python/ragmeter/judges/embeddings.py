@@ -183,7 +183,10 @@ class OpenAIClientEmbedder:
         self.base_url = str(getattr(client, "base_url", "openai-client")).rstrip("/")
         self.limits = Limits(max_concurrency=8)
         self.retry_policy = RetryPolicy()
-        self._is_async = inspect.iscoroutinefunction(self._client.embeddings.create)
+        self._is_async = (
+            inspect.iscoroutinefunction(self._client.embeddings.create)
+            or "Async" in type(client).__name__
+        )
 
     @property
     def identity(self) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import math
 import os
 import re
@@ -32,6 +33,7 @@ from typing import Any, Literal
 from .._optional import import_optional
 from ..exceptions import InvalidInputError, JudgeConfigurationError, JudgeTransportError
 from .limits import Limits, RetryPolicy, classify_status, parse_retry_after
+from .prompts import SCHEMA_MARKER
 from .protocol import JudgeRequest, JudgeResponse, Usage
 
 __all__ = [
@@ -236,7 +238,19 @@ class ChatCompletionsJudge:
     def _body(
         self, request: JudgeRequest, mode: str, seed: bool, temperature: bool
     ) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model, "messages": request.message_dicts()}
+        messages = request.message_dicts()
+        # Without a schema in response_format the model learns it from the prompt.
+        needs_schema_text = request.response_schema is not None and mode in (
+            "json_object",
+            "prompt",
+        )
+        if needs_schema_text and not any(SCHEMA_MARKER in m["content"] for m in messages):
+            schema_text = json.dumps(request.response_schema, ensure_ascii=False)
+            for message in reversed(messages):
+                if message["role"] == "user":
+                    message["content"] += f"\n\n{SCHEMA_MARKER}\n{schema_text}"
+                    break
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
         if temperature and request.temperature is not None:
             body["temperature"] = request.temperature
         if seed and request.seed is not None:
@@ -587,7 +601,7 @@ class OpenAIClientJudge(ChatCompletionsJudge):
         with_options = getattr(client, "with_options", None)
         self._client = with_options(max_retries=0) if callable(with_options) else client
         create = self._client.chat.completions.create
-        self._is_async = inspect.iscoroutinefunction(create)
+        self._is_async = inspect.iscoroutinefunction(create) or "Async" in type(client).__name__
         super().__init__(
             model=resolve_model(model),
             base_url=str(getattr(client, "base_url", "openai-client")).rstrip("/"),

@@ -80,6 +80,13 @@ class JudgeRequest:
         """Every message's content, joined by blank lines (for prompt-only callables)."""
         return "\n\n".join(m["content"] for m in self.messages)
 
+    def first_user_message(self) -> str:
+        """The task prompt (re-asks append further user messages after it)."""
+        for message in self.messages:
+            if message["role"] == "user":
+                return message["content"]
+        return ""
+
     def last_user_message(self) -> str:
         for message in reversed(self.messages):
             if message["role"] == "user":

@@ -60,7 +60,7 @@ def request_schema(request: JudgeRequest) -> Mapping[str, Any] | None:
     """The answer schema of a request: its ``response_schema`` or the one written in the prompt."""
     if request.response_schema is not None:
         return request.response_schema
-    text = request.last_user_message()
+    text = request.first_user_message()
     if SCHEMA_MARKER in text:
         try:
             schema = json.loads(text.split(SCHEMA_MARKER, 1)[1].strip())
@@ -81,9 +81,9 @@ class ScriptedJudge:
 
     ``script`` is a dict or a list of ``(matcher, response)`` pairs, tried in order. A matcher
     is a string (equal to the request's task, i.e. its schema title such as ``"claims"`` or
-    ``"groundedness_verdicts"``, or contained in the last user message), a compiled regex
-    (searched in the whole prompt) or a callable ``request -> bool``. A response is a string
-    (sent as is), a dict or list (sent as JSON), an exception (raised), a callable
+    ``"groundedness_verdicts"``, or contained in the task prompt, the first user message), a
+    compiled regex (searched in the whole prompt) or a callable ``request -> bool``. A response
+    is a string (sent as is), a dict or list (sent as JSON), an exception (raised), a callable
     ``request -> response`` or :class:`Responses` (successive answers). A request no rule
     matches raises :class:`UnexpectedPromptError`, or gets ``default`` when one is given.
     """
@@ -114,7 +114,7 @@ class ScriptedJudge:
     @staticmethod
     def _matches(matcher: Any, request: JudgeRequest) -> bool:
         if isinstance(matcher, str):
-            return matcher == _task(request) or matcher in request.last_user_message()
+            return matcher == _task(request) or matcher in request.first_user_message()
         if isinstance(matcher, re.Pattern):
             return matcher.search(request.prompt_text()) is not None
         if callable(matcher):
@@ -130,7 +130,7 @@ class ScriptedJudge:
             return self._render(self.default, request)
         raise UnexpectedPromptError(
             f"ScriptedJudge {self.name!r} has no rule for task {_task(request)!r}; prompt "
-            f"starts: {request.last_user_message()[:200]!r}"
+            f"starts: {request.first_user_message()[:200]!r}"
         )
 
     def _render(self, response: Any, request: JudgeRequest) -> str:
@@ -247,7 +247,7 @@ class RuleJudge:
     def respond(self, request: JudgeRequest) -> str:
         schema = request_schema(request) or {}
         task = str(schema.get("title") or request.task)
-        sections = parse_sections(request.last_user_message())
+        sections = parse_sections(request.first_user_message())
         handler: Callable[[dict[str, str], Mapping[str, Any]], Any] | None = getattr(
             self, f"_answer_{task}", None
         )
