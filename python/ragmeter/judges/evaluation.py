@@ -25,6 +25,7 @@ from ..exceptions import (
     JudgeConfigurationError,
     JudgeOutputError,
     JudgeTransportError,
+    MissingDependencyError,
 )
 from .accounting import CallStats, cost_of, normalize_prices
 from .cache import CacheMode, JudgeCache, open_cache
@@ -100,7 +101,8 @@ async def _score_one(
         if exc.fatal or on_error == "raise":
             raise
         score = _error_score(exc)
-    except (JudgeConfigurationError, asyncio.CancelledError):
+    except (JudgeConfigurationError, MissingDependencyError, asyncio.CancelledError):
+        # Every other sample would fail the same way: stop instead of recording each.
         raise
     except Exception as exc:
         if on_error == "raise":

@@ -17,7 +17,13 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
-from ..exceptions import InvalidInputError, JudgeError, JudgeOutputError, JudgeTransportError
+from ..exceptions import (
+    InvalidInputError,
+    JudgeError,
+    JudgeOutputError,
+    JudgeTransportError,
+    MissingDependencyError,
+)
 from .accounting import CallStats
 from .cache import JudgeCache, cache_key
 from .limits import Limits, RateLimiter, RetryPolicy
@@ -158,7 +164,7 @@ class Runtime:
                     return await call()
                 except JudgeTransportError as exc:
                     error = exc
-                except (asyncio.CancelledError, JudgeError):
+                except (asyncio.CancelledError, JudgeError, MissingDependencyError):
                     raise
                 except Exception as exc:
                     raise JudgeCallError(

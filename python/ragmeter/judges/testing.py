@@ -388,7 +388,7 @@ class FaultyJudge:
     """Wraps a judge and injects seeded faults, each with its own probability per call.
 
     ``p_malformed`` (text that is not JSON), ``p_truncated`` (the JSON cut in half),
-    ``p_wrong_count`` (the first list in the answer loses its last item), ``p_timeout`` (a
+    ``p_wrong_count`` (the first list of labelled items loses its last item), ``p_timeout`` (a
     retryable timeout) and ``p_429`` (a retryable 429 with ``Retry-After: 0``).
     """
 
@@ -446,7 +446,7 @@ class FaultyJudge:
                 parsed = None
             if isinstance(parsed, dict):
                 for key, value in parsed.items():
-                    if isinstance(value, list) and value:
+                    if isinstance(value, list) and len(value) > 1 and isinstance(value[0], dict):
                         parsed[key] = value[:-1]
                         break
                 text = json.dumps(parsed)
