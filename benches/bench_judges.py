@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -96,9 +97,12 @@ def main() -> int:
         ideal = args.calls * args.latency / args.concurrency
         with tempfile.TemporaryDirectory() as tmp:
             cache = str(Path(tmp) / "judge-cache.sqlite")
+            load_before = os.getloadavg()[0]
+            cpu = time.process_time()
             start = time.perf_counter()
             first = evaluate(samples, [metric], judge=judge, cache=cache)
             cold = time.perf_counter() - start
+            cold_cpu = time.process_time() - cpu
             start = time.perf_counter()
             second = evaluate(samples, [metric], judge=judge, cache=cache)
             warm = time.perf_counter() - start
@@ -110,11 +114,18 @@ def main() -> int:
     cold_usage = first.total_usage()
     warm_usage = second.total_usage()
     summary = first.summary("bench_rubric")
-    print(f"calls={args.calls} latency={args.latency * 1000:.0f} ms concurrency={args.concurrency}")
+    print(
+        f"calls={args.calls} latency={args.latency * 1000:.0f} ms concurrency={args.concurrency} "
+        f"cores={os.cpu_count()} load average before the run={load_before:.2f}"
+    )
     print(f"ideal (calls x latency / concurrency)      {ideal:8.3f} s")
     print(
         f"ragmeter OpenAICompatibleJudge, cold cache {cold:8.3f} s  {cold / ideal:5.2f}x ideal  "
         f"({cold_usage.calls} calls, {summary.n_ok} ok, {summary.n_error} errors)"
+    )
+    print(
+        f"  client CPU {cold_cpu:.2f} s = {cold_cpu / args.calls * 1000:.2f} ms per call "
+        "(wall time cannot beat the client's CPU time)"
     )
     print(f"bare openai.AsyncOpenAI + Semaphore (peer) {peer:8.3f} s  {peer / ideal:5.2f}x ideal")
     print(f"ragmeter / peer                                        {cold / peer:5.2f}x")

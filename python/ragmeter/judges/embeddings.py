@@ -95,6 +95,7 @@ class OpenAICompatibleEmbedder:
         retry_policy: RetryPolicy | None = None,
         headers: Mapping[str, str] | None = None,
         transport: Any = None,
+        plain_http: bool = True,
     ):
         if batch_size < 1:
             raise InvalidInputError(f"batch_size must be >= 1, got {batch_size!r}")
@@ -119,6 +120,7 @@ class OpenAICompatibleEmbedder:
             headers=headers,
             transport=transport,
             purpose="OpenAICompatibleEmbedder",
+            plain_http=plain_http,
         )
 
     @property

@@ -255,9 +255,17 @@ async def _evaluate_async(
 
     async def unit(sample: Sample, metric: Metric) -> SampleResult:
         async with gate:
-            outcomes = await asyncio.gather(
-                *(_score_one(runtime, metric, sample, j, the_embedder, on_error) for j in judges)
-            )
+            if len(judges) == 1:
+                outcomes = [
+                    await _score_one(runtime, metric, sample, judges[0], the_embedder, on_error)
+                ]
+            else:
+                outcomes = await asyncio.gather(
+                    *(
+                        _score_one(runtime, metric, sample, j, the_embedder, on_error)
+                        for j in judges
+                    )
+                )
         tick()
         usage = {j.name: stats for j, (_, stats) in zip(judges, outcomes, strict=True)}
         if isinstance(the_judge, Panel):

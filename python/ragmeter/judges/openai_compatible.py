@@ -35,6 +35,7 @@ from ..exceptions import InvalidInputError, JudgeConfigurationError, JudgeTransp
 from .limits import Limits, RetryPolicy, classify_status, parse_retry_after
 from .prompts import SCHEMA_MARKER
 from .protocol import JudgeRequest, JudgeResponse, Usage
+from .transport import make_plain_http_transport, proxy_configured_for
 
 __all__ = [
     "ENV_API_KEY",
@@ -370,11 +371,14 @@ class _Shards:
 
 
 class HttpEndpoint:
-    """httpx clients for an OpenAI-compatible base URL: per event loop, sharded.
+    """httpx clients for an OpenAI-compatible base URL, one set per event loop.
 
-    httpcore's pool scans every connection on every request, so one pool of 32 connections
-    costs several times the CPU of eight pools of four; requests go to the least busy shard.
-    The shards share one SSL context (loading the CA bundle costs ~0.1 s per client).
+    Plain ``http://`` URLs (local servers) use :mod:`ragmeter.judges.transport`'s lean
+    HTTP/1.1 transport unless ``plain_http=False`` or an environment proxy applies. Other URLs
+    use httpx's transport, sharded: httpcore's pool scans every connection on every request,
+    so one pool of 32 connections costs several times the CPU of eight pools of four; requests
+    go to the least busy shard. All clients share one SSL context (loading the CA bundle costs
+    ~0.1 s per client).
     """
 
     CONNECTIONS_PER_SHARD = 4
@@ -389,6 +393,7 @@ class HttpEndpoint:
         headers: Mapping[str, str] | None,
         transport: Any,
         purpose: str,
+        plain_http: bool = True,
     ):
         self.base_url = base_url
         self._api_key = api_key
@@ -398,11 +403,19 @@ class HttpEndpoint:
         self._transport = transport
         self._purpose = purpose
         self._ssl_context: Any = None
+        self._httpx_module: Any = None
+        self._urls: dict[str, Any] = {}
+        self.uses_plain_http_transport = (
+            plain_http
+            and transport is None
+            and base_url.startswith("http://")
+            and not proxy_configured_for(base_url)
+        )
         self._shards: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Shards] = (
             weakref.WeakKeyDictionary()
         )
 
-    def _new_client(self, httpx: Any, connections: int) -> Any:
+    def _new_client(self, httpx: Any, connections: int, transport: Any = None) -> Any:
         headers = {"Content-Type": "application/json", **self._headers}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key.reveal()}"
@@ -413,15 +426,25 @@ class HttpEndpoint:
             headers=headers,
             timeout=httpx.Timeout(self.timeout_s),
             limits=httpx.Limits(max_connections=connections, max_keepalive_connections=connections),
-            transport=self._transport,
+            transport=transport if transport is not None else self._transport,
             verify=self._ssl_context,
         )
 
+    def _httpx(self) -> Any:
+        if self._httpx_module is None:
+            self._httpx_module = import_optional("httpx", extra="judges", purpose=self._purpose)
+        return self._httpx_module
+
     def _loop_shards(self) -> _Shards:
-        httpx = import_optional("httpx", extra="judges", purpose=self._purpose)
+        httpx = self._httpx()
         loop = asyncio.get_running_loop()
         shards = self._shards.get(loop)
         if shards is None or any(c.is_closed for c in shards.clients):
+            if self.uses_plain_http_transport:
+                transport = make_plain_http_transport(httpx, max_connections=self._max_connections)
+                shards = _Shards([self._new_client(httpx, self._max_connections, transport)])
+                self._shards[loop] = shards
+                return shards
             per_shard = self.CONNECTIONS_PER_SHARD
             count = (
                 1 if self._transport is not None else math.ceil(self._max_connections / per_shard)
@@ -432,13 +455,16 @@ class HttpEndpoint:
         return shards
 
     async def post(self, path: str, body: Mapping[str, Any]) -> Any:
-        httpx = import_optional("httpx", extra="judges", purpose=self._purpose)
+        httpx = self._httpx()
         url = f"{self.base_url}/{path}"
+        target = self._urls.get(path)
+        if target is None:
+            target = self._urls[path] = httpx.URL(url)
         shards = self._loop_shards()
         index = shards.least_busy()
         shards.in_flight[index] += 1
         try:
-            response = await shards.clients[index].post(path, json=body)
+            response = await shards.clients[index].post(target, json=body)
         except httpx.TimeoutException as exc:
             raise JudgeTransportError(
                 f"{url} did not answer within {self.timeout_s} s ({type(exc).__name__})",
@@ -496,7 +522,9 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
     cache keys. At most ``max_concurrency`` requests are in flight and, with ``rpm``, at most
     ``rpm`` start per minute; ``retry_policy`` governs transport retries; ``timeout_s`` bounds
     each request; ``structured_output`` forces one answer format instead of negotiating.
-    ``transport`` is passed to ``httpx.AsyncClient`` (for example ``httpx.MockTransport``).
+    ``transport`` is passed to ``httpx.AsyncClient`` (for example ``httpx.MockTransport``);
+    without one, ``http://`` URLs use a lean HTTP/1.1 transport (~20x less CPU per call than
+    httpx's default, see :mod:`ragmeter.judges.transport`) unless ``plain_http=False``.
     """
 
     def __init__(
@@ -513,6 +541,7 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
         structured_output: StructuredOutput = "auto",
         headers: Mapping[str, str] | None = None,
         transport: Any = None,
+        plain_http: bool = True,
     ):
         resolved_url = resolve_base_url(base_url)
         limits = Limits(max_concurrency=max_concurrency, rpm=rpm)
@@ -533,6 +562,7 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
             headers=headers,
             transport=transport,
             purpose="OpenAICompatibleJudge",
+            plain_http=plain_http,
         )
 
     def __repr__(self) -> str:
