@@ -180,3 +180,19 @@ def test_a_cached_answer_that_no_longer_validates_is_asked_again(tmp_path):
     again = evaluate([sample], ["groundedness"], judge=judge, cache=str(path))
     assert again.values("groundedness") == [1.0]
     assert len(judge.requests) == 4
+
+
+def test_pending_writes_are_visible_and_write_errors_surface(tmp_path):
+    path = tmp_path / "judge.sqlite"
+    cache = JudgeCache(path)
+    cache.put("k1", "chat", {"parsed": {"a": 1}})
+    assert cache.get("k1") == {"parsed": {"a": 1}}
+    cache.flush()
+    assert len(cache) == 1 and cache.get("k1") == {"parsed": {"a": 1}}
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TABLE calls")
+    cache.put("k2", "chat", {"parsed": {"b": 2}})
+    with pytest.raises(OSError, match="could not be written"):
+        cache.flush()
+    with pytest.raises(OSError, match="could not be written"):
+        cache.put("k3", "chat", {})

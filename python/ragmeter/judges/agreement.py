@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Hashable, Sequence
 from itertools import combinations
 from typing import Any, Literal
@@ -192,7 +192,7 @@ def _delta2(
 def _krippendorff_alpha(rows: list[list[Any]], level: str) -> Result:
     if level not in LEVELS:
         raise InvalidInputError(f"level must be one of {LEVELS}, got {level!r}")
-    coincidences: Counter[tuple[Any, Any]] = Counter()
+    coincidences: defaultdict[tuple[Any, Any], float] = defaultdict(float)
     for row in rows:
         present = [v for v in row if v is not None]
         m = len(present)
@@ -210,7 +210,7 @@ def _krippendorff_alpha(rows: list[list[Any]], level: str) -> Result:
                     coincidences[(c, k)] += 1.0 / (m - 1)
     if not coincidences:
         return None, "no unit has two ratings"
-    totals: Counter[Any] = Counter()
+    totals: defaultdict[Any, float] = defaultdict(float)
     for (c, _k), weight in coincidences.items():
         totals[c] += weight
     n = sum(totals.values())

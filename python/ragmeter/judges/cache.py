@@ -8,6 +8,11 @@ every finished call and a rerun resumes where it stopped.
 
 Modes: ``read_write`` (default), ``read_only`` (hits are used, nothing is written: CI replays),
 ``refresh`` (every call is made again and overwrites the stored answer), ``off``.
+
+Writes to a file go through one writer thread with its own connection, in batched
+transactions, so the event loop never waits for sqlite; answers waiting to be written are
+already visible to :meth:`JudgeCache.get`. :meth:`JudgeCache.flush` waits for them (every
+evaluation does at its end, also when it fails).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import queue
 import sqlite3
 import threading
 import time
@@ -29,6 +35,7 @@ __all__ = ["CACHE_FORMAT_VERSION", "CacheMode", "JudgeCache", "cache_key", "open
 CacheMode = Literal["read_write", "read_only", "refresh", "off"]
 CACHE_MODES: tuple[str, ...] = ("read_write", "read_only", "refresh", "off")
 CACHE_FORMAT_VERSION = 1
+_INSERT = "INSERT OR REPLACE INTO calls (key, kind, value, created_at) VALUES (?, ?, ?, ?)"
 
 
 def canonical_json(value: Any) -> str:
@@ -42,7 +49,9 @@ def cache_key(payload: Mapping[str, Any]) -> str:
 
 
 class JudgeCache:
-    """sqlite store of validated judge answers and embeddings (WAL, one writer at a time)."""
+    """sqlite store of validated judge answers and embeddings (WAL, one writer thread)."""
+
+    WRITE_BATCH = 512
 
     def __init__(self, path: str | os.PathLike[str] = ":memory:", mode: CacheMode = "read_write"):
         if mode not in CACHE_MODES:
@@ -51,19 +60,28 @@ class JudgeCache:
         self.mode: CacheMode = mode
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
+        self._pending: dict[str, tuple[str, str]] = {}
+        self._pending_lock = threading.Lock()
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._writer: threading.Thread | None = None
+        self._writer_error: BaseException | None = None
         if mode != "off":
             if self.path != ":memory:":
                 Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            if self.path != ":memory:":
-                self._conn.execute("PRAGMA journal_mode=WAL")
-                self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.execute("PRAGMA busy_timeout=10000")
+            self._conn = self._connect()
             self._conn.execute(
                 "CREATE TABLE IF NOT EXISTS calls ("
                 " key TEXT PRIMARY KEY, kind TEXT NOT NULL, value TEXT NOT NULL,"
                 " created_at REAL NOT NULL)"
             )
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        if self.path != ":memory:":
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA busy_timeout=10000")
+        return conn
 
     def __repr__(self) -> str:
         return f"JudgeCache(path={self.path!r}, mode={self.mode!r})"
@@ -79,6 +97,10 @@ class JudgeCache:
     def get(self, key: str) -> dict[str, Any] | None:
         if self._conn is None or not self.readable:
             return None
+        with self._pending_lock:
+            pending = self._pending.get(key)
+        if pending is not None:
+            return json.loads(pending[1])
         with self._lock:
             row = self._conn.execute("SELECT value FROM calls WHERE key = ?", (key,)).fetchone()
         return None if row is None else json.loads(row[0])
@@ -86,16 +108,71 @@ class JudgeCache:
     def put(self, key: str, kind: str, value: Mapping[str, Any]) -> None:
         if self._conn is None or not self.writable:
             return
+        self._raise_writer_error()
         text = canonical_json(value)
-        with self._lock:
-            self._conn.execute(
-                "INSERT OR REPLACE INTO calls (key, kind, value, created_at) VALUES (?, ?, ?, ?)",
-                (key, kind, text, time.time()),
-            )
+        if self.path == ":memory:":
+            with self._lock:
+                self._conn.execute(_INSERT, (key, kind, text, time.time()))
+            return
+        with self._pending_lock:
+            self._pending[key] = (kind, text)
+            if self._writer is None:
+                self._writer = threading.Thread(
+                    target=self._write_loop, name="ragmeter-judge-cache", daemon=True
+                )
+                self._writer.start()
+        self._queue.put(key)
+
+    def _write_loop(self) -> None:
+        conn = self._connect()
+        try:
+            while True:
+                batch = [self._queue.get()]
+                while len(batch) < self.WRITE_BATCH:
+                    try:
+                        batch.append(self._queue.get_nowait())
+                    except queue.Empty:
+                        break
+                keys = [k for k in batch if k is not None]
+                with self._pending_lock:
+                    rows = {k: self._pending[k] for k in keys if k in self._pending}
+                try:
+                    if rows and self._writer_error is None:
+                        now = time.time()
+                        conn.execute("BEGIN")
+                        conn.executemany(
+                            _INSERT, [(k, kind, text, now) for k, (kind, text) in rows.items()]
+                        )
+                        conn.execute("COMMIT")
+                except BaseException as exc:  # surfaced by the next put() or flush()
+                    self._writer_error = exc
+                with self._pending_lock:
+                    for k, entry in rows.items():
+                        if self._pending.get(k) is entry:
+                            del self._pending[k]
+                for _ in batch:
+                    self._queue.task_done()
+                if None in batch:
+                    return
+        finally:
+            conn.close()
+
+    def _raise_writer_error(self) -> None:
+        if self._writer_error is not None:
+            raise OSError(
+                f"the judge cache {self.path!r} could not be written: {self._writer_error}"
+            ) from self._writer_error
+
+    def flush(self) -> None:
+        """Wait until every answer handed to :meth:`put` is in the database."""
+        if self._writer is not None:
+            self._queue.join()
+        self._raise_writer_error()
 
     def __len__(self) -> int:
         if self._conn is None:
             return 0
+        self.flush()
         with self._lock:
             return int(self._conn.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
 
@@ -104,10 +181,17 @@ class JudgeCache:
         return {"path": self.path, "mode": self.mode, "entries": len(self)}
 
     def close(self) -> None:
+        """Write what is pending, stop the writer thread and close the database."""
+        writer = self._writer
+        if writer is not None:
+            self._queue.put(None)
+            writer.join()
+            self._writer = None
         with self._lock:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+        self._raise_writer_error()
 
     def __enter__(self) -> JudgeCache:
         return self

@@ -17,6 +17,7 @@ import math
 import platform
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from .._optional import import_optional
@@ -247,6 +248,7 @@ async def _evaluate_async(
         language=language,
     )
     the_cache = open_cache(cache, cache_mode)
+    owns_cache = not isinstance(cache, JudgeCache)
     runtime = Runtime(cache=the_cache, settings=settings, sleep=_runtime_sleep)
     judges = list(the_judge.judges) if isinstance(the_judge, Panel) else [the_judge]
     units = [(s, m) for s in sample_list for m in metric_list]
@@ -280,26 +282,31 @@ async def _evaluate_async(
 
     tasks = [asyncio.ensure_future(unit(s, m)) for s, m in units]
     try:
-        rows = await asyncio.gather(*tasks)
-    except BaseException:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
+        try:
+            rows = await asyncio.gather(*tasks)
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        finally:
+            close_progress()
+            if close_clients:
+                await _close_clients(runtime.used_clients())
+            # Finished calls must be on disk before returning or raising, so a rerun resumes.
+            await asyncio.to_thread(the_cache.flush)
+        manifest = _manifest(
+            the_judge, the_embedder, metric_list, settings, the_cache, len(sample_list)
+        )
     finally:
-        close_progress()
-        if close_clients:
-            await _close_clients(runtime.used_clients())
+        if owns_cache:
+            await asyncio.to_thread(the_cache.close)
     models = {j.name: str(judge_identity(j).get("model") or j.name) for j in judges}
     if the_embedder is not None and judge_identity(the_embedder).get("model"):
         models["__embedder__"] = str(judge_identity(the_embedder)["model"])
-    manifest = _manifest(
-        the_judge, the_embedder, metric_list, settings, the_cache, len(sample_list)
-    )
-    results = JudgeResults(
+    return JudgeResults(
         rows, metrics=metric_list, manifest=manifest, prices=price_table, judge_models=models
     )
-    return results
 
 
 async def _close_clients(clients: Sequence[Any]) -> None:
@@ -462,9 +469,12 @@ def estimate_run(
     else:
         stand_in = _StandIn(the_judge)
         judges = [the_judge]
-    read_only = open_cache(cache, None)
-    if read_only.mode != "off":
-        read_only = JudgeCache(read_only.path, "read_only")
+    # The stand-in's answers must never be stored: read the user's cache file, write nothing.
+    path = cache.path if isinstance(cache, JudgeCache) else cache
+    if path is not None and str(path) != ":memory:" and Path(path).exists():
+        read_only = JudgeCache(path, "read_only")
+    else:
+        read_only = JudgeCache(mode="off")
 
     async def run() -> JudgeResults:
         return await _evaluate_async(
@@ -478,7 +488,10 @@ def estimate_run(
             _runtime_sleep=_no_sleep,
         )
 
-    results = run_sync(run)
+    try:
+        results = run_sync(run)
+    finally:
+        read_only.close()
     table = normalize_prices(prices)
     models = {j.name: str(judge_identity(j).get("model") or j.name) for j in judges}
     rows = results.usage()

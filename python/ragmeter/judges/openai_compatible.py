@@ -362,9 +362,10 @@ def _shared_ssl_context(httpx: Any) -> Any:
 class _Shards:
     """httpx clients of one event loop, with the number of requests each has in flight."""
 
-    def __init__(self, clients: list[Any]):
+    def __init__(self, clients: list[Any], plain_transport: Any = None):
         self.clients = clients
         self.in_flight = [0] * len(clients)
+        self.plain_transport = plain_transport
 
     def least_busy(self) -> int:
         return min(range(len(self.clients)), key=self.in_flight.__getitem__)
@@ -419,7 +420,7 @@ class HttpEndpoint:
         headers = {"Content-Type": "application/json", **self._headers}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key.reveal()}"
-        if self._ssl_context is None:
+        if self._ssl_context is None and transport is None:
             self._ssl_context = _shared_ssl_context(httpx)
         return httpx.AsyncClient(
             base_url=self.base_url + "/",
@@ -427,7 +428,7 @@ class HttpEndpoint:
             timeout=httpx.Timeout(self.timeout_s),
             limits=httpx.Limits(max_connections=connections, max_keepalive_connections=connections),
             transport=transport if transport is not None else self._transport,
-            verify=self._ssl_context,
+            verify=self._ssl_context if self._ssl_context is not None else True,
         )
 
     def _httpx(self) -> Any:
@@ -442,7 +443,8 @@ class HttpEndpoint:
         if shards is None or any(c.is_closed for c in shards.clients):
             if self.uses_plain_http_transport:
                 transport = make_plain_http_transport(httpx, max_connections=self._max_connections)
-                shards = _Shards([self._new_client(httpx, self._max_connections, transport)])
+                client = self._new_client(httpx, self._max_connections, transport)
+                shards = _Shards([client], plain_transport=transport)
                 self._shards[loop] = shards
                 return shards
             per_shard = self.CONNECTIONS_PER_SHARD
@@ -464,7 +466,19 @@ class HttpEndpoint:
         index = shards.least_busy()
         shards.in_flight[index] += 1
         try:
-            response = await shards.clients[index].post(target, json=body)
+            if shards.plain_transport is not None:
+                # The lean transport directly: the client's cookie, redirect and auth handling
+                # (none of which a judge call uses) cost more CPU than the exchange itself.
+                request = httpx.Request(
+                    "POST",
+                    target,
+                    headers=shards.clients[index].headers,
+                    content=json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode(),
+                    extensions={"timeout": httpx.Timeout(self.timeout_s).as_dict()},
+                )
+                response = await shards.plain_transport.handle_async_request(request)
+            else:
+                response = await shards.clients[index].post(target, json=body)
         except httpx.TimeoutException as exc:
             raise JudgeTransportError(
                 f"{url} did not answer within {self.timeout_s} s ({type(exc).__name__})",

@@ -375,7 +375,7 @@ class JudgeResults:
                 f"{judges or [rows[0].judge if rows else 'nobody']}"
             )
         spec = next(m for m in self._metrics if m.name == metric)
-        chosen = level or getattr(spec, "agreement_level", "interval")
+        chosen = _level(spec, level)
         ratings = [
             [
                 _rating(row.judge_scores.get(name) if row.judge_scores else None, chosen)
@@ -405,7 +405,7 @@ class JudgeResults:
                     f"labels has {len(human)} entries but {metric!r} has {len(rows)} samples"
                 )
         spec = next(m for m in self._metrics if m.name == metric)
-        chosen = level or getattr(spec, "agreement_level", "interval")
+        chosen = _level(spec, level)
         ratings = [[_rating(row.score, chosen), h] for row, h in zip(rows, human, strict=True)]
         report = agreement_report(ratings, level=chosen)
         report["raters"] = ["judge", "human"]
@@ -466,6 +466,13 @@ class JudgeResults:
         lines = [f"JudgeResults({len(self.rows)} rows, metrics={self.metric_names})"]
         lines.extend(f"  {summary}" for summary in self.summaries().values())
         return "\n".join(lines)
+
+
+def _level(spec: Any, level: Level | None) -> Level:
+    if level is not None:
+        return level
+    chosen: Level = getattr(spec, "agreement_level", "interval")
+    return chosen
 
 
 def _rating(score: Score | None, level: str) -> Any:

@@ -164,7 +164,7 @@ class LoopbackOpenAIServer:
     @property
     def base_url(self) -> str:
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"http://{host!s}:{port}/v1"
 
     def __repr__(self) -> str:
         return f"LoopbackOpenAIServer({self.base_url}, latency_s={self.latency_s})"

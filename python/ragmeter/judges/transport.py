@@ -56,7 +56,7 @@ async def _read_body(
 ) -> tuple[bytes, bool]:
     """The body and whether the connection can be reused."""
     if headers.get(b"transfer-encoding", b"").lower() == b"chunked":
-        chunks = []
+        chunks: list[bytes] = []
         while True:
             size_line = await reader.readuntil(b"\r\n")
             size = int(size_line.split(b";", 1)[0].strip(), 16)
