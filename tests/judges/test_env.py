@@ -90,3 +90,12 @@ def test_a_missing_httpx_names_the_extra(server, monkeypatch):
 def test_base_url_must_be_http():
     with pytest.raises(ValueError, match="http"):
         OpenAICompatibleJudge(base_url="127.0.0.1:8000/v1", model="m")
+
+
+def test_an_openai_client_needs_a_model_name(server):
+    import openai
+
+    from ragmeter.judges import OpenAIClientJudge
+
+    with pytest.raises(JudgeConfigurationError, match="openai client judge: pass model="):
+        OpenAIClientJudge(openai.OpenAI(base_url=server.base_url, api_key="x"))

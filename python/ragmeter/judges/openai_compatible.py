@@ -133,7 +133,7 @@ NO_JUDGE_MESSAGE = (
 def resolve_model(model: str | None, *, env: str = ENV_MODEL, what: str = "judge") -> str:
     resolved = model or _env(env)
     if not resolved:
-        if env == ENV_MODEL:
+        if env == ENV_MODEL and what == "judge":
             raise JudgeConfigurationError(NO_JUDGE_MESSAGE)
         raise JudgeConfigurationError(
             f"No model is configured for the {what}: pass model=... or set {env}=<model name>"
@@ -647,7 +647,7 @@ class OpenAIClientJudge(ChatCompletionsJudge):
         create = self._client.chat.completions.create
         self._is_async = inspect.iscoroutinefunction(create) or "Async" in type(client).__name__
         super().__init__(
-            model=resolve_model(model),
+            model=resolve_model(model, what="openai client judge"),
             base_url=str(getattr(client, "base_url", "openai-client")).rstrip("/"),
             name=name,
             limits=Limits(max_concurrency=max_concurrency, rpm=rpm),
