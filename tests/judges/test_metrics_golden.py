@@ -582,3 +582,22 @@ def test_a_cache_object_can_be_shared(tmp_path):
     with JudgeCache(tmp_path / "c.sqlite") as cache:
         evaluate([Sample("Q?", "A.", ("c",))], ["groundedness"], judge=judge, cache=cache)
         assert len(cache) == 2
+
+
+def test_long_item_lists_are_sent_in_chunks_with_running_ids():
+    def answer(request):
+        items = sent_items(request, "Context sentences")
+        return {
+            "sentences": [
+                {"id": it["id"], "relevant": it["text"].startswith("A"), "reason": "r"}
+                for it in items
+            ]
+        }
+
+    judge = ScriptedJudge({"context_relevancy_labels": answer})
+    results = evaluate(
+        [Sample("Q?", "A.", CONTEXTS)], ["context_relevancy"], judge=judge, max_items_per_call=2
+    )
+    assert results.rows[0].score.value == pytest.approx(3 / 5)
+    sent = [[it["id"] for it in sent_items(r, "Context sentences")] for r in judge.requests]
+    assert sorted(sent) == [[1, 2], [3, 4], [5]]
