@@ -6,9 +6,15 @@ scikit-learn scorers and LLM judges, with the arithmetic in a Rust core.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ._core import __version__
 from .exceptions import (
     InvalidInputError,
+    JudgeConfigurationError,
+    JudgeError,
+    JudgeOutputError,
+    JudgeTransportError,
     MissingDependencyError,
     RagmeterError,
     TrecFormatError,
@@ -31,6 +37,10 @@ from .ranking import (
 
 __all__ = [
     "InvalidInputError",
+    "JudgeConfigurationError",
+    "JudgeError",
+    "JudgeOutputError",
+    "JudgeTransportError",
     "MeanScore",
     "MetricResults",
     "MissingDependencyError",
@@ -40,6 +50,7 @@ __all__ = [
     "__version__",
     "evaluate_trec",
     "hit_rate_at_k",
+    "judges",
     "mean_average_precision",
     "mean_reciprocal_rank",
     "ndcg_at_k",
@@ -52,3 +63,14 @@ __all__ = [
     "recall_at_k",
     "write_trec_run",
 ]
+
+# Subpackages imported on first use, so that `import ragmeter` stays light.
+_LAZY_SUBPACKAGES = ("judges",)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY_SUBPACKAGES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

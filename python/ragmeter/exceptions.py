@@ -8,6 +8,10 @@ from __future__ import annotations
 
 __all__ = [
     "InvalidInputError",
+    "JudgeConfigurationError",
+    "JudgeError",
+    "JudgeOutputError",
+    "JudgeTransportError",
     "MissingDependencyError",
     "RagmeterError",
     "TrecFormatError",
@@ -38,3 +42,56 @@ class UndefinedMetricWarning(UserWarning):
     undefined value (recall, MAP or R-precision without relevant documents, nDCG without a
     positive grade) by 0.0.
     """
+
+
+class JudgeError(RagmeterError):
+    """Base class of the errors raised by LLM judges (:mod:`ragmeter.judges`)."""
+
+
+class JudgeConfigurationError(JudgeError, InvalidInputError):
+    """No judge, model or embedder is configured; the message says exactly what to set."""
+
+
+class JudgeOutputError(JudgeError):
+    """A judge's answer could not be parsed or validated, even after the bounded re-asks.
+
+    ``task`` names the prompt, ``attempts`` counts the answers received and ``errors`` holds the
+    validation message of each answer, in order.
+    """
+
+    def __init__(
+        self, message: str, *, task: str = "", attempts: int = 0, errors: tuple[str, ...] = ()
+    ):
+        super().__init__(message)
+        self.task = task
+        self.attempts = attempts
+        self.errors = errors
+
+
+class JudgeTransportError(JudgeError):
+    """A judge or embedding endpoint failed to answer (HTTP status, timeout, broken connection).
+
+    ``retryable`` is true for 408/409/429/5xx, timeouts and broken connections; ``fatal`` is
+    true when every further call would fail the same way (401, 403, 404, exhausted quota), which
+    stops a whole evaluation instead of recording one error per sample. ``retry_after`` holds the
+    server's ``Retry-After`` in seconds when it sent one.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        kind: str = "http",
+        retryable: bool = False,
+        fatal: bool = False,
+        retry_after: float | None = None,
+        body: str = "",
+    ):
+        super().__init__(message)
+        self.status = status
+        self.kind = kind
+        self.retryable = retryable
+        self.fatal = fatal
+        self.retry_after = retry_after
+        self.body = body

@@ -1,0 +1,157 @@
+"""LLM judges for generated answers: one judge or a panel, any OpenAI-compatible endpoint.
+
+Metrics (each returns per-sample :class:`Score` objects with value, status, reasons and
+evidence): ``context_relevancy``, ``answer_relevancy``, ``answer_relevance``, ``groundedness``,
+``faithfulness``, ``context_precision``, ``context_recall``, ``pairwise_preference``, and custom
+metrics (:func:`metric`, :class:`RubricMetric`). Run them with :func:`evaluate`; the
+embedchain-compatible API (:class:`ContextRelevance`, :class:`AnswerRelevance`,
+:class:`Groundedness`, their configs, :class:`BaseMetric`, :class:`EvalData`,
+:func:`evaluate_rag`) sits on the same engine.
+
+Importing this package loads no HTTP client and reaches no network: a call is made only when a
+judge was configured (``judge=``, or ``RAGMETER_JUDGE_MODEL`` with ``OPENAI_BASE_URL`` /
+``OPENAI_API_KEY``). httpx is the optional extra ``ragmeter[judges]``.
+"""
+
+from __future__ import annotations
+
+from ..exceptions import (
+    JudgeConfigurationError,
+    JudgeError,
+    JudgeOutputError,
+    JudgeTransportError,
+)
+from .accounting import CallStats, Price
+from .agreement import (
+    agreement_report,
+    cohen_kappa,
+    fleiss_kappa,
+    krippendorff_alpha,
+    percent_agreement,
+)
+from .cache import JudgeCache
+from .custom import FunctionMetric, RubricMetric, metric
+from .embedchain import (
+    AnswerRelevance,
+    AnswerRelevanceConfig,
+    BaseConfig,
+    BaseMetric,
+    ContextRelevance,
+    ContextRelevanceConfig,
+    EvalData,
+    Groundedness,
+    GroundednessConfig,
+    evaluate_rag,
+)
+from .embeddings import OpenAIClientEmbedder, OpenAICompatibleEmbedder, cosine_similarity
+from .evaluation import DryRunEstimate, aevaluate, evaluate, judge_json, pairwise_preference
+from .limits import Limits, RetryPolicy
+from .metrics import (
+    AnswerRelevanceMetric,
+    AnswerRelevancyMetric,
+    ContextPrecisionMetric,
+    ContextRecallMetric,
+    ContextRelevancyMetric,
+    FaithfulnessMetric,
+    GroundednessMetric,
+    Metric,
+)
+from .openai_compatible import (
+    ENV_API_KEY,
+    ENV_BASE_URL,
+    ENV_EMBEDDING_MODEL,
+    ENV_MODEL,
+    OpenAIClientJudge,
+    OpenAICompatibleJudge,
+    judge_from_env,
+)
+from .panel import Panel
+from .preference import PairwisePreferenceMetric
+from .prompts import PromptTemplate
+from .protocol import (
+    Embedder,
+    Judge,
+    JudgeRequest,
+    JudgeResponse,
+    Usage,
+    as_embedder,
+    as_judge,
+)
+from .results import JudgeResults, MetricSummary, SampleResult, Score
+from .runtime import JudgeContext, RunSettings
+from .samples import Sample
+from .testing import FaultyJudge, HashEmbedder, RuleJudge, ScriptedJudge
+
+__all__ = [
+    "ENV_API_KEY",
+    "ENV_BASE_URL",
+    "ENV_EMBEDDING_MODEL",
+    "ENV_MODEL",
+    "AnswerRelevance",
+    "AnswerRelevanceConfig",
+    "AnswerRelevanceMetric",
+    "AnswerRelevancyMetric",
+    "BaseConfig",
+    "BaseMetric",
+    "CallStats",
+    "ContextPrecisionMetric",
+    "ContextRecallMetric",
+    "ContextRelevance",
+    "ContextRelevanceConfig",
+    "ContextRelevancyMetric",
+    "DryRunEstimate",
+    "Embedder",
+    "EvalData",
+    "FaithfulnessMetric",
+    "FaultyJudge",
+    "FunctionMetric",
+    "Groundedness",
+    "GroundednessConfig",
+    "GroundednessMetric",
+    "HashEmbedder",
+    "Judge",
+    "JudgeCache",
+    "JudgeConfigurationError",
+    "JudgeContext",
+    "JudgeError",
+    "JudgeOutputError",
+    "JudgeRequest",
+    "JudgeResponse",
+    "JudgeResults",
+    "JudgeTransportError",
+    "Limits",
+    "Metric",
+    "MetricSummary",
+    "OpenAIClientEmbedder",
+    "OpenAIClientJudge",
+    "OpenAICompatibleEmbedder",
+    "OpenAICompatibleJudge",
+    "PairwisePreferenceMetric",
+    "Panel",
+    "Price",
+    "PromptTemplate",
+    "RetryPolicy",
+    "RubricMetric",
+    "RuleJudge",
+    "RunSettings",
+    "Sample",
+    "SampleResult",
+    "Score",
+    "ScriptedJudge",
+    "Usage",
+    "aevaluate",
+    "agreement_report",
+    "as_embedder",
+    "as_judge",
+    "cohen_kappa",
+    "cosine_similarity",
+    "evaluate",
+    "evaluate_rag",
+    "fleiss_kappa",
+    "judge_from_env",
+    "judge_json",
+    "krippendorff_alpha",
+    "metric",
+    "pairwise_preference",
+    "percent_agreement",
+]

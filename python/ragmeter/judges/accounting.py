@@ -1,0 +1,89 @@
+"""Token and cost accounting of judge and embedding calls.
+
+Tokens come from the endpoint's ``usage``; when it reports none they are estimated as
+``ceil(characters / 4)`` and flagged ``tokens_estimated``. Cache hits cost nothing and are
+counted apart. Prices are the user's (no built-in table to go stale): ``{name: (input per 1k
+tokens, output per 1k tokens)}`` where ``name`` is a judge's model (or, failing that, its name)
+or an embedder's model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from ..exceptions import InvalidInputError
+
+__all__ = ["CallStats", "Price", "PriceTable", "cost_of", "normalize_prices"]
+
+
+@dataclass
+class CallStats:
+    """What one metric on one sample cost with one judge (or a total of such rows)."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    tokens_estimated: bool = False
+    retries: int = 0
+    reasks: int = 0
+    split_fallbacks: int = 0
+    capability_fallbacks: int = 0
+    embedding_calls: int = 0
+    embedding_cache_hits: int = 0
+    embedding_tokens: int = 0
+    latency_s: float = 0.0
+
+    def add(self, other: CallStats) -> None:
+        for f in fields(self):
+            if f.name == "tokens_estimated":
+                self.tokens_estimated = self.tokens_estimated or other.tokens_estimated
+            else:
+                setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["latency_s"] = round(self.latency_s, 6)
+        return out
+
+
+@dataclass(frozen=True)
+class Price:
+    """Price of 1,000 input (prompt) and output (completion) tokens, in the user's currency."""
+
+    input_per_1k: float
+    output_per_1k: float = 0.0
+
+
+PriceTable = Mapping[str, Price]
+
+
+def normalize_prices(prices: Mapping[str, Any] | None) -> dict[str, Price]:
+    """``{name: Price | (in, out) | in}`` to ``{name: Price}``, refusing negative prices."""
+    table: dict[str, Price] = {}
+    for name, value in (prices or {}).items():
+        if isinstance(value, Price):
+            price = value
+        elif isinstance(value, int | float):
+            price = Price(float(value), 0.0)
+        elif isinstance(value, tuple | list) and len(value) == 2:
+            price = Price(float(value[0]), float(value[1]))
+        else:
+            raise InvalidInputError(
+                f"prices[{name!r}] must be (input_per_1k, output_per_1k), got {value!r}"
+            )
+        if price.input_per_1k < 0 or price.output_per_1k < 0:
+            raise InvalidInputError(f"prices[{name!r}] must not be negative, got {value!r}")
+        table[str(name)] = price
+    return table
+
+
+def cost_of(prompt_tokens: int, completion_tokens: int, price: Price | None) -> float | None:
+    """``prompt / 1000 * input_per_1k + completion / 1000 * output_per_1k``; None without price."""
+    if price is None:
+        return None
+    return prompt_tokens / 1000.0 * price.input_per_1k + completion_tokens / 1000.0 * (
+        price.output_per_1k
+    )

@@ -1,0 +1,220 @@
+"""A content-addressed sqlite cache of judge and embedding calls.
+
+The key is the sha256 of the canonical JSON of everything that can change an answer: the judge's
+identity (name, base URL, model; never a key), the messages, the answer schema, temperature,
+seed, max_tokens, the sample index ``n_index`` and the cache format version. Only answers that
+were parsed and validated are stored, each in its own transaction, so an interrupted run keeps
+every finished call and a rerun resumes where it stopped.
+
+Modes: ``read_write`` (default), ``read_only`` (hits are used, nothing is written: CI replays),
+``refresh`` (every call is made again and overwrites the stored answer), ``off``.
+
+Writes to a file go through one writer thread with its own connection, in batched
+transactions, so the event loop never waits for sqlite; answers waiting to be written are
+already visible to :meth:`JudgeCache.get`. :meth:`JudgeCache.flush` waits for them (every
+evaluation does at its end, also when it fails).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import queue
+import sqlite3
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from ..exceptions import InvalidInputError
+
+__all__ = ["CACHE_FORMAT_VERSION", "CacheMode", "JudgeCache", "cache_key", "open_cache"]
+
+CacheMode = Literal["read_write", "read_only", "refresh", "off"]
+CACHE_MODES: tuple[str, ...] = ("read_write", "read_only", "refresh", "off")
+CACHE_FORMAT_VERSION = 1
+_INSERT = "INSERT OR REPLACE INTO calls (key, kind, value, created_at) VALUES (?, ?, ?, ?)"
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def cache_key(payload: Mapping[str, Any]) -> str:
+    """sha256 hex digest of the canonical JSON of ``payload`` plus the cache format version."""
+    material = canonical_json({"cache_format": CACHE_FORMAT_VERSION, **payload})
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
+class JudgeCache:
+    """sqlite store of validated judge answers and embeddings (WAL, one writer thread)."""
+
+    WRITE_BATCH = 512
+
+    def __init__(self, path: str | os.PathLike[str] = ":memory:", mode: CacheMode = "read_write"):
+        if mode not in CACHE_MODES:
+            raise InvalidInputError(f"cache mode must be one of {CACHE_MODES}, got {mode!r}")
+        self.path = str(path)
+        self.mode: CacheMode = mode
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        self._pending: dict[str, tuple[str, str]] = {}
+        self._pending_lock = threading.Lock()
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._writer: threading.Thread | None = None
+        self._writer_error: BaseException | None = None
+        if mode != "off":
+            if self.path != ":memory:":
+                Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            self._conn = self._connect()
+            self._conn.execute(
+                "CREATE TABLE IF NOT EXISTS calls ("
+                " key TEXT PRIMARY KEY, kind TEXT NOT NULL, value TEXT NOT NULL,"
+                " created_at REAL NOT NULL)"
+            )
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        if self.path != ":memory:":
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA busy_timeout=10000")
+        return conn
+
+    def __repr__(self) -> str:
+        return f"JudgeCache(path={self.path!r}, mode={self.mode!r})"
+
+    @property
+    def readable(self) -> bool:
+        return self.mode in ("read_write", "read_only")
+
+    @property
+    def writable(self) -> bool:
+        return self.mode in ("read_write", "refresh")
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        if self._conn is None or not self.readable:
+            return None
+        with self._pending_lock:
+            pending = self._pending.get(key)
+        if pending is not None:
+            return json.loads(pending[1])
+        with self._lock:
+            row = self._conn.execute("SELECT value FROM calls WHERE key = ?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def put(self, key: str, kind: str, value: Mapping[str, Any]) -> None:
+        if self._conn is None or not self.writable:
+            return
+        self._raise_writer_error()
+        text = canonical_json(value)
+        if self.path == ":memory:":
+            with self._lock:
+                self._conn.execute(_INSERT, (key, kind, text, time.time()))
+            return
+        with self._pending_lock:
+            self._pending[key] = (kind, text)
+            if self._writer is None:
+                self._writer = threading.Thread(
+                    target=self._write_loop, name="ragmeter-judge-cache", daemon=True
+                )
+                self._writer.start()
+        self._queue.put(key)
+
+    def _write_loop(self) -> None:
+        conn = self._connect()
+        try:
+            while True:
+                batch = [self._queue.get()]
+                while len(batch) < self.WRITE_BATCH:
+                    try:
+                        batch.append(self._queue.get_nowait())
+                    except queue.Empty:
+                        break
+                keys = [k for k in batch if k is not None]
+                with self._pending_lock:
+                    rows = {k: self._pending[k] for k in keys if k in self._pending}
+                try:
+                    if rows and self._writer_error is None:
+                        now = time.time()
+                        conn.execute("BEGIN")
+                        conn.executemany(
+                            _INSERT, [(k, kind, text, now) for k, (kind, text) in rows.items()]
+                        )
+                        conn.execute("COMMIT")
+                except BaseException as exc:  # surfaced by the next put() or flush()
+                    self._writer_error = exc
+                with self._pending_lock:
+                    for k, entry in rows.items():
+                        if self._pending.get(k) is entry:
+                            del self._pending[k]
+                for _ in batch:
+                    self._queue.task_done()
+                if None in batch:
+                    return
+        finally:
+            conn.close()
+
+    def _raise_writer_error(self) -> None:
+        if self._writer_error is not None:
+            raise OSError(
+                f"the judge cache {self.path!r} could not be written: {self._writer_error}"
+            ) from self._writer_error
+
+    def flush(self) -> None:
+        """Wait until every answer handed to :meth:`put` is in the database."""
+        if self._writer is not None:
+            self._queue.join()
+        self._raise_writer_error()
+
+    def __len__(self) -> int:
+        if self._conn is None:
+            return 0
+        self.flush()
+        with self._lock:
+            return int(self._conn.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
+
+    def describe(self) -> dict[str, Any]:
+        """Path, mode and number of entries, for the run manifest."""
+        return {"path": self.path, "mode": self.mode, "entries": len(self)}
+
+    def close(self) -> None:
+        """Write what is pending, stop the writer thread and close the database."""
+        writer = self._writer
+        if writer is not None:
+            self._queue.put(None)
+            writer.join()
+            self._writer = None
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+        self._raise_writer_error()
+
+    def __enter__(self) -> JudgeCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_cache(
+    cache: JudgeCache | str | os.PathLike[str] | None, mode: CacheMode | None = None
+) -> JudgeCache:
+    """Normalise the ``cache=`` argument: ``None`` is off, a path opens a sqlite file."""
+    if cache is None:
+        return JudgeCache(mode="off")
+    if isinstance(cache, JudgeCache):
+        if mode is not None and mode != cache.mode:
+            raise InvalidInputError(
+                f"cache_mode={mode!r} conflicts with the JudgeCache's mode {cache.mode!r}: "
+                "open the JudgeCache with the mode you want"
+            )
+        return cache
+    if isinstance(cache, str | os.PathLike):
+        return JudgeCache(cache, mode or "read_write")
+    raise InvalidInputError(
+        f"cache must be None, a path or a JudgeCache, got {type(cache).__name__}"
+    )

@@ -1,0 +1,220 @@
+"""Custom metrics: a decorator over a function, and a rubric metric from a prompt and a schema.
+
+Both get the same machinery as the built-ins (cache, limits, retries, re-asks, accounting)
+through the context they receive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import math
+import re
+import string
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
+
+from ..exceptions import InvalidInputError
+from .metrics import Metric, _joined
+from .parsing import check_schema_supported
+from .prompts import DEFAULT_SYSTEM_PROMPT, PromptTemplate
+from .results import Score
+from .runtime import JudgeContext, SyncJudgeContext
+from .samples import Sample
+
+__all__ = ["FunctionMetric", "RubricMetric", "metric"]
+
+_FIELD_NAMES = ("question", "answer", "contexts", "reference", "answer_b")
+
+
+def to_score(value: Any, where: str) -> Score:
+    """A custom metric's return value as a :class:`Score` (never a made-up number)."""
+    if isinstance(value, Score):
+        return value
+    if value is None:
+        return Score.undefined("no_value", f"{where} returned None")
+    if isinstance(value, bool):
+        return Score.ok(1.0 if value else 0.0)
+    if isinstance(value, int | float):
+        if not math.isfinite(float(value)):
+            return Score.undefined("not_finite", f"{where} returned {value!r}")
+        return Score.ok(float(value))
+    raise InvalidInputError(
+        f"{where} must return a float, a bool, None or a Score, got {type(value).__name__}"
+    )
+
+
+class FunctionMetric(Metric):
+    """A metric computed by ``fn(sample, ctx)``; see :func:`metric`."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str,
+        required_fields: Sequence[str] = ("question",),
+        needs_embedder: bool = False,
+        agreement_level: Literal["nominal", "ordinal", "interval", "ratio"] = "interval",
+    ):
+        unknown = [f for f in required_fields if f not in _FIELD_NAMES]
+        if unknown:
+            raise InvalidInputError(
+                f"required_fields {unknown} are not sample fields; choose from {_FIELD_NAMES}"
+            )
+        self.fn = fn
+        self.name = name
+        self.required_fields = tuple(required_fields)
+        self.needs_embedder = needs_embedder
+        self.agreement_level = agreement_level
+        self._is_async = inspect.iscoroutinefunction(fn)
+
+    async def score(self, sample: Sample, ctx: JudgeContext) -> Score:
+        if self._is_async:
+            value = await self.fn(sample, ctx)
+        else:
+            sync_ctx = SyncJudgeContext(ctx, asyncio.get_running_loop())
+            value = await asyncio.to_thread(self.fn, sample, sync_ctx)
+        return to_score(value, f"metric {self.name!r}")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+
+def metric(
+    fn: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    required_fields: Sequence[str] = ("question",),
+    needs_embedder: bool = False,
+    agreement_level: Literal["nominal", "ordinal", "interval", "ratio"] = "interval",
+) -> Any:
+    """Turn ``fn(sample, ctx) -> float | bool | None | Score`` into a metric.
+
+    ``ctx`` offers ``judge_json(messages, schema)``, ``ask(prompt_template, values)`` and
+    ``embed(texts)``; an async ``fn`` awaits them, a sync ``fn`` (run in a worker thread) calls
+    them directly. ``None`` and non-finite values become ``undefined`` scores. Use as
+    ``@metric`` or ``@metric(name="...", required_fields=("question", "answer"))``.
+    """
+
+    def wrap(function: Callable[..., Any]) -> FunctionMetric:
+        return FunctionMetric(
+            function,
+            name=name or function.__name__,
+            required_fields=required_fields,
+            needs_embedder=needs_embedder,
+            agreement_level=agreement_level,
+        )
+
+    return wrap(fn) if fn is not None else wrap
+
+
+def _placeholders(template: str) -> set[str]:
+    return {
+        m.group("named") or m.group("braced")
+        for m in string.Template.pattern.finditer(template)
+        if m.group("named") or m.group("braced")
+    }
+
+
+class RubricMetric(Metric):
+    """A prompt-only metric: a ``$placeholder`` template, an answer schema and a scoring rule.
+
+    Placeholders: ``$question``, ``$answer``, ``$contexts`` (joined by blank lines),
+    ``$reference`` and ``$answer_b``; the fields used are required. By default the answer
+    schema is ``{"value": one of allowed_values, "reason": string}`` and the score is
+    ``float(value)``; pass ``score_fn(parsed) -> float | Score`` for non-numeric values or your
+    own ``schema``. The analogue of ragas' DiscreteMetric and DeepEval's GEval rubric.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        prompt_template: str,
+        *,
+        allowed_values: Sequence[Any] | None = None,
+        schema: Mapping[str, Any] | None = None,
+        score_fn: Callable[[Any], Any] | None = None,
+        system: str = DEFAULT_SYSTEM_PROMPT,
+        agreement_level: Literal["nominal", "ordinal", "interval", "ratio"] | None = None,
+        version: str = "1",
+    ):
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+            raise InvalidInputError(f"name must use letters, digits, '_', '.' or '-', got {name!r}")
+        used = _placeholders(prompt_template)
+        unknown = sorted(used - set(_FIELD_NAMES))
+        if unknown:
+            raise InvalidInputError(
+                f"prompt_template uses unknown placeholders {unknown}; available: "
+                f"{['$' + f for f in _FIELD_NAMES]}"
+            )
+        if schema is None:
+            if not allowed_values:
+                raise InvalidInputError(
+                    "RubricMetric needs allowed_values (for example [0, 1, 2]) or a schema"
+                )
+            schema = {
+                "title": f"rubric_{name}",
+                "type": "object",
+                "properties": {
+                    "value": {"enum": list(allowed_values)},
+                    "reason": {"type": "string"},
+                },
+                "required": ["value", "reason"],
+                "additionalProperties": False,
+            }
+        check_schema_supported(schema)
+        if score_fn is None:
+            numeric = allowed_values is not None and all(
+                isinstance(v, int | float) and not isinstance(v, bool) for v in allowed_values
+            )
+            if not numeric:
+                raise InvalidInputError(
+                    "RubricMetric needs score_fn(parsed) -> float unless allowed_values are all "
+                    "numbers"
+                )
+        self.name = name
+        self.allowed_values = None if allowed_values is None else list(allowed_values)
+        self.score_fn = score_fn
+        self.required_fields = tuple(f for f in _FIELD_NAMES if f in used)
+        numeric_values = self.allowed_values is not None and all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in self.allowed_values
+        )
+        self.agreement_level = agreement_level or ("ordinal" if numeric_values else "nominal")
+        self.prompt = PromptTemplate(
+            name=f"rubric.{name}",
+            version=version,
+            template=prompt_template,
+            schema=schema,
+            system=system,
+            strict=False,
+        )
+        self.prompts = (self.prompt,)
+
+    def params(self) -> dict[str, Any]:
+        return {"allowed_values": self.allowed_values}
+
+    async def score(self, sample: Sample, ctx: JudgeContext) -> Score:
+        values = {
+            "question": sample.question,
+            "answer": sample.answer or "",
+            "contexts": _joined(sample.contexts),
+            "reference": sample.reference or "",
+            "answer_b": sample.answer_b or "",
+        }
+        parsed = await ctx.ask(self.prompt, values)
+        reason = parsed.get("reason") if isinstance(parsed, Mapping) else None
+        if self.score_fn is not None:
+            result = self.score_fn(parsed)
+            if inspect.isawaitable(result):
+                result = await result
+            score = to_score(result, f"score_fn of {self.name!r}")
+        else:
+            score = to_score(float(parsed["value"]), self.name)
+        if score.status == "ok" and isinstance(reason, str) and not score.reasons:
+            return Score.ok(
+                score.value if score.value is not None else 0.0,
+                reasons=[reason],
+                evidence={"answer": parsed, **score.evidence},
+                reason_code=score.reason_code,
+            )
+        return score

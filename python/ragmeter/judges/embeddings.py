@@ -1,0 +1,264 @@
+"""Embedders for ``answer_relevancy``: an OpenAI-compatible ``/embeddings`` client and cosine.
+
+An embedder returns one vector per text in input order; a reply with the wrong number of
+vectors, or with indices that do not cover the batch, is a protocol error (retried, then
+reported), never silently zipped against the wrong texts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..exceptions import InvalidInputError, JudgeConfigurationError, JudgeTransportError
+from .limits import Limits, RetryPolicy
+from .openai_compatible import (
+    ENV_EMBEDDING_MODEL,
+    HttpEndpoint,
+    Secret,
+    _map_client_error,
+    is_openai_client,
+    resolve_api_key,
+    resolve_base_url,
+)
+from .protocol import Embedder, as_embedder
+
+__all__ = [
+    "OpenAIClientEmbedder",
+    "OpenAICompatibleEmbedder",
+    "cosine_similarity",
+    "embedder_from_env",
+    "resolve_embedder",
+]
+
+
+def cosine_similarity(a: Sequence[float], b: Sequence[float]) -> float | None:
+    """``a . b / (|a| |b|)``; ``None`` when either vector has zero norm (undefined)."""
+    if len(a) != len(b):
+        raise InvalidInputError(
+            f"cosine_similarity needs vectors of equal length, got {len(a)} and {len(b)}"
+        )
+    dot = math.fsum(x * y for x, y in zip(a, b, strict=True))
+    norm_a = math.sqrt(math.fsum(x * x for x in a))
+    norm_b = math.sqrt(math.fsum(y * y for y in b))
+    if norm_a == 0.0 or norm_b == 0.0:
+        return None
+    return max(-1.0, min(1.0, dot / (norm_a * norm_b)))
+
+
+def _vectors_from(envelope: Any, n_texts: int, where: str) -> tuple[list[list[float]], int]:
+    try:
+        data = envelope["data"]
+        pairs = sorted(
+            ((int(item.get("index", i)), item["embedding"]) for i, item in enumerate(data)),
+            key=lambda p: p[0],
+        )
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise JudgeTransportError(
+            f"{where} answered without a data[].embedding list", kind="protocol", retryable=True
+        ) from None
+    if len(pairs) != n_texts or [i for i, _ in pairs] != list(range(n_texts)):
+        raise JudgeTransportError(
+            f"{where} returned {len(pairs)} embeddings (indices {[i for i, _ in pairs][:10]}) "
+            f"for {n_texts} texts",
+            kind="protocol",
+            retryable=True,
+        )
+    usage = envelope.get("usage") if isinstance(envelope, Mapping) else None
+    tokens = usage.get("prompt_tokens", 0) if isinstance(usage, Mapping) else 0
+    return [[float(x) for x in vector] for _, vector in pairs], int(tokens or 0)
+
+
+class OpenAICompatibleEmbedder:
+    """Embeddings from an OpenAI-compatible ``/embeddings`` endpoint, over httpx.
+
+    ``base_url`` and ``api_key`` default like :class:`OpenAICompatibleJudge`'s; ``model`` to
+    ``$RAGMETER_EMBEDDING_MODEL``. Texts are sent ``batch_size`` per request.
+    """
+
+    kind = "openai_compatible"
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        model: str | None = None,
+        api_key: str | Secret | None = None,
+        *,
+        name: str | None = None,
+        batch_size: int = 256,
+        timeout_s: float = 60.0,
+        max_concurrency: int = 8,
+        rpm: float | None = None,
+        retry_policy: RetryPolicy | None = None,
+        headers: Mapping[str, str] | None = None,
+        transport: Any = None,
+        plain_http: bool = True,
+    ):
+        if batch_size < 1:
+            raise InvalidInputError(f"batch_size must be >= 1, got {batch_size!r}")
+        self.base_url = resolve_base_url(base_url)
+        resolved = model or _env_model()
+        if not resolved:
+            raise JudgeConfigurationError(
+                "No embedding model is configured: pass model=... (or embedder=...) or set "
+                f"{ENV_EMBEDDING_MODEL}=<model name>"
+            )
+        self.model = resolved
+        self.name = name or resolved
+        self.batch_size = batch_size
+        self.limits = Limits(max_concurrency=max_concurrency, rpm=rpm)
+        self.retry_policy = retry_policy or RetryPolicy()
+        self._api_key = resolve_api_key(api_key, self.base_url, what="OpenAICompatibleEmbedder")
+        self._http = HttpEndpoint(
+            self.base_url,
+            self._api_key,
+            timeout_s=timeout_s,
+            max_connections=max_concurrency,
+            headers=headers,
+            transport=transport,
+            purpose="OpenAICompatibleEmbedder",
+            plain_http=plain_http,
+        )
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "base_url": self.base_url,
+            "model": self.model,
+        }
+
+    def __repr__(self) -> str:
+        key = "'***'" if self._api_key else "None"
+        return (
+            f"OpenAICompatibleEmbedder(base_url={self.base_url!r}, model={self.model!r}, "
+            f"api_key={key})"
+        )
+
+    async def embed_with_usage(self, texts: Sequence[str]) -> tuple[list[list[float]], int]:
+        vectors: list[list[float]] = []
+        tokens = 0
+        batch = list(texts)
+        for start in range(0, len(batch), self.batch_size):
+            chunk = batch[start : start + self.batch_size]
+            envelope = await self._http.post("embeddings", {"model": self.model, "input": chunk})
+            got, used = _vectors_from(envelope, len(chunk), f"{self.base_url}/embeddings")
+            vectors.extend(got)
+            tokens += used
+        return vectors, tokens
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return (await self.embed_with_usage(texts))[0]
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+
+class OpenAIClientEmbedder:
+    """Embeddings through an ``openai.OpenAI`` / ``openai.AsyncOpenAI`` client object."""
+
+    kind = "openai_client"
+
+    def __init__(
+        self,
+        client: Any,
+        model: str | None = None,
+        *,
+        name: str | None = None,
+        batch_size: int = 256,
+    ):
+        with_options = getattr(client, "with_options", None)
+        self._client = with_options(max_retries=0) if callable(with_options) else client
+        resolved = model or _env_model()
+        if not resolved:
+            raise JudgeConfigurationError(
+                "No embedding model is configured: pass model=... or set "
+                f"{ENV_EMBEDDING_MODEL}=<model name>"
+            )
+        self.model = resolved
+        self.name = name or resolved
+        self.batch_size = batch_size
+        self.base_url = str(getattr(client, "base_url", "openai-client")).rstrip("/")
+        self.limits = Limits(max_concurrency=8)
+        self.retry_policy = RetryPolicy()
+        self._is_async = (
+            inspect.iscoroutinefunction(self._client.embeddings.create)
+            or "Async" in type(client).__name__
+        )
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "base_url": self.base_url,
+            "model": self.model,
+        }
+
+    def __repr__(self) -> str:
+        return f"OpenAIClientEmbedder(base_url={self.base_url!r}, model={self.model!r})"
+
+    async def embed_with_usage(self, texts: Sequence[str]) -> tuple[list[list[float]], int]:
+        create = self._client.embeddings.create
+        vectors: list[list[float]] = []
+        tokens = 0
+        batch = list(texts)
+        for start in range(0, len(batch), self.batch_size):
+            chunk = batch[start : start + self.batch_size]
+            try:
+                if self._is_async:
+                    reply = await create(model=self.model, input=chunk)
+                else:
+                    reply = await asyncio.to_thread(create, model=self.model, input=chunk)
+            except Exception as exc:
+                raise _map_client_error(exc, self.base_url) from None
+            dump = getattr(reply, "model_dump", None)
+            envelope = dump() if callable(dump) else reply
+            got, used = _vectors_from(envelope, len(chunk), f"{self.base_url}/embeddings")
+            vectors.extend(got)
+            tokens += used
+        return vectors, tokens
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return (await self.embed_with_usage(texts))[0]
+
+
+def _env_model() -> str | None:
+    import os
+
+    value = os.environ.get(ENV_EMBEDDING_MODEL, "").strip()
+    return value or None
+
+
+def embedder_from_env(*, required_by: str = "answer_relevancy") -> OpenAICompatibleEmbedder:
+    """The embedder the environment describes; the error names what to set."""
+    if not _env_model():
+        raise JudgeConfigurationError(
+            f"{required_by} needs an embedder: pass embedder= (an OpenAICompatibleEmbedder, an "
+            f"openai.OpenAI client, any callable texts -> vectors, or an embedding model name) or "
+            f"set {ENV_EMBEDDING_MODEL}=<embedding model name> (the endpoint comes from "
+            "OPENAI_BASE_URL / OPENAI_API_KEY like the judge's)"
+        )
+    return OpenAICompatibleEmbedder()
+
+
+def resolve_embedder(embedder: Any, *, required_by: str = "answer_relevancy") -> Embedder:
+    """Normalise ``embedder=``: None (environment), a model name, an openai client, a callable."""
+    if embedder is None:
+        return embedder_from_env(required_by=required_by)
+    if isinstance(embedder, str):
+        return OpenAICompatibleEmbedder(model=embedder)
+    if is_openai_client(embedder):
+        return OpenAIClientEmbedder(embedder)
+    if hasattr(embedder, "embed") and inspect.iscoroutinefunction(embedder.embed):
+        return embedder
+    if callable(embedder):
+        return as_embedder(embedder)
+    raise InvalidInputError(
+        f"embedder must be an Embedder, an openai client, a model name or a callable, got "
+        f"{type(embedder).__name__}"
+    )

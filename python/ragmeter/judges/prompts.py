@@ -1,0 +1,364 @@
+"""The built-in judge prompts: versioned templates, each with the JSON Schema of its answer.
+
+Templates are :class:`string.Template` strings (``$question``, ``$context`` ...), the same
+placeholders as embedchain's prompts, so a custom prompt can replace a built-in one. The answer
+format is not part of the template: :meth:`PromptTemplate.render` always appends the schema, so
+every answer can be validated whatever the wording. Inputs are laid out under ``### Name``
+headings, and items the judge labels are sent as JSON objects with ids, so that a verdict can be
+matched to its item and a missing or extra verdict is detected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+__all__ = [
+    "ANSWER_RELEVANCE_PROMPT",
+    "ANSWER_RELEVANCY_PROMPT",
+    "BUILTIN_PROMPTS",
+    "CLAIMS_PROMPT",
+    "CONTEXT_PRECISION_BATCH_PROMPT",
+    "CONTEXT_PRECISION_PROMPT",
+    "CONTEXT_RECALL_PROMPT",
+    "CONTEXT_RELEVANCY_PROMPT",
+    "DEFAULT_SYSTEM_PROMPT",
+    "FAITHFULNESS_PROMPT",
+    "GROUNDEDNESS_PROMPT",
+    "PAIRWISE_PREFERENCE_PROMPT",
+    "PromptTemplate",
+    "format_items",
+    "labelled_items_schema",
+]
+
+DEFAULT_SYSTEM_PROMPT = (
+    "You are a strict, careful evaluator of question-answering systems. Follow the "
+    "instructions exactly, judge only from the material you are given, and answer with one "
+    "JSON object and nothing else."
+)
+
+SCHEMA_MARKER = "Answer with one JSON object and nothing else, matching this JSON Schema:"
+
+
+def format_items(texts: list[str], start: int = 1) -> str:
+    """Items as a JSON list of ``{"id", "text"}`` objects, ids counting from ``start``."""
+    return json.dumps(
+        [{"id": start + i, "text": t} for i, t in enumerate(texts)], ensure_ascii=False, indent=1
+    )
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    """A versioned prompt: system text, a ``string.Template`` user text and an answer schema."""
+
+    name: str
+    version: str
+    template: str
+    schema: Mapping[str, Any]
+    system: str = DEFAULT_SYSTEM_PROMPT
+    strict: bool = True
+
+    def render(self, values: Mapping[str, Any]) -> list[dict[str, str]]:
+        """Chat messages for ``values``; unknown placeholders are left as written."""
+        body = string.Template(self.template).safe_substitute(
+            {k: str(v) for k, v in values.items()}
+        )
+        instruction = f"{SCHEMA_MARKER}\n{json.dumps(self.schema, ensure_ascii=False)}"
+        return [
+            {"role": "system", "content": self.system},
+            {"role": "user", "content": f"{body.rstrip()}\n\n{instruction}"},
+        ]
+
+    @property
+    def digest(self) -> str:
+        """sha256 of system text, template and schema (recorded in the run manifest)."""
+        material = json.dumps(
+            [self.system, self.template, self.schema], sort_keys=True, ensure_ascii=False
+        )
+        return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+    def with_template(self, template: str | None, *, suffix: str = "custom") -> PromptTemplate:
+        """The same prompt with another user template (the version records the change)."""
+        if template is None or template == self.template:
+            return self
+        return replace(self, template=template, version=f"{self.version}+{suffix}")
+
+    def with_schema(self, schema: Mapping[str, Any]) -> PromptTemplate:
+        return replace(self, schema=schema)
+
+
+def labelled_items_schema(
+    title: str, list_key: str, field: str, field_schema: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Schema of ``{list_key: [{"id", field, "reason"}, ...]}``."""
+    return {
+        "title": title,
+        "type": "object",
+        "properties": {
+            list_key: {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "integer"},
+                        field: dict(field_schema),
+                        "reason": {"type": "string"},
+                    },
+                    "required": ["id", field, "reason"],
+                    "additionalProperties": False,
+                },
+            }
+        },
+        "required": [list_key],
+        "additionalProperties": False,
+    }
+
+
+CONTEXT_RELEVANCY_PROMPT = PromptTemplate(
+    name="context_relevancy",
+    version="1",
+    template="""\
+Decide, for every numbered sentence of the context, whether it is needed to answer the \
+question. A sentence is relevant only if it gives information that helps answer the question; \
+do not judge whether the information is true. Return one entry per sentence id, in order, with \
+a short reason.
+
+### Question
+$question
+
+### Context sentences
+$context
+""",
+    schema=labelled_items_schema(
+        "context_relevancy_labels", "sentences", "relevant", {"type": "boolean"}
+    ),
+)
+
+ANSWER_RELEVANCY_PROMPT = PromptTemplate(
+    name="answer_relevancy",
+    version="1",
+    template="""\
+Write $num_gen_questions different questions that the answer below answers well, $language_rule \
+Also say whether the answer is noncommittal: evasive, vague or a refusal such as "I don't know" \
+or "I cannot answer that".
+
+### Answer
+$answer
+""",
+    schema={
+        "title": "answer_relevancy_questions",
+        "type": "object",
+        "properties": {
+            "questions": {"type": "array", "items": {"type": "string"}},
+            "noncommittal": {"type": "boolean"},
+        },
+        "required": ["questions", "noncommittal"],
+        "additionalProperties": False,
+    },
+)
+
+CLAIMS_PROMPT = PromptTemplate(
+    name="claims",
+    version="1",
+    template="""\
+Break the answer into short, self-contained factual claims, one fact per claim, replacing \
+pronouns by the names they stand for. Do not add facts that the answer does not state. If the \
+answer makes no claim (for example it refuses or says it does not know), return an empty list.
+
+### Question
+$question
+
+### Answer
+$answer
+""",
+    schema={
+        "title": "claims",
+        "type": "object",
+        "properties": {"claims": {"type": "array", "items": {"type": "string"}}},
+        "required": ["claims"],
+        "additionalProperties": False,
+    },
+)
+
+GROUNDEDNESS_PROMPT = PromptTemplate(
+    name="groundedness",
+    version="1",
+    template="""\
+For every numbered claim, decide whether it can be inferred from the context alone: verdict 1 \
+if it can, 0 if it cannot, -1 if you cannot tell. Return one entry per claim id, in order, with \
+a short reason.
+
+### Context
+$context
+
+### Claims
+$claim_statements
+""",
+    schema=labelled_items_schema(
+        "groundedness_verdicts", "verdicts", "verdict", {"type": "integer", "enum": [1, 0, -1]}
+    ),
+)
+
+FAITHFULNESS_PROMPT = PromptTemplate(
+    name="faithfulness",
+    version="1",
+    template="""\
+For every numbered claim, compare it with the context: "supported" if the context states or \
+directly implies it, "contradicted" if the context states something incompatible with it, \
+"unsupported" otherwise. Return one entry per claim id, in order, with a short reason.
+
+### Context
+$context
+
+### Claims
+$claim_statements
+""",
+    schema=labelled_items_schema(
+        "faithfulness_verdicts",
+        "verdicts",
+        "verdict",
+        {"type": "string", "enum": ["supported", "unsupported", "contradicted"]},
+    ),
+)
+
+ANSWER_RELEVANCE_PROMPT = PromptTemplate(
+    name="answer_relevance",
+    version="1",
+    template="""\
+For every numbered statement of the answer, decide how it relates to the question: "relevant" \
+if it helps answer it, "partially_relevant" if it is related but does not answer it, \
+"irrelevant" otherwise. Return one entry per statement id, in order, with a short reason.
+
+### Question
+$question
+
+### Statements
+$statements
+""",
+    schema=labelled_items_schema(
+        "answer_relevance_verdicts",
+        "verdicts",
+        "verdict",
+        {"type": "string", "enum": ["relevant", "partially_relevant", "irrelevant"]},
+    ),
+)
+
+CONTEXT_PRECISION_PROMPT = PromptTemplate(
+    name="context_precision",
+    version="1",
+    template="""\
+Decide whether the context below was useful in arriving at the reference answer to the \
+question, and give a short reason.
+
+### Question
+$question
+
+### Reference answer
+$reference
+
+### Context
+$context
+""",
+    schema={
+        "title": "context_precision_usefulness",
+        "type": "object",
+        "properties": {"useful": {"type": "boolean"}, "reason": {"type": "string"}},
+        "required": ["useful", "reason"],
+        "additionalProperties": False,
+    },
+)
+
+CONTEXT_PRECISION_BATCH_PROMPT = PromptTemplate(
+    name="context_precision_batch",
+    version="1",
+    template="""\
+For every numbered context, decide whether it was useful in arriving at the reference answer \
+to the question. Return one entry per context id, in order, with a short reason.
+
+### Question
+$question
+
+### Reference answer
+$reference
+
+### Contexts
+$contexts
+""",
+    schema=labelled_items_schema(
+        "context_precision_verdicts", "verdicts", "useful", {"type": "boolean"}
+    ),
+)
+
+CONTEXT_RECALL_PROMPT = PromptTemplate(
+    name="context_recall",
+    version="1",
+    template="""\
+For every numbered sentence of the reference answer, decide whether it can be attributed to \
+the context (the context states it or directly implies it). Return one entry per sentence id, \
+in order, with a short reason.
+
+### Question
+$question
+
+### Context
+$context
+
+### Reference sentences
+$reference_sentences
+""",
+    schema=labelled_items_schema(
+        "context_recall_attribution", "sentences", "attributed", {"type": "boolean"}
+    ),
+)
+
+PAIRWISE_PREFERENCE_PROMPT = PromptTemplate(
+    name="pairwise_preference",
+    version="1",
+    template="""\
+Compare the two responses to the question by the criteria below. Ignore their length and the \
+order in which they are shown. Answer "1" if Response 1 is better, "2" if Response 2 is \
+better, "tie" if neither is better, and give a short reason.
+
+### Criteria
+$criteria
+
+### Question
+$question
+
+### Context
+$context
+
+### Response 1
+$response_1
+
+### Response 2
+$response_2
+""",
+    schema={
+        "title": "pairwise_preference",
+        "type": "object",
+        "properties": {
+            "winner": {"type": "string", "enum": ["1", "2", "tie"]},
+            "reason": {"type": "string"},
+        },
+        "required": ["winner", "reason"],
+        "additionalProperties": False,
+    },
+)
+
+BUILTIN_PROMPTS: tuple[PromptTemplate, ...] = (
+    CONTEXT_RELEVANCY_PROMPT,
+    ANSWER_RELEVANCY_PROMPT,
+    CLAIMS_PROMPT,
+    GROUNDEDNESS_PROMPT,
+    FAITHFULNESS_PROMPT,
+    ANSWER_RELEVANCE_PROMPT,
+    CONTEXT_PRECISION_PROMPT,
+    CONTEXT_PRECISION_BATCH_PROMPT,
+    CONTEXT_RECALL_PROMPT,
+    PAIRWISE_PREFERENCE_PROMPT,
+)

@@ -1,0 +1,268 @@
+"""The contracts every judge and embedder satisfies, and adapters for plain callables.
+
+A judge is anything with a ``name`` and an ``async complete(request) -> JudgeResponse``; an
+embedder is anything with a ``name`` and an ``async embed(texts) -> list[list[float]]``. The
+optional attributes ``identity`` (a dict of non-secret facts that go into cache keys and the
+run manifest), ``limits`` (:class:`~ragmeter.judges.limits.Limits`), ``retry_policy``
+(:class:`~ragmeter.judges.limits.RetryPolicy`) and ``async aclose()`` are read when present.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import math
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from ..exceptions import InvalidInputError, JudgeTransportError
+from .limits import Limits
+
+__all__ = [
+    "Embedder",
+    "FunctionEmbedder",
+    "FunctionJudge",
+    "Judge",
+    "JudgeRequest",
+    "JudgeResponse",
+    "Usage",
+    "as_embedder",
+    "as_judge",
+    "embedder_identity",
+    "estimate_tokens",
+    "judge_identity",
+]
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens of one call, from the endpoint's ``usage`` or estimated (``estimated=True``)."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    estimated: bool = False
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+def estimate_tokens(text: str) -> int:
+    """A cheap token estimate, ``ceil(characters / 4)``, used when an endpoint reports no usage."""
+    return math.ceil(len(text) / 4)
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One chat request to a judge.
+
+    ``response_schema`` is the JSON Schema the answer must satisfy (``None`` for free text);
+    ``n_index`` distinguishes repeated samples of the same prompt so that a cache does not
+    return one answer for all of them; ``task`` names the prompt (for logs and test doubles).
+    """
+
+    messages: tuple[Mapping[str, str], ...]
+    response_schema: Mapping[str, Any] | None = None
+    schema_name: str = "answer"
+    strict_schema: bool = False
+    temperature: float | None = 0.0
+    seed: int | None = 0
+    max_tokens: int | None = None
+    n_index: int = 0
+    task: str = "custom"
+
+    def message_dicts(self) -> list[dict[str, str]]:
+        return [{"role": m["role"], "content": m["content"]} for m in self.messages]
+
+    def prompt_text(self) -> str:
+        """Every message's content, joined by blank lines (for prompt-only callables)."""
+        return "\n\n".join(m["content"] for m in self.messages)
+
+    def first_user_message(self) -> str:
+        """The task prompt (re-asks append further user messages after it)."""
+        for message in self.messages:
+            if message["role"] == "user":
+                return message["content"]
+        return ""
+
+    def last_user_message(self) -> str:
+        for message in reversed(self.messages):
+            if message["role"] == "user":
+                return message["content"]
+        return ""
+
+
+@dataclass(frozen=True)
+class JudgeResponse:
+    """A judge's answer: the raw text plus what the endpoint reported about the call."""
+
+    text: str
+    usage: Usage | None = None
+    model: str | None = None
+    finish_reason: str | None = None
+    latency_s: float = 0.0
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """A language model that answers :class:`JudgeRequest` objects."""
+
+    name: str
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse: ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """A text embedding model: one vector per input text, in input order."""
+
+    name: str
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+def judge_identity(judge: Any) -> dict[str, Any]:
+    """The non-secret facts that identify a judge in cache keys and manifests."""
+    identity = getattr(judge, "identity", None)
+    if isinstance(identity, Mapping):
+        return dict(identity)
+    return {"name": str(getattr(judge, "name", type(judge).__name__))}
+
+
+def embedder_identity(embedder: Any) -> dict[str, Any]:
+    """The non-secret facts that identify an embedder in cache keys and manifests."""
+    return judge_identity(embedder)
+
+
+CallableInput = Literal["messages", "prompt", "request"]
+
+
+def _response_from(value: Any, started: float, loop_time: float) -> JudgeResponse:
+    if isinstance(value, JudgeResponse):
+        return value
+    if isinstance(value, str):
+        return JudgeResponse(text=value, latency_s=loop_time - started)
+    if isinstance(value, Mapping | list):
+        return JudgeResponse(
+            text=json.dumps(value, ensure_ascii=False), latency_s=loop_time - started
+        )
+    raise TypeError(
+        f"a judge callable must return a str, a dict/list (JSON) or a JudgeResponse, "
+        f"got {type(value).__name__}"
+    )
+
+
+class FunctionJudge:
+    """A judge backed by a plain sync or async callable (see :func:`as_judge`)."""
+
+    def __init__(
+        self,
+        fn: Callable[[Any], Any],
+        *,
+        name: str,
+        takes: CallableInput = "messages",
+        limits: Limits | None = None,
+    ):
+        if takes not in ("messages", "prompt", "request"):
+            raise InvalidInputError(
+                f"takes must be 'messages', 'prompt' or 'request', got {takes!r}"
+            )
+        self._fn = fn
+        self.name = name
+        self.takes = takes
+        self.limits = limits or Limits(max_concurrency=8)
+        self._is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+            type(fn).__call__
+        )
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {"kind": "function", "name": self.name}
+
+    def __repr__(self) -> str:
+        return f"FunctionJudge(name={self.name!r}, takes={self.takes!r})"
+
+    def _argument(self, request: JudgeRequest) -> Any:
+        if self.takes == "messages":
+            return request.message_dicts()
+        if self.takes == "prompt":
+            return request.prompt_text()
+        return request
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        argument = self._argument(request)
+        try:
+            if self._is_async:
+                value = await self._fn(argument)
+            else:
+                value = await asyncio.to_thread(self._fn, argument)
+                if inspect.isawaitable(value):
+                    value = await value
+        except (TimeoutError, ConnectionError) as exc:
+            raise JudgeTransportError(
+                f"judge {self.name!r} failed: {type(exc).__name__}: {exc}",
+                kind="timeout" if isinstance(exc, TimeoutError) else "connection",
+                retryable=True,
+            ) from exc
+        return _response_from(value, started, loop.time())
+
+
+def as_judge(
+    fn: Callable[[Any], Any] | Callable[[Any], Awaitable[Any]],
+    *,
+    name: str | None = None,
+    takes: CallableInput = "messages",
+    limits: Limits | None = None,
+) -> FunctionJudge:
+    """Wrap a sync or async callable as a judge.
+
+    The callable receives the chat messages (``takes="messages"``, a list of
+    ``{"role", "content"}`` dicts), the whole prompt as one string (``takes="prompt"``) or the
+    :class:`JudgeRequest` (``takes="request"``), and returns the answer text, a dict/list (sent
+    on as JSON) or a :class:`JudgeResponse`. Sync callables run in a worker thread. ``name`` goes
+    into cache keys: give two different callables two different names.
+    """
+    if not callable(fn):
+        raise InvalidInputError(f"as_judge needs a callable, got {type(fn).__name__}")
+    resolved = name or getattr(fn, "__qualname__", None) or type(fn).__name__
+    return FunctionJudge(fn, name=str(resolved), takes=takes, limits=limits)
+
+
+class FunctionEmbedder:
+    """An embedder backed by a sync or async callable ``texts -> vectors`` (:func:`as_embedder`)."""
+
+    def __init__(self, fn: Callable[[list[str]], Any], *, name: str, limits: Limits | None = None):
+        self._fn = fn
+        self.name = name
+        self.limits = limits or Limits(max_concurrency=8)
+        self._is_async = inspect.iscoroutinefunction(fn)
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {"kind": "function", "name": self.name}
+
+    def __repr__(self) -> str:
+        return f"FunctionEmbedder(name={self.name!r})"
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        batch = list(texts)
+        if self._is_async:
+            vectors = await self._fn(batch)
+        else:
+            vectors = await asyncio.to_thread(self._fn, batch)
+        return [[float(x) for x in vector] for vector in vectors]
+
+
+def as_embedder(
+    fn: Callable[[list[str]], Any], *, name: str | None = None, limits: Limits | None = None
+) -> FunctionEmbedder:
+    """Wrap a sync or async callable ``list[str] -> list[list[float]]`` as an embedder."""
+    if not callable(fn):
+        raise InvalidInputError(f"as_embedder needs a callable, got {type(fn).__name__}")
+    resolved = name or getattr(fn, "__qualname__", None) or type(fn).__name__
+    return FunctionEmbedder(fn, name=str(resolved), limits=limits)

@@ -1,0 +1,483 @@
+"""Scores, per-sample rows, per-metric summaries and their exports (records, JSONL, pandas).
+
+A score is a value *and* a status: ``ok`` (a number), ``undefined`` (the metric has no value
+for this sample, with a reason code such as ``no_claims``) or ``error`` (the judge failed, with
+a reason code such as ``judge_output_invalid``). Means are taken over ``ok`` rows only and are
+always reported with the counts of each status, so one failed sample never turns a mean into
+NaN and a failure never hides inside a number.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import statistics
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any, Literal
+
+from .._optional import import_optional
+from ..exceptions import InvalidInputError
+from .accounting import CallStats, Price, cost_of
+from .agreement import Level, agreement_report
+
+__all__ = [
+    "REPORT_SCHEMA_VERSION",
+    "JudgeResults",
+    "MetricSummary",
+    "SampleResult",
+    "Score",
+    "Status",
+]
+
+Status = Literal["ok", "undefined", "error"]
+STATUSES: tuple[str, ...] = ("ok", "undefined", "error")
+REPORT_SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Score:
+    """One metric's outcome on one sample.
+
+    ``value`` is a finite float when ``status == "ok"`` and ``None`` otherwise; ``reason_code``
+    is a stable machine-readable code for undefined and error scores (and for noteworthy ok
+    scores, for example ``noncommittal``); ``message`` explains it in words; ``reasons`` are the
+    judge's own explanations; ``evidence`` holds what the value was computed from (claims,
+    verdicts, generated questions, per-judge scores).
+    """
+
+    value: float | None
+    status: Status = "ok"
+    reason_code: str | None = None
+    message: str | None = None
+    reasons: tuple[str, ...] = ()
+    evidence: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise InvalidInputError(f"status must be one of {STATUSES}, got {self.status!r}")
+        if self.status == "ok":
+            if self.value is None or not math.isfinite(float(self.value)):
+                raise InvalidInputError(
+                    f"an ok score needs a finite value, got {self.value!r}; use "
+                    "Score.undefined(reason_code) when the metric has no value"
+                )
+            object.__setattr__(self, "value", float(self.value))
+        elif self.value is not None:
+            raise InvalidInputError(f"a {self.status} score has no value, got {self.value!r}")
+
+    @classmethod
+    def ok(
+        cls,
+        value: float,
+        *,
+        reasons: Sequence[str] = (),
+        evidence: Mapping[str, Any] | None = None,
+        reason_code: str | None = None,
+        message: str | None = None,
+    ) -> Score:
+        return cls(float(value), "ok", reason_code, message, tuple(reasons), dict(evidence or {}))
+
+    @classmethod
+    def undefined(
+        cls, reason_code: str, message: str = "", *, evidence: Mapping[str, Any] | None = None
+    ) -> Score:
+        return cls(None, "undefined", reason_code, message or None, (), dict(evidence or {}))
+
+    @classmethod
+    def error(
+        cls, reason_code: str, message: str = "", *, evidence: Mapping[str, Any] | None = None
+    ) -> Score:
+        return cls(None, "error", reason_code, message or None, (), dict(evidence or {}))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "value": self.value,
+            "status": self.status,
+            "reason_code": self.reason_code,
+            "message": self.message,
+            "reasons": list(self.reasons),
+            "evidence": _jsonable(self.evidence),
+        }
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, Score):
+        return value.to_dict()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
+
+
+@dataclass(frozen=True)
+class SampleResult:
+    """One (sample, metric) row: the score, who judged it and what it cost."""
+
+    sample_id: str
+    metric: str
+    score: Score
+    judge: str
+    judge_scores: Mapping[str, Score] | None = None
+    usage: Mapping[str, CallStats] = field(default_factory=dict)
+
+    @property
+    def value(self) -> float | None:
+        return self.score.value
+
+    @property
+    def status(self) -> Status:
+        return self.score.status
+
+    def total_usage(self) -> CallStats:
+        total = CallStats()
+        for stats in self.usage.values():
+            total.add(stats)
+        return total
+
+    def to_record(
+        self, prices: Mapping[str, Price] | None = None, models: Mapping[str, str] | None = None
+    ) -> dict[str, Any]:
+        total = self.total_usage()
+        record: dict[str, Any] = {
+            "sample_id": self.sample_id,
+            "metric": self.metric,
+            "value": self.score.value,
+            "status": self.score.status,
+            "reason_code": self.score.reason_code,
+            "message": self.score.message,
+            "reasons": list(self.score.reasons),
+            "evidence": _jsonable(self.score.evidence),
+            "judge": self.judge,
+            "judge_scores": None
+            if self.judge_scores is None
+            else {name: s.to_dict() for name, s in self.judge_scores.items()},
+            **{k: v for k, v in total.to_dict().items()},
+            "cost": _row_cost(self.usage, prices or {}, models or {}),
+        }
+        return record
+
+
+def _row_cost(
+    usage: Mapping[str, CallStats], prices: Mapping[str, Price], models: Mapping[str, str]
+) -> float | None:
+    if not prices:
+        return None
+    total = 0.0
+    priced = False
+    for judge, stats in usage.items():
+        price = prices.get(models.get(judge, judge)) or prices.get(judge)
+        cost = cost_of(stats.prompt_tokens, stats.completion_tokens, price)
+        if cost is not None:
+            total += cost
+            priced = True
+    embedder_model = models.get("__embedder__")
+    if embedder_model is not None:
+        tokens = sum(s.embedding_tokens for s in usage.values())
+        cost = cost_of(tokens, 0, prices.get(embedder_model))
+        if cost is not None:
+            total += cost
+            priced = True
+    return total if priced else None
+
+
+@dataclass(frozen=True)
+class MetricSummary:
+    """A metric's mean over its ok rows, with the counts of every status beside it."""
+
+    metric: str
+    mean: float | None
+    n: int
+    n_ok: int
+    n_undefined: int
+    n_error: int
+    std: float | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    undefined_reasons: Mapping[str, int] = field(default_factory=dict)
+    error_reasons: Mapping[str, int] = field(default_factory=dict)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        if self.mean is None:
+            head = f"{self.metric}: undefined (no ok value among {self.n} samples)"
+        else:
+            head = f"{self.metric}: {self.mean:.4f} (mean over {self.n_ok} of {self.n} samples)"
+        notes = []
+        if self.n_undefined:
+            codes = ", ".join(f"{k}={v}" for k, v in sorted(self.undefined_reasons.items()))
+            notes.append(f"{self.n_undefined} undefined: {codes}")
+        if self.n_error:
+            codes = ", ".join(f"{k}={v}" for k, v in sorted(self.error_reasons.items()))
+            notes.append(f"{self.n_error} error: {codes}")
+        return head + (f"; {'; '.join(notes)}" if notes else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "mean": self.mean,
+            "n": self.n,
+            "n_ok": self.n_ok,
+            "n_undefined": self.n_undefined,
+            "n_error": self.n_error,
+            "std": self.std,
+            "min": self.minimum,
+            "max": self.maximum,
+            "undefined_reasons": dict(self.undefined_reasons),
+            "error_reasons": dict(self.error_reasons),
+            **({"extra": _jsonable(self.extra)} if self.extra else {}),
+        }
+
+
+def summarize(
+    metric: str,
+    rows: Sequence[SampleResult],
+    extra: Callable[[Sequence[Score]], Mapping[str, Any]] | None = None,
+) -> MetricSummary:
+    values = [r.score.value for r in rows if r.score.status == "ok" and r.score.value is not None]
+    undefined = Counter(r.score.reason_code or "unknown" for r in rows if r.status == "undefined")
+    errors = Counter(r.score.reason_code or "unknown" for r in rows if r.status == "error")
+    return MetricSummary(
+        metric=metric,
+        mean=math.fsum(values) / len(values) if values else None,
+        n=len(rows),
+        n_ok=len(values),
+        n_undefined=sum(undefined.values()),
+        n_error=sum(errors.values()),
+        std=statistics.pstdev(values) if len(values) >= 2 else None,
+        minimum=min(values) if values else None,
+        maximum=max(values) if values else None,
+        undefined_reasons=dict(undefined),
+        error_reasons=dict(errors),
+        extra=dict(extra([r.score for r in rows])) if extra else {},
+    )
+
+
+class JudgeResults:
+    """Every row of a judged evaluation, with summaries, usage, agreement and the run manifest.
+
+    Rows are in sample order, then metric order. ``to_report_dict()`` is the stable,
+    JSON-ready form the report writers consume.
+    """
+
+    def __init__(
+        self,
+        rows: Sequence[SampleResult],
+        *,
+        metrics: Sequence[Any],
+        manifest: Mapping[str, Any],
+        prices: Mapping[str, Price] | None = None,
+        judge_models: Mapping[str, str] | None = None,
+    ):
+        self.rows: tuple[SampleResult, ...] = tuple(rows)
+        self._metrics = list(metrics)
+        self.manifest: dict[str, Any] = dict(manifest)
+        self.prices: dict[str, Price] = dict(prices or {})
+        self._models: dict[str, str] = dict(judge_models or {})
+
+    @property
+    def metric_names(self) -> list[str]:
+        return [m.name for m in self._metrics]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __iter__(self) -> Iterator[SampleResult]:
+        return iter(self.rows)
+
+    def _rows_of(self, metric: str) -> list[SampleResult]:
+        if metric not in self.metric_names:
+            raise InvalidInputError(
+                f"no metric named {metric!r} in these results; they hold {self.metric_names}"
+            )
+        return [r for r in self.rows if r.metric == metric]
+
+    def summary(self, metric: str) -> MetricSummary:
+        """Mean and status counts of one metric."""
+        spec = (
+            next(m for m in self._metrics if m.name == metric)
+            if metric in self.metric_names
+            else None
+        )
+        rows = self._rows_of(metric)
+        extra = getattr(spec, "summarize_extra", None)
+        return summarize(metric, rows, extra)
+
+    def summaries(self) -> dict[str, MetricSummary]:
+        return {name: self.summary(name) for name in self.metric_names}
+
+    def means(self) -> dict[str, float | None]:
+        """``{metric: mean over ok rows}`` (``None`` when no row is ok)."""
+        return {name: s.mean for name, s in self.summaries().items()}
+
+    def values(self, metric: str) -> list[float | None]:
+        """One value per sample (``None`` for undefined and error rows), in sample order."""
+        return [r.score.value for r in self._rows_of(metric)]
+
+    def scores(self, metric: str) -> list[Score]:
+        return [r.score for r in self._rows_of(metric)]
+
+    def usage(self) -> list[dict[str, Any]]:
+        """Calls, cache hits, tokens and cost per (judge, metric); cost ``None`` without a price."""
+        table: dict[tuple[str, str], CallStats] = {}
+        for row in self.rows:
+            for judge, stats in row.usage.items():
+                table.setdefault((judge, row.metric), CallStats()).add(stats)
+        out = []
+        for (judge, metric), stats in table.items():
+            out.append(
+                {
+                    "judge": judge,
+                    "metric": metric,
+                    **stats.to_dict(),
+                    "cost": _row_cost({judge: stats}, self.prices, self._models),
+                }
+            )
+        return out
+
+    def total_usage(self) -> CallStats:
+        total = CallStats()
+        for row in self.rows:
+            total.add(row.total_usage())
+        return total
+
+    def total_cost(self) -> float | None:
+        costs = [
+            c
+            for c in (row.to_record(self.prices, self._models)["cost"] for row in self.rows)
+            if c is not None
+        ]
+        return math.fsum(costs) if costs else None
+
+    def agreement(self, metric: str, *, level: Level | None = None) -> dict[str, Any]:
+        """Agreement between the judges of a panel on ``metric`` (one unit per sample).
+
+        ``level`` defaults to the metric's ``agreement_level`` (``interval`` for fractions,
+        ``nominal`` for preference verdicts).
+        """
+        rows = self._rows_of(metric)
+        judges: list[str] = []
+        for row in rows:
+            for name in row.judge_scores or {}:
+                if name not in judges:
+                    judges.append(name)
+        if len(judges) < 2:
+            raise InvalidInputError(
+                f"agreement needs a Panel of at least two judges; {metric!r} was judged by "
+                f"{judges or [rows[0].judge if rows else 'nobody']}"
+            )
+        spec = next(m for m in self._metrics if m.name == metric)
+        chosen = _level(spec, level)
+        ratings = [
+            [
+                _rating(row.judge_scores.get(name) if row.judge_scores else None, chosen)
+                for name in judges
+            ]
+            for row in rows
+        ]
+        report = agreement_report(ratings, level=chosen)
+        report["raters"] = judges
+        return report
+
+    def agreement_with(
+        self, labels: Mapping[str, Any] | Sequence[Any], metric: str, *, level: Level | None = None
+    ) -> dict[str, Any]:
+        """Agreement between this run's values of ``metric`` and human ``labels``.
+
+        ``labels`` is ``{sample_id: label}`` or one label per sample in order (``None`` when
+        missing). The same statistics as :meth:`agreement`, with raters ``["judge", "human"]``.
+        """
+        rows = self._rows_of(metric)
+        if isinstance(labels, Mapping):
+            human = [labels.get(row.sample_id) for row in rows]
+        else:
+            human = list(labels)
+            if len(human) != len(rows):
+                raise InvalidInputError(
+                    f"labels has {len(human)} entries but {metric!r} has {len(rows)} samples"
+                )
+        spec = next(m for m in self._metrics if m.name == metric)
+        chosen = _level(spec, level)
+        ratings = [[_rating(row.score, chosen), h] for row, h in zip(rows, human, strict=True)]
+        report = agreement_report(ratings, level=chosen)
+        report["raters"] = ["judge", "human"]
+        return report
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One JSON-ready dict per (sample, metric) row."""
+        return [row.to_record(self.prices, self._models) for row in self.rows]
+
+    def to_jsonl(self, path_or_file: str | os.PathLike[str] | IO[str] | None = None) -> str | None:
+        """Write one JSON object per row; returns the text when no destination is given."""
+        if path_or_file is None:
+            buffer = io.StringIO()
+            self._write_jsonl(buffer)
+            return buffer.getvalue()
+        if isinstance(path_or_file, str | os.PathLike):
+            with open(path_or_file, "w", encoding="utf-8") as handle:
+                self._write_jsonl(handle)
+        else:
+            self._write_jsonl(path_or_file)
+        return None
+
+    def _write_jsonl(self, handle: IO[str]) -> None:
+        for record in self.to_records():
+            handle.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame with one row per (sample, metric) (needs ``ragmeter[pandas]``)."""
+        pd = import_optional("pandas", extra="pandas", purpose="JudgeResults.to_pandas()")
+        return pd.DataFrame.from_records(self.to_records())
+
+    def to_report_dict(self) -> dict[str, Any]:
+        """The stable JSON-ready form for report writers.
+
+        Keys: ``kind`` (``"ragmeter.judges"``), ``schema_version``, ``manifest`` (library
+        version, judges, prompts and their hashes, settings, cache), ``metrics`` (``{name:
+        MetricSummary.to_dict()}``), ``usage`` (per judge and metric, plus ``total``),
+        ``agreement`` (per metric, only for panels) and ``rows`` (:meth:`to_records`).
+        """
+        agreement: dict[str, Any] = {}
+        for name in self.metric_names:
+            panel_rows = [r for r in self.rows if r.metric == name and r.judge_scores]
+            if panel_rows and len(next(iter(panel_rows)).judge_scores or {}) >= 2:
+                agreement[name] = self.agreement(name)
+        total = self.total_usage().to_dict()
+        total["cost"] = self.total_cost()
+        return {
+            "kind": "ragmeter.judges",
+            "schema_version": REPORT_SCHEMA_VERSION,
+            "manifest": _jsonable(self.manifest),
+            "metrics": {name: s.to_dict() for name, s in self.summaries().items()},
+            "usage": {"by_judge_metric": self.usage(), "total": total},
+            "agreement": _jsonable(agreement),
+            "rows": self.to_records(),
+        }
+
+    def __repr__(self) -> str:
+        lines = [f"JudgeResults({len(self.rows)} rows, metrics={self.metric_names})"]
+        lines.extend(f"  {summary}" for summary in self.summaries().values())
+        return "\n".join(lines)
+
+
+def _level(spec: Any, level: Level | None) -> Level:
+    if level is not None:
+        return level
+    chosen: Level = getattr(spec, "agreement_level", "interval")
+    return chosen
+
+
+def _rating(score: Score | None, level: str) -> Any:
+    if score is None or score.status != "ok":
+        return None
+    if level == "nominal" and "winner" in score.evidence:
+        return score.evidence["winner"]
+    return score.value

@@ -1,0 +1,615 @@
+"""The call engine: cache, per-endpoint limits, retries, parsing, re-asks, accounting.
+
+One :class:`Runtime` lives for one evaluation run (asyncio primitives belong to one event
+loop). Metrics talk to it through a :class:`JudgeContext`, which also records what every call
+cost for the (sample, metric, judge) it serves. Identical requests within a run are made once
+(``groundedness`` and ``faithfulness`` share the claim extraction), across runs the cache
+answers them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
+
+from ..exceptions import (
+    InvalidInputError,
+    JudgeError,
+    JudgeOutputError,
+    JudgeTransportError,
+    MissingDependencyError,
+)
+from .accounting import CallStats
+from .cache import JudgeCache, cache_key
+from .limits import Limits, RateLimiter, RetryPolicy
+from .parsing import OutputParseError, check_item_ids, extract_json, validate_schema
+from .prompts import PromptTemplate, format_items
+from .protocol import (
+    Embedder,
+    Judge,
+    JudgeRequest,
+    JudgeResponse,
+    Usage,
+    embedder_identity,
+    estimate_tokens,
+    judge_identity,
+)
+
+__all__ = ["JudgeCallError", "JudgeContext", "RunSettings", "Runtime", "SyncJudgeContext"]
+
+log = logging.getLogger("ragmeter.judges")
+
+T = TypeVar("T")
+Validator = Callable[[Any], Sequence[str]]
+
+DEFAULT_RETRY_POLICY = RetryPolicy()
+DEFAULT_LIMITS = Limits(max_concurrency=8)
+REASK_OUTPUT_CHARS = 4000
+
+
+class JudgeCallError(JudgeError):
+    """A judge raised something other than a transport error (a bug in a judge callable)."""
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Per-run request parameters (recorded in the manifest).
+
+    ``temperature`` 0 and a fixed ``seed`` by default for repeatable judgements;
+    ``max_parse_retries`` re-asks after an unusable answer; ``max_items_per_call`` bounds how
+    many items (sentences, claims) one labelling call carries; ``language`` is the language in
+    which generated text (answer_relevancy's questions) is written, default: the answer's.
+    """
+
+    temperature: float | None = 0.0
+    seed: int | None = 0
+    max_tokens: int | None = None
+    max_parse_retries: int = 2
+    max_items_per_call: int = 40
+    language: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_parse_retries < 0:
+            raise InvalidInputError(
+                f"max_parse_retries must be >= 0, got {self.max_parse_retries!r}"
+            )
+        if self.max_items_per_call < 1:
+            raise InvalidInputError(
+                f"max_items_per_call must be >= 1, got {self.max_items_per_call!r}"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "max_tokens": self.max_tokens,
+            "max_parse_retries": self.max_parse_retries,
+            "max_items_per_call": self.max_items_per_call,
+            "language": self.language,
+        }
+
+
+class _Endpoint:
+    def __init__(self, limits: Limits, sleep: Callable[[float], Awaitable[None]]):
+        self.semaphore = asyncio.Semaphore(limits.max_concurrency)
+        self.limiter = RateLimiter(limits.rpm, sleep=sleep) if limits.rpm else None
+
+
+def _endpoint_key(obj: Any) -> str:
+    identity = judge_identity(obj)
+    return str(identity.get("base_url") or identity.get("name"))
+
+
+class Runtime:
+    """Per-run state shared by every metric: cache, endpoint limits, in-run memo, settings."""
+
+    def __init__(
+        self,
+        *,
+        cache: JudgeCache,
+        settings: RunSettings | None = None,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+        seed: int = 0,
+    ):
+        self.cache = cache
+        self.settings = settings or RunSettings()
+        self._sleep = sleep or asyncio.sleep
+        self._rng = random.Random(seed)
+        self._endpoints: dict[str, _Endpoint] = {}
+        self._memo: dict[str, asyncio.Future[Any]] = {}
+        self._vectors: dict[str, list[float]] = {}
+        self._used: dict[int, Any] = {}
+
+    def _endpoint(self, obj: Any) -> _Endpoint:
+        key = _endpoint_key(obj)
+        endpoint = self._endpoints.get(key)
+        if endpoint is None:
+            limits = getattr(obj, "limits", None)
+            endpoint = _Endpoint(
+                limits if isinstance(limits, Limits) else DEFAULT_LIMITS, self._sleep
+            )
+            self._endpoints[key] = endpoint
+        self._used[id(obj)] = obj
+        return endpoint
+
+    def used_clients(self) -> list[Any]:
+        """Every judge and embedder this run called (to close their connections)."""
+        return list(self._used.values())
+
+    async def _with_retries(
+        self,
+        obj: Any,
+        call: Callable[[], Awaitable[T]],
+        stats: CallStats,
+        *,
+        count: Callable[[CallStats], None],
+    ) -> T:
+        endpoint = self._endpoint(obj)
+        policy = getattr(obj, "retry_policy", None)
+        if not isinstance(policy, RetryPolicy):
+            policy = DEFAULT_RETRY_POLICY
+        started = time.monotonic()
+        attempt = 0
+        while True:
+            async with endpoint.semaphore:
+                if endpoint.limiter is not None:
+                    await endpoint.limiter.acquire()
+                count(stats)
+                try:
+                    return await call()
+                except JudgeTransportError as exc:
+                    error = exc
+                except (asyncio.CancelledError, JudgeError, MissingDependencyError):
+                    raise
+                except Exception as exc:
+                    raise JudgeCallError(
+                        f"{getattr(obj, 'name', type(obj).__name__)!s} raised "
+                        f"{type(exc).__name__}: {exc}"
+                    ) from exc
+            if not error.retryable or attempt >= policy.max_retries:
+                raise error
+            delay = policy.delay_s(attempt, error.retry_after, self._rng)
+            if (
+                policy.deadline_s is not None
+                and time.monotonic() - started + delay > policy.deadline_s
+            ):
+                raise error
+            log.debug("retrying %s in %.2f s after: %s", _endpoint_key(obj), delay, error)
+            stats.retries += 1
+            attempt += 1
+            await self._sleep(delay)
+
+    def chat_key(self, judge: Judge, request: JudgeRequest) -> str:
+        return cache_key(
+            {
+                "kind": "chat",
+                "judge": judge_identity(judge),
+                "messages": request.message_dicts(),
+                "schema": request.response_schema,
+                "temperature": request.temperature,
+                "seed": request.seed,
+                "max_tokens": request.max_tokens,
+                "n_index": request.n_index,
+            }
+        )
+
+    @staticmethod
+    def _problems(
+        parsed: Any, schema: Mapping[str, Any] | None, validate: Validator | None
+    ) -> list[str]:
+        problems = validate_schema(parsed, schema) if schema is not None else []
+        if not problems and validate is not None:
+            problems = list(validate(parsed))
+        return problems
+
+    async def chat(
+        self,
+        judge: Judge,
+        request: JudgeRequest,
+        stats: CallStats,
+        *,
+        validate: Validator | None = None,
+    ) -> Any:
+        """The validated JSON answer to ``request``: from the run memo, the cache or the judge."""
+        key = self.chat_key(judge, request)
+        pending = self._memo.get(key)
+        if pending is not None:
+            stats.cache_hits += 1
+            return await asyncio.shield(pending)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._memo[key] = future
+        try:
+            result = await self._chat_uncached(judge, request, key, stats, validate)
+        except asyncio.CancelledError:
+            self._memo.pop(key, None)
+            future.cancel()
+            raise
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: only waiters re-raise it
+            raise
+        future.set_result(result)
+        return result
+
+    def remember(self, judge: Judge, request: JudgeRequest, parsed: Any, *, note: str) -> None:
+        """Store an answer assembled from several calls under the key of the original request."""
+        key = self.chat_key(judge, request)
+        self.cache.put(key, "chat", {"text": None, "parsed": parsed, "note": note})
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future.set_result(parsed)
+        self._memo[key] = future
+
+    async def _chat_uncached(
+        self,
+        judge: Judge,
+        request: JudgeRequest,
+        key: str,
+        stats: CallStats,
+        validate: Validator | None,
+    ) -> Any:
+        cached = self.cache.get(key)
+        if cached is not None and not self._problems(
+            cached.get("parsed"), request.response_schema, validate
+        ):
+            stats.cache_hits += 1
+            return cached["parsed"]
+        messages = list(request.messages)
+        errors: list[str] = []
+        attempts = self.settings.max_parse_retries + 1
+        for attempt in range(attempts):
+            current = replace(request, messages=tuple(messages))
+
+            def call(current: JudgeRequest = current) -> Awaitable[JudgeResponse]:
+                return judge.complete(current)
+
+            def count(s: CallStats) -> None:
+                s.calls += 1
+
+            response = await self._with_retries(judge, call, stats, count=count)
+            self._account(current, response, stats)
+            try:
+                parsed = extract_json(response.text)
+                problems = self._problems(parsed, request.response_schema, validate)
+            except OutputParseError as exc:
+                parsed, problems = None, [str(exc)]
+            if not problems:
+                self.cache.put(
+                    key,
+                    "chat",
+                    {
+                        "text": response.text,
+                        "parsed": parsed,
+                        "model": response.model,
+                        "usage": None
+                        if response.usage is None
+                        else {
+                            "prompt_tokens": response.usage.prompt_tokens,
+                            "completion_tokens": response.usage.completion_tokens,
+                        },
+                        "reasks": attempt,
+                    },
+                )
+                return parsed
+            summary = "; ".join(problems[:8])
+            errors.append(summary)
+            log.debug("unusable answer to %s (attempt %d): %s", request.task, attempt + 1, summary)
+            if attempt + 1 < attempts:
+                stats.reasks += 1
+                truncated = (
+                    " Your answer was cut off by the token limit: keep reasons short."
+                    if response.finish_reason == "length"
+                    else ""
+                )
+                messages.append(
+                    {"role": "assistant", "content": response.text[:REASK_OUTPUT_CHARS]}
+                )
+                messages.append(
+                    {
+                        "role": "user",
+                        "content": f"Your answer could not be used: {summary}.{truncated} Answer "
+                        "again with one JSON object that matches the schema given above, and "
+                        "nothing else.",
+                    }
+                )
+        raise JudgeOutputError(
+            f"judge {judge.name!r} gave no usable answer to {request.task!r} in {attempts} "
+            f"attempts; last problem: {errors[-1]}",
+            task=request.task,
+            attempts=attempts,
+            errors=tuple(errors),
+        )
+
+    @staticmethod
+    def _account(request: JudgeRequest, response: JudgeResponse, stats: CallStats) -> None:
+        usage = response.usage
+        if usage is None:
+            usage = Usage(
+                estimate_tokens(request.prompt_text()),
+                estimate_tokens(response.text),
+                estimated=True,
+            )
+        stats.prompt_tokens += usage.prompt_tokens
+        stats.completion_tokens += usage.completion_tokens
+        stats.tokens_estimated = stats.tokens_estimated or usage.estimated
+        stats.latency_s += response.latency_s
+        stats.capability_fallbacks += int(response.extra.get("capability_fallbacks", 0) or 0)
+
+    async def embed(
+        self, embedder: Embedder, texts: Sequence[str], stats: CallStats
+    ) -> list[list[float]]:
+        """One vector per text; cached per (embedder, text); missing texts go in one batch."""
+        identity = embedder_identity(embedder)
+        keys = [cache_key({"kind": "embedding", "embedder": identity, "text": t}) for t in texts]
+        vectors: dict[str, list[float]] = {}
+        missing: dict[str, str] = {}
+        for key, text in zip(keys, texts, strict=True):
+            if key in vectors or key in missing:
+                continue
+            found = self._vectors.get(key)
+            if found is None:
+                cached = self.cache.get(key)
+                found = None if cached is None else cached.get("vector")
+            if found is not None:
+                vectors[key] = found
+                stats.embedding_cache_hits += 1
+            else:
+                missing[key] = text
+        if missing:
+            batch = list(missing.values())
+            with_usage = getattr(embedder, "embed_with_usage", None)
+
+            async def call() -> tuple[list[list[float]], int]:
+                if callable(with_usage):
+                    return await with_usage(batch)
+                return await embedder.embed(batch), 0
+
+            def count(s: CallStats) -> None:
+                s.embedding_calls += 1
+
+            got, tokens = await self._with_retries(embedder, call, stats, count=count)
+            if len(got) != len(batch):
+                raise JudgeTransportError(
+                    f"embedder {embedder.name!r} returned {len(got)} vectors for "
+                    f"{len(batch)} texts",
+                    kind="protocol",
+                )
+            stats.embedding_tokens += tokens
+            for key, vector in zip(missing, got, strict=True):
+                vector = [float(x) for x in vector]
+                vectors[key] = vector
+                self._vectors[key] = vector
+                self.cache.put(key, "embedding", {"vector": vector})
+        return [vectors[key] for key in keys]
+
+
+class JudgeContext:
+    """What a metric uses to ask one judge: prompts in, validated JSON out, costs recorded."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        judge: Judge,
+        stats: CallStats,
+        *,
+        embedder: Embedder | None = None,
+        metric: str = "custom",
+    ):
+        self.runtime = runtime
+        self.judge = judge
+        self.embedder = embedder
+        self.stats = stats
+        self.metric = metric
+
+    @property
+    def judge_name(self) -> str:
+        return self.judge.name
+
+    @property
+    def settings(self) -> RunSettings:
+        return self.runtime.settings
+
+    def request(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        schema: Mapping[str, Any] | None,
+        *,
+        task: str,
+        n_index: int = 0,
+        strict: bool = False,
+    ) -> JudgeRequest:
+        for i, message in enumerate(messages):
+            if (
+                not isinstance(message, Mapping)
+                or "role" not in message
+                or "content" not in message
+            ):
+                raise InvalidInputError(
+                    f"messages[{i}] must be a dict with 'role' and 'content', got {message!r}"
+                )
+        title = (schema or {}).get("title") if schema else None
+        settings = self.runtime.settings
+        return JudgeRequest(
+            messages=tuple(
+                {"role": str(m["role"]), "content": str(m["content"])} for m in messages
+            ),
+            response_schema=schema,
+            schema_name=str(title or task),
+            strict_schema=strict,
+            temperature=settings.temperature,
+            seed=settings.seed,
+            max_tokens=settings.max_tokens,
+            n_index=n_index,
+            task=task,
+        )
+
+    async def judge_json(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        schema: Mapping[str, Any] | None = None,
+        *,
+        validate: Validator | None = None,
+        task: str = "custom",
+        n_index: int = 0,
+        strict: bool = False,
+    ) -> Any:
+        """Ask the judge and return its JSON answer, validated against ``schema`` and ``validate``.
+
+        Uses the run's cache, limits, retries and re-asks, and records the cost in this
+        context's stats. ``validate(parsed)`` returns a list of problems (empty when usable).
+        """
+        request = self.request(messages, schema, task=task, n_index=n_index, strict=strict)
+        return await self.runtime.chat(self.judge, request, self.stats, validate=validate)
+
+    async def ask(
+        self,
+        prompt: PromptTemplate,
+        values: Mapping[str, Any],
+        *,
+        validate: Validator | None = None,
+        n_index: int = 0,
+    ) -> Any:
+        """Render a built-in or custom :class:`PromptTemplate` and ask it."""
+        return await self.judge_json(
+            prompt.render(values),
+            prompt.schema,
+            validate=validate,
+            task=prompt.name,
+            n_index=n_index,
+            strict=prompt.strict,
+        )
+
+    async def label_items(
+        self,
+        prompt: PromptTemplate,
+        values: Mapping[str, Any],
+        items: Sequence[str],
+        *,
+        placeholder: str,
+        list_key: str,
+        n_index: int = 0,
+    ) -> list[dict[str, Any]]:
+        """One labelled entry per item, in item order, each checked against the id it was sent with.
+
+        Items go out ``max_items_per_call`` at a time as ``{"id", "text"}`` objects. An answer
+        with missing, extra or duplicate ids is re-asked; if the re-asks fail too, the items are
+        asked one per call, and the assembled answer is cached under the original request.
+        """
+        size = self.runtime.settings.max_items_per_call
+        chunks = [
+            (start, list(items[start : start + size])) for start in range(0, len(items), size)
+        ]
+        answers = await asyncio.gather(
+            *(
+                self._label_chunk(prompt, values, start, chunk, placeholder, list_key, n_index)
+                for start, chunk in chunks
+            )
+        )
+        return [entry for answer in answers for entry in answer]
+
+    async def _label_chunk(
+        self,
+        prompt: PromptTemplate,
+        values: Mapping[str, Any],
+        start: int,
+        chunk: list[str],
+        placeholder: str,
+        list_key: str,
+        n_index: int,
+    ) -> list[dict[str, Any]]:
+        ids = list(range(start + 1, start + 1 + len(chunk)))
+
+        def checker(expected: list[int]) -> Validator:
+            return lambda parsed: check_item_ids(parsed[list_key], expected, what=list_key)
+
+        rendered = {**values, placeholder: format_items(chunk, start=start + 1)}
+        try:
+            parsed = await self.ask(prompt, rendered, validate=checker(ids), n_index=n_index)
+        except JudgeOutputError:
+            if len(chunk) == 1:
+                raise
+            self.stats.split_fallbacks += 1
+            singles = await asyncio.gather(
+                *(
+                    self.ask(
+                        prompt,
+                        {**values, placeholder: format_items([text], start=item_id)},
+                        validate=checker([item_id]),
+                        n_index=n_index,
+                    )
+                    for item_id, text in zip(ids, chunk, strict=True)
+                )
+            )
+            parsed = {list_key: [single[list_key][0] for single in singles]}
+            original = self.request(
+                prompt.render(rendered),
+                prompt.schema,
+                task=prompt.name,
+                n_index=n_index,
+                strict=prompt.strict,
+            )
+            self.runtime.remember(
+                self.judge, original, parsed, note="assembled from one call per item"
+            )
+        return sorted(parsed[list_key], key=lambda entry: entry["id"])
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Vectors of ``texts`` from the run's embedder (cached per text)."""
+        if self.embedder is None:
+            raise InvalidInputError(
+                f"metric {self.metric!r} asked for embeddings but the run has no embedder: "
+                "pass embedder= to evaluate()"
+            )
+        return await self.runtime.embed(self.embedder, texts, self.stats)
+
+
+class SyncJudgeContext:
+    """A :class:`JudgeContext` for sync custom metrics, which run in a worker thread."""
+
+    def __init__(self, context: JudgeContext, loop: asyncio.AbstractEventLoop):
+        self._context = context
+        self._loop = loop
+
+    @property
+    def judge_name(self) -> str:
+        return self._context.judge_name
+
+    @property
+    def settings(self) -> RunSettings:
+        return self._context.settings
+
+    def _run(self, coroutine: Awaitable[T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()  # type: ignore[arg-type]
+
+    def judge_json(
+        self,
+        messages: Sequence[Mapping[str, str]],
+        schema: Mapping[str, Any] | None = None,
+        *,
+        validate: Validator | None = None,
+        task: str = "custom",
+        n_index: int = 0,
+        strict: bool = False,
+    ) -> Any:
+        return self._run(
+            self._context.judge_json(
+                messages, schema, validate=validate, task=task, n_index=n_index, strict=strict
+            )
+        )
+
+    def ask(
+        self,
+        prompt: PromptTemplate,
+        values: Mapping[str, Any],
+        *,
+        validate: Validator | None = None,
+        n_index: int = 0,
+    ) -> Any:
+        return self._run(self._context.ask(prompt, values, validate=validate, n_index=n_index))
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return self._run(self._context.embed(texts))

@@ -1,0 +1,493 @@
+"""Deterministic judges and embedders for tests, demos and dry runs: no model, no network.
+
+- :class:`ScriptedJudge` answers from a script of (matcher, response) rules.
+- :class:`RuleJudge` is a real, deterministic mini-judge for every built-in prompt (word
+  overlap decides support and relevance), so whole evaluations give meaningful numbers offline.
+- :class:`FaultyJudge` wraps another judge and injects seeded faults (malformed or truncated
+  JSON, wrong item counts, timeouts, 429s).
+- :class:`HashEmbedder` embeds text as a hashed bag of words.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import math
+import random
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..exceptions import InvalidInputError, JudgeTransportError
+from .limits import Limits, RetryPolicy
+from .prompts import SCHEMA_MARKER
+from .protocol import JudgeRequest, JudgeResponse, Usage, estimate_tokens
+from .text import content_words, split_sentences, word_tokens
+
+__all__ = [
+    "FaultyJudge",
+    "HashEmbedder",
+    "Responses",
+    "RuleJudge",
+    "ScriptedJudge",
+    "UnexpectedPromptError",
+    "parse_sections",
+    "request_schema",
+]
+
+
+class UnexpectedPromptError(AssertionError):
+    """A :class:`ScriptedJudge` received a prompt that no rule matches."""
+
+
+class Responses:
+    """Successive responses for one :class:`ScriptedJudge` rule (the last one repeats)."""
+
+    def __init__(self, *responses: Any):
+        if not responses:
+            raise InvalidInputError("Responses needs at least one response")
+        self.responses = list(responses)
+        self.used = 0
+
+    def next(self) -> Any:
+        response = self.responses[min(self.used, len(self.responses) - 1)]
+        self.used += 1
+        return response
+
+
+def request_schema(request: JudgeRequest) -> Mapping[str, Any] | None:
+    """The answer schema of a request: its ``response_schema`` or the one written in the prompt."""
+    if request.response_schema is not None:
+        return request.response_schema
+    text = request.first_user_message()
+    if SCHEMA_MARKER in text:
+        try:
+            schema = json.loads(text.split(SCHEMA_MARKER, 1)[1].strip())
+        except json.JSONDecodeError:
+            return None
+        return schema if isinstance(schema, Mapping) else None
+    return None
+
+
+def _task(request: JudgeRequest) -> str:
+    schema = request_schema(request)
+    title = schema.get("title") if schema else None
+    return str(title or request.task)
+
+
+class ScriptedJudge:
+    """A judge that answers from a script, and records every request.
+
+    ``script`` is a dict or a list of ``(matcher, response)`` pairs, tried in order. A matcher
+    is a string (equal to the request's task, i.e. its schema title such as ``"claims"`` or
+    ``"groundedness_verdicts"``, or contained in the task prompt, the first user message), a
+    compiled regex (searched in the whole prompt) or a callable ``request -> bool``. A response
+    is a string (sent as is), a dict or list (sent as JSON), an exception (raised), a callable
+    ``request -> response`` or :class:`Responses` (successive answers). A request no rule
+    matches raises :class:`UnexpectedPromptError`, or gets ``default`` when one is given.
+    """
+
+    def __init__(
+        self,
+        script: Mapping[Any, Any] | Sequence[tuple[Any, Any]],
+        *,
+        name: str = "scripted",
+        default: Any = None,
+        usage: tuple[int, int] | None = None,
+    ):
+        self.rules = list(script.items()) if isinstance(script, Mapping) else list(script)
+        self.name = name
+        self.default = default
+        self.usage = usage
+        self.limits = Limits(max_concurrency=64)
+        self.retry_policy = RetryPolicy(initial_delay_s=0.0, max_delay_s=0.0)
+        self.requests: list[JudgeRequest] = []
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {"kind": "scripted", "name": self.name}
+
+    def __repr__(self) -> str:
+        return f"ScriptedJudge(name={self.name!r}, rules={len(self.rules)})"
+
+    @staticmethod
+    def _matches(matcher: Any, request: JudgeRequest) -> bool:
+        if isinstance(matcher, str):
+            return matcher == _task(request) or matcher in request.first_user_message()
+        if isinstance(matcher, re.Pattern):
+            return matcher.search(request.prompt_text()) is not None
+        if callable(matcher):
+            return bool(matcher(request))
+        raise InvalidInputError(f"unsupported matcher {matcher!r}")
+
+    def respond(self, request: JudgeRequest) -> str:
+        self.requests.append(request)
+        for matcher, response in self.rules:
+            if self._matches(matcher, request):
+                return self._render(response, request)
+        if self.default is not None:
+            return self._render(self.default, request)
+        raise UnexpectedPromptError(
+            f"ScriptedJudge {self.name!r} has no rule for task {_task(request)!r}; prompt "
+            f"starts: {request.first_user_message()[:200]!r}"
+        )
+
+    def _render(self, response: Any, request: JudgeRequest) -> str:
+        if isinstance(response, Responses):
+            response = response.next()
+        if callable(response) and not isinstance(response, type):
+            response = response(request)
+        if isinstance(response, BaseException):
+            raise response
+        if isinstance(response, str):
+            return response
+        return json.dumps(response, ensure_ascii=False)
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        text = self.respond(request)
+        usage = None if self.usage is None else Usage(*self.usage)
+        return JudgeResponse(text=text, usage=usage, model=self.name)
+
+
+_SECTION = re.compile(r"^### (.+?)\s*$", re.MULTILINE)
+_REFUSAL = re.compile(
+    r"\b(i don't know|i do not know|cannot answer|can't answer|no information|not sure|"
+    r"unable to answer|not mentioned)\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+def parse_sections(text: str) -> dict[str, str]:
+    """``### Name`` sections of a built-in prompt: ``{name: body}`` (up to the schema line)."""
+    text = text.split(SCHEMA_MARKER, 1)[0]
+    matches = list(_SECTION.finditer(text))
+    sections = {}
+    for i, match in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+        sections[match.group(1).strip()] = text[match.end() : end].strip()
+    return sections
+
+
+def _items(sections: Mapping[str, str], name: str) -> list[dict[str, Any]]:
+    raw = sections.get(name, "[]")
+    try:
+        items = json.loads(raw)
+    except json.JSONDecodeError:
+        return []
+    return [i for i in items if isinstance(i, dict) and "id" in i]
+
+
+def _support(claim: str, source: str) -> float:
+    words = content_words(claim)
+    if not words:
+        return 0.0
+    return len(words & content_words(source)) / len(words)
+
+
+def _minimal_instance(schema: Mapping[str, Any]) -> Any:
+    if "enum" in schema:
+        return schema["enum"][0]
+    if "const" in schema:
+        return schema["const"]
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = kind[0]
+    if kind == "object":
+        props = schema.get("properties") or {}
+        return {
+            name: _minimal_instance(props.get(name, {})) for name in schema.get("required") or props
+        }
+    if kind == "array":
+        return [
+            _minimal_instance(schema.get("items") or {})
+            for _ in range(int(schema.get("minItems", 0)))
+        ]
+    if kind == "string":
+        return "ok"
+    if kind == "boolean":
+        return True
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 0)
+    return None
+
+
+class RuleJudge:
+    """A deterministic judge for every built-in prompt, from word overlap.
+
+    Content words are lowercased word tokens minus English stopwords. A claim (or reference
+    sentence) is supported when at least ``threshold`` of its content words occur in the
+    source; it is contradicted when it is supported but holds a number that the source does
+    not. A sentence is relevant to a question when they share a content word. Claims are the
+    answer's sentences (none for a refusal); generated questions rewrite the answer's sentences
+    as questions; a pairwise verdict prefers the response sharing more content words with the
+    question and context (a tie when equal, in both orders). Unknown prompts get a minimal
+    answer that satisfies their schema.
+
+    Works on the request alone (task from the schema title, inputs from the ``### Name``
+    sections), so it also answers through :class:`~ragmeter.judges.server.LoopbackOpenAIServer`.
+    """
+
+    def __init__(self, *, threshold: float = 0.5, name: str = "rule-judge"):
+        if not 0.0 < threshold <= 1.0:
+            raise InvalidInputError(f"threshold must lie in (0, 1], got {threshold!r}")
+        self.threshold = threshold
+        self.name = name
+        self.limits = Limits(max_concurrency=64)
+        self.retry_policy = RetryPolicy(initial_delay_s=0.0, max_delay_s=0.0)
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {"kind": "rule", "name": self.name, "threshold": self.threshold}
+
+    def __repr__(self) -> str:
+        return f"RuleJudge(threshold={self.threshold}, name={self.name!r})"
+
+    def respond(self, request: JudgeRequest) -> str:
+        schema = request_schema(request) or {}
+        task = str(schema.get("title") or request.task)
+        sections = parse_sections(request.first_user_message())
+        handler: Callable[[dict[str, str], Mapping[str, Any]], Any] | None = getattr(
+            self, f"_answer_{task}", None
+        )
+        answer = handler(sections, schema) if handler else _minimal_instance(schema)
+        return json.dumps(answer, ensure_ascii=False)
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        text = self.respond(request)
+        return JudgeResponse(
+            text=text,
+            usage=Usage(
+                estimate_tokens(request.prompt_text()), estimate_tokens(text), estimated=True
+            ),
+            model=self.name,
+        )
+
+    def _supported(self, claim: str, source: str) -> bool:
+        return _support(claim, source) >= self.threshold
+
+    def _answer_context_relevancy_labels(self, s: dict[str, str], _: Any) -> Any:
+        question = content_words(s.get("Question", ""))
+        return {
+            "sentences": [
+                {
+                    "id": item["id"],
+                    "relevant": bool(content_words(item["text"]) & question),
+                    "reason": "shares words with the question"
+                    if content_words(item["text"]) & question
+                    else "no word in common with the question",
+                }
+                for item in _items(s, "Context sentences")
+            ]
+        }
+
+    def _answer_answer_relevancy_questions(
+        self, s: dict[str, str], schema: Mapping[str, Any]
+    ) -> Any:
+        answer = s.get("Answer", "")
+        n = int(schema.get("properties", {}).get("questions", {}).get("minItems", 1))
+        sentences = split_sentences(answer) or [answer]
+        questions = []
+        for i in range(n):
+            sentence = sentences[i % len(sentences)].rstrip(".!?").strip()
+            questions.append(f"What about {sentence}?")
+        return {"questions": questions, "noncommittal": bool(_REFUSAL.search(answer))}
+
+    def _answer_claims(self, s: dict[str, str], _: Any) -> Any:
+        answer = s.get("Answer", "")
+        if _REFUSAL.search(answer):
+            return {"claims": []}
+        return {"claims": split_sentences(answer)}
+
+    def _answer_groundedness_verdicts(self, s: dict[str, str], _: Any) -> Any:
+        context = s.get("Context", "")
+        verdicts = []
+        for item in _items(s, "Claims"):
+            if not content_words(item["text"]):
+                verdict, reason = -1, "the claim has no content word"
+            elif self._supported(item["text"], context):
+                verdict, reason = 1, "its words occur in the context"
+            else:
+                verdict, reason = 0, "its words do not occur in the context"
+            verdicts.append({"id": item["id"], "verdict": verdict, "reason": reason})
+        return {"verdicts": verdicts}
+
+    def _answer_faithfulness_verdicts(self, s: dict[str, str], _: Any) -> Any:
+        context = s.get("Context", "")
+        context_numbers = set(_NUMBER.findall(context))
+        verdicts = []
+        for item in _items(s, "Claims"):
+            if self._supported(item["text"], context):
+                numbers = set(_NUMBER.findall(item["text"]))
+                if numbers - context_numbers:
+                    verdict, reason = "contradicted", "the context gives other numbers"
+                else:
+                    verdict, reason = "supported", "its words occur in the context"
+            else:
+                verdict, reason = "unsupported", "its words do not occur in the context"
+            verdicts.append({"id": item["id"], "verdict": verdict, "reason": reason})
+        return {"verdicts": verdicts}
+
+    def _answer_answer_relevance_verdicts(self, s: dict[str, str], _: Any) -> Any:
+        question = content_words(s.get("Question", ""))
+        verdicts = []
+        for item in _items(s, "Statements"):
+            shared = content_words(item["text"]) & question
+            share = len(shared) / len(question) if question else 0.0
+            verdict = (
+                "relevant" if share >= 0.5 else "partially_relevant" if shared else "irrelevant"
+            )
+            verdicts.append(
+                {"id": item["id"], "verdict": verdict, "reason": f"{len(shared)} shared words"}
+            )
+        return {"verdicts": verdicts}
+
+    def _useful(self, chunk: str, reference: str) -> bool:
+        return any(self._supported(sentence, chunk) for sentence in split_sentences(reference))
+
+    def _answer_context_precision_usefulness(self, s: dict[str, str], _: Any) -> Any:
+        useful = self._useful(s.get("Context", ""), s.get("Reference answer", ""))
+        return {"useful": useful, "reason": "supports the reference" if useful else "does not"}
+
+    def _answer_context_precision_verdicts(self, s: dict[str, str], _: Any) -> Any:
+        reference = s.get("Reference answer", "")
+        return {
+            "verdicts": [
+                {
+                    "id": item["id"],
+                    "useful": self._useful(item["text"], reference),
+                    "reason": "overlap with the reference",
+                }
+                for item in _items(s, "Contexts")
+            ]
+        }
+
+    def _answer_context_recall_attribution(self, s: dict[str, str], _: Any) -> Any:
+        context = s.get("Context", "")
+        return {
+            "sentences": [
+                {
+                    "id": item["id"],
+                    "attributed": self._supported(item["text"], context),
+                    "reason": "word overlap with the context",
+                }
+                for item in _items(s, "Reference sentences")
+            ]
+        }
+
+    def _answer_pairwise_preference(self, s: dict[str, str], _: Any) -> Any:
+        target = content_words(s.get("Question", "") + " " + s.get("Context", ""))
+        one = len(content_words(s.get("Response 1", "")) & target)
+        two = len(content_words(s.get("Response 2", "")) & target)
+        winner = "1" if one > two else "2" if two > one else "tie"
+        return {"winner": winner, "reason": f"shared words: response 1 {one}, response 2 {two}"}
+
+
+class FaultyJudge:
+    """Wraps a judge and injects seeded faults, each with its own probability per call.
+
+    ``p_malformed`` (text that is not JSON), ``p_truncated`` (the JSON cut in half),
+    ``p_wrong_count`` (the first list of labelled items loses its last item), ``p_timeout`` (a
+    retryable timeout) and ``p_429`` (a retryable 429 with ``Retry-After: 0``).
+    """
+
+    def __init__(
+        self,
+        inner: Any,
+        *,
+        seed: int = 0,
+        p_malformed: float = 0.0,
+        p_truncated: float = 0.0,
+        p_wrong_count: float = 0.0,
+        p_timeout: float = 0.0,
+        p_429: float = 0.0,
+        name: str | None = None,
+    ):
+        self.inner = inner
+        self.name = name or f"faulty({inner.name})"
+        self.limits = getattr(inner, "limits", Limits())
+        self.retry_policy = RetryPolicy(initial_delay_s=0.0, max_delay_s=0.0)
+        self._rng = random.Random(seed)
+        self.p = {
+            "malformed": p_malformed,
+            "truncated": p_truncated,
+            "wrong_count": p_wrong_count,
+            "timeout": p_timeout,
+            "429": p_429,
+        }
+        self.injected: dict[str, int] = dict.fromkeys(self.p, 0)
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {"kind": "faulty", "name": self.name, "inner": getattr(self.inner, "identity", None)}
+
+    def _draw(self, fault: str) -> bool:
+        hit = self._rng.random() < self.p[fault]
+        if hit:
+            self.injected[fault] += 1
+        return hit
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        if self._draw("timeout"):
+            raise JudgeTransportError("injected timeout", kind="timeout", retryable=True)
+        if self._draw("429"):
+            raise JudgeTransportError("injected 429", status=429, retryable=True, retry_after=0.0)
+        response = await self.inner.complete(request)
+        text = response.text
+        if self._draw("malformed"):
+            text = "Sure! Here is my verdict: the answer is fine."
+        elif self._draw("truncated"):
+            text = text[: max(1, len(text) // 2)]
+        elif self._draw("wrong_count"):
+            try:
+                parsed = json.loads(text)
+            except json.JSONDecodeError:
+                parsed = None
+            if isinstance(parsed, dict):
+                for key, value in parsed.items():
+                    if isinstance(value, list) and len(value) > 1 and isinstance(value[0], dict):
+                        parsed[key] = value[:-1]
+                        break
+                text = json.dumps(parsed)
+        return JudgeResponse(text=text, usage=response.usage, model=response.model)
+
+
+class HashEmbedder:
+    """Deterministic embeddings: a hashed, signed bag of lowercased words, L2-normalised.
+
+    Each word adds ±1 at position ``blake2b(word) mod dim``; texts sharing words have a
+    positive cosine, texts without words get the zero vector.
+    """
+
+    def __init__(self, dim: int = 256, *, name: str = "hash-embedder"):
+        if not isinstance(dim, int) or dim < 2:
+            raise InvalidInputError(f"dim must be an integer >= 2, got {dim!r}")
+        self.dim = dim
+        self.name = name
+        self.limits = Limits(max_concurrency=64)
+        self.calls = 0
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {"kind": "hash", "name": self.name, "dim": self.dim}
+
+    def __repr__(self) -> str:
+        return f"HashEmbedder(dim={self.dim})"
+
+    def embed_one(self, text: str) -> list[float]:
+        vector = [0.0] * self.dim
+        for word in word_tokens(text):
+            digest = hashlib.blake2b(word.encode("utf-8"), digest_size=8).digest()
+            value = int.from_bytes(digest, "little")
+            vector[value % self.dim] += 1.0 if (value >> 63) & 1 else -1.0
+        norm = math.sqrt(sum(x * x for x in vector))
+        return [x / norm for x in vector] if norm else vector
+
+    def embed_sync(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls += 1
+        return [self.embed_one(t) for t in texts]
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        await asyncio.sleep(0)
+        return self.embed_sync(texts)

@@ -1,0 +1,234 @@
+"""A lean HTTP/1.1 transport for httpx, used for plain-``http://`` judge endpoints.
+
+Local inference servers (vLLM, Ollama, llama.cpp) answer short judge prompts in tens of
+milliseconds to many concurrent requests, and there httpx's default transport is the
+bottleneck: on a 2-core machine httpcore's pool, anyio and h11 cost about 4 ms of CPU per
+request, against about 0.2 ms for a keep-alive HTTP/1.1 exchange over asyncio streams. This
+transport does that exchange behind httpx's client API (requests, responses, timeouts,
+exceptions stay httpx's). It speaks plain HTTP/1.1 with Content-Length or chunked bodies;
+https endpoints, and http endpoints behind an environment proxy, keep httpx's own transport.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import urllib.request
+from collections import deque
+from typing import Any
+
+__all__ = ["make_plain_http_transport", "proxy_configured_for"]
+
+_MAX_HEAD = 64 * 1024
+_NO_BODY_STATUSES = frozenset({204, 304})
+_TRANSPORT_CLASS: Any = None
+
+
+def proxy_configured_for(url: str) -> bool:
+    """Whether the environment routes ``url`` through a proxy (then httpx's transport is used)."""
+    scheme, _, rest = url.partition("://")
+    host = rest.split("/", 1)[0].rsplit(":", 1)[0]
+    proxies = urllib.request.getproxies()
+    if scheme not in proxies and "all" not in proxies:
+        return False
+    return not urllib.request.proxy_bypass(host)
+
+
+class _Connection:
+    __slots__ = ("idle_since", "reader", "writer")
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        self.reader = reader
+        self.writer = writer
+        self.idle_since = time.monotonic()
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def _timeouts(request: Any) -> tuple[float | None, float | None, float | None]:
+    timeout = request.extensions.get("timeout") or {}
+    return timeout.get("connect"), timeout.get("read"), timeout.get("write")
+
+
+async def _read_body(
+    reader: asyncio.StreamReader, headers: dict[bytes, bytes]
+) -> tuple[bytes, bool]:
+    """The body and whether the connection can be reused."""
+    if headers.get(b"transfer-encoding", b"").lower() == b"chunked":
+        chunks: list[bytes] = []
+        while True:
+            size_line = await reader.readuntil(b"\r\n")
+            size = int(size_line.split(b";", 1)[0].strip(), 16)
+            if size == 0:
+                while (await reader.readuntil(b"\r\n")) != b"\r\n":
+                    pass  # trailers
+                return b"".join(chunks), True
+            chunks.append(await reader.readexactly(size))
+            await reader.readexactly(2)
+    length = headers.get(b"content-length")
+    if length is not None:
+        return await reader.readexactly(int(length)), True
+    return await reader.read(), False
+
+
+def make_plain_http_transport(
+    httpx: Any, *, max_connections: int, keepalive_expiry: float = 5.0
+) -> Any:
+    """A new transport (an ``httpx.AsyncBaseTransport``) with at most ``max_connections``."""
+    global _TRANSPORT_CLASS
+    if _TRANSPORT_CLASS is None:
+        _TRANSPORT_CLASS = _define(httpx)
+    return _TRANSPORT_CLASS(max_connections=max_connections, keepalive_expiry=keepalive_expiry)
+
+
+def _define(httpx: Any) -> Any:
+    class PlainHTTP11Transport(httpx.AsyncBaseTransport):  # type: ignore[misc, name-defined]
+        """Keep-alive HTTP/1.1 over asyncio streams, for ``http://`` URLs."""
+
+        def __init__(self, *, max_connections: int, keepalive_expiry: float):
+            self._slots = asyncio.Semaphore(max_connections)
+            self._idle: dict[tuple[str, int], deque[_Connection]] = {}
+            self._keepalive_expiry = keepalive_expiry
+
+        async def _connect(self, host: str, port: int, timeout: float | None) -> _Connection:
+            try:
+                reader, writer = await asyncio.wait_for(
+                    asyncio.open_connection(host, port, limit=_MAX_HEAD), timeout
+                )
+            except TimeoutError as exc:
+                raise httpx.ConnectTimeout(f"connecting to {host}:{port} timed out") from exc
+            except OSError as exc:
+                raise httpx.ConnectError(f"cannot connect to {host}:{port}: {exc}") from exc
+            return _Connection(reader, writer)
+
+        def _take_idle(self, key: tuple[str, int]) -> _Connection | None:
+            idle = self._idle.get(key)
+            now = time.monotonic()
+            while idle:
+                connection = idle.pop()
+                if now - connection.idle_since < self._keepalive_expiry and not (
+                    connection.reader.at_eof() or connection.writer.is_closing()
+                ):
+                    return connection
+                connection.close()
+            return None
+
+        async def handle_async_request(self, request: Any) -> Any:
+            url = request.url
+            if url.scheme != "http":
+                raise httpx.UnsupportedProtocol(
+                    f"PlainHTTP11Transport only speaks http://, got {url}"
+                )
+            host = url.host
+            port = url.port or 80
+            key = (host, port)
+            connect_timeout, read_timeout, write_timeout = _timeouts(request)
+            body = await request.aread()
+            target = url.raw_path
+            lines = [b"%s %s HTTP/1.1" % (request.method.encode("ascii"), target)]
+            lines.extend(b"%s: %s" % (name, value) for name, value in request.headers.raw)
+            payload = b"\r\n".join(lines) + b"\r\n\r\n" + body
+            async with self._slots:
+                for attempt in (0, 1):
+                    connection = self._take_idle(key)
+                    reused = connection is not None
+                    if connection is None:
+                        connection = await self._connect(host, port, connect_timeout)
+                    try:
+                        return await self._exchange(
+                            connection, key, request, payload, read_timeout, write_timeout
+                        )
+                    except _StaleConnection:
+                        connection.close()
+                        if not reused or attempt:
+                            raise httpx.RemoteProtocolError(
+                                "the server closed the connection without answering"
+                            ) from None
+                    except BaseException:
+                        connection.close()
+                        raise
+            raise AssertionError("unreachable")
+
+        async def _exchange(
+            self,
+            connection: _Connection,
+            key: tuple[str, int],
+            request: Any,
+            payload: bytes,
+            read_timeout: float | None,
+            write_timeout: float | None,
+        ) -> Any:
+            try:
+                connection.writer.write(payload)
+                await asyncio.wait_for(connection.writer.drain(), write_timeout)
+            except TimeoutError as exc:
+                raise httpx.WriteTimeout("sending the request timed out") from exc
+            except OSError as exc:
+                raise _StaleConnection() from exc
+            try:
+                head = await asyncio.wait_for(
+                    connection.reader.readuntil(b"\r\n\r\n"), read_timeout
+                )
+            except TimeoutError as exc:
+                raise httpx.ReadTimeout("waiting for the response timed out") from exc
+            except asyncio.IncompleteReadError as exc:
+                if not exc.partial:
+                    raise _StaleConnection() from exc
+                raise httpx.RemoteProtocolError("the response head was cut short") from exc
+            except asyncio.LimitOverrunError as exc:
+                raise httpx.RemoteProtocolError("the response head is too large") from exc
+            except OSError as exc:
+                raise _StaleConnection() from exc
+            status_line, *header_lines = head[:-4].split(b"\r\n")
+            try:
+                version, status_text = status_line.split(b" ", 1)
+                status = int(status_text[:3])
+            except ValueError as exc:
+                raise httpx.RemoteProtocolError(
+                    f"malformed status line {status_line[:80]!r}"
+                ) from exc
+            raw_headers = []
+            index: dict[bytes, bytes] = {}
+            for line in header_lines:
+                name, _, value = line.partition(b":")
+                raw_headers.append((name.strip(), value.strip()))
+                index[name.strip().lower()] = value.strip()
+            if request.method == "HEAD" or status in _NO_BODY_STATUSES or 100 <= status < 200:
+                content, reusable = b"", True
+            else:
+                try:
+                    content, reusable = await asyncio.wait_for(
+                        _read_body(connection.reader, index), read_timeout
+                    )
+                except TimeoutError as exc:
+                    raise httpx.ReadTimeout("reading the response body timed out") from exc
+                except (asyncio.IncompleteReadError, ValueError, OSError) as exc:
+                    raise httpx.RemoteProtocolError(
+                        f"the response body is malformed: {exc}"
+                    ) from exc
+            closing = index.get(b"connection", b"").lower() == b"close" or version == b"HTTP/1.0"
+            if reusable and not closing:
+                connection.idle_since = time.monotonic()
+                self._idle.setdefault(key, deque()).append(connection)
+            else:
+                connection.close()
+            return httpx.Response(
+                status,
+                headers=raw_headers,
+                content=content,
+                request=request,
+                extensions={"http_version": version},
+            )
+
+        async def aclose(self) -> None:
+            for idle in self._idle.values():
+                while idle:
+                    idle.pop().close()
+            self._idle.clear()
+
+    return PlainHTTP11Transport
+
+
+class _StaleConnection(Exception):
+    """A reused keep-alive connection turned out to be closed by the server: retry on a new one."""

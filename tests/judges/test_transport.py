@@ -1,0 +1,143 @@
+"""The lean HTTP/1.1 transport behind httpx, against httpx's own transport and odd servers."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import httpx
+import pytest
+
+from ragmeter.judges import OpenAICompatibleJudge, Sample, evaluate
+from ragmeter.judges.openai_compatible import HttpEndpoint
+from ragmeter.judges.server import Fault, LoopbackOpenAIServer
+from ragmeter.judges.transport import make_plain_http_transport
+
+SAMPLES = [
+    Sample("Where is Paris?", "Paris is in France. It is big.", ("Paris is in France.",)),
+    Sample("Who wrote Hamlet?", "Shakespeare wrote Hamlet.", ("Hamlet is by Shakespeare.",)),
+]
+METRICS = ["groundedness", "context_relevancy", "answer_relevance"]
+
+
+def test_both_transports_send_the_same_requests_and_get_the_same_values():
+    outcomes = []
+    for plain in (True, False):
+        with LoopbackOpenAIServer() as server:
+            judge = OpenAICompatibleJudge(base_url=server.base_url, model="m", plain_http=plain)
+            results = evaluate(SAMPLES, METRICS, judge=judge, max_pending=1)
+            bodies = sorted(json.dumps(r.body, sort_keys=True) for r in server.requests)
+            outcomes.append(([r.score.value for r in results.rows], bodies))
+        assert judge._http.uses_plain_http_transport is plain
+    assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("plain", [True, False])
+@pytest.mark.parametrize(
+    "fault", [Fault.drop_connection(), Fault.malformed_body(), Fault.slow(3.0)]
+)
+def test_faults_look_the_same_through_both_transports(plain, fault):
+    with LoopbackOpenAIServer() as server:
+        server.enqueue(fault)
+        judge = OpenAICompatibleJudge(
+            base_url=server.base_url, model="m", plain_http=plain, timeout_s=0.5
+        )
+        results = evaluate(SAMPLES[:1], ["groundedness"], judge=judge)
+    assert results.rows[0].score.value == 0.5
+    assert results.rows[0].total_usage().retries == 1
+
+
+def test_https_and_proxied_urls_keep_httpx_transport(monkeypatch):
+    def endpoint(url):
+        return HttpEndpoint(
+            url, None, timeout_s=1, max_connections=4, headers=None, transport=None, purpose="t"
+        )
+
+    assert endpoint("http://127.0.0.1:8000/v1").uses_plain_http_transport
+    assert not endpoint("https://api.openai.com/v1").uses_plain_http_transport
+    monkeypatch.setenv("http_proxy", "http://proxy.invalid:3128")
+    monkeypatch.setenv("no_proxy", "")
+    assert not endpoint("http://10.0.0.5:8000/v1").uses_plain_http_transport
+
+
+class OddServer(BaseHTTPRequestHandler):
+    """Answers in the less common shapes of HTTP/1.1 that a server may use."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        return None
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        payload = json.dumps({"path": self.path}).encode()
+        if self.path == "/chunked":
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for start in range(0, len(payload), 5):
+                piece = payload[start : start + 5]
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+            self.wfile.write(b"0\r\n\r\n")
+        elif self.path == "/gzip":
+            packed = gzip.compress(payload)
+            self.send_response(200)
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(packed)))
+            self.end_headers()
+            self.wfile.write(packed)
+        elif self.path == "/close":
+            self.send_response(200)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(payload)
+            self.close_connection = True
+        else:  # keep-alive answer, then the server drops the idle connection
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+            self.close_connection = True
+
+
+@pytest.fixture
+def odd_server():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), OddServer)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_chunked_gzip_close_and_dropped_keep_alive(odd_server):
+    async def run():
+        transport = make_plain_http_transport(httpx, max_connections=2)
+        async with httpx.AsyncClient(base_url=odd_server, transport=transport) as client:
+            answers = []
+            for path in ("/chunked", "/gzip", "/close", "/drop", "/drop", "/chunked"):
+                response = await client.post(path, json={"x": 1})
+                answers.append((response.status_code, response.json()["path"]))
+            return answers
+
+    assert asyncio.run(run()) == [
+        (200, "/chunked"),
+        (200, "/gzip"),
+        (200, "/close"),
+        (200, "/drop"),
+        (200, "/drop"),  # the idle connection was closed by the server: a new one is opened
+        (200, "/chunked"),
+    ]
+
+
+def test_only_plain_http_is_spoken():
+    async def run():
+        transport = make_plain_http_transport(httpx, max_connections=1)
+        async with httpx.AsyncClient(transport=transport) as client:
+            await client.post("https://example.invalid/v1", json={})
+
+    with pytest.raises(httpx.UnsupportedProtocol):
+        asyncio.run(run())
