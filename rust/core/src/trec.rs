@@ -1,7 +1,8 @@
 //! TREC run and qrels files, parsed in parallel without copying ids out of the file buffer.
 //!
 //! qrels lines: `query_id iteration doc_id grade`; run lines:
-//! `query_id Q0 doc_id rank score run_tag`. Fields are separated by ASCII white space; a line
+//! `query_id Q0 doc_id rank score run_tag`. Fields are separated by white space (spaces, tabs,
+//! carriage returns: any byte up to the space character); a line
 //! whose first non-blank character is `#` is a comment (a `#` inside an id is part of the id,
 //! as in trec_eval's own test data), blank lines are skipped, and text after the last field is
 //! ignored, as trec_eval ignores it. The rank column of a run is
@@ -57,11 +58,10 @@ impl TrecKind {
     }
 }
 
-struct Record<'a> {
-    query: &'a [u8],
-    doc: &'a [u8],
-    value: f64,
-    integral: bool,
+/// Field separators: every byte up to the space, so tabs, carriage returns and other control
+/// characters separate fields (none of them can be part of an id). One comparison per byte.
+fn is_separator(b: u8) -> bool {
+    b <= b' '
 }
 
 /// The records of one chunk, with queries numbered locally in order of first appearance.
@@ -120,68 +120,6 @@ fn parse_number(field: &[u8]) -> Option<(f64, bool)> {
     }
     let x = std::str::from_utf8(field).ok()?.parse::<f64>().ok()?;
     (!x.is_nan()).then_some((x, false))
-}
-
-fn parse_line<'a>(
-    line: &'a [u8],
-    kind: TrecKind,
-    number: u32,
-    path: &Path,
-) -> CoreResult<Option<Record<'a>>> {
-    // A hand-written field splitter: this loop is most of the time of reading a large run.
-    let mut fields: [&[u8]; 6] = [&[]; 6];
-    let wanted = kind.n_fields();
-    let mut n = 0;
-    let mut i = 0;
-    while n < wanted {
-        while i < line.len() && line[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        if i == line.len() {
-            break;
-        }
-        let start = i;
-        while i < line.len() && !line[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        if n == 0 && line[start] == b'#' {
-            return Ok(None);
-        }
-        fields[n] = &line[start..i];
-        n += 1;
-    }
-    if n == 0 {
-        return Ok(None);
-    }
-    let format_error = |message: String| CoreError::Format {
-        path: path.to_path_buf(),
-        line: number as usize,
-        message,
-    };
-    // Like trec_eval, anything after the last field is ignored (its test data has such lines).
-    if n < wanted {
-        return Err(format_error(format!(
-            "expected {} fields ({}), found {n}",
-            wanted,
-            kind.layout()
-        )));
-    }
-    let (value_field, what) = match kind {
-        TrecKind::Qrels => (fields[3], "grade"),
-        TrecKind::Run => (fields[4], "score"),
-    };
-    let (value, integral) = parse_number(value_field).ok_or_else(|| {
-        format_error(format!(
-            "the {what} {} is not a number",
-            crate::prepare::show(value_field)
-        ))
-    })?;
-    Ok(Some(Record {
-        query: fields[0],
-        doc: fields[2],
-        value,
-        integral,
-    }))
 }
 
 /// Split `text` into about `parts` chunks that end at line ends.
@@ -300,33 +238,84 @@ fn parse_chunk<'a>(
     // Runs are usually sorted by query: check the previous record's query before the map.
     let mut index: FxHashMap<&[u8], u32> = FxHashMap::default();
     let mut last: Option<(&[u8], u32)> = None;
-    let mut start = 0;
-    let ends = memchr::memchr_iter(b'\n', chunk).chain(std::iter::once(chunk.len()));
-    for (i, end) in ends.enumerate() {
-        if start > chunk.len() {
-            break;
+    let wanted = kind.n_fields();
+    let (value_at, what) = match kind {
+        TrecKind::Qrels => (3, "grade"),
+        TrecKind::Run => (4, "score"),
+    };
+    let format_error = |line: usize, message: String| CoreError::Format {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
+    // One pass over the bytes finds both the fields and the line ends; this loop is most of
+    // the time of reading a large run, so it does one comparison per byte.
+    let n = chunk.len();
+    let mut pos = 0;
+    let mut line = first_line;
+    while pos < n {
+        let mut fields: [&[u8]; 6] = [&[]; 6];
+        let mut found = 0;
+        loop {
+            while pos < n && is_separator(chunk[pos]) && chunk[pos] != b'\n' {
+                pos += 1;
+            }
+            if pos == n || chunk[pos] == b'\n' {
+                break;
+            }
+            let start = pos;
+            while pos < n && !is_separator(chunk[pos]) {
+                pos += 1;
+            }
+            fields[found] = &chunk[start..pos];
+            found += 1;
+            if found == wanted || fields[0][0] == b'#' {
+                // The rest of the line is ignored (trec_eval ignores it too).
+                pos = memchr::memchr(b'\n', &chunk[pos..]).map_or(n, |i| pos + i);
+                break;
+            }
         }
-        let line = &chunk[start..end];
-        start = end + 1;
-        let Some(r) = parse_line(line, kind, (first_line + i) as u32, path)? else {
+        let this_line = line;
+        pos += 1;
+        line += 1;
+        if found == 0 || fields[0][0] == b'#' {
             continue;
-        };
+        }
+        if found < wanted {
+            return Err(format_error(
+                this_line,
+                format!(
+                    "expected {wanted} fields ({}), found {found}",
+                    kind.layout()
+                ),
+            ));
+        }
+        let (value, integral) = parse_number(fields[value_at]).ok_or_else(|| {
+            format_error(
+                this_line,
+                format!(
+                    "the {what} {} is not a number",
+                    crate::prepare::show(fields[value_at])
+                ),
+            )
+        })?;
+        let query = fields[0];
         let q = match last {
-            Some((id, q)) if id == r.query => q,
+            Some((id, q)) if id == query => q,
             _ => {
                 let next = out.queries.len() as u32;
-                let q = *index.entry(r.query).or_insert(next);
+                let q = *index.entry(query).or_insert(next);
                 if q == next {
-                    out.queries.push(r.query);
+                    out.queries.push(query);
                 }
-                last = Some((r.query, q));
+                last = Some((query, q));
                 q
             }
         };
         out.query_of.push(q);
-        out.docs.push((r.doc, r.value));
+        out.docs.push((fields[2], value));
         if kind == TrecKind::Qrels {
-            out.integral.push(r.integral);
+            out.integral.push(integral);
         }
     }
     Ok(out)
