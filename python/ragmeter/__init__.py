@@ -21,6 +21,12 @@ from .exceptions import (
     UndefinedMetricWarning,
 )
 from .io.trec import evaluate_trec, read_trec_qrels, read_trec_run, write_trec_run
+from .scorers import (
+    ScorerBackendInfo,
+    get_corpus_scorer,
+    make_corpus_scorer,
+    scorer_backend_info,
+)
 from .ranking import (
     MeanScore,
     MetricResults,
@@ -45,11 +51,14 @@ __all__ = [
     "MetricResults",
     "MissingDependencyError",
     "RagmeterError",
+    "ScorerBackendInfo",
     "TrecFormatError",
     "UndefinedMetricWarning",
     "__version__",
     "evaluate_trec",
+    "get_corpus_scorer",
     "hit_rate_at_k",
+    "make_corpus_scorer",
     "judges",
     "mean_average_precision",
     "mean_reciprocal_rank",
@@ -61,6 +70,7 @@ __all__ = [
     "read_trec_qrels",
     "read_trec_run",
     "recall_at_k",
+    "scorer_backend_info",
     "write_trec_run",
 ]
 

@@ -23,6 +23,7 @@ __all__ = [
     "check_threshold",
     "check_zero_division",
     "is_series",
+    "ranking_from_search_result",
 ]
 
 MISSING_CHOICES = ("raise", "zero", "skip")
@@ -279,3 +280,29 @@ def _align_mappings(
         missing_from_run=missing_from_run,
         unjudged=unjudged,
     )
+
+
+def _doc_id(item: Any) -> Any:
+    doc = getattr(item, "doc", None)
+    if doc is not None and hasattr(doc, "doc_id"):
+        return doc.doc_id
+    if hasattr(item, "doc_id"):
+        return item.doc_id
+    return item
+
+
+def ranking_from_search_result(result: Any) -> list[Any]:
+    """The ranked doc ids of what a retriever's ``search`` returned.
+
+    Accepts a response or a list of hits (anything with ``hit.doc.doc_id``, such as
+    :class:`~ragmeter.RetrievalHit`), documents with a ``doc_id``, or plain ids, best first.
+    """
+    if result is None:
+        raise TypeError("the retriever returned None; return a list of hits or of doc ids")
+    result = getattr(result, "hits", result)
+    if isinstance(result, str | bytes) or not isinstance(result, Iterable):
+        raise TypeError(
+            f"the retriever returned {type(result).__name__}; return a list of hits "
+            f"(hit.doc.doc_id) or of doc ids, best first"
+        )
+    return [_doc_id(item) for item in result]

@@ -1,0 +1,252 @@
+"""scikit-learn scorers for ragmeter's metrics, with or without scikit-learn installed.
+
+:func:`make_corpus_scorer` mirrors :func:`sklearn.metrics.make_scorer` and
+:func:`get_corpus_scorer` mirrors :func:`sklearn.metrics.get_scorer`; both add a way to get
+predictions from a retriever:
+
+* ``response_method="predict"``: ``estimator.predict(X)`` returns one ranking (or answer) per
+  query. With scikit-learn >= 1.4, a scikit-learn estimator shares one ``predict`` call among
+  several scorers of a multi-metric search.
+* ``response_method="search"``: ``estimator.search(query)`` for each query in ``X``, so a
+  :class:`~ragmeter.RetrievalIndex` (or anything with ``search``) is scored directly; the
+  hits' ``doc.doc_id`` (or the ids themselves) form the ranking.
+
+The scorer subclasses scikit-learn's ``_BaseScorer`` when scikit-learn is installed, so
+``cross_validate`` and ``GridSearchCV`` treat it as their own, and a vendored copy of the same
+contract otherwise. :func:`scorer_backend_info` says which one is in use.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from . import ranking
+from ._inputs import check_choice, ranking_from_search_result
+
+__all__ = ["ScorerBackendInfo", "get_corpus_scorer", "make_corpus_scorer", "scorer_backend_info"]
+
+RESPONSE_METHODS = ("predict", "search")
+
+
+class _VendoredBaseScorer:
+    """The part of scikit-learn's ``_BaseScorer`` contract that model selection relies on."""
+
+    def __init__(
+        self,
+        score_func: Callable[..., Any],
+        sign: int,
+        kwargs: dict[str, Any],
+        response_method: str,
+    ) -> None:
+        self._score_func = score_func
+        self._sign = sign
+        self._kwargs = kwargs
+        self._response_method = response_method
+
+    def __call__(
+        self, estimator: Any, X: Any, y_true: Any, sample_weight: Any = None, **kwargs: Any
+    ) -> float:
+        if sample_weight is not None:
+            kwargs["sample_weight"] = sample_weight
+        return self._score(_call_method, estimator, X, y_true, **kwargs)
+
+    def _accept_sample_weight(self) -> bool:
+        return False
+
+    def set_score_request(self, **kwargs: Any) -> Any:
+        raise RuntimeError(
+            "metadata routing (set_score_request) needs scikit-learn: "
+            "pip install 'ragmeter[sklearn]'"
+        )
+
+
+def _call_method(estimator: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+    return getattr(estimator, method)(*args, **kwargs)
+
+
+class _CorpusScorerMixin:
+    """Scoring of rankings (or answers) from ``predict`` or ``search``."""
+
+    _score_func: Callable[..., Any]
+    _sign: int
+    _kwargs: dict[str, Any]
+    _response_method: str
+
+    def _predictions(self, method_caller: Callable[..., Any], estimator: Any, X: Any) -> Any:
+        if self._response_method == "search":
+            search = getattr(estimator, "search", None)
+            if not callable(search):
+                raise TypeError(
+                    f"response_method='search' needs an estimator with a search(query) method; "
+                    f"{type(estimator).__name__} has none (use response_method='predict')"
+                )
+            return [ranking_from_search_result(search(query)) for query in X]
+        predict = getattr(estimator, "predict", None)
+        if not callable(predict):
+            raise TypeError(
+                f"response_method='predict' needs an estimator with predict(X); "
+                f"{type(estimator).__name__} has none (for a retriever, use "
+                f"response_method='search')"
+            )
+        if hasattr(estimator, "__sklearn_tags__"):
+            # scikit-learn's cached call: one predict shared by the scorers of a search.
+            return method_caller(estimator, "predict", X)
+        return predict(X)
+
+    def _score(
+        self, method_caller: Callable[..., Any], estimator: Any, X: Any, y_true: Any, **kwargs: Any
+    ) -> float:
+        if kwargs.get("sample_weight") is not None:
+            raise TypeError(
+                "ragmeter's corpus scorers average over queries and take no sample_weight"
+            )
+        kwargs.pop("sample_weight", None)
+        y_pred = self._predictions(method_caller, estimator, X)
+        value = self._score_func(y_true, y_pred, **{**self._kwargs, **kwargs})
+        return self._sign * float(value)
+
+    def __repr__(self) -> str:
+        name = getattr(self._score_func, "__name__", repr(self._score_func))
+        sign = "" if self._sign > 0 else ", greater_is_better=False"
+        kwargs = "".join(f", {k}={v!r}" for k, v in self._kwargs.items())
+        return (
+            f"make_corpus_scorer({name}{sign}, response_method={self._response_method!r}{kwargs})"
+        )
+
+
+@dataclass(frozen=True)
+class ScorerBackendInfo:
+    """Which base class the corpus scorers use."""
+
+    #: ``"sklearn"`` (scikit-learn's ``_BaseScorer``) or ``"vendored"``.
+    backend: str
+    #: Qualified name of the base class.
+    base_class: str
+    #: Installed scikit-learn version, or None.
+    sklearn_version: str | None
+    #: Whether ``set_score_request`` (metadata routing) is available.
+    metadata_routing: bool
+
+
+@lru_cache(maxsize=1)
+def _base() -> tuple[type, str | None]:
+    if importlib.util.find_spec("sklearn") is None:
+        return _VendoredBaseScorer, None
+    try:
+        sklearn = importlib.import_module("sklearn")
+        scorer_module = importlib.import_module("sklearn.metrics._scorer")
+        return scorer_module._BaseScorer, sklearn.__version__
+    except (ImportError, AttributeError):
+        return _VendoredBaseScorer, None
+
+
+@lru_cache(maxsize=1)
+def _scorer_class() -> type:
+    base, _ = _base()
+    cls = type(
+        "CorpusScorer",
+        (_CorpusScorerMixin, base),
+        {
+            "__module__": __name__,
+            "__qualname__": "CorpusScorer",
+            "__doc__": "A scorer of rankings or answers; build it with make_corpus_scorer.",
+        },
+    )
+    return cls
+
+
+def __getattr__(name: str) -> Any:
+    # The class is built on first use so that importing ragmeter never imports scikit-learn;
+    # pickle (joblib workers of GridSearchCV) finds it here by name.
+    if name == "CorpusScorer":
+        return _scorer_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def scorer_backend_info() -> ScorerBackendInfo:
+    """Report the base class of the corpus scorers: scikit-learn's or the vendored copy."""
+    base, version = _base()
+    return ScorerBackendInfo(
+        backend="vendored" if base is _VendoredBaseScorer else "sklearn",
+        base_class=f"{base.__module__}.{base.__qualname__}",
+        sklearn_version=version,
+        metadata_routing=base is not _VendoredBaseScorer,
+    )
+
+
+def make_corpus_scorer(
+    score_func: Callable[..., Any],
+    *,
+    greater_is_better: bool = True,
+    response_method: str = "predict",
+    **kwargs: Any,
+) -> Any:
+    """Make a scorer ``scorer(estimator, X, y)`` from ``score_func(y_true, y_pred, **kwargs)``.
+
+    ``X`` holds the queries and ``y`` their judgments (or reference answers), aligned by
+    position. Predictions come from ``estimator.predict(X)`` (``response_method="predict"``)
+    or from ``estimator.search(query)`` for each query (``"search"``). The score is
+    ``score_func(y, predictions, **kwargs)``, negated when ``greater_is_better`` is False.
+
+    >>> from ragmeter import make_corpus_scorer, recall_at_k
+    >>> scorer = make_corpus_scorer(recall_at_k, response_method="search", k=1)
+    """
+    if not callable(score_func):
+        raise TypeError(f"score_func must be callable, got {score_func!r}")
+    check_choice("response_method", response_method, RESPONSE_METHODS)
+    return _scorer_class()(score_func, 1 if greater_is_better else -1, kwargs, response_method)
+
+
+def _ranking_scorer_func(name: str) -> tuple[Callable[..., Any], dict[str, Any]]:
+    spec = ranking.parse_metric(name)
+    functions = {
+        "precision": ranking.precision_at_k,
+        "recall": ranking.recall_at_k,
+        "hit_rate": ranking.hit_rate_at_k,
+        "reciprocal_rank": ranking.mean_reciprocal_rank,
+        "average_precision": ranking.mean_average_precision,
+        "r_precision": ranking.r_precision,
+        "ndcg": ranking.ndcg_at_k,
+    }
+    kwargs: dict[str, Any] = {}
+    if spec.kind != "r_precision":
+        kwargs["k"] = spec.k
+    return functions[spec.kind], kwargs
+
+
+#: Answer metrics by scorer name: module attribute in ragmeter.answers.
+_ANSWER_SCORERS = {
+    "exact_match": "exact_match_score",
+    "token_f1": "token_f1_score",
+    "anls": "anls_score",
+    "edit_similarity": "edit_similarity_score",
+}
+
+
+def get_corpus_scorer(name: str, *, response_method: str = "predict", **kwargs: Any) -> Any:
+    """A scorer by name, as :func:`sklearn.metrics.get_scorer`.
+
+    Ranking metrics by their names (``"ndcg@10"``, ``"recall@2"``, ``"mrr"``, ``"map"``,
+    ``"precision@5"``, ``"hit_rate@1"``, ``"r_precision"``, ...; see
+    :func:`ragmeter.parse_metric`) and answer metrics (``"exact_match"``, ``"token_f1"``,
+    ``"anls"``, ``"edit_similarity"``). Extra ``kwargs`` go to the metric.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a metric name such as 'ndcg@10', got {name!r}")
+    if name in _ANSWER_SCORERS:
+        answers = importlib.import_module(".answers", __package__)
+        return make_corpus_scorer(
+            getattr(answers, _ANSWER_SCORERS[name]), response_method=response_method, **kwargs
+        )
+    try:
+        score_func, metric_kwargs = _ranking_scorer_func(name)
+    except ValueError as exc:
+        raise ValueError(f"{exc}; answer metrics: {', '.join(_ANSWER_SCORERS)}") from None
+    return make_corpus_scorer(
+        score_func, response_method=response_method, **{**metric_kwargs, **kwargs}
+    )
