@@ -131,7 +131,7 @@ def test_bad_arguments():
         make_corpus_scorer(recall_at_k, response_method="predict_proba")
     with pytest.raises(TypeError, match="score_func must be callable"):
         make_corpus_scorer("recall")
-    with pytest.raises(ValueError, match="unknown metric 'bleu'.*answer metrics: exact_match"):
+    with pytest.raises(ValueError, match=r"unknown metric 'bleu'.*answer metrics: exact_match"):
         get_corpus_scorer("bleu")
     with pytest.raises(TypeError, match="needs an estimator with a search"):
         get_corpus_scorer("mrr", response_method="search")(TableRetriever(), QUERIES, QRELS)

@@ -21,12 +21,6 @@ from .exceptions import (
     UndefinedMetricWarning,
 )
 from .io.trec import evaluate_trec, read_trec_qrels, read_trec_run, write_trec_run
-from .scorers import (
-    ScorerBackendInfo,
-    get_corpus_scorer,
-    make_corpus_scorer,
-    scorer_backend_info,
-)
 from .ranking import (
     MeanScore,
     MetricResults,
@@ -39,6 +33,12 @@ from .ranking import (
     r_precision,
     ranking_metrics,
     recall_at_k,
+)
+from .scorers import (
+    ScorerBackendInfo,
+    get_corpus_scorer,
+    make_corpus_scorer,
+    scorer_backend_info,
 )
 
 __all__ = [
@@ -58,8 +58,8 @@ __all__ = [
     "evaluate_trec",
     "get_corpus_scorer",
     "hit_rate_at_k",
-    "make_corpus_scorer",
     "judges",
+    "make_corpus_scorer",
     "mean_average_precision",
     "mean_reciprocal_rank",
     "ndcg_at_k",
