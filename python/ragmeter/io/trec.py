@@ -188,8 +188,8 @@ def evaluate_trec(
         more = f", ... ({len(missing_from_run)} in all)" if len(missing_from_run) > 5 else ""
         raise ValueError(
             f"judged topics missing from the run {os.fspath(run_path)!r}: {shown}{more}. Pass "
-            f"complete=True to score them as empty rankings (trec_eval -c), or missing='skip' to "
-            f"average over the topics the run has"
+            f"complete=True (ragmeter evaluate -c) to score them as empty rankings (trec_eval "
+            f"-c), or missing='skip' to average over the topics the run has"
         )
     values = prepared.evaluate([(s.kind, s.k) for s in specs], threshold, n_threads)
     if missing == "skip":

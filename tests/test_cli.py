@@ -1,0 +1,86 @@
+"""The ragmeter command: trec_eval-compatible output on trec_eval's own test data."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ragmeter.cli import main
+
+ORACLE = Path(__file__).resolve().parents[1].parent / "shared" / "trec_eval_oracle"
+
+
+def trec_eval_lines(name, measures):
+    lines = []
+    for line in (ORACLE / name).read_text().splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[0] in measures:
+            lines.append((fields[0], fields[1], fields[2]))
+    return lines
+
+
+def test_evaluate_prints_trec_eval_columns(capsys):
+    measures = ["map", "P_5", "ndcg_cut_10", "recip_rank"]
+    args = [
+        "evaluate",
+        str(ORACLE / "qrels.test"),
+        str(ORACLE / "results.trunc"),
+        "-q",
+        "-c",
+        "-M",
+        "100",
+    ]
+    for m in measures:
+        args += ["-m", m]
+    assert main(args) == 0
+    ours = [tuple(line.split()) for line in capsys.readouterr().out.splitlines()]
+    want = trec_eval_lines("out.test.aqcM", measures)
+    # The values of trec_eval -q -c -M100, topic by topic, then "all" (trec_eval orders the
+    # measures of a topic its own way).
+    assert sorted(ours) == sorted(want)
+    assert [q for _, q, _ in ours] == sorted([q for _, q, _ in want], key=lambda q: q == "all")
+
+
+def test_evaluate_table_and_json(capsys):
+    qrels, run = str(ORACLE / "qrels.test"), str(ORACLE / "results.test")
+    trunc = str(ORACLE / "results.trunc")
+    assert main(["evaluate", qrels, run, trunc, "-c", "-m", "map", "--format", "table"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split() == ["metric", "results.test", "results.trunc"]
+    # out.test.aq and out.test.aqc: map over all topics.
+    assert table[1].split() == ["map", "0.1785", "0.1016"]
+    assert table[2].split() == ["queries", "3", "3"]
+    assert main(["evaluate", qrels, run, "-m", "map", "-m", "P_10", "--format", "json"]) == 0
+    payload = json.loads(capsys.readouterr().out)[run]
+    assert round(payload["means"]["map"], 4) == 0.1785
+    assert payload["n_queries"] == {"map": 3, "P_10": 3}
+    assert payload["missing_from_run"] == [] and payload["unjudged"] == []
+
+
+def test_errors_exit_2_with_a_message(capsys, tmp_path):
+    assert main(["evaluate", str(ORACLE / "qrels.test"), str(ORACLE / "results.trunc")]) == 2
+    assert "judged topics missing from the run" in capsys.readouterr().err
+    assert main(["evaluate", str(ORACLE / "qrels.test"), str(tmp_path / "none.txt")]) == 2
+    assert "none.txt" in capsys.readouterr().err
+    assert (
+        main(["evaluate", str(ORACLE / "qrels.test"), str(ORACLE / "results.test"), "-m", "bleu"])
+        == 2
+    )
+    assert "unknown metric 'bleu'" in capsys.readouterr().err
+
+
+def test_console_script_runs():
+    out = subprocess.run(
+        [sys.executable, "-m", "ragmeter", "--version"], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.startswith("ragmeter ")
+
+
+@pytest.mark.parametrize("flag", ["--help"])
+def test_help(flag, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["evaluate", flag])
+    assert exc.value.code == 0
+    assert "trec_eval -c" in capsys.readouterr().out
