@@ -64,10 +64,65 @@ fn is_separator(b: u8) -> bool {
     b <= b' '
 }
 
+const LOW_SEVEN: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// Bit 7 of each byte of the result is set where the byte of `word` is at most `limit`
+/// (`limit` < 0x80), exactly: adding `0x7F - limit` to the low seven bits carries into bit 7
+/// only for bytes above `limit`, and never into the next byte.
+fn bytes_at_most(word: u64, limit: u8) -> u64 {
+    let add = u64::from(0x7F - limit) * 0x0101_0101_0101_0101;
+    !(((word & LOW_SEVEN) + add) | word) & HIGH_BITS
+}
+
+/// Bit 7 of each byte set where the byte of `word` equals `value`.
+fn bytes_equal(word: u64, value: u8) -> u64 {
+    bytes_at_most(word ^ (u64::from(value) * 0x0101_0101_0101_0101), 0)
+}
+
+fn word_at(text: &[u8], i: usize) -> Option<u64> {
+    text.get(i..i + 8)
+        .and_then(|w| <[u8; 8]>::try_from(w).ok())
+        .map(u64::from_le_bytes)
+}
+
+/// The end of the field that starts at `i`: the first separator at or after `i`. Eight bytes
+/// at a time: doc ids are long, and this scan is most of the time of reading a run.
+fn field_end(text: &[u8], mut i: usize) -> usize {
+    while let Some(word) = word_at(text, i) {
+        let found = bytes_at_most(word, b' ');
+        if found != 0 {
+            return i + (found.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < text.len() && !is_separator(text[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// The first byte at or after `i` that starts a field or ends the line.
+fn skip_blanks(text: &[u8], mut i: usize) -> usize {
+    while let Some(word) = word_at(text, i) {
+        let found = (!bytes_at_most(word, b' ') & HIGH_BITS) | bytes_equal(word, b'\n');
+        if found != 0 {
+            return i + (found.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < text.len() && is_separator(text[i]) && text[i] != b'\n' {
+        i += 1;
+    }
+    i
+}
+
 /// The records of one chunk, with queries numbered locally in order of first appearance.
+/// `runs` lists the records as runs of one query: (local query, number of records); a file
+/// sorted by query has one run per query, so placing the records costs a copy per run.
 struct Chunk<'a> {
     queries: Vec<&'a [u8]>,
-    query_of: Vec<u32>,
+    runs: Vec<(u32, usize)>,
     docs: Vec<Doc<'a>>,
     integral: Vec<bool>,
 }
@@ -188,8 +243,8 @@ pub fn parse<'a>(text: &'a [u8], kind: TrecKind, path: &Path) -> CoreResult<Trec
         .collect();
     let mut counts = vec![0usize; query_ids.len()];
     for (chunk, global) in parsed.iter().zip(&global) {
-        for &local in &chunk.query_of {
-            counts[global[local as usize] as usize] += 1;
+        for &(local, len) in &chunk.runs {
+            counts[global[local as usize] as usize] += len;
         }
     }
     let mut offsets = Vec::with_capacity(counts.len() + 1);
@@ -203,13 +258,15 @@ pub fn parse<'a>(text: &'a [u8], kind: TrecKind, path: &Path) -> CoreResult<Trec
     let keep_integral = kind == TrecKind::Qrels;
     let mut integral = vec![false; if keep_integral { total } else { 0 }];
     for (chunk, global) in parsed.iter().zip(&global) {
-        for (i, (&local, &doc)) in chunk.query_of.iter().zip(&chunk.docs).enumerate() {
+        let mut from = 0;
+        for &(local, len) in &chunk.runs {
             let slot = &mut cursor[global[local as usize] as usize];
-            docs[*slot] = doc;
+            docs[*slot..*slot + len].copy_from_slice(&chunk.docs[from..from + len]);
             if keep_integral {
-                integral[*slot] = chunk.integral[i];
+                integral[*slot..*slot + len].copy_from_slice(&chunk.integral[from..from + len]);
             }
-            *slot += 1;
+            *slot += len;
+            from += len;
         }
     }
     Ok(TrecFile {
@@ -231,13 +288,13 @@ fn parse_chunk<'a>(
     let estimate = chunk.len() / 40;
     let mut out = Chunk {
         queries: Vec::new(),
-        query_of: Vec::with_capacity(estimate),
+        runs: Vec::new(),
         docs: Vec::with_capacity(estimate),
         integral: Vec::new(),
     };
     // Runs are usually sorted by query: check the previous record's query before the map.
     let mut index: FxHashMap<&[u8], u32> = FxHashMap::default();
-    let mut last: Option<(&[u8], u32)> = None;
+    let mut last: Option<&[u8]> = None;
     let wanted = kind.n_fields();
     let (value_at, what) = match kind {
         TrecKind::Qrels => (3, "grade"),
@@ -248,8 +305,7 @@ fn parse_chunk<'a>(
         line,
         message,
     };
-    // One pass over the bytes finds both the fields and the line ends; this loop is most of
-    // the time of reading a large run, so it does one comparison per byte.
+    // One pass over the bytes finds both the fields and the line ends.
     let n = chunk.len();
     let mut pos = 0;
     let mut line = first_line;
@@ -257,16 +313,12 @@ fn parse_chunk<'a>(
         let mut fields: [&[u8]; 6] = [&[]; 6];
         let mut found = 0;
         loop {
-            while pos < n && is_separator(chunk[pos]) && chunk[pos] != b'\n' {
-                pos += 1;
-            }
+            pos = skip_blanks(chunk, pos);
             if pos == n || chunk[pos] == b'\n' {
                 break;
             }
             let start = pos;
-            while pos < n && !is_separator(chunk[pos]) {
-                pos += 1;
-            }
+            pos = field_end(chunk, pos);
             fields[found] = &chunk[start..pos];
             found += 1;
             if found == wanted || fields[0][0] == b'#' {
@@ -300,19 +352,18 @@ fn parse_chunk<'a>(
             )
         })?;
         let query = fields[0];
-        let q = match last {
-            Some((id, q)) if id == query => q,
+        match (last, out.runs.last_mut()) {
+            (Some(id), Some(run)) if id == query => run.1 += 1,
             _ => {
                 let next = out.queries.len() as u32;
                 let q = *index.entry(query).or_insert(next);
                 if q == next {
                     out.queries.push(query);
                 }
-                last = Some((query, q));
-                q
+                last = Some(query);
+                out.runs.push((q, 1));
             }
-        };
-        out.query_of.push(q);
+        }
         out.docs.push((fields[2], value));
         if kind == TrecKind::Qrels {
             out.integral.push(integral);
@@ -321,31 +372,57 @@ fn parse_chunk<'a>(
     Ok(out)
 }
 
-/// Read a TREC file from disk (the caller keeps the bytes alive while it uses the parse).
+/// The bytes of a TREC file: memory-mapped when it is large, read otherwise.
+pub enum FileBytes {
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            FileBytes::Mapped(map) => map,
+            FileBytes::Read(bytes) => bytes,
+        }
+    }
+}
+
+/// Files from this size on are mapped instead of read.
+const MAP_FROM_BYTES: u64 = 1 << 20;
+
+/// Open a TREC file (the caller keeps the bytes alive while it uses the parse).
 ///
-/// Large files are read in parallel slices (`pread`), which halves the time of copying a file
-/// out of the page cache on two cores.
-pub fn read(path: &Path) -> CoreResult<Vec<u8>> {
-    use std::os::unix::fs::FileExt;
+/// A large file is memory-mapped: its pages come straight from the page cache, without the
+/// copy and the zeroed pages of a read, which cost more than parsing it. The file must not be
+/// truncated or rewritten while it is evaluated (as with any memory-mapped input). If it
+/// cannot be mapped, it is read.
+pub fn read(path: &Path) -> CoreResult<FileBytes> {
     let io_error = |source| CoreError::Io {
         path: path.to_path_buf(),
         source,
     };
     let file = std::fs::File::open(path).map_err(io_error)?;
-    let len = usize::try_from(file.metadata().map_err(io_error)?.len())
-        .map_err(|_| CoreError::argument("path", "the file does not fit in memory"))?;
-    let mut bytes = vec![0u8; len];
-    let slice = (len / rayon::current_num_threads().max(1)).max(1 << 22);
-    bytes
-        .par_chunks_mut(slice)
-        .enumerate()
-        .try_for_each(|(i, part)| file.read_exact_at(part, (i * slice) as u64))
-        .map_err(io_error)?;
-    // Whatever was appended while the file was read is read too, so nothing is lost.
-    let mut tail = &file;
-    std::io::Seek::seek(&mut tail, std::io::SeekFrom::Start(len as u64)).map_err(io_error)?;
-    std::io::Read::read_to_end(&mut tail, &mut bytes).map_err(io_error)?;
-    Ok(bytes)
+    let len = file.metadata().map_err(io_error)?.len();
+    if len >= MAP_FROM_BYTES
+        && let Ok(map) = map_file(&file)
+    {
+        return Ok(FileBytes::Mapped(map));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    std::io::Read::read_to_end(&mut &file, &mut bytes).map_err(io_error)?;
+    Ok(FileBytes::Read(bytes))
+}
+
+#[allow(unsafe_code)]
+fn map_file(file: &std::fs::File) -> std::io::Result<memmap2::Mmap> {
+    // SAFETY: the map is read-only and lives in `FileBytes`, which the parse borrows. Like
+    // every memory-mapped reader, this relies on the file not being truncated or modified
+    // while it is read; `read` documents that contract.
+    let map = unsafe { memmap2::MmapOptions::new().populate().map(file)? };
+    let _ = map.advise(memmap2::Advice::Sequential);
+    Ok(map)
 }
 
 /// A qrels file and a run file joined on the judged queries (trec_eval loops over the qrels
@@ -460,6 +537,25 @@ mod tests {
                 let (got, _) = parse_number(text.as_bytes()).unwrap();
                 proptest::prop_assert_eq!(got.to_bits(), want.to_bits(), "{}", text);
             }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn word_scans_match_byte_scans(text in proptest::collection::vec(proptest::prop_oneof![
+            proptest::num::u8::ANY, proptest::prelude::Just(b' '), proptest::prelude::Just(b'\n'),
+            proptest::prelude::Just(b'\t'), proptest::prelude::Just(b'a')], 0..40), start in 0usize..40) {
+            let start = start.min(text.len());
+            let mut end = start;
+            while end < text.len() && !is_separator(text[end]) {
+                end += 1;
+            }
+            proptest::prop_assert_eq!(field_end(&text, start), end);
+            let mut next = start;
+            while next < text.len() && is_separator(text[next]) && text[next] != b'\n' {
+                next += 1;
+            }
+            proptest::prop_assert_eq!(skip_blanks(&text, start), next);
         }
     }
 
