@@ -229,16 +229,28 @@ def test_accepts_tuples_arrays_and_iterators():
 
 
 def test_large_batch_equals_item_by_item_and_ignores_thread_count():
+    # More items than one chunk of the bindings (8192), so chunks are stitched together.
     rng = np.random.default_rng(3)
     words = np.array(["the", "Eiffel", "tower", "paris", "a", "city", "of", "é", "😀", "."])
-    refs = [" ".join(rng.choice(words, size=rng.integers(0, 6))) for _ in range(5000)]
-    answers = [" ".join(rng.choice(words, size=rng.integers(0, 6))) for _ in range(5000)]
+    refs = [" ".join(rng.choice(words, size=rng.integers(0, 6))) for _ in range(20_000)]
+    answers = [" ".join(rng.choice(words, size=rng.integers(0, 6))) for _ in range(20_000)]
     one = anls_score(refs, answers, average=None, n_threads=1)
     two = anls_score(refs, answers, average=None, n_threads=2)
     assert np.array_equal(one, two)
     assert one.tolist() == [docvqa_anls(a, [r]) for r, a in zip(refs, answers, strict=True)]
     f1 = token_f1_score(refs, answers, average=None, n_threads=2)
     assert f1.tolist() == [float(squad_f1_score(a, r)) for r, a in zip(refs, answers, strict=True)]
+
+
+def test_errors_name_the_position_in_the_whole_list():
+    answers = ["x"] * 20_000
+    answers[17_000] = None
+    with pytest.raises(TypeError, match=r"answers\[17000\] is None"):
+        anls_score(["x"] * 20_000, answers)
+    references: list[object] = ["x"] * 20_000
+    references[9_000] = []
+    with pytest.raises(ValueError, match=r"references\[9000\] is an empty list"):
+        exact_match_score(references, ["x"] * 20_000)
 
 
 def test_average_none_of_nothing_is_an_empty_array():

@@ -105,10 +105,11 @@ def test_pairwise_equals_one_pair_at_a_time(pairs):
 
 
 def test_batches_do_not_depend_on_the_thread_count():
+    # More pairs than one chunk of the bindings (8192), so chunks are stitched together.
     rng = np.random.default_rng(7)
     alphabet = np.array(list("abcdé😀 "))
-    a = ["".join(rng.choice(alphabet, size=rng.integers(0, 70))) for _ in range(3000)]
-    b = ["".join(rng.choice(alphabet, size=rng.integers(0, 70))) for _ in range(3000)]
+    a = ["".join(rng.choice(alphabet, size=rng.integers(0, 70))) for _ in range(10_000)]
+    b = ["".join(rng.choice(alphabet, size=rng.integers(0, 70))) for _ in range(10_000)]
     one = levenshtein.pairwise(a, b, measure="normalized_distance", n_threads=1)
     two = levenshtein.pairwise(a, b, measure="normalized_distance", n_threads=2)
     assert np.array_equal(one, two)
@@ -116,6 +117,11 @@ def test_batches_do_not_depend_on_the_thread_count():
     assert levenshtein.one_to_many(a[0], b, n_threads=1).tolist() == [
         RF.distance(a[0], y) for y in b
     ]
+    ranked = levenshtein.rank(a[0], b, limit=5)
+    assert [tuple(m) for m in ranked] == brute_force_rank(a[0], b, limit=5)
+    b[9_999] = 7
+    with pytest.raises(TypeError, match=r"b\[9999\] is int"):
+        levenshtein.pairwise(a, b)
 
 
 def test_pairwise_of_token_lists_and_normalisation():

@@ -370,23 +370,46 @@ pub fn rank(
     score_cutoff: f64,
     execution: Execution,
 ) -> CoreResult<Vec<Ranked>> {
-    if !(0.0..=1.0).contains(&score_cutoff) {
-        return Err(CoreError::argument(
+    check_score_cutoff(score_cutoff)?;
+    if limit == Some(0) {
+        return Ok(Vec::new());
+    }
+    rank_edits(
+        &one_to_many(query, choices, how, execution),
+        limit,
+        score_cutoff,
+    )
+}
+
+fn check_score_cutoff(score_cutoff: f64) -> CoreResult<()> {
+    if (0.0..=1.0).contains(&score_cutoff) {
+        Ok(())
+    } else {
+        Err(CoreError::argument(
             "score_cutoff",
             format!(
                 "must lie in [0, 1] (it is compared with the normalised similarity), \
                  got {score_cutoff}"
             ),
-        ));
+        ))
     }
+}
+
+/// The ranking of `rank`, from the edit counts of the query against each choice.
+pub fn rank_edits(
+    edits: &[EditCount],
+    limit: Option<usize>,
+    score_cutoff: f64,
+) -> CoreResult<Vec<Ranked>> {
+    check_score_cutoff(score_cutoff)?;
     if limit == Some(0) {
         return Ok(Vec::new());
     }
-    let mut ranked: Vec<Ranked> = one_to_many(query, choices, how, execution)
-        .into_iter()
+    let mut ranked: Vec<Ranked> = edits
+        .iter()
         .enumerate()
         .filter(|(_, edit)| edit.normalized_similarity() >= score_cutoff)
-        .map(|(index, edit)| Ranked { index, edit })
+        .map(|(index, &edit)| Ranked { index, edit })
         .collect();
     let order = |x: &Ranked, y: &Ranked| {
         y.edit
