@@ -268,6 +268,8 @@ def test_batch_bad_inputs():
         levenshtein.one_to_many("a", ["b", None])
     with pytest.raises(TypeError, match="query is None"):
         levenshtein.rank(None, ["a"])
+    with pytest.raises(TypeError, match=re.escape("key(choices[1]) is int")):
+        levenshtein.rank("a", [{"t": "a"}, {"t": 1}], key=lambda c: c["t"])
     with pytest.raises(TypeError, match=re.escape("choices[0] is str; the query is a list")):
         levenshtein.rank(["a"], ["a"])
 

@@ -264,7 +264,7 @@ def _query_and_choices(
     """``(query text, choices as given, choice texts)`` ready for the core."""
     _check_operand(query, "query")
     originals = as_item_list(choices, "choices", "choices")
-    texts = originals if key is None else [key(choice) for choice in originals]
+    texts = originals if key is None else [_keyed(key, c, i) for i, c in enumerate(originals)]
     query = _apply(function, query, "query")
     if function is not None:
         texts = [_apply(function, text, f"choices[{i}]") for i, text in enumerate(texts)]
@@ -282,6 +282,12 @@ def _query_and_choices(
             )
         encoded.append(table.encode(text, f"choices[{i}]"))
     return encoded_query, originals, encoded
+
+
+def _keyed(key: Callable[[Any], Any], choice: object, i: int) -> object:
+    text = key(choice)
+    _check_operand(text, f"key(choices[{i}])")
+    return text
 
 
 def one_to_many(

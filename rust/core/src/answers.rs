@@ -54,19 +54,48 @@ impl AnswerMetric {
 
 /// SQuAD token F1 of two normalised texts (tokens are the space-separated words).
 pub fn token_f1(answer: &str, reference: &str) -> f64 {
-    let mut answer_tokens: Vec<&str> = answer.split(' ').filter(|t| !t.is_empty()).collect();
-    let mut reference_tokens: Vec<&str> = reference.split(' ').filter(|t| !t.is_empty()).collect();
+    token_f1_with(&mut TokenBuffers::default(), answer, reference)
+}
+
+/// Reusable buffers of `token_f1`: the byte ranges of each side's tokens.
+#[derive(Default)]
+pub(crate) struct TokenBuffers {
+    answer: Vec<(usize, usize)>,
+    reference: Vec<(usize, usize)>,
+}
+
+/// The byte ranges of the space-separated words of `text`, sorted by their text.
+fn sorted_tokens(text: &str, out: &mut Vec<(usize, usize)>) {
+    out.clear();
+    let mut start = 0;
+    for (i, byte) in text.bytes().enumerate() {
+        if byte == b' ' {
+            if start < i {
+                out.push((start, i));
+            }
+            start = i + 1;
+        }
+    }
+    if start < text.len() {
+        out.push((start, text.len()));
+    }
+    out.sort_unstable_by(|x, y| text[x.0..x.1].cmp(&text[y.0..y.1]));
+}
+
+fn token_f1_with(buffers: &mut TokenBuffers, answer: &str, reference: &str) -> f64 {
+    sorted_tokens(answer, &mut buffers.answer);
+    sorted_tokens(reference, &mut buffers.reference);
+    let (answer_tokens, reference_tokens) = (&buffers.answer, &buffers.reference);
     if answer_tokens.is_empty() || reference_tokens.is_empty() {
         return f64::from(u8::from(
             answer_tokens.is_empty() && reference_tokens.is_empty(),
         ));
     }
     // The size of the multiset intersection, by merging the sorted token lists.
-    answer_tokens.sort_unstable();
-    reference_tokens.sort_unstable();
     let (mut i, mut j, mut common) = (0, 0, 0usize);
     while i < answer_tokens.len() && j < reference_tokens.len() {
-        match answer_tokens[i].cmp(reference_tokens[j]) {
+        let (a, r) = (answer_tokens[i], reference_tokens[j]);
+        match answer[a.0..a.1].cmp(&reference[r.0..r.1]) {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {
@@ -89,12 +118,13 @@ pub fn token_f1(answer: &str, reference: &str) -> f64 {
 fn score_pair(
     metric: AnswerMetric,
     kernel: &mut Levenshtein,
+    tokens: &mut TokenBuffers,
     answer: &str,
     reference: &str,
 ) -> f64 {
     match metric {
         AnswerMetric::ExactMatch => f64::from(u8::from(answer == reference)),
-        AnswerMetric::TokenF1 => token_f1(answer, reference),
+        AnswerMetric::TokenF1 => token_f1_with(tokens, answer, reference),
         AnswerMetric::Anls { threshold } => {
             let nl = kernel.edit_count(answer, reference).normalized_distance();
             if nl < threshold { 1.0 - nl } else { 0.0 }
@@ -138,12 +168,13 @@ pub fn answer_scores(
             kernel,
             left,
             right,
+            tokens,
         } = scratch;
         let answer = normalized(answer, how, left);
         let mut best = 0.0f64;
         for reference in rows.row(i) {
             let reference = normalized(reference, how, right);
-            best = best.max(score_pair(metric, kernel, answer, reference));
+            best = best.max(score_pair(metric, kernel, tokens, answer, reference));
             if best == 1.0 {
                 break;
             }

@@ -263,13 +263,14 @@ pub fn edit_count(a: &str, b: &str) -> EditCount {
     Levenshtein::default().edit_count(a, b)
 }
 
-/// Per-thread state of a batch: the distance kernel and buffers for normalised texts, so a
-/// batch allocates once per thread.
+/// Per-thread state of a batch: the distance kernel and buffers for normalised texts and their
+/// tokens, so a batch allocates once per thread.
 #[derive(Default)]
 pub(crate) struct Scratch {
     pub(crate) kernel: Levenshtein,
     pub(crate) left: String,
     pub(crate) right: String,
+    pub(crate) tokens: crate::answers::TokenBuffers,
 }
 
 /// How a batch runs: on the current rayon pool, or on the calling thread (for small batches,

@@ -166,6 +166,20 @@ fn is_ascii_python_space(byte: u8) -> bool {
 /// `Basic` for ASCII text: copy the words, then lower-case them in place.
 fn basic_ascii(text: &str, out: &mut String) {
     let bytes = text.as_bytes();
+    // Most answers are already single-spaced: then only the case changes. One branch-free pass
+    // finds a space at either end, two spaces in a row, or other white space.
+    let mut after_space = true;
+    let mut respace = false;
+    for &byte in bytes {
+        let space = byte == b' ';
+        respace |= (space & after_space) | (is_ascii_python_space(byte) & !space);
+        after_space = space;
+    }
+    if !(respace | after_space) {
+        out.push_str(text);
+        out.make_ascii_lowercase();
+        return;
+    }
     let mut i = 0;
     while i < bytes.len() {
         while i < bytes.len() && is_ascii_python_space(bytes[i]) {
@@ -183,6 +197,49 @@ fn basic_ascii(text: &str, out: &mut String) {
         }
     }
     out.make_ascii_lowercase();
+}
+
+/// `Squad` for ASCII text: the steps of `squad_steps`, byte by byte.
+fn squad_ascii(text: &str, out: &mut String) {
+    let bytes = text.as_bytes();
+    let mut separate = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        let byte = bytes[i];
+        if byte.is_ascii_punctuation() {
+            i += 1;
+        } else if is_ascii_python_space(byte) {
+            separate = true;
+            i += 1;
+        } else if byte.is_ascii_alphanumeric() {
+            // A run of word characters; punctuation inside it is dropped and joins its parts.
+            let before = out.len();
+            if separate && !out.is_empty() {
+                out.push(' ');
+            }
+            let start = out.len();
+            while i < bytes.len()
+                && (bytes[i].is_ascii_alphanumeric() || bytes[i].is_ascii_punctuation())
+            {
+                if bytes[i].is_ascii_alphanumeric() {
+                    out.push(char::from(bytes[i].to_ascii_lowercase()));
+                }
+                i += 1;
+            }
+            separate = is_article(&out[start..]);
+            if separate {
+                out.truncate(before);
+            }
+        } else {
+            // Control characters: neither word nor space, kept as they are.
+            if separate && !out.is_empty() {
+                out.push(' ');
+            }
+            separate = false;
+            out.push(char::from(byte));
+            i += 1;
+        }
+    }
 }
 
 /// `Basic` for text without a capital sigma: lower-case each word on its own (only the sigma's
@@ -214,12 +271,7 @@ pub fn normalize_into(text: &str, how: Normalization, out: &mut String) {
         Normalization::Basic if ascii => basic_ascii(text, out),
         Normalization::Basic if !text.contains(CAPITAL_SIGMA) => basic_words(text, out),
         Normalization::Basic => collapse_spaces(text.to_lowercase().chars(), out),
-        Normalization::Squad if ascii => {
-            squad_steps(
-                text.bytes().map(|b| char::from(b.to_ascii_lowercase())),
-                out,
-            );
-        }
+        Normalization::Squad if ascii => squad_ascii(text, out),
         Normalization::Squad if !text.contains(CAPITAL_SIGMA) => {
             squad_steps(text.chars().flat_map(char::to_lowercase), out);
         }
@@ -268,11 +320,44 @@ mod tests {
         assert_eq!(squad("«the» end"), "« » end");
         // U+001F is white space for Python's str.split().
         assert_eq!(squad("x\u{1f}y"), "x y");
+        // The ASCII fast path and the general path agree (a non-ASCII "é" forces the latter).
+        for text in [
+            "The cat, the-end. A",
+            "an\u{0}a\u{7f}the",
+            " x  a. b ",
+            "a.\u{1}b the",
+            "!!",
+        ] {
+            let general = squad(&format!("{text} é"));
+            assert_eq!(
+                format!("{} é", squad(text)).trim_start(),
+                general,
+                "{text:?}"
+            );
+        }
     }
 
     #[test]
     fn basic_lowercases_and_collapses() {
         assert_eq!(basic("  The  Eiffel\nTower. "), "the eiffel tower.");
+        for spaced in [
+            "The Eiffel Tower",
+            " a",
+            "a ",
+            "a  b",
+            "a\tb",
+            "a\x1fb",
+            "a b c",
+            " ",
+        ] {
+            let python = spaced
+                .to_lowercase()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            let python = python.replace('\x1f', " ");
+            assert_eq!(basic(spaced), python, "{spaced:?}");
+        }
         assert_eq!(basic(""), "");
         assert_eq!(basic(" \t "), "");
         // Final sigma, as Python's str.lower().
