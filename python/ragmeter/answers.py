@@ -3,7 +3,8 @@
 Each function takes ``references`` and ``answers`` aligned by position (as ``y_true`` and
 ``y_pred`` in scikit-learn). A reference is one ``str`` or a list (or tuple) of acceptable
 ``str``; the best-scoring one counts. Each answer is one ``str``. The normalisation and the
-arithmetic run in ragmeter's Rust core, in parallel and without the GIL.
+arithmetic run in ragmeter's Rust core, in parallel and without the GIL (inputs under 16 KiB of
+text run on the calling thread).
 
 Rules shared by every function:
 

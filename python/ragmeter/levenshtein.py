@@ -18,7 +18,9 @@ each input. The named normalisers apply to strings only.
 
 The batch functions (:func:`pairwise`, :func:`one_to_many`, :func:`rank`, :func:`closest`)
 release the GIL and run in parallel on ``n_threads`` threads (default: ``RAGMETER_NUM_THREADS``
-or all cores); their results do not depend on the thread count.
+or all cores); inputs under 16 KiB of text run on the calling thread, where a hand-off to other
+threads would cost more than the work. Results do not depend on the thread count. Do not change
+the lists from another thread during a call.
 
 Reference: V. I. Levenshtein (1966), "Binary codes capable of correcting deletions, insertions,
 and reversals"; H. Hyyrö (2003), "A bit-vector algorithm for computing Levenshtein and
