@@ -12,6 +12,8 @@ from __future__ import annotations
 import doctest
 import re
 import string
+import sys
+import unicodedata
 from collections import Counter
 
 import numpy as np
@@ -141,6 +143,25 @@ def test_docstring_examples_run_as_written():
 def test_normalisers_equal_the_reference_definitions(text):
     assert normalize_squad(text) == squad_normalize_answer(text)
     assert normalize_basic(text) == " ".join(text.lower().split())
+
+
+def test_normalisers_agree_with_python_on_every_assigned_code_point():
+    # Lower case and white space of every character, and whether it is a word character for
+    # `\b` (an article next to it stays or goes). Characters that Python's Unicode database
+    # does not know yet are left out: their properties depend on the Unicode version.
+    chars = [
+        chr(i)
+        for i in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(i)) not in ("Cn", "Cs")
+    ]
+    lower_and_space = [
+        c for c in chars if normalize_basic(f"x{c}X") != " ".join(f"x{c}X".lower().split())
+    ]
+    assert lower_and_space == []
+    words = [
+        c for c in chars if normalize_squad(f"the{c}an") != squad_normalize_answer(f"the{c}an")
+    ]
+    assert words == []
 
 
 @settings(max_examples=200, deadline=None)
