@@ -345,3 +345,19 @@ def test_normalisers_refuse_non_text():
         normalize_squad(None)
     with pytest.raises(TypeError, match="text is list"):
         normalize_basic(["a"])
+
+
+def test_answer_metrics_as_corpus_scorers():
+    class EchoAnswers:
+        def predict(self, questions):
+            return list(questions)
+
+    def score(name, **kwargs):
+        scorer = ragmeter.get_corpus_scorer(name, **kwargs)
+        return scorer(EchoAnswers(), SPEC_ANSWERS, SPEC_REFERENCES)
+
+    assert score("exact_match") == 0.5
+    assert round(score("token_f1"), 3) == 0.833
+    assert score("anls") == (1 - 5 / 16) / 2
+    # "paris, france" is 8 edits from "paris" over 13 code points: kept under threshold 0.7.
+    assert score("anls", threshold=0.7) == pytest.approx((1 - 5 / 16 + 1 - 8 / 13) / 2)
