@@ -9,6 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 from ._core import __version__
+from .answers import (
+    anls_score,
+    edit_similarity_score,
+    exact_match_score,
+    normalize_basic,
+    normalize_squad,
+    token_f1_score,
+)
 from .exceptions import (
     InvalidInputError,
     JudgeConfigurationError,
@@ -55,14 +63,20 @@ __all__ = [
     "TrecFormatError",
     "UndefinedMetricWarning",
     "__version__",
+    "anls_score",
+    "edit_similarity_score",
     "evaluate_trec",
+    "exact_match_score",
     "get_corpus_scorer",
     "hit_rate_at_k",
     "judges",
+    "levenshtein",
     "make_corpus_scorer",
     "mean_average_precision",
     "mean_reciprocal_rank",
     "ndcg_at_k",
+    "normalize_basic",
+    "normalize_squad",
     "parse_metric",
     "precision_at_k",
     "r_precision",
@@ -71,11 +85,12 @@ __all__ = [
     "read_trec_run",
     "recall_at_k",
     "scorer_backend_info",
+    "token_f1_score",
     "write_trec_run",
 ]
 
 # Subpackages imported on first use, so that `import ragmeter` stays light.
-_LAZY_SUBPACKAGES = ("judges",)
+_LAZY_SUBPACKAGES = ("judges", "levenshtein")
 
 
 def __getattr__(name: str) -> Any:

@@ -42,3 +42,39 @@ def prepare_trec(
 def read_trec(
     path: str, kind: str, *, n_threads: int | None = None
 ) -> dict[str, dict[str, Any]]: ...
+
+# Edit distance and answer metrics (rust/py/edit.rs). Strings are borrowed as UTF-8; lists are
+# checked item by item in Rust. Normaliser names: "none", "basic", "squad".
+def normalize_text(text: object, normalize_name: str) -> str: ...
+def edit_count(a: object, b: object, normalize_name: str) -> tuple[int, int]: ...
+def edit_pairwise(
+    a: list[Any],
+    b: list[Any],
+    measure_name: str,
+    normalize_name: str,
+    n_threads: int | None = None,
+) -> npt.NDArray[Any]: ...
+def edit_one_to_many(
+    query: object,
+    choices: list[Any],
+    measure_name: str,
+    normalize_name: str,
+    n_threads: int | None = None,
+) -> npt.NDArray[Any]: ...
+def edit_rank(
+    query: object,
+    choices: list[Any],
+    normalize_name: str,
+    limit: int | None,
+    score_cutoff: float,
+    n_threads: int | None = None,
+) -> tuple[list[int], list[int], list[float]]: ...
+def answer_scores(
+    references: list[Any],
+    answers: list[Any],
+    metric_name: str,
+    normalize_name: str,
+    threshold: float,
+    n_threads: int | None = None,
+) -> npt.NDArray[np.float64]: ...
+def edit_backend() -> tuple[str, str]: ...

@@ -3,6 +3,7 @@
 //! `ragmeter`, never this module.
 
 mod borrowed;
+mod edit;
 mod errors;
 mod ranking;
 mod threads;
@@ -27,4 +28,10 @@ mod _core {
     use super::pool_threads;
     #[pymodule_export]
     use super::ranking::{PreparedRankings, prepare_rankings, prepare_trec, read_trec};
+
+    #[pymodule_export]
+    use crate::edit::{
+        answer_scores, edit_backend, edit_count, edit_one_to_many, edit_pairwise, edit_rank,
+        normalize_text,
+    };
 }

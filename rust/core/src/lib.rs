@@ -2,8 +2,11 @@
 //! parsing, edit distance and paired randomisation tests. `cargo test -p ragmeter-core` runs
 //! them without a Python interpreter.
 
+pub mod answers;
 pub mod csr;
+pub mod edit;
 pub mod error;
+pub mod normalize;
 pub mod prepare;
 pub mod ranking;
 pub mod trec;

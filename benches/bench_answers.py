@@ -1,0 +1,201 @@
+"""ANLS and edit similarity over many short answers: ragmeter vs rapidfuzz, in one run.
+
+For each metric, three ways to get the same per-answer scores (checked equal before timing is
+reported):
+
+* ragmeter: ``anls_score`` / ``edit_similarity_score`` with ``average=None``, end to end
+  (input checks, normalisation and distances in the Rust core), on all cores and on one;
+* rapidfuzz cpdist: the same normalisation in Python, then
+  ``rapidfuzz.process.cpdist(..., workers=-1)``, then the threshold with NumPy;
+* Python loop: the same normalisation in Python and a loop over
+  ``rapidfuzz.distance.Levenshtein.normalized_distance``.
+
+Run: ``python benches/bench_answers.py`` (``--pairs``, ``--repeat``, ``--seed`` to change).
+Needs ``pip install rapidfuzz`` (it is in the ``test`` extra). Prints the best of ``--repeat``
+wall-clock times, the CPU time of those runs (all threads: less sensitive to other load on the
+machine) and the ratios to ragmeter (above 1: ragmeter is faster); record them in
+benches/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import string
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from rapidfuzz import __version__ as rapidfuzz_version
+from rapidfuzz.distance import Levenshtein
+from rapidfuzz.process import cpdist
+
+import ragmeter
+
+WORD_LIST = (
+    "the a an of paris tower eiffel city france london river bridge museum 1889 1,024 "
+    "mount everest nile amazon data table invoice total amount date name address phone "
+    "42 3.5% $19.99 q3 2024 report section figure"
+)
+WORDS = WORD_LIST.split(" ")
+# About one answer in ten has a non-ASCII character, as in English QA data sets.
+NON_ASCII_WORDS = ["café", "zürich", "são", "東京", "straße", "€20", "25°c", "naïve"]
+
+
+def make_pairs(n: int, seed: int) -> tuple[list[str], list[str]]:
+    """``n`` (reference, answer) pairs of 5-60 characters: 40% equal up to case, spacing or
+    punctuation, 30% with 1-3 typos, 30% unrelated."""
+    rng = random.Random(seed)
+
+    def phrase() -> str:
+        while True:
+            words = rng.choices(WORDS, k=rng.randint(1, 8))
+            if rng.random() < 0.07:
+                words[rng.randrange(len(words))] = rng.choice(NON_ASCII_WORDS)
+            text = " ".join(words)
+            if rng.random() < 0.5:
+                text = text.title()
+            if 5 <= len(text) <= 60:
+                return text
+
+    def typo(text: str) -> str:
+        chars = list(text)
+        for _ in range(rng.randint(1, 3)):
+            i = rng.randrange(len(chars))
+            op = rng.random()
+            if op < 0.4:
+                chars[i] = rng.choice(string.ascii_lowercase)
+            elif op < 0.7 and len(chars) > 5:
+                del chars[i]
+            else:
+                chars.insert(i, rng.choice(string.ascii_lowercase))
+        return "".join(chars)[:60]
+
+    references, answers = [], []
+    for _ in range(n):
+        reference = phrase()
+        kind = rng.random()
+        if kind < 0.4:
+            answer = reference.lower() if rng.random() < 0.5 else f" {reference}."
+        elif kind < 0.7:
+            answer = typo(reference)
+        else:
+            answer = phrase()
+        references.append(reference)
+        answers.append(answer if len(answer) >= 5 else answer + "....."[: 5 - len(answer)])
+    return references, answers
+
+
+def basic(text: str) -> str:
+    """ragmeter's normalize="basic" (the DocVQA text preparation), in Python."""
+    return " ".join(text.lower().split())
+
+
+def anls_cpdist(references: list[str], answers: list[str]) -> np.ndarray:
+    nl = cpdist(
+        [basic(r) for r in references],
+        [basic(a) for a in answers],
+        scorer=Levenshtein.normalized_distance,
+        workers=-1,
+        dtype=np.float64,  # the default, float32, would round the scores
+    )
+    return np.where(nl < 0.5, 1.0 - nl, 0.0)
+
+
+def anls_loop(references: list[str], answers: list[str]) -> np.ndarray:
+    scores = []
+    for reference, answer in zip(references, answers, strict=True):
+        nl = Levenshtein.normalized_distance(basic(reference), basic(answer))
+        scores.append(1.0 - nl if nl < 0.5 else 0.0)
+    return np.array(scores)
+
+
+def similarity_cpdist(references: list[str], answers: list[str]) -> np.ndarray:
+    nl = cpdist(
+        references,
+        answers,
+        scorer=Levenshtein.normalized_distance,
+        workers=-1,
+        dtype=np.float64,
+    )
+    return 1.0 - nl
+
+
+def similarity_loop(references: list[str], answers: list[str]) -> np.ndarray:
+    return np.array(
+        [
+            1.0 - Levenshtein.normalized_distance(reference, answer)
+            for reference, answer in zip(references, answers, strict=True)
+        ]
+    )
+
+
+def best_time(function: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
+    """Best wall-clock time, the CPU time (all threads) of that run, and the result."""
+    best, cpu, result = float("inf"), float("inf"), None
+    for _ in range(repeat):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        result = function()
+        wall = time.perf_counter() - start
+        if wall < best:
+            best, cpu = wall, time.process_time() - start_cpu
+    return best, cpu, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    references, answers = make_pairs(args.pairs, args.seed)
+    non_ascii = np.mean([not a.isascii() for a in answers])
+    print(
+        f"{args.pairs:,} pairs, {np.mean([len(a) for a in answers]):.1f} chars per answer on "
+        f"average, {non_ascii:.0%} non-ASCII; ragmeter {ragmeter.__version__}, "
+        f"rapidfuzz {rapidfuzz_version}, Python {platform.python_version()}, "
+        f"{os.cpu_count()} CPUs; best of {args.repeat}",
+        flush=True,
+    )
+    cases = {
+        "ANLS (normalize='basic', threshold 0.5)": (
+            lambda: ragmeter.anls_score(references, answers, average=None),
+            lambda: ragmeter.anls_score(references, answers, average=None, n_threads=1),
+            lambda: anls_cpdist(references, answers),
+            lambda: anls_loop(references, answers),
+        ),
+        "edit similarity (normalize=None)": (
+            lambda: ragmeter.edit_similarity_score(references, answers, average=None),
+            lambda: ragmeter.edit_similarity_score(references, answers, average=None, n_threads=1),
+            lambda: similarity_cpdist(references, answers),
+            lambda: similarity_loop(references, answers),
+        ),
+    }
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    for title, (ours, ours_one_thread, with_cpdist, with_loop) in cases.items():
+        t_ours, c_ours, r_ours = best_time(ours, args.repeat)
+        t_one, c_one, r_one = best_time(ours_one_thread, args.repeat)
+        t_cpdist, c_cpdist, r_cpdist = best_time(with_cpdist, args.repeat)
+        t_loop, c_loop, r_loop = best_time(with_loop, args.repeat)
+        # The three must agree exactly, or the timing compares different work.
+        assert np.array_equal(r_ours, r_one), "ragmeter depends on the thread count"
+        assert np.array_equal(r_ours, r_cpdist), "ragmeter and cpdist disagree"
+        assert np.array_equal(r_ours, r_loop), "ragmeter and the loop disagree"
+        print(f"\n{title}: mean {r_ours.mean():.4f} over {len(r_ours):,} answers")
+        print(f"  {'':24s} {'wall s':>8s} {'ratio':>7s} {'CPU s':>8s} {'ratio':>7s}")
+        for name, wall, cpu in (
+            ("ragmeter", t_ours, c_ours),
+            ("ragmeter, n_threads=1", t_one, c_one),
+            ("rapidfuzz cpdist", t_cpdist, c_cpdist),
+            ("Python loop (rapidfuzz)", t_loop, c_loop),
+        ):
+            print(f"  {name:24s} {wall:8.3f} {wall / t_ours:6.1f}x {cpu:8.3f} {cpu / c_ours:6.1f}x")
+    print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,387 @@
+"""Levenshtein distance, similarity and ranking, computed in ragmeter's Rust core.
+
+The distance is the minimum number of single-item insertions, deletions and substitutions
+(unit costs) that turn one sequence into the other. Strings are compared code point by code
+point (``len(s)`` units, not UTF-8 bytes), exactly as given: no case folding or Unicode
+normalisation unless ``normalize`` asks for it. Lists or tuples of hashable items (tokens) are
+compared item by item; a ``str`` is never compared with a list.
+
+Derived measures, with ``m = max(len(a), len(b))``:
+
+* ``similarity = m - distance``
+* ``normalized_distance = distance / m`` (0.0 when both are empty)
+* ``normalized_similarity = 1 - normalized_distance``
+
+``normalize`` is ``None`` (default), ``"basic"`` (lower case, white space collapsed),
+``"squad"`` (also drops ASCII punctuation and the articles a/an/the) or a callable applied to
+each input. The named normalisers apply to strings only.
+
+The batch functions (:func:`pairwise`, :func:`one_to_many`, :func:`rank`, :func:`closest`)
+release the GIL and run in parallel on ``n_threads`` threads (default: ``RAGMETER_NUM_THREADS``
+or all cores); inputs under 16 KiB of text run on the calling thread, where a hand-off to other
+threads would cost more than the work. Results do not depend on the thread count. Do not change
+the lists from another thread during a call.
+
+Reference: V. I. Levenshtein (1966), "Binary codes capable of correcting deletions, insertions,
+and reversals"; H. Hyyrö (2003), "A bit-vector algorithm for computing Levenshtein and
+Damerau edit distances" (the kernel).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, Literal, NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+from . import _core
+from ._text import (
+    NormalizeArg,
+    SymbolTable,
+    as_item_list,
+    check_n_threads,
+    check_unit_interval,
+    is_token_sequence,
+    normalize_callable,
+    resolve_normalize,
+)
+from .exceptions import InvalidInputError
+
+__all__ = [
+    "BackendInfo",
+    "Match",
+    "backend_info",
+    "closest",
+    "distance",
+    "normalized_distance",
+    "normalized_similarity",
+    "one_to_many",
+    "pairwise",
+    "rank",
+    "similarity",
+]
+
+MeasureName = Literal["distance", "similarity", "normalized_distance", "normalized_similarity"]
+
+
+class Match(NamedTuple):
+    """One ranked choice: the choice as given, its distance to the query, its normalised
+    similarity (in [0, 1]) and its position in the choices."""
+
+    choice: Any
+    distance: int
+    similarity: float
+    index: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return self._asdict()
+
+
+class BackendInfo(NamedTuple):
+    """What computes the distances (see :func:`backend_info`)."""
+
+    name: str
+    available: bool
+    version: str
+    license: str
+    implementation: str
+    reason: str
+
+
+def backend_info() -> BackendInfo:
+    """Describe the implementation in use: ragmeter's Rust core, always available.
+
+    ``implementation`` names the algorithm and the version of the ``rapidfuzz`` Rust crate
+    the core is built with (the long-string fallback).
+    """
+    kernel, crate_version = _core.edit_backend()
+    return BackendInfo(
+        name="ragmeter",
+        available=True,
+        version=_core.__version__,
+        license="MIT",
+        implementation=f"{kernel}; rapidfuzz crate {crate_version}",
+        reason="built into ragmeter (no optional dependency)",
+    )
+
+
+def _type_name(value: object) -> str:
+    return "None" if value is None else type(value).__name__
+
+
+def _check_operand(value: object, place: str) -> None:
+    if isinstance(value, str) or is_token_sequence(value):
+        return
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        raise TypeError(
+            f"{place} is {type(value).__name__}; decode it to str first (distances count code "
+            "points), or pass list(value) to compare byte values"
+        )
+    raise TypeError(f"{place} is {_type_name(value)}; expected a str or a list/tuple of items")
+
+
+def _apply(function: Callable[[str], str] | None, value: object, place: str) -> object:
+    if function is None:
+        return value
+    if isinstance(value, str):
+        return normalize_callable(function, value, place)
+    result = function(value)  # type: ignore[arg-type]
+    _check_operand(result, f"normalize({place})")
+    return result
+
+
+def _pair(a: object, b: object, normalize: object) -> tuple[int, int]:
+    """``(distance, max length)`` of one pair, after the input rules."""
+    name, function = resolve_normalize(normalize)
+    _check_operand(a, "a")
+    _check_operand(b, "b")
+    a, b = _apply(function, a, "a"), _apply(function, b, "b")
+    if isinstance(a, str) and isinstance(b, str):
+        return _core.edit_count(a, b, name)
+    if isinstance(a, str) or isinstance(b, str):
+        raise TypeError(
+            f"cannot compare {_type_name(a)} with {_type_name(b)}: compare two str, or two "
+            "lists/tuples of items (list(text) turns a str into a list of characters)"
+        )
+    _no_named_normalizer(name)
+    table = SymbolTable()
+    return _core.edit_count(table.encode(a, "a"), table.encode(b, "b"), "none")
+
+
+def _no_named_normalizer(name: str) -> None:
+    if name != "none":
+        raise InvalidInputError(
+            f"normalize: {name!r} normalises text and cannot apply to lists of items; pass "
+            "None or a callable"
+        )
+
+
+def distance(a: str | Any, b: str | Any, *, normalize: NormalizeArg = None) -> int:
+    """Levenshtein distance: the fewest single-item insertions, deletions and substitutions.
+
+    >>> distance("kitten", "sitting")
+    3
+    >>> distance("Straße", "strasse", normalize="basic")  # 'ß' -> 's', insert 's'
+    2
+    """
+    return _pair(a, b, normalize)[0]
+
+
+def similarity(a: str | Any, b: str | Any, *, normalize: NormalizeArg = None) -> int:
+    """``max(len(a), len(b)) - distance(a, b)``.
+
+    >>> similarity("kitten", "sitting")
+    4
+    """
+    edits, longest = _pair(a, b, normalize)
+    return longest - edits
+
+
+def normalized_distance(a: str | Any, b: str | Any, *, normalize: NormalizeArg = None) -> float:
+    """``distance(a, b) / max(len(a), len(b))``, in [0, 1]; 0.0 when both are empty.
+
+    >>> normalized_distance("kitten", "sitting")  # 3 / 7
+    0.42857142857142855
+    """
+    edits, longest = _pair(a, b, normalize)
+    return edits / longest if longest else 0.0
+
+
+def normalized_similarity(a: str | Any, b: str | Any, *, normalize: NormalizeArg = None) -> float:
+    """``1 - normalized_distance(a, b)``, in [0, 1]; 1.0 when both are empty.
+
+    >>> normalized_similarity("kitten", "sitting")
+    0.5714285714285714
+    """
+    edits, longest = _pair(a, b, normalize)
+    return 1.0 - (edits / longest if longest else 0.0)
+
+
+def _measure_name(measure: object) -> str:
+    if not isinstance(measure, str):
+        raise TypeError(f"measure must be a str, got {_type_name(measure)}")
+    return measure
+
+
+def pairwise(
+    a: Iterable[Any],
+    b: Iterable[Any],
+    *,
+    measure: MeasureName = "distance",
+    normalize: NormalizeArg = None,
+    n_threads: int | None = None,
+) -> NDArray[Any]:
+    """``measure(a[i], b[i])`` for every ``i``, as a NumPy array.
+
+    ``measure`` is ``"distance"`` or ``"similarity"`` (int64 array) or
+    ``"normalized_distance"`` or ``"normalized_similarity"`` (float64 array). ``a`` and ``b``
+    must have the same length. Items are all ``str``, or (when the first item of ``a`` is a list
+    or tuple) all lists/tuples of hashable items.
+
+    >>> pairwise(["kitten", "abc"], ["sitting", "abd"])
+    array([3, 1])
+    """
+    measure_name = _measure_name(measure)
+    threads = check_n_threads(n_threads)
+    name, function = resolve_normalize(normalize)
+    left = as_item_list(a, "a", "str")
+    right = as_item_list(b, "b", "str")
+    if len(left) != len(right):
+        raise InvalidInputError(
+            "a and b must have the same length to be compared pair by pair, got "
+            f"{len(left)} and {len(right)}"
+        )
+    if function is not None:
+        left = [_apply(function, x, f"a[{i}]") for i, x in enumerate(left)]
+        right = [_apply(function, y, f"b[{i}]") for i, y in enumerate(right)]
+    if left and is_token_sequence(left[0]):
+        _no_named_normalizer(name)
+        left, right = _encode_pairs(left, right)
+    return _core.edit_pairwise(left, right, measure_name, name, threads)
+
+
+def _encode_pairs(left: list[Any], right: list[Any]) -> tuple[list[str], list[str]]:
+    encoded_left, encoded_right = [], []
+    for i, (x, y) in enumerate(zip(left, right, strict=True)):
+        for value, place in ((x, f"a[{i}]"), (y, f"b[{i}]")):
+            if not is_token_sequence(value):
+                raise TypeError(
+                    f"{place} is {_type_name(value)}; a[0] is a list of items, so every item "
+                    "of a and b must be a list or tuple"
+                )
+        table = SymbolTable()  # each pair is compared on its own
+        encoded_left.append(table.encode(x, f"a[{i}]"))
+        encoded_right.append(table.encode(y, f"b[{i}]"))
+    return encoded_left, encoded_right
+
+
+def _query_and_choices(
+    query: object,
+    choices: object,
+    key: Callable[[Any], Any] | None,
+    function: Callable[[str], str] | None,
+    name: str,
+) -> tuple[object, list[Any], list[Any]]:
+    """``(query text, choices as given, choice texts)`` ready for the core."""
+    _check_operand(query, "query")
+    originals = as_item_list(choices, "choices", "choices")
+    texts = originals if key is None else [_keyed(key, c, i) for i, c in enumerate(originals)]
+    query = _apply(function, query, "query")
+    if function is not None:
+        texts = [_apply(function, text, f"choices[{i}]") for i, text in enumerate(texts)]
+    if isinstance(query, str):
+        return query, originals, texts
+    _no_named_normalizer(name)
+    table = SymbolTable()
+    encoded_query = table.encode(query, "query")
+    encoded = []
+    for i, text in enumerate(texts):
+        if not is_token_sequence(text):
+            raise TypeError(
+                f"choices[{i}] is {_type_name(text)}; the query is a list of items, so every "
+                "choice must be a list or tuple too"
+            )
+        encoded.append(table.encode(text, f"choices[{i}]"))
+    return encoded_query, originals, encoded
+
+
+def _keyed(key: Callable[[Any], Any], choice: object, i: int) -> object:
+    text = key(choice)
+    _check_operand(text, f"key(choices[{i}])")
+    return text
+
+
+def one_to_many(
+    query: str | Any,
+    choices: Iterable[Any],
+    *,
+    measure: MeasureName = "distance",
+    normalize: NormalizeArg = None,
+    n_threads: int | None = None,
+) -> NDArray[Any]:
+    """``measure(query, choice)`` for every choice, as a NumPy array (see :func:`pairwise`).
+
+    >>> one_to_many("kitten", ["sitting", "kitten", ""], measure="normalized_similarity")
+    array([0.57142857, 1.        , 0.        ])
+    """
+    measure_name = _measure_name(measure)
+    threads = check_n_threads(n_threads)
+    name, function = resolve_normalize(normalize)
+    query_text, _, texts = _query_and_choices(query, choices, None, function, name)
+    return _core.edit_one_to_many(query_text, texts, measure_name, name, threads)
+
+
+def rank(
+    query: str | Any,
+    choices: Iterable[Any],
+    *,
+    key: Callable[[Any], Any] | None = None,
+    limit: int | None = None,
+    score_cutoff: float = 0.0,
+    normalize: NormalizeArg = None,
+    n_threads: int | None = None,
+) -> list[Match]:
+    """Choices ordered from most to least similar to ``query``.
+
+    Each choice is compared through ``key(choice)`` when ``key`` is given. Matches are ordered
+    by normalised similarity (descending), then distance (ascending), then position in
+    ``choices``, so ties keep the input order. Choices with normalised similarity below
+    ``score_cutoff`` (in [0, 1]) are dropped; ``limit`` keeps the first ``limit`` matches
+    (``None``: all; ``0`` returns ``[]`` without reading ``choices``).
+
+    >>> [m.choice for m in rank("appel", ["apple", "ape", "appeal", "maple"])]
+    ['appeal', 'apple', 'ape', 'maple']
+    """
+    cutoff = check_unit_interval(score_cutoff, "score_cutoff")
+    top = _check_limit(limit)
+    threads = check_n_threads(n_threads)
+    name, function = resolve_normalize(normalize)
+    if top == 0:
+        _check_operand(query, "query")
+        return []
+    query_text, originals, texts = _query_and_choices(query, choices, key, function, name)
+    indices, distances, similarities = _core.edit_rank(
+        query_text, texts, name, top, cutoff, threads
+    )
+    return [
+        Match(originals[i], d, s, i)
+        for i, d, s in zip(indices, distances, similarities, strict=True)
+    ]
+
+
+def closest(
+    query: str | Any,
+    choices: Iterable[Any],
+    *,
+    key: Callable[[Any], Any] | None = None,
+    score_cutoff: float = 0.0,
+    normalize: NormalizeArg = None,
+    n_threads: int | None = None,
+) -> Match | None:
+    """The best match of :func:`rank`, or ``None`` when no choice reaches ``score_cutoff``
+    (or there are no choices).
+
+    >>> closest("appel", ["apple", "ape", "maple"])
+    Match(choice='apple', distance=2, similarity=0.6, index=0)
+    """
+    matches = rank(
+        query,
+        choices,
+        key=key,
+        limit=1,
+        score_cutoff=score_cutoff,
+        normalize=normalize,
+        n_threads=n_threads,
+    )
+    return matches[0] if matches else None
+
+
+def _check_limit(limit: object) -> int | None:
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)):
+        raise TypeError(f"limit must be a non-negative int or None, got {_type_name(limit)}")
+    if limit < 0:
+        raise InvalidInputError(f"limit: must be >= 0 (or None for all matches), got {limit}")
+    return int(limit)
