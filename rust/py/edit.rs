@@ -9,7 +9,6 @@
 //! another thread that changes the lists meanwhile gets an error or mixed results: don't.
 
 use numpy::{IntoPyArray, PyArray1};
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyList, PyString, PyTuple};
@@ -17,7 +16,7 @@ use ragmeter_core::answers::{AnswerMetric, answer_scores as core_answer_scores};
 use ragmeter_core::edit::{self, EditCount, Execution, Measure};
 use ragmeter_core::normalize::{Normalization, normalize};
 
-use crate::errors::{ByPosition, InvalidInputError, to_pyerr};
+use crate::errors::{ByPosition, invalid_input, to_pyerr, type_error};
 use crate::threads;
 
 /// Work on fewer UTF-8 bytes than this runs on the calling thread with the GIL held: handing it
@@ -70,10 +69,10 @@ fn backed_str(
 ) -> PyResult<PyBackedStr> {
     let text = obj.cast_into::<PyString>().map_err(|err| {
         let obj = err.into_inner();
-        PyTypeError::new_err(format!("{} is {}; {expected}", place(), type_name(&obj)))
+        type_error(format!("{} is {}; {expected}", place(), type_name(&obj)))
     })?;
     PyBackedStr::try_from(text).map_err(|_| {
-        InvalidInputError::new_err(format!(
+        invalid_input(format!(
             "{} contains a lone surrogate code point, which is not valid Unicode text; clean it \
              first, e.g. with text.encode('utf-8', 'replace').decode()",
             place()
@@ -172,7 +171,7 @@ pub fn edit_pairwise<'py>(
     let measure = measure(measure_name)?;
     let how = normalization(normalize_name)?;
     if a.len() != b.len() {
-        return Err(InvalidInputError::new_err(format!(
+        return Err(invalid_input(format!(
             "a and b must have the same length to be compared pair by pair, got {} and {}",
             a.len(),
             b.len()
@@ -289,13 +288,13 @@ fn reference_rows(
                 n += 1;
             }
             if n == 0 {
-                return Err(InvalidInputError::new_err(format!(
+                return Err(invalid_input(format!(
                     "references[{i}] is an empty {}; give at least one acceptable answer",
                     type_name(&item)
                 )));
             }
         } else {
-            return Err(PyTypeError::new_err(format!(
+            return Err(type_error(format!(
                 "references[{i}] is {}; {expected}",
                 type_name(&item)
             )));
@@ -321,7 +320,7 @@ pub fn answer_scores<'py>(
         AnswerMetric::from_name(metric_name, threshold).map_err(|e| to_pyerr(e, &ByPosition))?;
     let how = normalization(normalize_name)?;
     if references.len() != answers.len() {
-        return Err(InvalidInputError::new_err(format!(
+        return Err(invalid_input(format!(
             "references and answers must have the same length (one reference entry per answer), \
              got {} references and {} answers",
             references.len(),

@@ -13,7 +13,7 @@ use ragmeter_core::prepare::{
 };
 use ragmeter_core::ranking::{Metric, MetricKind, evaluate};
 use ragmeter_core::trec;
-use rustc_hash::FxHashSet;
+use rustc_hash::FxHashMap;
 
 use crate::borrowed::for_each_item;
 use crate::errors::{ByPosition, QueryNamer, invalid_input, to_pyerr, type_error};
@@ -201,6 +201,11 @@ fn canonical_bits(score: f64) -> u64 {
     if score == 0.0 { 0 } else { score.to_bits() }
 }
 
+/// The bit of a score in a 64-bit Bloom filter (Fibonacci hashing of its bits).
+fn score_bit(bits: u64) -> u64 {
+    1 << (bits.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58)
+}
+
 struct Extractor<'a, 'py> {
     names: ByQueryId<'a, 'py>,
     id_kind: Option<IdKind>,
@@ -365,6 +370,119 @@ impl<'py> Extractor<'_, 'py> {
         Ok(items)
     }
 
+    /// Read a `{doc_id: score}` ranking in the joined form, in one pass over the dict.
+    ///
+    /// Judged documents with a positive grade are found by their Python hash (cached in the
+    /// str, whose header the type check reads anyway) in a small table, and confirmed by
+    /// equality: looking each of them up in the run dict instead costs several cache misses
+    /// per lookup on large runs. Ids are copied only for the found documents, and for other
+    /// documents with exactly the score of a found one (rare; a second pass finds them).
+    fn join_run(
+        &mut self,
+        query: usize,
+        judged_items: &[(Bound<'py, PyAny>, IdKind, f64)],
+        run: &Bound<'py, PyDict>,
+        batch: &mut Batch,
+    ) -> PyResult<RankingSlots> {
+        let mut positive: FxHashMap<isize, Vec<usize>> = FxHashMap::default();
+        for (i, (id, _, grade)) in judged_items.iter().enumerate() {
+            batch.judged.push((0, 0, *grade));
+            if *grade > 0.0 {
+                positive.entry(id.hash()?).or_default().push(i);
+            }
+        }
+        let found_start = batch.found.len();
+        let scores_start = batch.scores.len();
+        batch.scores.reserve(run.len());
+        let expected = self.id_kind;
+        for_each_item(run, |id, score| {
+            // The common case on borrowed items: an id of the expected exact type and a float
+            // score, read without running Python code. Anything else takes the owned path.
+            let fast_kind = match expected {
+                Some(IdKind::Str) if id.is_exact_instance_of::<PyString>() => Some(IdKind::Str),
+                Some(IdKind::Int) if id.is_exact_instance_of::<PyInt>() => Some(IdKind::Int),
+                _ => None,
+            };
+            let fast = match (fast_kind, score.cast::<PyFloat>()) {
+                (Some(kind), Ok(float)) => {
+                    let value = float.value();
+                    (!value.is_nan()).then_some((kind, value))
+                }
+                _ => None,
+            };
+            let owned;
+            let (id, kind, score): (&Bound<'py, PyAny>, IdKind, f64) = match fast {
+                Some((kind, score)) => (&id, kind, score),
+                None => {
+                    owned = id.to_owned();
+                    let score = score.to_owned();
+                    let kind = self.check_id(query, &owned)?;
+                    (&owned, kind, self.number(query, &owned, &score, "score")?)
+                }
+            };
+            batch.scores.push(score);
+            // Hashing an exact str or int runs no Python code; other ids are owned here.
+            if !positive.is_empty()
+                && let Some(candidates) = positive.get(&id.hash()?)
+            {
+                // A judged id's __eq__ may be Python code: compare with an owned reference.
+                let id = id.clone();
+                for &i in candidates {
+                    let (judged_id, _, grade) = &judged_items[i];
+                    if judged_id.eq(&id)? {
+                        let (s, e) = self.push_id(query, &id, kind, &mut batch.bytes)?;
+                        batch.found.push((s, e, score, *grade));
+                    }
+                }
+            }
+            Ok(())
+        })?;
+
+        // Documents tied with a found document: counted over the scores, then (only if some
+        // other document has such a score) read in a second pass.
+        let tied_start = batch.tied.len();
+        let found = &batch.found[found_start..];
+        if !found.is_empty() {
+            let mut expected_ties: FxHashMap<u64, usize> = FxHashMap::default();
+            for f in found {
+                *expected_ties.entry(canonical_bits(f.2)).or_default() += 1;
+            }
+            let filter = expected_ties
+                .keys()
+                .fold(0u64, |m, &bits| m | score_bit(bits));
+            let mut seen: FxHashMap<u64, usize> = FxHashMap::default();
+            for &s in &batch.scores[scores_start..] {
+                let bits = canonical_bits(s);
+                if filter & score_bit(bits) != 0 && expected_ties.contains_key(&bits) {
+                    *seen.entry(bits).or_default() += 1;
+                }
+            }
+            if seen == expected_ties {
+                // No other document has the score of a found one: only found documents can
+                // tie with each other.
+                for &(s, e, score, _) in &batch.found[found_start..] {
+                    batch.tied.push((s, e, score));
+                }
+            } else {
+                for_each_item(run, |id, score| {
+                    let (id, score) = (id.to_owned(), score.to_owned());
+                    let kind = self.check_id(query, &id)?;
+                    let score = self.number(query, &id, &score, "score")?;
+                    if expected_ties.contains_key(&canonical_bits(score)) {
+                        let (s, e) = self.push_id(query, &id, kind, &mut batch.bytes)?;
+                        batch.tied.push((s, e, score));
+                    }
+                    Ok(())
+                })?;
+            }
+        }
+        Ok(RankingSlots::Joined {
+            scores: scores_start..batch.scores.len(),
+            found: found_start..batch.found.len(),
+            tied: tied_start..batch.tied.len(),
+        })
+    }
+
     fn add_query(
         &mut self,
         query: usize,
@@ -375,56 +493,7 @@ impl<'py> Extractor<'_, 'py> {
         let judged_items = self.judged_items(query, judged)?;
         let judged_start = batch.judged.len();
         let ranking_slots = if let Ok(run) = ranking.cast::<PyDict>() {
-            // Joined form: look the judged documents up in the run dict, then read its scores;
-            // ids are copied only for the found documents and for documents tied with them.
-            let found_start = batch.found.len();
-            for (id, kind, grade) in &judged_items {
-                batch.judged.push((0, 0, *grade));
-                if *grade > 0.0
-                    && let Some(score) = run.get_item(id)?
-                {
-                    let score = self.number(query, id, &score, "score")?;
-                    let (s, e) = self.push_id(query, id, *kind, &mut batch.bytes)?;
-                    batch.found.push((s, e, score, *grade));
-                }
-            }
-            let found_scores: FxHashSet<u64> = batch.found[found_start..]
-                .iter()
-                .map(|f| canonical_bits(f.2))
-                .collect();
-            let scores_start = batch.scores.len();
-            let tied_start = batch.tied.len();
-            let expected = self.id_kind;
-            for_each_item(run, |id, score| {
-                // The common case on borrowed items: an id of the expected exact type and a
-                // float score. Anything else takes the general (owned) path.
-                let fast_kind = match expected {
-                    Some(IdKind::Str) if id.is_exact_instance_of::<PyString>() => Some(IdKind::Str),
-                    Some(IdKind::Int) if id.is_exact_instance_of::<PyInt>() => Some(IdKind::Int),
-                    _ => None,
-                };
-                let (kind, score) = match (fast_kind, score.cast::<PyFloat>()) {
-                    (Some(kind), Ok(float)) if !float.value().is_nan() => (kind, float.value()),
-                    _ => {
-                        let (id, score) = (id.to_owned(), score.to_owned());
-                        (
-                            self.check_id(query, &id)?,
-                            self.number(query, &id, &score, "score")?,
-                        )
-                    }
-                };
-                batch.scores.push(score);
-                if !found_scores.is_empty() && found_scores.contains(&canonical_bits(score)) {
-                    let (s, e) = self.push_id(query, &id, kind, &mut batch.bytes)?;
-                    batch.tied.push((s, e, score));
-                }
-                Ok(())
-            })?;
-            RankingSlots::Joined {
-                scores: scores_start..batch.scores.len(),
-                found: found_start..batch.found.len(),
-                tied: tied_start..batch.tied.len(),
-            }
+            self.join_run(query, &judged_items, run, batch)?
         } else if ranking.is_instance_of::<PyList>() || ranking.is_instance_of::<PyTuple>() {
             for (id, kind, grade) in &judged_items {
                 let (s, e) = self.push_id(query, id, *kind, &mut batch.bytes)?;

@@ -27,8 +27,8 @@ fn default_threads() -> usize {
 fn pool_for(n_threads: Option<usize>) -> PyResult<Arc<ThreadPool>> {
     let n_threads = match n_threads {
         Some(0) => {
-            return Err(crate::errors::InvalidInputError::new_err(
-                "n_threads: must be a positive integer or None (all cores), got 0",
+            return Err(crate::errors::invalid_input(
+                "n_threads: must be a positive integer or None (all cores), got 0".to_owned(),
             ));
         }
         Some(n) => n,
