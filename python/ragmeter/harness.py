@@ -22,15 +22,16 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from ._inputs import check_choice, check_threshold, check_zero_division
 from .exceptions import (
     InvalidInputError,
     RetrievalError,
     RetrievalWarning,
     UndefinedMetricWarning,
 )
+from .ranking import MeanScore, parse_metric, ranking_metrics
 
 if TYPE_CHECKING:
-    from .ranking import MeanScore
     from .stats import Comparison
 
 __all__ = [
@@ -202,8 +203,6 @@ class RetrievalEvaluation:
         """``{metric: mean}`` over the queries whose value is defined (all of them unless
         ``zero_division=np.nan``). Each mean is a :class:`~ragmeter.MeanScore`: a float that
         also says how many queries it is over (``n_queries``) and how many were undefined."""
-        from .ranking import MeanScore
-
         means = {}
         for metric in self._metric_names:
             raw = np.array([r.values[metric] for r in self.records], dtype=np.float64)
@@ -505,8 +504,9 @@ def _check_qrels(qrels: Any, query_ids: list[QueryId]) -> dict[QueryId, Any]:
             f"qrels: expected {{query_id: judgments}} or a sequence aligned with the queries, "
             f"got {type(qrels).__name__}"
         )
+    asked = set(query_ids)
     unjudged = [q for q in query_ids if q not in judged]
-    unasked = [q for q in judged if q not in set(query_ids)]
+    unasked = [q for q in judged if q not in asked]
     if unjudged or unasked:
         parts = []
         if unjudged:
@@ -522,8 +522,6 @@ def _check_qrels(qrels: Any, query_ids: list[QueryId]) -> dict[QueryId, Any]:
 
 
 def _metric_names(metrics: Iterable[str] | str) -> tuple[str, ...]:
-    from .ranking import parse_metric
-
     names = (metrics,) if isinstance(metrics, str) else tuple(metrics)
     if not names:
         raise InvalidInputError("metrics: name at least one metric, e.g. ['ndcg@10', 'mrr']")
@@ -592,8 +590,6 @@ def evaluate_retrieval(
     RetrievalEvaluation
         Means, per-query values, statuses and latency; see its attributes.
     """
-    from ._inputs import check_choice, check_threshold, check_zero_division
-
     check_choice("on_degraded", on_degraded, ("raise", "warn"))
     check_choice("duplicates", duplicates, ("raise", "first"))
     names = _metric_names(metrics)
@@ -720,8 +716,6 @@ def _score(
 ) -> Mapping[str, Mapping[QueryId, float]]:
     """Per-query values with undefined values left as NaN (the evaluation applies
     ``zero_division`` when it summarises, so the records keep what was undefined)."""
-    from .ranking import ranking_metrics
-
     return ranking_metrics(
         judgments,
         rankings,
