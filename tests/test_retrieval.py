@@ -18,6 +18,7 @@ from ragmeter import (
     RetrievalHit,
     RetrievalIndex,
     RetrievalResponse,
+    make_levenshtein_ranker,
     make_pairwise_ranker,
 )
 from ragmeter.retrieval import ErrorRecord, LegKind, LegOutcome, LegStatus
@@ -378,3 +379,48 @@ def test_pairwise_ranker_for_distances_and_bad_scores():
     broken = CustomRetrievalIndex(custom_scorer_fn=nan_ranker).build(make_documents())
     with pytest.raises(RuntimeError, match="finite"):
         broken.search("q")
+
+
+def test_levenshtein_ranker_orders_by_similarity_then_distance_then_document_order():
+    from rapidfuzz.distance import Levenshtein
+
+    texts = {
+        "a": "kitten",
+        "b": "sitting",
+        "c": "mitten",
+        "d": "kitchen",
+        "e": "smitten",
+        "f": "kitten",
+        "g": "cat",
+    }
+    documents = [
+        CorpusDocument.create("m", i, t, doc_id=k) for i, (k, t) in enumerate(texts.items())
+    ]
+    ranker = make_levenshtein_ranker(score_cutoff=0.3)
+    index = CustomRetrievalIndex(RetrievalConfig(top_k=5), custom_scorer_fn=ranker)
+    index.build(documents)
+    response = index.search("kitten")
+    expected = sorted(
+        (
+            (
+                -Levenshtein.normalized_similarity("kitten", t),
+                Levenshtein.distance("kitten", t),
+                i,
+                k,
+            )
+            for i, (k, t) in enumerate(texts.items())
+            if Levenshtein.normalized_similarity("kitten", t) >= 0.3
+        )
+    )[:5]
+    assert response.doc_ids == [k for *_, k in expected]
+    assert [h.score for h in response] == pytest.approx([-s for s, *_ in expected])
+    assert {h.match_mode for h in response} == {"levenshtein"}
+    assert response[0].native_metric == "normalized_levenshtein_similarity"
+    assert [h.rank for h in response] == list(range(len(expected)))
+    with pytest.raises(InvalidInputError, match="score_cutoff"):
+        make_levenshtein_ranker(score_cutoff=1.5)
+    shouting = [CorpusDocument.create("m", 0, "KITTEN", doc_id="k")]
+    folded = CustomRetrievalIndex(custom_scorer_fn=make_levenshtein_ranker(normalize="basic"))
+    assert [h.score for h in folded.build(shouting).search("kitten")] == [1.0]
+    exact = CustomRetrievalIndex(custom_scorer_fn=make_levenshtein_ranker())
+    assert [h.score for h in exact.build(shouting).search("kitten")] == [0.0]
