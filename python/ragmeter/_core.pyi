@@ -78,3 +78,20 @@ def answer_scores(
     n_threads: int | None = None,
 ) -> npt.NDArray[np.float64]: ...
 def edit_backend() -> tuple[str, str]: ...
+
+# Paired randomisation tests (rust/py/stats.rs).
+def sign_flip_test(
+    differences: npt.NDArray[np.float64],
+    *,
+    exact: bool,
+    n_resamples: int,
+    seed: int,
+    n_threads: int | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint64], int]: ...
+def bootstrap_mean_differences(
+    differences: npt.NDArray[np.float64],
+    *,
+    n_resamples: int,
+    seed: int,
+    n_threads: int | None = None,
+) -> npt.NDArray[np.float64]: ...

@@ -32,7 +32,10 @@ def _build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="evaluate the bundled example (no network, no API key)")
     demo.add_argument(
-        "--output", type=Path, default=Path("demo-output"), help="where the demo writes files"
+        "--output",
+        type=Path,
+        default=Path("demo-output"),
+        help="where the demo writes its reports and plots (default: ./demo-output)",
     )
 
     ev = sub.add_parser(
@@ -170,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "demo":
             from .demo import run_demo
 
-            return run_demo(sys.stdout)
+            return run_demo(sys.stdout, args.output)
         if args.command == "evaluate":
             return _evaluate(args, sys.stdout)
     except (RagmeterError, ValueError, TypeError, OSError) as exc:

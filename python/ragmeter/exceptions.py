@@ -14,6 +14,8 @@ __all__ = [
     "JudgeTransportError",
     "MissingDependencyError",
     "RagmeterError",
+    "RetrievalError",
+    "RetrievalWarning",
     "TrecFormatError",
     "UndefinedMetricWarning",
 ]
@@ -95,3 +97,13 @@ class JudgeTransportError(JudgeError):
         self.fatal = fatal
         self.retry_after = retry_after
         self.body = body
+
+
+class RetrievalError(RagmeterError, RuntimeError):
+    """A search failed, was cancelled or returned a partial (degraded) ranking while being
+    evaluated; the message names the query and the status."""
+
+
+class RetrievalWarning(UserWarning):
+    """Some searches of an evaluation failed or were degraded and were scored as returned
+    (``on_degraded="warn"``); the report keeps their statuses."""

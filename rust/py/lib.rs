@@ -6,6 +6,7 @@ mod borrowed;
 mod edit;
 mod errors;
 mod ranking;
+mod stats;
 mod threads;
 
 use pyo3::prelude::*;
@@ -34,4 +35,7 @@ mod _core {
         answer_scores, edit_backend, edit_count, edit_one_to_many, edit_pairwise, edit_rank,
         normalize_text,
     };
+
+    #[pymodule_export]
+    use crate::stats::{bootstrap_mean_differences, sign_flip_test};
 }

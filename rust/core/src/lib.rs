@@ -9,6 +9,7 @@ pub mod error;
 pub mod normalize;
 pub mod prepare;
 pub mod ranking;
+pub mod signflip;
 pub mod trec;
 
 pub use error::{CoreError, CoreResult};

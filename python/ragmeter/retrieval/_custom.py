@@ -1,0 +1,226 @@
+"""Retrievers defined by a scoring function, and rankers built from a pairwise score."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from ..exceptions import InvalidInputError
+from ._config import RetrievalConfig
+from ._documents import CorpusDocument
+from ._index import RetrievalIndex
+from ._response import RetrievalHit, RetrievalResponse
+
+__all__ = [
+    "CustomRetrievalIndex",
+    "CustomScorer",
+    "make_levenshtein_ranker",
+    "make_pairwise_ranker",
+]
+
+CustomScorer = Callable[
+    [str, list[CorpusDocument], RetrievalConfig], Sequence[RetrievalHit] | RetrievalResponse
+]
+
+
+class CustomRetrievalIndex:
+    """A retriever whose ranking comes from ``custom_scorer_fn(query, documents, config)``.
+
+    The scorer returns hits best first (a list of :class:`RetrievalHit`, e.g. from
+    :func:`make_pairwise_ranker`); ``search`` wraps them in a :class:`RetrievalResponse`
+    whose status is ``success`` or ``empty``. Without a scorer the index searches like a
+    :class:`RetrievalIndex` with the same config. An exception raised by the scorer becomes a
+    :class:`RuntimeError` naming the scorer.
+    """
+
+    def __init__(
+        self,
+        config: RetrievalConfig | None = None,
+        *,
+        custom_scorer_fn: CustomScorer | None = None,
+    ) -> None:
+        if custom_scorer_fn is not None and not callable(custom_scorer_fn):
+            raise TypeError(
+                f"custom_scorer_fn: expected a callable (query, documents, config) -> hits, "
+                f"got {type(custom_scorer_fn).__name__}"
+            )
+        self._inner = RetrievalIndex(config)
+        self.custom_scorer_fn = custom_scorer_fn
+
+    @property
+    def config(self) -> RetrievalConfig:
+        return self._inner.config
+
+    def build(self, documents: Iterable[CorpusDocument]) -> CustomRetrievalIndex:
+        self._inner.build(documents)
+        return self
+
+    @property
+    def documents(self) -> tuple[CorpusDocument, ...]:
+        return self._inner.documents
+
+    @property
+    def n_documents(self) -> int:
+        return self._inner.n_documents
+
+    @property
+    def has_embeddings(self) -> bool:
+        return self._inner.has_embeddings
+
+    def __repr__(self) -> str:
+        scorer = _name_of(self.custom_scorer_fn) if self.custom_scorer_fn else None
+        return (
+            f"CustomRetrievalIndex(custom_scorer_fn={scorer}, top_k={self.config.top_k}, "
+            f"n_documents={self.n_documents})"
+        )
+
+    def search(
+        self,
+        query: str,
+        *,
+        config: RetrievalConfig | None = None,
+        query_embedding: Any = None,
+    ) -> RetrievalResponse:
+        if self.custom_scorer_fn is None:
+            return self._inner.search(query, config=config, query_embedding=query_embedding)
+        if not self._inner.documents:
+            raise InvalidInputError("search: the index is empty; call build(documents) first")
+        try:
+            result = self.custom_scorer_fn(
+                query, list(self._inner.documents), config if config is not None else self.config
+            )
+        except Exception as exc:
+            raise RuntimeError(
+                f"custom_scorer_fn {_name_of(self.custom_scorer_fn)} failed on query "
+                f"{query!r}: {type(exc).__name__}: {exc}"
+            ) from exc
+        if isinstance(result, RetrievalResponse):
+            return result
+        hits = tuple(result)
+        for position, hit in enumerate(hits):
+            if not hasattr(hit, "doc") or not hasattr(hit, "score"):
+                raise TypeError(
+                    f"custom_scorer_fn {_name_of(self.custom_scorer_fn)} returned a "
+                    f"{type(hit).__name__} at position {position}; expected RetrievalHit"
+                )
+        return RetrievalResponse(hits, (), query)
+
+
+def _name_of(fn: object) -> str:
+    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+
+
+def make_pairwise_ranker(
+    pairwise_fn: Callable[[str, str], float],
+    *,
+    use_normalized_text: bool = True,
+    score_cutoff: float | None = None,
+    match_mode: str = "pairwise",
+    native_metric: str | None = None,
+    greater_is_better: bool = True,
+) -> Callable[[str, list[CorpusDocument], RetrievalConfig], list[RetrievalHit]]:
+    """A ``custom_scorer_fn`` that ranks documents by ``pairwise_fn(query, document_text)``.
+
+    Every document is scored on ``normalized_text`` (when ``use_normalized_text`` and it is
+    set) or ``text``. Documents scoring below ``score_cutoff`` (above it when
+    ``greater_is_better=False``, for distances) are dropped; the rest are sorted best first,
+    ties in document order, and cut to ``config.top_k``. Each hit carries ``score ==
+    native_score``, a 0-based ``rank`` and ``native_metric`` (default: the function's name).
+    A score that is not a finite number raises :class:`InvalidInputError`.
+    """
+    if not callable(pairwise_fn):
+        raise TypeError(
+            f"pairwise_fn: expected a callable (query, text) -> float, "
+            f"got {type(pairwise_fn).__name__}"
+        )
+    if score_cutoff is not None and not math.isfinite(score_cutoff):
+        raise InvalidInputError(f"score_cutoff: must be a finite number, got {score_cutoff!r}")
+    metric = (
+        native_metric
+        if native_metric is not None
+        else getattr(pairwise_fn, "__name__", None) or type(pairwise_fn).__name__
+    )
+    sign = -1.0 if greater_is_better else 1.0
+
+    def pairwise_ranker(
+        query: str, documents: list[CorpusDocument], config: RetrievalConfig
+    ) -> list[RetrievalHit]:
+        scored = []
+        for position, doc in enumerate(documents):
+            text = (doc.normalized_text or doc.text) if use_normalized_text else doc.text
+            score = pairwise_fn(query, text)
+            if not isinstance(score, int | float) or not math.isfinite(score):
+                raise InvalidInputError(
+                    f"{metric} returned {score!r} for document {doc.doc_id!r}; "
+                    "a ranking score must be a finite number"
+                )
+            score = float(score)
+            if score_cutoff is not None and (
+                score < score_cutoff if greater_is_better else score > score_cutoff
+            ):
+                continue
+            scored.append((sign * score, position, score))
+        scored.sort(key=lambda item: (item[0], item[1]))
+        return [
+            RetrievalHit(
+                doc=documents[position],
+                score=score,
+                match_mode=match_mode,
+                native_score=score,
+                native_metric=metric,
+                rank=rank,
+            )
+            for rank, (_, position, score) in enumerate(scored[: config.top_k])
+        ]
+
+    pairwise_ranker.__qualname__ = f"pairwise_ranker[{metric}]"
+    return pairwise_ranker
+
+
+def make_levenshtein_ranker(
+    *,
+    use_normalized_text: bool = True,
+    score_cutoff: float = 0.0,
+    normalize: Any = None,
+) -> Callable[[str, list[CorpusDocument], RetrievalConfig], list[RetrievalHit]]:
+    """A ``custom_scorer_fn`` ranking documents by normalised Levenshtein similarity to the
+    query, ``1 - distance / max(len(query), len(text))`` over Unicode code points (1.0 for two
+    empty strings; Levenshtein 1966).
+
+    Order: similarity descending, then distance ascending, then document order (as
+    :func:`ragmeter.levenshtein.rank`); documents below ``score_cutoff`` (in [0, 1]) are
+    dropped and at most ``config.top_k`` hits are returned, with ``match_mode="levenshtein"``
+    and ``native_metric="normalized_levenshtein_similarity"``. ``normalize`` is applied to the
+    query and every text first (as in :func:`ragmeter.levenshtein.rank`; None: compare as is).
+    """
+    if not 0.0 <= score_cutoff <= 1.0:
+        raise InvalidInputError(
+            f"score_cutoff: a normalised similarity cutoff must lie in [0, 1], got {score_cutoff!r}"
+        )
+    from .. import levenshtein
+
+    def levenshtein_ranker(
+        query: str, documents: list[CorpusDocument], config: RetrievalConfig
+    ) -> list[RetrievalHit]:
+        texts = [
+            (doc.normalized_text or doc.text) if use_normalized_text else doc.text
+            for doc in documents
+        ]
+        matches = levenshtein.rank(
+            query, texts, limit=config.top_k, score_cutoff=score_cutoff, normalize=normalize
+        )
+        return [
+            RetrievalHit(
+                doc=documents[match.index],
+                score=float(match.similarity),
+                match_mode="levenshtein",
+                backend="ragmeter.levenshtein",
+                native_score=float(match.similarity),
+                native_metric="normalized_levenshtein_similarity",
+                rank=rank,
+            )
+            for rank, match in enumerate(matches)
+        ]
+
+    return levenshtein_ranker

@@ -1,0 +1,226 @@
+"""What a search returns: ranked hits plus the status of every leg that produced them.
+
+A search can be partial: a hybrid search whose semantic leg could not run still returns the
+keyword hits, and says so with the status ``degraded``. The evaluation harness refuses to score
+such responses silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, overload
+
+from ..exceptions import InvalidInputError
+from ._documents import CorpusDocument
+
+__all__ = [
+    "ErrorCategory",
+    "ErrorRecord",
+    "LegContribution",
+    "LegKind",
+    "LegOutcome",
+    "LegStatus",
+    "RetrievalHit",
+    "RetrievalResponse",
+    "RetrievalStatus",
+]
+
+
+class RetrievalStatus(StrEnum):
+    """Status of a whole search."""
+
+    SUCCESS = "success"
+    EMPTY = "empty"
+    DEGRADED = "degraded"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+class LegStatus(StrEnum):
+    """Status of one leg (lexical, dense, ...) of a search."""
+
+    SUCCESS = "success"
+    EMPTY = "empty"
+    DEGRADED = "degraded"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+class LegKind(StrEnum):
+    LEXICAL = "lexical"
+    DENSE = "dense"
+    GRAPH = "graph"
+    METADATA = "metadata"
+
+
+class ErrorCategory(StrEnum):
+    SOURCE = "source"
+    PARSE = "parse"
+    VALIDATION = "validation"
+    CAPABILITY = "capability"
+    SECURITY = "security"
+    RESOURCE = "resource"
+    INTERNAL = "internal"
+
+
+@dataclass(frozen=True)
+class ErrorRecord:
+    """Why a leg failed or degraded: a stable ``code`` (``"NO_QUERY_EMBEDDING"``) and a
+    message for people."""
+
+    code: str
+    category: ErrorCategory | str
+    message: str
+    stage: str | None = None
+    source_id: str | None = None
+    exception_type: str | None = None
+    details: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "category": str(self.category),
+            "message": self.message,
+            "stage": self.stage,
+            "source_id": self.source_id,
+            "exception_type": self.exception_type,
+            "details": dict(self.details),
+        }
+
+
+@dataclass(frozen=True)
+class LegOutcome:
+    """What one leg of a search did. A degraded or failed leg must carry its ``error``."""
+
+    leg: LegKind
+    status: LegStatus
+    hit_count: int = 0
+    generation: str | None = None
+    backend: str | None = None
+    error: ErrorRecord | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "leg", LegKind(self.leg))
+        object.__setattr__(self, "status", LegStatus(self.status))
+        if self.status in (LegStatus.DEGRADED, LegStatus.FAILED) and self.error is None:
+            raise InvalidInputError(
+                f"error: a {self.status} {self.leg} leg needs an ErrorRecord saying why"
+            )
+
+    @property
+    def ran(self) -> bool:
+        """True when the leg produced its ranking (status success or empty)."""
+        return self.status in (LegStatus.SUCCESS, LegStatus.EMPTY)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "leg": str(self.leg),
+            "status": str(self.status),
+            "hit_count": self.hit_count,
+            "generation": self.generation,
+            "backend": self.backend,
+            "error": None if self.error is None else self.error.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class LegContribution:
+    """A leg's part in a fused hit: its 0-based rank there and its native score."""
+
+    leg: LegKind
+    rank: int
+    native_score: float | None = None
+    native_metric: str | None = None
+
+
+@dataclass(frozen=True)
+class RetrievalHit:
+    """A ranked document. Only ``doc``, ``score`` and ``match_mode`` take part in equality;
+    the other fields say where the hit came from. ``rank`` is 0-based."""
+
+    doc: CorpusDocument
+    score: float
+    match_mode: str
+    backend: str | None = field(default=None, compare=False)
+    index_generation: str | None = field(default=None, compare=False)
+    native_score: float | None = field(default=None, compare=False)
+    native_metric: str | None = field(default=None, compare=False)
+    contributions: tuple[LegContribution, ...] = field(default=(), compare=False)
+    rank: int | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class RetrievalResponse(Sequence[RetrievalHit]):
+    """The hits of one search (it behaves as a list of :class:`RetrievalHit`), the legs that
+    produced them and the overall ``status``.
+
+    When ``status`` is not given it is derived from the legs, ignoring skipped ones: every leg
+    failed -> ``failed``; some leg failed or degraded -> ``degraded``; no hits -> ``empty``;
+    otherwise ``success``.
+    """
+
+    hits: tuple[RetrievalHit, ...] = ()
+    legs: tuple[LegOutcome, ...] = ()
+    query: str | None = None
+    status: RetrievalStatus | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hits", tuple(self.hits))
+        object.__setattr__(self, "legs", tuple(self.legs))
+        if self.status is None:
+            object.__setattr__(self, "status", self._derive_status())
+        else:
+            object.__setattr__(self, "status", RetrievalStatus(self.status))
+
+    def _derive_status(self) -> RetrievalStatus:
+        requested = [leg for leg in self.legs if leg.status is not LegStatus.SKIPPED]
+        if requested and all(leg.status is LegStatus.FAILED for leg in requested):
+            return RetrievalStatus.FAILED
+        if any(leg.status in (LegStatus.FAILED, LegStatus.DEGRADED) for leg in requested):
+            return RetrievalStatus.DEGRADED
+        return RetrievalStatus.SUCCESS if self.hits else RetrievalStatus.EMPTY
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    def __iter__(self) -> Iterator[RetrievalHit]:
+        return iter(self.hits)
+
+    @overload
+    def __getitem__(self, index: int) -> RetrievalHit: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[RetrievalHit, ...]: ...
+    def __getitem__(self, index: int | slice) -> RetrievalHit | tuple[RetrievalHit, ...]:
+        return self.hits[index]
+
+    def __bool__(self) -> bool:
+        return bool(self.hits)
+
+    def leg(self, kind: LegKind | str) -> LegOutcome | None:
+        """The outcome of the leg of this kind, or None when the search had no such leg."""
+        kind = LegKind(kind)
+        return next((leg for leg in self.legs if leg.leg is kind), None)
+
+    def error_records(self) -> list[ErrorRecord]:
+        return [leg.error for leg in self.legs if leg.error is not None]
+
+    @property
+    def degraded_legs(self) -> list[LegOutcome]:
+        """Requested legs that failed or degraded."""
+        return [leg for leg in self.legs if leg.status in (LegStatus.FAILED, LegStatus.DEGRADED)]
+
+    @property
+    def doc_ids(self) -> list[Any]:
+        """The document identifiers of the hits, best first."""
+        return [hit.doc.doc_id for hit in self.hits]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Status, query, hit count and legs (not the hits themselves)."""
+        return {
+            "status": str(self.status),
+            "query": self.query,
+            "hit_count": len(self.hits),
+            "legs": [leg.to_dict() for leg in self.legs],
+        }
