@@ -232,8 +232,8 @@ def align_queries(y_true: object, y_pred: object, *, missing: str = "raise") -> 
         ids = list(range(len(judged)))
         return AlignedQueries(
             query_ids=ids,
-            judgments=[_judgments(q, j) for q, j in zip(ids, judged, strict=True)],
-            rankings=[_ranking(q, r) for q, r in zip(ids, ranked, strict=True)],
+            judgments=_normalized(ids, judged, _CORE_JUDGMENTS, _judgments),
+            rankings=_normalized(ids, ranked, _CORE_RANKINGS, _ranking),
             keyed=False,
         )
     if kind_true == "mapping" and kind_pred == "mapping":
@@ -245,9 +245,33 @@ def align_queries(y_true: object, y_pred: object, *, missing: str = "raise") -> 
     )
 
 
+# Containers the Rust core reads as they are; anything else is converted (or refused) here.
+_CORE_JUDGMENTS = frozenset({dict, list, tuple, set, frozenset})
+_CORE_RANKINGS = frozenset({dict, list, tuple})
+
+
+def _normalized(
+    ids: list[Any], objs: list[Any], core_types: frozenset[type], convert: Any
+) -> list[Any]:
+    """`objs`, each object the core cannot read as it is converted (one type check a query)."""
+    for i, obj in enumerate(objs):
+        if type(obj) not in core_types:
+            objs[i] = convert(ids[i], obj)
+    return objs
+
+
 def _align_mappings(
     y_true: Mapping[Any, Any], y_pred: Mapping[Any, Any], missing: str
 ) -> AlignedQueries:
+    if y_true.keys() == y_pred.keys():
+        # The common case, at C speed: the same queries on both sides.
+        ids = list(y_true)
+        return AlignedQueries(
+            query_ids=ids,
+            judgments=_normalized(ids, list(y_true.values()), _CORE_JUDGMENTS, _judgments),
+            rankings=_normalized(ids, [y_pred[q] for q in ids], _CORE_RANKINGS, _ranking),
+            keyed=True,
+        )
     missing_from_run = [q for q in y_true if q not in y_pred]
     unjudged = [q for q in y_pred if q not in y_true]
     if missing == "raise" and (missing_from_run or unjudged):
@@ -274,8 +298,8 @@ def _align_mappings(
     ids = [q for q in y_true if missing == "zero" or q in y_pred]
     return AlignedQueries(
         query_ids=ids,
-        judgments=[_judgments(q, y_true[q]) for q in ids],
-        rankings=[_ranking(q, y_pred[q]) if q in y_pred else [] for q in ids],
+        judgments=_normalized(ids, [y_true[q] for q in ids], _CORE_JUDGMENTS, _judgments),
+        rankings=_normalized(ids, [y_pred.get(q, []) for q in ids], _CORE_RANKINGS, _ranking),
         keyed=True,
         missing_from_run=missing_from_run,
         unjudged=unjudged,

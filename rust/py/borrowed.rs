@@ -5,7 +5,7 @@
 //! items are visited as borrowed references. This is the crate's only unsafe code.
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 use pyo3::{Borrowed, ffi};
 
 /// Call `visit(key, value)` for every item of `dict`.
@@ -29,6 +29,28 @@ pub fn for_each_item<'py>(
     while unsafe { ffi::PyDict_Next(dict.as_ptr(), &mut position, &mut key, &mut value) } != 0 {
         let (key, value) = unsafe { (Borrowed::from_ptr(py, key), Borrowed::from_ptr(py, value)) };
         visit(key, value)?;
+    }
+    Ok(())
+}
+
+/// Call `visit(i, item)` for the items `range` of `list`, as borrowed references, under the
+/// same contract as `for_each_item`: `visit` takes owned references before it runs Python code.
+#[allow(unsafe_code)]
+pub fn for_each_list_item<'py>(
+    list: &Bound<'py, PyList>,
+    range: std::ops::Range<usize>,
+    mut visit: impl FnMut(usize, Borrowed<'_, 'py, PyAny>) -> PyResult<()>,
+) -> PyResult<()> {
+    let py = list.py();
+    for i in range {
+        let index = ffi::Py_ssize_t::try_from(i)
+            .map_err(|_| pyo3::exceptions::PyIndexError::new_err("list index out of range"))?;
+        // SAFETY: `list` is a live list and `py` proves the GIL is held. PyList_GetItem returns
+        // a borrowed reference, valid while the list keeps the item, or NULL with an
+        // IndexError set (a list shortened meanwhile), which becomes an error here.
+        let item =
+            unsafe { Borrowed::from_ptr_or_err(py, ffi::PyList_GetItem(list.as_ptr(), index)) }?;
+        visit(i, item)?;
     }
     Ok(())
 }

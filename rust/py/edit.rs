@@ -1,14 +1,17 @@
-//! Bindings of the edit-distance and answer-metric kernels. Python lists of `str` are borrowed
-//! as UTF-8 (`PyBackedStr`: no copy for ASCII strings), checked item by item here so that a
-//! million-item call never loops in Python, and handed to the core without the GIL.
+//! Bindings of the edit-distance and answer-metric kernels. The `str` items of Python lists are
+//! read as borrowed references, checked item by item here so that a million-item call never
+//! loops in Python, copied as UTF-8 into one buffer per chunk, and handed to the core without
+//! the GIL.
 //!
-//! Large lists are processed in chunks of `CHUNK` items: borrow a chunk, score it, release it.
-//! Each string object is then read, scored and released while it is still in the CPU cache,
-//! instead of three passes over the whole list (measured on a million short answers: reading
-//! the inputs fell from about 420 to 170 ns per pair). The GIL is taken back between chunks, so
-//! another thread that changes the lists meanwhile gets an error or mixed results: don't.
+//! Large lists are processed in chunks of `CHUNK` items: copy a chunk, score it, move on. Each
+//! string object is then read while it is still in the CPU cache, instead of three passes over
+//! the whole list (measured on a million short answers: reading the inputs fell from about 420
+//! to 170 ns per pair with borrowed `PyBackedStr`s, and further with the copies, which need no
+//! reference counting). The GIL is taken back between chunks, so another thread that changes
+//! the lists meanwhile gets an error or mixed results: don't.
 
 use numpy::{IntoPyArray, PyArray1};
+use pyo3::Borrowed;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyList, PyString, PyTuple};
@@ -16,6 +19,7 @@ use ragmeter_core::answers::{AnswerMetric, answer_scores as core_answer_scores};
 use ragmeter_core::edit::{self, EditCount, Execution, Measure};
 use ragmeter_core::normalize::{Normalization, normalize};
 
+use crate::borrowed::for_each_list_item;
 use crate::errors::{ByPosition, invalid_input, to_pyerr, type_error};
 use crate::threads;
 
@@ -23,7 +27,7 @@ use crate::threads;
 /// to the thread pool would cost more (tens of microseconds) than the work itself.
 const INLINE_BELOW_BYTES: usize = 16 * 1024;
 
-/// Items borrowed, scored and released together (see the module documentation).
+/// Items copied and scored together (see the module documentation).
 const CHUNK: usize = 8192;
 
 /// `0..n` in consecutive ranges of at most `CHUNK` items (none when `n == 0`).
@@ -33,8 +37,47 @@ fn chunks(n: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
         .map(move |start| start..(start + CHUNK).min(n))
 }
 
-fn total_bytes(texts: &[PyBackedStr]) -> usize {
-    texts.iter().map(|t| t.len()).sum()
+/// Strings of a chunk copied into one buffer. The items are read as borrowed references and
+/// copied once: under the stable ABI every reference count change is a function call, and
+/// keeping a `PyBackedStr` per item costs three of them.
+#[derive(Default)]
+struct Texts {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl Texts {
+    fn with_capacity(n: usize) -> Self {
+        Texts {
+            text: String::with_capacity(n * 24),
+            ends: Vec::with_capacity(n),
+        }
+    }
+
+    fn push(&mut self, s: &str) {
+        self.text.push_str(s);
+        self.ends.push(self.text.len());
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn total_bytes(&self) -> usize {
+        self.text.len()
+    }
+
+    fn strs(&self) -> Vec<&str> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&end| {
+                let s = &self.text[start..end];
+                start = end;
+                s
+            })
+            .collect()
+    }
 }
 
 /// Run a batch kernel: inline for small inputs, else without the GIL in ragmeter's pool.
@@ -80,23 +123,36 @@ fn backed_str(
     })
 }
 
-/// The items `range` of `list` as borrowed `str`s.
-fn backed_strs(
+/// Append one `str` item to `texts`; `place` names it in errors (e.g. `answers[3]`). Reads
+/// the borrowed item without running Python code; errors are built from an owned reference.
+fn push_item(
+    texts: &mut Texts,
+    item: Borrowed<'_, '_, PyAny>,
+    place: &dyn Fn() -> String,
+    expected: &str,
+) -> PyResult<()> {
+    if let Ok(text) = item.cast::<PyString>()
+        && let Ok(text) = text.to_str()
+    {
+        texts.push(text);
+        return Ok(());
+    }
+    // A non-str item, or a str that is not valid Unicode (a lone surrogate).
+    backed_str(item.to_owned(), place, expected).map(|_| ())
+}
+
+/// The items `range` of `list`, which must be `str`s, copied into one buffer.
+fn list_texts(
     list: &Bound<'_, PyList>,
     range: std::ops::Range<usize>,
     argument: &str,
     expected: &str,
-) -> PyResult<Vec<PyBackedStr>> {
-    let mut out = Vec::with_capacity(range.len());
-    for i in range {
-        let item = list.get_item(i)?;
-        out.push(backed_str(item, &|| format!("{argument}[{i}]"), expected)?);
-    }
-    Ok(out)
-}
-
-fn as_strs(texts: &[PyBackedStr]) -> Vec<&str> {
-    texts.iter().map(|t| &**t).collect()
+) -> PyResult<Texts> {
+    let mut texts = Texts::with_capacity(range.len());
+    for_each_list_item(list, range, |i, item| {
+        push_item(&mut texts, item, &|| format!("{argument}[{i}]"), expected)
+    })?;
+    Ok(texts)
 }
 
 fn normalization(name: &str) -> PyResult<Normalization> {
@@ -180,10 +236,10 @@ pub fn edit_pairwise<'py>(
     let expected = "every item must be a str";
     let mut edits = Vec::with_capacity(a.len());
     for range in chunks(a.len()) {
-        let left = backed_strs(a, range.clone(), "a", expected)?;
-        let right = backed_strs(b, range, "b", expected)?;
-        let (left_strs, right_strs) = (as_strs(&left), as_strs(&right));
-        let bytes = total_bytes(&left) + total_bytes(&right);
+        let left = list_texts(a, range.clone(), "a", expected)?;
+        let right = list_texts(b, range, "b", expected)?;
+        let (left_strs, right_strs) = (left.strs(), right.strs());
+        let bytes = left.total_bytes() + right.total_bytes();
         let chunk = run_batch(py, bytes, n_threads, |execution| {
             edit::pairwise(&left_strs, &right_strs, how, execution)
         })?
@@ -208,9 +264,9 @@ fn query_edits(
     )?;
     let mut edits = Vec::with_capacity(choices.len());
     for range in chunks(choices.len()) {
-        let texts = backed_strs(choices, range, "choices", "every choice must be a str")?;
-        let strs = as_strs(&texts);
-        let bytes = total_bytes(&texts);
+        let texts = list_texts(choices, range, "choices", "every choice must be a str")?;
+        let strs = texts.strs();
+        let bytes = texts.total_bytes();
         edits.extend(run_batch(py, bytes, n_threads, |execution| {
             edit::one_to_many(&query, &strs, how, execution)
         })?);
@@ -268,26 +324,28 @@ pub fn edit_rank(
 fn reference_rows(
     references: &Bound<'_, PyList>,
     range: std::ops::Range<usize>,
-) -> PyResult<(Vec<usize>, Vec<PyBackedStr>)> {
+) -> PyResult<(Vec<usize>, Texts)> {
     let expected = "each reference must be a str or a list of acceptable str";
     let mut offsets = Vec::with_capacity(range.len() + 1);
-    let mut texts = Vec::with_capacity(range.len());
+    let mut texts = Texts::with_capacity(range.len());
     offsets.push(0);
-    for i in range {
-        let item = references.get_item(i)?;
+    for_each_list_item(references, range, |i, item| {
         if item.is_instance_of::<PyString>() {
-            texts.push(backed_str(item, &|| format!("references[{i}]"), expected)?);
+            push_item(&mut texts, item, &|| format!("references[{i}]"), expected)?;
         } else if item.is_instance_of::<PyList>() || item.is_instance_of::<PyTuple>() {
-            let mut n = 0usize;
+            // Several acceptable answers: rare enough to read through owned references.
+            let item = item.to_owned();
+            let before = texts.len();
             for (j, alternative) in item.try_iter()?.enumerate() {
-                texts.push(backed_str(
-                    alternative?,
+                let alternative = alternative?;
+                push_item(
+                    &mut texts,
+                    alternative.as_borrowed(),
                     &|| format!("references[{i}][{j}]"),
                     "each acceptable reference must be a str",
-                )?);
-                n += 1;
+                )?;
             }
-            if n == 0 {
+            if texts.len() == before {
                 return Err(invalid_input(format!(
                     "references[{i}] is an empty {}; give at least one acceptable answer",
                     type_name(&item)
@@ -296,11 +354,12 @@ fn reference_rows(
         } else {
             return Err(type_error(format!(
                 "references[{i}] is {}; {expected}",
-                type_name(&item)
+                type_name(&item.to_owned())
             )));
         }
         offsets.push(texts.len());
-    }
+        Ok(())
+    })?;
     Ok((offsets, texts))
 }
 
@@ -332,9 +391,9 @@ pub fn answer_scores<'py>(
     let mut scores = Vec::with_capacity(answers.len());
     for range in chunks(answers.len()) {
         let (offsets, reference_texts) = reference_rows(references, range.clone())?;
-        let answer_texts = backed_strs(answers, range, "answers", expected)?;
-        let (reference_strs, answer_strs) = (as_strs(&reference_texts), as_strs(&answer_texts));
-        let bytes = total_bytes(&reference_texts) + total_bytes(&answer_texts);
+        let answer_texts = list_texts(answers, range, "answers", expected)?;
+        let (reference_strs, answer_strs) = (reference_texts.strs(), answer_texts.strs());
+        let bytes = reference_texts.total_bytes() + answer_texts.total_bytes();
         let chunk = run_batch(py, bytes, n_threads, |execution| {
             core_answer_scores(
                 &offsets,
