@@ -209,3 +209,16 @@ def test_mean_score_pickles_with_its_context():
     back = pickle.loads(pickle.dumps(mean))
     assert back == 0.5 and back.n_queries == 2 and back.metric == "recall@1"
     assert isinstance(mean, float) and isinstance(back, ragmeter.MeanScore)
+
+
+def test_ids_with_equal_python_hashes_are_told_apart():
+    # hash(-1) == hash(-2) in CPython: the join by hash must confirm equality.
+    assert hash(-1) == hash(-2)
+    qrels = {"q": {-2: 2, 5: 0}}
+    run = {"q": {-1: 0.9, -2: 0.5, 5: 0.7}}
+    result = ranking_metrics(qrels, run, metrics=["mrr", "ndcg"])
+    assert result["mrr"] == pytest.approx(1 / 3)
+    assert result["ndcg"] == pytest.approx(0.5)
+    both = ranking_metrics({"q": {-1: 1, -2: 3}}, run, metrics=["ndcg"])["ndcg"]
+    ideal = 3 + 1 / np.log2(3)
+    assert both == pytest.approx((1 + 3 / np.log2(4)) / ideal)

@@ -384,11 +384,17 @@ impl<'py> Extractor<'_, 'py> {
         run: &Bound<'py, PyDict>,
         batch: &mut Batch,
     ) -> PyResult<RankingSlots> {
-        let mut positive: FxHashMap<isize, Vec<usize>> = FxHashMap::default();
+        // Judged documents with a positive grade by Python hash: the first of each hash in
+        // `positive`, the others chained through `next` (no allocation per document).
+        let mut positive: FxHashMap<isize, usize> = FxHashMap::default();
+        positive.reserve(judged_items.len());
+        let mut next: Vec<usize> = vec![usize::MAX; judged_items.len()];
         for (i, (id, _, grade)) in judged_items.iter().enumerate() {
             batch.judged.push((0, 0, *grade));
-            if *grade > 0.0 {
-                positive.entry(id.hash()?).or_default().push(i);
+            if *grade > 0.0
+                && let Some(first) = positive.insert(id.hash()?, i)
+            {
+                next[i] = first;
             }
         }
         let found_start = batch.found.len();
@@ -423,16 +429,18 @@ impl<'py> Extractor<'_, 'py> {
             batch.scores.push(score);
             // Hashing an exact str or int runs no Python code; other ids are owned here.
             if !positive.is_empty()
-                && let Some(candidates) = positive.get(&id.hash()?)
+                && let Some(&first) = positive.get(&id.hash()?)
             {
                 // A judged id's __eq__ may be Python code: compare with an owned reference.
                 let id = id.clone();
-                for &i in candidates {
-                    let (judged_id, _, grade) = &judged_items[i];
+                let mut candidate = first;
+                while candidate != usize::MAX {
+                    let (judged_id, _, grade) = &judged_items[candidate];
                     if judged_id.eq(&id)? {
                         let (s, e) = self.push_id(query, &id, kind, &mut batch.bytes)?;
                         batch.found.push((s, e, score, *grade));
                     }
+                    candidate = next[candidate];
                 }
             }
             Ok(())
