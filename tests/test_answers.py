@@ -361,3 +361,12 @@ def test_answer_metrics_as_corpus_scorers():
     assert score("anls") == (1 - 5 / 16) / 2
     # "paris, france" is 8 edits from "paris" over 13 code points: kept under threshold 0.7.
     assert score("anls", threshold=0.7) == pytest.approx((1 - 5 / 16 + 1 - 8 / 13) / 2)
+
+
+def test_mean_says_how_many_answers_it_averaged():
+    import ragmeter
+
+    mean = ragmeter.exact_match_score(["a", "b", "c"], ["a", "x", "c"])
+    assert isinstance(mean, ragmeter.MeanScore)
+    assert mean == pytest.approx(2 / 3)
+    assert (mean.n_queries, mean.n_undefined, mean.metric) == (3, 0, "exact_match")

@@ -38,6 +38,7 @@ from ._text import (
     resolve_normalize,
 )
 from .exceptions import InvalidInputError
+from .ranking import MeanScore
 
 __all__ = [
     "anls_score",
@@ -135,7 +136,8 @@ def _score(
     scores = _core.answer_scores(reference_list, answer_list, metric, name, threshold, threads)
     if average is None:
         return scores
-    return float(scores.mean())
+    # A float that says what it averaged (answer metrics are always defined).
+    return MeanScore(float(scores.mean()), n_queries=len(scores), n_undefined=0, metric=metric)
 
 
 @overload

@@ -143,7 +143,8 @@ class MeanScore(float):
     """A mean over queries that remembers what it averaged.
 
     It is a ``float`` (prints, compares and computes like one) with three attributes:
-    ``n_queries``, the number of queries in the mean; ``n_undefined``, the number of queries
+    ``n_queries``, the number of queries (answers, for the answer metrics) in the mean;
+    ``n_undefined``, the number of queries
     whose value was undefined (scored by ``zero_division``, or excluded when it is NaN); and
     ``metric``, the metric's name.
     """
