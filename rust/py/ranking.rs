@@ -9,7 +9,8 @@ use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString, PyTuple};
 use ragmeter_core::prepare::{
-    Doc, Duplicates, Found, Prepared, QueryInput, RankingInput, RankingOptions, prepare, show,
+    Doc, Duplicates, Found, Prepared, QueryInput, RankingInput, RankingOptions, canonical_bits,
+    prepare, show,
 };
 use ragmeter_core::ranking::{Metric, MetricKind, evaluate};
 use ragmeter_core::trec;
@@ -195,10 +196,6 @@ impl Batch {
             .collect();
         f(&inputs)
     }
-}
-
-fn canonical_bits(score: f64) -> u64 {
-    if score == 0.0 { 0 } else { score.to_bits() }
 }
 
 /// The bit of a score in a 64-bit Bloom filter (Fibonacci hashing of its bits).

@@ -181,8 +181,8 @@ fn count_ranks(
     Ok(hits)
 }
 
-fn canonical_bits(score: f64) -> u64 {
-    // -0.0 == 0.0 as scores, so they must share a key.
+/// A key under which equal scores are equal: -0.0 == 0.0 as scores, so they share one.
+pub fn canonical_bits(score: f64) -> u64 {
     if score == 0.0 { 0 } else { score.to_bits() }
 }
 
