@@ -338,3 +338,14 @@ def test_undefined_values_follow_zero_division():
         lambda q: ["d1"], queries, qrels, metrics=["recall@1"], zero_division=1.0
     )
     assert ones.metrics["recall@1"] == 1.0 and ones.metrics["recall@1"].n_queries == 2
+
+
+def test_scored_results_are_ordered_like_the_core_orders_them():
+    # {doc_id: score} from a retriever: ties by the id's text, byte-wise descending, as for
+    # scored rankings given to the metrics ("9" > "10", so 9 ranks first).
+    from ragmeter import evaluate_retrieval, mean_reciprocal_rank
+
+    qrels = {"q": [9]}
+    report = evaluate_retrieval(lambda query: {10: 0.5, 9: 0.5}, {"q": "x"}, qrels, metrics=["mrr"])
+    assert report.metrics["mrr"] == 1.0
+    assert report.metrics["mrr"] == mean_reciprocal_rank(qrels, {"q": {10: 0.5, 9: 0.5}})

@@ -222,3 +222,16 @@ def test_ids_with_equal_python_hashes_are_told_apart():
     both = ranking_metrics({"q": {-1: 1, -2: 3}}, run, metrics=["ndcg"])["ndcg"]
     ideal = 3 + 1 / np.log2(3)
     assert both == pytest.approx((1 + 3 / np.log2(4)) / ideal)
+
+
+@pytest.mark.parametrize(
+    ("call", "n_threads", "error"),
+    [
+        (lambda n: recall_at_k({"q": ["a"]}, {"q": ["a"]}, n_threads=n), -1, ValueError),
+        (lambda n: recall_at_k({"q": ["a"]}, {"q": ["a"]}, n_threads=n), 1.5, TypeError),
+        (lambda n: ragmeter.sign_flip_test([[0.1], [0.2]], n_threads=n), -1, ValueError),
+    ],
+)
+def test_n_threads_is_checked_before_the_core(call, n_threads, error):
+    with pytest.raises(error, match=r"n_threads:? must be a positive"):
+        call(n_threads)

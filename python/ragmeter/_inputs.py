@@ -9,21 +9,26 @@ are read by the Rust core, which checks ids, grades, scores and duplicates.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 
+from .exceptions import InvalidInputError
+
 __all__ = [
     "MISSING_CHOICES",
     "AlignedQueries",
     "align_queries",
     "check_choice",
+    "check_n_threads",
     "check_threshold",
     "check_zero_division",
+    "interpret_search_result",
     "is_series",
-    "ranking_from_search_result",
+    "trec_order",
 ]
 
 MISSING_CHOICES = ("raise", "zero", "skip")
@@ -69,6 +74,20 @@ def check_threshold(relevance_threshold: object) -> float:
             f"relevant), got {relevance_threshold!r}"
         )
     return value
+
+
+def check_n_threads(n_threads: object) -> int | None:
+    if n_threads is None:
+        return None
+    if isinstance(n_threads, bool) or not isinstance(n_threads, numbers.Integral):
+        raise TypeError(
+            f"n_threads must be a positive int or None (all cores), got {type(n_threads).__name__}"
+        )
+    if n_threads < 1:
+        raise InvalidInputError(
+            f"n_threads: must be a positive integer or None (all cores), got {n_threads}"
+        )
+    return int(n_threads)
 
 
 def check_zero_division(zero_division: object) -> str | float:
@@ -306,27 +325,60 @@ def _align_mappings(
     )
 
 
-def _doc_id(item: Any) -> Any:
+def trec_order(scores: Mapping[Any, Any]) -> list[Any]:
+    """The ids of ``{doc_id: score}`` in trec_eval's order, the order the Rust core gives scored
+    rankings: score descending, ties by the id's text compared byte-wise (UTF-8), descending
+    (so int ids tie-break by their decimal text)."""
+    ordered = sorted(scores, key=lambda doc: str(doc).encode(), reverse=True)
+    ordered.sort(key=lambda doc: -float(scores[doc]))  # stable: ties keep the id order
+    return ordered
+
+
+def _doc_id_of(item: Any, query_id: Any, position: int) -> Any:
+    if isinstance(item, str | int) and not isinstance(item, bool):
+        return item
     doc = getattr(item, "doc", None)
     if doc is not None and hasattr(doc, "doc_id"):
         return doc.doc_id
     if hasattr(item, "doc_id"):
         return item.doc_id
-    return item
+    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str | int):
+        return item[0]
+    raise TypeError(
+        f"the retriever's result for query {query_id!r} holds a {type(item).__name__} at "
+        f"position {position}; expected hits (with .doc.doc_id), doc ids, or (doc_id, score) "
+        "pairs"
+    )
 
 
-def ranking_from_search_result(result: Any) -> list[Any]:
-    """The ranked doc ids of what a retriever's ``search`` returned.
+def interpret_search_result(result: Any, query_id: Any) -> tuple[list[Any], str, str | None]:
+    """Ranked doc ids, status and error message of what a retriever's search returned.
 
-    Accepts a response or a list of hits (anything with ``hit.doc.doc_id``, such as
-    :class:`~ragmeter.RetrievalHit`), documents with a ``doc_id``, or plain ids, best first.
+    Accepts a response (``.hits``, with a ``.status`` and ``error_records()`` when it has
+    them), a sequence of hits (``hit.doc.doc_id``), of documents with a ``doc_id``, of doc
+    ids or of ``(doc_id, score)`` pairs, best first, or a ``{doc_id: score}`` mapping (in
+    :func:`trec_order`). A plain result is a success, or empty without hits.
     """
     if result is None:
-        raise TypeError("the retriever returned None; return a list of hits or of doc ids")
-    result = getattr(result, "hits", result)
-    if isinstance(result, str | bytes) or not isinstance(result, Iterable):
+        raise TypeError(f"the retriever returned None for query {query_id!r}")
+    status = "success"
+    error = None
+    items: Iterable[Any] = result
+    if hasattr(result, "hits"):
+        items = result.hits
+        if hasattr(result, "status"):
+            status = str(getattr(result.status, "value", result.status))
+        records = result.error_records() if hasattr(result, "error_records") else []
+        if records:
+            error = "; ".join(f"{r.code}: {r.message}" for r in records)
+    elif isinstance(result, Mapping):
+        items = trec_order(result)
+    elif isinstance(result, str | bytes) or not isinstance(result, Iterable):
         raise TypeError(
-            f"the retriever returned {type(result).__name__}; return a list of hits "
-            f"(hit.doc.doc_id) or of doc ids, best first"
+            f"the retriever returned a {type(result).__name__} for query {query_id!r}; a "
+            "ranking is a sequence of hits or doc ids (wrap a single id in a list)"
         )
-    return [_doc_id(item) for item in result]
+    ids = [_doc_id_of(item, query_id, i) for i, item in enumerate(items)]
+    if status == "success" and not ids:
+        status = "empty"
+    return ids, status, error

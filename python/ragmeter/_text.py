@@ -10,6 +10,7 @@ import numbers
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
+from ._inputs import check_n_threads
 from .exceptions import InvalidInputError
 
 __all__ = [
@@ -91,20 +92,6 @@ def as_item_list(values: object, argument: str, what: str) -> list[Any]:
     if not isinstance(values, Iterable):
         raise TypeError(f"{argument} is {_type_name(values)}; pass a list of {what}")
     return list(values)
-
-
-def check_n_threads(n_threads: object) -> int | None:
-    if n_threads is None:
-        return None
-    if isinstance(n_threads, bool) or not isinstance(n_threads, numbers.Integral):
-        raise TypeError(
-            f"n_threads must be a positive int or None (all cores), got {_type_name(n_threads)}"
-        )
-    if n_threads < 1:
-        raise InvalidInputError(
-            f"n_threads: must be a positive integer or None (all cores), got {n_threads}"
-        )
-    return int(n_threads)
 
 
 def check_unit_interval(value: object, argument: str, *, allow_zero: bool = True) -> float:

@@ -22,7 +22,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from ._inputs import check_choice, check_threshold, check_zero_division
+from ._inputs import (
+    check_choice,
+    check_threshold,
+    check_zero_division,
+    interpret_search_result,
+)
 from .exceptions import (
     InvalidInputError,
     RetrievalError,
@@ -399,52 +404,6 @@ def _search_function(retriever: Any) -> Callable[..., Any]:
     )
 
 
-def _doc_id_of(item: Any, query_id: QueryId, position: int) -> Any:
-    if isinstance(item, str | int) and not isinstance(item, bool):
-        return item
-    doc = getattr(item, "doc", None)
-    if doc is not None and hasattr(doc, "doc_id"):
-        return doc.doc_id
-    if hasattr(item, "doc_id"):
-        return item.doc_id
-    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str | int):
-        return item[0]
-    raise TypeError(
-        f"the retriever's result for query {query_id!r} holds a {type(item).__name__} at "
-        f"position {position}; expected hits (with .doc.doc_id), doc ids, or (doc_id, score) "
-        "pairs"
-    )
-
-
-def _interpret(result: Any, query_id: QueryId) -> tuple[list[Any], str, str | None]:
-    """Ranked doc ids, status and error message of one search result."""
-    if result is None:
-        raise TypeError(f"the retriever returned None for query {query_id!r}")
-    status = "success"
-    error = None
-    items: Iterable[Any] = result
-    if hasattr(result, "hits") and hasattr(result, "status"):
-        status = str(getattr(result.status, "value", result.status))
-        items = result.hits
-        records = result.error_records() if hasattr(result, "error_records") else []
-        if records:
-            error = "; ".join(f"{r.code}: {r.message}" for r in records)
-    elif isinstance(result, Mapping):
-        # {doc_id: score}: best first, ties by doc id descending (trec_eval's rule).
-        ordered = sorted(result.items(), key=lambda kv: kv[0], reverse=True)
-        ordered.sort(key=lambda kv: -float(kv[1]))
-        items = [doc_id for doc_id, _ in ordered]
-    elif isinstance(result, str | bytes):
-        raise TypeError(
-            f"the retriever returned a {type(result).__name__} for query {query_id!r}; a "
-            "ranking is a sequence of hits or doc ids (wrap a single id in a list)"
-        )
-    ids = [_doc_id_of(item, query_id, i) for i, item in enumerate(items)]
-    if status == "success" and not ids:
-        status = "empty"
-    return ids, status, error
-
-
 def _progress_bar(total: int, description: str, enabled: bool) -> Any:
     if not enabled:
         return None
@@ -634,7 +593,7 @@ def evaluate_retrieval(
                 ids, status, error = [], "failed", f"{type(exc).__name__}: {exc}"
             else:
                 try:
-                    ids, status, error = _interpret(outcome.result, query_id)
+                    ids, status, error = interpret_search_result(outcome.result, query_id)
                 except TypeError as type_error:
                     exc = type_error
                     ids, status, error = [], "failed", f"TypeError: {type_error}"

@@ -39,6 +39,7 @@ from ._inputs import (
     AlignedQueries,
     align_queries,
     check_choice,
+    check_n_threads,
     check_threshold,
     check_zero_division,
 )
@@ -195,7 +196,9 @@ def _check_common(
     duplicates: object,
     average: object,
     max_docs: object,
+    n_threads: object,
 ) -> tuple[float, str | float]:
+    check_n_threads(n_threads)
     check_choice("duplicates", duplicates, ("raise", "first"))
     check_choice("average", average, ("mean", None))
     if max_docs is not None and (
@@ -323,7 +326,7 @@ def ranking_metrics(
     """
     specs = _specs(metrics)
     threshold, zero = _check_common(
-        relevance_threshold, zero_division, duplicates, average, max_docs
+        relevance_threshold, zero_division, duplicates, average, max_docs, n_threads
     )
     queries = align_queries(y_true, y_pred, missing=missing)
     prepared = _core.prepare_rankings(

@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from . import ranking
-from ._inputs import check_choice, ranking_from_search_result
+from ._inputs import check_choice, interpret_search_result
 
 __all__ = ["ScorerBackendInfo", "get_corpus_scorer", "make_corpus_scorer", "scorer_backend_info"]
 
@@ -85,7 +85,7 @@ class _CorpusScorerMixin:
                     f"response_method='search' needs an estimator with a search(query) method; "
                     f"{type(estimator).__name__} has none (use response_method='predict')"
                 )
-            return [ranking_from_search_result(search(query)) for query in X]
+            return [interpret_search_result(search(query), query)[0] for query in X]
         predict = getattr(estimator, "predict", None)
         if not callable(predict):
             raise TypeError(

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from . import _core
+from ._inputs import check_n_threads
 from .exceptions import InvalidInputError
 
 if TYPE_CHECKING:
@@ -156,7 +157,7 @@ def sign_flip_test(
         exact=exact,
         n_resamples=resamples,
         seed=0 if seed is None else seed,
-        n_threads=n_threads,
+        n_threads=check_n_threads(n_threads),
     )
     return SignFlipResult(
         p_value=float(p_values[0]) if single else p_values,
@@ -192,7 +193,7 @@ def bootstrap_confidence_interval(
     resamples = _positive_int("n_resamples", n_resamples)
     seed = _seed(random_state)
     means = _core.bootstrap_mean_differences(
-        matrix, n_resamples=resamples, seed=seed, n_threads=n_threads
+        matrix, n_resamples=resamples, seed=seed, n_threads=check_n_threads(n_threads)
     )
     alpha = (1.0 - confidence_level) / 2.0
     low = np.full(matrix.shape[0], math.nan)

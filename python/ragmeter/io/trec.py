@@ -17,7 +17,7 @@ from typing import Any, Literal
 import numpy as np
 
 from .. import _core
-from .._inputs import AlignedQueries, check_choice
+from .._inputs import AlignedQueries, check_choice, trec_order
 from ..ranking import (
     MetricResults,
     ZeroDivision,
@@ -91,8 +91,7 @@ def write_trec_run(
     for query_id, ranking in run.items():
         _check_field("query id", query_id)
         if isinstance(ranking, Mapping):
-            items = sorted(ranking.items(), key=lambda kv: (-float(kv[1]), _neg_bytes(kv[0])))
-            scored = [(doc, float(score)) for doc, score in items]
+            scored = [(doc, float(ranking[doc])) for doc in trec_order(ranking)]
         else:
             docs = list(ranking)
             scored = [(doc, float(len(docs) - i)) for i, doc in enumerate(docs)]
@@ -103,18 +102,6 @@ def write_trec_run(
     with open(tmp, "w", encoding="utf-8") as f:
         f.writelines(lines)
     os.replace(tmp, path)
-
-
-class _neg_bytes:
-    """Sort key that orders ids by their UTF-8 bytes, descending."""
-
-    __slots__ = ("key",)
-
-    def __init__(self, doc: Any) -> None:
-        self.key = str(doc).encode()
-
-    def __lt__(self, other: _neg_bytes) -> bool:
-        return self.key > other.key
 
 
 def _check_field(what: str, value: Any) -> None:
@@ -172,7 +159,7 @@ def evaluate_trec(
     specs = _specs(metrics)
     average = None if per_query else "mean"
     threshold, zero = _check_common(
-        relevance_threshold, zero_division, duplicates, average, max_docs
+        relevance_threshold, zero_division, duplicates, average, max_docs, n_threads
     )
     prepared, query_ids, in_run, run_only = _core.prepare_trec(
         os.fspath(qrels_path),
