@@ -94,7 +94,7 @@ def _value(x: float) -> str:
 
 
 def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
-    from .io.trec import TREC_DEFAULT_METRICS, evaluate_trec
+    from .io.trec import TREC_DEFAULT_METRICS, evaluate_trec, trec_means_and_per_query
 
     metrics = args.metrics or list(TREC_DEFAULT_METRICS)
     options = {
@@ -109,14 +109,12 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
     for run in args.runs:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UndefinedMetricWarning)
-            means = evaluate_trec(args.qrels, run, **options)
-            per_query = (
-                evaluate_trec(args.qrels, run, per_query=True, **options)
-                if args.per_query
-                else None
-            )
-        for w in caught:
-            print(f"ragmeter: {run}: {w.message}", file=sys.stderr)
+            if args.per_query:
+                means, per_query = trec_means_and_per_query(args.qrels, run, **options)
+            else:
+                means, per_query = evaluate_trec(args.qrels, run, **options), None
+        for message in dict.fromkeys(str(w.message) for w in caught):
+            print(f"ragmeter: {run}: {message}", file=sys.stderr)
         if means.unjudged:
             print(
                 f"ragmeter: {run}: {len(means.unjudged)} run topics without judgments were ignored",

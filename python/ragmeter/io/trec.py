@@ -31,6 +31,7 @@ __all__ = [
     "evaluate_trec",
     "read_trec_qrels",
     "read_trec_run",
+    "trec_means_and_per_query",
     "write_trec_run",
 ]
 
@@ -150,16 +151,62 @@ def evaluate_trec(
     relevance_threshold, zero_division, duplicates, n_threads
         As in :func:`~ragmeter.ranking_metrics`.
     """
-    if missing is None:
-        missing = "zero" if complete else "raise"
-    else:
-        check_choice("missing", missing, ("raise", "zero", "skip"))
-        if complete and missing != "zero":
-            raise ValueError(f"complete=True means missing='zero'; got missing={missing!r} as well")
-    specs = _specs(metrics)
+    missing = _missing_policy(complete, missing)
     average = None if per_query else "mean"
+    values, specs, queries, zero = _trec_values(
+        qrels_path,
+        run_path,
+        metrics=metrics,
+        max_docs=max_docs,
+        missing=missing,
+        relevance_threshold=relevance_threshold,
+        zero_division=zero_division,
+        duplicates=duplicates,
+        n_threads=n_threads,
+    )
+    return summarize(values, specs, queries, zero_division=zero, average=average)
+
+
+def trec_means_and_per_query(
+    qrels_path: PathLike, run_path: PathLike, **options: Any
+) -> tuple[MetricResults, MetricResults]:
+    """Means and per-query values from one parse of the files (the command's ``-q``).
+
+    ``options`` are those of :func:`evaluate_trec` but ``per_query``.
+    """
+    complete = options.pop("complete", False)
+    options["missing"] = _missing_policy(complete, options.get("missing"))
+    values, specs, queries, zero = _trec_values(qrels_path, run_path, **options)
+    means = summarize(values, specs, queries, zero_division=zero, average="mean")
+    per_query = summarize(values, specs, queries, zero_division=zero, average=None)
+    return means, per_query
+
+
+def _missing_policy(complete: bool, missing: str | None) -> str:
+    if missing is None:
+        return "zero" if complete else "raise"
+    check_choice("missing", missing, ("raise", "zero", "skip"))
+    if complete and missing != "zero":
+        raise ValueError(f"complete=True means missing='zero'; got missing={missing!r} as well")
+    return missing
+
+
+def _trec_values(
+    qrels_path: PathLike,
+    run_path: PathLike,
+    *,
+    metrics: Iterable[str] | str = TREC_DEFAULT_METRICS,
+    max_docs: int | None = None,
+    missing: str = "raise",
+    relevance_threshold: float = 1,
+    zero_division: ZeroDivision = "warn",
+    duplicates: str = "raise",
+    n_threads: int | None = None,
+) -> tuple[np.ndarray, list[Any], AlignedQueries, str | float]:
+    """Per-query values (NaN where undefined) of the judged topics, before ``zero_division``."""
+    specs = _specs(metrics)
     threshold, zero = _check_common(
-        relevance_threshold, zero_division, duplicates, average, max_docs, n_threads
+        relevance_threshold, zero_division, duplicates, "mean", max_docs, n_threads
     )
     prepared, query_ids, in_run, run_only = _core.prepare_trec(
         os.fspath(qrels_path),
@@ -190,4 +237,4 @@ def evaluate_trec(
         missing_from_run=missing_from_run,
         unjudged=run_only,
     )
-    return summarize(values, specs, queries, zero_division=zero, average=average)
+    return values, specs, queries, zero
