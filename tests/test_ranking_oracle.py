@@ -87,3 +87,48 @@ def test_mean_is_the_mean_of_per_query_values(queries):
         values = list(per_query[name].values())
         assert means[name] == pytest.approx(sum(values) / len(values), abs=1e-12)
         assert means[name].n_queries == len(values)
+
+
+def _large_run(n_queries: int, docs_per_query: int, seed: int):
+    """Judgments and scored runs large enough that the core reads and prepares them in
+    several batches (it works in batches of 2**18 documents)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q in range(n_queries):
+        docs = [f"d{q}_{i}" for i in range(docs_per_query)]
+        # Distinct multiples of 2**-12, exact in float32 (pytrec_eval compares float32).
+        ticks = rng.permutation(docs_per_query * 4)[:docs_per_query].tolist()
+        run[f"q{q}"] = {doc: tick / 4096 for doc, tick in zip(docs, ticks, strict=True)}
+        judged = rng.choice(docs_per_query, size=40, replace=False).tolist()
+        grades = rng.integers(0, 4, 40).tolist()
+        qrels[f"q{q}"] = {docs[i]: g for i, g in zip(judged, grades, strict=True)}
+        qrels[f"q{q}"][f"unranked{q}"] = 2
+    return qrels, run
+
+
+def test_many_batches_match_pytrec_eval_per_query():
+    qrels, run = _large_run(n_queries=700, docs_per_query=1000, seed=7)  # 700,000 ranked docs
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {m[1] for m in MEASURES})
+    expected = evaluator.evaluate(run)
+    for n_threads in (1, 2):
+        ours = ragmeter.ranking_metrics(
+            qrels, run, metrics=[m[0] for m in MEASURES], average=None, n_threads=n_threads
+        )
+        for name, _, key in MEASURES:
+            for q in qrels:
+                assert ours[name][q] == pytest.approx(expected[q][key], abs=1e-12), (name, q)
+
+
+def test_error_in_a_later_batch_names_its_query():
+    qrels, run = _large_run(n_queries=400, docs_per_query=1000, seed=8)
+    run["q350"]["bad"] = "high"  # in the second batch of 2**18 documents
+    with pytest.raises(
+        TypeError, match=r"query 'q350': the score of document 'bad' must be a number"
+    ):
+        ragmeter.ranking_metrics(qrels, run, metrics=["map"])
+    del run["q350"]["bad"]
+    run["q390"] = [*run["q390"], "d390_0"]  # a ranking that repeats a document
+    with pytest.raises(ValueError, match=r"'q390'.*'d390_0'"):
+        ragmeter.ranking_metrics(qrels, run, metrics=["map"])

@@ -198,9 +198,31 @@ impl Batch {
     }
 }
 
-/// The bit of a score in a 64-bit Bloom filter (Fibonacci hashing of its bits).
-fn score_bit(bits: u64) -> u64 {
-    1 << (bits.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58)
+/// A one-hash Bloom filter of scores with 4096 bits: with the few dozen scores of a query's
+/// found documents, about 1% of other scores pass it, so the branch on it is predictable (a
+/// 64-bit filter let about half through and cost more than the hash lookups it saved).
+struct ScoreFilter([u64; 64]);
+
+impl ScoreFilter {
+    fn new(scores: impl Iterator<Item = u64>) -> Self {
+        let mut filter = ScoreFilter([0; 64]);
+        for bits in scores {
+            let (word, bit) = Self::slot(bits);
+            filter.0[word] |= bit;
+        }
+        filter
+    }
+
+    /// Fibonacci hashing of the score's bits: the top 12 bits pick one of 4096.
+    fn slot(bits: u64) -> (usize, u64) {
+        let h = bits.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52;
+        ((h >> 6) as usize, 1 << (h & 63))
+    }
+
+    fn may_contain(&self, bits: u64) -> bool {
+        let (word, bit) = Self::slot(bits);
+        self.0[word] & bit != 0
+    }
 }
 
 struct Extractor<'a, 'py> {
@@ -452,13 +474,11 @@ impl<'py> Extractor<'_, 'py> {
             for f in found {
                 *expected_ties.entry(canonical_bits(f.2)).or_default() += 1;
             }
-            let filter = expected_ties
-                .keys()
-                .fold(0u64, |m, &bits| m | score_bit(bits));
+            let filter = ScoreFilter::new(expected_ties.keys().copied());
             let mut seen: FxHashMap<u64, usize> = FxHashMap::default();
             for &s in &batch.scores[scores_start..] {
                 let bits = canonical_bits(s);
-                if filter & score_bit(bits) != 0 && expected_ties.contains_key(&bits) {
+                if filter.may_contain(bits) && expected_ties.contains_key(&bits) {
                     *seen.entry(bits).or_default() += 1;
                 }
             }
@@ -529,9 +549,9 @@ impl<'py> Extractor<'_, 'py> {
     }
 }
 
-/// Documents per batch: bounds the memory of the copied ids while keeping batches large
-/// enough for the threads.
-const BATCH_DOCS: usize = 1 << 20;
+/// Documents per batch: bounds the memory of the copied ids, keeps batches large enough for
+/// the threads, and small enough that little of the pool's work is left when reading ends.
+const BATCH_DOCS: usize = 1 << 18;
 
 /// Convert aligned per-query judgments and rankings (Python objects) into `PreparedRankings`.
 #[pyfunction]
@@ -565,7 +585,9 @@ pub fn prepare_rankings<'py>(
         names: ByQueryId { ids: query_ids },
         id_kind: None,
     };
+    // Batch k is prepared in the pool while batch k + 1 is read here (see `threads::spawn`).
     let mut prepared = Prepared::default();
+    let mut pending: Option<threads::Pending<ragmeter_core::CoreResult<Prepared>>> = None;
     let mut start = 0;
     while start < n {
         let mut batch = Batch::default();
@@ -579,12 +601,20 @@ pub fn prepare_rankings<'py>(
             )?;
             end += 1;
         }
-        let part = threads::run(py, n_threads, || {
+        if let Some(previous) = pending.take() {
+            prepared.append(
+                previous
+                    .wait(py)?
+                    .map_err(|e| to_pyerr(e, &extractor.names))?,
+            );
+        }
+        pending = Some(threads::spawn(n_threads, move || {
             batch.with_inputs(|inputs| prepare(inputs, opts, start))
-        })?
-        .map_err(|e| to_pyerr(e, &extractor.names))?;
-        prepared.append(part);
+        })?);
         start = end;
+    }
+    if let Some(last) = pending {
+        prepared.append(last.wait(py)?.map_err(|e| to_pyerr(e, &extractor.names))?);
     }
     Ok(PreparedRankings { inner: prepared })
 }

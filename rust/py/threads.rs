@@ -1,6 +1,6 @@
-//! Every heavy call goes through `run`: it releases the GIL and runs the kernel in ragmeter's own
-//! rayon pool, so the kernel's workers never touch Python and a forked child never inherits a
-//! pool whose threads it does not have.
+//! Every heavy call goes through `run` or `spawn`: the kernel runs in ragmeter's own rayon
+//! pool, never touches Python, and the GIL is released whenever the caller waits for it; a
+//! forked child never inherits a pool whose threads it does not have.
 
 use std::sync::{Arc, Mutex};
 
@@ -66,4 +66,52 @@ where
 {
     let pool = pool_for(n_threads)?;
     Ok(py.detach(|| pool.install(f)))
+}
+
+/// Work started in ragmeter's pool by `spawn`, to be collected with `wait`.
+pub struct Pending<T> {
+    result: std::sync::mpsc::Receiver<std::thread::Result<T>>,
+}
+
+/// Start `f` in ragmeter's pool of `n_threads` threads and return at once, so the calling
+/// thread can read the next inputs (with the GIL) while the pool works on these: on two cores
+/// reading and computing then overlap instead of taking turns.
+pub fn spawn<T, F>(n_threads: Option<usize>, f: F) -> PyResult<Pending<T>>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    let pool = pool_for(n_threads)?;
+    let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+    let inner = pool.clone();
+    pool.spawn(move || {
+        // A panic must reach the caller as an error, not abort the process in the pool.
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || inner.install(f)));
+        let _ = sender.send(result);
+    });
+    Ok(Pending { result: receiver })
+}
+
+impl<T: Send> Pending<T> {
+    /// The result of the spawned work; the GIL is released while it is awaited.
+    pub fn wait(self, py: Python<'_>) -> PyResult<T> {
+        let receiver = self.result;
+        match py.detach(move || receiver.recv()) {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(panic)) => {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a worker thread panicked".to_owned());
+                Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+                    "internal error in ragmeter's core (please report it): {message}"
+                )))
+            }
+            Err(_) => Err(pyo3::exceptions::PyRuntimeError::new_err(
+                "internal error in ragmeter's core: a worker thread ended without a result",
+            )),
+        }
+    }
 }
