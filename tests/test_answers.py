@@ -263,6 +263,28 @@ def test_large_batch_equals_item_by_item_and_ignores_thread_count():
     assert f1.tolist() == [float(squad_f1_score(a, r)) for r, a in zip(refs, answers, strict=True)]
 
 
+def test_large_batch_with_several_references_per_answer():
+    # Answers are scored in blocks of 512 shared between threads; each block's lists of
+    # acceptable references must stay with their answers.
+    rng = np.random.default_rng(5)
+    words = np.array(["the", "Eiffel", "tower", "paris", "a", "city", "é", "😀", "."])
+
+    def phrase() -> str:
+        return " ".join(rng.choice(words, size=rng.integers(1, 5)))
+
+    refs: list[object] = [
+        phrase() if i % 3 else [phrase() for _ in range(int(rng.integers(1, 4)))]
+        for i in range(20_000)
+    ]
+    answers = [phrase() for _ in range(20_000)]
+    expected = [
+        docvqa_anls(a, r if isinstance(r, list) else [r])
+        for r, a in zip(refs, answers, strict=True)
+    ]
+    for n_threads in (1, 2, 3):
+        assert anls_score(refs, answers, average=None, n_threads=n_threads).tolist() == expected
+
+
 def test_errors_name_the_position_in_the_whole_list():
     answers = ["x"] * 20_000
     answers[17_000] = None

@@ -112,11 +112,14 @@ def test_batches_do_not_depend_on_the_thread_count():
     b = ["".join(rng.choice(alphabet, size=rng.integers(0, 70))) for _ in range(10_000)]
     one = levenshtein.pairwise(a, b, measure="normalized_distance", n_threads=1)
     two = levenshtein.pairwise(a, b, measure="normalized_distance", n_threads=2)
+    three = levenshtein.pairwise(a, b, measure="normalized_distance", n_threads=3)
     assert np.array_equal(one, two)
+    assert np.array_equal(one, three)
     assert one.tolist() == [RF.normalized_distance(x, y) for x, y in zip(a, b, strict=True)]
-    assert levenshtein.one_to_many(a[0], b, n_threads=1).tolist() == [
-        RF.distance(a[0], y) for y in b
-    ]
+    for n_threads in (1, 2, 3):
+        assert levenshtein.one_to_many(a[0], b, n_threads=n_threads).tolist() == [
+            RF.distance(a[0], y) for y in b
+        ]
     ranked = levenshtein.rank(a[0], b, limit=5)
     assert [tuple(m) for m in ranked] == brute_force_rank(a[0], b, limit=5)
     b[9_999] = 7

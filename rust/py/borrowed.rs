@@ -33,6 +33,29 @@ pub fn for_each_item<'py>(
     Ok(())
 }
 
+/// Items ahead whose objects `for_each_list_item` asks the CPU to load: the pointers come from
+/// the list's own array, so the loads of many objects overlap instead of following one another
+/// (on a million short strings each object is a cache miss).
+const LIST_PREFETCH_AHEAD: usize = 16;
+
+/// Hint the CPU to load the two cache lines at `ptr` (a short `str` spans them: its text
+/// follows a 40-48 byte header). A prefetch never faults and has no effect on the program's
+/// meaning.
+#[inline(always)]
+fn prefetch_object(ptr: *mut ffi::PyObject) {
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unsafe_code)]
+    // SAFETY: SSE is part of x86_64; a prefetch only hints the cache, whatever the address.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let bytes = ptr.cast::<i8>().cast_const();
+        _mm_prefetch::<_MM_HINT_T0>(bytes);
+        _mm_prefetch::<_MM_HINT_T0>(bytes.wrapping_add(64));
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = ptr;
+}
+
 /// Call `visit(i, item)` for the items `range` of `list`, as borrowed references, under the
 /// same contract as `for_each_item`: `visit` takes owned references before it runs Python code.
 #[allow(unsafe_code)]
@@ -42,9 +65,23 @@ pub fn for_each_list_item<'py>(
     mut visit: impl FnMut(usize, Borrowed<'_, 'py, PyAny>) -> PyResult<()>,
 ) -> PyResult<()> {
     let py = list.py();
+    let n = list.len();
     for i in range {
         let index = ffi::Py_ssize_t::try_from(i)
             .map_err(|_| pyo3::exceptions::PyIndexError::new_err("list index out of range"))?;
+        let ahead = i + LIST_PREFETCH_AHEAD;
+        if ahead < n
+            && let Ok(ahead) = ffi::Py_ssize_t::try_from(ahead)
+        {
+            // SAFETY: as below; the pointer is only used as a prefetch hint. A NULL (the list
+            // shrank meanwhile) is prefetched harmlessly; clear the IndexError it set.
+            let item = unsafe { ffi::PyList_GetItem(list.as_ptr(), ahead) };
+            if item.is_null() {
+                let _ = PyErr::take(py);
+            } else {
+                prefetch_object(item);
+            }
+        }
         // SAFETY: `list` is a live list and `py` proves the GIL is held. PyList_GetItem returns
         // a borrowed reference, valid while the list keeps the item, or NULL with an
         // IndexError set (a list shortened meanwhile), which becomes an error here.

@@ -24,16 +24,19 @@ fn default_threads() -> usize {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
+/// The number of threads a call with `n_threads` uses.
+pub fn resolve(n_threads: Option<usize>) -> PyResult<usize> {
+    match n_threads {
+        Some(0) => Err(crate::errors::invalid_input(
+            "n_threads: must be a positive integer or None (all cores), got 0".to_owned(),
+        )),
+        Some(n) => Ok(n),
+        None => Ok(default_threads()),
+    }
+}
+
 fn pool_for(n_threads: Option<usize>) -> PyResult<Arc<ThreadPool>> {
-    let n_threads = match n_threads {
-        Some(0) => {
-            return Err(crate::errors::invalid_input(
-                "n_threads: must be a positive integer or None (all cores), got 0".to_owned(),
-            ));
-        }
-        Some(n) => n,
-        None => default_threads(),
-    };
+    let n_threads = resolve(n_threads)?;
     let pid = std::process::id();
     let mut guard = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some(cached) = guard.as_ref()
