@@ -295,3 +295,13 @@ def test_batch_bad_inputs():
 def test_rank_bad_arguments(kwargs, error, message):
     with pytest.raises(error, match=message):
         levenshtein.rank("a", ["a", "b"], **kwargs)
+
+
+def test_str_subclasses_are_read_like_str():
+    class Text(str):
+        pass
+
+    a = [Text("kitten"), "flaw", Text("")]
+    b = ["sitting", Text("lawn"), "abc"]
+    assert levenshtein.pairwise(a, b).tolist() == [3, 2, 3]
+    assert levenshtein.one_to_many(Text("kitten"), [Text("sitting"), "kitten"]).tolist() == [3, 0]

@@ -262,7 +262,12 @@ fn push_item(
     place: &dyn Fn() -> String,
     expected: &str,
 ) -> PyResult<()> {
-    if let Ok(text) = item.cast::<PyString>()
+    // An exact `str` is recognised by its type pointer; the general check is a call under abi3.
+    let text = match item.cast_exact::<PyString>() {
+        Ok(text) => Ok(text),
+        Err(_) => item.cast::<PyString>(),
+    };
+    if let Ok(text) = text
         && let Ok(text) = text.to_str()
     {
         texts.push(text);
