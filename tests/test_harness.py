@@ -239,6 +239,32 @@ def test_executor_gives_the_same_evaluation_in_query_order():
     assert all(r.latency >= 0.002 for r in concurrent.records)
 
 
+def test_progress_callback_sees_every_query():
+    seen: list[tuple[int, int]] = []
+    evaluate_retrieval(
+        lambda q: ["d1"],
+        {"q1": "a", "q2": "b", "q3": "c"},
+        {"q1": ["d1"], "q2": ["d2"], "q3": ["d1"]},
+        metrics=["mrr"],
+        progress=lambda done, total: seen.append((done, total)),
+    )
+    assert seen == [(1, 3), (2, 3), (3, 3)]
+
+
+def test_a_progress_bar_needs_tqdm_and_says_so(monkeypatch):
+    import sys
+
+    from ragmeter import MissingDependencyError
+
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    with pytest.raises(MissingDependencyError, match=r"ragmeter\[progress\]"):
+        evaluate_retrieval(
+            lambda q: ["d1"], {"q": "x"}, {"q": ["d1"]}, metrics=["mrr"], progress=True
+        )
+    with pytest.raises(TypeError, match="progress: expected True, False, None or a callable"):
+        evaluate_retrieval(lambda q: ["d1"], {"q": "x"}, {"q": ["d1"]}, metrics=["mrr"], progress=1)
+
+
 def test_query_embeddings_reach_semantic_search():
     docs = [
         CorpusDocument(doc_id=k, input_path="m", chunk_index=i, text=k, embedding=v)

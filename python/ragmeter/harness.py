@@ -28,6 +28,7 @@ from ._inputs import (
     check_zero_division,
     interpret_search_result,
 )
+from ._progress import Progress, progress_hook
 from .exceptions import (
     InvalidInputError,
     RetrievalError,
@@ -404,16 +405,6 @@ def _search_function(retriever: Any) -> Callable[..., Any]:
     )
 
 
-def _progress_bar(total: int, description: str, enabled: bool) -> Any:
-    if not enabled:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=total, desc=description, unit="query")
-
-
 def _check_queries(
     queries: Mapping[QueryId, str] | Sequence[str],
 ) -> tuple[list[QueryId], list[str]]:
@@ -503,7 +494,7 @@ def evaluate_retrieval(
     on_degraded: Literal["raise", "warn"] = "raise",
     query_embeddings: Mapping[QueryId, Any] | None = None,
     executor: Executor | None = None,
-    progress: bool = False,
+    progress: Progress = False,
     name: str | None = None,
     n_threads: int | None = None,
 ) -> RetrievalEvaluation:
@@ -538,7 +529,9 @@ def evaluate_retrieval(
         A :class:`concurrent.futures.Executor` to run searches concurrently (latency is still
         measured per search).
     progress
-        Show a progress bar when tqdm is installed (silently nothing otherwise).
+        ``True``: a tqdm progress bar (the ``ragmeter[progress]`` extra; without tqdm this
+        raises :class:`MissingDependencyError` naming it); a callable: called as
+        ``progress(done, total)`` after each query; ``False``/``None``: nothing.
     name
         Name of the system, used in comparisons, reports and plots.
     n_threads
@@ -574,7 +567,9 @@ def evaluate_retrieval(
             return {}
         return {"query_embedding": query_embeddings[query_id]}
 
-    bar = _progress_bar(len(query_ids), name or "evaluate", progress)
+    tick, close_progress = progress_hook(
+        progress, len(query_ids), description=name or "evaluate", unit="query"
+    )
     outcomes: list[tuple[list[Any], str, str | None, float]] = []
     futures: list[Future[_Outcome]] = []
     try:
@@ -607,13 +602,11 @@ def evaluate_retrieval(
                     "the report keeps their statuses."
                 ) from exc
             outcomes.append((ids, status, error, outcome.latency))
-            if bar is not None:
-                bar.update(1)
+            tick()
     finally:
         for future in futures:
             future.cancel()
-        if bar is not None:
-            bar.close()
+        close_progress()
 
     rankings = {q: outcome[0] for q, outcome in zip(query_ids, outcomes, strict=True)}
     values = _score(judgments, rankings, names, threshold, duplicates, n_threads)

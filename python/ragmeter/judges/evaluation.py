@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from .._optional import import_optional
+from .._progress import Progress, progress_hook
 from ..exceptions import (
     InvalidInputError,
     JudgeConfigurationError,
@@ -59,7 +59,6 @@ __all__ = [
 
 T = TypeVar("T")
 OnError = Literal["record", "raise"]
-Progress = bool | Callable[[int, int], None] | None
 
 
 def run_sync(coroutine_factory: Callable[[], Awaitable[T]]) -> T:
@@ -114,23 +113,6 @@ async def _score_one(
             f"metric {metric.name!r} returned {type(score).__name__}, expected a Score"
         )
     return score, stats
-
-
-def _progress_hook(progress: Progress, total: int) -> tuple[Callable[[], None], Callable[[], None]]:
-    if not progress:
-        return (lambda: None), (lambda: None)
-    if callable(progress):
-        done = 0
-
-        def tick_callback() -> None:
-            nonlocal done
-            done += 1
-            progress(done, total)  # type: ignore[operator]
-
-        return tick_callback, (lambda: None)
-    tqdm = import_optional("tqdm", extra="progress", purpose="progress=True").tqdm
-    bar = tqdm(total=total, desc="judging", unit="score")
-    return (lambda: bar.update(1)), bar.close
 
 
 def _manifest(
@@ -252,7 +234,7 @@ async def _evaluate_async(
     runtime = Runtime(cache=the_cache, settings=settings, sleep=_runtime_sleep)
     judges = list(the_judge.judges) if isinstance(the_judge, Panel) else [the_judge]
     units = [(s, m) for s in sample_list for m in metric_list]
-    tick, close_progress = _progress_hook(progress, len(units))
+    tick, close_progress = progress_hook(progress, len(units), description="judging", unit="score")
     gate = asyncio.Semaphore(max_pending)
 
     async def unit(sample: Sample, metric: Metric) -> SampleResult:
