@@ -49,6 +49,8 @@ __all__ = [
 ]
 
 QueryId = str | int
+# Mapping is invariant in its key type: a dict[str, str] is not a Mapping[str | int, str].
+Queries = Mapping[str, str] | Mapping[int, str] | Sequence[str]
 DEFAULT_METRICS: tuple[str, ...] = ("recall@10", "mrr", "ndcg@10")
 #: Every status a search can have, in the order reports list them.
 STATUSES: tuple[str, ...] = ("success", "empty", "degraded", "failed", "cancelled")
@@ -406,8 +408,10 @@ def _search_function(retriever: Any) -> Callable[..., Any]:
 
 
 def _check_queries(
-    queries: Mapping[QueryId, str] | Sequence[str],
+    queries: Queries,
 ) -> tuple[list[QueryId], list[str]]:
+    ids: list[Any]
+    texts: list[Any]
     if isinstance(queries, Mapping):
         ids = list(queries)
         texts = list(queries.values())
@@ -484,7 +488,7 @@ def _metric_names(metrics: Iterable[str] | str) -> tuple[str, ...]:
 
 def evaluate_retrieval(
     retriever: Any,
-    queries: Mapping[QueryId, str] | Sequence[str],
+    queries: Queries,
     qrels: Any,
     *,
     metrics: Iterable[str] | str = DEFAULT_METRICS,
@@ -583,6 +587,9 @@ def evaluate_retrieval(
                 outcome = futures[position].result()
             else:
                 outcome = _timed_search(search, text, kwargs_for(query_id))
+            ids: list[Any]
+            status: str
+            error: str | None
             if outcome.exception is not None:
                 exc = outcome.exception
                 ids, status, error = [], "failed", f"{type(exc).__name__}: {exc}"

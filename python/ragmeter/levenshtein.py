@@ -29,8 +29,8 @@ Damerau edit distances" (the kernel).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any, Literal, NamedTuple
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Literal, NamedTuple, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -72,7 +72,8 @@ class Match(NamedTuple):
     choice: Any
     distance: int
     similarity: float
-    index: int
+    # The spec names the field `index`; it shadows tuple.index, as in rapidfuzz's results.
+    index: int  # type: ignore[assignment]
 
     def to_dict(self) -> dict[str, Any]:
         return self._asdict()
@@ -146,7 +147,9 @@ def _pair(a: object, b: object, normalize: object) -> tuple[int, int]:
         )
     _no_named_normalizer(name)
     table = SymbolTable()
-    return _core.edit_count(table.encode(a, "a"), table.encode(b, "b"), "none")
+    # Only str and token sequences (lists, tuples) get past _check_operand; these are not str.
+    a_items, b_items = cast("Sequence[Any]", a), cast("Sequence[Any]", b)
+    return _core.edit_count(table.encode(a_items, "a"), table.encode(b_items, "b"), "none")
 
 
 def _no_named_normalizer(name: str) -> None:
@@ -274,7 +277,8 @@ def _query_and_choices(
         return query, originals, texts
     _no_named_normalizer(name)
     table = SymbolTable()
-    encoded_query = table.encode(query, "query")
+    # Only str and token sequences get past _check_operand; this query is not a str.
+    encoded_query = table.encode(cast("Sequence[Any]", query), "query")
     encoded = []
     for i, text in enumerate(texts):
         if not is_token_sequence(text):

@@ -36,6 +36,9 @@ RESPONSE_METHODS = ("predict", "search")
 class _VendoredBaseScorer:
     """The part of scikit-learn's ``_BaseScorer`` contract that model selection relies on."""
 
+    # Provided by _CorpusScorerMixin, which every concrete scorer puts first in its bases.
+    _score: Callable[..., float]
+
     def __init__(
         self,
         score_func: Callable[..., Any],

@@ -19,6 +19,7 @@ import numpy as np
 from .. import _core
 from .._inputs import AlignedQueries, check_choice, trec_order
 from ..ranking import (
+    Average,
     MetricResults,
     ZeroDivision,
     _check_common,
@@ -151,14 +152,14 @@ def evaluate_trec(
     relevance_threshold, zero_division, duplicates, n_threads
         As in :func:`~ragmeter.ranking_metrics`.
     """
-    missing = _missing_policy(complete, missing)
-    average = None if per_query else "mean"
+    policy = _missing_policy(complete, missing)
+    average: Average = None if per_query else "mean"
     values, specs, queries, zero = _trec_values(
         qrels_path,
         run_path,
         metrics=metrics,
         max_docs=max_docs,
-        missing=missing,
+        missing=policy,
         relevance_threshold=relevance_threshold,
         zero_division=zero_division,
         duplicates=duplicates,

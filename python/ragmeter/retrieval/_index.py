@@ -32,6 +32,13 @@ BM25_B = 0.75
 _WORD = re.compile(r"\w+")
 
 
+def _doc_id(doc: CorpusDocument) -> DocId:
+    """The id of an indexed document: ``CorpusDocument`` derives one when none is given."""
+    if doc.doc_id is None:  # pragma: no cover - __post_init__ always sets it
+        raise InvalidInputError(f"documents: {doc!r} has no doc_id")
+    return doc.doc_id
+
+
 def tokenize(text: str) -> list[str]:
     """Lower-cased ``\\w+`` runs: the tokens of BM25 documents (without ``tokens``) and queries."""
     return _WORD.findall(text.lower())
@@ -88,13 +95,14 @@ class RetrievalIndex:
                     f"documents: item {position} is a {type(doc).__name__}, "
                     "expected a CorpusDocument"
                 )
-            if doc.doc_id in seen:
+            doc_id = _doc_id(doc)
+            if doc_id in seen:
                 raise InvalidInputError(
-                    f"documents: doc_id {doc.doc_id!r} is used by documents {seen[doc.doc_id]} "
+                    f"documents: doc_id {doc_id!r} is used by documents {seen[doc_id]} "
                     f"and {position}; identifiers must be unique so judgments can name them"
                 )
-            seen[doc.doc_id] = position
-            id_types.add(type(doc.doc_id))
+            seen[doc_id] = position
+            id_types.add(type(doc_id))
         if len(id_types) > 1:
             raise InvalidInputError(
                 "documents: doc_id values mix str and int; use one type, because '1' and 1 "
@@ -328,7 +336,7 @@ class RetrievalIndex:
             )
         limit = self.config.top_k if k is None else k
         ranked = self._cosine(vector, RetrievalConfig(semantic_threshold=-1.0), limit)
-        return [(self._documents[position].doc_id, score) for position, score in ranked]
+        return [(_doc_id(self._documents[position]), score) for position, score in ranked]
 
     def _hybrid(
         self,
