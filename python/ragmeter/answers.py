@@ -17,8 +17,11 @@ Rules shared by every function:
 * ``average="mean"`` returns the mean over all answers as a ``float`` (a mean over zero answers
   is undefined and raises :class:`ValueError`); ``average=None`` returns one score per answer
   as a float64 NumPy array.
-* ``n_threads`` is the number of threads (default: ``RAGMETER_NUM_THREADS`` or all cores); the
-  result does not depend on it.
+* ``n_threads`` is the number of threads, the calling thread included (default:
+  ``RAGMETER_NUM_THREADS`` or all cores): the calling thread reads the next chunk of strings,
+  which needs the GIL, while the others score the current one, then scores with them without
+  the GIL. ``n_threads=1`` does everything on the calling thread. The result does not depend
+  on it.
 """
 
 from __future__ import annotations
