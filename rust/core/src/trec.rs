@@ -559,6 +559,101 @@ mod tests {
         }
     }
 
+    /// Text that looks like TREC lines, with every kind of damage: missing and extra fields,
+    /// odd numbers, stray separators, comments, invalid UTF-8, no final newline.
+    fn trec_like_text() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let field = prop_oneof![
+            Just(b"q1".to_vec()),
+            Just(b"q2".to_vec()),
+            Just(b"Q0".to_vec()),
+            Just(b"0".to_vec()),
+            Just(b"d1".to_vec()),
+            Just(b"d2".to_vec()),
+            Just(b"1".to_vec()),
+            Just(b"-1".to_vec()),
+            Just(b"0.5".to_vec()),
+            Just(b"1e308".to_vec()),
+            Just(b"1e999".to_vec()),
+            Just(b"nan".to_vec()),
+            Just(b"inf".to_vec()),
+            Just(b"#".to_vec()),
+            Just(b"\xff\xfe".to_vec()),
+            proptest::collection::vec(any::<u8>(), 0..6),
+        ];
+        let separator = prop_oneof![
+            Just(b" ".to_vec()),
+            Just(b"\t".to_vec()),
+            Just(b"  ".to_vec()),
+            Just(b"\r".to_vec()),
+            Just(b"\n".to_vec())
+        ];
+        let line = proptest::collection::vec((field, separator), 0..8).prop_map(|parts| {
+            let mut line: Vec<u8> = parts
+                .into_iter()
+                .flat_map(|(f, s)| [f, s])
+                .flatten()
+                .collect();
+            line.push(b'\n');
+            line
+        });
+        proptest::collection::vec(line, 0..12).prop_map(|lines| lines.concat())
+    }
+
+    /// Mostly well-formed lines of `kind` (so that joining and ranking run too), some damaged.
+    fn mostly_valid(kind: TrecKind) -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let valid = (
+            0u8..3,
+            0u8..4,
+            -1i8..3,
+            prop_oneof![Just(0.5f64), Just(0.25), Just(-0.0), Just(0.0), Just(1e300)],
+        )
+            .prop_map(move |(q, d, grade, score)| match kind {
+                TrecKind::Qrels => format!("q{q} 0 d{d} {grade}\n").into_bytes(),
+                TrecKind::Run => format!("q{q} Q0 d{d} 1 {score} r\n").into_bytes(),
+            });
+        let line = prop_oneof![12 => valid, 1 => trec_like_text()];
+        proptest::collection::vec(line, 0..16).prop_map(|lines| lines.concat())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
+
+        #[test]
+        fn damaged_files_give_errors_never_panics(
+            qrels in trec_like_text(),
+            run in trec_like_text(),
+            cut in 0usize..200,
+            keep_first in proptest::bool::ANY,
+            max_docs in proptest::option::of(1usize..4),
+        ) {
+            // Also a file cut anywhere, e.g. in the middle of a line.
+            let run = &run[..cut.min(run.len())];
+            let qrels = parse(&qrels, TrecKind::Qrels, p());
+            let run = parse(run, TrecKind::Run, p());
+            if let (Ok(qrels), Ok(run)) = (qrels, run) {
+                let duplicates = if keep_first { Duplicates::KeepFirst } else { Duplicates::Raise };
+                let _ = join_and_prepare(&qrels, &run, duplicates, max_docs);
+            }
+        }
+
+        #[test]
+        fn mostly_valid_files_join_or_give_errors_never_panics(
+            qrels in mostly_valid(TrecKind::Qrels),
+            run in mostly_valid(TrecKind::Run),
+            keep_first in proptest::bool::ANY,
+            max_docs in proptest::option::of(1usize..4),
+        ) {
+            let duplicates = if keep_first { Duplicates::KeepFirst } else { Duplicates::Raise };
+            if let (Ok(qrels), Ok(run)) =
+                (parse(&qrels, TrecKind::Qrels, p()), parse(&run, TrecKind::Run, p()))
+            {
+                let _ = join_and_prepare(&qrels, &run, duplicates, max_docs);
+            }
+        }
+    }
+
     #[test]
     fn integral_grades_are_recognised() {
         assert_eq!(parse_number(b"2"), Some((2.0, true)));
