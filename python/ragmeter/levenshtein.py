@@ -20,8 +20,9 @@ The batch functions (:func:`pairwise`, :func:`one_to_many`, :func:`rank`, :func:
 run on ``n_threads`` threads, the calling thread included (default: ``RAGMETER_NUM_THREADS`` or
 all cores): the calling thread reads the next chunk of strings (which needs the GIL) while the
 others compute, then computes with them with the GIL released. Inputs under 16 KiB of text run
-on the calling thread alone, where a hand-off to other threads would cost more than the work. Results do not depend on the thread count. Do not change
-the lists from another thread during a call.
+on the calling thread alone, where a hand-off to other threads would cost more than the work.
+Results do not depend on the thread count. Do not change the lists from another thread during a
+call.
 
 Reference: V. I. Levenshtein (1966), "Binary codes capable of correcting deletions, insertions,
 and reversals"; H. Hyyrö (2003), "A bit-vector algorithm for computing Levenshtein and

@@ -1,0 +1,161 @@
+"""Many TREC runs evaluated on a Dask cluster: one task per run file.
+
+A benchmark campaign compares many systems against one set of judgments. Each run is evaluated
+exactly as :func:`ragmeter.evaluate_trec` evaluates it (the same function runs on the worker), so
+a result never depends on where it was computed; the cluster only spreads the runs over more
+machines. Needs the ``dask`` extra: ``pip install 'ragmeter[dask]'``.
+
+Rules:
+
+* The qrels and run paths are opened by the workers: they must name the same files there (a
+  shared file system, or the same local paths on a single machine).
+* Results come back keyed by each run path as given (``str(path)``), in the order given.
+* Warnings raised while evaluating a run (e.g. :class:`~ragmeter.UndefinedMetricWarning` for a
+  query without relevant documents under ``zero_division="warn"``) are raised again on the
+  calling side, prefixed with the run's path, so they are not lost in a worker's log.
+* ``on_error="raise"`` (the default) stops at the first run that cannot be evaluated (a parse
+  error names the file and line); ``on_error="record"`` returns a :class:`RunFailure` for that
+  run and evaluates the others. A failure is never turned into scores.
+* ``n_threads`` is per run: each task uses that many threads of the Rust core on its worker
+  (default: ``RAGMETER_NUM_THREADS`` or all the worker machine's cores). With several worker
+  processes per machine, set it (or ``RAGMETER_NUM_THREADS`` on the workers) so that they do
+  not oversubscribe the cores.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ._inputs import check_choice
+from ._optional import import_optional
+from .io.trec import TREC_DEFAULT_METRICS, _missing_policy, evaluate_trec
+from .ranking import MetricResults, ZeroDivision, _check_common, _specs
+
+__all__ = ["RunFailure", "evaluate_runs"]
+
+PathLike = str | os.PathLike[str]
+
+
+@dataclass(frozen=True)
+class RunFailure:
+    """A run that could not be evaluated (``on_error="record"``): no score stands in for it."""
+
+    run_path: str
+    error_type: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.run_path}: {self.error_type}: {self.message}"
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    result: MetricResults | RunFailure
+    warnings: tuple[tuple[type[Warning], str], ...]
+
+
+def _evaluate_one(
+    qrels_path: str, run_path: str, options: dict[str, Any], record_errors: bool
+) -> _Outcome:
+    """Runs on a worker: ``evaluate_trec`` with its warnings kept for the caller."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result: MetricResults | RunFailure = evaluate_trec(qrels_path, run_path, **options)
+        except Exception as exc:
+            if not record_errors:
+                raise
+            result = RunFailure(run_path, type(exc).__name__, str(exc))
+    return _Outcome(result, tuple((w.category, str(w.message)) for w in caught))
+
+
+def evaluate_runs(
+    qrels_path: PathLike,
+    run_paths: Iterable[PathLike],
+    *,
+    metrics: Iterable[str] | str = TREC_DEFAULT_METRICS,
+    per_query: bool = False,
+    complete: bool = False,
+    max_docs: int | None = None,
+    missing: Literal["raise", "zero", "skip"] | None = None,
+    relevance_threshold: float = 1,
+    zero_division: ZeroDivision = "warn",
+    duplicates: Literal["raise", "first"] = "raise",
+    n_threads: int | None = None,
+    client: Any = None,
+    on_error: Literal["raise", "record"] = "raise",
+) -> dict[str, MetricResults | RunFailure]:
+    """Evaluate several TREC run files against one qrels file, one Dask task per run.
+
+    Parameters
+    ----------
+    qrels_path, run_paths
+        The judgments and the runs, as paths the workers can open.
+    metrics, per_query, complete, max_docs, missing, relevance_threshold, zero_division, \
+duplicates, n_threads
+        As in :func:`ragmeter.evaluate_trec`, applied to every run.
+    client
+        A ``dask.distributed.Client``; ``None`` uses Dask's current default scheduler (a
+        ``Client`` created earlier in the process, else local threads).
+    on_error
+        ``"raise"`` or ``"record"`` (a :class:`RunFailure` in place of that run's results).
+
+    Returns
+    -------
+    dict
+        ``{str(run_path): MetricResults or RunFailure}``, in the order of ``run_paths``.
+
+    Examples
+    --------
+    >>> from dask.distributed import Client  # doctest: +SKIP
+    >>> with Client("tcp://scheduler:8786") as client:  # doctest: +SKIP
+    ...     results = evaluate_runs("qrels.txt", ["bm25.run", "dense.run"], client=client)
+    >>> results["bm25.run"]["map"]  # doctest: +SKIP
+    """
+    # Every argument is checked here, before anything is sent to a worker.
+    check_choice("on_error", on_error, ("raise", "record"))
+    _specs(metrics)
+    _missing_policy(complete, missing)
+    _check_common(relevance_threshold, zero_division, duplicates, "mean", max_docs, n_threads)
+    if isinstance(run_paths, str | bytes | os.PathLike):
+        raise TypeError(
+            f"run_paths: expected a list of paths, got one path ({run_paths!r}); wrap it in a list"
+        )
+    paths = [os.fspath(p) for p in run_paths]
+    if any(not isinstance(p, str) for p in paths):
+        raise TypeError("run_paths: every path must be a str or os.PathLike of str")
+    repeated = sorted({p for p in paths if paths.count(p) > 1})
+    if repeated:
+        raise ValueError(f"run_paths: {repeated} given more than once; each run is one result")
+    if not paths:
+        return {}
+    dask = import_optional("dask", extra="dask", purpose="evaluate_runs")
+    options = {
+        "metrics": metrics if isinstance(metrics, str) else list(metrics),
+        "per_query": per_query,
+        "complete": complete,
+        "max_docs": max_docs,
+        "missing": missing,
+        "relevance_threshold": relevance_threshold,
+        "zero_division": zero_division,
+        "duplicates": duplicates,
+        "n_threads": n_threads,
+    }
+    qrels = os.fspath(qrels_path)
+    tasks = [
+        dask.delayed(_evaluate_one, pure=False)(qrels, path, options, on_error == "record")
+        for path in paths
+    ]
+    outcomes: Sequence[_Outcome] = (
+        dask.compute(*tasks) if client is None else client.gather(client.compute(tasks))
+    )
+    results: dict[str, MetricResults | RunFailure] = {}
+    for path, outcome in zip(paths, outcomes, strict=True):
+        for category, message in outcome.warnings:
+            warnings.warn(f"{path}: {message}", category, stacklevel=2)
+        results[path] = outcome.result
+    return results

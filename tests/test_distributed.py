@@ -1,0 +1,122 @@
+"""ragmeter.distributed.evaluate_runs on a local Dask cluster, against trec_eval's outputs."""
+
+from __future__ import annotations
+
+import re
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+import ragmeter
+from ragmeter.distributed import RunFailure, evaluate_runs
+from ragmeter.exceptions import MissingDependencyError
+
+ORACLE = Path(__file__).resolve().parents[1].parent / "shared" / "trec_eval_oracle"
+MEASURES = ["map", "P_5", "P_10", "recip_rank", "Rprec", "recall_100", "ndcg", "ndcg_cut_10"]
+
+
+def trec_eval_means(name: str) -> dict[str, float]:
+    means = {}
+    for line in (ORACLE / name).read_text().splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[0] in MEASURES and fields[1] == "all":
+            means[fields[0]] = float(fields[2])
+    assert len(means) == len(MEASURES), f"means missing from {name}"
+    return means
+
+
+@pytest.fixture(scope="module")
+def client():
+    # Worker processes: results, failures and warnings cross a process boundary, as on a cluster.
+    from dask import distributed
+
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    )
+    with distributed.Client(cluster) as dask_client:
+        yield dask_client
+    cluster.close()
+
+
+def quietly(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ragmeter.UndefinedMetricWarning)
+        return call()
+
+
+def test_each_run_matches_trec_eval(client):
+    runs = [ORACLE / "results.test", ORACLE / "results.trunc"]
+    results = quietly(
+        lambda: evaluate_runs(
+            ORACLE / "qrels.test", runs, metrics=MEASURES, complete=True, client=client
+        )
+    )
+    assert list(results) == [str(p) for p in runs]
+    for run, oracle in (("results.test", "out.test.aq"), ("results.trunc", "out.test.aqc")):
+        result = results[str(ORACLE / run)]
+        assert not isinstance(result, RunFailure)
+        for measure, value in trec_eval_means(oracle).items():
+            assert f"{result[measure]:.4f}" == f"{value:.4f}", (run, measure)
+
+
+def test_per_query_values_and_the_default_scheduler():
+    # client=None: Dask's default scheduler (local threads), and per-query values.
+    results = quietly(
+        lambda: evaluate_runs(
+            ORACLE / "qrels.test", [ORACLE / "results.test"], metrics=["map"], per_query=True
+        )
+    )
+    per_topic = results[str(ORACLE / "results.test")]["map"]
+    want = {
+        fields[1]: float(fields[2])
+        for fields in (line.split() for line in (ORACLE / "out.test.aq").read_text().splitlines())
+        if len(fields) == 3 and fields[0] == "map" and fields[1] != "all"
+    }
+    assert {q: f"{v:.4f}" for q, v in per_topic.items()} == {q: f"{v:.4f}" for q, v in want.items()}
+
+
+def test_a_failed_run_is_recorded_or_raised(client):
+    # results.trunc lacks judged topics: without complete=True that is an error (trec_eval 10).
+    runs = [ORACLE / "results.test", ORACLE / "results.trunc"]
+    results = quietly(
+        lambda: evaluate_runs(
+            ORACLE / "qrels.test", runs, metrics=["map"], client=client, on_error="record"
+        )
+    )
+    failure = results[str(ORACLE / "results.trunc")]
+    assert isinstance(failure, RunFailure)
+    assert failure.error_type == "ValueError"
+    assert "complete=True" in failure.message or "missing" in failure.message
+    assert str(failure).startswith(str(ORACLE / "results.trunc"))
+    good = results[str(ORACLE / "results.test")]
+    assert f"{good['map']:.4f}" == f"{trec_eval_means('out.test.aq')['map']:.4f}"
+    with pytest.raises(ValueError):
+        quietly(lambda: evaluate_runs(ORACLE / "qrels.test", runs, metrics=["map"], client=client))
+
+
+def test_worker_warnings_reach_the_caller_with_the_run_path(client):
+    # One topic of qrels.comment.test has no relevant document: map is undefined there.
+    run = ORACLE / "results.comment.test"
+    with pytest.warns(ragmeter.UndefinedMetricWarning, match=f"^{re.escape(str(run))}: map is"):
+        evaluate_runs(ORACLE / "qrels.comment.test", [run], metrics=["map"], client=client)
+
+
+def test_arguments_are_checked_before_any_task():
+    qrels = ORACLE / "qrels.test"
+    with pytest.raises(TypeError, match="wrap it in a list"):
+        evaluate_runs(qrels, str(ORACLE / "results.test"))
+    with pytest.raises(ValueError, match="more than once"):
+        evaluate_runs(qrels, ["a.run", "a.run"])
+    with pytest.raises(ValueError, match=r"unknown metric|valid"):
+        evaluate_runs(qrels, ["a.run"], metrics=["nope@3"])
+    with pytest.raises(ValueError, match="on_error"):
+        evaluate_runs(qrels, ["a.run"], on_error="ignore")  # type: ignore[arg-type]
+    assert evaluate_runs(qrels, []) == {}
+
+
+def test_without_dask_the_error_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "dask", None)
+    with pytest.raises(MissingDependencyError, match=r"ragmeter\[dask\]"):
+        evaluate_runs(ORACLE / "qrels.test", [ORACLE / "results.test"])
