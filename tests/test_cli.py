@@ -84,3 +84,29 @@ def test_help(flag, capsys):
         main(["evaluate", flag])
     assert exc.value.code == 0
     assert "trec_eval -c" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("qrels", "runs", "flags"),
+    [
+        ("qrels.test", ["results.test", "results.trunc"], ["-q", "-c"]),
+        ("qrels.test", ["results.test", "results.trunc"], ["-c", "--format", "json"]),
+        # results.trunc lacks judged topics: the first run is printed, then the error.
+        ("qrels.test", ["results.test", "results.trunc"], ["--format", "table"]),
+        # One topic without relevant documents: warnings on stderr.
+        ("qrels.comment.test", ["results.comment.test"], ["-q"]),
+    ],
+)
+def test_evaluate_on_dask_prints_what_it_prints_locally(qrels, runs, flags, capsys):
+    from dask.distributed import LocalCluster
+
+    args = ["evaluate", str(ORACLE / qrels), *[str(ORACLE / run) for run in runs], *flags]
+    with LocalCluster(
+        n_workers=1, processes=False, protocol="tcp", dashboard_address=None
+    ) as cluster:
+        on_dask_code = main([*args, "--dask", cluster.scheduler_address])
+        on_dask = capsys.readouterr()
+    local_code = main(args)
+    local = capsys.readouterr()
+    assert (on_dask_code, on_dask.out, on_dask.err) == (local_code, local.out, local.err)
+    assert local.out or local.err

@@ -13,9 +13,9 @@ import json
 import math
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from . import __version__
 from .exceptions import RagmeterError, UndefinedMetricWarning
@@ -86,7 +86,51 @@ def _build_parser() -> argparse.ArgumentParser:
         help="trec_eval's three columns, an aligned table, or JSON",
     )
     ev.add_argument("--threads", type=int, default=None, help="threads of the Rust core")
+    ev.add_argument(
+        "--dask",
+        metavar="SCHEDULER",
+        default=None,
+        help="evaluate the runs on a Dask cluster, one task per run (e.g. tcp://host:8786; "
+        "needs ragmeter[dask]; the files must open on the workers)",
+    )
     return parser
+
+
+def _means_only(qrels: str, run: str, **options: object) -> tuple[object, None]:
+    """The means of one run, shaped like ``trec_means_and_per_query`` (a Dask task)."""
+    from .io.trec import evaluate_trec
+
+    return evaluate_trec(qrels, run, **options), None  # type: ignore[arg-type]
+
+
+def _run_all(
+    args: argparse.Namespace, options: dict[str, object]
+) -> Iterator[tuple[str, tuple[Any, Any], list[str]]]:
+    """``(run, (means, per-query values or None), warning messages)`` for every run, here or
+    on the Dask cluster of ``--dask``."""
+    from .io.trec import trec_means_and_per_query
+
+    function = trec_means_and_per_query if args.per_query else _means_only
+    runs = [str(run) for run in args.runs]
+    if args.dask is None:
+        for run in runs:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", UndefinedMetricWarning)
+                result = function(args.qrels, run, **options)
+            yield run, result, [str(w.message) for w in caught]
+        return
+    from ._optional import import_optional
+    from .distributed import RunFailure, map_runs
+
+    distributed = import_optional("dask.distributed", extra="dask", purpose="--dask")
+    with distributed.Client(args.dask) as client:
+        outcomes = map_runs(function, args.qrels, runs, options, client=client, record_errors=True)
+    for run, outcome in zip(runs, outcomes, strict=True):
+        if isinstance(outcome.result, RunFailure):
+            # Stop at the first failed run, after the runs before it, as the local loop does.
+            raise RagmeterError(outcome.result.message)
+        messages = [m for category, m in outcome.warnings if category is UndefinedMetricWarning]
+        yield run, outcome.result, messages
 
 
 def _value(x: float) -> str:
@@ -94,7 +138,7 @@ def _value(x: float) -> str:
 
 
 def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
-    from .io.trec import TREC_DEFAULT_METRICS, evaluate_trec, trec_means_and_per_query
+    from .io.trec import TREC_DEFAULT_METRICS
 
     metrics = args.metrics or list(TREC_DEFAULT_METRICS)
     options = {
@@ -106,14 +150,8 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
         "n_threads": args.threads,
     }
     report = {}
-    for run in args.runs:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", UndefinedMetricWarning)
-            if args.per_query:
-                means, per_query = trec_means_and_per_query(args.qrels, run, **options)
-            else:
-                means, per_query = evaluate_trec(args.qrels, run, **options), None
-        for message in dict.fromkeys(str(w.message) for w in caught):
+    for run, (means, per_query), messages in _run_all(args, options):
+        for message in dict.fromkeys(messages):
             print(f"ragmeter: {run}: {message}", file=sys.stderr)
         if means.unjudged:
             print(

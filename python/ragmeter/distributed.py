@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -35,7 +35,7 @@ from ._optional import import_optional
 from .io.trec import TREC_DEFAULT_METRICS, _missing_policy, evaluate_trec
 from .ranking import MetricResults, ZeroDivision, _check_common, _specs
 
-__all__ = ["RunFailure", "evaluate_runs"]
+__all__ = ["RunFailure", "RunOutcome", "evaluate_runs", "map_runs"]
 
 PathLike = str | os.PathLike[str]
 
@@ -53,24 +53,53 @@ class RunFailure:
 
 
 @dataclass(frozen=True)
-class _Outcome:
-    result: MetricResults | RunFailure
+class RunOutcome:
+    """What a task sends back: the result (or failure) and the warnings raised on the worker."""
+
+    result: Any
     warnings: tuple[tuple[type[Warning], str], ...]
 
 
 def _evaluate_one(
-    qrels_path: str, run_path: str, options: dict[str, Any], record_errors: bool
-) -> _Outcome:
-    """Runs on a worker: ``evaluate_trec`` with its warnings kept for the caller."""
+    function: Callable[..., Any],
+    qrels_path: str,
+    run_path: str,
+    options: dict[str, Any],
+    record_errors: bool,
+) -> RunOutcome:
+    """Runs on a worker: ``function(qrels_path, run_path, **options)``, warnings kept."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            result: MetricResults | RunFailure = evaluate_trec(qrels_path, run_path, **options)
+            result = function(qrels_path, run_path, **options)
         except Exception as exc:
             if not record_errors:
                 raise
             result = RunFailure(run_path, type(exc).__name__, str(exc))
-    return _Outcome(result, tuple((w.category, str(w.message)) for w in caught))
+    return RunOutcome(result, tuple((w.category, str(w.message)) for w in caught))
+
+
+def map_runs(
+    function: Callable[..., Any],
+    qrels_path: PathLike,
+    run_paths: Sequence[str],
+    options: dict[str, Any],
+    *,
+    client: Any = None,
+    record_errors: bool = False,
+) -> list[RunOutcome]:
+    """``function(qrels_path, run, **options)`` for every run, one Dask task each, in order.
+
+    ``function`` must be importable on the workers (a module-level function of ragmeter)."""
+    dask = import_optional("dask", extra="dask", purpose="evaluating runs on Dask")
+    qrels = os.fspath(qrels_path)
+    tasks = [
+        dask.delayed(_evaluate_one, pure=False)(function, qrels, path, options, record_errors)
+        for path in run_paths
+    ]
+    if client is None:
+        return list(dask.compute(*tasks))
+    return list(client.gather(client.compute(tasks)))
 
 
 def evaluate_runs(
@@ -133,7 +162,6 @@ duplicates, n_threads
         raise ValueError(f"run_paths: {repeated} given more than once; each run is one result")
     if not paths:
         return {}
-    dask = import_optional("dask", extra="dask", purpose="evaluate_runs")
     options = {
         "metrics": metrics if isinstance(metrics, str) else list(metrics),
         "per_query": per_query,
@@ -145,13 +173,13 @@ duplicates, n_threads
         "duplicates": duplicates,
         "n_threads": n_threads,
     }
-    qrels = os.fspath(qrels_path)
-    tasks = [
-        dask.delayed(_evaluate_one, pure=False)(qrels, path, options, on_error == "record")
-        for path in paths
-    ]
-    outcomes: Sequence[_Outcome] = (
-        dask.compute(*tasks) if client is None else client.gather(client.compute(tasks))
+    outcomes = map_runs(
+        evaluate_trec,
+        qrels_path,
+        paths,
+        options,
+        client=client,
+        record_errors=on_error == "record",
     )
     results: dict[str, MetricResults | RunFailure] = {}
     for path, outcome in zip(paths, outcomes, strict=True):
