@@ -132,3 +132,13 @@ def test_error_in_a_later_batch_names_its_query():
     run["q390"] = [*run["q390"], "d390_0"]  # a ranking that repeats a document
     with pytest.raises(ValueError, match=r"'q390'.*'d390_0'"):
         ragmeter.ranking_metrics(qrels, run, metrics=["map"])
+
+
+def test_the_first_bad_query_in_input_order_is_reported():
+    # q100's repeated document is found while its batch is prepared in the pool; q350's bad
+    # score while the next batch is read. The error names q100, the first in input order.
+    qrels, run = _large_run(n_queries=400, docs_per_query=1000, seed=9)
+    run["q100"] = [*run["q100"], "d100_0"]
+    run["q350"]["bad"] = "high"
+    with pytest.raises(ValueError, match=r"'q100'.*'d100_0'"):
+        ragmeter.ranking_metrics(qrels, run, metrics=["map"])

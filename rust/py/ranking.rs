@@ -593,12 +593,19 @@ pub fn prepare_rankings<'py>(
         let mut batch = Batch::default();
         let mut end = start;
         while end < n && batch.n_docs() < BATCH_DOCS {
-            extractor.add_query(
-                end,
-                &judgments.get_item(end)?,
-                &rankings.get_item(end)?,
-                &mut batch,
-            )?;
+            let added = judgments.get_item(end).and_then(|judged| {
+                extractor.add_query(end, &judged, &rankings.get_item(end)?, &mut batch)
+            });
+            if let Err(err) = added {
+                // Report the first bad query in input order: an error the pool found in the
+                // batch before this one comes first.
+                if let Some(previous) = pending.take() {
+                    previous
+                        .wait(py)?
+                        .map_err(|e| to_pyerr(e, &extractor.names))?;
+                }
+                return Err(err);
+            }
             end += 1;
         }
         if let Some(previous) = pending.take() {
