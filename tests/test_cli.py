@@ -110,3 +110,55 @@ def test_evaluate_on_dask_prints_what_it_prints_locally(qrels, runs, flags, caps
     local = capsys.readouterr()
     assert (on_dask_code, on_dask.out, on_dask.err) == (local_code, local.out, local.err)
     assert local.out or local.err
+
+
+def _as_json(tmp_path, name, data):
+    path = tmp_path / name
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("qrels", "run", "flags"),
+    [
+        ("qrels.test", "results.test", ["-q"]),
+        ("qrels.test", "results.trunc", ["-c", "-M", "100", "--format", "json"]),
+        ("qrels.comment.test", "results.comment.test", ["-q", "-l", "2"]),
+    ],
+)
+@pytest.mark.parametrize("as_json", ["both", "run"])
+def test_json_files_evaluate_like_their_trec_files(qrels, run, flags, as_json, tmp_path, capsys):
+    from ragmeter import read_trec_qrels, read_trec_run
+
+    trec_args = ["evaluate", str(ORACLE / qrels), str(ORACLE / run), *flags]
+    assert main(trec_args) == 0
+    from_trec = capsys.readouterr()
+    json_run = _as_json(tmp_path, "run.json", read_trec_run(ORACLE / run))
+    json_qrels = (
+        _as_json(tmp_path, "qrels.json", read_trec_qrels(ORACLE / qrels))
+        if as_json == "both"
+        else str(ORACLE / qrels)
+    )
+    assert main(["evaluate", json_qrels, json_run, *flags]) == 0
+    from_json = capsys.readouterr()
+    # The same numbers (the TREC output is checked against trec_eval elsewhere); only the
+    # file names in the JSON output and in the messages differ.
+    assert from_json.out.replace(json_run, str(ORACLE / run)) == from_trec.out
+    assert from_json.err.replace(json_run, str(ORACLE / run)) == from_trec.err
+
+
+def test_bad_json_files_are_errors_naming_the_file(tmp_path, capsys):
+    qrels = _as_json(tmp_path, "qrels.json", {"q1": {"d1": 1}})
+    repeated = tmp_path / "repeated.json"
+    repeated.write_text('{"q1": {"d1": 0.5, "d1": 0.7}}')
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"q1": {"d1": 0.5}')
+    listed = _as_json(tmp_path, "list.json", [["q1", "d1", 0.5]])
+    for path, message in (
+        (repeated, "key 'd1' appears twice in one object"),
+        (broken, "not valid JSON"),
+        (listed, "holds one object"),
+    ):
+        assert main(["evaluate", qrels, str(path)]) == 2
+        err = capsys.readouterr().err
+        assert str(path) in err and message in err, err

@@ -9,6 +9,7 @@ example offline.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import sys
@@ -41,12 +42,20 @@ def _build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser(
         "evaluate",
         help="evaluate TREC run files against a qrels file (trec_eval semantics)",
-        description="Evaluate TREC run files against a qrels file. Judged topics are "
+        description="Evaluate run files against a qrels file: TREC files, or JSON objects "
+        "(files ending in .json, as pytrec_eval and ranx store them). Judged topics are "
         "evaluated; run topics without judgments are ignored and counted.",
     )
-    ev.add_argument("qrels", type=Path, help="qrels file: query_id iteration doc_id grade")
     ev.add_argument(
-        "runs", type=Path, nargs="+", help="run files: query_id Q0 doc_id rank score tag"
+        "qrels",
+        type=Path,
+        help="qrels file: query_id iteration doc_id grade, or a .json {query_id: {doc_id: grade}}",
+    )
+    ev.add_argument(
+        "runs",
+        type=Path,
+        nargs="+",
+        help="run files: query_id Q0 doc_id rank score tag, or .json {query_id: {doc_id: score}}",
     )
     ev.add_argument(
         "-m",
@@ -96,27 +105,33 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _means_only(qrels: str, run: str, **options: object) -> tuple[object, None]:
-    """The means of one run, shaped like ``trec_means_and_per_query`` (a Dask task)."""
-    from .io.trec import evaluate_trec
+def _evaluate_one(qrels: str, run: str, *, per_query: bool, **options: Any) -> tuple[Any, Any]:
+    """``(means, per-query values or None)`` of one run (also a Dask task). Two TREC files go
+    through the native path of ``evaluate_trec``; a ``.json`` file on either side through
+    ``ranking_metrics``, with the same semantics."""
+    from .io._json import evaluate_files, is_json_path
+    from .io.trec import evaluate_trec, trec_means_and_per_query
 
-    return evaluate_trec(qrels, run, **options), None  # type: ignore[arg-type]
+    if is_json_path(qrels) or is_json_path(run):
+        return evaluate_files(qrels, run, per_query=per_query, **options)
+    if per_query:
+        return trec_means_and_per_query(qrels, run, **options)
+    return evaluate_trec(qrels, run, **options), None
 
 
 def _run_all(
-    args: argparse.Namespace, options: dict[str, object]
+    args: argparse.Namespace, options: dict[str, Any]
 ) -> Iterator[tuple[str, tuple[Any, Any], list[str]]]:
     """``(run, (means, per-query values or None), warning messages)`` for every run, here or
     on the Dask cluster of ``--dask``."""
-    from .io.trec import trec_means_and_per_query
-
-    function = trec_means_and_per_query if args.per_query else _means_only
+    function = functools.partial(_evaluate_one, per_query=args.per_query)
+    qrels = str(args.qrels)
     runs = [str(run) for run in args.runs]
     if args.dask is None:
         for run in runs:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", UndefinedMetricWarning)
-                result = function(args.qrels, run, **options)
+                result = function(qrels, run, **options)
             yield run, result, [str(w.message) for w in caught]
         return
     from ._optional import import_optional
@@ -124,7 +139,7 @@ def _run_all(
 
     distributed = import_optional("dask.distributed", extra="dask", purpose="--dask")
     with distributed.Client(args.dask) as client:
-        outcomes = map_runs(function, args.qrels, runs, options, client=client, record_errors=True)
+        outcomes = map_runs(function, qrels, runs, options, client=client, record_errors=True)
     for run, outcome in zip(runs, outcomes, strict=True):
         if isinstance(outcome.result, RunFailure):
             # Stop at the first failed run, after the runs before it, as the local loop does.

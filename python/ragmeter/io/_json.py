@@ -1,0 +1,92 @@
+"""Judgments and runs stored as JSON objects, for the ``ragmeter`` command.
+
+A file whose name ends in ``.json`` holds ``{query_id: {doc_id: grade}}`` (qrels) or
+``{query_id: {doc_id: score}}`` (a run), the layout pytrec_eval and ranx read; judgments may
+also list relevant ids (``{query_id: [doc_id, ...]}``). Such files are evaluated through
+:func:`ragmeter.ranking_metrics`, with the same semantics as TREC files (scores descending, ties
+by doc id byte-wise descending). A key repeated inside one object is an error: Python's ``json``
+would keep the last value silently.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from ..exceptions import InvalidInputError
+from ..ranking import MetricResults, ranking_metrics
+from .trec import _missing_policy, read_trec_qrels, read_trec_run
+
+__all__ = ["evaluate_files", "is_json_path"]
+
+
+def is_json_path(path: str | os.PathLike[str]) -> bool:
+    return Path(path).suffix.lower() == ".json"
+
+
+def _unique_keys(path: str, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise InvalidInputError(f"{path}: key {key!r} appears twice in one object")
+        result[key] = value
+    return result
+
+
+def read_json(path: str | os.PathLike[str], what: str) -> dict[str, Any]:
+    """A ``{query_id: ...}`` object from a JSON file; ``what`` names it in errors."""
+    name = os.fspath(path)
+    with open(path, encoding="utf-8") as file:
+        try:
+            data = json.load(file, object_pairs_hook=lambda pairs: _unique_keys(name, pairs))
+        except json.JSONDecodeError as exc:
+            raise InvalidInputError(f"{name}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise InvalidInputError(
+            f"{name}: a JSON {what} file holds one object {{query_id: {{doc_id: value}}}}, "
+            f"got a {type(data).__name__}"
+        )
+    return data
+
+
+def evaluate_files(
+    qrels_path: str,
+    run_path: str,
+    *,
+    per_query: bool,
+    metrics: list[str],
+    complete: bool = False,
+    max_docs: int | None = None,
+    missing: str | None = None,
+    relevance_threshold: float = 1,
+    n_threads: int | None = None,
+) -> tuple[MetricResults, MetricResults | None]:
+    """Means (and per-query values when ``per_query``) of a run, either file TREC or JSON."""
+    qrels = (
+        read_json(qrels_path, "qrels")
+        if is_json_path(qrels_path)
+        else read_trec_qrels(qrels_path, n_threads=n_threads)
+    )
+    run = (
+        read_json(run_path, "run")
+        if is_json_path(run_path)
+        else read_trec_run(run_path, n_threads=n_threads)
+    )
+    # As for TREC files (and trec_eval): run topics without judgments are ignored, and listed.
+    unjudged = [query for query in run if query not in qrels]
+    run = {query: ranking for query, ranking in run.items() if query in qrels}
+    options: dict[str, Any] = {
+        "metrics": metrics,
+        "relevance_threshold": relevance_threshold,
+        "missing": _missing_policy(complete, missing),
+        "max_docs": max_docs,
+        "n_threads": n_threads,
+    }
+    results = [ranking_metrics(qrels, run, **options)]
+    if per_query:
+        results.append(ranking_metrics(qrels, run, average=None, **options))
+    for result in results:
+        result.unjudged = unjudged
+    return results[0], results[1] if per_query else None
