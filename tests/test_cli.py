@@ -162,3 +162,14 @@ def test_bad_json_files_are_errors_naming_the_file(tmp_path, capsys):
         assert main(["evaluate", qrels, str(path)]) == 2
         err = capsys.readouterr().err
         assert str(path) in err and message in err, err
+
+
+def test_progress_over_the_runs(capsys):
+    runs = [str(ORACLE / "results.test")] * 2
+    args = ["evaluate", str(ORACLE / "qrels.test"), *runs, "--format", "table"]
+    assert main(args) == 0
+    plain = capsys.readouterr()
+    assert main([*args, "--progress"]) == 0
+    with_progress = capsys.readouterr()
+    assert with_progress.out == plain.out
+    assert "evaluating runs" in with_progress.err and "2/2" in with_progress.err

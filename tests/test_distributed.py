@@ -120,3 +120,43 @@ def test_without_dask_the_error_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "dask", None)
     with pytest.raises(MissingDependencyError, match=r"ragmeter\[dask\]"):
         evaluate_runs(ORACLE / "qrels.test", [ORACLE / "results.test"])
+
+
+def test_progress_ticks_as_runs_finish(client):
+    runs = [ORACLE / "results.test", ORACLE / "results.trunc"]
+    for dask_client in (client, None):
+        seen: list[tuple[int, int]] = []
+        quietly(
+            lambda c=dask_client, s=seen: evaluate_runs(
+                ORACLE / "qrels.test",
+                runs,
+                metrics=["map"],
+                complete=True,
+                client=c,
+                progress=lambda done, total, s=s: s.append((done, total)),
+            )
+        )
+        assert seen == [(1, 2), (2, 2)]
+
+
+def test_local_scheduler_without_any_client_ticks_too():
+    # In a fresh process no distributed Client exists: Dask's local threads run the tasks.
+    import subprocess
+
+    code = f"""
+import warnings
+from ragmeter.distributed import evaluate_runs
+warnings.simplefilter("ignore")
+seen = []
+results = evaluate_runs(
+    {str(ORACLE / "qrels.test")!r},
+    [{str(ORACLE / "results.test")!r}, {str(ORACLE / "results.trunc")!r}],
+    metrics=["map"], complete=True, progress=lambda done, total: seen.append((done, total)),
+)
+print(seen, [round(float(r["map"]), 4) for r in results.values()])
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    aq, aqc = trec_eval_means("out.test.aq")["map"], trec_eval_means("out.test.aqc")["map"]
+    assert out.strip() == f"[(1, 2), (2, 2)] {[round(aq, 4), round(aqc, 4)]}"

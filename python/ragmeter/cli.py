@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__
+from ._progress import progress_hook
 from .exceptions import RagmeterError, UndefinedMetricWarning
 
 __all__ = ["main"]
@@ -96,6 +97,11 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--threads", type=int, default=None, help="threads of the Rust core")
     ev.add_argument(
+        "--progress",
+        action="store_true",
+        help="show a progress bar over the runs on stderr (needs ragmeter[progress])",
+    )
+    ev.add_argument(
         "--dask",
         metavar="SCHEDULER",
         default=None,
@@ -128,18 +134,33 @@ def _run_all(
     qrels = str(args.qrels)
     runs = [str(run) for run in args.runs]
     if args.dask is None:
-        for run in runs:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", UndefinedMetricWarning)
-                result = function(qrels, run, **options)
-            yield run, result, [str(w.message) for w in caught]
+        tick, close_progress = progress_hook(
+            args.progress, len(runs), description="evaluating runs", unit="run"
+        )
+        try:
+            for run in runs:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", UndefinedMetricWarning)
+                    result = function(qrels, run, **options)
+                tick()
+                yield run, result, [str(w.message) for w in caught]
+        finally:
+            close_progress()
         return
     from ._optional import import_optional
     from .distributed import RunFailure, map_runs
 
     distributed = import_optional("dask.distributed", extra="dask", purpose="--dask")
     with distributed.Client(args.dask) as client:
-        outcomes = map_runs(function, qrels, runs, options, client=client, record_errors=True)
+        outcomes = map_runs(
+            function,
+            qrels,
+            runs,
+            options,
+            client=client,
+            record_errors=True,
+            progress=args.progress,
+        )
     for run, outcome in zip(runs, outcomes, strict=True):
         if isinstance(outcome.result, RunFailure):
             # Stop at the first failed run, after the runs before it, as the local loop does.

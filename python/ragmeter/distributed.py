@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 from ._inputs import check_choice
 from ._optional import import_optional
+from ._progress import Progress, progress_hook
 from .io.trec import TREC_DEFAULT_METRICS, _missing_policy, evaluate_trec
 from .ranking import MetricResults, ZeroDivision, _check_common, _specs
 
@@ -79,6 +80,18 @@ def _evaluate_one(
     return RunOutcome(result, tuple((w.category, str(w.message)) for w in caught))
 
 
+def _default_client() -> Any:
+    """The ``Client`` Dask's ``compute`` would use by default, or None (local schedulers)."""
+    try:
+        from dask.distributed import default_client
+    except ImportError:
+        return None
+    try:
+        return default_client()
+    except ValueError:
+        return None
+
+
 def map_runs(
     function: Callable[..., Any],
     qrels_path: PathLike,
@@ -87,19 +100,44 @@ def map_runs(
     *,
     client: Any = None,
     record_errors: bool = False,
+    progress: Progress = None,
 ) -> list[RunOutcome]:
     """``function(qrels_path, run, **options)`` for every run, one Dask task each, in order.
 
-    ``function`` must be importable on the workers (a module-level function of ragmeter)."""
+    ``function`` must be importable on the workers (a module-level function of ragmeter).
+    ``progress`` ticks as runs finish, in the order they finish."""
     dask = import_optional("dask", extra="dask", purpose="evaluating runs on Dask")
     qrels = os.fspath(qrels_path)
     tasks = [
         dask.delayed(_evaluate_one, pure=False)(function, qrels, path, options, record_errors)
         for path in run_paths
     ]
+    tick, close_progress = progress_hook(
+        progress, len(tasks), description="evaluating runs", unit="run"
+    )
     if client is None:
-        return list(dask.compute(*tasks))
-    return list(client.gather(client.compute(tasks)))
+        client = _default_client()
+    try:
+        if client is None:
+            # Dask's local schedulers call `posttask` after every task; each run is one task.
+            keys = {task.key for task in tasks}
+            from dask.callbacks import Callback
+
+            def posttask(key: Any, *_: Any) -> None:
+                if key in keys:
+                    tick()
+
+            with Callback(posttask=posttask):
+                return list(dask.compute(*tasks))
+        futures = client.compute(tasks)
+        if progress:
+            from dask.distributed import as_completed
+
+            for _ in as_completed(futures):
+                tick()
+        return list(client.gather(futures))
+    finally:
+        close_progress()
 
 
 def evaluate_runs(
@@ -117,6 +155,7 @@ def evaluate_runs(
     n_threads: int | None = None,
     client: Any = None,
     on_error: Literal["raise", "record"] = "raise",
+    progress: Progress = None,
 ) -> dict[str, MetricResults | RunFailure]:
     """Evaluate several TREC run files against one qrels file, one Dask task per run.
 
@@ -132,6 +171,9 @@ duplicates, n_threads
         ``Client`` created earlier in the process, else local threads).
     on_error
         ``"raise"`` or ``"record"`` (a :class:`RunFailure` in place of that run's results).
+    progress
+        ``True`` for a tqdm bar over the runs (``ragmeter[progress]``), or a callable
+        ``(done, total)`` called as runs finish.
 
     Returns
     -------
@@ -180,6 +222,7 @@ duplicates, n_threads
         options,
         client=client,
         record_errors=on_error == "record",
+        progress=progress,
     )
     results: dict[str, MetricResults | RunFailure] = {}
     for path, outcome in zip(paths, outcomes, strict=True):
