@@ -165,7 +165,7 @@ where
             (0..workers)
                 .map(|_| {
                     let (chunk, score) = (chunk.clone(), score.clone());
-                    threads::spawn(n_threads, move || chunk.work(&*score))
+                    threads::spawn(Some(workers), move || chunk.work(&*score))
                 })
                 .collect::<PyResult<_>>()?
         };

@@ -585,7 +585,10 @@ pub fn prepare_rankings<'py>(
         names: ByQueryId { ids: query_ids },
         id_kind: None,
     };
-    // Batch k is prepared in the pool while batch k + 1 is read here (see `threads::spawn`).
+    // Batch k is prepared in the pool while batch k + 1 is read here (see `threads::spawn`),
+    // on `n_threads - 1` threads since this one is busy reading; with one thread in all, the
+    // batches are read and prepared in turn.
+    let workers = threads::resolve(n_threads)? - 1;
     let mut prepared = Prepared::default();
     let mut pending: Option<threads::Pending<ragmeter_core::CoreResult<Prepared>>> = None;
     let mut start = 0;
@@ -615,9 +618,13 @@ pub fn prepare_rankings<'py>(
                     .map_err(|e| to_pyerr(e, &extractor.names))?,
             );
         }
-        pending = Some(threads::spawn(n_threads, move || {
-            batch.with_inputs(|inputs| prepare(inputs, opts, start))
-        })?);
+        let prepare_batch = move || batch.with_inputs(|inputs| prepare(inputs, opts, start));
+        if workers == 0 {
+            let part = threads::run(py, Some(1), prepare_batch)?;
+            prepared.append(part.map_err(|e| to_pyerr(e, &extractor.names))?);
+        } else {
+            pending = Some(threads::spawn(Some(workers), prepare_batch)?);
+        }
         start = end;
     }
     if let Some(last) = pending {

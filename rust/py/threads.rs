@@ -13,7 +13,13 @@ struct CachedPool {
     pool: Arc<ThreadPool>,
 }
 
-static POOL: Mutex<Option<CachedPool>> = Mutex::new(None);
+/// Pools kept at once: calls use `n` and `n - 1` threads; a few more sizes are kept for callers
+/// that vary `n_threads`.
+const MAX_POOLS: usize = 4;
+
+/// Pools by size (a call that reads while the pool works uses one thread fewer than a call that
+/// waits for it), for the current process only.
+static POOLS: Mutex<Vec<CachedPool>> = Mutex::new(Vec::new());
 
 /// Threads to use when the caller does not say: `RAGMETER_NUM_THREADS`, else the CPU count.
 fn default_threads() -> usize {
@@ -38,11 +44,12 @@ pub fn resolve(n_threads: Option<usize>) -> PyResult<usize> {
 fn pool_for(n_threads: Option<usize>) -> PyResult<Arc<ThreadPool>> {
     let n_threads = resolve(n_threads)?;
     let pid = std::process::id();
-    let mut guard = POOL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some(cached) = guard.as_ref()
-        && cached.pid == pid
-        && cached.n_threads == n_threads
-    {
+    let mut pools = POOLS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    // A forked child inherits the parent's list but not its threads.
+    pools.retain(|cached| cached.pid == pid);
+    if let Some(cached) = pools.iter().find(|cached| cached.n_threads == n_threads) {
         return Ok(cached.pool.clone());
     }
     let pool = rayon::ThreadPoolBuilder::new()
@@ -53,7 +60,11 @@ fn pool_for(n_threads: Option<usize>) -> PyResult<Arc<ThreadPool>> {
             pyo3::exceptions::PyRuntimeError::new_err(format!("cannot start threads: {e}"))
         })?;
     let pool = Arc::new(pool);
-    *guard = Some(CachedPool {
+    if pools.len() >= MAX_POOLS {
+        // Work still running there keeps its pool alive through its own `Arc`.
+        pools.remove(0);
+    }
+    pools.push(CachedPool {
         pid,
         n_threads,
         pool: pool.clone(),
