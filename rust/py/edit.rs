@@ -21,7 +21,7 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyList, PyString, PyTuple};
 use ragmeter_core::answers::{AnswerMetric, answer_scores as core_answer_scores};
-use ragmeter_core::edit::{self, EditCount, Execution, Measure};
+use ragmeter_core::edit::{self, EditCount, Measure};
 use ragmeter_core::normalize::{Normalization, normalize};
 
 use crate::borrowed::for_each_list_item;
@@ -382,12 +382,7 @@ pub fn edit_pairwise<'py>(
             Ok(((left, right), bytes))
         },
         move |(left, right), range| {
-            edit::pairwise(
-                &left.strs(range.clone()),
-                &right.strs(range),
-                how,
-                Execution::Sequential,
-            )
+            edit::pairwise(&left.strs(range.clone()), &right.strs(range), how)
         },
         |chunk| {
             edits.extend(chunk.map_err(|e| to_pyerr(e, &ByPosition))?);
@@ -410,7 +405,7 @@ fn query_edits(
         &|| "query".to_owned(),
         "the query must be a str",
     )?;
-    let query: std::sync::Arc<str> = std::sync::Arc::from(&*query);
+    let query: Arc<str> = Arc::from(&*query);
     let mut edits = Vec::with_capacity(choices.len());
     pipelined(
         py,
@@ -423,9 +418,7 @@ fn query_edits(
         },
         {
             let query = query.clone();
-            move |texts: &Texts, range| {
-                edit::one_to_many(&query, &texts.strs(range), how, Execution::Sequential)
-            }
+            move |texts: &Texts, range| edit::one_to_many(&query, &texts.strs(range), how)
         },
         |chunk| {
             edits.extend(chunk);
@@ -573,7 +566,6 @@ pub fn answer_scores<'py>(
                 &answer_texts.strs(range),
                 metric,
                 how,
-                Execution::Sequential,
             )
         },
         |chunk| {

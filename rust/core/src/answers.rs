@@ -8,7 +8,7 @@
 //! * Edit similarity is `1 - NL` without a threshold.
 
 use crate::csr::Rows;
-use crate::edit::{Execution, Levenshtein, Scratch, map_items, normalized};
+use crate::edit::{Levenshtein, Scratch, map_items, normalized};
 use crate::normalize::Normalization;
 use crate::{CoreError, CoreResult};
 
@@ -136,14 +136,12 @@ fn score_pair(
 }
 
 /// One score per answer: the best score over its references, after normalising both sides.
-/// Runs in parallel on the current rayon pool; the result does not depend on the thread count.
 pub fn answer_scores(
     reference_offsets: &[usize],
     references: &[&str],
     answers: &[&str],
     metric: AnswerMetric,
     how: Normalization,
-    execution: Execution,
 ) -> CoreResult<Vec<f64>> {
     let rows = Rows::new("references", reference_offsets, references)?;
     if rows.len() != answers.len() {
@@ -163,7 +161,7 @@ pub fn answer_scores(
             format!("references[{empty}] is an empty list; give at least one acceptable answer"),
         ));
     }
-    Ok(map_items(answers, execution, |scratch, i, answer| {
+    Ok(map_items(answers, |scratch, i, answer| {
         let Scratch {
             kernel,
             left,
@@ -196,15 +194,7 @@ mod tests {
         let references = ["The Eiffel Tower", "Paris", "City of Paris"];
         let offsets = [0, 1, 3];
         let answers = ["eiffel tower.", "Paris, France"];
-        answer_scores(
-            &offsets,
-            &references,
-            &answers,
-            metric,
-            how,
-            Execution::Parallel,
-        )
-        .unwrap()
+        answer_scores(&offsets, &references, &answers, metric, how).unwrap()
     }
 
     #[test]
@@ -243,7 +233,6 @@ mod tests {
             &["ax"],
             AnswerMetric::Anls { threshold: 0.5 },
             Normalization::Identity,
-            Execution::Sequential,
         )
         .unwrap();
         assert_eq!(scores, vec![0.0]);
@@ -256,23 +245,10 @@ mod tests {
     fn invalid_structure_is_an_error_not_a_panic() {
         let metric = AnswerMetric::ExactMatch;
         let how = Normalization::Identity;
-        assert!(
-            answer_scores(
-                &[0, 1],
-                &["a"],
-                &["a", "b"],
-                metric,
-                how,
-                Execution::Parallel
-            )
-            .is_err()
-        );
-        assert!(answer_scores(&[0, 0], &[], &["a"], metric, how, Execution::Parallel).is_err());
-        assert!(answer_scores(&[0, 2], &["a"], &["a"], metric, how, Execution::Parallel).is_err());
-        assert!(answer_scores(&[], &[], &[], metric, how, Execution::Parallel).is_err());
-        assert_eq!(
-            answer_scores(&[0], &[], &[], metric, how, Execution::Parallel).unwrap(),
-            vec![]
-        );
+        assert!(answer_scores(&[0, 1], &["a"], &["a", "b"], metric, how).is_err());
+        assert!(answer_scores(&[0, 0], &[], &["a"], metric, how).is_err());
+        assert!(answer_scores(&[0, 2], &["a"], &["a"], metric, how).is_err());
+        assert!(answer_scores(&[], &[], &[], metric, how).is_err());
+        assert_eq!(answer_scores(&[0], &[], &[], metric, how).unwrap(), vec![]);
     }
 }

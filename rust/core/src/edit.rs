@@ -1,5 +1,6 @@
 //! Levenshtein distance over Unicode code points (unit costs), one pair at a time or in
-//! parallel batches, and the ranking of choices by normalised similarity.
+//! batches (which the bindings share out between threads), and the ranking of choices by
+//! normalised similarity.
 //!
 //! The kernel strips the common prefix and suffix, then runs Hyyrö's (2003) bit-parallel
 //! variant of Myers' algorithm with the shorter side as the pattern: one 64-bit word per
@@ -10,7 +11,6 @@
 //! against a plain Wagner-Fischer table.
 
 use rapidfuzz::distance::levenshtein;
-use rayon::prelude::*;
 
 use crate::normalize::{Normalization, normalize_into};
 use crate::{CoreError, CoreResult};
@@ -263,8 +263,8 @@ pub fn edit_count(a: &str, b: &str) -> EditCount {
     Levenshtein::default().edit_count(a, b)
 }
 
-/// Per-thread state of a batch: the distance kernel and buffers for normalised texts and their
-/// tokens, so a batch allocates once per thread.
+/// State of a batch: the distance kernel and buffers for normalised texts and their tokens, so
+/// a batch allocates once.
 #[derive(Default)]
 pub(crate) struct Scratch {
     pub(crate) kernel: Levenshtein,
@@ -273,36 +273,16 @@ pub(crate) struct Scratch {
     pub(crate) tokens: crate::answers::TokenBuffers,
 }
 
-/// How a batch runs: on the current rayon pool, or on the calling thread (for small batches,
-/// where handing work to other threads costs more than it saves).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Execution {
-    Parallel,
-    Sequential,
-}
-
-/// `f(scratch, i, &items[i])` for every item, in order, with one `Scratch` per thread.
-pub(crate) fn map_items<I, T, F>(items: &[I], execution: Execution, f: F) -> Vec<T>
-where
-    I: Sync,
-    T: Send,
-    F: Fn(&mut Scratch, usize, &I) -> T + Sync + Send,
-{
-    match execution {
-        Execution::Parallel => items
-            .par_iter()
-            .enumerate()
-            .map_init(Scratch::default, |scratch, (i, item)| f(scratch, i, item))
-            .collect(),
-        Execution::Sequential => {
-            let mut scratch = Scratch::default();
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| f(&mut scratch, i, item))
-                .collect()
-        }
-    }
+/// `f(scratch, i, &items[i])` for every item, in order, with one `Scratch`. Batches run on the
+/// calling thread: the bindings share large ones out in blocks between threads, overlapped
+/// with the reading of the next inputs, which a parallel loop in here could not do.
+pub(crate) fn map_items<I, T>(items: &[I], f: impl Fn(&mut Scratch, usize, &I) -> T) -> Vec<T> {
+    let mut scratch = Scratch::default();
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| f(&mut scratch, i, item))
+        .collect()
 }
 
 /// `text` itself when nothing is to be done, else its normalisation written into `buffer`.
@@ -315,13 +295,8 @@ pub(crate) fn normalized<'a>(text: &'a str, how: Normalization, buffer: &'a mut 
     }
 }
 
-/// Edit counts of `a[i]` against `b[i]` for every `i`, in parallel on the current rayon pool.
-pub fn pairwise(
-    a: &[&str],
-    b: &[&str],
-    how: Normalization,
-    execution: Execution,
-) -> CoreResult<Vec<EditCount>> {
+/// Edit counts of `a[i]` against `b[i]` for every `i`.
+pub fn pairwise(a: &[&str], b: &[&str], how: Normalization) -> CoreResult<Vec<EditCount>> {
     if a.len() != b.len() {
         return Err(CoreError::argument(
             "b",
@@ -332,23 +307,18 @@ pub fn pairwise(
             ),
         ));
     }
-    Ok(map_items(a, execution, |scratch, i, x| {
+    Ok(map_items(a, |scratch, i, x| {
         let x = normalized(x, how, &mut scratch.left);
         let y = normalized(b[i], how, &mut scratch.right);
         scratch.kernel.edit_count(x, y)
     }))
 }
 
-/// Edit counts of `query` against each choice, in parallel on the current rayon pool.
-pub fn one_to_many(
-    query: &str,
-    choices: &[&str],
-    how: Normalization,
-    execution: Execution,
-) -> Vec<EditCount> {
+/// Edit counts of `query` against each choice.
+pub fn one_to_many(query: &str, choices: &[&str], how: Normalization) -> Vec<EditCount> {
     let mut query_buffer = String::new();
     let query = normalized(query, how, &mut query_buffer);
-    map_items(choices, execution, |scratch, _, choice| {
+    map_items(choices, |scratch, _, choice| {
         let choice = normalized(choice, how, &mut scratch.right);
         scratch.kernel.edit_count(query, choice)
     })
@@ -369,17 +339,12 @@ pub fn rank(
     how: Normalization,
     limit: Option<usize>,
     score_cutoff: f64,
-    execution: Execution,
 ) -> CoreResult<Vec<Ranked>> {
     check_score_cutoff(score_cutoff)?;
     if limit == Some(0) {
         return Ok(Vec::new());
     }
-    rank_edits(
-        &one_to_many(query, choices, how, execution),
-        limit,
-        score_cutoff,
-    )
+    rank_edits(&one_to_many(query, choices, how), limit, score_cutoff)
 }
 
 fn check_score_cutoff(score_cutoff: f64) -> CoreResult<()> {
@@ -571,14 +536,14 @@ mod tests {
     fn batches_agree_with_single_pairs() {
         let a = ["kitten", "", "Ab", "😀x"];
         let b = ["sitting", "x", "ab", "😀"];
-        let counts = pairwise(&a, &b, Normalization::Identity, Execution::Parallel).unwrap();
+        let counts = pairwise(&a, &b, Normalization::Identity).unwrap();
         let single: Vec<EditCount> = a.iter().zip(&b).map(|(x, y)| edit_count(x, y)).collect();
         assert_eq!(counts, single);
-        let lowered = pairwise(&a, &b, Normalization::Basic, Execution::Sequential).unwrap();
+        let lowered = pairwise(&a, &b, Normalization::Basic).unwrap();
         assert_eq!(lowered[2].distance, 0);
-        assert!(pairwise(&a, &b[..2], Normalization::Identity, Execution::Parallel).is_err());
+        assert!(pairwise(&a, &b[..2], Normalization::Identity).is_err());
         assert_eq!(
-            one_to_many("kitten", &b, Normalization::Identity, Execution::Parallel)[0],
+            one_to_many("kitten", &b, Normalization::Identity)[0],
             edit_count("kitten", "sitting")
         );
     }
@@ -588,73 +553,22 @@ mod tests {
         // "ab" vs "ab": 1.0; "abcd" (d=2, m=4) and "a" (d=1, m=2) tie at 0.5, "a" has the
         // smaller distance; "xy" and "yx" tie completely and keep input order.
         let choices = ["xy", "abcd", "a", "ab", "yx"];
-        let ranked = rank(
-            "ab",
-            &choices,
-            Normalization::Identity,
-            None,
-            0.0,
-            Execution::Sequential,
-        )
-        .unwrap();
+        let ranked = rank("ab", &choices, Normalization::Identity, None, 0.0).unwrap();
         let order: Vec<usize> = ranked.iter().map(|r| r.index).collect();
         assert_eq!(order, vec![3, 2, 1, 0, 4]);
-        let top = rank(
-            "ab",
-            &choices,
-            Normalization::Identity,
-            Some(2),
-            0.0,
-            Execution::Sequential,
-        )
-        .unwrap();
+        let top = rank("ab", &choices, Normalization::Identity, Some(2), 0.0).unwrap();
         assert_eq!(top.iter().map(|r| r.index).collect::<Vec<_>>(), vec![3, 2]);
-        let cut = rank(
-            "ab",
-            &choices,
-            Normalization::Identity,
-            None,
-            0.5,
-            Execution::Sequential,
-        )
-        .unwrap();
+        let cut = rank("ab", &choices, Normalization::Identity, None, 0.5).unwrap();
         assert_eq!(
             cut.iter().map(|r| r.index).collect::<Vec<_>>(),
             vec![3, 2, 1]
         );
+        assert!(rank("ab", &choices, Normalization::Identity, None, 1.5).is_err());
+        assert!(rank("ab", &choices, Normalization::Identity, None, f64::NAN).is_err());
         assert!(
-            rank(
-                "ab",
-                &choices,
-                Normalization::Identity,
-                None,
-                1.5,
-                Execution::Sequential
-            )
-            .is_err()
-        );
-        assert!(
-            rank(
-                "ab",
-                &choices,
-                Normalization::Identity,
-                None,
-                f64::NAN,
-                Execution::Sequential
-            )
-            .is_err()
-        );
-        assert!(
-            rank(
-                "ab",
-                &choices,
-                Normalization::Identity,
-                Some(0),
-                0.0,
-                Execution::Sequential
-            )
-            .unwrap()
-            .is_empty()
+            rank("ab", &choices, Normalization::Identity, Some(0), 0.0)
+                .unwrap()
+                .is_empty()
         );
     }
 }
