@@ -331,10 +331,9 @@ class RetrievalEvaluation:
         cls, path: str | os.PathLike[str], *, format: str | None = None
     ) -> RetrievalEvaluation:
         """Read a report written by :meth:`write`; the result equals the written evaluation."""
-        from .reports import read_report
+        from .reports import load_report
 
-        data = read_report(path, format=format)
-        return cls.from_rows(data) if isinstance(data, list) else cls.from_dict(data)
+        return load_report(cls, path, format=format)
 
     def plot(self, path: str | os.PathLike[str] | None = None, **options: Any) -> Any:
         """Bar chart of the metric means (matplotlib; see :func:`ragmeter.plots.plot_metrics`)."""

@@ -22,7 +22,7 @@ import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ._optional import import_optional
 from .exceptions import InvalidInputError
@@ -32,6 +32,7 @@ __all__ = [
     "Reportable",
     "atomic_write_text",
     "format_for_path",
+    "load_report",
     "read_report",
     "write_report",
 ]
@@ -48,6 +49,17 @@ REPORT_FORMATS: dict[str, str] = {
 class Reportable(Protocol):
     def to_dict(self) -> dict[str, Any]: ...
     def to_rows(self) -> list[dict[str, Any]]: ...
+
+
+R = TypeVar("R", covariant=True)
+T = TypeVar("T")
+
+
+class ReportClass(Protocol[R]):
+    """A report type that rebuilds itself from what ``read_report`` returns."""
+
+    def from_dict(self, data: Mapping[str, Any], /) -> R: ...
+    def from_rows(self, rows: Any, /) -> R: ...
 
 
 def format_for_path(path: str | os.PathLike[str], format: str | None = None) -> str:
@@ -180,3 +192,11 @@ def read_report(
     if not isinstance(data, dict | list):
         raise InvalidInputError(f"{os.fspath(path)!r} does not hold a ragmeter report")
     return data
+
+
+def load_report(
+    cls: ReportClass[T], path: str | os.PathLike[str], *, format: str | None = None
+) -> T:
+    """Read a report file and rebuild ``cls`` from it: from its rows (JSONL) or its dict."""
+    data = read_report(path, format=format)
+    return cls.from_rows(data) if isinstance(data, list) else cls.from_dict(data)

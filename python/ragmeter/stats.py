@@ -490,10 +490,9 @@ class Comparison:
 
     @classmethod
     def read(cls, path: str | os.PathLike[str], *, format: str | None = None) -> Comparison:
-        from .reports import read_report
+        from .reports import load_report
 
-        data = read_report(path, format=format)
-        return cls.from_rows(data) if isinstance(data, list) else cls.from_dict(data)
+        return load_report(cls, path, format=format)
 
     def plot(
         self, metric: str | None = None, path: str | os.PathLike[str] | None = None, **options: Any
@@ -725,10 +724,9 @@ class MultipleComparison:
 
     @classmethod
     def read(cls, path: str | os.PathLike[str], *, format: str | None = None) -> MultipleComparison:
-        from .reports import read_report
+        from .reports import load_report
 
-        data = read_report(path, format=format)
-        return cls.from_rows(data) if isinstance(data, list) else cls.from_dict(data)
+        return load_report(cls, path, format=format)
 
 
 def compare_many(
