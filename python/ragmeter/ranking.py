@@ -324,6 +324,36 @@ def ranking_metrics(
     >>> ranking_metrics(qrels, runs, metrics=["mrr", "hit_rate@1"])
     {'mrr': 0.75, 'hit_rate@1': 0.5}
     """
+    values, specs, queries, zero = _ranking_values(
+        y_true,
+        y_pred,
+        metrics=metrics,
+        relevance_threshold=relevance_threshold,
+        zero_division=zero_division,
+        duplicates=duplicates,
+        missing=missing,
+        average=average,
+        max_docs=max_docs,
+        n_threads=n_threads,
+    )
+    return summarize(values, specs, queries, zero_division=zero, average=average)
+
+
+def _ranking_values(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    metrics: Iterable[str] | str,
+    relevance_threshold: float = 1,
+    zero_division: ZeroDivision = "warn",
+    duplicates: str = "raise",
+    missing: str = "raise",
+    average: object = "mean",
+    max_docs: int | None = None,
+    n_threads: int | None = None,
+) -> tuple[np.ndarray, list[MetricSpec], AlignedQueries, str | float]:
+    """Per-query values (NaN where undefined) of the aligned queries, before ``zero_division``;
+    ``average`` is only checked here."""
     specs = _specs(metrics)
     threshold, zero = _check_common(
         relevance_threshold, zero_division, duplicates, average, max_docs, n_threads
@@ -338,7 +368,7 @@ def ranking_metrics(
         n_threads=n_threads,
     )
     values = prepared.evaluate([(s.kind, s.k) for s in specs], threshold, n_threads)
-    return summarize(values, specs, queries, zero_division=zero, average=average)
+    return values, specs, queries, zero
 
 
 def _single(

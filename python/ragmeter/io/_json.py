@@ -2,7 +2,7 @@
 
 A file whose name ends in ``.json`` holds ``{query_id: {doc_id: grade}}`` (qrels) or
 ``{query_id: {doc_id: score}}`` (a run), the layout pytrec_eval and ranx read; judgments may
-also list relevant ids (``{query_id: [doc_id, ...]}``). Such files are evaluated through
+also list relevant ids (``{query_id: [doc_id, ...]}``). Such files are evaluated as by
 :func:`ragmeter.ranking_metrics`, with the same semantics as TREC files (scores descending, ties
 by doc id byte-wise descending). A key repeated inside one object is an error: Python's ``json``
 would keep the last value silently.
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..exceptions import InvalidInputError
-from ..ranking import MetricResults, ranking_metrics
+from ..ranking import MetricResults, _ranking_values, summarize
 from .trec import _missing_policy, read_trec_qrels, read_trec_run
 
 __all__ = ["evaluate_files", "is_json_path"]
@@ -84,9 +84,12 @@ def evaluate_files(
         "max_docs": max_docs,
         "n_threads": n_threads,
     }
-    results = [ranking_metrics(qrels, run, **options)]
-    if per_query:
-        results.append(ranking_metrics(qrels, run, average=None, **options))
-    for result in results:
-        result.unjudged = unjudged
-    return results[0], results[1] if per_query else None
+    # One evaluation, summarised once or twice (as trec_means_and_per_query does).
+    values, specs, queries, zero = _ranking_values(qrels, run, **options)
+    means = summarize(values, specs, queries, zero_division=zero, average="mean")
+    means.unjudged = unjudged
+    if not per_query:
+        return means, None
+    per_query_values = summarize(values, specs, queries, zero_division=zero, average=None)
+    per_query_values.unjudged = unjudged
+    return means, per_query_values
