@@ -589,8 +589,12 @@ pub fn prepare_rankings<'py>(
     // on `n_threads - 1` threads since this one is busy reading; with one thread in all, the
     // batches are read and prepared in turn.
     let workers = threads::resolve(n_threads)? - 1;
+    let names = ByQueryId { ids: query_ids };
+    let finish = |part: threads::Pending<ragmeter_core::CoreResult<Prepared>>| {
+        part.wait(py)?.map_err(|e| to_pyerr(e, &names))
+    };
     let mut prepared = Prepared::default();
-    let mut pending: Option<threads::Pending<ragmeter_core::CoreResult<Prepared>>> = None;
+    let mut pending = None;
     let mut start = 0;
     while start < n {
         let mut batch = Batch::default();
@@ -603,32 +607,27 @@ pub fn prepare_rankings<'py>(
                 // Report the first bad query in input order: an error the pool found in the
                 // batch before this one comes first.
                 if let Some(previous) = pending.take() {
-                    previous
-                        .wait(py)?
-                        .map_err(|e| to_pyerr(e, &extractor.names))?;
+                    finish(previous)?;
                 }
                 return Err(err);
             }
             end += 1;
         }
         if let Some(previous) = pending.take() {
-            prepared.append(
-                previous
-                    .wait(py)?
-                    .map_err(|e| to_pyerr(e, &extractor.names))?,
-            );
+            prepared.append(finish(previous)?);
         }
-        let prepare_batch = move || batch.with_inputs(|inputs| prepare(inputs, opts, start));
+        let part = threads::spawn(Some(workers.max(1)), move || {
+            batch.with_inputs(|inputs| prepare(inputs, opts, start))
+        })?;
         if workers == 0 {
-            let part = threads::run(py, Some(1), prepare_batch)?;
-            prepared.append(part.map_err(|e| to_pyerr(e, &extractor.names))?);
+            prepared.append(finish(part)?);
         } else {
-            pending = Some(threads::spawn(Some(workers), prepare_batch)?);
+            pending = Some(part);
         }
         start = end;
     }
     if let Some(last) = pending {
-        prepared.append(last.wait(py)?.map_err(|e| to_pyerr(e, &extractor.names))?);
+        prepared.append(finish(last)?);
     }
     Ok(PreparedRankings { inner: prepared })
 }
