@@ -87,7 +87,7 @@ def test_a_failed_run_is_recorded_or_raised(client):
     )
     failure = results[str(ORACLE / "results.trunc")]
     assert isinstance(failure, RunFailure)
-    assert failure.error_type == "ValueError"
+    assert failure.error_type == "InvalidInputError"  # a ValueError
     assert "complete=True" in failure.message or "missing" in failure.message
     assert str(failure).startswith(str(ORACLE / "results.trunc"))
     good = results[str(ORACLE / "results.test")]

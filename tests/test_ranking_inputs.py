@@ -120,21 +120,20 @@ def test_error_names_the_query():
     ("name", "kind", "k"),
     [
         ("ndcg@10", "ndcg", 10),
-        ("NDCG_cut_10", "ndcg", 10),
+        ("NDCG_cut_10", "ndcg_cut", 10),
         ("ndcg", "ndcg", None),
         ("recall@100", "recall", 100),
         ("recall_100", "recall", 100),
         ("precision@5", "precision", 5),
         ("P_5", "precision", 5),
-        ("P.5", "precision", 5),
         ("hit_rate@1", "hit_rate", 1),
         ("success_1", "hit_rate", 1),
-        ("mrr", "reciprocal_rank", None),
-        ("recip_rank", "reciprocal_rank", None),
-        ("mrr@10", "reciprocal_rank", 10),
-        ("map", "average_precision", None),
-        ("map@100", "average_precision", 100),
-        ("map_cut_100", "average_precision", 100),
+        ("mrr", "mrr", None),
+        ("recip_rank", "mrr", None),
+        ("mrr@10", "mrr", 10),
+        ("map", "map", None),
+        ("map@100", "map", 100),
+        ("map_cut_100", "map_cut", 100),
         ("r_precision", "r_precision", None),
         ("Rprec", "r_precision", None),
     ],
@@ -145,11 +144,26 @@ def test_metric_names(name, kind, k):
 
 
 @pytest.mark.parametrize(
-    "name", ["ndgc@10", "bleu", "recall", "precision", "ndcg@0", "r_precision@5", ""]
+    "name", ["ndgc@10", "bleu", "Recall", "precision", "ndcg@0", "r_precision@5", ""]
 )
 def test_bad_metric_names(name):
     with pytest.raises(ValueError, match=r"ndcg@k|needs a cutoff|positive integer|no cutoff"):
         ranking_metrics({"q": ["a"]}, {"q": ["a"]}, metrics=[name])
+
+
+def test_trec_eval_syntax_names_trec_eval_columns():
+    # trec_eval's NAME.params and bare family names give trec_eval's column names.
+    assert [m.name for m in ragmeter.parse_measures("P.5")] == ["P_5"]
+    assert [m.name for m in ragmeter.parse_measures("recall")] == [
+        f"recall_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+    ]
+    assert [m.name for m in ragmeter.parse_measures("iprec_at_recall.0.5,0.1")] == [
+        "iprec_at_recall_0.10",
+        "iprec_at_recall_0.50",
+    ]
+    assert [m.name for m in ragmeter.parse_measures("set_F.0.5")] == ["set_F_0.5"]
+    with pytest.raises(ValueError, match="stands for 9 measures"):
+        parse_metric("P")
 
 
 def test_unknown_metric_lists_the_valid_ones():
@@ -160,25 +174,38 @@ def test_unknown_metric_lists_the_valid_ones():
 @pytest.mark.parametrize(
     ("kwargs", "error", "pattern"),
     [
-        ({"k": 0}, ValueError, "k must be a positive integer"),
-        ({"k": 2.5}, ValueError, "k must be a positive integer"),
-        ({"relevance_threshold": 0}, ValueError, "relevance_threshold must be a finite number > 0"),
-        ({"relevance_threshold": "1"}, TypeError, "relevance_threshold must be a number"),
+        ({"k": 0}, ValueError, "k: must be a positive integer"),
+        ({"k": 2.5}, TypeError, "k: must be a positive integer"),
+        ({"k": 10**30}, ValueError, "k: must be a positive integer from 1 to"),
+        (
+            {"relevance_threshold": 0},
+            ValueError,
+            "relevance_threshold: must be a finite number > 0",
+        ),
+        ({"relevance_threshold": "1"}, TypeError, "relevance_threshold: must be a number"),
         (
             {"zero_division": "ignore"},
             ValueError,
-            'zero_division must be "warn", 0.0, 1.0 or np.nan',
+            'zero_division: must be "warn", 0.0, 1.0 or np.nan',
         ),
-        ({"zero_division": 0.5}, ValueError, "zero_division must be"),
-        ({"duplicates": "last"}, ValueError, "duplicates must be one of 'raise', 'first'"),
-        ({"missing": "ignore"}, ValueError, "missing must be one of 'raise', 'zero', 'skip'"),
-        ({"average": "macro"}, ValueError, "average must be one of 'mean', None"),
+        ({"zero_division": 0.5}, ValueError, "zero_division: must be"),
+        ({"duplicates": "last"}, ValueError, "duplicates: must be one of 'raise', 'first'"),
+        ({"missing": "ignore"}, ValueError, "missing: must be one of 'raise', 'zero', 'skip'"),
+        ({"average": "macro"}, ValueError, "average: must be one of 'mean', None"),
+        (
+            {"n_threads": 2**64},
+            ValueError,
+            "n_threads: must be a positive integer from 1 to 256 or None",
+        ),
+        ({"n_threads": 1.0}, TypeError, "n_threads: must be a positive integer"),
         ({"n_threads": 0}, ValueError, "n_threads"),
     ],
 )
 def test_bad_arguments(kwargs, error, pattern):
-    with pytest.raises(error, match=pattern):
+    # Every argument error is a RagmeterError as well as a ValueError or TypeError.
+    with pytest.raises(error, match=pattern) as info:
         recall_at_k({"q": ["a"]}, {"q": ["a"]}, **kwargs)
+    assert isinstance(info.value, ragmeter.RagmeterError)
 
 
 def test_results_do_not_depend_on_thread_count():
@@ -198,7 +225,7 @@ def test_results_do_not_depend_on_thread_count():
 def test_max_docs_cuts_the_ranking():
     qrels = {"q": ["c"]}
     assert ranking_metrics(qrels, {"q": ["a", "b", "c"]}, metrics=["mrr"], max_docs=2)["mrr"] == 0.0
-    with pytest.raises(ValueError, match="max_docs must be a positive integer"):
+    with pytest.raises(ValueError, match="max_docs: must be a positive integer"):
         ranking_metrics(qrels, {"q": ["a"]}, metrics=["mrr"], max_docs=0)
 
 

@@ -114,7 +114,9 @@ def test_scorer_pickles_for_parallel_workers():
     scorer = get_corpus_scorer("ndcg@3", response_method="search")
     back = pickle.loads(pickle.dumps(scorer))
     assert back(Searcher(), QUERIES, QRELS) == scorer(Searcher(), QUERIES, QRELS)
-    assert repr(back) == "make_corpus_scorer(ndcg_at_k, response_method='search', k=3)"
+    assert repr(back) == (
+        "make_corpus_scorer(measure_score, response_method='search', measure='ndcg@3')"
+    )
 
 
 def test_backend_info_names_scikit_learn():
@@ -127,7 +129,7 @@ def test_backend_info_names_scikit_learn():
 
 
 def test_bad_arguments():
-    with pytest.raises(ValueError, match="response_method must be one of 'predict', 'search'"):
+    with pytest.raises(ValueError, match="response_method: must be one of 'predict', 'search'"):
         make_corpus_scorer(recall_at_k, response_method="predict_proba")
     with pytest.raises(TypeError, match="score_func must be callable"):
         make_corpus_scorer("recall")

@@ -18,6 +18,7 @@ from .answers import (
     token_f1_score,
 )
 from .exceptions import (
+    InputTypeError,
     InvalidInputError,
     JudgeConfigurationError,
     JudgeError,
@@ -32,13 +33,16 @@ from .exceptions import (
 )
 from .harness import QueryRecord, RetrievalEvaluation, evaluate_retrieval
 from .io.trec import evaluate_trec, read_trec_qrels, read_trec_run, write_trec_run
+from .options import EvaluationOptions
 from .ranking import (
+    CountScore,
     MeanScore,
     MetricResults,
     hit_rate_at_k,
     mean_average_precision,
     mean_reciprocal_rank,
     ndcg_at_k,
+    parse_measures,
     parse_metric,
     precision_at_k,
     r_precision,
@@ -77,7 +81,10 @@ from .stats import (
 __all__ = [
     "Comparison",
     "CorpusDocument",
+    "CountScore",
     "CustomRetrievalIndex",
+    "EvaluationOptions",
+    "InputTypeError",
     "InvalidInputError",
     "JudgeConfigurationError",
     "JudgeError",
@@ -124,6 +131,7 @@ __all__ = [
     "ndcg_at_k",
     "normalize_basic",
     "normalize_squad",
+    "parse_measures",
     "parse_metric",
     "precision_at_k",
     "r_precision",

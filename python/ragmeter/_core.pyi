@@ -6,21 +6,35 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
+MAX_THREADS: int
 
 def pool_threads(n_threads: int | None = None) -> int: ...
+
+# A measure for the core: kernel name, cutoff, numeric parameters, gain pairs (None: the
+# kernel's default gains), relevance threshold (None: the call's).
+_MeasureArgs = tuple[str, int | None, list[float], list[tuple[int, float]] | None, float | None]
+
+def measure_kernels() -> list[str]: ...
+def needs_all_judged(measures: list[_MeasureArgs], judged_only: bool = False) -> bool: ...
 
 @final
 class PreparedRankings:
     @property
     def n_queries(self) -> int: ...
+    @property
+    def all_judged(self) -> bool: ...
     def retrieved(self) -> npt.NDArray[np.uint32]: ...
     def judged_count(self) -> npt.NDArray[np.uint32]: ...
     def evaluate(
         self,
-        metrics: list[tuple[str, int | None]],
+        measures: list[_MeasureArgs],
         relevance_threshold: float,
+        judged_only: bool = False,
         n_threads: int | None = None,
     ) -> npt.NDArray[np.float64]: ...
+    def relevance_strings(
+        self, length: int, judged_only: bool = False, n_threads: int | None = None
+    ) -> list[str]: ...
 
 def prepare_rankings(
     query_ids: list[Any],
@@ -29,6 +43,7 @@ def prepare_rankings(
     *,
     duplicates_first: bool = False,
     max_docs: int | None = None,
+    all_judged: bool = False,
     n_threads: int | None = None,
 ) -> PreparedRankings: ...
 def prepare_trec(
@@ -37,8 +52,9 @@ def prepare_trec(
     *,
     duplicates_first: bool = False,
     max_docs: int | None = None,
+    all_judged: bool = False,
     n_threads: int | None = None,
-) -> tuple[PreparedRankings, list[str], list[bool], list[str]]: ...
+) -> tuple[PreparedRankings, list[str], list[bool], list[str], str | None]: ...
 def read_trec(
     path: str, kind: str, *, n_threads: int | None = None
 ) -> dict[str, dict[str, Any]]: ...

@@ -8,24 +8,19 @@ are read by the Rust core, which checks ids, grades, scores and duplicates.
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 
-from .exceptions import InvalidInputError
+from .exceptions import InputTypeError, InvalidInputError
+from .options import check_choice
 
 __all__ = [
     "MISSING_CHOICES",
     "AlignedQueries",
     "align_queries",
-    "check_choice",
-    "check_n_threads",
-    "check_threshold",
-    "check_zero_division",
     "interpret_search_result",
     "is_series",
     "trec_order",
@@ -50,58 +45,6 @@ def is_series(obj: object) -> bool:
 def _is_dataframe(obj: object) -> bool:
     cls = type(obj)
     return cls.__name__ == "DataFrame" and cls.__module__.split(".")[0] in {"pandas", "polars"}
-
-
-def check_choice(argument: str, value: object, choices: Sequence[object]) -> None:
-    if value not in choices:
-        raise ValueError(
-            f"{argument} must be one of {', '.join(repr(c) for c in choices)}, got {value!r}"
-        )
-
-
-def check_threshold(relevance_threshold: object) -> float:
-    if isinstance(relevance_threshold, bool) or not isinstance(
-        relevance_threshold, int | float | np.integer | np.floating
-    ):
-        raise TypeError(
-            f"relevance_threshold must be a number > 0, got {relevance_threshold!r} "
-            f"of type {type(relevance_threshold).__name__}"
-        )
-    value = float(relevance_threshold)
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(
-            f"relevance_threshold must be a finite number > 0 (documents with a grade >= it are "
-            f"relevant), got {relevance_threshold!r}"
-        )
-    return value
-
-
-def check_n_threads(n_threads: object) -> int | None:
-    if n_threads is None:
-        return None
-    if isinstance(n_threads, bool) or not isinstance(n_threads, numbers.Integral):
-        raise TypeError(
-            f"n_threads must be a positive int or None (all cores), got {type(n_threads).__name__}"
-        )
-    if n_threads < 1:
-        raise InvalidInputError(
-            f"n_threads: must be a positive integer or None (all cores), got {n_threads}"
-        )
-    return int(n_threads)
-
-
-def check_zero_division(zero_division: object) -> str | float:
-    """Return "warn", 0.0, 1.0 or nan, or raise naming the accepted values."""
-    if isinstance(zero_division, str):
-        if zero_division == "warn":
-            return "warn"
-    elif isinstance(zero_division, int | float | np.integer | np.floating) and not isinstance(
-        zero_division, bool
-    ):
-        value = float(zero_division)
-        if math.isnan(value) or value in (0.0, 1.0):
-            return value
-    raise ValueError(f'zero_division must be "warn", 0.0, 1.0 or np.nan, got {zero_division!r}')
 
 
 @dataclass
@@ -132,12 +75,12 @@ def _judgments(query: object, obj: object) -> object:
     if isinstance(obj, dict | list | tuple | set | frozenset):
         return obj
     if is_series(obj):
-        raise TypeError(
+        raise InputTypeError(
             f"query {query!r}: a pandas Series is refused as one query's judgments: "
             + _SERIES_ADVICE
         )
     if isinstance(obj, str | bytes):
-        raise TypeError(
+        raise InputTypeError(
             f"query {query!r}: judgments are a {type(obj).__name__} ({obj!r}); a str is never read "
             f"as a collection of ids: wrap a single relevant id in a list, [{obj!r}]"
         )
@@ -147,7 +90,7 @@ def _judgments(query: object, obj: object) -> object:
         return obj.tolist()
     if isinstance(obj, Iterable):
         return list(obj)
-    raise TypeError(
+    raise InputTypeError(
         f"query {query!r}: judgments must be a dict {{doc_id: grade}} or a collection of relevant "
         f"doc ids, got {type(obj).__name__}"
     )
@@ -157,16 +100,16 @@ def _ranking(query: object, obj: object) -> object:
     if isinstance(obj, list | tuple | dict):
         return obj
     if is_series(obj):
-        raise TypeError(
+        raise InputTypeError(
             f"query {query!r}: a pandas Series is refused as one query's ranking: {_SERIES_ADVICE}"
         )
     if isinstance(obj, str | bytes):
-        raise TypeError(
+        raise InputTypeError(
             f"query {query!r}: the ranking is a {type(obj).__name__} ({obj!r}); a str is never "
             f"read as a collection of ids: wrap a single id in a list, [{obj!r}]"
         )
     if isinstance(obj, set | frozenset):
-        raise TypeError(
+        raise InputTypeError(
             f"query {query!r}: a set has no order, so it cannot be a ranking: pass a list of doc "
             f"ids, best first, or a dict {{doc_id: score}}"
         )
@@ -176,7 +119,7 @@ def _ranking(query: object, obj: object) -> object:
         return obj.tolist()
     if isinstance(obj, Iterable):
         return list(obj)
-    raise TypeError(
+    raise InputTypeError(
         f"query {query!r}: a ranking must be a list of doc ids (best first) or a dict "
         f"{{doc_id: score}}, got {type(obj).__name__}"
     )
@@ -187,7 +130,7 @@ def _as_query_sequence(name: str, obj: object) -> list[Any]:
         return list(obj.tolist())  # type: ignore[attr-defined]
     if isinstance(obj, np.ndarray):
         if obj.ndim != 1:
-            raise ValueError(
+            raise InvalidInputError(
                 f"{name} must be one-dimensional (one entry per query), got shape {obj.shape}"
             )
         return list(obj)
@@ -196,11 +139,11 @@ def _as_query_sequence(name: str, obj: object) -> list[Any]:
 
 def _container_kind(name: str, obj: object) -> str:
     if isinstance(obj, str | bytes):
-        raise TypeError(
+        raise InputTypeError(
             f"{name} must be a mapping {{query_id: ...}} or a sequence of queries, got a str"
         )
     if _is_dataframe(obj):
-        raise TypeError(
+        raise InputTypeError(
             f"{name} is a DataFrame: pass a mapping {{query_id: ...}} or one entry per query "
             f"(for example a Series or a list)"
         )
@@ -210,7 +153,7 @@ def _container_kind(name: str, obj: object) -> str:
         return "mapping"
     if isinstance(obj, Sequence | np.ndarray):
         return "sequence"
-    raise TypeError(
+    raise InputTypeError(
         f"{name} must be a mapping {{query_id: ...}} or a sequence with one entry per query, "
         f"got {type(obj).__name__}"
     )
@@ -233,7 +176,7 @@ def align_queries(y_true: object, y_pred: object, *, missing: str = "raise") -> 
     if (
         kind_true == "series" and kind_pred == "series" and not y_true.index.equals(y_pred.index)  # type: ignore[attr-defined]
     ):
-        raise ValueError(
+        raise InvalidInputError(
             "y_true and y_pred are pandas Series with different indexes; series are paired by "
             "position, so align them first (y_pred = y_pred.reindex(y_true.index)) or pass "
             "mappings keyed by query id"
@@ -243,7 +186,7 @@ def align_queries(y_true: object, y_pred: object, *, missing: str = "raise") -> 
         judged = _as_query_sequence("y_true", y_true)
         ranked = _as_query_sequence("y_pred", y_pred)
         if len(judged) != len(ranked):
-            raise ValueError(
+            raise InvalidInputError(
                 f"y_true has {len(judged)} queries and y_pred has {len(ranked)}; sequences are "
                 f"paired by position and must have the same length (use mappings keyed by query "
                 f"id to pair by id)"
@@ -257,7 +200,7 @@ def align_queries(y_true: object, y_pred: object, *, missing: str = "raise") -> 
         )
     if kind_true == "mapping" and kind_pred == "mapping":
         return _align_mappings(y_true, y_pred, missing)  # type: ignore[arg-type]
-    raise TypeError(
+    raise InputTypeError(
         f"y_true is a {kind_true} and y_pred is a {kind_pred}: pass two mappings keyed by query id "
         f"or two sequences paired by position (to evaluate one query, wrap both in a list: "
         f"[judgments], [ranking])"
@@ -306,7 +249,7 @@ def _align_mappings(
                 f" (the query ids of y_true are {'/'.join(sorted(true_types))} and those of "
                 f'y_pred are {"/".join(sorted(pred_types))}: "1" and 1 never match)'
             )
-        raise ValueError(
+        raise InvalidInputError(
             "y_true and y_pred do not hold the same queries; "
             + "; ".join(parts)
             + hint
@@ -344,7 +287,7 @@ def _doc_id_of(item: Any, query_id: Any, position: int) -> Any:
         return item.doc_id
     if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str | int):
         return item[0]
-    raise TypeError(
+    raise InputTypeError(
         f"the retriever's result for query {query_id!r} holds a {type(item).__name__} at "
         f"position {position}; expected hits (with .doc.doc_id), doc ids, or (doc_id, score) "
         "pairs"
@@ -360,7 +303,7 @@ def interpret_search_result(result: Any, query_id: Any) -> tuple[list[Any], str,
     :func:`trec_order`). A plain result is a success, or empty without hits.
     """
     if result is None:
-        raise TypeError(f"the retriever returned None for query {query_id!r}")
+        raise InputTypeError(f"the retriever returned None for query {query_id!r}")
     status = "success"
     error = None
     items: Iterable[Any] = result
@@ -374,7 +317,7 @@ def interpret_search_result(result: Any, query_id: Any) -> tuple[list[Any], str,
     elif isinstance(result, Mapping):
         items = trec_order(result)
     elif isinstance(result, str | bytes) or not isinstance(result, Iterable):
-        raise TypeError(
+        raise InputTypeError(
             f"the retriever returned a {type(result).__name__} for query {query_id!r}; a "
             "ranking is a sequence of hits or doc ids (wrap a single id in a list)"
         )

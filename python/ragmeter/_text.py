@@ -10,8 +10,8 @@ import numbers
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
-from ._inputs import check_n_threads
 from .exceptions import InvalidInputError
+from .options import check_n_threads
 
 __all__ = [
     "NormalizeArg",

@@ -1,8 +1,10 @@
 """The ``ragmeter`` command.
 
-``ragmeter evaluate QRELS RUN [RUN ...]`` evaluates TREC run files the way trec_eval does
-(``-c``, ``-M``, ``-l`` and ``-q`` mean what they mean there), entirely in the Rust core, and
-prints trec_eval's three-column format, a table, or JSON. ``ragmeter demo`` runs the bundled
+``ragmeter evaluate QRELS RUN [RUN ...]`` evaluates run files the way trec_eval does, entirely
+in the Rust core: the same flags (``-q``, ``-m``, ``-c``, ``-M``, ``-l``, ``-J``, ``-N``,
+``-n``), the same measures and groups (``-m official``, the default, and ``-m all_trec``), and
+for one run the same output, line for line, so ``ragmeter evaluate`` can replace
+``trec_eval`` in a script. It also prints a table or JSON. ``ragmeter demo`` runs the bundled
 example offline.
 """
 
@@ -12,6 +14,7 @@ import argparse
 import functools
 import json
 import math
+import os
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
@@ -21,13 +24,29 @@ from typing import Any, TextIO
 from . import __version__
 from ._progress import progress_hook
 from .exceptions import RagmeterError, UndefinedMetricWarning
+from .ranking.declarations import FAMILIES
+from .ranking.names import Measure, parse_measures
 
-__all__ = ["main"]
+__all__ = ["command_measures", "main"]
+
+_USAGE = """\
+usage: ragmeter <command> [options]
+
+commands:
+  evaluate   evaluate run files against judgments, as trec_eval does (same flags and output)
+             ragmeter evaluate qrels.txt run.txt -q -m all_trec
+  demo       evaluate the bundled example offline (no network, no key)
+             ragmeter demo --output demo-output
+
+ragmeter <command> --help describes a command's options; ragmeter --version prints the version.
+"""
 
 
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="ragmeter", description="Measure retrieval and RAG systems."
+        prog="ragmeter",
+        description="Measure retrieval and RAG systems.",
+        usage=_USAGE.splitlines()[0][7:],
     )
     parser.add_argument("--version", action="version", version=f"ragmeter {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -61,27 +80,64 @@ def _build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "-m",
         "--metric",
+        "--measure",
         action="append",
         dest="metrics",
-        help="metric (repeatable): ndcg@10, map, recall@100, mrr, P_5, ... "
-        "(default: trec_eval's test set)",
+        help="measure (repeatable): trec_eval's (map, P.5,10, ndcg_cut.10, bpref, official, "
+        "all_trec...), ragmeter's (ndcg@10, recall@100, mrr) or ir_measures'/ranx's "
+        "(nDCG@10, map@100-l2); default: official, as trec_eval",
     )
-    ev.add_argument("-q", "--per-query", action="store_true", help="also print per-topic values")
+    ev.add_argument(
+        "-q",
+        "--per-query",
+        "--query_eval_wanted",
+        action="store_true",
+        help="also print per-topic values",
+    )
     ev.add_argument(
         "-c",
         "--complete",
+        "--complete_rel_info_wanted",
         action="store_true",
         help="score judged topics missing from a run as empty rankings (trec_eval -c)",
     )
     ev.add_argument(
-        "-M", "--max-docs", type=int, default=None, help="keep the first N documents (trec_eval -M)"
+        "-M",
+        "--max-docs",
+        "--Max_retrieved_per_topic",
+        type=int,
+        default=None,
+        help="keep the first N documents of each ranking (trec_eval -M)",
     )
     ev.add_argument(
         "-l",
         "--relevance-threshold",
+        "--level_for_rel",
         type=float,
         default=1,
         help="grade from which a document is relevant (trec_eval -l; default 1)",
+    )
+    ev.add_argument(
+        "-J",
+        "--judged-only",
+        "--Judged_docs_only",
+        action="store_true",
+        help="remove documents without a judgment from the rankings (trec_eval -J)",
+    )
+    ev.add_argument(
+        "-N",
+        "--collection-size",
+        "--Number_docs_in_coll",
+        type=int,
+        default=0,
+        help="number of documents in the collection, for utility (trec_eval -N)",
+    )
+    ev.add_argument(
+        "-n",
+        "--no-summary",
+        "--nosummary",
+        action="store_true",
+        help="do not print the values over all topics (trec_eval -n)",
     )
     ev.add_argument(
         "--missing",
@@ -169,26 +225,97 @@ def _run_all(
         yield run, outcome.result, messages
 
 
-def _value(x: float) -> str:
-    return "nan" if math.isnan(x) else f"{x:.4f}"
+def command_measures(texts: Sequence[str]) -> list[Measure]:
+    """The measures of the command's ``-m`` options, in trec_eval's order.
+
+    As trec_eval does: a measure named several times is evaluated once; a trec_eval family
+    named several times (``-m all_trec -m P.7``) is evaluated with the parameters of the first
+    ``-m`` that gives it parameters (``P_7`` only), else with its defaults; and measures are
+    printed in the order of trec_eval's measure table, whatever the order of ``-m``. Measures
+    in ragmeter's, ir_measures' or ranx's syntax keep their own names.
+    """
+    chosen: dict[str, list[Measure]] = {}
+    explicit: set[str] = set()
+    others: list[Measure] = []
+    for text in texts:
+        measures = parse_measures(text)
+        with_params = "." in text.strip() and measures[0].trec_syntax
+        for family_name in dict.fromkeys(m.family.name for m in measures if m.trec_syntax):
+            family_measures = [
+                m for m in measures if m.trec_syntax and m.family.name == family_name
+            ]
+            if family_name not in chosen or (with_params and family_name not in explicit):
+                chosen[family_name] = family_measures
+                if with_params:
+                    explicit.add(family_name)
+        others.extend(m for m in measures if not m.trec_syntax)
+    position = {f.name: i for i, f in enumerate(FAMILIES)}
+    merged = [m for measures in chosen.values() for m in measures] + others
+    unique = list({m.name: m for m in reversed(merged)}.values())[::-1]
+    by_name = {m.name: i for i, m in enumerate(merged)}
+    return sorted(unique, key=lambda m: (position[m.family.name], by_name[m.name]))
+
+
+def _format_value(measure: Measure, value: Any) -> str:
+    """A value as trec_eval prints it: ``%6.4f``, ``%ld``, or text."""
+    if isinstance(value, str):
+        return f"'{value}'" if measure.family.name == "relstring" else value
+    if measure.family.value_type == "int":
+        return str(int(value))
+    return f"{float(value):6.4f}"
+
+
+def _trec_lines(
+    measures: list[Measure], means: Any, per_query: Any, summary: bool
+) -> Iterator[str]:
+    if per_query is not None:
+        # trec_eval -q: every measure of a topic, topic by topic in trec_eval's order (ids
+        # sorted byte-wise), then the summary.
+        query_ids = sorted(means.query_ids, key=lambda q: str(q).encode("utf-8", "surrogatepass"))
+        for query_id in query_ids:
+            for measure in measures:
+                if measure.family.per_query:
+                    value = per_query[measure.name][query_id]
+                    yield f"{measure.name:<22}\t{query_id}\t{_format_value(measure, value)}"
+    if summary:
+        for measure in measures:
+            if measure.family.summary != "none":
+                yield f"{measure.name:<22}\tall\t{_format_value(measure, means[measure.name])}"
+
+
+def _undefined_notes(means: Any, measures: list[Measure]) -> Iterator[str]:
+    """One line per reason: which measures were undefined for how many topics (scored 0, as
+    trec_eval scores them)."""
+    by_reason: dict[tuple[str, int], list[str]] = {}
+    for measure in measures:
+        value = means.get(measure.name)
+        n_undefined = getattr(value, "n_undefined", 0)
+        if n_undefined:
+            reason = measure.family.undefined or "no value"
+            by_reason.setdefault((reason, n_undefined), []).append(measure.name)
+    n = len(means.query_ids)
+    for (reason, count), names in by_reason.items():
+        shown = ", ".join(names[:6]) + (f", ... ({len(names)} measures)" if len(names) > 6 else "")
+        yield (f"{count} of {n} topics: {reason}; {shown} score 0 there, as in trec_eval")
 
 
 def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
-    from .io.trec import TREC_DEFAULT_METRICS
-
-    metrics = args.metrics or list(TREC_DEFAULT_METRICS)
+    measures = command_measures(args.metrics or ["official"])
     options = {
-        "metrics": metrics,
+        "metrics": measures,
         "complete": args.complete,
         "max_docs": args.max_docs,
         "missing": args.missing,
         "relevance_threshold": args.relevance_threshold,
+        "judged_only": args.judged_only,
+        "collection_size": args.collection_size,
+        "zero_division": 0.0,
         "n_threads": args.threads,
     }
     report = {}
-    for run, (means, per_query), messages in _run_all(args, options):
-        for message in dict.fromkeys(messages):
-            print(f"ragmeter: {run}: {message}", file=sys.stderr)
+    for run, (means, per_query), _messages in _run_all(args, options):
+        for note in _undefined_notes(means, measures):
+            print(f"ragmeter: {run}: {note}", file=sys.stderr)
         if means.unjudged:
             print(
                 f"ragmeter: {run}: {len(means.unjudged)} run topics without judgments were ignored",
@@ -199,8 +326,8 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
     if args.format == "json":
         payload = {
             run: {
-                "means": {m: (None if math.isnan(v) else float(v)) for m, v in means.items()},
-                "n_queries": {m: v.n_queries for m, v in means.items()},
+                "means": {m: _json_value(v) for m, v in means.items()},
+                "n_queries": {m: v.n_queries for m, v in means.items() if hasattr(v, "n_queries")},
                 "missing_from_run": means.missing_from_run,
                 "unjudged": means.unjudged,
                 **({"per_query": per_query} if per_query is not None else {}),
@@ -210,27 +337,61 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
         json.dump(payload, out, indent=2, allow_nan=False, default=_json_default)
         out.write("\n")
     elif args.format == "table":
-        width = max(len(m) for m in metrics)
-        names = list(report)
-        print(f"{'metric':<{width}}  " + "  ".join(f"{Path(n).name:>12}" for n in names), file=out)
-        for m in metrics:
-            row = "  ".join(f"{_value(report[n][0][m]):>12}" for n in names)
-            print(f"{m:<{width}}  {row}", file=out)
-        queries = {n: report[n][0][metrics[0]].n_queries for n in names}
-        print(f"{'queries':<{width}}  " + "  ".join(f"{queries[n]:>12}" for n in names), file=out)
+        _print_tables(report, measures, out, summary=not args.no_summary)
     else:
         for run, (means, per_query) in report.items():
             if len(report) > 1:
                 print(f"# {run}", file=out)
-            if per_query is not None:
-                # trec_eval -q order: every measure of a topic, topic by topic, then "all".
-                for qid in means.query_ids:
-                    for m in metrics:
-                        if qid in per_query[m]:
-                            print(f"{m:<22}\t{qid}\t{_value(per_query[m][qid])}", file=out)
-            for m in metrics:
-                print(f"{m:<22}\tall\t{_value(means[m])}", file=out)
+            for line in _trec_lines(measures, means, per_query, summary=not args.no_summary):
+                print(line, file=out)
     return 0
+
+
+def _print_tables(
+    report: dict[str, tuple[Any, Any]], measures: list[Measure], out: TextIO, *, summary: bool
+) -> None:
+    summarised = [m for m in measures if m.family.summary != "none"]
+    runs = list(report)
+    if summary:
+        width = max([len("queries"), *(len(m.name) for m in summarised)])
+        print(f"{'metric':<{width}}  " + "  ".join(f"{Path(r).name:>12}" for r in runs), file=out)
+        for m in summarised:
+            row = "  ".join(f"{_table_value(m, report[r][0][m.name]):>12}" for r in runs)
+            print(f"{m.name:<{width}}  {row}", file=out)
+        counts = "  ".join(f"{len(report[r][0].query_ids):>12}" for r in runs)
+        print(f"{'queries':<{width}}  {counts}", file=out)
+    for run, (means, per_query) in report.items():
+        if per_query is None:
+            continue
+        columns = [m for m in measures if m.family.per_query]
+        ids = sorted(means.query_ids, key=lambda q: str(q).encode("utf-8", "surrogatepass"))
+        width = max([len("query"), *(len(str(q)) for q in ids)])
+        print(f"\n# {run}" if summary or len(report) > 1 else f"# {run}", file=out)
+        widths = [max(len(m.name), 8) for m in columns]
+        header = "  ".join(f"{m.name:>{w}}" for m, w in zip(columns, widths, strict=True))
+        print(f"{'query':<{width}}  {header}", file=out)
+        for q in ids:
+            cells = "  ".join(
+                f"{_table_value(m, per_query[m.name][q]):>{w}}"
+                for m, w in zip(columns, widths, strict=True)
+            )
+            print(f"{q!s:<{width}}  {cells}", file=out)
+
+
+def _table_value(measure: Measure, value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if measure.family.value_type == "int":
+        return str(int(value))
+    return "nan" if math.isnan(value) else f"{float(value):.4f}"
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, str) or value is None:
+        return value
+    if isinstance(value, int):
+        return int(value)
+    return None if math.isnan(value) else float(value)
 
 
 def _json_default(value: object) -> object:
@@ -240,7 +401,11 @@ def _json_default(value: object) -> object:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _build_parser().parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if not arguments:
+        sys.stdout.write(_USAGE)
+        return 0
+    args = _build_parser().parse_args(arguments)
     try:
         if args.command == "demo":
             from .demo import run_demo
@@ -248,6 +413,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_demo(sys.stdout, args.output)
         if args.command == "evaluate":
             return _evaluate(args, sys.stdout)
+    except BrokenPipeError:
+        # The reader went away (`ragmeter evaluate ... | head`): stop quietly, as Unix tools
+        # do, with the status of a process ended by SIGPIPE.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except (RagmeterError, ValueError, TypeError, OSError) as exc:
         print(f"ragmeter: error: {exc}", file=sys.stderr)
         return 2

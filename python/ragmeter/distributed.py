@@ -30,11 +30,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ._inputs import check_choice
 from ._optional import import_optional
 from ._progress import Progress, progress_hook
-from .io.trec import TREC_DEFAULT_METRICS, _missing_policy, evaluate_trec
-from .ranking import MetricResults, ZeroDivision, _check_common, _specs
+from .exceptions import InputTypeError, InvalidInputError
+from .io.trec import TREC_DEFAULT_METRICS, evaluate_trec, trec_options
+from .options import Duplicates, Missing, ZeroDivision, check_choice
+from .ranking.names import measures_of
+from .ranking.results import MetricResults
 
 __all__ = ["RunFailure", "RunOutcome", "evaluate_runs", "map_runs"]
 
@@ -148,10 +150,12 @@ def evaluate_runs(
     per_query: bool = False,
     complete: bool = False,
     max_docs: int | None = None,
-    missing: Literal["raise", "zero", "skip"] | None = None,
+    missing: Missing | None = None,
     relevance_threshold: float = 1,
     zero_division: ZeroDivision = "warn",
-    duplicates: Literal["raise", "first"] = "raise",
+    duplicates: Duplicates = "raise",
+    judged_only: bool = False,
+    collection_size: int = 0,
     n_threads: int | None = None,
     client: Any = None,
     on_error: Literal["raise", "record"] = "raise",
@@ -164,7 +168,7 @@ def evaluate_runs(
     qrels_path, run_paths
         The judgments and the runs, as paths the workers can open.
     metrics, per_query, complete, max_docs, missing, relevance_threshold, zero_division, \
-duplicates, n_threads
+duplicates, judged_only, collection_size, n_threads
         As in :func:`ragmeter.evaluate_trec`, applied to every run.
     client
         A ``dask.distributed.Client``; ``None`` uses Dask's current default scheduler (a
@@ -189,19 +193,30 @@ duplicates, n_threads
     """
     # Every argument is checked here, before anything is sent to a worker.
     check_choice("on_error", on_error, ("raise", "record"))
-    _specs(metrics)
-    _missing_policy(complete, missing)
-    _check_common(relevance_threshold, zero_division, duplicates, "mean", max_docs, n_threads)
+    measures_of(metrics)
+    trec_options(
+        complete=complete,
+        missing=missing,
+        max_docs=max_docs,
+        relevance_threshold=relevance_threshold,
+        zero_division=zero_division,
+        duplicates=duplicates,
+        judged_only=judged_only,
+        collection_size=collection_size,
+        n_threads=n_threads,
+    )
     if isinstance(run_paths, str | bytes | os.PathLike):
-        raise TypeError(
+        raise InputTypeError(
             f"run_paths: expected a list of paths, got one path ({run_paths!r}); wrap it in a list"
         )
     paths = [os.fspath(p) for p in run_paths]
     if any(not isinstance(p, str) for p in paths):
-        raise TypeError("run_paths: every path must be a str or os.PathLike of str")
+        raise InputTypeError("run_paths: every path must be a str or os.PathLike of str")
     repeated = sorted({p for p in paths if paths.count(p) > 1})
     if repeated:
-        raise ValueError(f"run_paths: {repeated} given more than once; each run is one result")
+        raise InvalidInputError(
+            f"run_paths: {repeated} given more than once; each run is one result"
+        )
     if not paths:
         return {}
     options = {
@@ -213,6 +228,8 @@ duplicates, n_threads
         "relevance_threshold": relevance_threshold,
         "zero_division": zero_division,
         "duplicates": duplicates,
+        "judged_only": judged_only,
+        "collection_size": collection_size,
         "n_threads": n_threads,
     }
     outcomes = map_runs(

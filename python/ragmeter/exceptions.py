@@ -7,6 +7,7 @@ keeps working; their messages name the argument, the offending value and what to
 from __future__ import annotations
 
 __all__ = [
+    "InputTypeError",
     "InvalidInputError",
     "JudgeConfigurationError",
     "JudgeError",
@@ -27,6 +28,11 @@ class RagmeterError(Exception):
 
 class InvalidInputError(RagmeterError, ValueError):
     """An argument has a value ragmeter cannot evaluate (raised by the Rust core as well)."""
+
+
+class InputTypeError(RagmeterError, TypeError):
+    """An argument has a type ragmeter cannot evaluate; the message names the argument, the type
+    received and the types accepted."""
 
 
 class TrecFormatError(InvalidInputError):

@@ -22,12 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from ._inputs import (
-    check_choice,
-    check_threshold,
-    check_zero_division,
-    interpret_search_result,
-)
+from ._inputs import interpret_search_result
 from ._progress import Progress, progress_hook
 from .exceptions import (
     InvalidInputError,
@@ -35,6 +30,7 @@ from .exceptions import (
     RetrievalWarning,
     UndefinedMetricWarning,
 )
+from .options import EvaluationOptions, ZeroDivision, check_choice
 from .ranking import MeanScore, parse_metric, ranking_metrics
 
 if TYPE_CHECKING:
@@ -492,7 +488,7 @@ def evaluate_retrieval(
     *,
     metrics: Iterable[str] | str = DEFAULT_METRICS,
     relevance_threshold: float = 1,
-    zero_division: str | float = "warn",
+    zero_division: ZeroDivision = "warn",
     duplicates: Literal["raise", "first"] = "raise",
     on_degraded: Literal["raise", "warn"] = "raise",
     query_embeddings: Mapping[QueryId, Any] | None = None,
@@ -546,10 +542,15 @@ def evaluate_retrieval(
         Means, per-query values, statuses and latency; see its attributes.
     """
     check_choice("on_degraded", on_degraded, ("raise", "warn"))
-    check_choice("duplicates", duplicates, ("raise", "first"))
+    options = EvaluationOptions(
+        relevance_threshold=relevance_threshold,
+        zero_division=zero_division,
+        duplicates=duplicates,
+        n_threads=n_threads,
+    )
     names = _metric_names(metrics)
-    threshold = check_threshold(relevance_threshold)
-    zero = check_zero_division(zero_division)
+    threshold = options.relevance_threshold
+    zero = options.zero_division
     query_ids, texts = _check_queries(queries)
     judgments = _check_qrels(qrels, query_ids)
     search = _search_function(retriever)

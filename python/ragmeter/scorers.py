@@ -26,9 +26,17 @@ from functools import lru_cache
 from typing import Any
 
 from . import ranking
-from ._inputs import check_choice, interpret_search_result
+from ._inputs import interpret_search_result
+from .exceptions import InvalidInputError
+from .options import check_choice
 
-__all__ = ["ScorerBackendInfo", "get_corpus_scorer", "make_corpus_scorer", "scorer_backend_info"]
+__all__ = [
+    "ScorerBackendInfo",
+    "get_corpus_scorer",
+    "make_corpus_scorer",
+    "measure_score",
+    "scorer_backend_info",
+]
 
 RESPONSE_METHODS = ("predict", "search")
 
@@ -205,21 +213,10 @@ def make_corpus_scorer(
     return _scorer_class()(score_func, 1 if greater_is_better else -1, kwargs, response_method)
 
 
-def _ranking_scorer_func(name: str) -> tuple[Callable[..., Any], dict[str, Any]]:
-    spec = ranking.parse_metric(name)
-    functions = {
-        "precision": ranking.precision_at_k,
-        "recall": ranking.recall_at_k,
-        "hit_rate": ranking.hit_rate_at_k,
-        "reciprocal_rank": ranking.mean_reciprocal_rank,
-        "average_precision": ranking.mean_average_precision,
-        "r_precision": ranking.r_precision,
-        "ndcg": ranking.ndcg_at_k,
-    }
-    kwargs: dict[str, Any] = {}
-    if spec.kind != "r_precision":
-        kwargs["k"] = spec.k
-    return functions[spec.kind], kwargs
+def measure_score(y_true: Any, y_pred: Any, *, measure: str, **kwargs: Any) -> Any:
+    """The value of one ranking measure (any name :func:`ragmeter.parse_metric` reads) over
+    the queries: the score function of :func:`get_corpus_scorer`'s ranking scorers."""
+    return ranking.ranking_metrics(y_true, y_pred, metrics=[measure], **kwargs)[measure]
 
 
 #: Answer metrics by scorer name: module attribute in ragmeter.answers.
@@ -247,9 +244,9 @@ def get_corpus_scorer(name: str, *, response_method: str = "predict", **kwargs: 
             getattr(answers, _ANSWER_SCORERS[name]), response_method=response_method, **kwargs
         )
     try:
-        score_func, metric_kwargs = _ranking_scorer_func(name)
-    except ValueError as exc:
-        raise ValueError(f"{exc}; answer metrics: {', '.join(_ANSWER_SCORERS)}") from None
+        ranking.parse_metric(name)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{exc}; answer metrics: {', '.join(_ANSWER_SCORERS)}") from None
     return make_corpus_scorer(
-        score_func, response_method=response_method, **{**metric_kwargs, **kwargs}
+        measure_score, response_method=response_method, measure=name, **kwargs
     )

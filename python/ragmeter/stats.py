@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from . import _core
-from ._inputs import check_n_threads
 from .exceptions import InvalidInputError
+from .options import check_n_threads
 
 if TYPE_CHECKING:
     from .harness import RetrievalEvaluation

@@ -25,10 +25,18 @@ mod _core {
     #[pymodule_export]
     const __version__: &str = env!("CARGO_PKG_VERSION");
 
+    /// The most threads one call may use (`n_threads`, `RAGMETER_NUM_THREADS`).
+    #[allow(non_upper_case_globals)]
+    #[pymodule_export]
+    const MAX_THREADS: usize = crate::threads::MAX_THREADS;
+
     #[pymodule_export]
     use super::pool_threads;
     #[pymodule_export]
-    use super::ranking::{PreparedRankings, prepare_rankings, prepare_trec, read_trec};
+    use super::ranking::{
+        PreparedRankings, measure_kernels, needs_all_judged, prepare_rankings, prepare_trec,
+        read_trec,
+    };
 
     #[pymodule_export]
     use crate::edit::{

@@ -12,7 +12,9 @@ use ragmeter_core::prepare::{
     Doc, Duplicates, Found, Prepared, QueryInput, RankingInput, RankingOptions, canonical_bits,
     prepare, show,
 };
-use ragmeter_core::ranking::{Metric, MetricKind, evaluate};
+use ragmeter_core::ranking::{
+    EvaluationOptions, GainPairs, Measure, evaluate, kernel_names, relevance_strings,
+};
 use ragmeter_core::trec;
 use rustc_hash::FxHashMap;
 
@@ -26,21 +28,39 @@ pub struct PreparedRankings {
     inner: Prepared,
 }
 
-fn metric_kind(name: &str) -> PyResult<MetricKind> {
-    Ok(match name {
-        "precision" => MetricKind::Precision,
-        "recall" => MetricKind::Recall,
-        "hit_rate" => MetricKind::HitRate,
-        "reciprocal_rank" => MetricKind::ReciprocalRank,
-        "average_precision" => MetricKind::AveragePrecision,
-        "r_precision" => MetricKind::RPrecision,
-        "ndcg" => MetricKind::Ndcg,
-        other => {
-            return Err(invalid_input(format!(
-                "metrics: unknown metric kind {other:?}"
-            )));
-        }
-    })
+/// A measure as the Python declarations describe it: kernel name, cutoff, numeric parameters,
+/// gain pairs (None: the kernel's default gains) and relevance threshold (None: the call's).
+type MeasureArgs = (
+    String,
+    Option<usize>,
+    Vec<f64>,
+    Option<GainPairs>,
+    Option<f64>,
+);
+
+fn measures_of(args: &[MeasureArgs]) -> PyResult<Vec<Measure>> {
+    args.iter()
+        .map(|(kernel, cutoff, params, gains, threshold)| {
+            Measure::new(kernel, *cutoff, params, gains.clone(), *threshold)
+                .map_err(|e| to_pyerr(e, &ByPosition))
+        })
+        .collect()
+}
+
+/// The names of the measure kernels of the core (the declarations' tests check against it).
+#[pyfunction]
+pub fn measure_kernels() -> Vec<&'static str> {
+    kernel_names()
+}
+
+/// Whether `measures` (or `judged_only`) need the rankings prepared with every judged document.
+#[pyfunction]
+#[pyo3(signature = (measures, judged_only=false))]
+pub fn needs_all_judged(measures: Vec<MeasureArgs>, judged_only: bool) -> PyResult<bool> {
+    Ok(judged_only
+        || measures_of(&measures)?
+            .iter()
+            .any(Measure::needs_all_judged))
 }
 
 #[pymethods]
@@ -60,36 +80,51 @@ impl PreparedRankings {
         self.inner.judged_count.clone().into_pyarray(py)
     }
 
-    /// Values of `metrics` (pairs of kind and cutoff) for every query: an array of shape
-    /// (n_queries, n_metrics) in which NaN marks an undefined value.
-    #[pyo3(signature = (metrics, relevance_threshold, n_threads=None))]
+    /// Whether every judged ranked document was kept (not only those with a positive grade).
+    #[getter]
+    fn all_judged(&self) -> bool {
+        self.inner.all_judged
+    }
+
+    /// Values of `measures` for every query: an array of shape (n_queries, n_measures) in
+    /// which NaN marks an undefined value.
+    #[pyo3(signature = (measures, relevance_threshold, judged_only=false, n_threads=None))]
     fn evaluate<'py>(
         &self,
         py: Python<'py>,
-        metrics: Vec<(String, Option<usize>)>,
+        measures: Vec<MeasureArgs>,
         relevance_threshold: f64,
+        judged_only: bool,
         n_threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let metrics: Vec<Metric> = metrics
-            .iter()
-            .map(|(name, k)| {
-                Metric::new(metric_kind(name)?, *k).map_err(|e| to_pyerr(e, &ByPosition))
-            })
-            .collect::<PyResult<_>>()?;
+        let measures = measures_of(&measures)?;
+        let options = EvaluationOptions {
+            threshold: relevance_threshold,
+            judged_only,
+        };
         let inner = &self.inner;
-        let values = threads::run(py, n_threads, || {
-            evaluate(
-                inner.hits.view(),
-                inner.judged_positive.view(),
-                &metrics,
-                relevance_threshold,
-            )
-        })?
-        .map_err(|e| to_pyerr(e, &ByPosition))?;
-        let n_metrics = metrics.len();
-        numpy::ndarray::Array2::from_shape_vec((inner.len(), n_metrics), values)
+        let values = threads::run(py, n_threads, || evaluate(inner, &measures, options))?
+            .map_err(|e| to_pyerr(e, &ByPosition))?;
+        let n_measures = measures.len();
+        numpy::ndarray::Array2::from_shape_vec((inner.len(), n_measures), values)
             .map(|a| a.into_pyarray(py))
             .map_err(|e| invalid_input(format!("internal shape error: {e}")))
+    }
+
+    /// trec_eval's relevance string of each query's first `length` ranks.
+    #[pyo3(signature = (length, judged_only=false, n_threads=None))]
+    fn relevance_strings(
+        &self,
+        py: Python<'_>,
+        length: usize,
+        judged_only: bool,
+        n_threads: Option<usize>,
+    ) -> PyResult<Vec<String>> {
+        let inner = &self.inner;
+        threads::run(py, n_threads, || {
+            relevance_strings(inner, length, judged_only)
+        })?
+        .map_err(|e| to_pyerr(e, &ByPosition))
     }
 }
 
@@ -228,6 +263,8 @@ impl ScoreFilter {
 struct Extractor<'a, 'py> {
     names: ByQueryId<'a, 'py>,
     id_kind: Option<IdKind>,
+    /// Keep every judged document found in a ranking, not only those with a positive grade.
+    all_judged: bool,
 }
 
 impl<'py> Extractor<'_, 'py> {
@@ -285,7 +322,19 @@ impl<'py> Extractor<'_, 'py> {
     ) -> PyResult<(usize, usize)> {
         let start = bytes.len();
         match kind {
-            IdKind::Str => bytes.extend_from_slice(id.cast::<PyString>()?.to_str()?.as_bytes()),
+            IdKind::Str => {
+                let text = id.cast::<PyString>()?.to_str().map_err(|_| {
+                    self.fail_value(
+                        query,
+                        format!(
+                            "document id {} is not valid Unicode (it holds a lone surrogate); \
+                             ids must encode as UTF-8",
+                            id.repr().map(|r| r.to_string()).unwrap_or_default()
+                        ),
+                    )
+                })?;
+                bytes.extend_from_slice(text.as_bytes())
+            }
             IdKind::Int => {
                 let n: i64 = id.extract().map_err(|_| {
                     self.fail_value(query, format!("document id {id} does not fit in 64 bits"))
@@ -305,6 +354,16 @@ impl<'py> Extractor<'_, 'py> {
     ) -> PyResult<f64> {
         let x = if let Ok(f) = value.cast::<PyFloat>() {
             f.value()
+        } else if value.is_instance_of::<PyBool>() {
+            return Err(self.fail_type(
+                query,
+                format!(
+                    "the {what} of document {} is a bool ({}); {what}s must be numbers: pass 1 \
+                     or 0 if that is what you mean",
+                    id.repr().map(|r| r.to_string()).unwrap_or_default(),
+                    value.repr().map(|r| r.to_string()).unwrap_or_default()
+                ),
+            ));
         } else {
             value.extract::<f64>().map_err(|_| {
                 let type_name = value
@@ -403,14 +462,15 @@ impl<'py> Extractor<'_, 'py> {
         run: &Bound<'py, PyDict>,
         batch: &mut Batch,
     ) -> PyResult<RankingSlots> {
-        // Judged documents with a positive grade by Python hash: the first of each hash in
-        // `positive`, the others chained through `next` (no allocation per document).
+        // Judged documents whose ranks are kept (those with a positive grade, or all of them)
+        // by Python hash: the first of each hash in `positive`, the others chained through
+        // `next` (no allocation per document).
         let mut positive: FxHashMap<isize, usize> = FxHashMap::default();
         positive.reserve(judged_items.len());
         let mut next: Vec<usize> = vec![usize::MAX; judged_items.len()];
         for (i, (id, _, grade)) in judged_items.iter().enumerate() {
             batch.judged.push((0, 0, *grade));
-            if *grade > 0.0
+            if (*grade > 0.0 || self.all_judged)
                 && let Some(first) = positive.insert(id.hash()?, i)
             {
                 next[i] = first;
@@ -555,7 +615,8 @@ const BATCH_DOCS: usize = 1 << 18;
 
 /// Convert aligned per-query judgments and rankings (Python objects) into `PreparedRankings`.
 #[pyfunction]
-#[pyo3(signature = (query_ids, judgments, rankings, *, duplicates_first=false, max_docs=None, n_threads=None))]
+#[pyo3(signature = (query_ids, judgments, rankings, *, duplicates_first=false, max_docs=None, all_judged=false, n_threads=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn prepare_rankings<'py>(
     py: Python<'py>,
     query_ids: &Bound<'py, PyList>,
@@ -563,6 +624,7 @@ pub fn prepare_rankings<'py>(
     rankings: &Bound<'py, PyList>,
     duplicates_first: bool,
     max_docs: Option<usize>,
+    all_judged: bool,
     n_threads: Option<usize>,
 ) -> PyResult<PreparedRankings> {
     let n = query_ids.len();
@@ -580,10 +642,12 @@ pub fn prepare_rankings<'py>(
             Duplicates::Raise
         },
         max_docs,
+        all_judged,
     };
     let mut extractor = Extractor {
         names: ByQueryId { ids: query_ids },
         id_kind: None,
+        all_judged,
     };
     // Batch k is prepared in the pool while batch k + 1 is read here (see `threads::spawn`),
     // on `n_threads - 1` threads since this one is busy reading; with one thread in all, the
@@ -637,24 +701,36 @@ fn utf8<'a>(bytes: &'a [u8], what: &str) -> PyResult<&'a str> {
         .map_err(|_| invalid_input(format!("{what} {} is not valid UTF-8", show(bytes))))
 }
 
-/// Judged query ids, whether each is in the run, and the run's unjudged query ids.
-type TrecJoin = (PreparedRankings, Vec<String>, Vec<bool>, Vec<String>);
+/// Judged query ids (sorted byte-wise, trec_eval's order), whether each is in the run, the
+/// run's unjudged query ids and the run's tag.
+type TrecJoin = (
+    PreparedRankings,
+    Vec<String>,
+    Vec<bool>,
+    Vec<String>,
+    Option<String>,
+);
 
 /// Read, parse, join and prepare a qrels file and a run file without the GIL.
 #[pyfunction]
-#[pyo3(signature = (qrels_path, run_path, *, duplicates_first=false, max_docs=None, n_threads=None))]
+#[pyo3(signature = (qrels_path, run_path, *, duplicates_first=false, max_docs=None, all_judged=false, n_threads=None))]
 pub fn prepare_trec(
     py: Python<'_>,
     qrels_path: PathBuf,
     run_path: PathBuf,
     duplicates_first: bool,
     max_docs: Option<usize>,
+    all_judged: bool,
     n_threads: Option<usize>,
 ) -> PyResult<TrecJoin> {
-    let duplicates = if duplicates_first {
-        Duplicates::KeepFirst
-    } else {
-        Duplicates::Raise
+    let opts = RankingOptions {
+        duplicates: if duplicates_first {
+            Duplicates::KeepFirst
+        } else {
+            Duplicates::Raise
+        },
+        max_docs,
+        all_judged,
     };
     let result = threads::run(py, n_threads, || -> ragmeter_core::CoreResult<_> {
         let (qrels_bytes, run_bytes) =
@@ -665,16 +741,18 @@ pub fn prepare_trec(
             || trec::parse(&run_bytes, trec::TrecKind::Run, &run_path),
         );
         let (qrels, run) = (qrels?, run?);
-        let joined = trec::join_and_prepare(&qrels, &run, duplicates, max_docs)?;
+        let joined = trec::join_and_prepare(&qrels, &run, opts)?;
         let ids = |v: &[&[u8]]| v.iter().map(|q| q.to_vec()).collect::<Vec<_>>();
         Ok((
             joined.prepared,
             ids(&joined.query_ids),
             joined.in_run,
             ids(&joined.run_only),
+            trec::last_run_tag(&run_bytes).map(<[u8]>::to_vec),
         ))
     })?;
-    let (prepared, query_ids, in_run, run_only) = result.map_err(|e| to_pyerr(e, &ByPosition))?;
+    let (prepared, query_ids, in_run, run_only, tag) =
+        result.map_err(|e| to_pyerr(e, &ByPosition))?;
     let decode = |ids: Vec<Vec<u8>>| -> PyResult<Vec<String>> {
         ids.iter()
             .map(|q| utf8(q, "query id").map(str::to_owned))
@@ -685,6 +763,7 @@ pub fn prepare_trec(
         decode(query_ids)?,
         in_run,
         decode(run_only)?,
+        tag.map(|t| String::from_utf8_lossy(&t).into_owned()),
     ))
 }
 

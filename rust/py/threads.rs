@@ -21,23 +21,36 @@ const MAX_POOLS: usize = 4;
 /// waits for it), for the current process only.
 static POOLS: Mutex<Vec<CachedPool>> = Mutex::new(Vec::new());
 
-/// Threads to use when the caller does not say: `RAGMETER_NUM_THREADS`, else the CPU count.
-fn default_threads() -> usize {
-    std::env::var("RAGMETER_NUM_THREADS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+/// The most threads one call may ask for (`n_threads` or `RAGMETER_NUM_THREADS`): with at most
+/// `MAX_POOLS` pools kept, no more than a bounded number of threads ever lives in the process.
+pub const MAX_THREADS: usize = 256;
+
+/// Threads to use when the caller does not say: `RAGMETER_NUM_THREADS`, else the CPU count
+/// (at most `MAX_THREADS`).
+fn default_threads() -> PyResult<usize> {
+    match std::env::var("RAGMETER_NUM_THREADS") {
+        Ok(value) => match value.trim().parse::<usize>() {
+            Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
+            _ => Err(crate::errors::invalid_input(format!(
+                "RAGMETER_NUM_THREADS: must be an integer from 1 to {MAX_THREADS}, got {:?}; \
+                 unset it to use every core",
+                value.chars().take(40).collect::<String>()
+            ))),
+        },
+        Err(_) => Ok(std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MAX_THREADS)),
+    }
 }
 
 /// The number of threads a call with `n_threads` uses.
 pub fn resolve(n_threads: Option<usize>) -> PyResult<usize> {
     match n_threads {
-        Some(0) => Err(crate::errors::invalid_input(
-            "n_threads: must be a positive integer or None (all cores), got 0".to_owned(),
-        )),
-        Some(n) => Ok(n),
-        None => Ok(default_threads()),
+        Some(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
+        Some(n) => Err(crate::errors::invalid_input(format!(
+            "n_threads: must be an integer from 1 to {MAX_THREADS} or None (all cores), got {n}"
+        ))),
+        None => default_threads(),
     }
 }
 

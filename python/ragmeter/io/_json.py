@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from ..exceptions import InvalidInputError
-from ..ranking import MetricResults, _ranking_values, summarize
-from .trec import _missing_policy, read_trec_qrels, read_trec_run
+from ..ranking.evaluation import summarize
+from ..ranking.functions import ranking_values
+from ..ranking.results import MetricResults
+from .trec import read_trec_qrels, read_trec_run, trec_options
 
 __all__ = ["evaluate_files", "is_json_path"]
 
@@ -58,38 +60,34 @@ def evaluate_files(
     per_query: bool,
     metrics: list[str],
     complete: bool = False,
-    max_docs: int | None = None,
     missing: str | None = None,
-    relevance_threshold: float = 1,
-    n_threads: int | None = None,
+    **options: Any,
 ) -> tuple[MetricResults, MetricResults | None]:
-    """Means (and per-query values when ``per_query``) of a run, either file TREC or JSON."""
+    """Means (and per-query values when ``per_query``) of a run, either file TREC or JSON.
+
+    ``options`` are those of :func:`ragmeter.evaluate_trec`. A JSON run has no run tag: its
+    ``runid`` is the file's name without the suffix.
+    """
+    evaluation = trec_options(complete=complete, missing=missing, **options)
     qrels = (
         read_json(qrels_path, "qrels")
         if is_json_path(qrels_path)
-        else read_trec_qrels(qrels_path, n_threads=n_threads)
+        else read_trec_qrels(qrels_path, n_threads=evaluation.n_threads)
     )
     run = (
         read_json(run_path, "run")
         if is_json_path(run_path)
-        else read_trec_run(run_path, n_threads=n_threads)
+        else read_trec_run(run_path, n_threads=evaluation.n_threads)
     )
     # As for TREC files (and trec_eval): run topics without judgments are ignored, and listed.
     unjudged = [query for query in run if query not in qrels]
     run = {query: ranking for query, ranking in run.items() if query in qrels}
-    options: dict[str, Any] = {
-        "metrics": metrics,
-        "relevance_threshold": relevance_threshold,
-        "missing": _missing_policy(complete, missing),
-        "max_docs": max_docs,
-        "n_threads": n_threads,
-    }
     # One evaluation, summarised once or twice (as trec_means_and_per_query does).
-    values, specs, queries, zero = _ranking_values(qrels, run, **options)
-    means = summarize(values, specs, queries, zero_division=zero, average="mean")
+    values = ranking_values(qrels, run, metrics, evaluation, run_tag=Path(run_path).stem)
+    means = summarize(values, average="mean")
     means.unjudged = unjudged
     if not per_query:
         return means, None
-    per_query_values = summarize(values, specs, queries, zero_division=zero, average=None)
+    per_query_values = summarize(values, average=None)
     per_query_values.unjudged = unjudged
     return means, per_query_values

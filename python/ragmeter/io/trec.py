@@ -12,20 +12,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from .. import _core
-from .._inputs import AlignedQueries, check_choice, trec_order
-from ..ranking import (
-    Average,
-    MetricResults,
-    ZeroDivision,
-    _check_common,
-    _specs,
-    summarize,
-)
+from .._inputs import AlignedQueries, trec_order
+from ..exceptions import InputTypeError, InvalidInputError
+from ..options import Duplicates, EvaluationOptions, Missing, ZeroDivision, check_choice
+from ..ranking.evaluation import QueryValues, compute_values, needs_all_judged, summarize
+from ..ranking.names import measures_of
+from ..ranking.results import MetricResults
 
 __all__ = [
     "TREC_DEFAULT_METRICS",
@@ -122,24 +119,28 @@ def evaluate_trec(
     per_query: bool = False,
     complete: bool = False,
     max_docs: int | None = None,
-    missing: Literal["raise", "zero", "skip"] | None = None,
+    missing: Missing | None = None,
     relevance_threshold: float = 1,
     zero_division: ZeroDivision = "warn",
-    duplicates: Literal["raise", "first"] = "raise",
+    duplicates: Duplicates = "raise",
+    judged_only: bool = False,
+    collection_size: int = 0,
     n_threads: int | None = None,
 ) -> MetricResults:
     """Evaluate a TREC run file against a qrels file, entirely in the Rust core.
 
     Parsing, ordering and scoring never create a Python object per line. As in trec_eval 10,
-    the judged topics are evaluated and run topics without judgments are ignored (their ids
-    are in the result's ``unjudged`` attribute).
+    the judged topics are evaluated (in trec_eval's order: query ids sorted byte-wise) and run
+    topics without judgments are ignored (their ids are in the result's ``unjudged``
+    attribute).
 
     Parameters
     ----------
     metrics
-        ragmeter or trec_eval names (``"ndcg@10"`` or ``"ndcg_cut_10"``, ``"P_5"``, ...).
+        Any measure names: ragmeter's (``"ndcg@10"``), trec_eval's (``"ndcg_cut_10"``,
+        ``"P.5,10"``, ``"bpref"``, ``"all_trec"``, ``"official"``), ir_measures' or ranx's.
     per_query
-        False: ``{metric: MeanScore}``. True: ``{metric: {query_id: value}}``.
+        False: ``{metric: value over queries}``. True: ``{metric: {query_id: value}}``.
     complete
         trec_eval ``-c``: a judged topic missing from the run is scored as an empty ranking and
         counted in the mean (the same as ``missing="zero"``).
@@ -149,23 +150,48 @@ def evaluate_trec(
         What to do with judged topics missing from the run when ``complete`` is False:
         ``"raise"`` (the default; trec_eval 10 stops too), ``"zero"`` or ``"skip"`` (average
         over the topics the run has, as trec_eval 9 did).
+    judged_only
+        trec_eval ``-J``: documents without a judgment are removed from the rankings.
+    collection_size
+        trec_eval ``-N``: documents in the collection, for ``utility``.
     relevance_threshold, zero_division, duplicates, n_threads
         As in :func:`~ragmeter.ranking_metrics`.
     """
-    policy = _missing_policy(complete, missing)
-    average: Average = None if per_query else "mean"
-    values, specs, queries, zero = _trec_values(
+    values = _trec_values(
         qrels_path,
         run_path,
         metrics=metrics,
-        max_docs=max_docs,
-        missing=policy,
-        relevance_threshold=relevance_threshold,
-        zero_division=zero_division,
-        duplicates=duplicates,
-        n_threads=n_threads,
+        options=trec_options(
+            complete=complete,
+            missing=missing,
+            max_docs=max_docs,
+            relevance_threshold=relevance_threshold,
+            zero_division=zero_division,
+            duplicates=duplicates,
+            judged_only=judged_only,
+            collection_size=collection_size,
+            n_threads=n_threads,
+        ),
     )
-    return summarize(values, specs, queries, zero_division=zero, average=average)
+    return summarize(values, average=None if per_query else "mean")
+
+
+def trec_options(
+    *, complete: bool = False, missing: str | None = None, **options: Any
+) -> EvaluationOptions:
+    """The options of a TREC evaluation: ``complete`` (trec_eval ``-c``) is
+    ``missing="zero"``; without either, a judged topic missing from the run is an error."""
+    if not isinstance(complete, bool):
+        raise InputTypeError(f"complete: must be True or False, got {complete!r}")
+    if missing is None:
+        missing = "zero" if complete else "raise"
+    else:
+        check_choice("missing", missing, ("raise", "zero", "skip"))
+        if complete and missing != "zero":
+            raise InvalidInputError(
+                f"complete: True means missing='zero'; got missing={missing!r} as well"
+            )
+    return EvaluationOptions(missing=missing, **options)  # type: ignore[arg-type]
 
 
 def trec_means_and_per_query(
@@ -175,61 +201,40 @@ def trec_means_and_per_query(
 
     ``options`` are those of :func:`evaluate_trec` but ``per_query``.
     """
-    complete = options.pop("complete", False)
-    options["missing"] = _missing_policy(complete, options.get("missing"))
-    values, specs, queries, zero = _trec_values(qrels_path, run_path, **options)
-    means = summarize(values, specs, queries, zero_division=zero, average="mean")
-    per_query = summarize(values, specs, queries, zero_division=zero, average=None)
+    metrics = options.pop("metrics", TREC_DEFAULT_METRICS)
+    values = _trec_values(qrels_path, run_path, metrics=metrics, options=trec_options(**options))
+    means = summarize(values, average="mean")
+    per_query = summarize(values, average=None)
     return means, per_query
-
-
-def _missing_policy(complete: bool, missing: str | None) -> str:
-    if missing is None:
-        return "zero" if complete else "raise"
-    check_choice("missing", missing, ("raise", "zero", "skip"))
-    if complete and missing != "zero":
-        raise ValueError(f"complete=True means missing='zero'; got missing={missing!r} as well")
-    return missing
 
 
 def _trec_values(
     qrels_path: PathLike,
     run_path: PathLike,
     *,
-    metrics: Iterable[str] | str = TREC_DEFAULT_METRICS,
-    max_docs: int | None = None,
-    missing: str = "raise",
-    relevance_threshold: float = 1,
-    zero_division: ZeroDivision = "warn",
-    duplicates: str = "raise",
-    n_threads: int | None = None,
-) -> tuple[np.ndarray, list[Any], AlignedQueries, str | float]:
+    metrics: Iterable[str] | str,
+    options: EvaluationOptions,
+) -> QueryValues:
     """Per-query values (NaN where undefined) of the judged topics, before ``zero_division``."""
-    specs = _specs(metrics)
-    threshold, zero = _check_common(
-        relevance_threshold, zero_division, duplicates, "mean", max_docs, n_threads
-    )
-    prepared, query_ids, in_run, run_only = _core.prepare_trec(
+    measures = measures_of(metrics)
+    prepared, query_ids, in_run, run_only, tag = _core.prepare_trec(
         os.fspath(qrels_path),
         os.fspath(run_path),
-        duplicates_first=duplicates == "first",
-        max_docs=max_docs,
-        n_threads=n_threads,
+        duplicates_first=options.duplicates == "first",
+        max_docs=options.max_docs,
+        all_judged=needs_all_judged(measures, options),
+        n_threads=options.n_threads,
     )
     in_run_mask = np.asarray(in_run, dtype=bool)
     missing_from_run = [q for q, present in zip(query_ids, in_run, strict=True) if not present]
-    if missing_from_run and missing == "raise":
+    if missing_from_run and options.missing == "raise":
         shown = ", ".join(repr(q) for q in missing_from_run[:5])
         more = f", ... ({len(missing_from_run)} in all)" if len(missing_from_run) > 5 else ""
-        raise ValueError(
-            f"judged topics missing from the run {os.fspath(run_path)!r}: {shown}{more}. Pass "
-            f"complete=True (ragmeter evaluate -c) to score them as empty rankings (trec_eval "
-            f"-c), or missing='skip' to average over the topics the run has"
+        raise InvalidInputError(
+            f"run: judged topics missing from the run {os.fspath(run_path)!r}: {shown}{more}. "
+            f"Pass complete=True (ragmeter evaluate -c) to score them as empty rankings "
+            f"(trec_eval -c), or missing='skip' to average over the topics the run has"
         )
-    values = prepared.evaluate([(s.kind, s.k) for s in specs], threshold, n_threads)
-    if missing == "skip":
-        values = values[in_run_mask]
-        query_ids = [q for q, present in zip(query_ids, in_run, strict=True) if present]
     queries = AlignedQueries(
         query_ids=query_ids,
         judgments=[],
@@ -238,4 +243,12 @@ def _trec_values(
         missing_from_run=missing_from_run,
         unjudged=run_only,
     )
-    return values, specs, queries, zero
+    values = compute_values(prepared, measures, queries, options, in_run=in_run_mask, run_tag=tag)
+    if options.missing == "skip" and not in_run_mask.all():
+        values = values.select(in_run_mask)
+    if not values.queries.query_ids:
+        raise InvalidInputError(
+            f"run: no judged topic of {os.fspath(qrels_path)!r} is in the run "
+            f"{os.fspath(run_path)!r}; nothing to evaluate"
+        )
+    return values

@@ -2,8 +2,8 @@
 use std::path::Path;
 use std::time::Instant;
 
-use ragmeter_core::prepare::Duplicates;
-use ragmeter_core::ranking::{Metric, MetricKind, evaluate};
+use ragmeter_core::prepare::{Duplicates, RankingOptions};
+use ragmeter_core::ranking::{EvaluationOptions, Measure, evaluate};
 use ragmeter_core::trec::{TrecKind, join_and_prepare, parse, read};
 
 fn main() {
@@ -20,20 +20,23 @@ fn main() {
     let run = parse(&run_bytes, TrecKind::Run, run_path).unwrap();
     let run_time = t.elapsed();
     let t = Instant::now();
-    let joined = join_and_prepare(&qrels, &run, Duplicates::Raise, None).unwrap();
+    let opts = RankingOptions {
+        duplicates: Duplicates::Raise,
+        max_docs: None,
+        all_judged: false,
+    };
+    let joined = join_and_prepare(&qrels, &run, opts).unwrap();
     let prepare_time = t.elapsed();
     let t = Instant::now();
-    let metrics = [
-        Metric::new(MetricKind::Ndcg, Some(10)).unwrap(),
-        Metric::new(MetricKind::AveragePrecision, None).unwrap(),
+    let measures = [
+        Measure::new("ndcg", Some(10), &[], None, None).unwrap(),
+        Measure::new("average_precision", None, &[], None, None).unwrap(),
     ];
-    let values = evaluate(
-        joined.prepared.hits.view(),
-        joined.prepared.judged_positive.view(),
-        &metrics,
-        1.0,
-    )
-    .unwrap();
+    let options = EvaluationOptions {
+        threshold: 1.0,
+        judged_only: false,
+    };
+    let values = evaluate(&joined.prepared, &measures, options).unwrap();
     let eval_time = t.elapsed();
     eprintln!(
         "read {read_time:?} qrels {qrels_time:?} run {run_time:?} prepare {prepare_time:?} evaluate {eval_time:?} ({} values)",

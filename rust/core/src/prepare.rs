@@ -9,9 +9,12 @@
 //!   scores, and every ranked document whose score equals one of theirs.
 //!
 //! A scored ranking is ordered the trec_eval way: score descending, compared as f64 (-0.0 and
-//! 0.0 tie), ties by id byte-wise descending. Only the ranks of judged documents with a positive
-//! grade matter to the metrics, so scored rankings are never sorted: the rank of such a
-//! document is one plus the number of documents ordered before it, counted over the scores.
+//! 0.0 tie), ties by id byte-wise descending. Only the ranks of judged documents matter to the
+//! metrics (of those with a positive grade for the common ones; of every judged document for
+//! bpref, infAP and the other judgment-based measures, when `RankingOptions::all_judged` asks
+//! for them), so scored rankings are never sorted: the rank of such a document is one plus the
+//! number of documents ordered before it, counted over the scores in O(N log F) for F found
+//! documents among N.
 //! Duplicates are refused unless `Duplicates::KeepFirst`, which keeps each id's best position;
 //! the ranking is then cut at `max_docs` (trec_eval `-M`). Ids are compared as bytes: the
 //! bindings pass str ids as UTF-8 and int ids as decimal text, so int ids tie-break the way
@@ -42,6 +45,17 @@ pub enum Duplicates {
 pub struct RankingOptions {
     pub duplicates: Duplicates,
     pub max_docs: Option<usize>,
+    /// Keep the ranks of every judged document (grade 0 and negative grades too), not only of
+    /// those with a positive grade: bpref, infAP, `-J` and the judgment-based measures need
+    /// them; the common measures do not, and preparing without them is faster.
+    pub all_judged: bool,
+}
+
+impl RankingOptions {
+    /// Whether the ranks of a judged document with this grade are kept.
+    fn keeps(&self, grade: f64) -> bool {
+        grade > 0.0 || self.all_judged
+    }
 }
 
 /// A judged document found in a scored ranking.
@@ -60,7 +74,8 @@ pub enum RankingInput<'a> {
     Joined {
         /// Scores of all ranked documents (ids are unique: they were dict keys).
         scores: &'a [f64],
-        /// Judged documents with a positive grade found in the ranking.
+        /// Judged documents found in the ranking: those with a positive grade, or all of them
+        /// when `RankingOptions::all_judged`.
         found: &'a [Found<'a>],
         /// Ranked documents whose score equals the score of a `found` document (including
         /// the found documents themselves).
@@ -79,7 +94,8 @@ pub struct QueryInput<'a> {
 /// What the metrics need of every query (see `ranking`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Prepared {
-    /// Ranked documents with a positive grade, by rank.
+    /// Ranked judged documents by rank: those with a positive grade, or every judged one when
+    /// `all_judged` is set.
     pub hits: RowsBuf<Hit>,
     /// Positive grades of all judged documents.
     pub judged_positive: RowsBuf<f64>,
@@ -87,6 +103,10 @@ pub struct Prepared {
     pub retrieved: Vec<u32>,
     /// Number of judged documents (any grade) of each query.
     pub judged_count: Vec<u32>,
+    /// Number of judged documents with a negative grade (in the pool, not judged) of each query.
+    pub judged_negative: Vec<u32>,
+    /// Whether `hits` holds every judged ranked document (`RankingOptions::all_judged`).
+    pub all_judged: bool,
 }
 
 impl Prepared {
@@ -99,10 +119,14 @@ impl Prepared {
     }
 
     pub fn append(&mut self, other: Prepared) {
+        if self.is_empty() {
+            self.all_judged = other.all_judged;
+        }
         self.hits.append(other.hits);
         self.judged_positive.append(other.judged_positive);
         self.retrieved.extend(other.retrieved);
         self.judged_count.extend(other.judged_count);
+        self.judged_negative.extend(other.judged_negative);
     }
 }
 
@@ -136,6 +160,7 @@ struct QueryOutput {
     judged_positive: Vec<f64>,
     retrieved: u32,
     judged_count: u32,
+    judged_negative: u32,
 }
 
 fn to_u32(n: usize) -> Result<u32, String> {
@@ -162,14 +187,16 @@ fn count_ranks(
     tied: &[Doc<'_>],
     limit: usize,
 ) -> Result<Vec<Hit>, String> {
+    // A few found documents: one vectorised scan of the scores each is the fastest. Many (a
+    // query with thousands of judged documents retrieved): O((N + T) log F) below, never
+    // O(N * F).
+    let ranks = if found.len() <= LINEAR_RANKS_UP_TO {
+        ranks_by_scanning(scores, found, tied)
+    } else {
+        ranks_by_sorting(scores, found, tied)
+    };
     let mut hits = Vec::with_capacity(found.len());
-    for f in found {
-        let higher = scores.iter().filter(|&&s| s > f.score).count();
-        let tied_before = tied
-            .iter()
-            .filter(|&&(id, s)| s == f.score && id > f.id)
-            .count();
-        let rank = 1 + higher + tied_before;
+    for (f, rank) in found.iter().zip(ranks) {
         if rank <= limit {
             hits.push(Hit {
                 rank: to_u32(rank)?,
@@ -179,6 +206,61 @@ fn count_ranks(
     }
     hits.sort_unstable_by_key(|h| h.rank);
     Ok(hits)
+}
+
+/// Up to this many found documents, ranks are counted by scanning the scores once per document.
+const LINEAR_RANKS_UP_TO: usize = 24;
+
+fn ranks_by_scanning(scores: &[f64], found: &[Found<'_>], tied: &[Doc<'_>]) -> Vec<usize> {
+    found
+        .iter()
+        .map(|f| {
+            let higher = scores.iter().filter(|&&s| s > f.score).count();
+            let tied_before = tied
+                .iter()
+                .filter(|&&(id, s)| s == f.score && id > f.id)
+                .count();
+            1 + higher + tied_before
+        })
+        .collect()
+}
+
+/// -0.0 and 0.0 are one score: the canonical value, ordered by `total_cmp`.
+fn canonical(score: f64) -> f64 {
+    if score == 0.0 { 0.0 } else { score }
+}
+
+fn ranks_by_sorting(scores: &[f64], found: &[Found<'_>], tied: &[Doc<'_>]) -> Vec<usize> {
+    // Found scores ascending; `above[j]` counts the scores s with keys[j] < s, i.e. the
+    // documents ranked above a found document with score keys[j].
+    let mut keys: Vec<f64> = found.iter().map(|f| canonical(f.score)).collect();
+    keys.sort_unstable_by(f64::total_cmp);
+    let mut histogram = vec![0usize; keys.len() + 1];
+    for &s in scores {
+        let s = canonical(s);
+        histogram[keys.partition_point(|k| k.total_cmp(&s).is_lt())] += 1;
+    }
+    let mut above = vec![0usize; keys.len()];
+    let mut running = 0;
+    for j in (0..keys.len()).rev() {
+        running += histogram[j + 1];
+        above[j] = running;
+    }
+    // Tied documents by (score, id): the ones with the score of f and a greater id.
+    let mut ties: Vec<(f64, &[u8])> = tied.iter().map(|&(id, s)| (canonical(s), id)).collect();
+    ties.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+    found
+        .iter()
+        .map(|f| {
+            let score = canonical(f.score);
+            let j = keys.partition_point(|k| k.total_cmp(&score).is_lt());
+            let group_end = ties.partition_point(|t| t.0.total_cmp(&score).is_le());
+            let after_id = ties.partition_point(|t| {
+                t.0.total_cmp(&score).is_lt() || (t.0.total_cmp(&score).is_eq() && t.1 <= f.id)
+            });
+            1 + above[j] + (group_end - after_id)
+        })
+        .collect()
 }
 
 /// A key under which equal scores are equal: -0.0 == 0.0 as scores, so they share one.
@@ -219,7 +301,7 @@ fn scored_hits(
     };
     let found: Vec<Found<'_>> = grades
         .iter()
-        .filter(|(_, g)| **g > 0.0)
+        .filter(|(_, g)| opts.keeps(**g))
         .filter_map(|(&id, &grade)| best.get(id).map(|&score| Found { id, score, grade }))
         .collect();
     let found_scores: FxHashSet<u64> = found.iter().map(|f| canonical_bits(f.score)).collect();
@@ -254,7 +336,7 @@ fn ordered_hits(
         }
         rank += 1;
         if let Some(&grade) = grades.get(id)
-            && grade > 0.0
+            && opts.keeps(grade)
         {
             hits.push(Hit {
                 rank: to_u32(rank)?,
@@ -287,6 +369,7 @@ fn prepare_query(query: &QueryInput<'_>, opts: RankingOptions) -> Result<QueryOu
         judged_positive,
         retrieved: to_u32(n_ranked.min(limit))?,
         judged_count: to_u32(query.judged.len())?,
+        judged_negative: to_u32(query.judged.iter().filter(|d| d.1 < 0.0).count())?,
     })
 }
 
@@ -311,12 +394,16 @@ pub fn prepare(
             prepare_query(query, opts).map_err(|message| CoreError::query(query_base + q, message))
         })
         .collect::<CoreResult<_>>()?;
-    let mut prepared = Prepared::default();
+    let mut prepared = Prepared {
+        all_judged: opts.all_judged,
+        ..Prepared::default()
+    };
     for out in outputs {
         prepared.hits.push_row(out.hits);
         prepared.judged_positive.push_row(out.judged_positive);
         prepared.retrieved.push(out.retrieved);
         prepared.judged_count.push(out.judged_count);
+        prepared.judged_negative.push(out.judged_negative);
     }
     Ok(prepared)
 }
@@ -329,6 +416,7 @@ mod tests {
     const OPTS: RankingOptions = RankingOptions {
         duplicates: Duplicates::Raise,
         max_docs: None,
+        all_judged: false,
     };
 
     fn one(query: QueryInput<'_>, opts: RankingOptions) -> CoreResult<Prepared> {
@@ -358,7 +446,7 @@ mod tests {
         let scores: Vec<f64> = ranking.iter().map(|d| d.1).collect();
         let found: Vec<Found<'_>> = judged
             .iter()
-            .filter(|d| d.1 > 0.0)
+            .filter(|d| opts.keeps(d.1))
             .filter_map(|&(id, grade)| {
                 ranking.iter().find(|d| d.0 == id).map(|d| Found {
                     id,
@@ -390,6 +478,7 @@ mod tests {
         judged: &[Doc<'_>],
         ranking: &[Doc<'_>],
         max_docs: Option<usize>,
+        all_judged: bool,
     ) -> (Vec<Hit>, u32) {
         let mut sorted = ranking.to_vec();
         sorted.sort_by(|a, b| trec_order(*a, *b));
@@ -400,7 +489,7 @@ mod tests {
             .filter_map(|(i, d)| {
                 judged
                     .iter()
-                    .find(|j| j.0 == d.0 && j.1 > 0.0)
+                    .find(|j| j.0 == d.0 && (j.1 > 0.0 || all_judged))
                     .map(|j| Hit {
                         rank: (i + 1) as u32,
                         grade: j.1,
@@ -549,15 +638,57 @@ mod tests {
             ranking in proptest::collection::btree_map(ids(), prop_oneof![Just(0.0), Just(-0.0), Just(1.0), Just(0.5), Just(2.0)], 0..8),
             judged in proptest::collection::btree_map(ids(), prop_oneof![Just(-1.0), Just(0.0), Just(1.0), Just(3.0)], 0..8),
             max_docs in prop_oneof![Just(None), Just(Some(1usize)), Just(Some(3usize))],
+            all_judged in proptest::bool::ANY,
         ) {
             let ranking: Vec<Doc<'_>> = ranking.iter().map(|(k, v)| (k.as_slice(), *v)).collect();
             let judged: Vec<Doc<'_>> = judged.iter().map(|(k, v)| (k.as_slice(), *v)).collect();
-            let opts = RankingOptions { max_docs, ..OPTS };
-            let (want, n) = by_sorting(&judged, &ranking, max_docs);
+            let opts = RankingOptions { max_docs, all_judged, ..OPTS };
+            let (want, n) = by_sorting(&judged, &ranking, max_docs, all_judged);
             for p in [scored(&judged, &ranking, opts).unwrap(), joined(&judged, &ranking, opts).unwrap()] {
                 prop_assert_eq!(&p.hits.values, &want);
                 prop_assert_eq!(p.retrieved[0], n);
             }
         }
+
+        /// Both ways of counting ranks agree, on rankings with many found documents and ties.
+        #[test]
+        fn rank_counting_by_sorting_equals_scanning(
+            docs in proptest::collection::btree_map("[a-e]{1,3}", prop_oneof![Just(0.0), Just(-0.0), Just(1.0), Just(0.5), Just(2.0), Just(-3.0)], 0..60),
+            found_mask in proptest::collection::vec(proptest::bool::ANY, 60),
+        ) {
+            let ranking: Vec<Doc<'_>> = docs.iter().map(|(k, v)| (k.as_bytes(), *v)).collect();
+            let scores: Vec<f64> = ranking.iter().map(|d| d.1).collect();
+            let found: Vec<Found<'_>> = ranking
+                .iter()
+                .zip(&found_mask)
+                .filter(|(_, keep)| **keep)
+                .map(|(d, _)| Found { id: d.0, score: d.1, grade: 1.0 })
+                .collect();
+            let tied: Vec<Doc<'_>> = ranking
+                .iter()
+                .copied()
+                .filter(|d| found.iter().any(|f| f.score == d.1))
+                .collect();
+            prop_assert_eq!(
+                ranks_by_sorting(&scores, &found, &tied),
+                ranks_by_scanning(&scores, &found, &tied)
+            );
+        }
+    }
+
+    #[test]
+    fn many_relevant_documents_rank_in_n_log_n() {
+        // 200,000 documents, all relevant and retrieved, half of them tied: counting by
+        // scanning would take 4 * 10^10 comparisons.
+        let ids: Vec<Vec<u8>> = (0..200_000).map(|i| format!("d{i}").into_bytes()).collect();
+        let ranking: Vec<Doc<'_>> = ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| (id.as_slice(), if i % 2 == 0 { 1.0 } else { i as f64 }))
+            .collect();
+        let judged: Vec<Doc<'_>> = ranking.iter().map(|d| (d.0, 1.0)).collect();
+        let p = scored(&judged, &ranking, OPTS).unwrap();
+        let ranks: Vec<u32> = p.hits.values.iter().map(|h| h.rank).collect();
+        assert_eq!(ranks, (1..=200_000).collect::<Vec<u32>>());
     }
 }

@@ -1,138 +1,705 @@
-//! Ranking metrics per query, all requested metrics in one pass over each query, queries in
+//! Ranking measures per query: every requested measure in one pass over each query, queries in
 //! parallel.
 //!
-//! The input is what `prepare` leaves of a ranking once it has been ordered and cut: the rank and
-//! grade of every ranked document with a positive grade (`Hit`), and the positive grades of all
-//! judged documents of the query. Every metric here depends on nothing else, which keeps the
-//! prepared form about fifty times smaller than the ranking itself.
+//! The input is what `prepare` leaves of a ranking once it has been ordered and cut: the rank
+//! and grade of the ranked judged documents (`Hit`; of those with a positive grade, or of all of
+//! them when the measures need the judged non-relevant ones), the positive grades of all judged
+//! documents, and counts. Each measure is the measure of trec_eval 10.0 of the same name,
+//! ported line by line where trec_eval's order of floating-point operations decides the last
+//! digit, so that per-topic values are equal to trec_eval's, not only close.
 //!
-//! Semantics are trec_eval's (see `reference/ir-metric-semantics.md`): relevant means
-//! grade >= threshold; P@k divides by k; recall, AP and R-precision divide by R, the number of
-//! relevant judged documents; nDCG uses the grade as a linear gain, a log2(rank + 1) discount
-//! and an ideal ranking of all positive judged grades, cut at k, and its gains are not
-//! thresholded. A value that divides by zero (R = 0, or an ideal DCG of 0) is NaN: the caller
-//! decides what an undefined value becomes.
+//! trec_eval's view of a ranking (`res_rels` in its sources) is a relevance value per rank:
+//! the grade of a judged document, `NONPOOL` for a document absent from the judgments and
+//! `UNJUDGED` for a judged document with a negative grade (in the pool, not judged). Measures
+//! that only need the relevant ranks read the hits directly (the common measures, fast);
+//! the others read that list, rebuilt per query from the hits (`Ranked::relevance`).
+//!
+//! A value that divides by zero (no relevant document, an ideal DCG of 0, nothing retrieved for
+//! the set measures) is NaN: the caller decides what an undefined value becomes (trec_eval
+//! prints 0 for it).
 
 use rayon::prelude::*;
 
-use crate::csr::Rows;
+use crate::prepare::Prepared;
 use crate::{CoreError, CoreResult};
 
-/// A ranked document with a positive grade: its 1-based rank and its grade.
+/// A ranked judged document: its 1-based rank and its grade.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Hit {
     pub rank: u32,
     pub grade: f64,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MetricKind {
-    /// relevant in the top k / k (trec_eval `P.k`)
+/// trec_eval's relevance value of a retrieved document absent from the judgments.
+pub const NONPOOL: f64 = -1.0;
+/// trec_eval's relevance value of a retrieved document judged with a negative grade.
+pub const UNJUDGED: f64 = -2.0;
+/// trec_eval's floor of a value in a geometric mean (`MIN_GEO_MEAN`).
+pub const MIN_GEO_MEAN: f64 = 0.00001;
+const INFAP_EPSILON: f64 = 0.00001;
+
+/// Gains of relevance levels given by the user (trec_eval `ndcg.1=3,2=7`): `(level, gain)` in
+/// the order given. Levels without a gain keep their own value as gain.
+pub type GainPairs = Vec<(i64, f64)>;
+
+/// The measure kernels. Names (`name`) are those the declarations of the Python package use.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kind {
+    /// Documents retrieved (trec_eval `num_ret`).
+    NumRet,
+    /// Relevant judged documents (trec_eval `num_rel`).
+    NumRel,
+    /// Relevant documents retrieved (trec_eval `num_rel_ret`).
+    NumRelRet,
+    /// Judged non-relevant documents retrieved (trec_eval `num_nonrel_judged_ret`).
+    NumNonrelJudgedRet,
+    /// Judged documents with a grade > 0 (trec_eval's `num_rel` summary under `-c`).
+    NumJudgedPositive,
+    /// Relevant in the top k / k (`P.k`).
     Precision,
-    /// relevant in the top k / R (trec_eval `recall.k`)
+    /// Relevant in the top k / R (`recall.k`).
     Recall,
-    /// 1 if a relevant document is in the top k (trec_eval `success.k`)
-    HitRate,
-    /// 1 / rank of the first relevant document, within the top k if given (trec_eval `recip_rank`)
+    /// 1 if a relevant document is in the top k (`success.k`).
+    Success,
+    /// Relevant documents in the top k (ranx's `hits@k`).
+    Hits,
+    /// Relevant in the top k / min(k, R) (`relative_P.k`).
+    RelativePrecision,
+    /// Unjudged documents in the top k / k (`unj.k`).
+    Unjudged,
+    /// 1 / rank of the first relevant document, within the top k if given (`recip_rank`).
     ReciprocalRank,
-    /// sum of precision at each relevant rank (within the top k if given) / R (trec_eval `map`, `map_cut.k`)
+    /// Average precision, within the top k if given (`map`, `map_cut.k`).
     AveragePrecision,
-    /// relevant in the top R / R (trec_eval `Rprec`)
+    /// Precision at R (`Rprec`).
     RPrecision,
-    /// DCG@k / IDCG@k with linear gains (trec_eval `ndcg_cut.k`; `ndcg` without k)
-    Ndcg,
+    /// Precision at `multiple` * R (`Rprec_mult.m`).
+    RPrecisionMult(f64),
+    /// Interpolated precision at a recall level (`iprec_at_recall.l`).
+    IPrecAtRecall(f64),
+    /// Interpolated precision averaged over recall levels (`11pt_avg`).
+    ElevenPointAverage(Vec<f64>),
+    /// Binary preference (`bpref`).
+    Bpref,
+    /// Inferred AP (`infAP`).
+    InfAp,
+    /// Binary G (`binG`).
+    BinG,
+    /// Normalized gain (`G`).
+    G(GainPairs),
+    /// nDCG: linear gains (the grade) without pairs (`ndcg`, `ndcg_cut.k`), else trec_eval's
+    /// gain table (`ndcg.1=3,...`).
+    Ndcg(Option<GainPairs>),
+    /// DCG with trec_eval's gain table (`dcg`).
+    Dcg(GainPairs),
+    /// Ideal DCG with trec_eval's gain table (`ideal_dcg`).
+    IdealDcg(GainPairs),
+    /// nDCG averaged over the relevant documents (`ndcg_rel`).
+    NdcgRel(GainPairs),
+    /// nDCG averaged at the R levels (`Rndcg`).
+    Rndcg(GainPairs),
+    /// Relevant retrieved / retrieved (`set_P`).
+    SetPrecision,
+    /// Relevant retrieved / R (`set_recall`).
+    SetRecall,
+    /// Relevant retrieved / min(retrieved, R) (`set_relative_P`).
+    SetRelativePrecision,
+    /// Relevant retrieved² / (retrieved R) (`set_map`).
+    SetMap,
+    /// F measure of the retrieved set with recall weight `beta` (`set_F.beta`).
+    SetF(f64),
+    /// `a*rel_ret + b*nonrel_ret + c*rel_notret + d*nonrel_notret` (`utility.a,b,c,d`) with
+    /// the number of documents in the collection (trec_eval `-N`, an integer).
+    Utility([f64; 4], f64),
+    /// Rank-biased precision with persistence p (`rbp.p=`).
+    Rbp(f64, GainPairs),
+    /// The residual of rank-biased precision (`rbp_resid.p=`).
+    RbpResidual(f64),
 }
 
-/// A metric and its cutoff (`None`: the whole ranking).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Metric {
-    pub kind: MetricKind,
+/// Kernel names with whether they take a cutoff (`Some(true)`: required, `Some(false)`:
+/// optional, `None`: none) and how many parameters they read.
+const KERNELS: &[(&str, Option<bool>, Params)] = &[
+    ("num_ret", None, Params::None),
+    ("num_rel", None, Params::None),
+    ("num_rel_ret", None, Params::None),
+    ("num_nonrel_judged_ret", None, Params::None),
+    ("num_judged_positive", None, Params::None),
+    ("precision", Some(true), Params::None),
+    ("recall", Some(true), Params::None),
+    ("success", Some(true), Params::None),
+    ("hits", Some(true), Params::None),
+    ("relative_precision", Some(true), Params::None),
+    ("unjudged", Some(true), Params::None),
+    ("reciprocal_rank", Some(false), Params::None),
+    ("average_precision", Some(false), Params::None),
+    ("r_precision", None, Params::None),
+    ("r_precision_mult", None, Params::Exactly(1)),
+    ("iprec_at_recall", None, Params::Exactly(1)),
+    ("eleven_point_average", None, Params::AtLeast(1)),
+    ("bpref", None, Params::None),
+    ("infap", None, Params::None),
+    ("bin_g", None, Params::None),
+    ("g", None, Params::Gains),
+    ("ndcg", Some(false), Params::OptionalGains),
+    ("dcg", None, Params::Gains),
+    ("ideal_dcg", None, Params::Gains),
+    ("ndcg_rel", None, Params::Gains),
+    ("rndcg", None, Params::Gains),
+    ("set_precision", None, Params::None),
+    ("set_recall", None, Params::None),
+    ("set_relative_precision", None, Params::None),
+    ("set_map", None, Params::None),
+    ("set_f", None, Params::Exactly(1)),
+    ("utility", None, Params::Exactly(5)),
+    ("rbp", None, Params::ExactlyWithGains(1)),
+    ("rbp_residual", None, Params::Exactly(1)),
+];
+
+#[derive(Clone, Copy, Debug)]
+enum Params {
+    None,
+    Exactly(usize),
+    AtLeast(usize),
+    Gains,
+    OptionalGains,
+    ExactlyWithGains(usize),
+}
+
+/// The names of every kernel, for the declarations' tests.
+pub fn kernel_names() -> Vec<&'static str> {
+    KERNELS.iter().map(|k| k.0).collect()
+}
+
+/// A measure: a kernel, its cutoff (None: the whole ranking) and its relevance threshold (None:
+/// the evaluation's).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measure {
+    pub kind: Kind,
     pub cutoff: Option<usize>,
+    pub threshold: Option<f64>,
 }
 
-impl Metric {
-    pub fn new(kind: MetricKind, cutoff: Option<usize>) -> CoreResult<Metric> {
-        use MetricKind::*;
-        match (kind, cutoff) {
-            (_, Some(0)) => Err(CoreError::argument(
-                "k",
-                "a cutoff must be a positive integer, got 0",
-            )),
-            (Precision | Recall | HitRate, None) => Err(CoreError::argument(
-                "k",
-                format!("{kind:?} needs a cutoff k (a positive integer)"),
-            )),
-            (RPrecision, Some(k)) => Err(CoreError::argument(
-                "k",
-                format!("R-precision has no cutoff (it is precision at R), got k={k}"),
-            )),
-            _ => Ok(Metric { kind, cutoff }),
+impl Measure {
+    /// Build a measure from a kernel name, a cutoff, numeric parameters and gain pairs, checking
+    /// that they fit the kernel.
+    pub fn new(
+        kernel: &str,
+        cutoff: Option<usize>,
+        params: &[f64],
+        gains: Option<GainPairs>,
+        threshold: Option<f64>,
+    ) -> CoreResult<Measure> {
+        let Some(&(_, takes_cutoff, takes)) = KERNELS.iter().find(|k| k.0 == kernel) else {
+            return Err(CoreError::argument(
+                "metrics",
+                format!("unknown measure kernel {kernel:?}"),
+            ));
+        };
+        match (takes_cutoff, cutoff) {
+            (_, Some(0)) => {
+                return Err(CoreError::argument(
+                    "k",
+                    "a cutoff must be a positive integer, got 0",
+                ));
+            }
+            (Some(true), None) => {
+                return Err(CoreError::argument(
+                    "k",
+                    format!("{kernel} needs a cutoff k (a positive integer)"),
+                ));
+            }
+            (None, Some(k)) => {
+                return Err(CoreError::argument(
+                    "k",
+                    format!("{kernel} takes no cutoff, got k={k}"),
+                ));
+            }
+            _ => {}
+        }
+        if let Some(t) = threshold
+            && !(t.is_finite() && t > 0.0)
+        {
+            return Err(CoreError::argument(
+                "relevance_threshold",
+                format!("must be a finite number > 0, got {t}"),
+            ));
+        }
+        let count_ok = match takes {
+            Params::None | Params::Gains | Params::OptionalGains => params.is_empty(),
+            Params::Exactly(n) | Params::ExactlyWithGains(n) => params.len() == n,
+            Params::AtLeast(n) => params.len() >= n,
+        };
+        if !count_ok || params.iter().any(|p| !p.is_finite()) {
+            return Err(CoreError::argument(
+                "metrics",
+                format!("{kernel}: wrong parameters {params:?}"),
+            ));
+        }
+        let gains_ok = matches!(
+            takes,
+            Params::Gains | Params::OptionalGains | Params::ExactlyWithGains(_)
+        ) || gains.is_none();
+        if !gains_ok {
+            return Err(CoreError::argument(
+                "metrics",
+                format!("{kernel} takes no gains"),
+            ));
+        }
+        if let Some(pairs) = &gains
+            && let Some(bad) = pairs.iter().find(|(l, g)| *l < 0 || !g.is_finite())
+        {
+            return Err(CoreError::argument(
+                "metrics",
+                format!(
+                    "{kernel}: gain {} for level {}: levels are judged grades >= 0 and gains finite",
+                    bad.1, bad.0
+                ),
+            ));
+        }
+        let p = |i: usize| params[i];
+        let pairs = || gains.clone().unwrap_or_default();
+        let kind = match kernel {
+            "num_ret" => Kind::NumRet,
+            "num_rel" => Kind::NumRel,
+            "num_rel_ret" => Kind::NumRelRet,
+            "num_nonrel_judged_ret" => Kind::NumNonrelJudgedRet,
+            "num_judged_positive" => Kind::NumJudgedPositive,
+            "precision" => Kind::Precision,
+            "recall" => Kind::Recall,
+            "success" => Kind::Success,
+            "hits" => Kind::Hits,
+            "relative_precision" => Kind::RelativePrecision,
+            "unjudged" => Kind::Unjudged,
+            "reciprocal_rank" => Kind::ReciprocalRank,
+            "average_precision" => Kind::AveragePrecision,
+            "r_precision" => Kind::RPrecision,
+            "r_precision_mult" => Kind::RPrecisionMult(p(0)),
+            "iprec_at_recall" => Kind::IPrecAtRecall(p(0)),
+            "eleven_point_average" => Kind::ElevenPointAverage(params.to_vec()),
+            "bpref" => Kind::Bpref,
+            "infap" => Kind::InfAp,
+            "bin_g" => Kind::BinG,
+            "g" => Kind::G(pairs()),
+            "ndcg" => Kind::Ndcg(gains.clone()),
+            "dcg" => Kind::Dcg(pairs()),
+            "ideal_dcg" => Kind::IdealDcg(pairs()),
+            "ndcg_rel" => Kind::NdcgRel(pairs()),
+            "rndcg" => Kind::Rndcg(pairs()),
+            "set_precision" => Kind::SetPrecision,
+            "set_recall" => Kind::SetRecall,
+            "set_relative_precision" => Kind::SetRelativePrecision,
+            "set_map" => Kind::SetMap,
+            "set_f" => Kind::SetF(p(0)),
+            "utility" => Kind::Utility([p(0), p(1), p(2), p(3)], p(4)),
+            "rbp" => {
+                if !(0.0..1.0).contains(&p(0)) {
+                    return Err(CoreError::argument(
+                        "metrics",
+                        format!("rbp: the persistence p must be in [0, 1), got {}", p(0)),
+                    ));
+                }
+                Kind::Rbp(p(0), pairs())
+            }
+            "rbp_residual" => {
+                if !(0.0..1.0).contains(&p(0)) {
+                    return Err(CoreError::argument(
+                        "metrics",
+                        format!(
+                            "rbp_resid: the persistence p must be in [0, 1), got {}",
+                            p(0)
+                        ),
+                    ));
+                }
+                Kind::RbpResidual(p(0))
+            }
+            _ => unreachable!("every name of KERNELS is matched"),
+        };
+        Ok(Measure {
+            kind,
+            cutoff,
+            threshold,
+        })
+    }
+
+    /// Whether the measure reads judged documents without a positive grade (judged non-relevant
+    /// or unjudged in the pool), so the rankings must be prepared with all judged documents.
+    pub fn needs_all_judged(&self) -> bool {
+        match &self.kind {
+            Kind::Bpref
+            | Kind::InfAp
+            | Kind::NumNonrelJudgedRet
+            | Kind::Unjudged
+            | Kind::RbpResidual(_) => true,
+            // A user's gain for level 0 makes judged non-relevant documents count.
+            Kind::G(pairs)
+            | Kind::Dcg(pairs)
+            | Kind::IdealDcg(pairs)
+            | Kind::NdcgRel(pairs)
+            | Kind::Rndcg(pairs)
+            | Kind::Rbp(_, pairs)
+            | Kind::Ndcg(Some(pairs)) => !pairs.is_empty(),
+            _ => false,
         }
     }
 
-    /// True when the metric divides by R or by the ideal DCG, so it can be undefined.
-    pub fn can_be_undefined(&self) -> bool {
+    /// Whether the measure reads the relevance list rank by rank (rebuilt per query).
+    fn reads_relevance_list(&self) -> bool {
         matches!(
             self.kind,
-            MetricKind::Recall
-                | MetricKind::AveragePrecision
-                | MetricKind::RPrecision
-                | MetricKind::Ndcg
+            Kind::RPrecisionMult(_)
+                | Kind::IPrecAtRecall(_)
+                | Kind::ElevenPointAverage(_)
+                | Kind::G(_)
+                | Kind::Ndcg(Some(_))
+                | Kind::Dcg(_)
+                | Kind::IdealDcg(_)
+                | Kind::NdcgRel(_)
+                | Kind::Rndcg(_)
+                | Kind::Rbp(..)
+                | Kind::RbpResidual(_)
         )
     }
 }
 
-/// Per-query values, row-major: `values[q * metrics.len() + m]`. NaN marks an undefined value.
+/// Options of one evaluation.
+#[derive(Clone, Copy, Debug)]
+pub struct EvaluationOptions {
+    /// Grade from which a document is relevant (trec_eval `-l`), unless a measure sets its own.
+    pub threshold: f64,
+    /// Evaluate judged documents only: unjudged ones are removed from the rankings before
+    /// ranks are counted (trec_eval `-J`).
+    pub judged_only: bool,
+}
+
+/// Per-query values, row-major: `values[q * measures.len() + m]`. NaN marks an undefined value.
 pub fn evaluate(
-    hits: Rows<'_, Hit>,
-    judged_positive: Rows<'_, f64>,
-    metrics: &[Metric],
-    threshold: f64,
+    prepared: &Prepared,
+    measures: &[Measure],
+    options: EvaluationOptions,
 ) -> CoreResult<Vec<f64>> {
-    if hits.len() != judged_positive.len() {
-        return Err(CoreError::argument(
-            "judged",
-            format!(
-                "{} queries of rankings but {} of judgments",
-                hits.len(),
-                judged_positive.len()
-            ),
-        ));
-    }
+    let threshold = options.threshold;
     if !(threshold.is_finite() && threshold > 0.0) {
         return Err(CoreError::argument(
             "relevance_threshold",
             format!("must be a finite number > 0, got {threshold}"),
         ));
     }
-    let n_metrics = metrics.len();
-    let mut values = vec![f64::NAN; hits.len() * n_metrics];
-    if n_metrics == 0 {
+    check_prepared_for(prepared, measures, options)?;
+    let n_measures = measures.len();
+    let mut values = vec![f64::NAN; prepared.len() * n_measures];
+    if n_measures == 0 {
         return Ok(values);
     }
-    let needs_ideal = metrics.iter().any(|m| m.kind == MetricKind::Ndcg);
+    let hits = prepared.hits.view();
+    let judged_positive = prepared.judged_positive.view();
+    let needs_list = measures.iter().any(Measure::reads_relevance_list);
     values
-        .par_chunks_mut(n_metrics)
+        .par_chunks_mut(n_measures)
         .with_min_len(64)
         .enumerate()
-        .for_each_init(Vec::new, |ideal, (q, out)| {
-            let judged = judged_positive.row(q);
-            if needs_ideal {
-                ideal.clear();
-                ideal.extend(judged.iter().copied().filter(|g| *g > 0.0));
-                ideal.sort_unstable_by(|a, b| b.total_cmp(a));
+        .for_each_init(Scratch::default, |scratch, (q, out)| {
+            let ranked = Ranked::new(
+                hits.row(q),
+                prepared.retrieved[q] as usize,
+                options.judged_only,
+                &mut scratch.judged_hits,
+            );
+            let judged = Judgments::new(
+                judged_positive.row(q),
+                prepared.judged_count[q] as usize,
+                prepared.judged_negative[q] as usize,
+                &mut scratch.ideal,
+            );
+            if needs_list {
+                ranked.fill_relevance(&mut scratch.relevance);
             }
             let query = QueryView {
-                hits: hits.row(q),
-                n_relevant: judged.iter().filter(|g| **g >= threshold).count(),
-                ideal,
+                ranked,
+                judged,
+                relevance: &scratch.relevance,
                 threshold,
             };
-            for (slot, metric) in out.iter_mut().zip(metrics) {
-                *slot = query.value(metric);
+            for (slot, measure) in out.iter_mut().zip(measures) {
+                *slot = query.value(measure);
             }
         });
     Ok(values)
+}
+
+fn check_prepared_for(
+    prepared: &Prepared,
+    measures: &[Measure],
+    options: EvaluationOptions,
+) -> CoreResult<()> {
+    let needs_all = options.judged_only || measures.iter().any(Measure::needs_all_judged);
+    if needs_all && !prepared.all_judged && !prepared.is_empty() {
+        return Err(CoreError::argument(
+            "metrics",
+            "internal: these measures need the rankings prepared with every judged document",
+        ));
+    }
+    Ok(())
+}
+
+/// trec_eval's relevance string of each query: one character per rank of the first `length`
+/// ranks: the grade (0-9, `>` above 9), `-` for a document absent from the judgments, `.` for
+/// one judged with a negative grade.
+pub fn relevance_strings(
+    prepared: &Prepared,
+    length: usize,
+    judged_only: bool,
+) -> CoreResult<Vec<String>> {
+    if !prepared.all_judged && !prepared.is_empty() {
+        return Err(CoreError::argument(
+            "metrics",
+            "internal: relstring needs the rankings prepared with every judged document",
+        ));
+    }
+    let hits = prepared.hits.view();
+    Ok((0..prepared.len())
+        .into_par_iter()
+        .map_init(Scratch::default, |scratch, q| {
+            let ranked = Ranked::new(
+                hits.row(q),
+                prepared.retrieved[q] as usize,
+                judged_only,
+                &mut scratch.judged_hits,
+            );
+            ranked.fill_relevance(&mut scratch.relevance);
+            scratch
+                .relevance
+                .iter()
+                .take(length)
+                .map(|&rel| match rel {
+                    r if r == NONPOOL => '-',
+                    r if r == UNJUDGED => '.',
+                    // trec_eval's grades are integers (it reads them with atol).
+                    r if r.trunc() > 9.0 => '>',
+                    r => char::from(b'0' + r.trunc() as u8),
+                })
+                .collect()
+        })
+        .collect())
+}
+
+#[derive(Default)]
+struct Scratch {
+    judged_hits: Vec<Hit>,
+    ideal: Vec<f64>,
+    relevance: Vec<f64>,
+}
+
+/// One query's ranking as the measures see it: its judged ranked documents and its length.
+#[derive(Clone, Copy)]
+struct Ranked<'a> {
+    hits: &'a [Hit],
+    num_ret: usize,
+}
+
+impl<'a> Ranked<'a> {
+    /// With `judged_only`, documents absent from the judgments or judged with a negative grade
+    /// are removed before ranks are counted (trec_eval `-J`, which cuts at `-M` first).
+    fn new(hits: &'a [Hit], num_ret: usize, judged_only: bool, scratch: &'a mut Vec<Hit>) -> Self {
+        if !judged_only {
+            return Ranked { hits, num_ret };
+        }
+        scratch.clear();
+        scratch.extend(hits.iter().filter(|h| h.grade >= 0.0));
+        for (i, h) in scratch.iter_mut().enumerate() {
+            h.rank = (i + 1) as u32;
+        }
+        Ranked {
+            num_ret: scratch.len(),
+            hits: scratch,
+        }
+    }
+
+    /// trec_eval's `results_rel_list`: the relevance value of each rank.
+    fn fill_relevance(&self, out: &mut Vec<f64>) {
+        out.clear();
+        out.resize(self.num_ret, NONPOOL);
+        for h in self.hits {
+            if let Some(slot) = out.get_mut(h.rank as usize - 1) {
+                *slot = if h.grade < 0.0 { UNJUDGED } else { h.grade };
+            }
+        }
+    }
+}
+
+/// One query's judgments: the positive grades, sorted in decreasing order (the ideal ranking
+/// of the linear-gain nDCG), and the counts of the other judged documents.
+struct Judgments<'a> {
+    ideal: &'a [f64],
+    n_zero: usize,
+}
+
+impl<'a> Judgments<'a> {
+    fn new(
+        positive: &[f64],
+        n_judged: usize,
+        n_negative: usize,
+        scratch: &'a mut Vec<f64>,
+    ) -> Self {
+        scratch.clear();
+        scratch.extend_from_slice(positive);
+        scratch.sort_unstable_by(|a, b| b.total_cmp(a));
+        Judgments {
+            ideal: scratch,
+            n_zero: n_judged.saturating_sub(positive.len() + n_negative),
+        }
+    }
+
+    /// R: judged documents with a grade >= threshold.
+    fn n_relevant(&self, threshold: f64) -> usize {
+        self.ideal.partition_point(|g| *g >= threshold)
+    }
+
+    /// Judged documents with 0 <= grade < threshold.
+    fn n_nonrelevant(&self, threshold: f64) -> usize {
+        self.n_zero + self.ideal.len() - self.n_relevant(threshold)
+    }
+
+    /// trec_eval's `rel_levels`: (level, number of judged documents at it), levels ascending.
+    /// Integer grades give every level from 0 to the highest (as trec_eval's array); other
+    /// grades give 0 and each distinct grade.
+    fn levels(&self) -> Vec<(f64, usize)> {
+        let mut counts: Vec<(f64, usize)> = Vec::new();
+        for &g in self.ideal.iter().rev() {
+            match counts.last_mut() {
+                Some(last) if last.0 == g => last.1 += 1,
+                _ => counts.push((g, 1)),
+            }
+        }
+        let integral = counts
+            .iter()
+            .all(|&(g, _)| g.fract() == 0.0 && g < MAX_INTEGER_LEVELS as f64);
+        if integral {
+            let top = counts.last().map_or(0, |&(g, _)| g as usize);
+            let mut levels: Vec<(f64, usize)> = (0..=top).map(|l| (l as f64, 0)).collect();
+            levels[0].1 = self.n_zero;
+            for (g, n) in counts {
+                levels[g as usize].1 = n;
+            }
+            levels
+        } else {
+            let mut levels = vec![(0.0, self.n_zero)];
+            levels.extend(counts);
+            levels
+        }
+    }
+}
+
+/// Integer grades up to this many levels are expanded to trec_eval's array of levels.
+const MAX_INTEGER_LEVELS: usize = 1 << 16;
+
+/// One level of trec_eval's gain table (`REL_GAIN`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct LevelGain {
+    level: f64,
+    gain: f64,
+    count: usize,
+}
+
+/// trec_eval's `setup_gains`: the user's pairs first (those whose level is an integer), then
+/// every level of the judgments without a pair (gain = level), sorted by gain as trec_eval
+/// sorts them.
+fn gain_table(pairs: &[(i64, f64)], levels: &[(f64, usize)]) -> Vec<LevelGain> {
+    let count_at = |level: f64| levels.iter().find(|l| l.0 == level).map_or(0, |l| l.1);
+    let mut table: Vec<LevelGain> = pairs
+        .iter()
+        .map(|&(level, gain)| LevelGain {
+            level: level as f64,
+            gain,
+            count: count_at(level as f64),
+        })
+        .collect();
+    for &(level, count) in levels {
+        if !table.iter().any(|g| g.level == level) {
+            table.push(LevelGain {
+                level,
+                gain: level,
+                count,
+            });
+        }
+    }
+    glibc_merge_sort(&mut table, |a, b| {
+        // trec_eval's comparator returns the difference of the gains converted to an int:
+        // gains less than 1 apart compare equal. glibc's qsort (a merge sort) keeps equal
+        // elements in order, so that order is reproduced, not a total order by gain.
+        (a.gain - b.gain) as i32
+    });
+    table
+}
+
+/// glibc's `msort_with_tmp` (the merge sort behind `qsort`): the same comparisons in the same
+/// order, so that a comparator that is not a total order gives glibc's result. Never panics.
+fn glibc_merge_sort<T: Copy>(items: &mut [T], cmp: impl Fn(&T, &T) -> i32 + Copy) {
+    let n = items.len();
+    if n <= 1 {
+        return;
+    }
+    let n1 = n / 2;
+    glibc_merge_sort(&mut items[..n1], cmp);
+    glibc_merge_sort(&mut items[n1..], cmp);
+    let mut merged = Vec::with_capacity(n);
+    let (mut i, mut j) = (0, n1);
+    while i < n1 && j < n {
+        if cmp(&items[i], &items[j]) <= 0 {
+            merged.push(items[i]);
+            i += 1;
+        } else {
+            merged.push(items[j]);
+            j += 1;
+        }
+    }
+    merged.extend_from_slice(&items[i..n1]);
+    merged.extend_from_slice(&items[j..n]);
+    items.copy_from_slice(&merged);
+}
+
+/// trec_eval's `get_gain`: the gain of a relevance value (0 for values without a level).
+fn gain_of(relevance: f64, table: &[LevelGain]) -> f64 {
+    table
+        .iter()
+        .find(|g| g.level == relevance)
+        .map_or(0.0, |g| g.gain)
+}
+
+/// The ideal ranking of a gain table, walked as trec_eval walks it: from the highest gain
+/// down, `count` documents per level, ending at the first level whose gain is not positive.
+struct IdealGains<'a> {
+    table: &'a [LevelGain],
+    level: isize,
+    at_level: usize,
+}
+
+impl<'a> IdealGains<'a> {
+    fn new(table: &'a [LevelGain]) -> Self {
+        IdealGains {
+            table,
+            level: table.len() as isize - 1,
+            at_level: 0,
+        }
+    }
+
+    fn current(&self) -> f64 {
+        if self.level >= 0 {
+            self.table[self.level as usize].gain
+        } else {
+            0.0
+        }
+    }
+
+    /// Move to the next rank; return its ideal gain (trec_eval's `ideal_gain`).
+    fn advance(&mut self) -> f64 {
+        self.at_level += 1;
+        while self.level >= 0 && self.at_level > self.table[self.level as usize].count {
+            self.at_level = 1;
+            self.level -= 1;
+        }
+        self.current()
+    }
 }
 
 /// Sums start from +0.0: `Iterator::sum` of f64 starts from -0.0, and an empty sum must not
@@ -142,72 +709,557 @@ fn add(a: f64, b: f64) -> f64 {
 }
 
 struct QueryView<'a> {
-    hits: &'a [Hit],
-    n_relevant: usize,
-    ideal: &'a [f64],
+    ranked: Ranked<'a>,
+    judged: Judgments<'a>,
+    /// The relevance list (filled only when a measure reads it).
+    relevance: &'a [f64],
     threshold: f64,
 }
 
 impl QueryView<'_> {
-    fn relevant_ranks(&self) -> impl Iterator<Item = usize> + '_ {
-        self.hits
+    fn relevant_ranks(&self, t: f64) -> impl Iterator<Item = usize> + '_ {
+        self.ranked
+            .hits
             .iter()
-            .filter(|h| h.grade >= self.threshold)
+            .filter(move |h| h.grade >= t)
             .map(|h| h.rank as usize)
     }
 
-    fn relevant_within(&self, k: usize) -> usize {
-        self.relevant_ranks().take_while(|&r| r <= k).count()
+    fn relevant_within(&self, t: f64, k: usize) -> usize {
+        self.relevant_ranks(t).take_while(|&r| r <= k).count()
     }
 
-    fn per_relevant(&self, numerator: f64) -> f64 {
-        if self.n_relevant == 0 {
-            f64::NAN
-        } else {
-            numerator / self.n_relevant as f64
-        }
-    }
-
-    fn value(&self, metric: &Metric) -> f64 {
-        let k = metric.cutoff.unwrap_or(usize::MAX);
-        match metric.kind {
-            MetricKind::Precision => self.relevant_within(k) as f64 / k as f64,
-            MetricKind::Recall => self.per_relevant(self.relevant_within(k) as f64),
-            MetricKind::HitRate => f64::from(u8::from(self.relevant_within(k) > 0)),
-            MetricKind::ReciprocalRank => match self.relevant_ranks().next() {
-                Some(r) if r <= k => 1.0 / r as f64,
-                _ => 0.0,
-            },
-            MetricKind::AveragePrecision => {
-                let sum = self
-                    .relevant_ranks()
-                    .take_while(|&r| r <= k)
-                    .enumerate()
-                    .map(|(i, r)| (i + 1) as f64 / r as f64)
-                    .fold(0.0, add);
-                self.per_relevant(sum)
+    fn value(&self, measure: &Measure) -> f64 {
+        let t = measure.threshold.unwrap_or(self.threshold);
+        let k = measure.cutoff.unwrap_or(usize::MAX);
+        let r = self.judged.n_relevant(t);
+        let num_ret = self.ranked.num_ret;
+        let per_relevant = |x: f64| if r == 0 { f64::NAN } else { x / r as f64 };
+        match &measure.kind {
+            Kind::NumRet => num_ret as f64,
+            Kind::NumRel => r as f64,
+            Kind::NumRelRet => self.relevant_within(t, usize::MAX) as f64,
+            Kind::NumNonrelJudgedRet => self
+                .ranked
+                .hits
+                .iter()
+                .filter(|h| h.grade >= 0.0 && h.grade < t)
+                .count() as f64,
+            Kind::NumJudgedPositive => self.judged.ideal.len() as f64,
+            Kind::Precision => self.relevant_within(t, k) as f64 / k as f64,
+            Kind::Recall => per_relevant(self.relevant_within(t, k) as f64),
+            Kind::Success => f64::from(u8::from(self.relevant_within(t, k) > 0)),
+            Kind::Hits => self.relevant_within(t, k) as f64,
+            Kind::RelativePrecision => {
+                if r == 0 {
+                    f64::NAN
+                } else {
+                    self.relevant_within(t, k) as f64 / k.min(r) as f64
+                }
             }
-            MetricKind::RPrecision => {
-                self.per_relevant(self.relevant_within(self.n_relevant) as f64)
-            }
-            MetricKind::Ndcg => {
-                let dcg = self
+            Kind::Unjudged => {
+                let judged = self
+                    .ranked
                     .hits
                     .iter()
-                    .take_while(|h| (h.rank as usize) <= k)
-                    .map(|h| h.grade / (h.rank as f64 + 1.0).log2())
-                    .fold(0.0, add);
-                let idcg = self
-                    .ideal
-                    .iter()
-                    .take(k)
+                    .take_while(|h| h.rank as usize <= k)
+                    .filter(|h| h.grade >= 0.0)
+                    .count();
+                (k.min(num_ret) - judged) as f64 / k as f64
+            }
+            Kind::ReciprocalRank => match self.relevant_ranks(t).next() {
+                Some(rank) if rank <= k => 1.0 / rank as f64,
+                _ => 0.0,
+            },
+            Kind::AveragePrecision => {
+                let sum = self
+                    .relevant_ranks(t)
+                    .take_while(|&rank| rank <= k)
                     .enumerate()
-                    .map(|(i, g)| g / (i as f64 + 2.0).log2())
+                    .map(|(i, rank)| (i + 1) as f64 / rank as f64)
                     .fold(0.0, add);
-                if idcg > 0.0 { dcg / idcg } else { f64::NAN }
+                per_relevant(sum)
+            }
+            Kind::RPrecision => per_relevant(self.relevant_within(t, r) as f64),
+            Kind::RPrecisionMult(multiple) => self.r_precision_mult(t, r, *multiple),
+            Kind::IPrecAtRecall(level) => {
+                if r == 0 {
+                    f64::NAN
+                } else {
+                    self.interpolated_precision(t, r, &[*level])[0]
+                }
+            }
+            Kind::ElevenPointAverage(levels) => {
+                if r == 0 {
+                    return f64::NAN;
+                }
+                // trec_eval adds the interpolated precisions from the last level down.
+                let values = self.interpolated_precision(t, r, levels);
+                values.iter().rev().copied().fold(0.0, add) / levels.len() as f64
+            }
+            Kind::Bpref => self.bpref(t, r),
+            Kind::InfAp => self.inf_ap(t, r),
+            Kind::BinG => self.bin_g(t, r),
+            Kind::G(pairs) => self.g(pairs),
+            Kind::Ndcg(None) => self.ndcg_linear(k),
+            Kind::Ndcg(Some(pairs)) => self.dcg_family(pairs, k, DcgOutput::Normalized),
+            Kind::Dcg(pairs) => self.dcg_family(pairs, k, DcgOutput::Dcg),
+            Kind::IdealDcg(pairs) => self.dcg_family(pairs, k, DcgOutput::Ideal),
+            Kind::NdcgRel(pairs) => self.ndcg_rel(pairs),
+            Kind::Rndcg(pairs) => {
+                if r == 0 {
+                    f64::NAN
+                } else {
+                    self.rndcg(pairs)
+                }
+            }
+            Kind::SetPrecision | Kind::SetRelativePrecision | Kind::SetMap if num_ret == 0 => {
+                f64::NAN
+            }
+            Kind::SetPrecision => self.relevant_within(t, usize::MAX) as f64 / num_ret as f64,
+            Kind::SetRecall => per_relevant(self.relevant_within(t, usize::MAX) as f64),
+            Kind::SetRelativePrecision => {
+                if r == 0 {
+                    f64::NAN
+                } else {
+                    self.relevant_within(t, usize::MAX) as f64 / num_ret.min(r) as f64
+                }
+            }
+            Kind::SetMap => {
+                if r == 0 {
+                    f64::NAN
+                } else {
+                    let rel_ret = self.relevant_within(t, usize::MAX) as f64;
+                    (rel_ret * rel_ret) / (num_ret as f64 * r as f64)
+                }
+            }
+            Kind::SetF(beta) => {
+                if r == 0 {
+                    return f64::NAN;
+                }
+                let rel_ret = self.relevant_within(t, usize::MAX);
+                if rel_ret == 0 {
+                    return 0.0;
+                }
+                let p = rel_ret as f64 / num_ret as f64;
+                let recall = rel_ret as f64 / r as f64;
+                (beta + 1.0) * p * recall / (beta * p + recall)
+            }
+            Kind::Utility(c, n_docs) => {
+                let rel_ret = self.relevant_within(t, usize::MAX) as i64;
+                let (num_ret, r) = (num_ret as i64, r as i64);
+                c[0] * rel_ret as f64
+                    + c[1] * (num_ret - rel_ret) as f64
+                    + c[2] * (r - rel_ret) as f64
+                    + c[3] * (*n_docs as i64 + rel_ret - num_ret - r) as f64
+            }
+            Kind::Rbp(p, pairs) => self.rbp(*p, pairs),
+            Kind::RbpResidual(p) => {
+                let mut unjudged = 0usize;
+                let mut sum = 0.0;
+                let mut weight = 1.0;
+                for &rel in self.relevance {
+                    if rel < 0.0 {
+                        unjudged += 1;
+                        sum += weight;
+                    }
+                    weight *= p;
+                }
+                if unjudged > 0 {
+                    weight + (1.0 - p) * sum
+                } else {
+                    0.0
+                }
             }
         }
     }
+
+    /// trec_eval's `ndcg_cut` (and `ndcg` with its default gains): linear gains, an ideal
+    /// ranking of all judged positive grades, both cut at k.
+    fn ndcg_linear(&self, k: usize) -> f64 {
+        let dcg = self
+            .ranked
+            .hits
+            .iter()
+            .take_while(|h| (h.rank as usize) <= k)
+            .filter(|h| h.grade > 0.0)
+            .map(|h| h.grade / (h.rank as f64 + 1.0).log2())
+            .fold(0.0, add);
+        let idcg = self
+            .judged
+            .ideal
+            .iter()
+            .take(k)
+            .enumerate()
+            .map(|(i, g)| g / (i as f64 + 2.0).log2())
+            .fold(0.0, add);
+        if idcg > 0.0 { dcg / idcg } else { f64::NAN }
+    }
+
+    /// trec_eval's `Rprec_mult`: precision at `(long) (multiple * R + 0.9)` documents.
+    fn r_precision_mult(&self, t: f64, r: usize, multiple: f64) -> f64 {
+        if r == 0 {
+            return f64::NAN;
+        }
+        let cutoff = (multiple * r as f64 + 0.9) as i64;
+        if cutoff <= 0 {
+            return 0.0;
+        }
+        let cutoff = cutoff as usize;
+        self.relevant_within(t, cutoff) as f64 / cutoff as f64
+    }
+
+    /// trec_eval's `iprec_at_recall` loop for the given recall levels (in any order, as
+    /// trec_eval receives them): the values in the order of the levels.
+    fn interpolated_precision(&self, t: f64, r: usize, levels: &[f64]) -> Vec<f64> {
+        let rel = self.relevance;
+        let num_ret = rel.len();
+        let cutoffs: Vec<i64> = levels
+            .iter()
+            .map(|l| (l * r as f64).round() as i64)
+            .collect();
+        let num_rel_ret = rel.iter().filter(|&&g| g >= t).count() as i64;
+        let mut values = vec![0.0; levels.len()];
+        let mut current = cutoffs.len() as isize - 1;
+        while current >= 0 && cutoffs[current as usize] > num_rel_ret {
+            current -= 1;
+        }
+        // An empty ranking has precision 0 at every recall level (trec_eval evaluates a
+        // topic missing from the run as one unjudged document, which gives the same).
+        let mut int_precis = if num_ret == 0 {
+            0.0
+        } else {
+            num_rel_ret as f64 / num_ret as f64
+        };
+        let mut rel_so_far = num_rel_ret;
+        let mut i = num_ret;
+        while i > 0 && rel_so_far > 0 {
+            let precis = rel_so_far as f64 / i as f64;
+            if int_precis < precis {
+                int_precis = precis;
+            }
+            if rel[i - 1] >= t {
+                while current >= 0 && rel_so_far == cutoffs[current as usize] {
+                    values[current as usize] = int_precis;
+                    current -= 1;
+                }
+                rel_so_far -= 1;
+            }
+            i -= 1;
+        }
+        while current >= 0 {
+            values[current as usize] = int_precis;
+            current -= 1;
+        }
+        values
+    }
+
+    fn bpref(&self, t: f64, r: usize) -> f64 {
+        if r == 0 {
+            return f64::NAN;
+        }
+        let num_nonrel = self.judged.n_nonrelevant(t);
+        let mut nonrel_so_far = 0usize;
+        let mut bpref = 0.0;
+        for h in self.ranked.hits {
+            if h.grade < 0.0 {
+                continue;
+            }
+            if h.grade < t {
+                nonrel_so_far += 1;
+            } else if nonrel_so_far > 0 {
+                bpref += 1.0 - (nonrel_so_far.min(r) as f64) / (num_nonrel.min(r) as f64);
+            } else {
+                bpref += 1.0;
+            }
+        }
+        bpref / r as f64
+    }
+
+    fn inf_ap(&self, t: f64, r: usize) -> f64 {
+        if r == 0 {
+            return f64::NAN;
+        }
+        let (mut rel_so_far, mut nonrel_so_far, mut unjudged_so_far) = (0i64, 0i64, 0i64);
+        let mut inf_ap = 0.0;
+        for h in self.ranked.hits {
+            if h.grade < 0.0 {
+                unjudged_so_far += 1;
+                continue;
+            }
+            if h.grade < t {
+                nonrel_so_far += 1;
+                continue;
+            }
+            rel_so_far += 1;
+            let j = h.rank as usize - 1;
+            if j == 0 {
+                inf_ap += 1.0;
+            } else {
+                let fj = j as f64;
+                inf_ap += 1.0 / (fj + 1.0)
+                    + (fj / (fj + 1.0))
+                        * ((rel_so_far - 1 + nonrel_so_far + unjudged_so_far) as f64 / fj)
+                        * (((rel_so_far - 1) as f64 + INFAP_EPSILON)
+                            / ((rel_so_far - 1 + nonrel_so_far) as f64 + 2.0 * INFAP_EPSILON));
+            }
+        }
+        inf_ap / r as f64
+    }
+
+    fn bin_g(&self, t: f64, r: usize) -> f64 {
+        if r == 0 {
+            return f64::NAN;
+        }
+        let mut rel_so_far = 0usize;
+        let mut sum = 0.0;
+        for rank in self.relevant_ranks(t) {
+            rel_so_far += 1;
+            let i = rank - 1;
+            sum += 1.0 / ((3 + i - rel_so_far) as f64).log2();
+        }
+        sum / r as f64
+    }
+
+    fn gains(&self, pairs: &[(i64, f64)]) -> Vec<LevelGain> {
+        gain_table(pairs, &self.judged.levels())
+    }
+
+    /// trec_eval's `G`.
+    fn g(&self, pairs: &[(i64, f64)]) -> f64 {
+        let table = self.gains(pairs);
+        let rel = self.relevance;
+        let mut ideal = IdealGains::new(&table);
+        let mut ideal_gain = ideal.current();
+        let (mut results_g, mut sum_results, mut sum_ideal, mut sum_cost) = (0.0, 0.0, 0.0, 0.0);
+        let min_cost = 1.0;
+        let mut i = 0;
+        while i < rel.len() && ideal_gain > 0.0 {
+            let results_gain = gain_of(rel[i], &table);
+            sum_results += results_gain;
+            ideal_gain = ideal.advance();
+            if ideal_gain > 0.0 {
+                sum_ideal += ideal_gain;
+            }
+            if ideal_gain >= min_cost {
+                sum_cost += ideal_gain;
+            } else {
+                sum_cost += min_cost;
+            }
+            if results_gain != 0.0 {
+                results_g += results_gain / (2.0 + sum_cost - sum_results).log2();
+            }
+            i += 1;
+        }
+        while i < rel.len() {
+            let results_gain = gain_of(rel[i], &table);
+            sum_results += results_gain;
+            sum_cost += min_cost;
+            if results_gain != 0.0 {
+                results_g += results_gain / (2.0 + sum_cost - sum_results).log2();
+            }
+            i += 1;
+        }
+        while ideal_gain > 0.0 {
+            ideal_gain = ideal.advance();
+            if ideal_gain > 0.0 {
+                sum_ideal += ideal_gain;
+            }
+        }
+        if sum_ideal > 0.0 {
+            results_g / sum_ideal
+        } else {
+            f64::NAN
+        }
+    }
+
+    /// trec_eval's `ndcg` with a gain table (also `dcg` and `ideal_dcg`), cut at k if given.
+    fn dcg_family(&self, pairs: &[(i64, f64)], k: usize, output: DcgOutput) -> f64 {
+        let table = self.gains(pairs);
+        let rel = &self.relevance[..self.relevance.len().min(k)];
+        let mut ideal = IdealGains::new(&table);
+        let mut ideal_gain = ideal.current();
+        let (mut results_dcg, mut ideal_dcg) = (0.0, 0.0);
+        let mut i = 0;
+        while i < rel.len() && ideal_gain > 0.0 {
+            let results_gain = gain_of(rel[i], &table);
+            if results_gain != 0.0 {
+                results_dcg += results_gain / ((i + 2) as f64).log2();
+            }
+            ideal_gain = ideal.advance();
+            if ideal_gain > 0.0 {
+                ideal_dcg += ideal_gain / ((i + 2) as f64).log2();
+            }
+            i += 1;
+        }
+        while i < rel.len() {
+            let results_gain = gain_of(rel[i], &table);
+            if results_gain != 0.0 {
+                results_dcg += results_gain / ((i + 2) as f64).log2();
+            }
+            i += 1;
+        }
+        while ideal_gain > 0.0 && i < k {
+            ideal_gain = ideal.advance();
+            if ideal_gain > 0.0 {
+                ideal_dcg += ideal_gain / ((i + 2) as f64).log2();
+            }
+            i += 1;
+        }
+        match output {
+            DcgOutput::Dcg => results_dcg,
+            DcgOutput::Ideal => ideal_dcg,
+            DcgOutput::Normalized if ideal_dcg > 0.0 => results_dcg / ideal_dcg,
+            DcgOutput::Normalized => f64::NAN,
+        }
+    }
+
+    /// trec_eval's `ndcg_rel`.
+    fn ndcg_rel(&self, pairs: &[(i64, f64)]) -> f64 {
+        let table = self.gains(pairs);
+        let rel = self.relevance;
+        let mut ideal = IdealGains::new(&table);
+        let mut ideal_gain = ideal.current();
+        let (mut results_dcg, mut ideal_dcg, mut sum) = (0.0, 0.0, 0.0);
+        let (mut num_rel_ret, mut num_rel) = (0i64, 0i64);
+        let mut i = 0;
+        while i < rel.len() && ideal_gain > 0.0 {
+            let results_gain = gain_of(rel[i], &table);
+            if results_gain != 0.0 {
+                results_dcg += results_gain / ((i + 2) as f64).log2();
+            }
+            ideal_gain = ideal.advance();
+            if ideal_gain > 0.0 {
+                num_rel += 1;
+                ideal_dcg += ideal_gain / ((i + 2) as f64).log2();
+            }
+            if results_gain > 0.0 {
+                sum += results_dcg / ideal_dcg;
+                num_rel_ret += 1;
+            }
+            i += 1;
+        }
+        while i < rel.len() {
+            let results_gain = gain_of(rel[i], &table);
+            if results_gain != 0.0 {
+                results_dcg += results_gain / ((i + 2) as f64).log2();
+            }
+            if results_gain > 0.0 {
+                sum += results_dcg / ideal_dcg;
+                num_rel_ret += 1;
+            }
+            i += 1;
+        }
+        while ideal_gain > 0.0 {
+            ideal_gain = ideal.advance();
+            if ideal_gain > 0.0 {
+                num_rel += 1;
+                ideal_dcg += ideal_gain / ((i + 2) as f64).log2();
+            }
+            i += 1;
+        }
+        if ideal_dcg <= 0.0 {
+            return f64::NAN;
+        }
+        sum += (num_rel - num_rel_ret) as f64 * results_dcg / ideal_dcg;
+        if sum > 0.0 { sum / num_rel as f64 } else { 0.0 }
+    }
+
+    /// trec_eval's `Rndcg` (the caller checks R > 0).
+    fn rndcg(&self, pairs: &[(i64, f64)]) -> f64 {
+        let table = self.gains(pairs);
+        let rel = self.relevance;
+        let mut ideal = IdealGains::new(&table);
+        let mut ideal_gain = ideal.current();
+        let mut old_ideal_gain = ideal_gain;
+        let (mut results_dcg, mut ideal_dcg, mut sum) = (0.0, 0.0, 0.0);
+        let mut changes = 0i64;
+        let mut i = 0;
+        while i < rel.len() && ideal_gain > 0.0 {
+            let results_gain = gain_of(rel[i], &table);
+            ideal_gain = ideal.advance();
+            if old_ideal_gain != ideal_gain {
+                if ideal_dcg > 0.0 {
+                    sum += results_dcg / ideal_dcg;
+                    changes += 1;
+                }
+                old_ideal_gain = ideal_gain;
+            }
+            if results_gain != 0.0 {
+                results_dcg += results_gain / ((i + 2) as f64).log2();
+            }
+            if ideal_gain > 0.0 {
+                ideal_dcg += ideal_gain / ((i + 2) as f64).log2();
+            }
+            i += 1;
+        }
+        if i < rel.len() {
+            while i < rel.len() {
+                let results_gain = gain_of(rel[i], &table);
+                if results_gain != 0.0 {
+                    results_dcg += results_gain / ((i + 2) as f64).log2();
+                }
+                i += 1;
+            }
+            if ideal_dcg > 0.0 {
+                sum += results_dcg / ideal_dcg;
+                changes += 1;
+            }
+        }
+        while ideal_gain > 0.0 {
+            ideal_gain = ideal.advance();
+            if old_ideal_gain != ideal_gain {
+                if ideal_dcg > 0.0 {
+                    sum += results_dcg / ideal_dcg;
+                    changes += 1;
+                }
+                old_ideal_gain = ideal_gain;
+            }
+            if ideal_gain > 0.0 {
+                ideal_dcg += ideal_gain / ((i + 2) as f64).log2();
+            }
+            i += 1;
+        }
+        if changes == 0 {
+            f64::NAN
+        } else {
+            sum / changes as f64
+        }
+    }
+
+    /// trec_eval's `rbp`. Gains outside [0, 1] are rescaled to it with the smallest and
+    /// largest gain of the table (trec_eval reads those two from uninitialised variables, so
+    /// its graded values vary from one build to another; with binary grades no rescaling).
+    fn rbp(&self, p: f64, pairs: &[(i64, f64)]) -> f64 {
+        let mut table = self.gains(pairs);
+        let min = table.iter().map(|g| g.gain).fold(f64::INFINITY, f64::min);
+        let max = table
+            .iter()
+            .map(|g| g.gain)
+            .fold(f64::NEG_INFINITY, f64::max);
+        if min < 0.0 || max > 1.0 {
+            for g in &mut table {
+                g.gain = (g.gain - min) / (max - min);
+            }
+        }
+        let mut sum = 0.0;
+        let mut weight = 1.0;
+        for &rel in self.relevance {
+            let gain = gain_of(rel, &table);
+            if gain != 0.0 {
+                sum += gain * weight;
+            }
+            weight *= p;
+        }
+        (1.0 - p) * sum
+    }
+}
+
+#[derive(Clone, Copy)]
+enum DcgOutput {
+    Normalized,
+    Dcg,
+    Ideal,
 }
 
 #[cfg(test)]
@@ -217,21 +1269,21 @@ mod tests {
     use proptest::prelude::*;
 
     /// Straight from the definitions, over the full list of grades of the ranking.
-    fn naive(ranked: &[f64], judged: &[f64], metric: Metric, t: f64) -> f64 {
+    fn naive(ranked: &[f64], judged: &[f64], measure: &Measure, t: f64) -> f64 {
         let r = judged.iter().filter(|g| **g >= t).count();
-        let k = metric.cutoff.unwrap_or(ranked.len().max(1));
+        let k = measure.cutoff.unwrap_or(ranked.len().max(1));
         let top = &ranked[..k.min(ranked.len())];
         let rel_in = |xs: &[f64]| xs.iter().filter(|g| **g >= t).count() as f64;
         let div_r = |x: f64| if r == 0 { f64::NAN } else { x / r as f64 };
-        match metric.kind {
-            MetricKind::Precision => rel_in(top) / k as f64,
-            MetricKind::Recall => div_r(rel_in(top)),
-            MetricKind::HitRate => (rel_in(top) > 0.0) as u8 as f64,
-            MetricKind::ReciprocalRank => top
+        match measure.kind {
+            Kind::Precision => rel_in(top) / k as f64,
+            Kind::Recall => div_r(rel_in(top)),
+            Kind::Success => (rel_in(top) > 0.0) as u8 as f64,
+            Kind::ReciprocalRank => top
                 .iter()
                 .position(|g| *g >= t)
                 .map_or(0.0, |i| 1.0 / (i + 1) as f64),
-            MetricKind::AveragePrecision => {
+            Kind::AveragePrecision => {
                 let mut s = 0.0;
                 for i in 0..top.len() {
                     if top[i] >= t {
@@ -240,8 +1292,8 @@ mod tests {
                 }
                 div_r(s)
             }
-            MetricKind::RPrecision => div_r(rel_in(&ranked[..r.min(ranked.len())])),
-            MetricKind::Ndcg => {
+            Kind::RPrecision => div_r(rel_in(&ranked[..r.min(ranked.len())])),
+            Kind::Ndcg(None) => {
                 let dcg: f64 = top
                     .iter()
                     .enumerate()
@@ -250,7 +1302,7 @@ mod tests {
                     .sum();
                 let mut ideal: Vec<f64> = judged.iter().copied().filter(|g| *g > 0.0).collect();
                 ideal.sort_by(|a, b| b.partial_cmp(a).unwrap());
-                let kk = metric.cutoff.unwrap_or(ideal.len());
+                let kk = measure.cutoff.unwrap_or(ideal.len());
                 let idcg: f64 = ideal
                     .iter()
                     .take(kk)
@@ -259,48 +1311,71 @@ mod tests {
                     .sum();
                 if idcg > 0.0 { dcg / idcg } else { f64::NAN }
             }
+            _ => unreachable!(),
         }
     }
 
-    fn hits_of(ranked: &[f64]) -> Vec<Hit> {
-        ranked
-            .iter()
-            .enumerate()
-            .filter(|(_, g)| **g > 0.0)
-            .map(|(i, g)| Hit {
-                rank: (i + 1) as u32,
-                grade: *g,
-            })
-            .collect()
+    /// A prepared query from the grades of a ranking (0: unjudged) and all judged grades.
+    fn prepared_of(ranked: &[f64], judged: &[f64], all_judged: bool) -> Prepared {
+        let mut hits = RowsBuf::default();
+        hits.push_row(
+            ranked
+                .iter()
+                .enumerate()
+                .filter(|(_, g)| **g > 0.0 || (all_judged && **g != 0.0))
+                .map(|(i, g)| Hit {
+                    rank: (i + 1) as u32,
+                    grade: *g,
+                }),
+        );
+        let mut judged_positive = RowsBuf::default();
+        judged_positive.push_row(judged.iter().copied().filter(|g| *g > 0.0));
+        Prepared {
+            hits,
+            judged_positive,
+            retrieved: vec![ranked.len() as u32],
+            judged_count: vec![judged.len() as u32],
+            judged_negative: vec![judged.iter().filter(|g| **g < 0.0).count() as u32],
+            all_judged,
+        }
     }
 
-    fn eval_one(ranked: &[f64], judged: &[f64], metric: Metric, t: f64) -> f64 {
-        let mut h = RowsBuf::default();
-        h.push_row(hits_of(ranked));
-        let mut j = RowsBuf::default();
-        j.push_row(judged.iter().copied().filter(|g| *g > 0.0));
-        evaluate(h.view(), j.view(), &[metric], t).unwrap()[0]
+    fn eval_one(ranked: &[f64], judged: &[f64], measure: &Measure, t: f64) -> f64 {
+        let p = prepared_of(ranked, judged, measure.needs_all_judged());
+        let options = EvaluationOptions {
+            threshold: t,
+            judged_only: false,
+        };
+        evaluate(&p, std::slice::from_ref(measure), options).unwrap()[0]
+    }
+
+    fn m(kernel: &str, k: Option<usize>) -> Measure {
+        Measure::new(kernel, k, &[], None, None).unwrap()
     }
 
     fn close(a: f64, b: f64) -> bool {
         (a.is_nan() && b.is_nan()) || (a - b).abs() < 1e-12
     }
 
-    fn all_metrics(k: usize) -> Vec<Metric> {
-        use MetricKind::*;
+    fn common(k: usize) -> Vec<Measure> {
         let mut out = vec![];
-        for kind in [
-            Precision,
-            Recall,
-            HitRate,
-            ReciprocalRank,
-            AveragePrecision,
-            Ndcg,
+        for kernel in [
+            "precision",
+            "recall",
+            "success",
+            "reciprocal_rank",
+            "average_precision",
+            "ndcg",
         ] {
-            out.push(Metric::new(kind, Some(k)).unwrap());
+            out.push(m(kernel, Some(k)));
         }
-        for kind in [ReciprocalRank, AveragePrecision, RPrecision, Ndcg] {
-            out.push(Metric::new(kind, None).unwrap());
+        for kernel in [
+            "reciprocal_rank",
+            "average_precision",
+            "r_precision",
+            "ndcg",
+        ] {
+            out.push(m(kernel, None));
         }
         out
     }
@@ -310,82 +1385,117 @@ mod tests {
         // E8: three relevant, run d1 > x, k = 10.
         let ranked = [1.0, 0.0];
         let judged = [1.0, 1.0, 1.0];
-        let m = |kind, k| Metric::new(kind, k).unwrap();
-        assert!(close(
-            eval_one(&ranked, &judged, m(MetricKind::Precision, Some(10)), 1.0),
-            0.1
-        ));
-        assert!(close(
-            eval_one(&ranked, &judged, m(MetricKind::Recall, Some(10)), 1.0),
-            1.0 / 3.0
-        ));
-        assert!(close(
-            eval_one(&ranked, &judged, m(MetricKind::AveragePrecision, None), 1.0),
-            1.0 / 3.0
-        ));
-        let ndcg = eval_one(&ranked, &judged, m(MetricKind::Ndcg, Some(10)), 1.0);
-        assert!((ndcg - 0.4693).abs() < 5e-5, "{ndcg}");
+        let v = |kernel, k| eval_one(&ranked, &judged, &m(kernel, k), 1.0);
+        assert!(close(v("precision", Some(10)), 0.1));
+        assert!(close(v("recall", Some(10)), 1.0 / 3.0));
+        assert!(close(v("average_precision", None), 1.0 / 3.0));
+        assert!((v("ndcg", Some(10)) - 0.4693).abs() < 5e-5);
         // E11: 4 relevant, run d1 > x > d2.
         let ap = eval_one(
             &[1.0, 0.0, 1.0],
             &[1.0; 4],
-            m(MetricKind::AveragePrecision, None),
+            &m("average_precision", None),
             1.0,
         );
         assert!(close(ap, (1.0 + 2.0 / 3.0) / 4.0));
         let ap2 = eval_one(
             &[1.0, 0.0, 1.0],
             &[1.0; 4],
-            m(MetricKind::AveragePrecision, Some(2)),
+            &m("average_precision", Some(2)),
             1.0,
         );
         assert!(close(ap2, 0.25));
         // E2: grades d1=1, d2=3, d3=2, run d1 > d2 > x: linear nDCG@3 = 0.6075.
-        let ndcg = eval_one(
-            &[1.0, 3.0, 0.0],
-            &[1.0, 3.0, 2.0],
-            m(MetricKind::Ndcg, Some(3)),
-            1.0,
-        );
+        let ndcg = eval_one(&[1.0, 3.0, 0.0], &[1.0, 3.0, 2.0], &m("ndcg", Some(3)), 1.0);
         assert!((ndcg - 0.6075).abs() < 5e-5, "{ndcg}");
     }
 
     #[test]
+    fn judgment_based_measures_by_hand() {
+        // Ranking: rel, nonrel (judged 0), unjudged (absent), rel, in-pool unjudged (-1).
+        // Judged: two relevant retrieved, one relevant not retrieved, two non-relevant (one
+        // retrieved), one -1.
+        let ranked = [1.0, -0.5, 0.0, 1.0, -1.0];
+        let judged = [1.0, 1.0, 1.0, 0.0, 0.0, -1.0];
+        // prepared_of keeps grade -0.5 as a negative (unjudged) hit: use a real zero grade.
+        let mut p = prepared_of(&ranked, &judged, true);
+        p.hits.values[1].grade = 0.0;
+        let run = |kernel: &str| {
+            let measure = m(kernel, None);
+            let options = EvaluationOptions {
+                threshold: 1.0,
+                judged_only: false,
+            };
+            evaluate(&p, &[measure], options).unwrap()[0]
+        };
+        // bpref: R=3, judged non-relevant = 2; first rel: 1, second rel (1 nonrel above): 1 - 1/2.
+        assert!(close(run("bpref"), (1.0 + 0.5) / 3.0));
+        assert!(close(run("num_nonrel_judged_ret"), 1.0));
+        // set measures over 5 retrieved, 2 relevant retrieved, R = 3.
+        assert!(close(run("set_precision"), 2.0 / 5.0));
+        assert!(close(run("set_recall"), 2.0 / 3.0));
+        assert!(close(run("set_map"), 4.0 / 15.0));
+    }
+
+    #[test]
     fn empty_sums_are_positive_zero() {
-        for metric in all_metrics(5) {
-            let v = eval_one(&[0.0, 0.0], &[1.0], metric, 1.0);
-            assert!(v == 0.0 && v.is_sign_positive(), "{metric:?}: {v}");
+        for measure in common(5) {
+            let v = eval_one(&[0.0, 0.0], &[1.0], &measure, 1.0);
+            assert!(v == 0.0 && v.is_sign_positive(), "{measure:?}: {v}");
         }
     }
 
     #[test]
     fn undefined_values_are_nan() {
-        let v = eval_one(
-            &[0.0],
-            &[],
-            Metric::new(MetricKind::Recall, Some(5)).unwrap(),
-            1.0,
-        );
-        assert!(v.is_nan());
-        let v = eval_one(
-            &[0.0],
-            &[],
-            Metric::new(MetricKind::Precision, Some(5)).unwrap(),
-            1.0,
-        );
-        assert_eq!(v, 0.0);
+        assert!(eval_one(&[0.0], &[], &m("recall", Some(5)), 1.0).is_nan());
+        assert_eq!(eval_one(&[0.0], &[], &m("precision", Some(5)), 1.0), 0.0);
+        assert!(eval_one(&[0.0], &[0.0], &m("bpref", None), 1.0).is_nan());
     }
 
     #[test]
     fn rejects_bad_arguments() {
-        assert!(Metric::new(MetricKind::Precision, None).is_err());
-        assert!(Metric::new(MetricKind::Ndcg, Some(0)).is_err());
-        assert!(Metric::new(MetricKind::RPrecision, Some(3)).is_err());
-        let h = RowsBuf::<Hit>::default();
-        let j = RowsBuf::<f64>::default();
-        let m = [Metric::new(MetricKind::Ndcg, None).unwrap()];
-        assert!(evaluate(h.view(), j.view(), &m, 0.0).is_err());
-        assert!(evaluate(h.view(), j.view(), &m, f64::NAN).is_err());
+        assert!(Measure::new("precision", None, &[], None, None).is_err());
+        assert!(Measure::new("ndcg", Some(0), &[], None, None).is_err());
+        assert!(Measure::new("r_precision", Some(3), &[], None, None).is_err());
+        assert!(Measure::new("nope", None, &[], None, None).is_err());
+        assert!(Measure::new("set_f", None, &[], None, None).is_err());
+        assert!(Measure::new("rbp", None, &[1.5], None, None).is_err());
+        assert!(Measure::new("bpref", None, &[], Some(vec![(1, 2.0)]), None).is_err());
+        assert!(Measure::new("g", None, &[], Some(vec![(-1, 2.0)]), None).is_err());
+        let p = prepared_of(&[], &[], false);
+        let measures = [m("ndcg", None)];
+        for t in [0.0, f64::NAN] {
+            let options = EvaluationOptions {
+                threshold: t,
+                judged_only: false,
+            };
+            assert!(evaluate(&p, &measures, options).is_err());
+        }
+    }
+
+    #[test]
+    fn every_kernel_name_builds() {
+        for name in kernel_names() {
+            let (_, cutoff, params) = KERNELS.iter().find(|k| k.0 == name).unwrap();
+            let k = cutoff.map(|_| 5);
+            let values: Vec<f64> = match params {
+                Params::Exactly(n) | Params::ExactlyWithGains(n) | Params::AtLeast(n) => {
+                    vec![0.5; *n]
+                }
+                _ => vec![],
+            };
+            assert!(Measure::new(name, k, &values, None, None).is_ok(), "{name}");
+        }
+    }
+
+    #[test]
+    fn glibc_merge_sort_keeps_equal_elements_in_order() {
+        let mut items = [(1, 0.5), (2, 0.7), (0, 0.0)];
+        glibc_merge_sort(&mut items, |a, b| (a.1 - b.1) as i32);
+        assert_eq!(items, [(1, 0.5), (2, 0.7), (0, 0.0)]);
+        let mut items = [3.0, 1.0, 2.0, 0.0, 5.0];
+        glibc_merge_sort(&mut items, |a, b| (a - b) as i32);
+        assert_eq!(items, [0.0, 1.0, 2.0, 3.0, 5.0]);
     }
 
     proptest! {
@@ -399,11 +1509,23 @@ mod tests {
             // Judged grades: every ranked document's grade (unjudged docs have grade 0) plus
             // documents that were not retrieved.
             let judged: Vec<f64> = ranked.iter().copied().chain(extra_judged.iter().copied()).collect();
-            for metric in all_metrics(k) {
-                let fast = eval_one(&ranked, &judged, metric, t);
-                let slow = naive(&ranked, &judged, metric, t);
-                prop_assert!(close(fast, slow), "{metric:?}: {fast} vs {slow}");
+            for measure in common(k) {
+                let fast = eval_one(&ranked, &judged, &measure, t);
+                let slow = naive(&ranked, &judged, &measure, t);
+                prop_assert!(close(fast, slow), "{measure:?}: {fast} vs {slow}");
             }
+        }
+
+        /// The gain-table nDCG with default gains is the linear-gain nDCG, on integer grades.
+        #[test]
+        fn gain_table_ndcg_equals_linear_ndcg(
+            ranked in proptest::collection::vec(prop_oneof![Just(0.0), Just(1.0), Just(2.0), Just(3.0)], 0..30),
+            extra_judged in proptest::collection::vec(prop_oneof![Just(0.0), Just(1.0), Just(4.0)], 0..10),
+        ) {
+            let judged: Vec<f64> = ranked.iter().copied().chain(extra_judged.iter().copied()).collect();
+            let linear = eval_one(&ranked, &judged, &m("ndcg", None), 1.0);
+            let table = eval_one(&ranked, &judged, &Measure::new("ndcg", None, &[], Some(vec![]), None).unwrap(), 1.0);
+            prop_assert!((linear.is_nan() && table.is_nan()) || (linear - table).abs() < 1e-12, "{linear} vs {table}");
         }
     }
 }

@@ -14,9 +14,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::csr::RowsBuf;
-use crate::prepare::{
-    Doc, Duplicates, Prepared, QueryInput, RankingInput, RankingOptions, prepare,
-};
+use crate::prepare::{Doc, Prepared, QueryInput, RankingInput, RankingOptions, prepare};
 use crate::{CoreError, CoreResult};
 
 /// Documents of a TREC file grouped by query, in order of first appearance of each query.
@@ -425,11 +423,26 @@ fn map_file(file: &std::fs::File) -> std::io::Result<memmap2::Mmap> {
     Ok(map)
 }
 
+/// The run tag (6th field) of the last line of a run file that is not blank or a comment:
+/// trec_eval's `runid` ("the run_id field of the last line is kept").
+pub fn last_run_tag(text: &[u8]) -> Option<&[u8]> {
+    text.split(|&b| b == b'\n' || b == b'\r')
+        .rev()
+        .map(|line| {
+            line.split(|&b| is_separator(b))
+                .filter(|field| !field.is_empty())
+                .collect::<Vec<_>>()
+        })
+        .find(|fields| !fields.is_empty() && !fields[0].starts_with(b"#"))
+        .and_then(|fields| fields.get(5).copied())
+}
+
 /// A qrels file and a run file joined on the judged queries (trec_eval loops over the qrels
 /// topics; run topics without judgments are not evaluated).
 #[derive(Debug)]
 pub struct JoinedTrec<'a> {
-    /// Judged query ids, in qrels order.
+    /// Judged query ids, in trec_eval's order: sorted byte-wise (trec_eval sorts the qrels by
+    /// query id with strcmp, evaluates and adds up the topics in that order).
     pub query_ids: Vec<&'a [u8]>,
     /// Whether each judged query has a ranking in the run.
     pub in_run: Vec<bool>,
@@ -441,8 +454,7 @@ pub struct JoinedTrec<'a> {
 pub fn join_and_prepare<'a>(
     qrels: &TrecFile<'a>,
     run: &TrecFile<'a>,
-    duplicates: Duplicates,
-    max_docs: Option<usize>,
+    opts: RankingOptions,
 ) -> CoreResult<JoinedTrec<'a>> {
     let run_index: FxHashMap<&[u8], usize> = run
         .query_ids
@@ -453,29 +465,28 @@ pub fn join_and_prepare<'a>(
     let qrels_ids: rustc_hash::FxHashSet<&[u8]> = qrels.query_ids.iter().copied().collect();
     let judged = qrels.docs.view();
     let ranked = run.docs.view();
-    let mut in_run = Vec::with_capacity(qrels.query_ids.len());
-    let queries: Vec<QueryInput<'_>> = qrels
-        .query_ids
+    let mut order: Vec<usize> = (0..qrels.query_ids.len()).collect();
+    order.sort_unstable_by_key(|&q| qrels.query_ids[q]);
+    let query_ids: Vec<&[u8]> = order.iter().map(|&q| qrels.query_ids[q]).collect();
+    let in_run: Vec<bool> = query_ids
         .iter()
-        .enumerate()
-        .map(|(q, id)| {
-            let ranking = run_index.get(id).map_or(&[][..], |&r| ranked.row(r));
-            in_run.push(run_index.contains_key(id));
-            QueryInput {
-                judged: judged.row(q),
-                ranking: RankingInput::Scored(ranking),
-            }
+        .map(|id| run_index.contains_key(id))
+        .collect();
+    let queries: Vec<QueryInput<'_>> = order
+        .iter()
+        .map(|&q| QueryInput {
+            judged: judged.row(q),
+            ranking: RankingInput::Scored(
+                run_index
+                    .get(qrels.query_ids[q])
+                    .map_or(&[][..], |&r| ranked.row(r)),
+            ),
         })
         .collect();
-    let opts = RankingOptions {
-        duplicates,
-        max_docs,
-    };
     let prepared = prepare(&queries, opts, 0).map_err(|e| match e {
         CoreError::InvalidQuery { query, message, .. } => CoreError::InvalidQuery {
             query,
-            query_id: qrels
-                .query_ids
+            query_id: query_ids
                 .get(query)
                 .map(|q| String::from_utf8_lossy(q).into_owned()),
             message,
@@ -483,7 +494,7 @@ pub fn join_and_prepare<'a>(
         other => other,
     })?;
     Ok(JoinedTrec {
-        query_ids: qrels.query_ids.clone(),
+        query_ids,
         in_run,
         run_only: run
             .query_ids
@@ -498,6 +509,7 @@ pub fn join_and_prepare<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::prepare::Duplicates;
 
     fn p() -> &'static Path {
         Path::new("mem.txt")
@@ -634,7 +646,8 @@ mod tests {
             let run = parse(run, TrecKind::Run, p());
             if let (Ok(qrels), Ok(run)) = (qrels, run) {
                 let duplicates = if keep_first { Duplicates::KeepFirst } else { Duplicates::Raise };
-                let _ = join_and_prepare(&qrels, &run, duplicates, max_docs);
+                let opts = RankingOptions { duplicates, max_docs, all_judged: keep_first };
+                let _ = join_and_prepare(&qrels, &run, opts);
             }
         }
 
@@ -646,10 +659,11 @@ mod tests {
             max_docs in proptest::option::of(1usize..4),
         ) {
             let duplicates = if keep_first { Duplicates::KeepFirst } else { Duplicates::Raise };
+            let opts = RankingOptions { duplicates, max_docs, all_judged: !keep_first };
             if let (Ok(qrels), Ok(run)) =
                 (parse(&qrels, TrecKind::Qrels, p()), parse(&run, TrecKind::Run, p()))
             {
-                let _ = join_and_prepare(&qrels, &run, duplicates, max_docs);
+                let _ = join_and_prepare(&qrels, &run, opts);
             }
         }
     }
@@ -698,15 +712,28 @@ mod tests {
     }
 
     #[test]
+    fn the_run_tag_is_that_of_the_last_line() {
+        let text = b"q1 Q0 d1 1 1.0 first\nq2 Q0 d2 1 1.0 second\n# comment\n\n";
+        assert_eq!(last_run_tag(text), Some(&b"second"[..]));
+        assert_eq!(last_run_tag(b""), None);
+    }
+
+    #[test]
     fn joins_on_judged_queries() {
         let qrels = parse(b"a 0 d1 1\nb 0 d2 1\n", TrecKind::Qrels, p()).unwrap();
         let run = parse(b"c Q0 d9 1 1.0 r\na Q0 d1 1 1.0 r\n", TrecKind::Run, p()).unwrap();
-        let joined = join_and_prepare(&qrels, &run, Duplicates::Raise, None).unwrap();
+        let opts = RankingOptions {
+            duplicates: Duplicates::Raise,
+            max_docs: None,
+            all_judged: false,
+        };
+        let joined = join_and_prepare(&qrels, &run, opts).unwrap();
+        assert_eq!(joined.query_ids, vec![&b"a"[..], &b"b"[..]]);
         assert_eq!(joined.in_run, vec![true, false]);
         assert_eq!(joined.run_only, vec![&b"c"[..]]);
         assert_eq!(joined.prepared.retrieved, vec![1, 0]);
         let dup = parse(b"a Q0 d1 1 1.0 r\na Q0 d1 2 0.5 r\n", TrecKind::Run, p()).unwrap();
-        let err = join_and_prepare(&qrels, &dup, Duplicates::Raise, None).unwrap_err();
+        let err = join_and_prepare(&qrels, &dup, opts).unwrap_err();
         assert!(err.to_string().contains("more than once"));
     }
 }

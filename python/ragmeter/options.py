@@ -1,0 +1,206 @@
+"""The options of an evaluation, validated once, in one object.
+
+Every function that evaluates rankings (:func:`~ragmeter.ranking_metrics` and the metric
+functions, :func:`~ragmeter.evaluate_trec`, :func:`~ragmeter.evaluate_retrieval`,
+:func:`ragmeter.distributed.evaluate_runs`, the ``ragmeter`` command) builds one
+:class:`EvaluationOptions` from its keyword arguments, so a mistake gives the same error
+wherever it is made: an :class:`~ragmeter.InvalidInputError` (a ``ValueError``) for a wrong
+value and an :class:`~ragmeter.InputTypeError` (a ``TypeError``) for a wrong type, both in the
+form ``"argument: problem; what to do"``.
+
+The validators are public to the package so that the other entry points that take one of
+these arguments (``n_threads`` of the answer metrics, say) check it the same way.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass, fields, replace
+from typing import Any, Literal
+
+from . import _core
+from .exceptions import InputTypeError, InvalidInputError
+
+__all__ = [
+    "MAX_INDEX",
+    "MAX_THREADS",
+    "Duplicates",
+    "EvaluationOptions",
+    "Missing",
+    "ZeroDivision",
+    "check_choice",
+    "check_n_threads",
+    "check_positive_int",
+    "check_threshold",
+    "check_zero_division",
+    "shorten",
+]
+
+ZeroDivision = Literal["warn"] | float
+Duplicates = Literal["raise", "first"]
+Missing = Literal["raise", "zero", "skip"]
+
+#: The largest cutoff, document count or rank ragmeter accepts (the core's 64-bit indexes).
+MAX_INDEX = 2**63 - 1
+#: The most threads one call may use (``n_threads`` and ``RAGMETER_NUM_THREADS``).
+MAX_THREADS: int = _core.MAX_THREADS
+
+
+def shorten(value: object, limit: int = 60) -> str:
+    """``repr(value)``, cut to ``limit`` characters for an error message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 5] + "...'" + text[-1:]
+
+
+def check_choice(argument: str, value: object, choices: Sequence[object]) -> None:
+    """Refuse ``value`` unless it is one of ``choices``."""
+    if not any(value == c and type(value) is type(c) for c in choices):
+        shown = ", ".join(repr(c) for c in choices)
+        raise InvalidInputError(f"{argument}: must be one of {shown}; got {shorten(value)}")
+
+
+def check_positive_int(
+    argument: str, value: object, *, allow_none: bool = False, maximum: int = MAX_INDEX
+) -> int | None:
+    """A positive ``int`` (numpy integers accepted) up to ``maximum``, or None if allowed."""
+    if value is None and allow_none:
+        return None
+    expected = "a positive integer" + (" or None" if allow_none else "")
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InputTypeError(
+            f"{argument}: must be {expected}; got {shorten(value)} of type {type(value).__name__}"
+        )
+    number = int(value)
+    if not 1 <= number <= maximum:
+        raise InvalidInputError(
+            f"{argument}: must be a positive integer from 1 to {maximum}"
+            f"{' or None' if allow_none else ''}; got {shorten(number, 40)}"
+        )
+    return number
+
+
+def check_threshold(relevance_threshold: object, argument: str = "relevance_threshold") -> float:
+    """A finite number > 0: documents with a grade at least it are relevant."""
+    if isinstance(relevance_threshold, bool) or not isinstance(relevance_threshold, numbers.Real):
+        raise InputTypeError(
+            f"{argument}: must be a number > 0 (documents with a grade >= it are relevant); got "
+            f"{shorten(relevance_threshold)} of type {type(relevance_threshold).__name__}"
+        )
+    try:
+        value = float(relevance_threshold)
+    except OverflowError:
+        value = math.inf
+    if not (math.isfinite(value) and value > 0):
+        raise InvalidInputError(
+            f"{argument}: must be a finite number > 0 (documents with a grade >= it are "
+            f"relevant); got {shorten(relevance_threshold)}"
+        )
+    return value
+
+
+def check_n_threads(n_threads: object) -> int | None:
+    """None (every core, or ``RAGMETER_NUM_THREADS``) or an int from 1 to :data:`MAX_THREADS`."""
+    return check_positive_int("n_threads", n_threads, allow_none=True, maximum=MAX_THREADS)
+
+
+def check_zero_division(zero_division: object) -> str | float:
+    """Return ``"warn"``, 0.0, 1.0 or nan, or raise naming the accepted values."""
+    if isinstance(zero_division, str):
+        if zero_division == "warn":
+            return "warn"
+    elif isinstance(zero_division, numbers.Real) and not isinstance(zero_division, bool):
+        value = float(zero_division)
+        if math.isnan(value) or value in (0.0, 1.0):
+            return value
+    raise InvalidInputError(
+        f'zero_division: must be "warn", 0.0, 1.0 or np.nan; got {shorten(zero_division)}'
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluationOptions:
+    """How rankings are evaluated; every field is checked when the object is made.
+
+    Parameters
+    ----------
+    relevance_threshold
+        Grade from which a judged document is relevant (trec_eval ``-l``); a measure can set its
+        own (``"P(rel=2)@5"``, ``"map@100-l2"``).
+    zero_division
+        Value of an undefined measure: ``"warn"`` (0.0 and an
+        :class:`~ragmeter.UndefinedMetricWarning`), ``0.0``, ``1.0``, or ``np.nan`` (left out
+        of the mean).
+    duplicates
+        ``"raise"`` refuses a ranking that repeats a document; ``"first"`` keeps its best
+        position.
+    missing
+        Judged queries without a ranking: ``"raise"``, ``"zero"`` (scored as empty rankings,
+        trec_eval ``-c``) or ``"skip"``.
+    max_docs
+        Keep the first ``max_docs`` documents of each ranking (trec_eval ``-M``).
+    judged_only
+        Remove documents without a judgment from the rankings before evaluating (trec_eval
+        ``-J``).
+    collection_size
+        Number of documents in the collection, for ``utility`` (trec_eval ``-N``).
+    n_threads
+        Threads of the Rust core (None: ``RAGMETER_NUM_THREADS`` or every core).
+
+    Examples
+    --------
+    >>> EvaluationOptions(missing="zero", max_docs=100).missing
+    'zero'
+    >>> try:
+    ...     EvaluationOptions(max_docs=0)
+    ... except ValueError as error:
+    ...     print(error)
+    max_docs: must be a positive integer from 1 to 9223372036854775807 or None; got 0
+    """
+
+    relevance_threshold: float = 1.0
+    zero_division: ZeroDivision = "warn"
+    duplicates: Duplicates = "raise"
+    missing: Missing = "raise"
+    max_docs: int | None = None
+    judged_only: bool = False
+    collection_size: int = 0
+    n_threads: int | None = None
+
+    def __post_init__(self) -> None:
+        set_field = object.__setattr__
+        set_field(self, "relevance_threshold", check_threshold(self.relevance_threshold))
+        set_field(self, "zero_division", check_zero_division(self.zero_division))
+        check_choice("duplicates", self.duplicates, ("raise", "first"))
+        check_choice("missing", self.missing, ("raise", "zero", "skip"))
+        set_field(self, "max_docs", check_positive_int("max_docs", self.max_docs, allow_none=True))
+        if not isinstance(self.judged_only, bool):
+            raise InputTypeError(
+                f"judged_only: must be True or False; got {shorten(self.judged_only)}"
+            )
+        if isinstance(self.collection_size, bool) or not isinstance(
+            self.collection_size, numbers.Integral
+        ):
+            raise InputTypeError(
+                f"collection_size: must be an int (the number of documents in the collection, "
+                f"trec_eval -N); got {shorten(self.collection_size)}"
+            )
+        if not 0 <= int(self.collection_size) <= MAX_INDEX:
+            raise InvalidInputError(
+                f"collection_size: must be from 0 to {MAX_INDEX}; got "
+                f"{shorten(self.collection_size, 40)}"
+            )
+        set_field(self, "collection_size", int(self.collection_size))
+        set_field(self, "n_threads", check_n_threads(self.n_threads))
+
+    def replace(self, **changes: Any) -> EvaluationOptions:
+        """A copy with ``changes``, checked like the original."""
+        names = {f.name for f in fields(self)}
+        unknown = sorted(set(changes) - names)
+        if unknown:
+            raise InputTypeError(
+                f"{unknown[0]}: not an evaluation option; the options are "
+                f"{', '.join(sorted(names))}"
+            )
+        return replace(self, **changes)

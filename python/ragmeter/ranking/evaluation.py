@@ -1,0 +1,255 @@
+"""From prepared rankings to per-query values, and from those to values over queries.
+
+Every input form (mappings, sequences, TREC files, JSON files) ends here: the Rust core gives
+the per-query values of the numeric measures (NaN where undefined); this module adds the
+measures that are not numbers (``runid``, ``relstring``), trec_eval's rules for judged queries
+missing from the run, ``zero_division``, and the summaries over queries, which follow
+trec_eval exactly: values added one by one in trec_eval's query order (query ids sorted
+byte-wise) in double precision, geometric means over ``log(max(value, 0.00001))``, counts as
+integers.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from .. import _core
+from .._inputs import AlignedQueries
+from ..exceptions import InvalidInputError, UndefinedMetricWarning
+from ..options import EvaluationOptions
+from .names import Measure
+from .results import CountScore, MeanScore, MetricResults
+
+__all__ = ["MIN_GEO_MEAN", "QueryValues", "compute_values", "needs_all_judged", "summarize"]
+
+Average = Literal["mean"] | None
+
+#: trec_eval's floor of a value in a geometric mean.
+MIN_GEO_MEAN = 0.00001
+
+
+def needs_all_judged(measures: Sequence[Measure], options: EvaluationOptions) -> bool:
+    """Whether the rankings must be prepared with every judged document (not only those with
+    a positive grade): the judgment-based measures and judged-only evaluation need them."""
+    if options.judged_only or any(m.judged_only for m in measures):
+        return True
+    if any(m.family.name == "relstring" for m in measures):
+        return True
+    numeric = [m.kernel_args(options) for m in measures if m.family.kernel is not None]
+    return bool(numeric) and _core.needs_all_judged(numeric)
+
+
+@dataclass
+class QueryValues:
+    """Per-query values of some measures over aligned queries, before ``zero_division``."""
+
+    measures: list[Measure]
+    #: (n_queries, n_measures); NaN where undefined (and in the columns of text measures).
+    numbers: np.ndarray
+    queries: AlignedQueries
+    options: EvaluationOptions
+    #: Per-query text of ``runid`` and ``relstring``, by column.
+    texts: dict[int, list[str]] = field(default_factory=dict)
+    #: Per-query values whose total is the summary under missing="zero", by column.
+    complete_totals: dict[int, np.ndarray] = field(default_factory=dict)
+
+    def select(self, rows: np.ndarray) -> QueryValues:
+        """The values of the rows where ``rows`` (a boolean mask) is true."""
+        ids = [q for q, keep in zip(self.queries.query_ids, rows, strict=True) if keep]
+        queries = AlignedQueries(
+            query_ids=ids,
+            judgments=[],
+            rankings=[],
+            keyed=self.queries.keyed,
+            missing_from_run=self.queries.missing_from_run,
+            unjudged=self.queries.unjudged,
+        )
+        return QueryValues(
+            measures=self.measures,
+            numbers=self.numbers[rows],
+            queries=queries,
+            options=self.options,
+            texts={
+                c: [t for t, keep in zip(v, rows, strict=True) if keep]
+                for c, v in self.texts.items()
+            },
+            complete_totals={c: v[rows] for c, v in self.complete_totals.items()},
+        )
+
+
+def compute_values(
+    prepared: _core.PreparedRankings,
+    measures: list[Measure],
+    queries: AlignedQueries,
+    options: EvaluationOptions,
+    *,
+    in_run: np.ndarray | None = None,
+    run_tag: str | None = None,
+) -> QueryValues:
+    """Evaluate ``measures`` on ``prepared`` (its rows are ``queries``).
+
+    ``in_run`` marks the queries that have a ranking (the others were judged but missing from
+    the run); ``run_tag`` is the run's tag, for ``runid``.
+    """
+    n = prepared.n_queries
+    numbers = np.full((n, len(measures)), np.nan)
+    texts: dict[int, list[str]] = {}
+    groups: dict[bool, list[int]] = {}
+    for column, measure in enumerate(measures):
+        fam = measure.family
+        if fam.name == "runid":
+            if run_tag is None:
+                raise InvalidInputError(
+                    "metrics: runid is the tag of a TREC run file; it has no value for "
+                    "rankings given as mappings or sequences"
+                )
+            texts[column] = [run_tag] * n
+        elif fam.name == "num_q":
+            numbers[:, column] = 1.0
+        elif fam.name == "relstring":
+            judged_only = _judged_only(measure, options)
+            texts[column] = prepared.relevance_strings(
+                int(measure.params[0]), judged_only, options.n_threads
+            )
+        else:
+            groups.setdefault(_judged_only(measure, options), []).append(column)
+    for judged_only, columns in groups.items():
+        if n == 0:
+            continue
+        args = [measures[c].kernel_args(options) for c in columns]
+        numbers[:, columns] = prepared.evaluate(
+            args, options.relevance_threshold, judged_only, options.n_threads
+        )
+    if in_run is not None and not in_run.all():
+        missing_rows = ~in_run
+        for column, measure in enumerate(measures):
+            if measure.family.value_if_missing is not None:
+                numbers[missing_rows, column] = measure.family.value_if_missing
+    complete_totals: dict[int, np.ndarray] = {}
+    if options.missing == "zero":
+        for column, measure in enumerate(measures):
+            kernel = measure.family.complete_summary_kernel
+            if kernel is not None and n:
+                complete_totals[column] = prepared.evaluate(
+                    [(kernel, None, [], None, None)],
+                    options.relevance_threshold,
+                    False,
+                    options.n_threads,
+                )[:, 0]
+    return QueryValues(
+        measures=measures,
+        numbers=numbers,
+        queries=queries,
+        options=options,
+        texts=texts,
+        complete_totals=complete_totals,
+    )
+
+
+def _judged_only(measure: Measure, options: EvaluationOptions) -> bool:
+    return options.judged_only if measure.judged_only is None else measure.judged_only
+
+
+def trec_order(query_ids: Sequence[Any], keyed: bool) -> np.ndarray:
+    """The order in which trec_eval adds up queries: ids sorted byte-wise as text (ids of
+    sequences: their positions)."""
+    if not keyed:
+        return np.arange(len(query_ids))
+    keys = [str(q).encode("utf-8", "surrogatepass") for q in query_ids]
+    return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.intp)
+
+
+def _sequential_sum(values: np.ndarray) -> float:
+    """The sum of ``values`` added one by one, as trec_eval adds them (numpy's sum adds
+    pairwise, which can change the last printed digit)."""
+    return float(np.cumsum(values)[-1]) if values.size else 0.0
+
+
+def summarize(values: QueryValues, *, average: Average, stacklevel: int = 3) -> MetricResults:
+    """Apply ``zero_division`` to the per-query values and summarise them (or not)."""
+    queries = values.queries
+    results = MetricResults()
+    results.query_ids = queries.query_ids
+    results.missing_from_run = queries.missing_from_run
+    results.unjudged = queries.unjudged
+    n = len(queries.query_ids)
+    zero_division = values.options.zero_division
+    order = trec_order(queries.query_ids, queries.keyed)
+    for column, measure in enumerate(values.measures):
+        fam = measure.family
+        if column in values.texts:
+            texts = values.texts[column]
+            if average is None:
+                results[measure.name] = _per_query(queries, texts)
+            elif fam.summary == "run":
+                results[measure.name] = texts[0] if texts else None
+            continue
+        per_query = values.numbers[:, column].copy()
+        undefined = np.isnan(per_query)
+        n_undefined = int(undefined.sum())
+        if n_undefined:
+            if zero_division == "warn":
+                warnings.warn(
+                    f"{measure.name} is undefined for {n_undefined} of {n} queries "
+                    f"({fam.undefined or 'no value'}); they score 0.0. Pass zero_division=np.nan "
+                    f"to exclude "
+                    f"them from the mean, or 0.0 or 1.0 to choose their value silently.",
+                    UndefinedMetricWarning,
+                    stacklevel=stacklevel,
+                )
+                per_query[undefined] = 0.0
+            elif not math.isnan(float(zero_division)):
+                per_query[undefined] = float(zero_division)
+        if average is None:
+            if fam.value_type == "int":
+                results[measure.name] = _per_query(queries, [int(v) for v in per_query])
+            elif queries.keyed:
+                results[measure.name] = dict(
+                    zip(queries.query_ids, per_query.tolist(), strict=True)
+                )
+            else:
+                results[measure.name] = per_query
+            continue
+        results[measure.name] = _summary(
+            measure, per_query[order], values.complete_totals.get(column), n, n_undefined
+        )
+    return results
+
+
+def _per_query(queries: AlignedQueries, items: list[Any]) -> Any:
+    if queries.keyed:
+        return dict(zip(queries.query_ids, items, strict=True))
+    return items
+
+
+def _summary(
+    measure: Measure,
+    ordered: np.ndarray,
+    complete_totals: np.ndarray | None,
+    n: int,
+    n_undefined: int,
+) -> Any:
+    fam = measure.family
+    if fam.summary == "count":
+        return CountScore(n, n_queries=n, metric=measure.name)
+    if fam.summary == "sum":
+        totals = ordered if complete_totals is None else complete_totals
+        return CountScore(round(float(np.sum(totals))), n_queries=n, metric=measure.name)
+    defined = ordered[~np.isnan(ordered)]
+    if fam.summary == "geometric":
+        if defined.size:
+            logs = np.array([math.log(max(float(v), MIN_GEO_MEAN)) for v in defined])
+            value = math.exp(_sequential_sum(logs) / defined.size)
+        else:
+            value = math.nan
+    else:
+        value = _sequential_sum(defined) / defined.size if defined.size else math.nan
+    return MeanScore(
+        value, n_queries=int(defined.size), n_undefined=n_undefined, metric=measure.name
+    )

@@ -1,0 +1,528 @@
+"""Measure names in every syntax, parsed in one place.
+
+One string names one or several measures (:class:`Measure`, one value per query each):
+
+* ragmeter's names: ``ndcg@10``, ``recall@100``, ``precision@5``, ``hit_rate@1``, ``mrr``,
+  ``mrr@10``, ``map``, ``map@100``, ``r_precision``, ``ndcg``, ``bpref``, ...;
+* trec_eval's (as ``trec_eval -m`` takes them): a family with parameters after a dot
+  (``P.5,10,30``, ``ndcg_cut.5,10``, ``iprec_at_recall.0.1,0.5``, ``set_F.0.5``,
+  ``ndcg.1=3,2=7``, ``utility.1,-1,0,0``, ``rbp.p=0.8``), a family alone with trec_eval's
+  default parameters (``P`` is P_5 ... P_1000, ``success`` is success_1, _5 and _10; the name
+  as trec_eval spells it, case included), the groups ``official`` and ``all_trec``, and the
+  column names trec_eval prints (``P_5``, ``ndcg_cut_10``, ``iprec_at_recall_0.10``);
+* ir_measures' (``nDCG@10``, ``P(rel=2)@5``, ``AP(rel=2)``, ``RBP(p=0.8)``, ``IPrec@0.5``):
+  parameters in parentheses, ``rel=`` a relevance threshold for that measure only;
+* ranx's (``ndcg@10``, ``map@100-l2``, ``hits@10``): ``-lN`` a relevance threshold for that
+  measure only.
+
+Names are matched case-insensitively, except trec_eval's bare families and groups, which are
+exactly as trec_eval spells them. A string that trec_eval would expand (a family alone, with
+dot parameters, or a group) gives trec_eval's column names; any other string is the name of
+its one measure, as written.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..exceptions import InputTypeError, InvalidInputError
+from ..options import MAX_INDEX, EvaluationOptions, shorten
+from .declarations import FAMILIES, NICKNAMES, MeasureFamily
+
+__all__ = [
+    "METRIC_NAMES",
+    "Measure",
+    "MetricSpec",
+    "parse_measures",
+    "parse_metric",
+]
+
+#: ragmeter's own names of the common measures (``@k`` a positive integer cutoff). Every
+#: other family and spelling is in :data:`ragmeter.ranking.FAMILIES`.
+METRIC_NAMES = (
+    "precision@k",
+    "recall@k",
+    "hit_rate@k",
+    "mrr",
+    "mrr@k",
+    "map",
+    "map@k",
+    "r_precision",
+    "ndcg",
+    "ndcg@k",
+)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure: a family with its parameters; ``name`` is its key in results.
+
+    ``cutoff`` is the depth k (None: the whole ranking), ``params`` the family's numeric
+    parameters (recall level, multiple of R, β, coefficients, persistence, length...),
+    ``gains`` trec_eval's gain table (``(level, gain)`` pairs) or None, and
+    ``relevance_threshold``/``judged_only`` override the evaluation's for this measure.
+    """
+
+    name: str
+    family: MeasureFamily
+    cutoff: int | None = None
+    params: tuple[float, ...] = ()
+    gains: tuple[tuple[int, float], ...] | None = None
+    relevance_threshold: float | None = None
+    judged_only: bool | None = None
+    #: Written in trec_eval's syntax (the command merges those as trec_eval does).
+    trec_syntax: bool = False
+
+    @property
+    def kind(self) -> str:
+        """The family's canonical name (``"ndcg"``, ``"precision"``, ...)."""
+        return self.family.name
+
+    @property
+    def k(self) -> int | None:
+        """The cutoff (an alias of ``cutoff``)."""
+        return self.cutoff
+
+    def can_be_undefined(self) -> bool:
+        """Whether some queries can leave the measure undefined (see the family's rule)."""
+        return self.family.undefined is not None
+
+    def kernel_args(self, options: EvaluationOptions) -> tuple[Any, ...]:
+        """The measure as the Rust core takes it."""
+        params = list(self.params)
+        if self.family.kernel == "utility":
+            params.append(float(options.collection_size))
+        gains = None if self.gains is None else list(self.gains)
+        return (self.family.kernel, self.cutoff, params, gains, self.relevance_threshold)
+
+
+#: The old name of :class:`Measure`.
+MetricSpec = Measure
+
+
+def _alias_table() -> dict[str, MeasureFamily]:
+    table: dict[str, MeasureFamily] = {}
+    for fam in FAMILIES:
+        for spelling in fam.names:
+            key = spelling.lower()
+            other = table.setdefault(key, fam)
+            if other is not fam:
+                raise RuntimeError(f"measure name {spelling!r} names {other.name} and {fam.name}")
+    return table
+
+
+_BY_ALIAS = _alias_table()
+_BY_TREC_NAME = {f.trec_name: f for f in FAMILIES if f.trec_name is not None}
+
+_GENERAL = re.compile(
+    r"^(?P<name>[A-Za-z0-9_\-]+?)"
+    r"(?:\((?P<params>.*)\))?"
+    r"(?:@(?P<cutoff>[0-9.eE+]+))?"
+    r"(?:-l(?P<level>[0-9]+(?:\.[0-9]+)?))?$"
+)
+_COLUMN = re.compile(r"^(?P<name>.+?)_(?P<param>[0-9]+(?:\.[0-9]+)?)$")
+
+
+def _unknown(text: str) -> InvalidInputError:
+    close = difflib.get_close_matches(text.lower(), list(_BY_ALIAS), n=1, cutoff=0.75)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return InvalidInputError(
+        f"metrics: unknown metric {shorten(text)}; {hint}valid metrics: "
+        f"{', '.join(METRIC_NAMES)} (k a positive integer, e.g. 'ndcg@10'), every trec_eval "
+        f"measure ('P.5,10', 'ndcg_cut_10', 'bpref', 'all_trec', ...), ir_measures' "
+        f"('nDCG@10', 'P(rel=2)@5') and ranx's ('map@100-l2'); ragmeter.ranking.FAMILIES "
+        f"lists them all"
+    )
+
+
+def _cutoff_value(text: str, measure: str) -> int:
+    if not re.fullmatch(r"[0-9]+", text):
+        raise InvalidInputError(
+            f"metrics: {shorten(measure)}: the cutoff k must be a positive integer, got "
+            f"{shorten(text)}"
+        )
+    k = int(text)
+    if not 1 <= k <= MAX_INDEX:
+        raise InvalidInputError(
+            f"metrics: {shorten(measure)}: the cutoff k must be a positive integer from 1 to "
+            f"{MAX_INDEX}, got {shorten(text, 40)}"
+        )
+    return k
+
+
+def _number(text: str, measure: str, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise InvalidInputError(
+            f"metrics: {shorten(measure)}: {what} must be a number, got {shorten(text)}"
+        ) from None
+    if not math.isfinite(value):
+        raise InvalidInputError(
+            f"metrics: {shorten(measure)}: {what} must be finite, got {shorten(text)}"
+        )
+    return value
+
+
+def _threshold(value: object, measure: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidInputError(
+            f"metrics: {shorten(measure)}: rel must be a number > 0, got {shorten(value)}"
+        )
+    if not (math.isfinite(value) and value > 0):
+        raise InvalidInputError(
+            f"metrics: {shorten(measure)}: rel must be a finite number > 0 (the grade from "
+            f"which a document is relevant), got {value!r}"
+        )
+    return float(value)
+
+
+def _single(fam: MeasureFamily, text: str, **fields: Any) -> Measure:
+    """A measure of ``fam`` named ``text``, checked against the family's rules."""
+    cutoff = fields.get("cutoff")
+    if fam.cutoff == "required" and cutoff is None:
+        example = f"{text}@10"
+        raise InvalidInputError(
+            f"metrics: {shorten(text)} needs a cutoff, e.g. {example!r} (k a positive integer)"
+        )
+    if fam.cutoff == "none" and cutoff is not None:
+        reason = " (it is precision at R)" if fam.name == "r_precision" else ""
+        raise InvalidInputError(
+            f"metrics: {shorten(text)}: {fam.title} has no cutoff{reason}; name it without @k"
+        )
+    if fam.kernel is None and (fields.get("relevance_threshold") or fields.get("judged_only")):
+        raise InvalidInputError(f"metrics: {shorten(text)}: {fam.name} takes no parameters")
+    return Measure(name=text, family=fam, **fields)
+
+
+def _trec_values(fam: MeasureFamily, params: str, text: str) -> list[str]:
+    items = params.split(",")
+    if any(item.strip() == "" for item in items):
+        raise InvalidInputError(
+            f"metrics: {shorten(text)}: empty parameter; trec_eval parameters are comma "
+            f"separated, e.g. {fam.trec_name}.{_example(fam)}"
+        )
+    return [item.strip() for item in items]
+
+
+def _example(fam: MeasureFamily) -> str:
+    return {
+        "cutoffs": "5,10",
+        "levels": "0.1,0.5",
+        "values": ",".join(f"{v:g}" for v in fam.trec_defaults) or "1",
+        "pairs": "p=0.8" if fam.name.startswith("rbp") else "1=1,2=3",
+        "none": "",
+    }[fam.trec_parameters]
+
+
+def _trec_expansion(fam: MeasureFamily, params: str | None, text: str) -> list[Measure]:
+    """trec_eval's measures for ``NAME`` (params None: its defaults) or ``NAME.params``."""
+    name = fam.trec_name or fam.name
+    style = fam.trec_parameters
+    if params is not None and style == "none":
+        raise InvalidInputError(f"metrics: {shorten(text)}: trec_eval's {name} takes no parameters")
+    if style == "cutoffs":
+        if params is None:
+            cutoffs = [int(c) for c in fam.trec_defaults]
+        else:
+            cutoffs = sorted(_cutoff_value(v, text) for v in _trec_values(fam, params, text))
+            if len(set(cutoffs)) != len(cutoffs):
+                raise InvalidInputError(
+                    f"metrics: {shorten(text)}: a cutoff is repeated (trec_eval refuses "
+                    f"duplicate cutoffs)"
+                )
+        return [
+            Measure(f"{name}_{k}", fam, cutoff=k, trec_syntax=True)
+            for k in cutoffs  # trec_eval's column names
+        ]
+    if style == "levels":
+        if params is None:
+            levels = list(fam.trec_defaults)
+        else:
+            levels = sorted(_number(v, text, "a level") for v in _trec_values(fam, params, text))
+            if len(set(levels)) != len(levels):
+                raise InvalidInputError(
+                    f"metrics: {shorten(text)}: a level is repeated (trec_eval refuses "
+                    f"duplicate cutoffs)"
+                )
+        return [
+            Measure(f"{name}_{level:3.2f}", fam, params=(level,), trec_syntax=True)
+            for level in levels
+        ]
+    column = name if params is None else f"{name}_{params}"
+    if style == "values":
+        values = (
+            list(fam.trec_defaults)
+            if params is None
+            else [_number(v, text, "a parameter") for v in _trec_values(fam, params, text)]
+        )
+        return [Measure(column, fam, params=_checked_values(fam, values, text), trec_syntax=True)]
+    if style == "pairs":
+        gains, named = _pairs(fam, params, text)
+        measure_params: tuple[float, ...] = ()
+        if fam.kernel in ("rbp", "rbp_residual"):
+            measure_params = (named.pop("p", 0.9),)
+        if named:
+            raise InvalidInputError(
+                f"metrics: {shorten(text)}: unknown parameter {sorted(named)[0]!r} of "
+                f"{name}; it takes {'p= and ' if fam.kernel == 'rbp' else ''}gains as "
+                f"level=gain pairs, e.g. {name}.{_example(fam)}"
+            )
+        if fam.kernel == "rbp_residual" and gains:
+            raise InvalidInputError(f"metrics: {shorten(text)}: rbp_resid takes no gains (only p=)")
+        gains_value: tuple[tuple[int, float], ...] | None = tuple(gains)
+        if fam.kernel == "rbp_residual" or (fam.kernel == "ndcg" and not gains):
+            # rbp_resid has no gains; ndcg's default gains are the grades (the linear kernel).
+            gains_value = None
+        return [Measure(column, fam, params=measure_params, gains=gains_value, trec_syntax=True)]
+    return [Measure(name, fam, trec_syntax=True)]
+
+
+def _checked_values(fam: MeasureFamily, values: list[float], text: str) -> tuple[float, ...]:
+    if fam.kernel == "utility" and len(values) != 4:
+        raise InvalidInputError(
+            f"metrics: {shorten(text)}: utility takes exactly 4 coefficients (relevant "
+            f"retrieved, non-relevant retrieved, relevant not retrieved, non-relevant not "
+            f"retrieved), e.g. utility.1,-1,0,0"
+        )
+    if fam.kernel == "set_f" and len(values) != 1:
+        raise InvalidInputError(
+            f"metrics: {shorten(text)}: set_F takes one parameter (the weight of recall), e.g. "
+            f"set_F.0.5"
+        )
+    if fam.name == "relstring" and (len(values) != 1 or values[0] < 0 or values[0] % 1 != 0):
+        raise InvalidInputError(
+            f"metrics: {shorten(text)}: relstring takes one length, a whole number >= 0, "
+            f"e.g. relstring.20"
+        )
+    return tuple(values)
+
+
+def _pairs(
+    fam: MeasureFamily, params: str | None, text: str
+) -> tuple[list[tuple[int, float]], dict[str, float]]:
+    gains: list[tuple[int, float]] = []
+    named: dict[str, float] = {}
+    if params is None:
+        return gains, named
+    for item in _trec_values(fam, params, text):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise InvalidInputError(
+                f"metrics: {shorten(text)}: malformed pair {shorten(item)}; trec_eval's "
+                f"{fam.trec_name} takes name=value pairs, e.g. {fam.trec_name}.{_example(fam)}"
+            )
+        number = _number(value, text, f"the value of {key!r}")
+        if re.fullmatch(r"[+-]?[0-9]+", key.strip()):
+            level = int(key)
+            if level < 0:
+                raise InvalidInputError(
+                    f"metrics: {shorten(text)}: gain for level {level}: levels are judged "
+                    f"grades >= 0"
+                )
+            gains.append((level, number))
+        else:
+            named[key.strip()] = number
+    return gains, named
+
+
+def _ir_params(params: str, text: str) -> dict[str, Any]:
+    try:
+        call = ast.parse(f"f({params})", mode="eval").body
+    except SyntaxError:
+        raise InvalidInputError(
+            f"metrics: {shorten(text)}: cannot read the parameters {shorten(params)}; write "
+            f"them as name=value, e.g. P(rel=2)@5"
+        ) from None
+    if not isinstance(call, ast.Call) or call.args:
+        raise InvalidInputError(
+            f"metrics: {shorten(text)}: parameters are name=value pairs, e.g. P(rel=2)@5"
+        )
+    values: dict[str, Any] = {}
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            raise InvalidInputError(f"metrics: {shorten(text)}: ** is not a parameter")
+        try:
+            values[keyword.arg] = ast.literal_eval(keyword.value)
+        except ValueError:
+            raise InvalidInputError(
+                f"metrics: {shorten(text)}: the value of {keyword.arg} must be a literal "
+                f"(a number, a string, True/False or a dict), got "
+                f"{shorten(ast.unparse(keyword.value))}"
+            ) from None
+    return values
+
+
+def _general(text: str) -> Measure | None:
+    match = _GENERAL.match(text)
+    if match is None:
+        return None
+    fam = _BY_ALIAS.get(match["name"].lower())
+    if fam is None:
+        return None
+    fields: dict[str, Any] = {}
+    params = _ir_params(match["params"], text) if match["params"] is not None else {}
+    if "cutoff" in params:
+        params["cutoff"] = str(params["cutoff"])
+    cutoff_text = match["cutoff"] or params.pop("cutoff", None)
+    if cutoff_text is not None:
+        if fam.trec_parameters == "levels":
+            # ir_measures' IPrec@0.5: the recall level after @.
+            fields["params"] = (_number(cutoff_text, text, "the recall level"),)
+        else:
+            fields["cutoff"] = _cutoff_value(cutoff_text, text)
+    elif fam.trec_parameters == "levels":
+        raise InvalidInputError(
+            f"metrics: {shorten(text)} needs a level, e.g. '{match['name']}@0.5'"
+        )
+    if match["level"] is not None:
+        fields["relevance_threshold"] = _threshold(float(match["level"]), text)
+    if "rel" in params:
+        if "relevance_threshold" in fields:
+            raise InvalidInputError(f"metrics: {shorten(text)}: rel= and -l both given")
+        fields["relevance_threshold"] = _threshold(params.pop("rel"), text)
+    if "judged_only" in params:
+        judged_only = params.pop("judged_only")
+        if not isinstance(judged_only, bool):
+            raise InvalidInputError(f"metrics: {shorten(text)}: judged_only must be True or False")
+        fields["judged_only"] = judged_only
+    if "p" in params and fam.kernel in ("rbp", "rbp_residual"):
+        fields["params"] = (_number(str(params.pop("p")), text, "p"),)
+    elif fam.kernel in ("rbp", "rbp_residual"):
+        fields["params"] = (0.9,)
+    if "gains" in params:
+        fields["gains"] = _gains_param(params.pop("gains"), text)
+    if fam.trec_parameters == "values" and fam.kernel is not None:
+        fields["params"] = _checked_values(fam, list(fam.trec_defaults), text)
+    if fam.name == "relstring":
+        fields["params"] = tuple(fam.trec_defaults)
+    if params:
+        raise InvalidInputError(
+            f"metrics: {shorten(text)}: unknown parameter {sorted(params)[0]!r}"
+        )
+    return _single(fam, text, **fields)
+
+
+def _gains_param(gains: object, text: str) -> tuple[tuple[int, float], ...]:
+    if not isinstance(gains, dict) or not gains:
+        raise InvalidInputError(
+            f"metrics: {shorten(text)}: gains must be a dict {{grade: gain}}, e.g. "
+            f"gains={{0: 0, 1: 1, 2: 3}}"
+        )
+    pairs = []
+    for level, gain in gains.items():
+        if isinstance(level, bool) or not isinstance(level, int) or level < 0:
+            raise InvalidInputError(
+                f"metrics: {shorten(text)}: gains are keyed by grades >= 0, got {level!r}"
+            )
+        if isinstance(gain, bool) or not isinstance(gain, int | float) or not math.isfinite(gain):
+            raise InvalidInputError(
+                f"metrics: {shorten(text)}: the gain of grade {level} must be a finite number"
+            )
+        pairs.append((level, float(gain)))
+    return tuple(pairs)
+
+
+def _column(text: str) -> Measure | None:
+    """trec_eval's printed column names (``P_5``, ``ndcg_cut_10``, ``iprec_at_recall_0.10``)
+    and ragmeter's old ``name_k`` spelling."""
+    match = _COLUMN.match(text)
+    if match is None:
+        return None
+    fam = _BY_ALIAS.get(match["name"].lower())
+    if fam is None:
+        return None
+    if fam.trec_parameters == "levels":
+        level = _number(match["param"], text, "the level")
+        return Measure(text, fam, params=(level,))
+    if fam.cutoff == "none":
+        return None
+    return _single(fam, text, cutoff=_cutoff_value(match["param"], text))
+
+
+def parse_measures(text: str) -> list[Measure]:
+    """The measures a name stands for (one, or several for trec_eval groups and families).
+
+    >>> [m.name for m in parse_measures("P.5,10")]
+    ['P_5', 'P_10']
+    >>> parse_measures("ndcg@10")[0].cutoff
+    10
+    >>> parse_measures("P(rel=2)@5")[0].relevance_threshold
+    2.0
+    """
+    if not isinstance(text, str):
+        raise InputTypeError(
+            f"metrics: a measure name must be a str such as 'ndcg@10', got {shorten(text)} of "
+            f"type {type(text).__name__}"
+        )
+    text = text.strip()
+    if not text:
+        raise _unknown(text)
+    if text in NICKNAMES:
+        measures: list[Measure] = []
+        for name in NICKNAMES[text]:
+            measures.extend(_trec_expansion(_BY_TREC_NAME[name], None, text))
+        return measures
+    head, dot, params = text.partition(".")
+    if dot and head in _BY_TREC_NAME and not re.fullmatch(r"[0-9]+", head):
+        return _trec_expansion(_BY_TREC_NAME[head], params, text)
+    if text in _BY_TREC_NAME:
+        return _trec_expansion(_BY_TREC_NAME[text], None, text)
+    for parser in (_general, _column):
+        measure = parser(text)
+        if measure is not None:
+            return [measure]
+    raise _unknown(text)
+
+
+def parse_metric(name: str) -> Measure:
+    """Parse one measure name (see :func:`parse_measures` for names that stand for several).
+
+    ragmeter's names (``precision@k``, ``recall@k``, ``hit_rate@k``, ``mrr``, ``mrr@k``,
+    ``map``, ``map@k``, ``r_precision``, ``ndcg``, ``ndcg@k``, ``bpref``, ...), trec_eval's
+    (``P_5``, ``recall_100``, ``success_1``, ``recip_rank``, ``map_cut_10``, ``Rprec``,
+    ``ndcg_cut_10``, ``set_F.0.5``), ir_measures' (``nDCG@10``, ``P(rel=2)@5``) and ranx's
+    (``map@100-l2``) are accepted.
+
+    >>> m = parse_metric("ndcg_cut_10")
+    >>> (m.kind, m.k)
+    ('ndcg_cut', 10)
+    """
+    measures = parse_measures(name)
+    if len(measures) != 1:
+        raise InvalidInputError(
+            f"metrics: {shorten(name)} stands for {len(measures)} measures "
+            f"({', '.join(m.name for m in measures[:4])}{', ...' if len(measures) > 4 else ''}); "
+            f"name one of them"
+        )
+    return measures[0]
+
+
+def measures_of(metrics: Iterable[str | Measure] | str) -> list[Measure]:
+    """Every measure of ``metrics`` (names, or measures already parsed), with distinct result
+    names."""
+    if isinstance(metrics, str | Measure):
+        metrics = [metrics]
+    elif not isinstance(metrics, Iterable):
+        raise InputTypeError(
+            f"metrics: must be a name or a list of names such as ['ndcg@10', 'map'], got "
+            f"{shorten(metrics)}"
+        )
+    measures = [
+        m
+        for item in metrics
+        for m in ([item] if isinstance(item, Measure) else parse_measures(item))
+    ]
+    if not measures:
+        raise InvalidInputError("metrics: empty; name at least one metric, e.g. ['ndcg@10', 'mrr']")
+    names = [m.name for m in measures]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise InvalidInputError(f"metrics: {repeated} named more than once; name each measure once")
+    return measures
