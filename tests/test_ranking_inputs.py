@@ -186,7 +186,7 @@ def test_unknown_metric_lists_the_valid_ones():
         (
             {"zero_division": "ignore"},
             ValueError,
-            'zero_division: must be "warn", 0.0, 1.0 or np.nan',
+            'zero_division: must be "warn", "trec_eval", 0.0, 1.0 or np.nan',
         ),
         ({"zero_division": 0.5}, ValueError, "zero_division: must be"),
         ({"duplicates": "last"}, ValueError, "duplicates: must be one of 'raise', 'first'"),

@@ -1,7 +1,9 @@
 """evaluate_trec against trec_eval's own expected outputs (../shared/trec_eval_oracle).
 
-Every per-topic and mean value of the measures below, printed by trec_eval with %.4f, must be
-reproduced to 4 decimals.
+Every line of trec_eval's outputs (all of ``-m all_trec``, or its default ``official`` set),
+per topic and over all topics, must be reproduced as trec_eval prints it: ``%.4f``, integers
+for counts, the run tag and the relevance strings. No measure list here: the outputs name the
+measures, and every family they hold is declared.
 """
 
 import warnings
@@ -10,39 +12,44 @@ from pathlib import Path
 import pytest
 
 import ragmeter
+from ragmeter.ranking import FAMILIES
 
 ORACLE = Path(__file__).resolve().parents[1].parent / "shared" / "trec_eval_oracle"
-MEASURES = [
-    "map",
-    "P_5",
-    "P_10",
-    "recip_rank",
-    "Rprec",
-    "recall_100",
-    "ndcg",
-    "ndcg_cut_10",
-    "success_1",
-    "success_5",
-    "success_10",
-]
 
 CASES = [
-    ("out.test.aq", "qrels.test", "results.test", {}),
-    ("out.test.aqc", "qrels.test", "results.trunc", {"complete": True}),
-    ("out.test.aqcM", "qrels.test", "results.trunc", {"complete": True, "max_docs": 100}),
-    ("out.comment.test", "qrels.comment.test", "results.comment.test", {}),
-    ("out.test", "qrels.test", "results.test", {}),
-    ("out.test", "qrels.test.with-comments", "results.test", {}),
+    ("out.test.aq", "qrels.test", "results.test", "all_trec", {}),
+    ("out.test.aqc", "qrels.test", "results.trunc", "all_trec", {"complete": True}),
+    (
+        "out.test.aqcM",
+        "qrels.test",
+        "results.trunc",
+        "all_trec",
+        {"complete": True, "max_docs": 100},
+    ),
+    ("out.test.a", "qrels.test", "results.test", "all_trec", {}),
+    ("out.comment.test", "qrels.comment.test", "results.comment.test", "official", {}),
+    ("out.test", "qrels.test", "results.test", "official", {}),
+    ("out.test", "qrels.test.with-comments", "results.test", "official", {}),
 ]
 
 
-def expected_values(name):
+def expected_lines(name):
     values = {}
     for line in (ORACLE / name).read_text().splitlines():
-        fields = line.split()
-        if len(fields) == 3 and fields[0] in MEASURES:
-            values[(fields[0], fields[1])] = float(fields[2])
+        measure, topic, value = line.split("\t")
+        values[(measure.strip(), topic)] = value
     return values
+
+
+def printed(measure, value):
+    """A value as trec_eval prints it."""
+    if measure == "relstring":
+        return f"'{value}'"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.4f}"
 
 
 def test_oracle_is_present():
@@ -50,23 +57,40 @@ def test_oracle_is_present():
     assert (ORACLE / "out.test.aq").is_file(), f"trec_eval oracle not found at {ORACLE}"
 
 
-@pytest.mark.parametrize(("expected", "qrels", "run", "options"), CASES)
-def test_reproduces_trec_eval(expected, qrels, run, options):
-    want = expected_values(expected)
+@pytest.mark.parametrize(("expected", "qrels", "run", "measures", "options"), CASES)
+def test_reproduces_trec_eval(expected, qrels, run, measures, options):
+    want = expected_lines(expected)
     assert want, f"no values read from {expected}"
-    with warnings.catch_warnings():
-        # Topics without relevant documents score 0 with a warning, as trec_eval scores them 0.
-        warnings.simplefilter("ignore", ragmeter.UndefinedMetricWarning)
-        per_topic = ragmeter.evaluate_trec(
-            ORACLE / qrels, ORACLE / run, metrics=MEASURES, per_query=True, **options
-        )
-        means = ragmeter.evaluate_trec(ORACLE / qrels, ORACLE / run, metrics=MEASURES, **options)
-    checked = 0
+    per_topic = ragmeter.evaluate_trec(
+        ORACLE / qrels,
+        ORACLE / run,
+        metrics=measures,
+        per_query=True,
+        zero_division="trec_eval",
+        **options,
+    )
+    means = ragmeter.evaluate_trec(
+        ORACLE / qrels, ORACLE / run, metrics=measures, zero_division="trec_eval", **options
+    )
     for (measure, topic), value in want.items():
         got = means[measure] if topic == "all" else per_topic[measure][topic]
-        assert f"{got:.4f}" == f"{value:.4f}", (measure, topic, got, value)
-        checked += 1
-    assert checked == len(want)
+        assert printed(measure, got) == value, (measure, topic, got, value)
+    # Every measure ragmeter computed for these files is one trec_eval printed.
+    assert {m for m, _ in want} == {m for m in per_topic if m != "relstring" or "aq" in expected}
+
+
+def test_the_outputs_cover_every_all_trec_family():
+    names = {m for m, _ in expected_lines("out.test.aq")}
+    families = {f.trec_name for f in FAMILIES if f.trec_name is not None}
+    covered = {f for f in families if any(n == f or n.startswith(f + "_") for n in names)}
+    assert covered == set(ragmeter.ranking.NICKNAMES["all_trec"])
+
+
+def test_undefined_values_warn_by_default():
+    with pytest.warns(ragmeter.UndefinedMetricWarning, match="no relevant judged document"):
+        ragmeter.evaluate_trec(
+            ORACLE / "qrels.comment.test", ORACLE / "results.comment.test", metrics=["map"]
+        )
 
 
 def test_per_topic_rows_cover_every_judged_topic():

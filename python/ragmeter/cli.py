@@ -262,6 +262,8 @@ def _format_value(measure: Measure, value: Any) -> str:
         return f"'{value}'" if measure.family.name == "relstring" else value
     if measure.family.value_type == "int":
         return str(int(value))
+    if math.isnan(value):
+        return "  -nan"  # C's printf("%6.4f") of 0.0/0.0, which trec_eval prints
     return f"{float(value):6.4f}"
 
 
@@ -284,8 +286,8 @@ def _trec_lines(
 
 
 def _undefined_notes(means: Any, measures: list[Measure]) -> Iterator[str]:
-    """One line per reason: which measures were undefined for how many topics (scored 0, as
-    trec_eval scores them)."""
+    """One line per reason: which measures were undefined for how many topics (printed as
+    trec_eval prints them: 0, or -nan where it divides 0 by 0)."""
     by_reason: dict[tuple[str, int], list[str]] = {}
     for measure in measures:
         value = means.get(measure.name)
@@ -296,7 +298,10 @@ def _undefined_notes(means: Any, measures: list[Measure]) -> Iterator[str]:
     n = len(means.query_ids)
     for (reason, count), names in by_reason.items():
         shown = ", ".join(names[:6]) + (f", ... ({len(names)} measures)" if len(names) > 6 else "")
-        yield (f"{count} of {n} topics: {reason}; {shown} score 0 there, as in trec_eval")
+        yield (
+            f"{count} of {n} topics: {reason}; {shown} are undefined there and printed as "
+            f"trec_eval prints them"
+        )
 
 
 def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
@@ -309,7 +314,7 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
         "relevance_threshold": args.relevance_threshold,
         "judged_only": args.judged_only,
         "collection_size": args.collection_size,
-        "zero_division": 0.0,
+        "zero_division": "trec_eval",
         "n_threads": args.threads,
     }
     report = {}

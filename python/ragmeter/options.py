@@ -38,7 +38,7 @@ __all__ = [
     "shorten",
 ]
 
-ZeroDivision = Literal["warn"] | float
+ZeroDivision = Literal["warn", "trec_eval"] | float
 Duplicates = Literal["raise", "first"]
 Missing = Literal["raise", "zero", "skip"]
 
@@ -106,16 +106,18 @@ def check_n_threads(n_threads: object) -> int | None:
 
 
 def check_zero_division(zero_division: object) -> str | float:
-    """Return ``"warn"``, 0.0, 1.0 or nan, or raise naming the accepted values."""
+    """Return ``"warn"``, ``"trec_eval"``, 0.0, 1.0 or nan, or raise naming the accepted
+    values."""
     if isinstance(zero_division, str):
-        if zero_division == "warn":
-            return "warn"
+        if zero_division in ("warn", "trec_eval"):
+            return zero_division
     elif isinstance(zero_division, numbers.Real) and not isinstance(zero_division, bool):
         value = float(zero_division)
         if math.isnan(value) or value in (0.0, 1.0):
             return value
     raise InvalidInputError(
-        f'zero_division: must be "warn", 0.0, 1.0 or np.nan; got {shorten(zero_division)}'
+        f'zero_division: must be "warn", "trec_eval", 0.0, 1.0 or np.nan; got '
+        f"{shorten(zero_division)}"
     )
 
 
@@ -130,8 +132,9 @@ class EvaluationOptions:
         own (``"P(rel=2)@5"``, ``"map@100-l2"``).
     zero_division
         Value of an undefined measure: ``"warn"`` (0.0 and an
-        :class:`~ragmeter.UndefinedMetricWarning`), ``0.0``, ``1.0``, or ``np.nan`` (left out
-        of the mean).
+        :class:`~ragmeter.UndefinedMetricWarning`), ``0.0``, ``1.0``, ``np.nan`` (left out
+        of the mean), or ``"trec_eval"`` (what trec_eval prints, silently: 0, or NaN where it
+        divides 0 by 0, which then makes the mean NaN too).
     duplicates
         ``"raise"`` refuses a ranking that repeats a document; ``"first"`` keeps its best
         position.

@@ -80,6 +80,16 @@ impl PreparedRankings {
         self.inner.judged_count.clone().into_pyarray(py)
     }
 
+    /// A copy in which the queries marked in `missing` (judged, absent from the run, empty
+    /// here) are rankings of one unjudged document, as trec_eval `-c` scores them.
+    fn with_missing_as_trec_eval(&self, missing: Vec<bool>) -> PyResult<PreparedRankings> {
+        let mut inner = self.inner.clone();
+        inner
+            .score_missing_as_trec_eval(&missing)
+            .map_err(|e| to_pyerr(e, &ByPosition))?;
+        Ok(PreparedRankings { inner })
+    }
+
     /// Whether every judged ranked document was kept (not only those with a positive grade).
     #[getter]
     fn all_judged(&self) -> bool {

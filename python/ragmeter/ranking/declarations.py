@@ -14,6 +14,7 @@ read :data:`FAMILIES`; adding a measure is one entry here (and its kernel in the
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -87,12 +88,16 @@ class MeasureFamily:
     per_query: bool = True
     #: Reads the judged non-relevant and unjudged documents of the rankings (slower to prepare).
     judgment_based: bool = False
-    #: trec_eval's value for a judged topic missing from the run under ``-c``, where it differs
-    #: from the value of an empty ranking.
-    value_if_missing: float | None = None
+    #: trec_eval ``-c`` scores a judged topic missing from the run as a ranking of one unjudged
+    #: document, then resets a few measures to 0 (or ''): ``always``, or ``unparameterized``
+    #: only when named without parameters (trec_eval compares the printed name with strcmp).
+    reset_if_missing: Literal["always", "unparameterized"] | None = None
     #: The kernel whose per-query values add up to the summary under missing="zero" (trec_eval
     #: ``-c``), where that differs from the family's own.
     complete_summary_kernel: str | None = None
+    #: What trec_eval prints for an undefined value (zero_division="trec_eval"): 0, or NaN
+    #: where it divides 0 by 0.
+    trec_eval_undefined: float = 0.0
     citation: str = _TREC
     reference: str = "trec_eval 10.0 (the binary built from its sources) and pytrec_eval"
     #: How ir_measures or ranx differ, in one place.
@@ -139,6 +144,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         ir_measures_name="NumRet",
         value_type="int",
         summary="sum",
+        reset_if_missing="always",
     ),
     MeasureFamily(
         name="num_rel",
@@ -235,8 +241,9 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         title="Interpolated precision at a recall level",
         kernel="iprec_at_recall",
         formula="max over ranks i with recall(i) >= level of precision(i), where the recall "
-        "level is rounded to round(level * R) relevant documents",
-        undefined=_R_ZERO,
+        "level is rounded to round(level * R) relevant documents (0 when R = 0)",
+        undefined=_EMPTY,
+        trec_eval_undefined=math.nan,
         trec_name="iprec_at_recall",
         trec_parameters="levels",
         trec_defaults=DEFAULT_DECIMAL_LEVELS,
@@ -268,6 +275,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         trec_defaults=(10,),
         value_type="str",
         summary="none",
+        reset_if_missing="unparameterized",
         judgment_based=True,
     ),
     MeasureFamily(
@@ -331,14 +339,15 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         trec_name="utility",
         trec_parameters="values",
         trec_defaults=(1.0, -1.0, 0.0, 0.0),
-        value_if_missing=0.0,
+        reset_if_missing="unparameterized",
     ),
     MeasureFamily(
         name="11pt_avg",
         title="11-point interpolated average precision",
         kernel="eleven_point_average",
         formula="mean of iprec_at_recall over the recall levels (default 0.0, 0.1, ..., 1.0)",
-        undefined=_R_ZERO,
+        undefined=_EMPTY,
+        trec_eval_undefined=math.nan,
         trec_name="11pt_avg",
         trec_parameters="values",
         trec_defaults=DEFAULT_DECIMAL_LEVELS,
@@ -561,7 +570,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         trec_name="rbp_resid",
         trec_parameters="pairs",
         judgment_based=True,
-        value_if_missing=0.0,
+        reset_if_missing="unparameterized",
         citation="A. Moffat and J. Zobel, 'Rank-biased precision for measurement of retrieval "
         "effectiveness', ACM TOIS 27(1), 2008",
     ),
@@ -576,7 +585,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         trec_defaults=(5, 10, 20),
         aliases=("unj",),
         judgment_based=True,
-        value_if_missing=0.0,
+        reset_if_missing="always",
     ),
 )
 

@@ -98,6 +98,12 @@ def compute_values(
     the run); ``run_tag`` is the run's tag, for ``runid``.
     """
     n = prepared.n_queries
+    missing_rows = None
+    if in_run is not None and not in_run.all() and options.missing == "zero":
+        # trec_eval -c: a judged topic missing from the run is a ranking of one unjudged
+        # document (then a few measures are reset below, as trec_eval resets them).
+        missing_rows = ~in_run
+        prepared = prepared.with_missing_as_trec_eval(missing_rows.tolist())
     numbers = np.full((n, len(measures)), np.nan)
     texts: dict[int, list[str]] = {}
     groups: dict[bool, list[int]] = {}
@@ -126,11 +132,19 @@ def compute_values(
         numbers[:, columns] = prepared.evaluate(
             args, options.relevance_threshold, judged_only, options.n_threads
         )
-    if in_run is not None and not in_run.all():
-        missing_rows = ~in_run
+    if missing_rows is not None:
         for column, measure in enumerate(measures):
-            if measure.family.value_if_missing is not None:
-                numbers[missing_rows, column] = measure.family.value_if_missing
+            reset = measure.family.reset_if_missing
+            if reset == "always" or (
+                reset == "unparameterized" and measure.name == measure.family.trec_name
+            ):
+                if column in texts:
+                    texts[column] = [
+                        "" if gone else text
+                        for text, gone in zip(texts[column], missing_rows, strict=True)
+                    ]
+                else:
+                    numbers[missing_rows, column] = 0.0
     complete_totals: dict[int, np.ndarray] = {}
     if options.missing == "zero":
         for column, measure in enumerate(measures):
@@ -194,7 +208,9 @@ def summarize(values: QueryValues, *, average: Average, stacklevel: int = 3) -> 
         undefined = np.isnan(per_query)
         n_undefined = int(undefined.sum())
         if n_undefined:
-            if zero_division == "warn":
+            if zero_division == "trec_eval":
+                per_query[undefined] = fam.trec_eval_undefined
+            elif zero_division == "warn":
                 warnings.warn(
                     f"{measure.name} is undefined for {n_undefined} of {n} queries "
                     f"({fam.undefined or 'no value'}); they score 0.0. Pass zero_division=np.nan "
@@ -217,7 +233,12 @@ def summarize(values: QueryValues, *, average: Average, stacklevel: int = 3) -> 
                 results[measure.name] = per_query
             continue
         results[measure.name] = _summary(
-            measure, per_query[order], values.complete_totals.get(column), n, n_undefined
+            measure,
+            per_query[order],
+            values.complete_totals.get(column),
+            n,
+            n_undefined,
+            exclude_undefined=isinstance(zero_division, float) and math.isnan(zero_division),
         )
     return results
 
@@ -234,6 +255,8 @@ def _summary(
     complete_totals: np.ndarray | None,
     n: int,
     n_undefined: int,
+    *,
+    exclude_undefined: bool,
 ) -> Any:
     fam = measure.family
     if fam.summary == "count":
@@ -241,10 +264,13 @@ def _summary(
     if fam.summary == "sum":
         totals = ordered if complete_totals is None else complete_totals
         return CountScore(round(float(np.sum(totals))), n_queries=n, metric=measure.name)
-    defined = ordered[~np.isnan(ordered)]
+    # NaN left by zero_division=np.nan is left out; NaN that trec_eval prints stays in (and
+    # makes the mean NaN, as in trec_eval).
+    defined = ordered[~np.isnan(ordered)] if exclude_undefined else ordered
     if fam.summary == "geometric":
         if defined.size:
-            logs = np.array([math.log(max(float(v), MIN_GEO_MEAN)) for v in defined])
+            # trec_eval's MAX(value, MIN_GEO_MEAN): a NaN value counts as the floor.
+            logs = np.array([math.log(v if v > MIN_GEO_MEAN else MIN_GEO_MEAN) for v in defined])
             value = math.exp(_sequential_sum(logs) / defined.size)
         else:
             value = math.nan

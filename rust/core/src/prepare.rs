@@ -118,6 +118,27 @@ impl Prepared {
         self.retrieved.is_empty()
     }
 
+    /// Score the queries marked in `missing` (judged, absent from the run) as trec_eval `-c`
+    /// scores them: as a ranking of one document absent from the judgments. Their rankings
+    /// must be empty.
+    pub fn score_missing_as_trec_eval(&mut self, missing: &[bool]) -> CoreResult<()> {
+        if missing.len() != self.len() {
+            return Err(CoreError::argument(
+                "missing",
+                format!("{} flags for {} queries", missing.len(), self.len()),
+            ));
+        }
+        for (q, &is_missing) in missing.iter().enumerate() {
+            if is_missing {
+                if self.retrieved[q] != 0 {
+                    return Err(CoreError::query(q, "a query with a ranking is not missing"));
+                }
+                self.retrieved[q] = 1;
+            }
+        }
+        Ok(())
+    }
+
     pub fn append(&mut self, other: Prepared) {
         if self.is_empty() {
             self.all_judged = other.all_judged;

@@ -782,17 +782,8 @@ impl QueryView<'_> {
             }
             Kind::RPrecision => per_relevant(self.relevant_within(t, r) as f64),
             Kind::RPrecisionMult(multiple) => self.r_precision_mult(t, r, *multiple),
-            Kind::IPrecAtRecall(level) => {
-                if r == 0 {
-                    f64::NAN
-                } else {
-                    self.interpolated_precision(t, r, &[*level])[0]
-                }
-            }
+            Kind::IPrecAtRecall(level) => self.interpolated_precision(t, r, &[*level])[0],
             Kind::ElevenPointAverage(levels) => {
-                if r == 0 {
-                    return f64::NAN;
-                }
                 // trec_eval adds the interpolated precisions from the last level down.
                 let values = self.interpolated_precision(t, r, levels);
                 values.iter().rev().copied().fold(0.0, add) / levels.len() as f64
@@ -924,13 +915,9 @@ impl QueryView<'_> {
         while current >= 0 && cutoffs[current as usize] > num_rel_ret {
             current -= 1;
         }
-        // An empty ranking has precision 0 at every recall level (trec_eval evaluates a
-        // topic missing from the run as one unjudged document, which gives the same).
-        let mut int_precis = if num_ret == 0 {
-            0.0
-        } else {
-            num_rel_ret as f64 / num_ret as f64
-        };
+        // Nothing retrieved: 0 / 0, NaN (undefined; trec_eval prints -nan) at the levels that
+        // round to 0 relevant documents, 0 at the others, as in trec_eval.
+        let mut int_precis = num_rel_ret as f64 / num_ret as f64;
         let mut rel_so_far = num_rel_ret;
         let mut i = num_ret;
         while i > 0 && rel_so_far > 0 {
