@@ -18,6 +18,8 @@
 //! the set measures) is NaN: the caller decides what an undefined value becomes (trec_eval
 //! prints 0 for it).
 
+use std::cell::OnceCell;
+
 use rayon::prelude::*;
 
 use crate::prepare::Prepared;
@@ -419,6 +421,9 @@ pub fn evaluate(
                 judged,
                 relevance: &scratch.relevance,
                 threshold,
+                levels: OnceCell::new(),
+                default_gains: OnceCell::new(),
+                iprec: OnceCell::new(),
             };
             for (slot, measure) in out.iter_mut().zip(measures) {
                 *slot = query.value(measure);
@@ -714,6 +719,11 @@ struct QueryView<'a> {
     /// The relevance list (filled only when a measure reads it).
     relevance: &'a [f64],
     threshold: f64,
+    /// Computed once per query, when first needed: the relevance levels, the default gain
+    /// table, and the interpolated precisions at the evaluation's threshold.
+    levels: OnceCell<Vec<(f64, usize)>>,
+    default_gains: OnceCell<Vec<LevelGain>>,
+    iprec: OnceCell<Vec<f64>>,
 }
 
 impl QueryView<'_> {
@@ -782,7 +792,20 @@ impl QueryView<'_> {
             }
             Kind::RPrecision => per_relevant(self.relevant_within(t, r) as f64),
             Kind::RPrecisionMult(multiple) => self.r_precision_mult(t, r, *multiple),
-            Kind::IPrecAtRecall(level) => self.interpolated_precision(t, r, &[*level])[0],
+            Kind::IPrecAtRecall(level) => {
+                let cutoff = (level * r as f64).round() as i64;
+                let at = |profile: &[f64]| {
+                    usize::try_from(cutoff)
+                        .ok()
+                        .and_then(|c| profile.get(c).copied())
+                        .unwrap_or(0.0)
+                };
+                if t == self.threshold {
+                    at(self.iprec.get_or_init(|| self.iprec_profile(t)))
+                } else {
+                    at(&self.iprec_profile(t))
+                }
+            }
             Kind::ElevenPointAverage(levels) => {
                 // trec_eval adds the interpolated precisions from the last level down.
                 let values = self.interpolated_precision(t, r, levels);
@@ -900,6 +923,28 @@ impl QueryView<'_> {
         self.relevant_within(t, cutoff) as f64 / cutoff as f64
     }
 
+    /// trec_eval's interpolated precision by number of relevant documents: entry c (1 to the
+    /// relevant retrieved) is the value trec_eval's `iprec_at_recall` loop gives a recall
+    /// level that rounds to c documents (the highest precision at or below the rank of the
+    /// c-th relevant document), entry 0 its value after the loop; levels above the relevant
+    /// retrieved get 0. Read off the relevant ranks: precision only falls between them.
+    fn iprec_profile(&self, t: f64) -> Vec<f64> {
+        let ranks: Vec<usize> = self.relevant_ranks(t).collect();
+        let num_ret = self.ranked.num_ret;
+        let mut profile = vec![0.0; ranks.len() + 1];
+        // Nothing retrieved: 0 / 0, NaN (undefined; trec_eval prints -nan).
+        let mut int_precis = ranks.len() as f64 / num_ret as f64;
+        for (c, &rank) in ranks.iter().enumerate().rev() {
+            let precis = (c + 1) as f64 / rank as f64;
+            if int_precis < precis {
+                int_precis = precis;
+            }
+            profile[c + 1] = int_precis;
+        }
+        profile[0] = int_precis;
+        profile
+    }
+
     /// trec_eval's `iprec_at_recall` loop for the given recall levels (in any order, as
     /// trec_eval receives them): the values in the order of the levels.
     fn interpolated_precision(&self, t: f64, r: usize, levels: &[f64]) -> Vec<f64> {
@@ -1008,8 +1053,13 @@ impl QueryView<'_> {
         sum / r as f64
     }
 
-    fn gains(&self, pairs: &[(i64, f64)]) -> Vec<LevelGain> {
-        gain_table(pairs, &self.judged.levels())
+    fn gains(&self, pairs: &[(i64, f64)]) -> std::borrow::Cow<'_, [LevelGain]> {
+        let levels = self.levels.get_or_init(|| self.judged.levels());
+        if pairs.is_empty() {
+            std::borrow::Cow::Borrowed(self.default_gains.get_or_init(|| gain_table(&[], levels)))
+        } else {
+            std::borrow::Cow::Owned(gain_table(pairs, levels))
+        }
     }
 
     /// trec_eval's `G`.
@@ -1218,7 +1268,7 @@ impl QueryView<'_> {
     /// largest gain of the table (trec_eval reads those two from uninitialised variables, so
     /// its graded values vary from one build to another; with binary grades no rescaling).
     fn rbp(&self, p: f64, pairs: &[(i64, f64)]) -> f64 {
-        let mut table = self.gains(pairs);
+        let mut table = self.gains(pairs).into_owned();
         let min = table.iter().map(|g| g.gain).fold(f64::INFINITY, f64::min);
         let max = table
             .iter()
