@@ -207,6 +207,12 @@ class RetrievalIndex:
         return "bruteforce" if self.has_embeddings else None
 
     @property
+    def nbytes(self) -> int:
+        """Bytes of the index's arrays: BM25 postings and idf, normalised embeddings."""
+        lexical = sum(matrix.nbytes for matrix in self._bm25_indexes.values())
+        return lexical + (0 if self._embeddings is None else self._embeddings.nbytes)
+
+    @property
     def index_generation(self) -> str | None:
         """16 hexadecimal characters derived from the indexed identifiers and texts."""
         return self._generation
