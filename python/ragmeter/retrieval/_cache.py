@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -96,13 +96,28 @@ class IndexCache:
                 nbytes=sum(index.nbytes for index in self._indexes.values()),
             )
 
-    def get(self, documents: Sequence[CorpusDocument]) -> RetrievalIndex:
-        """The index built over ``documents`` (in this order), built now if it is not held."""
+    def get(
+        self,
+        documents: Sequence[CorpusDocument],
+        check: Callable[[tuple[CorpusDocument, ...]], None] | None = None,
+    ) -> RetrievalIndex:
+        """The index built over ``documents`` (in this order), built now if it is not held.
+
+        ``check(documents)`` runs before the documents are digested or built, unless they are
+        the very objects of a held index (which were checked when it was built).
+        """
         docs = tuple(documents)
-        identity = tuple(map(id, docs)) if _all_immutable(docs) else None
+        identity = tuple(map(id, docs))
         with self._lock:
-            known = self._by_identity.get(identity) if identity is not None else None
-            digest = known[1] if known is not None else _digest(docs)
+            known = self._by_identity.get(identity)
+            if known is not None and known[1] in self._indexes:
+                self._hits += 1
+                self._indexes.move_to_end(known[1])
+                self._by_identity.move_to_end(identity)
+                return self._indexes[known[1]]
+            if check is not None:
+                check(docs)
+            digest = _digest(docs)
             index = self._indexes.get(digest)
             if index is None:
                 self._misses += 1
@@ -113,7 +128,9 @@ class IndexCache:
             else:
                 self._hits += 1
                 self._indexes.move_to_end(digest)
-            if identity is not None:
+            # Only CorpusDocument itself is known to be immutable (a subclass could add mutable
+            # state), so only such documents are recognised again by identity.
+            if set(map(type, docs)) == {CorpusDocument}:
                 self._by_identity[identity] = (docs, digest)
                 self._by_identity.move_to_end(identity)
             self._evict()
@@ -136,11 +153,6 @@ def _check_maxsize(maxsize: object) -> int:
             f"maxsize: the number of indexes to keep must be an int >= 0, got {maxsize!r}"
         )
     return int(maxsize)
-
-
-def _all_immutable(docs: Sequence[object]) -> bool:
-    # A subclass could add mutable state; only CorpusDocument itself is known to be frozen.
-    return all(type(doc) is CorpusDocument for doc in docs)
 
 
 def _digest(docs: Sequence[CorpusDocument]) -> bytes:

@@ -171,12 +171,14 @@ class RetrievalEstimator(BaseEstimator):
                     "selection X holds the queries and y their judgments, so pass the corpus "
                     "as RetrievalEstimator(documents=...)"
                 )
-            corpus = _corpus("X", X, fitting_on_x=True)
+            name, corpus = "X", _sequence("X", X)
         else:
-            corpus = _corpus("documents", self.documents, fitting_on_x=False)
+            name, corpus = "documents", _sequence("documents", self.documents)
             if X is not None:
                 _queries("X", X)
-        self.index_ = index_cache.get(corpus)
+        self.index_ = index_cache.get(
+            corpus, lambda docs: _check_documents(name, docs, fitting_on_x=name == "X")
+        )
         self.config_ = config
         self.n_documents_ = self.index_.n_documents
         return self
@@ -188,24 +190,31 @@ class RetrievalEstimator(BaseEstimator):
         texts = [text for text, _ in queries]
         embeddings = [embedding for _, embedding in queries]
         index: RetrievalIndex = self.index_
-        searches = index._search_batch(
-            texts,
-            self.config_,
-            None if all(e is None for e in embeddings) else embeddings,
-            check_n_threads(self.n_threads),
-        )
-        documents = index.documents
+        config: RetrievalConfig = self.config_
+        n_threads = check_n_threads(self.n_threads)
         rankings = np.empty(len(texts), dtype=object)
+        if config.match_mode == "keyword":
+            # Keyword searches always run completely: the rankings straight from the core.
+            offsets, positions, _ = index._bm25_batch(texts, config, config.top_k, n_threads)
+            ids = index.doc_ids[positions].tolist()
+            bounds = offsets.tolist()
+            for position in range(len(texts)):
+                rankings[position] = ids[bounds[position] : bounds[position + 1]]
+            return rankings
+        searches = index._search_batch(
+            texts, config, None if all(e is None for e in embeddings) else embeddings, n_threads
+        )
+        doc_ids = index.doc_ids
         for position, search in enumerate(searches):
             if not search.complete:
                 raise RetrievalError(
                     f"query {position} ({_shorten(texts[position])}): the "
-                    f"{self.config_.match_mode} search did not run completely "
+                    f"{config.match_mode} search did not run completely "
                     f"({search.error()}); predict refuses to return a partial ranking that "
                     "would be scored as complete. Give (text, embedding) pairs for the "
                     "semantic leg, or search with match_mode='keyword'"
                 )
-            rankings[position] = [documents[doc].doc_id for doc, _ in search.ranked]
+            rankings[position] = [doc_ids[doc] for doc, _ in search.ranked]
         return rankings
 
     def search(self, query: str, *, query_embedding: Any = None) -> RetrievalResponse:
@@ -227,7 +236,7 @@ def _shorten(text: str, limit: int = 60) -> str:
     return repr(text if len(text) <= limit else text[: limit - 3] + "...")
 
 
-def _corpus(name: str, value: Any, *, fitting_on_x: bool) -> tuple[CorpusDocument, ...]:
+def _sequence(name: str, value: Any) -> tuple[Any, ...]:
     if value is None:
         raise InvalidInputError(
             f"{name}: fit needs the documents to index: fit(documents), or "
@@ -237,7 +246,10 @@ def _corpus(name: str, value: Any, *, fitting_on_x: bool) -> tuple[CorpusDocumen
         raise InvalidInputError(
             f"{name}: expected a list of CorpusDocument, got a {type(value).__name__}"
         )
-    docs = tuple(value)
+    return tuple(value)
+
+
+def _check_documents(name: str, docs: Sequence[Any], *, fitting_on_x: bool) -> None:
     for position, doc in enumerate(docs):
         if not isinstance(doc, CorpusDocument):
             hint = (
@@ -251,7 +263,6 @@ def _corpus(name: str, value: Any, *, fitting_on_x: bool) -> tuple[CorpusDocumen
                 f"{name}: item {position} is a {type(doc).__name__}, expected a "
                 f"CorpusDocument{hint}"
             )
-    return docs
 
 
 def _queries(name: str, value: Any) -> list[Query]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import InvalidInputError
-from ._bm25 import Bm25Matrix
+from ._bm25 import Bm25Matrix, RankedBatch
 from ._config import RetrievalConfig
 from ._documents import CorpusDocument, DocId
 from ._response import (
@@ -92,6 +92,7 @@ class RetrievalIndex:
         self._generation: str | None = None
         self._bm25_indexes: dict[bool, Bm25Matrix] = {}
         self._embeddings: np.ndarray | None = None
+        self._doc_ids: np.ndarray | None = None
 
     def __repr__(self) -> str:
         return (
@@ -128,6 +129,7 @@ class RetrievalIndex:
                 "would never match the same judgment"
             )
         self._documents = docs
+        self._doc_ids = None
         self._bm25_indexes = {}
         self._lexical(self.config)
         self._build_dense(docs)
@@ -205,6 +207,16 @@ class RetrievalIndex:
     @property
     def backend_name(self) -> str | None:
         return "bruteforce" if self.has_embeddings else None
+
+    @property
+    def doc_ids(self) -> np.ndarray:
+        """The documents' identifiers in build order, as a 1-D object array."""
+        ids = self._doc_ids
+        if ids is None or len(ids) != len(self._documents):
+            ids = np.empty(len(self._documents), dtype=object)
+            ids[:] = [_doc_id(doc) for doc in self._documents]
+            self._doc_ids = ids
+        return ids
 
     @property
     def nbytes(self) -> int:
@@ -322,12 +334,18 @@ class RetrievalIndex:
             )
         return LegOutcome(LegKind.DENSE, LegStatus.FAILED, 0, self._generation, None, error)
 
+    def _bm25_batch(
+        self, texts: Sequence[str], config: RetrievalConfig, limit: int, n_threads: int | None
+    ) -> RankedBatch:
+        """The ``limit`` best documents of every query by BM25, as CSR arrays."""
+        return self._lexical(config).top_k(
+            [tokenize(text) for text in texts], config, limit, n_threads
+        )
+
     def _bm25(
         self, texts: Sequence[str], config: RetrievalConfig, limit: int, n_threads: int | None
     ) -> list[list[tuple[int, float]]]:
-        offsets, positions, scores = self._lexical(config).top_k(
-            [tokenize(text) for text in texts], config, limit, n_threads
-        )
+        offsets, positions, scores = self._bm25_batch(texts, config, limit, n_threads)
         bounds = offsets.tolist()
         pairs = list(zip(positions.tolist(), scores.tolist(), strict=True))
         return [pairs[bounds[i] : bounds[i + 1]] for i in range(len(texts))]

@@ -3,9 +3,12 @@
 //! documents.
 //!
 //! Scoring is term at a time: for every distinct query term, its postings add their gain to a
-//! per-thread accumulator of `n_docs` scores, and only the documents touched are then ranked.
-//! A query therefore costs the length of its terms' postings, not the size of the corpus, and
-//! the queries of a call are shared between the threads of the pool.
+//! per-thread accumulator of `n_docs` scores. A query that reads few postings keeps the list of
+//! the documents it touched and ranks only those; one that reads postings of more than an
+//! eighth of the corpus scans the accumulator instead. The best `k` are kept in a heap. When a
+//! call reads more postings than the corpus has, the gain of every posting is computed once
+//! first. The queries of a call are shared between the threads of the pool. Every path sums the
+//! same terms in the same order, so the results do not depend on the path or on the threads.
 //!
 //! Variants (`N` documents, `df` documents containing the term, `tf` its frequency in the
 //! document, `L = 1 - b + b * dl / avgdl` the length normalisation):
@@ -171,6 +174,7 @@ pub fn build_postings(documents: Rows<'_, u32>, n_terms: usize) -> CoreResult<Po
 pub struct TermMatrix<'a> {
     postings: Rows<'a, u32>,
     offsets: &'a [usize],
+    docs: &'a [u32],
     tfs: &'a [u32],
     doc_lengths: &'a [u32],
 }
@@ -221,6 +225,7 @@ impl<'a> TermMatrix<'a> {
         Ok(TermMatrix {
             postings,
             offsets,
+            docs,
             tfs,
             doc_lengths,
         })
@@ -238,9 +243,10 @@ impl<'a> TermMatrix<'a> {
         self.offsets[term + 1] - self.offsets[term]
     }
 
-    fn term(&self, term: usize) -> (&'a [u32], &'a [u32]) {
+    /// The postings of `term`: their range in the flat arrays, documents and frequencies.
+    fn term(&self, term: usize) -> (std::ops::Range<usize>, &'a [u32], &'a [u32]) {
         let range = self.offsets[term]..self.offsets[term + 1];
-        (self.postings.row(term), &self.tfs[range])
+        (range.clone(), self.postings.row(term), &self.tfs[range])
     }
 
     fn average_length(&self) -> f64 {
@@ -362,6 +368,26 @@ impl Scratch {
             terms: Vec::new(),
         }
     }
+
+    /// Add to a document's sum, remembering the documents touched. Between queries every
+    /// sum is 0 and every document unseen.
+    #[inline]
+    fn add(&mut self, doc: u32, value: f64) {
+        let d = doc as usize;
+        if !self.seen[d] {
+            self.seen[d] = true;
+            self.touched.push(doc);
+        }
+        self.scores[d] += value;
+    }
+
+    /// Add to a document's sum; the caller scans every document afterwards.
+    #[inline]
+    fn add_dense(&mut self, doc: u32, value: f64) {
+        let d = doc as usize;
+        self.seen[d] = true;
+        self.scores[d] += value;
+    }
 }
 
 struct Scorer<'a> {
@@ -370,6 +396,11 @@ struct Scorer<'a> {
     params: Params,
     /// `L` of every document.
     length_norms: Vec<f64>,
+    /// `gain - floor` of every posting, when the queries read more postings than there are
+    /// (computing each once then costs less than computing it at every read).
+    gains: Option<Vec<f64>>,
+    /// [`Plan::dense`].
+    dense: Option<bool>,
     floor: f64,
     k: usize,
     min_score: f64,
@@ -377,11 +408,21 @@ struct Scorer<'a> {
 
 impl Scorer<'_> {
     fn query(&self, terms: &[u32], scratch: &mut Scratch, out: &mut Vec<(u32, f64)>) {
-        out.clear();
         // Repeated terms count once per occurrence: score each distinct term once, weighted.
         scratch.terms.clear();
         scratch.terms.extend_from_slice(terms);
         scratch.terms.sort_unstable();
+        // A query reading postings of many documents scores into the whole accumulator and
+        // scans it; one reading few keeps the list of documents it touched. The sums are the
+        // same, in the same order.
+        let read: usize = scratch
+            .terms
+            .iter()
+            .map(|&t| self.matrix.doc_freq(t as usize))
+            .sum();
+        let dense = self
+            .dense
+            .unwrap_or(read.saturating_mul(8) >= self.matrix.n_docs());
         let mut base = 0.0;
         let mut i = 0;
         while i < scratch.terms.len() {
@@ -393,32 +434,116 @@ impl Scorer<'_> {
             i += count;
             let weight = count as f64 * self.idf[term as usize];
             base += weight * self.floor;
-            let (docs, tfs) = self.matrix.term(term as usize);
-            for (&d, &tf) in docs.iter().zip(tfs) {
-                let d = d as usize;
-                let gain = self.params.gain(f64::from(tf), self.length_norms[d]) - self.floor;
-                if !scratch.seen[d] {
-                    scratch.seen[d] = true;
-                    scratch.touched.push(d as u32);
-                    scratch.scores[d] = 0.0;
+            let (range, docs, tfs) = self.matrix.term(term as usize);
+            match (&self.gains, dense) {
+                (Some(gains), true) => {
+                    for (&d, &gain) in docs.iter().zip(&gains[range]) {
+                        scratch.add_dense(d, weight * gain);
+                    }
                 }
-                scratch.scores[d] += weight * gain;
+                (Some(gains), false) => {
+                    for (&d, &gain) in docs.iter().zip(&gains[range]) {
+                        scratch.add(d, weight * gain);
+                    }
+                }
+                (None, _) => {
+                    for (&d, &tf) in docs.iter().zip(tfs) {
+                        let norm = self.length_norms[d as usize];
+                        let gain = self.params.gain(f64::from(tf), norm) - self.floor;
+                        if dense {
+                            scratch.add_dense(d, weight * gain);
+                        } else {
+                            scratch.add(d, weight * gain);
+                        }
+                    }
+                }
             }
         }
-        for &d in &scratch.touched {
-            let score = base + scratch.scores[d as usize];
-            scratch.seen[d as usize] = false;
+        let mut best = Best::new(self.k);
+        let mut keep = |d: u32, sum: f64| {
+            let score = base + sum;
             if score > 0.0 && score >= self.min_score {
-                out.push((d, score));
+                best.offer(Candidate { doc: d, score });
             }
+        };
+        if dense {
+            for (d, (seen, sum)) in scratch.seen.iter_mut().zip(&mut scratch.scores).enumerate() {
+                if *seen {
+                    keep(d as u32, *sum);
+                    *seen = false;
+                    *sum = 0.0;
+                }
+            }
+        } else {
+            for &d in &scratch.touched {
+                keep(d, scratch.scores[d as usize]);
+                scratch.seen[d as usize] = false;
+                scratch.scores[d as usize] = 0.0;
+            }
+            scratch.touched.clear();
         }
-        scratch.touched.clear();
-        let better = |a: &(u32, f64), b: &(u32, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        if out.len() > self.k {
-            out.select_nth_unstable_by(self.k - 1, better);
-            out.truncate(self.k);
+        out.clear();
+        out.extend(best.into_sorted().into_iter().map(|c| (c.doc, c.score)));
+    }
+}
+
+/// A scored document, ordered best first: higher score, then lower position.
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    doc: u32,
+    score: f64,
+}
+
+impl Ord for Candidate {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other
+            .score
+            .total_cmp(&self.score)
+            .then(self.doc.cmp(&other.doc))
+    }
+}
+
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Candidate {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Candidate {}
+
+/// The `k` best candidates offered: a heap whose top is the worst kept, so most offers cost one
+/// comparison.
+struct Best {
+    k: usize,
+    heap: std::collections::BinaryHeap<Candidate>,
+}
+
+impl Best {
+    fn new(k: usize) -> Self {
+        Best {
+            k,
+            heap: std::collections::BinaryHeap::with_capacity(k.min(1 << 16)),
         }
-        out.sort_unstable_by(better);
+    }
+
+    fn offer(&mut self, candidate: Candidate) {
+        if self.heap.len() < self.k {
+            self.heap.push(candidate);
+        } else if let Some(mut worst) = self.heap.peek_mut()
+            && candidate < *worst
+        {
+            *worst = candidate;
+        }
+    }
+
+    fn into_sorted(self) -> Vec<Candidate> {
+        self.heap.into_sorted_vec()
     }
 }
 
@@ -432,6 +557,29 @@ pub fn top_k(
     params: Params,
     k: usize,
     min_score: f64,
+) -> CoreResult<Ranked> {
+    top_k_with(matrix, idf, queries, params, k, min_score, Plan::default())
+}
+
+/// How [`top_k`] computes, each choice `None` by default (decided by the sizes); every choice
+/// gives the same results, bit for bit.
+#[derive(Clone, Copy, Debug, Default)]
+struct Plan {
+    /// Compute the gain of every posting first (`true`) or at every read (`false`).
+    precompute: Option<bool>,
+    /// Score a query into the whole accumulator and scan it (`true`), or keep the list of the
+    /// documents touched (`false`).
+    dense: Option<bool>,
+}
+
+fn top_k_with(
+    matrix: &TermMatrix<'_>,
+    idf: &[f64],
+    queries: Rows<'_, u32>,
+    params: Params,
+    k: usize,
+    min_score: f64,
+    plan: Plan,
 ) -> CoreResult<Ranked> {
     params.check()?;
     if k == 0 {
@@ -465,7 +613,7 @@ pub fn top_k(
     }
     let average = matrix.average_length();
     // Without any token there are no postings, and no length is ever divided by.
-    let length_norms = matrix
+    let length_norms: Vec<f64> = matrix
         .doc_lengths
         .iter()
         .map(|&l| {
@@ -476,12 +624,34 @@ pub fn top_k(
             }
         })
         .collect();
+    let floor = params.floor();
+    let read: usize = (0..queries.len())
+        .flat_map(|q| queries.row(q).iter())
+        .map(|&t| matrix.doc_freq(t as usize))
+        .sum();
+    let gains = plan.precompute.unwrap_or(read > matrix.tfs.len()).then(|| {
+        let mut gains = vec![0.0; matrix.tfs.len()];
+        gains
+            .par_chunks_mut(1 << 14)
+            .enumerate()
+            .for_each(|(chunk, out)| {
+                let start = chunk << 14;
+                for (i, gain) in out.iter_mut().enumerate() {
+                    let p = start + i;
+                    let norm = length_norms[matrix.docs[p] as usize];
+                    *gain = params.gain(f64::from(matrix.tfs[p]), norm) - floor;
+                }
+            });
+        gains
+    });
     let scorer = Scorer {
         matrix: *matrix,
         idf,
         params,
         length_norms,
-        floor: params.floor(),
+        gains,
+        dense: plan.dense,
+        floor,
         k,
         min_score,
     };
@@ -714,6 +884,34 @@ mod tests {
                     .collect();
                 let all = naive_top_k(&documents, query, params, usize::MAX, min_score);
                 check_ranking(&got, &all, k);
+            }
+        }
+
+        #[test]
+        fn every_strategy_gives_the_same_rankings(
+            documents in prop::collection::vec(prop::collection::vec(0u32..15, 1..20), 1..30),
+            queries in prop::collection::vec(prop::collection::vec(0u32..15, 0..6), 1..10),
+            variant in variant_strategy(),
+            k1 in 0.0f64..3.0,
+            b in 0.0f64..=1.0,
+            delta in 0.0f64..2.0,
+        ) {
+            let buf = rows(&documents);
+            let postings = build_postings(buf.view(), 15).unwrap();
+            let matrix = postings.view().unwrap();
+            let idf_values = idf(&matrix, variant);
+            let params = Params { k1, b, delta, variant };
+            let query_rows = rows(&queries);
+            let run = |precompute, dense| {
+                let plan = Plan { precompute, dense };
+                top_k_with(&matrix, &idf_values, query_rows.view(), params, 7, 0.0, plan)
+                    .unwrap()
+            };
+            let auto = run(None, None);
+            for precompute in [Some(true), Some(false)] {
+                for dense in [Some(true), Some(false)] {
+                    prop_assert_eq!(&auto, &run(precompute, dense));
+                }
             }
         }
 
