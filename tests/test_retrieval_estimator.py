@@ -237,8 +237,10 @@ def test_predict_ranks_as_rank_bm25(k1, b, top_k):
 
 
 def test_predict_returns_one_list_per_query_even_when_all_lengths_agree():
-    predicted = RetrievalEstimator(top_k=1).fit(DOCUMENTS).predict(QUERIES[:3])
+    estimator = RetrievalEstimator(top_k=1).fit(DOCUMENTS)
+    predicted = estimator.predict(QUERIES[:3])
     assert predicted.shape == (3,) and all(isinstance(r, list) and len(r) == 1 for r in predicted)
+    assert estimator.predict([]).shape == (0,)
 
 
 def test_semantic_and_hybrid_queries_are_text_embedding_pairs():
@@ -457,6 +459,43 @@ def test_search_time_parameters_reuse_one_build_per_text_choice(monkeypatch):
     # One tokenisation per text choice (normalized_text or text), whatever the other settings.
     assert built == [len(DOCUMENTS), len(DOCUMENTS)]
     assert index_cache_info().misses == 1
+
+
+def test_hybrid_weights_are_search_time_parameters():
+    rng = np.random.default_rng(9)
+    embedded = [
+        CorpusDocument(
+            doc_id=d.doc_id,
+            input_path=d.input_path,
+            chunk_index=d.chunk_index,
+            text=d.text,
+            embedding=rng.normal(size=4),
+        )
+        for d in DOCUMENTS
+    ]
+    pairs = [(q, rng.normal(size=4)) for q in QUERIES]
+    cv = KFold(3)
+    search = GridSearchCV(
+        RetrievalEstimator(documents=embedded, match_mode="hybrid"),
+        {"hybrid_alpha": [0.0, 0.3, 1.0], "rrf_k": [5, 60], "top_k": [3, 10]},
+        scoring=get_corpus_scorer("ndcg@10"),
+        cv=cv,
+    ).fit(pairs, QRELS)
+    assert (index_cache_info().misses, index_cache_info().hits) == (1, 12 * 3)
+    # Each candidate's score: the index's own hybrid rankings (fusion checked by hand in
+    # test_retrieval.py), scored by pytrec_eval.
+    index = RetrievalIndex().build(embedded)
+    folds = [test for _, test in cv.split(pairs)]
+    for params, score in zip(
+        search.cv_results_["params"], search.cv_results_["mean_test_score"], strict=True
+    ):
+        config = RetrievalConfig(match_mode="hybrid", **params)
+        rankings = [index.search(q, config=config, query_embedding=v).doc_ids for q, v in pairs]
+        expected = np.mean(
+            [oracle_mean(take(QRELS, f), take(rankings, f), "ndcg_cut.10") for f in folds]
+        )
+        assert score == pytest.approx(expected, abs=1e-12)
+    assert len(set(np.round(search.cv_results_["mean_test_score"], 12))) > 1
 
 
 def test_cache_is_bounded_and_least_recently_used_goes_first():

@@ -72,8 +72,9 @@ class RetrievalEstimator(BaseEstimator):
     :func:`~ragmeter.retrieval.set_index_cache_size`): every parameter above is applied at
     search time, so the fits of a grid or of a cross-validation after the first cost a
     lookup. ``clone`` shares ``documents`` instead of deep-copying the corpus (the estimator
-    never changes it). Fitted attributes: ``index_`` (the shared :class:`RetrievalIndex`),
-    ``config_`` (the :class:`RetrievalConfig` searched with) and ``n_documents_``.
+    never changes it). Fitted attributes: ``index_`` (the shared :class:`RetrievalIndex`,
+    whose own ``config`` is the default: search it with ``config=config_``), ``config_`` (the
+    :class:`RetrievalConfig` of the parameters) and ``n_documents_``.
     """
 
     def __init__(
