@@ -139,7 +139,8 @@ class IndexCache:
     def _evict(self) -> None:
         while len(self._indexes) > self._maxsize:
             self._indexes.popitem(last=False)
-        # Identities of evicted indexes, and beyond one per held index, release their documents.
+        # Identities of evicted indexes, and all but the `maxsize` most recent, release their
+        # documents.
         for identity, (_, digest) in list(self._by_identity.items()):
             if digest not in self._indexes:
                 del self._by_identity[identity]
