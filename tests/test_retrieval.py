@@ -6,9 +6,10 @@ from __future__ import annotations
 import math
 import re
 
+import bm25s
 import numpy as np
 import pytest
-from rank_bm25 import BM25Okapi
+from rank_bm25 import BM25L, BM25Okapi, BM25Plus
 
 from ragmeter import (
     CorpusDocument,
@@ -99,11 +100,39 @@ def test_invalid_documents_are_refused(fields):
         {"hybrid_alpha": math.nan},
         {"rrf_k": -1},
         {"keyword_threshold": math.inf},
+        {"bm25_k1": -0.1},
+        {"bm25_k1": math.nan},
+        {"bm25_k1": "1.2"},
+        {"bm25_b": 1.5},
+        {"bm25_b": True},
+        {"bm25_variant": "bm25+"},
+        {"bm25_delta": -1.0},
+        {"bm25_delta": math.inf},
+        {"use_normalized_text": "yes"},
+        {"case_sensitive": 1},
     ],
 )
 def test_invalid_configs_are_refused(fields):
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidInputError, match=next(iter(fields))):
         RetrievalConfig(**fields)
+
+
+def test_config_stores_numpy_scalars_as_python_values():
+    # Parameter grids and distributions hand out NumPy scalars.
+    config = RetrievalConfig(
+        top_k=np.int64(5),
+        bm25_k1=np.float32(1.25),
+        bm25_b=np.int8(1),
+        use_normalized_text=np.bool_(False),
+        bm25_variant=np.str_("bm25l"),
+    )
+    assert (config.top_k, config.bm25_k1, config.bm25_b) == (5, 1.25, 1.0)
+    assert type(config.top_k) is int and type(config.bm25_k1) is float
+    assert config.use_normalized_text is False and type(config.bm25_variant) is str
+    assert config.bm25_delta_value == 0.5
+    assert RetrievalConfig(bm25_variant="bm25plus").bm25_delta_value == 1.0
+    assert RetrievalConfig(bm25_variant="bm25plus", bm25_delta=0.25).bm25_delta_value == 0.25
+    assert RetrievalConfig().bm25_delta_value == 0.0
 
 
 def test_build_refuses_empty_duplicate_and_mixed_ids():
@@ -168,6 +197,173 @@ def test_bm25_matches_rank_bm25_with_lucene_idf():
         response = index.search(query)
         assert [hit.doc.doc_id for hit in response] == [ids[i] for i in order]
         assert [hit.score for hit in response] == pytest.approx([expected[i] for i in order])
+
+
+class FixedBM25L(BM25L):
+    """rank_bm25's BM25L with the fix merged upstream after 0.2.2 (dorianbrown/rank_bm25 PR #20,
+    "Remove extraneous q_freq factor from BM25L score"): 0.2.2 multiplies each term's score by
+    its frequency once more than Trotman et al. (2014) and the paper it cites."""
+
+    def get_scores(self, query):
+        score = np.zeros(self.corpus_size)
+        doc_len = np.array(self.doc_len)
+        for q in query:
+            q_freq = np.array([(doc.get(q) or 0) for doc in self.doc_freqs])
+            ctd = q_freq / (1 - self.b + self.b * doc_len / self.avgdl)
+            score += (
+                (self.idf.get(q) or 0)
+                * (self.k1 + 1)
+                * (ctd + self.delta)
+                / (self.k1 + ctd + self.delta)
+            )
+        return score
+
+
+def random_corpus(rng, n_docs=40, n_words=30):
+    vocabulary = [f"w{i}" for i in range(n_words)]
+    # A few words in most documents give rank_bm25's Okapi negative idfs to floor.
+    common = vocabulary[:3]
+    texts = {}
+    for i in range(n_docs):
+        words = list(rng.choice(vocabulary, size=rng.integers(1, 25)))
+        words += [w for w in common if rng.random() < 0.7]
+        texts[f"doc{i}"] = " ".join(words)
+    return vocabulary, texts
+
+
+def reference_scores(variant, corpus_tokens, k1, b, delta):
+    """A callable tokens -> scores of every document, from rank_bm25 and bm25s."""
+    if variant == "okapi":
+        return [BM25Okapi(corpus_tokens, k1=k1, b=b).get_scores]
+    rank_bm25_class = {"lucene": None, "bm25l": FixedBM25L, "bm25plus": BM25Plus}[variant]
+    bm25s_method = {"lucene": "lucene", "bm25l": "bm25l", "bm25plus": "bm25+"}[variant]
+    index = bm25s.BM25(k1=k1, b=b, delta=delta, method=bm25s_method, dtype="float64")
+    index.index(corpus_tokens, show_progress=False)
+    # bm25s's "lucene" is Lucene 8's formula, without the (k1 + 1) numerator.
+    factor = k1 + 1 if variant == "lucene" else 1.0
+    references = [lambda tokens: factor * index.get_scores(tokens)]
+    if rank_bm25_class is not None:
+        references.append(rank_bm25_class(corpus_tokens, k1=k1, b=b, delta=delta).get_scores)
+    else:
+        references.append(LuceneIdfBM25(corpus_tokens, k1=k1, b=b).get_scores)
+    return references
+
+
+@pytest.mark.parametrize("variant", ["lucene", "okapi", "bm25l", "bm25plus"])
+def test_bm25_variants_match_rank_bm25_and_bm25s(variant):
+    rng = np.random.default_rng(sum(map(ord, variant)))
+    vocabulary, texts = random_corpus(rng)
+    ids = list(texts)
+    corpus_tokens = [tokens(t) for t in texts.values()]
+    index = RetrievalIndex().build(make_documents(texts))
+    checked = 0
+    for k1, b, delta in [(1.5, 0.75, None), (0.9, 0.4, 0.25), (2.0, 1.0, 1.5), (0.1, 0.0, 0.0)]:
+        config = RetrievalConfig(
+            top_k=len(ids), bm25_variant=variant, bm25_k1=k1, bm25_b=b, bm25_delta=delta
+        )
+        references = reference_scores(variant, corpus_tokens, k1, b, config.bm25_delta_value)
+        for _ in range(15):
+            # Repeated words count once per occurrence, in all three implementations.
+            query = list(rng.choice([*vocabulary, "unknown"], size=rng.integers(1, 5)))
+            response = index.search(" ".join(query), config=config)
+            # Only documents holding a query word and scoring > 0 are returned; the
+            # references score every document.
+            matching = [i for i, doc in enumerate(corpus_tokens) if set(query) & set(doc)]
+            for reference in references:
+                expected = reference(query)
+                kept = [i for i in matching if expected[i] > 0]
+                order = sorted(kept, key=lambda i: (-expected[i], i))
+                got = {hit.doc.doc_id: hit.score for hit in response}
+                assert set(got) == {ids[i] for i in kept}
+                assert [got[ids[i]] for i in order] == pytest.approx(
+                    [expected[i] for i in order], rel=1e-12, abs=1e-12
+                )
+                checked += 1
+    assert checked == 4 * 15 * (1 if variant == "okapi" else 2)
+
+
+def test_bm25_okapi_floors_negative_idf_like_rank_bm25():
+    # "blood" is in 3 of 4 documents: ln(1.5 / 3.5) < 0, replaced by 0.25 * mean idf.
+    texts = {"d1": "blood oxygen", "d2": "blood clot", "d3": "blood cells", "d4": "heart lung"}
+    corpus_tokens = [tokens(t) for t in texts.values()]
+    oracle = BM25Okapi(corpus_tokens)
+    assert oracle.idf["blood"] == pytest.approx(0.25 * oracle.average_idf)
+    assert oracle.idf["blood"] > 0
+    index = RetrievalIndex(RetrievalConfig(bm25_variant="okapi")).build(make_documents(texts))
+    response = index.search("blood")
+    assert response.doc_ids == ["d1", "d2", "d3"]
+    assert [h.score for h in response] == pytest.approx(oracle.get_scores(["blood"])[:3].tolist())
+    # When the mean idf is negative too, so are the floored idf and every score: none returned.
+    del texts["d4"]
+    index = RetrievalIndex(RetrievalConfig(bm25_variant="okapi")).build(make_documents(texts))
+    assert BM25Okapi(corpus_tokens[:3]).get_scores(["blood"]).max() < 0
+    assert index.search("blood").status == "empty"
+
+
+def test_bm25_parameters_change_rankings_as_documented():
+    texts = {"short": "oxygen", "long": "oxygen oxygen " + " ".join(["filler"] * 20)}
+    index = RetrievalIndex().build(make_documents(texts))
+    # b = 1: the long document's two occurrences are normalised away; b = 0: they count.
+    assert index.search("oxygen", config=RetrievalConfig(bm25_b=1.0)).doc_ids[0] == "short"
+    assert index.search("oxygen", config=RetrievalConfig(bm25_b=0.0)).doc_ids[0] == "long"
+    # k1 = 0: term frequency and length no longer matter, both score idf: a tie in build order.
+    flat = index.search("oxygen", config=RetrievalConfig(bm25_k1=0.0))
+    assert flat.doc_ids == ["short", "long"] and flat[0].score == flat[1].score
+
+
+def test_search_many_equals_one_search_per_query():
+    rng = np.random.default_rng(11)
+    vocabulary, texts = random_corpus(rng, n_docs=60)
+    embeddings = {key: rng.normal(size=4).tolist() for key in texts}
+    index = RetrievalIndex().build(make_documents(texts, embeddings))
+    queries = [" ".join(rng.choice(vocabulary, size=3)) for _ in range(25)] + ["", "zzz"]
+    vectors = [rng.normal(size=4) for _ in queries]
+    for config in [
+        RetrievalConfig(top_k=7),
+        RetrievalConfig(top_k=5, bm25_variant="bm25plus", bm25_k1=0.8, keyword_threshold=2.0),
+        RetrievalConfig(top_k=4, match_mode="strict"),
+        RetrievalConfig(top_k=6, match_mode="semantic", semantic_threshold=0.1),
+        RetrievalConfig(top_k=5, match_mode="hybrid", hybrid_alpha=0.3),
+    ]:
+        many = index.search_many(queries, config=config, query_embeddings=vectors, n_threads=2)
+        one = [
+            index.search(q, config=config, query_embedding=v)
+            for q, v in zip(queries, vectors, strict=True)
+        ]
+        assert [r.doc_ids for r in many] == [r.doc_ids for r in one]
+        for a, b in zip(many, one, strict=True):
+            # Cosines of a block of queries come from a matrix product, a single query's from
+            # a matrix-vector product: equal up to the last bits.
+            assert [h.score for h in a] == pytest.approx([h.score for h in b], rel=1e-12)
+        assert [r.to_dict() for r in many] == [r.to_dict() for r in one]
+        assert [r.query for r in many] == queries
+
+
+def test_semantic_top_positions_break_ties_in_build_order():
+    # Many equal cosines around the cut: the first documents in build order win.
+    vectors = {f"d{i}": [1.0, 0.0] if i % 3 else [0.0, 1.0] for i in range(30)}
+    texts = {key: f"text {key}" for key in vectors}
+    index = RetrievalIndex(RetrievalConfig(match_mode="semantic", top_k=5)).build(
+        make_documents(texts, vectors)
+    )
+    response = index.search("x", query_embedding=[1.0, 0.0])
+    assert response.doc_ids == ["d1", "d2", "d4", "d5", "d7"]
+    order = np.argsort(-np.array([v[0] for v in vectors.values()]), kind="stable")[:5]
+    assert response.doc_ids == [f"d{i}" for i in order]
+
+
+def test_search_many_errors_name_the_query():
+    index = RetrievalIndex(RetrievalConfig(match_mode="semantic")).build(
+        make_documents(embeddings=EMBEDDINGS)
+    )
+    with pytest.raises(InvalidInputError, match=r"query 1\)"):
+        index.search_many(["a", "b"], query_embeddings=[[1.0, 0.0], [1.0]])
+    with pytest.raises(InvalidInputError, match="2 embeddings for 1 queries"):
+        index.search_many(["a"], query_embeddings=[[1.0, 0.0], [1.0, 0.0]])
+    with pytest.raises(InvalidInputError, match="item 1 is a int"):
+        index.search_many(["a", 3])
+    with pytest.raises(InvalidInputError, match="got a str"):
+        index.search_many("abc")
 
 
 def test_keyword_threshold_top_k_and_empty_query():

@@ -147,6 +147,9 @@ __all__ = [
 
 # Subpackages imported on first use, so that `import ragmeter` stays light.
 _LAZY_SUBPACKAGES = ("judges", "levenshtein")
+# Names whose module imports an optional dependency (scikit-learn), reached on first use and
+# kept out of __all__ so that `from ragmeter import *` works without it.
+_LAZY_NAMES = {"RetrievalEstimator": "retrieval"}
 
 
 def __getattr__(name: str) -> Any:
@@ -154,4 +157,8 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
+    if name in _LAZY_NAMES:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY_NAMES[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

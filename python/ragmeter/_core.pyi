@@ -112,3 +112,38 @@ def bootstrap_mean_differences(
     seed: int,
     n_threads: int | None = None,
 ) -> npt.NDArray[np.float64]: ...
+
+# BM25 over term-major postings (rust/py/bm25.rs).
+def bm25_postings(
+    doc_offsets: npt.NDArray[np.uintp],
+    term_ids: npt.NDArray[np.uint32],
+    n_terms: int,
+    n_threads: int | None = None,
+) -> tuple[
+    npt.NDArray[np.uintp], npt.NDArray[np.uint32], npt.NDArray[np.uint32], npt.NDArray[np.uint32]
+]: ...
+def bm25_idf(
+    offsets: npt.NDArray[np.uintp],
+    docs: npt.NDArray[np.uint32],
+    tfs: npt.NDArray[np.uint32],
+    doc_lengths: npt.NDArray[np.uint32],
+    variant: str,
+    n_threads: int | None = None,
+) -> npt.NDArray[np.float64]: ...
+def bm25_top_k(
+    offsets: npt.NDArray[np.uintp],
+    docs: npt.NDArray[np.uint32],
+    tfs: npt.NDArray[np.uint32],
+    doc_lengths: npt.NDArray[np.uint32],
+    idf: npt.NDArray[np.float64],
+    query_offsets: npt.NDArray[np.uintp],
+    query_terms: npt.NDArray[np.uint32],
+    *,
+    k1: float,
+    b: float,
+    delta: float,
+    variant: str,
+    k: int,
+    min_score: float,
+    n_threads: int | None = None,
+) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uint32], npt.NDArray[np.float64]]: ...

@@ -2,6 +2,7 @@
 //! releases the GIL around the kernels of `ragmeter-core`, and maps their errors. Users import
 //! `ragmeter`, never this module.
 
+mod bm25;
 mod borrowed;
 mod edit;
 mod errors;
@@ -46,4 +47,7 @@ mod _core {
 
     #[pymodule_export]
     use crate::stats::{bootstrap_mean_differences, sign_flip_test};
+
+    #[pymodule_export]
+    use crate::bm25::{bm25_idf, bm25_postings, bm25_top_k};
 }

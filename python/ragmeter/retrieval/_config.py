@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+
 from ..exceptions import InvalidInputError
 
-__all__ = ["MATCH_MODES", "MatchMode", "RetrievalConfig"]
+__all__ = ["BM25_VARIANTS", "MATCH_MODES", "Bm25Variant", "MatchMode", "RetrievalConfig"]
 
 MatchMode = Literal["keyword", "strict", "semantic", "hybrid"]
 MATCH_MODES: tuple[str, ...] = ("keyword", "strict", "semantic", "hybrid")
+Bm25Variant = Literal["lucene", "okapi", "bm25l", "bm25plus"]
+BM25_VARIANTS: tuple[str, ...] = ("lucene", "okapi", "bm25l", "bm25plus")
+#: The lower bound ``delta`` of BM25L and BM25+ when ``bm25_delta`` is None (Lv and Zhai 2011,
+#: and rank_bm25's defaults).
+DEFAULT_BM25_DELTA = {"bm25l": 0.5, "bm25plus": 1.0}
 
 
 @dataclass(frozen=True)
@@ -30,6 +38,19 @@ class RetrievalConfig:
     * ``rrf_k``: the reciprocal rank fusion constant (Cormack, Clarke and Buettcher, SIGIR 2009).
     * ``use_normalized_text``: search ``document.normalized_text`` when it is set.
     * ``case_sensitive``: strict matching without case folding.
+    * ``bm25_k1`` (>= 0) and ``bm25_b`` (in [0, 1]): BM25's term-frequency saturation and
+      length normalisation.
+    * ``bm25_variant``: ``"lucene"`` (Lucene's idf ``ln(1 + (N - df + 0.5) / (df + 0.5))``
+      with the classic ``(k1 + 1)`` numerator), ``"okapi"`` (rank_bm25's ``BM25Okapi``: idf
+      ``ln((N - df + 0.5) / (df + 0.5))``, a negative idf replaced by 0.25 times the mean idf),
+      ``"bm25l"`` or ``"bm25plus"`` (BM25L and BM25+, Lv and Zhai 2011, as written by Trotman
+      et al. 2014). :class:`RetrievalIndex` gives the formulas.
+    * ``bm25_delta``: the lower bound of BM25L and BM25+ (>= 0; None: 0.5 for BM25L, 1.0 for
+      BM25+); ignored by the other variants, as scikit-learn's SVC ignores ``degree`` unless
+      its kernel is polynomial.
+
+    Values may be NumPy scalars (a scikit-learn parameter grid or distribution gives those);
+    they are stored as Python ``int``, ``float``, ``bool`` and ``str``.
     """
 
     top_k: int = 10
@@ -40,8 +61,31 @@ class RetrievalConfig:
     rrf_k: int = 60
     use_normalized_text: bool = True
     case_sensitive: bool = False
+    bm25_k1: float = 1.5
+    bm25_b: float = 0.75
+    bm25_variant: Bm25Variant = "lucene"
+    bm25_delta: float | None = None
 
     def __post_init__(self) -> None:
+        for name in ("top_k", "rrf_k"):
+            _store(self, name, _as_int(getattr(self, name)))
+        for name in (
+            "keyword_threshold",
+            "semantic_threshold",
+            "hybrid_alpha",
+            "bm25_k1",
+            "bm25_b",
+            "bm25_delta",
+        ):
+            _store(self, name, _as_float(getattr(self, name)))
+        for name in ("use_normalized_text", "case_sensitive"):
+            value = getattr(self, name)
+            if not isinstance(value, bool | np.bool_):
+                raise InvalidInputError(f"{name}: must be True or False, got {value!r}")
+            _store(self, name, bool(value))
+        for name in ("match_mode", "bm25_variant"):
+            if isinstance(getattr(self, name), str):
+                _store(self, name, str(getattr(self, name)))
         if isinstance(self.top_k, bool) or not isinstance(self.top_k, int) or self.top_k < 1:
             raise InvalidInputError(
                 f"top_k: must be an int >= 1 (the most hits to return), got {self.top_k!r}"
@@ -67,7 +111,55 @@ class RetrievalConfig:
             )
         if isinstance(self.rrf_k, bool) or not isinstance(self.rrf_k, int) or self.rrf_k < 0:
             raise InvalidInputError(f"rrf_k: must be an int >= 0, got {self.rrf_k!r}")
+        if not _is_real(self.bm25_k1) or not (math.isfinite(self.bm25_k1) and self.bm25_k1 >= 0):
+            raise InvalidInputError(
+                f"bm25_k1: must be a finite number >= 0 (BM25's term-frequency saturation; "
+                f"1.2-2.0 is usual), got {self.bm25_k1!r}"
+            )
+        if not _is_real(self.bm25_b) or not 0.0 <= self.bm25_b <= 1.0:
+            raise InvalidInputError(
+                f"bm25_b: BM25's length normalisation must lie in [0, 1], got {self.bm25_b!r}"
+            )
+        if self.bm25_variant not in BM25_VARIANTS:
+            raise InvalidInputError(
+                f"bm25_variant: must be one of {', '.join(map(repr, BM25_VARIANTS))}, "
+                f"got {self.bm25_variant!r}"
+            )
+        if self.bm25_delta is not None and (
+            not _is_real(self.bm25_delta)
+            or not (math.isfinite(self.bm25_delta) and self.bm25_delta >= 0)
+        ):
+            raise InvalidInputError(
+                f"bm25_delta: the lower bound of BM25L and BM25+ must be a finite number >= 0 "
+                f"or None (the variant's default), got {self.bm25_delta!r}"
+            )
+
+    @property
+    def bm25_delta_value(self) -> float:
+        """The ``delta`` BM25 uses: ``bm25_delta``, or the variant's default (0.5 for BM25L,
+        1.0 for BM25+, 0.0 for the variants without a lower bound)."""
+        if self.bm25_delta is not None:
+            return self.bm25_delta
+        return DEFAULT_BM25_DELTA.get(self.bm25_variant, 0.0)
 
 
 def _is_real(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _as_int(value: object) -> object:
+    """A NumPy integer as an ``int``; anything else unchanged (and checked by the caller)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_):
+        return int(value)
+    return value
+
+
+def _as_float(value: object) -> object:
+    """A real number (NumPy's too) as a ``float``; anything else unchanged."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_):
+        return float(value)
+    return value
+
+
+def _store(config: RetrievalConfig, name: str, value: object) -> None:
+    object.__setattr__(config, name, value)

@@ -6,12 +6,13 @@ import hashlib
 import math
 import re
 import warnings
-from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..exceptions import InvalidInputError
+from ._bm25 import Bm25Matrix, RankedBatch
 from ._config import RetrievalConfig
 from ._documents import CorpusDocument, DocId
 from ._response import (
@@ -25,11 +26,11 @@ from ._response import (
     RetrievalResponse,
 )
 
-__all__ = ["BM25_B", "BM25_K1", "RetrievalIndex", "tokenize"]
+__all__ = ["RetrievalIndex", "tokenize"]
 
-BM25_K1 = 1.5
-BM25_B = 0.75
 _WORD = re.compile(r"\w+")
+#: Query embeddings multiplied with the document matrix at once (bounds the cosine matrix).
+_DENSE_BLOCK = 1024
 
 
 def _doc_id(doc: CorpusDocument) -> DocId:
@@ -47,10 +48,24 @@ def tokenize(text: str) -> list[str]:
 class RetrievalIndex:
     """Search a fixed set of documents by keyword (BM25), substring, embedding or both.
 
-    * keyword: Okapi BM25 with k1 = 1.5, b = 0.75 and the Lucene idf
-      ``ln((N - df + 0.5) / (df + 0.5) + 1)`` (Robertson and Zaragoza 2009); each query token
-      counts once per occurrence. Only documents scoring > 0 (and >= ``keyword_threshold``)
-      are returned, best first, ties in build order.
+    * keyword: BM25 with ``bm25_k1`` (default 1.5) and ``bm25_b`` (0.75) over the documents'
+      ``tokens`` or :func:`tokenize` of their text; each query token counts once per
+      occurrence. With ``N`` documents, ``df`` of them holding the term, ``tf`` its frequency
+      in the document and ``L = 1 - b + b * length / mean length``, a query term adds
+
+      - ``"lucene"`` (default): ``ln(1 + (N - df + 0.5) / (df + 0.5)) * tf * (k1 + 1) /
+        (tf + k1 * L)`` (Robertson and Zaragoza 2009 with Lucene's idf);
+      - ``"okapi"``: the same with idf ``ln((N - df + 0.5) / (df + 0.5))``, a negative idf
+        replaced by 0.25 times the mean idf of the vocabulary (rank_bm25's ``BM25Okapi``);
+      - ``"bm25l"``: ``ln((N + 1) / (df + 0.5)) * (k1 + 1) * (c + delta) / (k1 + c + delta)``
+        with ``c = tf / L``;
+      - ``"bm25plus"``: ``ln((N + 1) / df) * ((k1 + 1) * tf / (k1 * L + tf) + delta)``.
+
+      BM25L and BM25+ (Lv and Zhai 2011) are summed over every query term, absent ones
+      included (``tf = 0``), as Trotman et al. (2014), rank_bm25 and bm25s write them. Only
+      documents holding at least one query token and scoring > 0 (and >=
+      ``keyword_threshold``) are returned, best first, ties in build order. The scoring runs
+      in the Rust core, for a whole query set at once with :meth:`search_many`.
     * strict: documents containing the query as a case-folded substring (``str.casefold``,
       or exact case with ``case_sensitive=True``), score 1.0, in build order.
     * semantic: cosine between ``query_embedding`` and every document embedding (built only
@@ -61,6 +76,10 @@ class RetrievalIndex:
       ``hybrid_alpha``), each fetching ``min(3 * top_k, n_documents)``; ties by ``doc_id``.
       When the semantic leg cannot run (no query embedding or no dense index) the response is
       ``degraded`` and holds the keyword hits.
+
+    Building tokenises the documents once per text choice (``use_normalized_text``) and
+    normalises the embeddings once; every other setting is applied at search time, so one
+    built index answers searches under any ``config``.
     """
 
     def __init__(self, config: RetrievalConfig | None = None) -> None:
@@ -71,8 +90,9 @@ class RetrievalIndex:
         self.config = config if config is not None else RetrievalConfig()
         self._documents: tuple[CorpusDocument, ...] = ()
         self._generation: str | None = None
-        self._bm25_indexes: dict[bool, _Bm25] = {}
+        self._bm25_indexes: dict[bool, Bm25Matrix] = {}
         self._embeddings: np.ndarray | None = None
+        self._doc_ids: np.ndarray | None = None
 
     def __repr__(self) -> str:
         return (
@@ -109,6 +129,7 @@ class RetrievalIndex:
                 "would never match the same judgment"
             )
         self._documents = docs
+        self._doc_ids = None
         self._bm25_indexes = {}
         self._lexical(self.config)
         self._build_dense(docs)
@@ -122,8 +143,8 @@ class RetrievalIndex:
         normalized = getattr(doc, "normalized_text", None)
         return normalized if (config.use_normalized_text and normalized) else doc.text
 
-    def _lexical(self, config: RetrievalConfig) -> _Bm25:
-        # One BM25 index per text choice, built on first use (searches may override
+    def _lexical(self, config: RetrievalConfig) -> Bm25Matrix:
+        # One BM25 matrix per text choice, built on first use (searches may override
         # use_normalized_text); building twice under threads is harmless.
         key = config.use_normalized_text
         index = self._bm25_indexes.get(key)
@@ -134,7 +155,7 @@ class RetrievalIndex:
                 else tokenize(self._doc_text(doc, config))
                 for doc in self._documents
             ]
-            index = self._bm25_indexes[key] = _Bm25(texts)
+            index = self._bm25_indexes[key] = Bm25Matrix(texts)
         return index
 
     def _build_dense(self, docs: Sequence[CorpusDocument]) -> None:
@@ -188,6 +209,22 @@ class RetrievalIndex:
         return "bruteforce" if self.has_embeddings else None
 
     @property
+    def doc_ids(self) -> np.ndarray:
+        """The documents' identifiers in build order, as a 1-D object array."""
+        ids = self._doc_ids
+        if ids is None or len(ids) != len(self._documents):
+            ids = np.empty(len(self._documents), dtype=object)
+            ids[:] = [_doc_id(doc) for doc in self._documents]
+            self._doc_ids = ids
+        return ids
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the index's arrays: BM25 postings and idf, normalised embeddings."""
+        lexical = sum(matrix.nbytes for matrix in self._bm25_indexes.values())
+        return lexical + (0 if self._embeddings is None else self._embeddings.nbytes)
+
+    @property
     def index_generation(self) -> str | None:
         """16 hexadecimal characters derived from the indexed identifiers and texts."""
         return self._generation
@@ -202,39 +239,83 @@ class RetrievalIndex:
         query_embedding: Sequence[float] | np.ndarray | None = None,
     ) -> RetrievalResponse:
         """Search with ``config`` (default: the index's) and return a :class:`RetrievalResponse`."""
-        if not self._documents:
-            raise InvalidInputError("search: the index is empty; call build(documents) first")
         if not isinstance(query, str):
             raise InvalidInputError(f"query: expected a str, got {type(query).__name__}")
-        config = config if config is not None else self.config
-        mode = config.match_mode
-        skipped_dense = LegOutcome(LegKind.DENSE, LegStatus.SKIPPED)
-        if mode == "keyword":
-            ranked = self._bm25(query, config, config.top_k)
-            hits = self._hits(ranked, "keyword", "bm25", "bm25")
-            return RetrievalResponse(hits, (self._ran(LegKind.LEXICAL, hits), skipped_dense), query)
-        if mode == "strict":
-            ranked = self._substring(query, config)
-            hits = self._hits(ranked, "strict", "exact_match", "substring")
-            return RetrievalResponse(hits, (self._ran(LegKind.LEXICAL, hits), skipped_dense), query)
-        skipped_lexical = LegOutcome(LegKind.LEXICAL, LegStatus.SKIPPED)
-        if mode == "semantic":
-            if self._embeddings is None:
-                failed = self._dense_failure(None)
-                return RetrievalResponse((), (skipped_lexical, failed), query)
-            if query_embedding is None:
-                raise InvalidInputError(
-                    "query_embedding: a semantic search needs the query's embedding "
-                    "(from the model that embedded the documents)"
-                )
-            ranked = self._cosine(query_embedding, config, config.top_k)
-            hits = self._hits(ranked, "semantic", "cosine_similarity", "bruteforce")
-            return RetrievalResponse(hits, (skipped_lexical, self._ran(LegKind.DENSE, hits)), query)
-        return self._hybrid(query, config, query_embedding)
+        return self.search_many([query], config=config, query_embeddings=[query_embedding])[0]
 
-    def _ran(self, leg: LegKind, hits: Sequence[RetrievalHit]) -> LegOutcome:
-        status = LegStatus.SUCCESS if hits else LegStatus.EMPTY
-        return LegOutcome(leg, status, len(hits), self._generation, None)
+    def search_many(
+        self,
+        queries: Sequence[str],
+        *,
+        config: RetrievalConfig | None = None,
+        query_embeddings: Sequence[Sequence[float] | np.ndarray | None] | None = None,
+        n_threads: int | None = None,
+    ) -> list[RetrievalResponse]:
+        """Search every query of ``queries`` (aligned with ``query_embeddings`` when given) and
+        return one response per query, what :meth:`search` returns for it.
+
+        BM25 scores the whole set in one call to the Rust core (``n_threads`` threads; None:
+        ``RAGMETER_NUM_THREADS`` or every core) and the cosines of the semantic leg are one
+        matrix product per block of queries. Those cosines may differ from a single search's
+        (a matrix-vector product) in the last bits, so two documents whose cosines tie up to
+        rounding may come in the other order; everything else is equal.
+        """
+        searches = self._search_batch(queries, config, query_embeddings, n_threads)
+        return [
+            search.response(query, self._documents, self._generation)
+            for query, search in zip(queries, searches, strict=True)
+        ]
+
+    def _search_batch(
+        self,
+        queries: Sequence[str],
+        config: RetrievalConfig | None,
+        query_embeddings: Sequence[Sequence[float] | np.ndarray | None] | None,
+        n_threads: int | None,
+    ) -> list[_Search]:
+        if not self._documents:
+            raise InvalidInputError("search: the index is empty; call build(documents) first")
+        if config is not None and not isinstance(config, RetrievalConfig):
+            raise InvalidInputError(
+                f"config: expected a RetrievalConfig, got {type(config).__name__}"
+            )
+        config = config if config is not None else self.config
+        if isinstance(queries, str):
+            raise InvalidInputError(
+                "queries: got a str; pass a list of queries (wrap a single query in a list)"
+            )
+        texts = list(queries)
+        for position, query in enumerate(texts):
+            if not isinstance(query, str):
+                raise InvalidInputError(
+                    f"queries: item {position} is a {type(query).__name__}, expected a str"
+                )
+        embeddings = [None] * len(texts) if query_embeddings is None else list(query_embeddings)
+        if len(embeddings) != len(texts):
+            raise InvalidInputError(
+                f"query_embeddings: {len(embeddings)} embeddings for {len(texts)} queries; "
+                "give one per query (None where a query has none)"
+            )
+        mode = config.match_mode
+        if mode == "keyword":
+            return [
+                _Search(ranked, "keyword", "bm25", "bm25", (self._ran(LegKind.LEXICAL, ranked),))
+                for ranked in self._bm25(texts, config, config.top_k, n_threads)
+            ]
+        if mode == "strict":
+            searches = []
+            for text in texts:
+                ranked = self._substring(text, config)
+                legs = (self._ran(LegKind.LEXICAL, ranked),)
+                searches.append(_Search(ranked, "strict", "exact_match", "substring", legs))
+            return searches
+        if mode == "semantic":
+            return self._semantic(texts, embeddings, config)
+        return self._hybrid(texts, embeddings, config, n_threads)
+
+    def _ran(self, leg: LegKind, ranked: Sequence[object]) -> LegOutcome:
+        status = LegStatus.SUCCESS if ranked else LegStatus.EMPTY
+        return LegOutcome(leg, status, len(ranked), self._generation, None)
 
     def _dense_failure(self, query_embedding: object) -> LegOutcome:
         if self._embeddings is None:
@@ -253,35 +334,21 @@ class RetrievalIndex:
             )
         return LegOutcome(LegKind.DENSE, LegStatus.FAILED, 0, self._generation, None, error)
 
-    def _hits(
-        self,
-        ranked: Sequence[tuple[int, float]],
-        mode: str,
-        metric: str,
-        backend: str,
-    ) -> tuple[RetrievalHit, ...]:
-        return tuple(
-            RetrievalHit(
-                doc=self._documents[position],
-                score=score,
-                match_mode=mode,
-                backend=backend,
-                index_generation=self._generation,
-                native_score=score,
-                native_metric=metric,
-                rank=rank,
-            )
-            for rank, (position, score) in enumerate(ranked)
+    def _bm25_batch(
+        self, texts: Sequence[str], config: RetrievalConfig, limit: int, n_threads: int | None
+    ) -> RankedBatch:
+        """The ``limit`` best documents of every query by BM25, as CSR arrays."""
+        return self._lexical(config).top_k(
+            [tokenize(text) for text in texts], config, limit, n_threads
         )
 
-    def _bm25(self, query: str, config: RetrievalConfig, limit: int) -> list[tuple[int, float]]:
-        kept = [
-            (position, score)
-            for position, score in self._lexical(config).scores(tokenize(query)).items()
-            if score > 0.0 and score >= config.keyword_threshold
-        ]
-        kept.sort(key=lambda item: (-item[1], item[0]))
-        return kept[:limit]
+    def _bm25(
+        self, texts: Sequence[str], config: RetrievalConfig, limit: int, n_threads: int | None
+    ) -> list[list[tuple[int, float]]]:
+        offsets, positions, scores = self._bm25_batch(texts, config, limit, n_threads)
+        bounds = offsets.tolist()
+        pairs = list(zip(positions.tolist(), scores.tolist(), strict=True))
+        return [pairs[bounds[i] : bounds[i + 1]] for i in range(len(texts))]
 
     def _substring(self, query: str, config: RetrievalConfig) -> list[tuple[int, float]]:
         if not query.strip():
@@ -296,34 +363,44 @@ class RetrievalIndex:
                     break
         return found
 
-    def _query_vector(self, query_embedding: Sequence[float] | np.ndarray) -> np.ndarray:
+    def _query_vector(
+        self, query_embedding: Sequence[float] | np.ndarray, position: int = 0
+    ) -> np.ndarray:
         assert self._embeddings is not None
         vector = np.asarray(query_embedding, dtype=np.float64)
         dim = self._embeddings.shape[1]
+        where = "" if position == 0 else f" (query {position})"
         if vector.shape != (dim,):
             raise InvalidInputError(
-                f"query_embedding: expected a vector of {dim} values like the documents', "
-                f"got shape {vector.shape}"
+                f"query_embedding{where}: expected a vector of {dim} values like the "
+                f"documents', got shape {vector.shape}"
             )
         norm = float(np.linalg.norm(vector))
         if not math.isfinite(norm) or norm == 0.0:
             raise InvalidInputError(
-                "query_embedding: the vector is zero or not finite, so its cosine is undefined"
+                f"query_embedding{where}: the vector is zero or not finite, so its cosine is "
+                "undefined"
             )
         return vector / norm
 
-    def _cosine(
-        self, query_embedding: Sequence[float] | np.ndarray, config: RetrievalConfig, limit: int
-    ) -> list[tuple[int, float]]:
+    def _cosine_many(
+        self,
+        query_embeddings: Sequence[tuple[int, Sequence[float] | np.ndarray]],
+        threshold: float,
+        limit: int,
+    ) -> dict[int, list[tuple[int, float]]]:
+        """The ``limit`` best documents by cosine of each ``(position, embedding)``, cosines
+        below ``threshold`` dropped, ties in build order."""
         assert self._embeddings is not None
-        cosines = self._embeddings @ self._query_vector(query_embedding)
-        order = np.argsort(-cosines, kind="stable")
-        ranked = []
-        for position in order[:limit]:
-            cosine = float(cosines[position])
-            if cosine < config.semantic_threshold:
-                break
-            ranked.append((int(position), cosine))
+        ranked: dict[int, list[tuple[int, float]]] = {}
+        for start in range(0, len(query_embeddings), _DENSE_BLOCK):
+            block = query_embeddings[start : start + _DENSE_BLOCK]
+            vectors = np.stack([self._query_vector(vector, p) for p, vector in block])
+            cosines = vectors @ self._embeddings.T
+            for (position, _), row in zip(block, cosines, strict=True):
+                best = _top_positions(row, limit)
+                kept = best[row[best] >= threshold]
+                ranked[position] = list(zip(kept.tolist(), row[kept].tolist(), strict=True))
         return ranked
 
     def query(
@@ -335,90 +412,154 @@ class RetrievalIndex:
                 "query: this index has no dense index (not every document has an embedding)"
             )
         limit = self.config.top_k if k is None else k
-        ranked = self._cosine(vector, RetrievalConfig(semantic_threshold=-1.0), limit)
+        ranked = self._cosine_many([(0, vector)], -1.0, limit)[0]
         return [(_doc_id(self._documents[position]), score) for position, score in ranked]
+
+    def _semantic(
+        self,
+        texts: Sequence[str],
+        embeddings: Sequence[Sequence[float] | np.ndarray | None],
+        config: RetrievalConfig,
+    ) -> list[_Search]:
+        skipped_lexical = LegOutcome(LegKind.LEXICAL, LegStatus.SKIPPED)
+        if self._embeddings is None:
+            failed = (skipped_lexical, self._dense_failure(None))
+            return [_Search([], "semantic", "cosine_similarity", "bruteforce", failed)] * len(texts)
+        for position, vector in enumerate(embeddings):
+            if vector is None:
+                where = "" if len(texts) == 1 else f" (query {position})"
+                raise InvalidInputError(
+                    f"query_embedding{where}: a semantic search needs the query's embedding "
+                    "(from the model that embedded the documents)"
+                )
+        given = [(p, v) for p, v in enumerate(embeddings) if v is not None]
+        ranked = self._cosine_many(given, config.semantic_threshold, config.top_k)
+        return [
+            _Search(
+                ranked[p],
+                "semantic",
+                "cosine_similarity",
+                "bruteforce",
+                (skipped_lexical, self._ran(LegKind.DENSE, ranked[p])),
+            )
+            for p in range(len(texts))
+        ]
 
     def _hybrid(
         self,
-        query: str,
+        texts: Sequence[str],
+        embeddings: Sequence[Sequence[float] | np.ndarray | None],
         config: RetrievalConfig,
-        query_embedding: Sequence[float] | np.ndarray | None,
-    ) -> RetrievalResponse:
+        n_threads: int | None,
+    ) -> list[_Search]:
         fetch_k = min(3 * config.top_k, max(self.n_documents, 1))
-        lexical = self._bm25(query, config, fetch_k)
-        lexical_outcome = LegOutcome(
-            LegKind.LEXICAL,
-            LegStatus.SUCCESS if lexical else LegStatus.EMPTY,
-            len(lexical),
-            self._generation,
-            "bm25",
-        )
-        legs: list[tuple[LegKind, float, str, list[tuple[int, float]]]] = [
-            (LegKind.LEXICAL, 1.0 - config.hybrid_alpha, "bm25", lexical)
-        ]
-        if self._embeddings is None or query_embedding is None:
-            dense_outcome = self._dense_failure(query_embedding)
-        else:
-            dense = self._cosine(query_embedding, config, fetch_k)
-            legs.append((LegKind.DENSE, config.hybrid_alpha, "cosine_similarity", dense))
-            dense_outcome = LegOutcome(
-                LegKind.DENSE,
-                LegStatus.SUCCESS if dense else LegStatus.EMPTY,
-                len(dense),
+        lexical = self._bm25(texts, config, fetch_k, n_threads)
+        dense: dict[int, list[tuple[int, float]]] = {}
+        if self._embeddings is not None:
+            given = [(p, v) for p, v in enumerate(embeddings) if v is not None]
+            dense = self._cosine_many(given, config.semantic_threshold, fetch_k)
+        searches = []
+        for position, keyword_hits in enumerate(lexical):
+            lexical_outcome = LegOutcome(
+                LegKind.LEXICAL,
+                LegStatus.SUCCESS if keyword_hits else LegStatus.EMPTY,
+                len(keyword_hits),
                 self._generation,
-                "bruteforce",
+                "bm25",
             )
-        fused: dict[int, float] = {}
-        contributions: dict[int, list[LegContribution]] = {}
-        for leg, weight, metric, ranked in legs:
-            for rank, (position, native) in enumerate(ranked):
-                fused[position] = fused.get(position, 0.0) + weight / (config.rrf_k + rank + 1)
-                contributions.setdefault(position, []).append(
-                    LegContribution(leg, rank, native, metric)
+            legs: list[tuple[LegKind, float, str, list[tuple[int, float]]]] = [
+                (LegKind.LEXICAL, 1.0 - config.hybrid_alpha, "bm25", keyword_hits)
+            ]
+            if position in dense:
+                semantic_hits = dense[position]
+                legs.append(
+                    (LegKind.DENSE, config.hybrid_alpha, "cosine_similarity", semantic_hits)
                 )
-        order = sorted(fused, key=lambda p: (-fused[p], self._documents[p].doc_id))
+                dense_outcome = LegOutcome(
+                    LegKind.DENSE,
+                    LegStatus.SUCCESS if semantic_hits else LegStatus.EMPTY,
+                    len(semantic_hits),
+                    self._generation,
+                    "bruteforce",
+                )
+            else:
+                dense_outcome = self._dense_failure(embeddings[position])
+            fused: dict[int, float] = {}
+            contributions: dict[int, list[LegContribution]] = {}
+            for leg, weight, metric, ranked in legs:
+                for rank, (doc, native) in enumerate(ranked):
+                    fused[doc] = fused.get(doc, 0.0) + weight / (config.rrf_k + rank + 1)
+                    contributions.setdefault(doc, []).append(
+                        LegContribution(leg, rank, native, metric)
+                    )
+            order = sorted(fused, key=lambda d: (-fused[d], self._documents[d].doc_id))
+            best = order[: config.top_k]
+            searches.append(
+                _Search(
+                    [(doc, fused[doc]) for doc in best],
+                    "hybrid",
+                    "reciprocal_rank_fusion",
+                    "rrf",
+                    (lexical_outcome, dense_outcome),
+                    [tuple(contributions[doc]) for doc in best],
+                )
+            )
+        return searches
+
+
+@dataclass(frozen=True)
+class _Search:
+    """One query's ranking (document positions and scores) and the outcome of its legs."""
+
+    ranked: Sequence[tuple[int, float]]
+    mode: str
+    metric: str
+    backend: str
+    legs: tuple[LegOutcome, ...]
+    #: Per hit, the legs' parts in a fused ranking (hybrid only).
+    contributions: Sequence[tuple[LegContribution, ...]] | None = None
+
+    def response(
+        self, query: str, documents: Sequence[CorpusDocument], generation: str | None
+    ) -> RetrievalResponse:
+        legs = self.legs
+        if len(legs) == 1:
+            legs = (*legs, LegOutcome(LegKind.DENSE, LegStatus.SKIPPED))
+        fused = self.contributions is not None
         hits = tuple(
             RetrievalHit(
-                doc=self._documents[position],
-                score=fused[position],
-                match_mode="hybrid",
-                backend="rrf",
-                index_generation=self._generation,
-                native_score=None,
-                native_metric="reciprocal_rank_fusion",
-                contributions=tuple(contributions[position]),
+                doc=documents[position],
+                score=score,
+                match_mode=self.mode,
+                backend=self.backend,
+                index_generation=generation,
+                native_score=None if fused else score,
+                native_metric=self.metric,
+                contributions=() if self.contributions is None else self.contributions[rank],
                 rank=rank,
             )
-            for rank, position in enumerate(order[: config.top_k])
+            for rank, (position, score) in enumerate(self.ranked)
         )
-        return RetrievalResponse(hits, (lexical_outcome, dense_outcome), query)
+        return RetrievalResponse(hits, legs, query)
+
+    @property
+    def complete(self) -> bool:
+        """True when every requested leg ran (no failed or degraded leg)."""
+        return all(leg.status not in (LegStatus.FAILED, LegStatus.DEGRADED) for leg in self.legs)
+
+    def error(self) -> str | None:
+        records = [leg.error for leg in self.legs if leg.error is not None]
+        return "; ".join(f"{r.code}: {r.message}" for r in records) or None
 
 
-class _Bm25:
-    """Postings, document lengths and idf of one tokenisation of the corpus."""
-
-    def __init__(self, documents: Sequence[Sequence[str]]) -> None:
-        self.postings: dict[str, list[tuple[int, int]]] = {}
-        self.lengths = [len(tokens) for tokens in documents]
-        for position, tokens in enumerate(documents):
-            for token, tf in Counter(tokens).items():
-                self.postings.setdefault(token, []).append((position, tf))
-        n = len(documents)
-        self.avg_length = sum(self.lengths) / n
-        self.idf = {
-            token: math.log((n - len(p) + 0.5) / (len(p) + 0.5) + 1.0)
-            for token, p in self.postings.items()
-        }
-
-    def scores(self, query_tokens: Sequence[str]) -> dict[int, float]:
-        scores: dict[int, float] = {}
-        for token in query_tokens:
-            postings = self.postings.get(token)
-            if not postings:
-                continue
-            idf = self.idf[token]
-            for position, tf in postings:
-                norm = 1.0 - BM25_B + BM25_B * self.lengths[position] / self.avg_length
-                gain = idf * tf * (BM25_K1 + 1.0) / (tf + BM25_K1 * norm)
-                scores[position] = scores.get(position, 0.0) + gain
-        return scores
+def _top_positions(values: np.ndarray, limit: int) -> np.ndarray:
+    """Positions of the ``limit`` largest ``values``, largest first, ties by position (what
+    a stable argsort of ``-values`` cut to ``limit`` gives, without sorting everything)."""
+    if limit >= len(values):
+        return np.argsort(-values, kind="stable")
+    candidates = np.argpartition(-values, limit - 1)[:limit]
+    kth = values[candidates].min()
+    above = np.flatnonzero(values > kth)
+    tied = np.flatnonzero(values == kth)[: limit - len(above)]
+    chosen = np.concatenate([above, tied])
+    return chosen[np.argsort(-values[chosen], kind="stable")]

@@ -3,6 +3,7 @@
 //! them without a Python interpreter.
 
 pub mod answers;
+pub mod bm25;
 pub mod csr;
 pub mod edit;
 pub mod error;

@@ -1,0 +1,307 @@
+"""A scikit-learn estimator over :class:`RetrievalIndex`, to tune BM25 and the other search
+settings with ``GridSearchCV``, ``RandomizedSearchCV``, ``cross_validate`` or a ``Pipeline``.
+
+Importing this module imports scikit-learn (the ``sklearn`` extra); ``import ragmeter`` does
+not, and reaches the estimator lazily.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._inputs import check_n_threads, is_series
+from .._optional import import_optional
+from ..exceptions import InvalidInputError, RetrievalError
+from ._cache import index_cache
+from ._config import Bm25Variant, MatchMode, RetrievalConfig
+from ._documents import CorpusDocument
+from ._index import RetrievalIndex
+from ._response import RetrievalResponse
+
+if TYPE_CHECKING:
+    from sklearn.base import BaseEstimator
+else:
+    BaseEstimator = import_optional(
+        "sklearn.base", extra="sklearn", purpose="RetrievalEstimator"
+    ).BaseEstimator
+_validation = import_optional(
+    "sklearn.utils.validation", extra="sklearn", purpose="RetrievalEstimator"
+)
+
+__all__ = ["RetrievalEstimator"]
+
+_CONFIG_FIELDS = tuple(field.name for field in dataclasses.fields(RetrievalConfig))
+
+Query = tuple[str, Any]
+
+
+class RetrievalEstimator(BaseEstimator):
+    """A retriever as a scikit-learn estimator: ``fit`` indexes a corpus, ``predict(queries)``
+    returns one ranking (a list of ``doc_id``, best first) per query.
+
+    Its parameters are the fields of :class:`RetrievalConfig` (``top_k``, ``match_mode``,
+    ``bm25_k1``, ``bm25_b``, ``bm25_variant``, ``bm25_delta``, the thresholds, the hybrid
+    weights, ...), plus ``documents`` and ``n_threads``; ``get_params``, ``set_params`` and
+    ``clone`` see them all, so every one can be searched over.
+
+    Two ways to fit:
+
+    * ``RetrievalEstimator().fit(documents)``: ``X`` is the corpus (:class:`CorpusDocument`
+      objects), ``y`` must be None.
+    * ``RetrievalEstimator(documents=corpus).fit(queries, qrels)``: the corpus is a parameter
+      and ``X``, ``y`` are the training queries and their judgments, which is what model
+      selection splits (``KFold``, ``GroupKFold`` over queries). Nothing is learned from them:
+      BM25, substring matching and cosine have no trained weights; the search picks the
+      parameters from the held-out queries' scores. ``X`` is checked to be queries.
+
+    ``predict(X)`` takes one query per item: a ``str``, or a ``(text, embedding)`` pair for
+    the semantic and hybrid modes. It returns a one-dimensional object array (one list of
+    ``doc_id`` per query), what :func:`~ragmeter.get_corpus_scorer` scorers read. A search
+    that does not run completely (a hybrid query without an embedding, a semantic search
+    without document embeddings) raises :class:`~ragmeter.RetrievalError` naming the query:
+    it would otherwise be scored as if it had. Queries are scored together: BM25 in one call
+    to the Rust core on ``n_threads`` threads (None: ``RAGMETER_NUM_THREADS`` or every core).
+
+    The index is built once per corpus and kept in a cache shared by all estimators
+    (:func:`~ragmeter.retrieval.index_cache_info`; at most 4 corpora by default,
+    :func:`~ragmeter.retrieval.set_index_cache_size`): every parameter above is applied at
+    search time, so the fits of a grid or of a cross-validation after the first cost a
+    lookup. ``clone`` shares ``documents`` instead of deep-copying the corpus (the estimator
+    never changes it). Fitted attributes: ``index_`` (the shared :class:`RetrievalIndex`,
+    whose own ``config`` is the default: search it with ``config=config_``), ``config_`` (the
+    :class:`RetrievalConfig` of the parameters) and ``n_documents_``.
+    """
+
+    def __init__(
+        self,
+        documents: Sequence[CorpusDocument] | None = None,
+        *,
+        top_k: int = RetrievalConfig.top_k,
+        match_mode: MatchMode = RetrievalConfig.match_mode,
+        keyword_threshold: float = RetrievalConfig.keyword_threshold,
+        semantic_threshold: float = RetrievalConfig.semantic_threshold,
+        hybrid_alpha: float = RetrievalConfig.hybrid_alpha,
+        rrf_k: int = RetrievalConfig.rrf_k,
+        use_normalized_text: bool = RetrievalConfig.use_normalized_text,
+        case_sensitive: bool = RetrievalConfig.case_sensitive,
+        bm25_k1: float = RetrievalConfig.bm25_k1,
+        bm25_b: float = RetrievalConfig.bm25_b,
+        bm25_variant: Bm25Variant = RetrievalConfig.bm25_variant,
+        bm25_delta: float | None = RetrievalConfig.bm25_delta,
+        n_threads: int | None = None,
+    ) -> None:
+        # scikit-learn's contract: store the parameters as given, check them in fit.
+        self.documents = documents
+        self.top_k = top_k
+        self.match_mode = match_mode
+        self.keyword_threshold = keyword_threshold
+        self.semantic_threshold = semantic_threshold
+        self.hybrid_alpha = hybrid_alpha
+        self.rrf_k = rrf_k
+        self.use_normalized_text = use_normalized_text
+        self.case_sensitive = case_sensitive
+        self.bm25_k1 = bm25_k1
+        self.bm25_b = bm25_b
+        self.bm25_variant = bm25_variant
+        self.bm25_delta = bm25_delta
+        self.n_threads = n_threads
+
+    # -- scikit-learn protocol ----------------------------------------------------------------
+
+    def __repr__(self, N_CHAR_MAX: int = 700) -> str:
+        # scikit-learn's repr would print the corpus document by document; the parameters
+        # that differ from their defaults are what tells estimators apart.
+        defaults = type(self)().get_params(deep=False)
+        shown = []
+        for name, value in self.get_params(deep=False).items():
+            if name == "documents" and value is not None:
+                size = len(value) if hasattr(value, "__len__") else "?"
+                shown.append(f"documents=<{size} documents>")
+            elif not _same(value, defaults[name]):
+                shown.append(f"{name}={value!r}")
+        text = f"{type(self).__name__}({', '.join(shown)})"
+        return text if len(text) <= N_CHAR_MAX else text[: N_CHAR_MAX - 3] + "..."
+
+    def __sklearn_clone__(self) -> RetrievalEstimator:
+        params = self.get_params(deep=False)
+        cloned = type(self)(
+            **{
+                name: value if name == "documents" else copy.deepcopy(value)
+                for name, value in params.items()
+            }
+        )
+        # What scikit-learn's own clone carries over besides the parameters.
+        for attribute in ("_metadata_request", "_sklearn_output_config"):
+            if hasattr(self, attribute):
+                setattr(cloned, attribute, copy.deepcopy(getattr(self, attribute)))
+        return cloned
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.input_tags.one_d_array = True
+        tags.input_tags.string = True
+        tags.target_tags.required = False
+        tags.requires_fit = True
+        tags.non_deterministic = False
+        return tags
+
+    def _more_tags(self) -> dict[str, Any]:
+        # The same tags for scikit-learn < 1.6, which reads this method instead.
+        return {"X_types": ["string"], "requires_y": False}
+
+    # -- fitting and predicting ---------------------------------------------------------------
+
+    def _config(self) -> RetrievalConfig:
+        return RetrievalConfig(**{name: getattr(self, name) for name in _CONFIG_FIELDS})
+
+    def fit(self, X: Any = None, y: Any = None) -> RetrievalEstimator:
+        """Index the corpus (``documents``, or ``X`` when ``documents`` is None) and check the
+        parameters. See the class documentation for what ``X`` and ``y`` are."""
+        config = self._config()
+        check_n_threads(self.n_threads)
+        if self.documents is None:
+            if y is not None:
+                raise InvalidInputError(
+                    "y: judgments were given but the estimator has no documents=; in model "
+                    "selection X holds the queries and y their judgments, so pass the corpus "
+                    "as RetrievalEstimator(documents=...)"
+                )
+            name, corpus = "X", _sequence("X", X)
+        else:
+            name, corpus = "documents", _sequence("documents", self.documents)
+            if X is not None:
+                _queries("X", X)
+        self.index_ = index_cache.get(
+            corpus, lambda docs: _check_documents(name, docs, fitting_on_x=name == "X")
+        )
+        self.config_ = config
+        self.n_documents_ = self.index_.n_documents
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """One ranking per query: a 1-D object array of lists of ``doc_id``, best first."""
+        _validation.check_is_fitted(self)
+        queries = _queries("X", X)
+        texts = [text for text, _ in queries]
+        embeddings = [embedding for _, embedding in queries]
+        index: RetrievalIndex = self.index_
+        config: RetrievalConfig = self.config_
+        n_threads = check_n_threads(self.n_threads)
+        rankings = np.empty(len(texts), dtype=object)
+        if config.match_mode == "keyword":
+            # Keyword searches always run completely: the rankings straight from the core.
+            offsets, positions, _ = index._bm25_batch(texts, config, config.top_k, n_threads)
+            ids = index.doc_ids[positions].tolist()
+            bounds = offsets.tolist()
+            for position in range(len(texts)):
+                rankings[position] = ids[bounds[position] : bounds[position + 1]]
+            return rankings
+        searches = index._search_batch(
+            texts, config, None if all(e is None for e in embeddings) else embeddings, n_threads
+        )
+        doc_ids = index.doc_ids
+        for position, search in enumerate(searches):
+            if not search.complete:
+                raise RetrievalError(
+                    f"query {position} ({_shorten(texts[position])}): the "
+                    f"{config.match_mode} search did not run completely "
+                    f"({search.error()}); predict refuses to return a partial ranking that "
+                    "would be scored as complete. Give (text, embedding) pairs for the "
+                    "semantic leg, or search with match_mode='keyword'"
+                )
+            rankings[position] = [doc_ids[doc] for doc, _ in search.ranked]
+        return rankings
+
+    def search(self, query: str, *, query_embedding: Any = None) -> RetrievalResponse:
+        """The fitted index's :meth:`RetrievalIndex.search` with this estimator's settings, so
+        a tuned estimator can be passed to :func:`~ragmeter.evaluate_retrieval`."""
+        _validation.check_is_fitted(self)
+        index: RetrievalIndex = self.index_
+        return index.search(query, config=self.config_, query_embedding=query_embedding)
+
+
+def _same(value: Any, default: Any) -> bool:
+    try:
+        return type(value) is type(default) and bool(value == default)
+    except (TypeError, ValueError):
+        return False
+
+
+def _shorten(text: str, limit: int = 60) -> str:
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
+def _sequence(name: str, value: Any) -> tuple[Any, ...]:
+    if value is None:
+        raise InvalidInputError(
+            f"{name}: fit needs the documents to index: fit(documents), or "
+            "RetrievalEstimator(documents=...).fit(queries, qrels)"
+        )
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Sequence | np.ndarray):
+        raise InvalidInputError(
+            f"{name}: expected a list of CorpusDocument, got a {type(value).__name__}"
+        )
+    return tuple(value)
+
+
+def _check_documents(name: str, docs: Sequence[Any], *, fitting_on_x: bool) -> None:
+    for position, doc in enumerate(docs):
+        if not isinstance(doc, CorpusDocument):
+            hint = (
+                "; fit(X) without documents= indexes X, but in model selection (GridSearchCV, "
+                "cross_validate) X holds the queries: pass the corpus as "
+                "RetrievalEstimator(documents=...)"
+                if fitting_on_x and isinstance(doc, str | tuple)
+                else ""
+            )
+            raise InvalidInputError(
+                f"{name}: item {position} is a {type(doc).__name__}, expected a "
+                f"CorpusDocument{hint}"
+            )
+
+
+def _queries(name: str, value: Any) -> list[Query]:
+    """``(text, embedding or None)`` of every query of ``X``."""
+    if type(value).__module__.startswith("scipy.sparse"):
+        raise InvalidInputError(
+            f"{name}: got a sparse {type(value).__name__}; sparse input is not supported: a "
+            "retriever's X holds queries (str or (text, embedding) pairs), not a feature matrix"
+        )
+    if is_series(value):
+        value = value.tolist()
+    if isinstance(value, np.ndarray):
+        if value.ndim != 1:
+            raise InvalidInputError(
+                f"{name}: expected one query per item (a 1-D sequence), got an array of "
+                f"shape {value.shape}"
+            )
+        value = value.tolist()
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Sequence):
+        kind = type(value).__name__
+        hint = (
+            " (pass list(queries.values()), aligned with y)" if isinstance(value, Mapping) else ""
+        )
+        raise InvalidInputError(f"{name}: expected a sequence of queries, got a {kind}{hint}")
+    queries: list[Query] = []
+    for position, item in enumerate(value):
+        if isinstance(item, str):
+            queries.append((str(item), None))
+        elif isinstance(item, tuple | list) and len(item) == 2 and isinstance(item[0], str):
+            queries.append((str(item[0]), item[1]))
+        elif isinstance(item, CorpusDocument):
+            raise InvalidInputError(
+                f"{name}: item {position} is a CorpusDocument; this estimator was given "
+                "documents=, so X holds the queries (fit(queries, qrels), predict(queries))"
+            )
+        else:
+            raise InvalidInputError(
+                f"{name}: item {position} is a {type(item).__name__}; a query is a str or a "
+                "(text, embedding) pair"
+            )
+    return queries
