@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._inputs import check_n_threads, is_series
+from .._inputs import is_series
 from .._optional import import_optional
 from ..exceptions import InvalidInputError, RetrievalError
+from ..options import check_n_threads
 from ._cache import index_cache
 from ._config import Bm25Variant, MatchMode, RetrievalConfig
 from ._documents import CorpusDocument
