@@ -1,7 +1,7 @@
 """Judge-call throughput against a loopback OpenAI-compatible server with fixed latency.
 
 2,000 judge calls (one rubric call per sample) through ``OpenAICompatibleJudge`` with
-``max_concurrency=32`` against ``python -m ragmeter.judges.server --latency 0.05`` running in
+``max_concurrency=32`` against ``python -m ragmeter.judges.testing.server --latency 0.05`` running in
 a separate process. Reports wall time against the ideal ``calls * latency / concurrency``
 (target: within 1.5x), the same calls made by a bare ``openai.AsyncOpenAI`` client behind an
 ``asyncio.Semaphore(32)`` (the peer: transport without parsing, validation, cache or
@@ -33,7 +33,7 @@ def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
         [
             sys.executable,
             "-m",
-            "ragmeter.judges.server",
+            "ragmeter.judges.testing.server",
             "--latency",
             str(latency),
             "--fixed-answer",

@@ -24,7 +24,7 @@ from ragmeter.judges import (
     evaluate,
     evaluate_rag,
 )
-from ragmeter.judges.server import LoopbackOpenAIServer
+from ragmeter.judges.testing import LoopbackOpenAIServer
 
 SPEC_DATA = [
     {

@@ -64,7 +64,7 @@ def test_the_environment_configures_a_local_endpoint(server, monkeypatch):
 
 
 def test_the_key_from_the_environment_is_sent(monkeypatch):
-    from ragmeter.judges.server import LoopbackOpenAIServer
+    from ragmeter.judges.testing import LoopbackOpenAIServer
 
     with LoopbackOpenAIServer(api_key="sk-from-env") as server:
         monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")

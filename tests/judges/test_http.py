@@ -11,6 +11,7 @@ import openai
 import pytest
 
 from ragmeter.judges import (
+    JudgeContext,
     JudgeTransportError,
     OpenAIClientJudge,
     OpenAICompatibleEmbedder,
@@ -18,15 +19,15 @@ from ragmeter.judges import (
     RetryPolicy,
     RubricMetric,
     RuleJudge,
+    RunSettings,
     Sample,
     evaluate,
 )
 from ragmeter.judges.accounting import CallStats
-from ragmeter.judges.cache import open_cache
-from ragmeter.judges.limits import RateLimiter
-from ragmeter.judges.runtime import JudgeContext, RunSettings, Runtime
-from ragmeter.judges.server import Fault, LoopbackOpenAIServer
-from ragmeter.judges.testing import HashEmbedder
+from ragmeter.judges.clients.limits import RateLimiter
+from ragmeter.judges.engine.cache import open_cache
+from ragmeter.judges.engine.runtime import Runtime
+from ragmeter.judges.testing import Fault, HashEmbedder, LoopbackOpenAIServer
 
 SCHEMA = {
     "title": "rating",

@@ -33,8 +33,8 @@ from ragmeter.judges import (
     judge_json,
     pairwise_preference,
 )
-from ragmeter.judges.limits import classify_status, parse_retry_after
-from ragmeter.judges.samples import coerce_samples
+from ragmeter.judges.clients.limits import classify_status, parse_retry_after
+from ragmeter.judges.sample import coerce_samples
 
 SAMPLES = [
     Sample("Where is Paris?", "Paris is in France. It is big.", ("Paris is in France.",), id="a"),

@@ -12,9 +12,9 @@ import httpx
 import pytest
 
 from ragmeter.judges import OpenAICompatibleJudge, Sample, evaluate
-from ragmeter.judges.openai_compatible import HttpEndpoint
-from ragmeter.judges.server import Fault, LoopbackOpenAIServer
-from ragmeter.judges.transport import make_plain_http_transport
+from ragmeter.judges.clients.http import HttpEndpoint
+from ragmeter.judges.clients.transport import make_plain_http_transport
+from ragmeter.judges.testing import Fault, LoopbackOpenAIServer
 
 SAMPLES = [
     Sample("Where is Paris?", "Paris is in France. It is big.", ("Paris is in France.",)),

@@ -29,9 +29,21 @@ from .agreement import (
     krippendorff_alpha,
     percent_agreement,
 )
-from .cache import JudgeCache
-from .custom import FunctionMetric, RubricMetric, metric
-from .embedchain import (
+from .clients.chat import OpenAIClientJudge, OpenAICompatibleJudge, judge_from_env
+from .clients.embeddings import OpenAIClientEmbedder, OpenAICompatibleEmbedder
+from .clients.environment import ENV_API_KEY, ENV_BASE_URL, ENV_EMBEDDING_MODEL, ENV_MODEL
+from .clients.limits import Limits, RetryPolicy
+from .clients.offline import HashEmbedder, RuleJudge
+from .clients.protocol import (
+    Embedder,
+    Judge,
+    JudgeRequest,
+    JudgeResponse,
+    Usage,
+    as_embedder,
+    as_judge,
+)
+from .compat.embedchain import (
     AnswerRelevance,
     AnswerRelevanceConfig,
     BaseConfig,
@@ -43,9 +55,10 @@ from .embedchain import (
     GroundednessConfig,
     evaluate_rag,
 )
-from .embeddings import OpenAIClientEmbedder, OpenAICompatibleEmbedder, cosine_similarity
+from .context import JudgeContext
+from .engine.cache import JudgeCache
+from .engine.settings import RunSettings
 from .evaluation import DryRunEstimate, aevaluate, evaluate, judge_json, pairwise_preference
-from .limits import Limits, RetryPolicy
 from .metrics import (
     AnswerRelevanceMetric,
     AnswerRelevancyMetric,
@@ -53,34 +66,20 @@ from .metrics import (
     ContextRecallMetric,
     ContextRelevancyMetric,
     FaithfulnessMetric,
+    FunctionMetric,
     GroundednessMetric,
-    Metric,
+    PairwisePreferenceMetric,
+    RubricMetric,
+    cosine_similarity,
+    metric,
 )
-from .openai_compatible import (
-    ENV_API_KEY,
-    ENV_BASE_URL,
-    ENV_EMBEDDING_MODEL,
-    ENV_MODEL,
-    OpenAIClientJudge,
-    OpenAICompatibleJudge,
-    judge_from_env,
-)
+from .metrics.base import Metric
 from .panel import Panel
-from .preference import PairwisePreferenceMetric
 from .prompts import PromptTemplate
-from .protocol import (
-    Embedder,
-    Judge,
-    JudgeRequest,
-    JudgeResponse,
-    Usage,
-    as_embedder,
-    as_judge,
-)
-from .results import JudgeResults, MetricSummary, SampleResult, Score
-from .runtime import JudgeContext, RunSettings
-from .samples import Sample
-from .testing import FaultyJudge, HashEmbedder, RuleJudge, ScriptedJudge
+from .results import JudgeResults, MetricSummary, SampleResult
+from .sample import Sample
+from .score import Score
+from .testing import FaultyJudge, ScriptedJudge
 
 __all__ = [
     "ENV_API_KEY",

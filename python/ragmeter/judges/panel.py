@@ -15,7 +15,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..exceptions import InvalidInputError
-from .results import Score
+from .clients.protocol import judge_identity
+from .clients.resolve import resolve_judge
+from .score import Score
 
 __all__ = ["AGGREGATES", "Panel"]
 
@@ -44,8 +46,6 @@ class Panel:
         min_ok: int = 1,
         name: str | None = None,
     ):
-        from .resolve import resolve_judge
-
         resolved = [resolve_judge(j) for j in judges]
         if not resolved:
             raise InvalidInputError("Panel needs at least one judge")
@@ -95,8 +95,6 @@ class Panel:
 
     @property
     def identity(self) -> dict[str, Any]:
-        from .protocol import judge_identity
-
         return {
             "kind": "panel",
             "name": self.name,

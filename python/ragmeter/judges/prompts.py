@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .clients.protocol import JudgeRequest
+
 __all__ = [
     "ANSWER_RELEVANCE_PROMPT",
     "ANSWER_RELEVANCY_PROMPT",
@@ -33,6 +35,8 @@ __all__ = [
     "PromptTemplate",
     "format_items",
     "labelled_items_schema",
+    "request_schema",
+    "request_task",
 ]
 
 DEFAULT_SYSTEM_PROMPT = (
@@ -362,3 +366,23 @@ BUILTIN_PROMPTS: tuple[PromptTemplate, ...] = (
     CONTEXT_RECALL_PROMPT,
     PAIRWISE_PREFERENCE_PROMPT,
 )
+
+
+def request_schema(request: JudgeRequest) -> Mapping[str, Any] | None:
+    """The answer schema of a request: its ``response_schema`` or the one written in the prompt."""
+    if request.response_schema is not None:
+        return request.response_schema
+    text = request.first_user_message()
+    if SCHEMA_MARKER in text:
+        try:
+            schema = json.loads(text.split(SCHEMA_MARKER, 1)[1].strip())
+        except json.JSONDecodeError:
+            return None
+        return schema if isinstance(schema, Mapping) else None
+    return None
+
+
+def request_task(request: JudgeRequest) -> str:
+    schema = request_schema(request)
+    title = schema.get("title") if schema else None
+    return str(title or request.task)

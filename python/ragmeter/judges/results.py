@@ -1,8 +1,6 @@
-"""Scores, per-sample rows, per-metric summaries and their exports (records, JSONL, pandas).
+"""Per-sample rows, per-metric summaries and their exports (records, JSONL, pandas).
 
-A score is a value *and* a status: ``ok`` (a number), ``undefined`` (the metric has no value
-for this sample, with a reason code such as ``no_claims``) or ``error`` (the judge failed, with
-a reason code such as ``judge_output_invalid``). Means are taken over ``ok`` rows only and are
+Means are taken over ``ok`` rows only and are
 always reported with the counts of each status, so one failed sample never turns a mean into
 NaN and a failure never hides inside a number.
 """
@@ -17,105 +15,17 @@ import statistics
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any, Literal
+from typing import IO, Any
 
 from .._optional import import_optional
 from ..exceptions import InvalidInputError
 from .accounting import CallStats, Price, cost_of
 from .agreement import Level, agreement_report
+from .score import Score, Status, jsonable
 
-__all__ = [
-    "REPORT_SCHEMA_VERSION",
-    "JudgeResults",
-    "MetricSummary",
-    "SampleResult",
-    "Score",
-    "Status",
-]
+__all__ = ["REPORT_SCHEMA_VERSION", "JudgeResults", "MetricSummary", "SampleResult"]
 
-Status = Literal["ok", "undefined", "error"]
-STATUSES: tuple[str, ...] = ("ok", "undefined", "error")
 REPORT_SCHEMA_VERSION = 1
-
-
-@dataclass(frozen=True)
-class Score:
-    """One metric's outcome on one sample.
-
-    ``value`` is a finite float when ``status == "ok"`` and ``None`` otherwise; ``reason_code``
-    is a stable machine-readable code for undefined and error scores (and for noteworthy ok
-    scores, for example ``noncommittal``); ``message`` explains it in words; ``reasons`` are the
-    judge's own explanations; ``evidence`` holds what the value was computed from (claims,
-    verdicts, generated questions, per-judge scores).
-    """
-
-    value: float | None
-    status: Status = "ok"
-    reason_code: str | None = None
-    message: str | None = None
-    reasons: tuple[str, ...] = ()
-    evidence: Mapping[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if self.status not in STATUSES:
-            raise InvalidInputError(f"status must be one of {STATUSES}, got {self.status!r}")
-        if self.status == "ok":
-            if self.value is None or not math.isfinite(float(self.value)):
-                raise InvalidInputError(
-                    f"an ok score needs a finite value, got {self.value!r}; use "
-                    "Score.undefined(reason_code) when the metric has no value"
-                )
-            object.__setattr__(self, "value", float(self.value))
-        elif self.value is not None:
-            raise InvalidInputError(f"a {self.status} score has no value, got {self.value!r}")
-
-    @classmethod
-    def ok(
-        cls,
-        value: float,
-        *,
-        reasons: Sequence[str] = (),
-        evidence: Mapping[str, Any] | None = None,
-        reason_code: str | None = None,
-        message: str | None = None,
-    ) -> Score:
-        return cls(float(value), "ok", reason_code, message, tuple(reasons), dict(evidence or {}))
-
-    @classmethod
-    def undefined(
-        cls, reason_code: str, message: str = "", *, evidence: Mapping[str, Any] | None = None
-    ) -> Score:
-        return cls(None, "undefined", reason_code, message or None, (), dict(evidence or {}))
-
-    @classmethod
-    def error(
-        cls, reason_code: str, message: str = "", *, evidence: Mapping[str, Any] | None = None
-    ) -> Score:
-        return cls(None, "error", reason_code, message or None, (), dict(evidence or {}))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "value": self.value,
-            "status": self.status,
-            "reason_code": self.reason_code,
-            "message": self.message,
-            "reasons": list(self.reasons),
-            "evidence": _jsonable(self.evidence),
-        }
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, Score):
-        return value.to_dict()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    return str(value)
 
 
 @dataclass(frozen=True)
@@ -155,7 +65,7 @@ class SampleResult:
             "reason_code": self.score.reason_code,
             "message": self.score.message,
             "reasons": list(self.score.reasons),
-            "evidence": _jsonable(self.score.evidence),
+            "evidence": jsonable(self.score.evidence),
             "judge": self.judge,
             "judge_scores": None
             if self.judge_scores is None
@@ -233,7 +143,7 @@ class MetricSummary:
             "max": self.maximum,
             "undefined_reasons": dict(self.undefined_reasons),
             "error_reasons": dict(self.error_reasons),
-            **({"extra": _jsonable(self.extra)} if self.extra else {}),
+            **({"extra": jsonable(self.extra)} if self.extra else {}),
         }
 
 
@@ -455,10 +365,10 @@ class JudgeResults:
         return {
             "kind": "ragmeter.judges",
             "schema_version": REPORT_SCHEMA_VERSION,
-            "manifest": _jsonable(self.manifest),
+            "manifest": jsonable(self.manifest),
             "metrics": {name: s.to_dict() for name, s in self.summaries().items()},
             "usage": {"by_judge_metric": self.usage(), "total": total},
-            "agreement": _jsonable(agreement),
+            "agreement": jsonable(agreement),
             "rows": self.to_records(),
         }
 

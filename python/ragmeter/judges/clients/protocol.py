@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from ..exceptions import InvalidInputError, JudgeTransportError
+from ...exceptions import InvalidInputError, JudgeTransportError
 from .limits import Limits
 
 __all__ = [

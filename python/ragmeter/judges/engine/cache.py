@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from ..exceptions import InvalidInputError
+from ...exceptions import InvalidInputError
 
 __all__ = ["CACHE_FORMAT_VERSION", "CacheMode", "JudgeCache", "cache_key", "open_cache"]
 

@@ -32,27 +32,30 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..exceptions import InvalidInputError, JudgeConfigurationError, UndefinedMetricWarning
-from .cache import JudgeCache
-from .embeddings import OpenAICompatibleEmbedder, resolve_embedder
-from .evaluation import evaluate, run_sync
-from .metrics import AnswerRelevancyMetric, ContextRelevancyMetric, GroundednessMetric, Metric
-from .openai_compatible import (
+from ...exceptions import InvalidInputError, JudgeConfigurationError, UndefinedMetricWarning
+from ..clients.chat import OpenAICompatibleJudge
+from ..clients.embeddings import OpenAICompatibleEmbedder
+from ..clients.environment import (
     ENV_EMBEDDING_MODEL,
     ENV_MODEL,
-    OpenAICompatibleJudge,
-    Secret,
-    _env,
+    env_value,
     is_openai_url,
     resolve_base_url,
 )
-from .prompts import ANSWER_RELEVANCY_PROMPT as _ANSWER_RELEVANCY
-from .prompts import CLAIMS_PROMPT as _CLAIMS
-from .prompts import CONTEXT_RELEVANCY_PROMPT as _CONTEXT_RELEVANCY
-from .prompts import GROUNDEDNESS_PROMPT as _GROUNDEDNESS
-from .resolve import resolve_judge, resolve_metrics
-from .results import JudgeResults
-from .samples import Sample
+from ..clients.resolve import resolve_embedder, resolve_judge
+from ..clients.secrets import Secret
+from ..engine.cache import JudgeCache
+from ..engine.resolve import resolve_metrics
+from ..engine.tasks import run_sync
+from ..evaluation import evaluate
+from ..metrics import AnswerRelevancyMetric, ContextRelevancyMetric, GroundednessMetric
+from ..metrics.base import Metric
+from ..prompts import ANSWER_RELEVANCY_PROMPT as _ANSWER_RELEVANCY
+from ..prompts import CLAIMS_PROMPT as _CLAIMS
+from ..prompts import CONTEXT_RELEVANCY_PROMPT as _CONTEXT_RELEVANCY
+from ..prompts import GROUNDEDNESS_PROMPT as _GROUNDEDNESS
+from ..results import JudgeResults
+from ..sample import Sample
 
 __all__ = [
     "ANSWER_RELEVANCY_PROMPT",
@@ -101,7 +104,7 @@ class BaseConfig:
 
 
 def _model_for(model: str | None, base_url: str) -> str:
-    resolved = model or _env(ENV_MODEL)
+    resolved = model or env_value(ENV_MODEL)
     if resolved:
         return resolved
     if is_openai_url(base_url):
@@ -207,7 +210,7 @@ class AnswerRelevanceConfig(_JudgeConfig):
         if self.embedder is not None and not isinstance(self.embedder, str):
             return resolve_embedder(self.embedder)
         base_url = resolve_base_url(self.base_url)
-        model = self.embedder or _env(ENV_EMBEDDING_MODEL)
+        model = self.embedder or env_value(ENV_EMBEDDING_MODEL)
         if not model:
             if not is_openai_url(base_url):
                 raise JudgeConfigurationError(

@@ -1,10 +1,10 @@
 """The call engine: cache, per-endpoint limits, retries, parsing, re-asks, accounting.
 
 One :class:`Runtime` lives for one evaluation run (asyncio primitives belong to one event
-loop). Metrics talk to it through a :class:`JudgeContext`, which also records what every call
-cost for the (sample, metric, judge) it serves. Identical requests within a run are made once
-(``groundedness`` and ``faithfulness`` share the claim extraction), across runs the cache
-answers them.
+loop). Metrics talk to it through a :class:`~ragmeter.judges.context.JudgeContext`, which also
+records what every call cost for the (sample, metric, judge) it serves. Identical requests
+within a run are made once (``groundedness`` and ``faithfulness`` share the claim extraction),
+across runs the cache answers them.
 """
 
 from __future__ import annotations
@@ -14,22 +14,18 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, TypeVar
 
-from ..exceptions import (
-    InvalidInputError,
+from ...exceptions import (
     JudgeError,
     JudgeOutputError,
     JudgeTransportError,
     MissingDependencyError,
 )
-from .accounting import CallStats
-from .cache import JudgeCache, cache_key
-from .limits import Limits, RateLimiter, RetryPolicy
-from .parsing import OutputParseError, check_item_ids, extract_json, validate_schema
-from .prompts import PromptTemplate, format_items
-from .protocol import (
+from ..accounting import CallStats
+from ..clients.limits import Limits, RateLimiter, RetryPolicy
+from ..clients.protocol import (
     Embedder,
     Judge,
     JudgeRequest,
@@ -39,8 +35,11 @@ from .protocol import (
     estimate_tokens,
     judge_identity,
 )
+from ..parsing import OutputParseError, extract_json, validate_schema
+from .cache import JudgeCache, cache_key
+from .settings import RunSettings
 
-__all__ = ["JudgeCallError", "JudgeContext", "RunSettings", "Runtime", "SyncJudgeContext"]
+__all__ = ["JudgeCallError", "Runtime", "Validator"]
 
 log = logging.getLogger("ragmeter.judges")
 
@@ -54,44 +53,6 @@ REASK_OUTPUT_CHARS = 4000
 
 class JudgeCallError(JudgeError):
     """A judge raised something other than a transport error (a bug in a judge callable)."""
-
-
-@dataclass(frozen=True)
-class RunSettings:
-    """Per-run request parameters (recorded in the manifest).
-
-    ``temperature`` 0 and a fixed ``seed`` by default for repeatable judgements;
-    ``max_parse_retries`` re-asks after an unusable answer; ``max_items_per_call`` bounds how
-    many items (sentences, claims) one labelling call carries; ``language`` is the language in
-    which generated text (answer_relevancy's questions) is written, default: the answer's.
-    """
-
-    temperature: float | None = 0.0
-    seed: int | None = 0
-    max_tokens: int | None = None
-    max_parse_retries: int = 2
-    max_items_per_call: int = 40
-    language: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.max_parse_retries < 0:
-            raise InvalidInputError(
-                f"max_parse_retries must be >= 0, got {self.max_parse_retries!r}"
-            )
-        if self.max_items_per_call < 1:
-            raise InvalidInputError(
-                f"max_items_per_call must be >= 1, got {self.max_items_per_call!r}"
-            )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "temperature": self.temperature,
-            "seed": self.seed,
-            "max_tokens": self.max_tokens,
-            "max_parse_retries": self.max_parse_retries,
-            "max_items_per_call": self.max_items_per_call,
-            "language": self.language,
-        }
 
 
 class _Endpoint:
@@ -385,231 +346,3 @@ class Runtime:
                 self._vectors[key] = vector
                 self.cache.put(key, "embedding", {"vector": vector})
         return [vectors[key] for key in keys]
-
-
-class JudgeContext:
-    """What a metric uses to ask one judge: prompts in, validated JSON out, costs recorded."""
-
-    def __init__(
-        self,
-        runtime: Runtime,
-        judge: Judge,
-        stats: CallStats,
-        *,
-        embedder: Embedder | None = None,
-        metric: str = "custom",
-    ):
-        self.runtime = runtime
-        self.judge = judge
-        self.embedder = embedder
-        self.stats = stats
-        self.metric = metric
-
-    @property
-    def judge_name(self) -> str:
-        return self.judge.name
-
-    @property
-    def settings(self) -> RunSettings:
-        return self.runtime.settings
-
-    def request(
-        self,
-        messages: Sequence[Mapping[str, str]],
-        schema: Mapping[str, Any] | None,
-        *,
-        task: str,
-        n_index: int = 0,
-        strict: bool = False,
-    ) -> JudgeRequest:
-        for i, message in enumerate(messages):
-            if (
-                not isinstance(message, Mapping)
-                or "role" not in message
-                or "content" not in message
-            ):
-                raise InvalidInputError(
-                    f"messages[{i}] must be a dict with 'role' and 'content', got {message!r}"
-                )
-        title = (schema or {}).get("title") if schema else None
-        settings = self.runtime.settings
-        return JudgeRequest(
-            messages=tuple(
-                {"role": str(m["role"]), "content": str(m["content"])} for m in messages
-            ),
-            response_schema=schema,
-            schema_name=str(title or task),
-            strict_schema=strict,
-            temperature=settings.temperature,
-            seed=settings.seed,
-            max_tokens=settings.max_tokens,
-            n_index=n_index,
-            task=task,
-        )
-
-    async def judge_json(
-        self,
-        messages: Sequence[Mapping[str, str]],
-        schema: Mapping[str, Any] | None = None,
-        *,
-        validate: Validator | None = None,
-        task: str = "custom",
-        n_index: int = 0,
-        strict: bool = False,
-    ) -> Any:
-        """Ask the judge and return its JSON answer, validated against ``schema`` and ``validate``.
-
-        Uses the run's cache, limits, retries and re-asks, and records the cost in this
-        context's stats. ``validate(parsed)`` returns a list of problems (empty when usable).
-        """
-        request = self.request(messages, schema, task=task, n_index=n_index, strict=strict)
-        return await self.runtime.chat(self.judge, request, self.stats, validate=validate)
-
-    async def ask(
-        self,
-        prompt: PromptTemplate,
-        values: Mapping[str, Any],
-        *,
-        validate: Validator | None = None,
-        n_index: int = 0,
-    ) -> Any:
-        """Render a built-in or custom :class:`PromptTemplate` and ask it."""
-        return await self.judge_json(
-            prompt.render(values),
-            prompt.schema,
-            validate=validate,
-            task=prompt.name,
-            n_index=n_index,
-            strict=prompt.strict,
-        )
-
-    async def label_items(
-        self,
-        prompt: PromptTemplate,
-        values: Mapping[str, Any],
-        items: Sequence[str],
-        *,
-        placeholder: str,
-        list_key: str,
-        n_index: int = 0,
-    ) -> list[dict[str, Any]]:
-        """One labelled entry per item, in item order, each checked against the id it was sent with.
-
-        Items go out ``max_items_per_call`` at a time as ``{"id", "text"}`` objects. An answer
-        with missing, extra or duplicate ids is re-asked; if the re-asks fail too, the items are
-        asked one per call, and the assembled answer is cached under the original request.
-        """
-        size = self.runtime.settings.max_items_per_call
-        chunks = [
-            (start, list(items[start : start + size])) for start in range(0, len(items), size)
-        ]
-        answers = await asyncio.gather(
-            *(
-                self._label_chunk(prompt, values, start, chunk, placeholder, list_key, n_index)
-                for start, chunk in chunks
-            )
-        )
-        return [entry for answer in answers for entry in answer]
-
-    async def _label_chunk(
-        self,
-        prompt: PromptTemplate,
-        values: Mapping[str, Any],
-        start: int,
-        chunk: list[str],
-        placeholder: str,
-        list_key: str,
-        n_index: int,
-    ) -> list[dict[str, Any]]:
-        ids = list(range(start + 1, start + 1 + len(chunk)))
-
-        def checker(expected: list[int]) -> Validator:
-            return lambda parsed: check_item_ids(parsed[list_key], expected, what=list_key)
-
-        rendered = {**values, placeholder: format_items(chunk, start=start + 1)}
-        try:
-            parsed = await self.ask(prompt, rendered, validate=checker(ids), n_index=n_index)
-        except JudgeOutputError:
-            if len(chunk) == 1:
-                raise
-            self.stats.split_fallbacks += 1
-            singles = await asyncio.gather(
-                *(
-                    self.ask(
-                        prompt,
-                        {**values, placeholder: format_items([text], start=item_id)},
-                        validate=checker([item_id]),
-                        n_index=n_index,
-                    )
-                    for item_id, text in zip(ids, chunk, strict=True)
-                )
-            )
-            parsed = {list_key: [single[list_key][0] for single in singles]}
-            original = self.request(
-                prompt.render(rendered),
-                prompt.schema,
-                task=prompt.name,
-                n_index=n_index,
-                strict=prompt.strict,
-            )
-            self.runtime.remember(
-                self.judge, original, parsed, note="assembled from one call per item"
-            )
-        return sorted(parsed[list_key], key=lambda entry: entry["id"])
-
-    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Vectors of ``texts`` from the run's embedder (cached per text)."""
-        if self.embedder is None:
-            raise InvalidInputError(
-                f"metric {self.metric!r} asked for embeddings but the run has no embedder: "
-                "pass embedder= to evaluate()"
-            )
-        return await self.runtime.embed(self.embedder, texts, self.stats)
-
-
-class SyncJudgeContext:
-    """A :class:`JudgeContext` for sync custom metrics, which run in a worker thread."""
-
-    def __init__(self, context: JudgeContext, loop: asyncio.AbstractEventLoop):
-        self._context = context
-        self._loop = loop
-
-    @property
-    def judge_name(self) -> str:
-        return self._context.judge_name
-
-    @property
-    def settings(self) -> RunSettings:
-        return self._context.settings
-
-    def _run(self, coroutine: Awaitable[T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()  # type: ignore[arg-type]
-
-    def judge_json(
-        self,
-        messages: Sequence[Mapping[str, str]],
-        schema: Mapping[str, Any] | None = None,
-        *,
-        validate: Validator | None = None,
-        task: str = "custom",
-        n_index: int = 0,
-        strict: bool = False,
-    ) -> Any:
-        return self._run(
-            self._context.judge_json(
-                messages, schema, validate=validate, task=task, n_index=n_index, strict=strict
-            )
-        )
-
-    def ask(
-        self,
-        prompt: PromptTemplate,
-        values: Mapping[str, Any],
-        *,
-        validate: Validator | None = None,
-        n_index: int = 0,
-    ) -> Any:
-        return self._run(self._context.ask(prompt, values, validate=validate, n_index=n_index))
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        return self._run(self._context.embed(texts))

@@ -10,7 +10,7 @@ the next matching requests, in order::
         server.enqueue(Fault.http(429, retry_after=1), Fault.http(500))
         judge = OpenAICompatibleJudge(base_url=server.base_url, model="loopback")
 
-Run ``python -m ragmeter.judges.server --latency 0.05`` to serve one from the command line
+Run ``python -m ragmeter.judges.testing.server --latency 0.05`` to serve one from the command line
 (it prints its base URL); it never binds anything but the loopback address it is given.
 """
 
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-from .protocol import JudgeRequest, estimate_tokens
-from .testing import HashEmbedder, RuleJudge
+from ..clients.offline import HashEmbedder, RuleJudge
+from ..clients.protocol import JudgeRequest, estimate_tokens
 
 __all__ = ["Fault", "LoopbackOpenAIServer", "RecordedRequest"]
 
@@ -495,7 +495,7 @@ class _FixedJudge:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m ragmeter.judges.server",
+        prog="python -m ragmeter.judges.testing.server",
         description="Serve an OpenAI-compatible test endpoint on the loopback interface.",
     )
     parser.add_argument("--port", type=int, default=0, help="port (default: any free port)")

@@ -13,12 +13,13 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..exceptions import InvalidInputError
-from .metrics import Metric, _joined
-from .prompts import PAIRWISE_PREFERENCE_PROMPT, PromptTemplate
-from .results import Score
-from .runtime import JudgeContext
-from .samples import Sample
+from ...exceptions import InvalidInputError
+from ..context import JudgeContext
+from ..prompts import PAIRWISE_PREFERENCE_PROMPT, PromptTemplate
+from ..sample import Sample
+from ..score import Score
+from ..text import joined_contexts
+from .base import Metric
 
 __all__ = ["DEFAULT_CRITERIA", "PairwisePreferenceMetric", "reconcile_orders"]
 
@@ -83,7 +84,7 @@ class PairwisePreferenceMetric(Metric):
         return {"criteria": self.criteria, "repeats": self.repeats}
 
     async def score(self, sample: Sample, ctx: JudgeContext) -> Score:
-        context = _joined(sample.contexts) or "(no context given)"
+        context = joined_contexts(sample.contexts) or "(no context given)"
         base = {"criteria": self.criteria, "question": sample.question, "context": context}
         orders = {"AB": (sample.answer, sample.answer_b), "BA": (sample.answer_b, sample.answer)}
         calls = [

@@ -14,13 +14,14 @@ import string
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
-from ..exceptions import InvalidInputError
-from .metrics import Metric, _joined
-from .parsing import check_schema_supported
-from .prompts import DEFAULT_SYSTEM_PROMPT, PromptTemplate
-from .results import Score
-from .runtime import JudgeContext, SyncJudgeContext
-from .samples import Sample
+from ...exceptions import InvalidInputError
+from ..context import JudgeContext, SyncJudgeContext
+from ..parsing import check_schema_supported
+from ..prompts import DEFAULT_SYSTEM_PROMPT, PromptTemplate
+from ..sample import Sample
+from ..score import Score
+from ..text import joined_contexts
+from .base import Metric
 
 __all__ = ["FunctionMetric", "RubricMetric", "metric"]
 
@@ -197,7 +198,7 @@ class RubricMetric(Metric):
         values = {
             "question": sample.question,
             "answer": sample.answer or "",
-            "contexts": _joined(sample.contexts),
+            "contexts": joined_contexts(sample.contexts),
             "reference": sample.reference or "",
             "answer_b": sample.answer_b or "",
         }

@@ -14,7 +14,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
-from ..exceptions import InvalidInputError
+from ...exceptions import InvalidInputError
 
 __all__ = [
     "Limits",

@@ -1,4 +1,4 @@
-"""Embedders for ``answer_relevancy``: an OpenAI-compatible ``/embeddings`` client and cosine.
+"""Embedders for ``answer_relevancy``: OpenAI-compatible ``/embeddings`` clients.
 
 An embedder returns one vector per text in input order; a reply with the wrong number of
 vectors, or with indices that do not cover the batch, is a protocol error (retried, then
@@ -9,44 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..exceptions import InvalidInputError, JudgeConfigurationError, JudgeTransportError
+from ...exceptions import InvalidInputError, JudgeConfigurationError, JudgeTransportError
+from .environment import ENV_EMBEDDING_MODEL, env_value, resolve_api_key, resolve_base_url
+from .http import HttpEndpoint
 from .limits import Limits, RetryPolicy
-from .openai_compatible import (
-    ENV_EMBEDDING_MODEL,
-    HttpEndpoint,
-    Secret,
-    _map_client_error,
-    is_openai_client,
-    resolve_api_key,
-    resolve_base_url,
-)
-from .protocol import Embedder, as_embedder
+from .sdk import map_client_error
+from .secrets import Secret
 
-__all__ = [
-    "OpenAIClientEmbedder",
-    "OpenAICompatibleEmbedder",
-    "cosine_similarity",
-    "embedder_from_env",
-    "resolve_embedder",
-]
-
-
-def cosine_similarity(a: Sequence[float], b: Sequence[float]) -> float | None:
-    """``a . b / (|a| |b|)``; ``None`` when either vector has zero norm (undefined)."""
-    if len(a) != len(b):
-        raise InvalidInputError(
-            f"cosine_similarity needs vectors of equal length, got {len(a)} and {len(b)}"
-        )
-    dot = math.fsum(x * y for x, y in zip(a, b, strict=True))
-    norm_a = math.sqrt(math.fsum(x * x for x in a))
-    norm_b = math.sqrt(math.fsum(y * y for y in b))
-    if norm_a == 0.0 or norm_b == 0.0:
-        return None
-    return max(-1.0, min(1.0, dot / (norm_a * norm_b)))
+__all__ = ["OpenAIClientEmbedder", "OpenAICompatibleEmbedder"]
 
 
 def _vectors_from(envelope: Any, n_texts: int, where: str) -> tuple[list[list[float]], int]:
@@ -215,7 +188,7 @@ class OpenAIClientEmbedder:
                 else:
                     reply = await asyncio.to_thread(create, model=self.model, input=chunk)
             except Exception as exc:
-                raise _map_client_error(exc, self.base_url) from None
+                raise map_client_error(exc, self.base_url) from None
             dump = getattr(reply, "model_dump", None)
             envelope = dump() if callable(dump) else reply
             got, used = _vectors_from(envelope, len(chunk), f"{self.base_url}/embeddings")
@@ -228,37 +201,4 @@ class OpenAIClientEmbedder:
 
 
 def _env_model() -> str | None:
-    import os
-
-    value = os.environ.get(ENV_EMBEDDING_MODEL, "").strip()
-    return value or None
-
-
-def embedder_from_env(*, required_by: str = "answer_relevancy") -> OpenAICompatibleEmbedder:
-    """The embedder the environment describes; the error names what to set."""
-    if not _env_model():
-        raise JudgeConfigurationError(
-            f"{required_by} needs an embedder: pass embedder= (an OpenAICompatibleEmbedder, an "
-            f"openai.OpenAI client, any callable texts -> vectors, or an embedding model name) or "
-            f"set {ENV_EMBEDDING_MODEL}=<embedding model name> (the endpoint comes from "
-            "OPENAI_BASE_URL / OPENAI_API_KEY like the judge's)"
-        )
-    return OpenAICompatibleEmbedder()
-
-
-def resolve_embedder(embedder: Any, *, required_by: str = "answer_relevancy") -> Embedder:
-    """Normalise ``embedder=``: None (environment), a model name, an openai client, a callable."""
-    if embedder is None:
-        return embedder_from_env(required_by=required_by)
-    if isinstance(embedder, str):
-        return OpenAICompatibleEmbedder(model=embedder)
-    if is_openai_client(embedder):
-        return OpenAIClientEmbedder(embedder)
-    if hasattr(embedder, "embed") and inspect.iscoroutinefunction(embedder.embed):
-        return embedder
-    if callable(embedder):
-        return as_embedder(embedder)
-    raise InvalidInputError(
-        f"embedder must be an Embedder, an openai client, a model name or a callable, got "
-        f"{type(embedder).__name__}"
-    )
+    return env_value(ENV_EMBEDDING_MODEL)

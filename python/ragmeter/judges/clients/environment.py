@@ -1,0 +1,85 @@
+"""Configuration from arguments and the environment: base URL, model, API key.
+
+Names of the environment variables and the rules for their defaults live here, once.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ...exceptions import InvalidInputError, JudgeConfigurationError
+from .secrets import Secret
+
+__all__ = [
+    "ENV_API_KEY",
+    "ENV_BASE_URL",
+    "ENV_EMBEDDING_MODEL",
+    "ENV_MODEL",
+    "OPENAI_BASE_URL",
+    "env_value",
+    "is_openai_url",
+    "resolve_api_key",
+    "resolve_base_url",
+    "resolve_model",
+]
+
+ENV_API_KEY = "OPENAI_API_KEY"
+ENV_BASE_URL = "OPENAI_BASE_URL"
+ENV_MODEL = "RAGMETER_JUDGE_MODEL"
+ENV_EMBEDDING_MODEL = "RAGMETER_EMBEDDING_MODEL"
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+
+def env_value(name: str) -> str | None:
+    value = os.environ.get(name, "").strip()
+    return value or None
+
+
+def is_openai_url(base_url: str) -> bool:
+    return "api.openai.com" in base_url
+
+
+def resolve_base_url(base_url: str | None) -> str:
+    url = (base_url or env_value(ENV_BASE_URL) or OPENAI_BASE_URL).strip()
+    if not re.match(r"^https?://", url):
+        raise InvalidInputError(
+            f"base_url must start with http:// or https://, got {url!r} "
+            "(for example http://127.0.0.1:8000/v1)"
+        )
+    return url.rstrip("/")
+
+
+def resolve_api_key(api_key: str | Secret | None, base_url: str, *, what: str) -> Secret | None:
+    if isinstance(api_key, Secret):
+        return api_key
+    key = api_key or env_value(ENV_API_KEY)
+    if key is None and is_openai_url(base_url):
+        raise JudgeConfigurationError(
+            f"{what} talks to {base_url} but no API key is set: pass api_key=... or set "
+            f"{ENV_API_KEY}; for a local OpenAI-compatible server set {ENV_BASE_URL} "
+            "(for example http://127.0.0.1:8000/v1) instead"
+        )
+    return Secret(key) if key else None
+
+
+NO_JUDGE_MESSAGE = (
+    "No LLM judge is configured. Pass judge= (an OpenAICompatibleJudge, an openai.OpenAI client "
+    f"or any callable), or set the environment variables {ENV_MODEL}=<model name> and either "
+    f"{ENV_API_KEY}=<key> (for api.openai.com) or {ENV_BASE_URL}=<http://host:port/v1> (for a "
+    "local or other OpenAI-compatible server)."
+)
+
+
+def resolve_model(model: str | None, *, env: str = ENV_MODEL, what: str = "judge") -> str:
+    resolved = model or env_value(env)
+    if not resolved:
+        if env == ENV_MODEL and what == "judge":
+            raise JudgeConfigurationError(NO_JUDGE_MESSAGE)
+        raise JudgeConfigurationError(
+            f"No model is configured for the {what}: pass model=... or set {env}=<model name>"
+        )
+    return resolved
+
+
+# Structured-output capabilities learned per (base_url, model), shared by every judge instance.
