@@ -249,7 +249,7 @@ def test_groundedness_without_claims_is_undefined():
 
 def test_groundedness_without_context_is_zero_without_a_verdict_call():
     judge = ScriptedJudge({"claims": CLAIMS})
-    score = only_score(evaluate([Sample("Q?", "A.")], ["groundedness"], judge=judge))
+    score = only_score(evaluate([Sample("Q?", "A.", ())], ["groundedness"], judge=judge))
     assert (score.value, score.reason_code) == (0.0, "no_contexts")
     assert len(judge.requests) == 1
 
@@ -360,8 +360,8 @@ def test_reference_metrics_without_a_reference_are_undefined_and_make_no_call():
         [Sample("Q?", "A.", ("c",))], ["context_precision", "context_recall"], judge=judge
     )
     assert [(r.score.status, r.score.reason_code) for r in results.rows] == [
-        ("undefined", "no_reference"),
-        ("undefined", "no_reference"),
+        ("undefined", "missing_reference"),
+        ("undefined", "missing_reference"),
     ]
     assert judge.requests == []
 

@@ -376,7 +376,9 @@ def _collect(
         async def one(index: int, question: str) -> Sample:
             async with gate:
                 retrieved = await _call(retriever, question)
-                contexts = list(Sample(question=question, contexts=tuple(retrieved or ())).contexts)
+                contexts = list(
+                    Sample(question=question, contexts=tuple(retrieved or ())).contexts or ()
+                )
                 answer = await _call(generator, question, contexts)
             if not isinstance(answer, str):
                 raise InvalidInputError(
@@ -452,7 +454,7 @@ def evaluate_rag(
             samples, judged, judge=the_judge, embedder=the_embedder, cache=cache, **options
         )
     dataset = [
-        EvalData(question=s.question, contexts=list(s.contexts), answer=s.answer or "")
+        EvalData(question=s.question, contexts=list(s.contexts or ()), answer=s.answer or "")
         for s in samples
     ]
     scores: dict[str, float] = {}

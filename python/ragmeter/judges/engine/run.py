@@ -61,9 +61,9 @@ async def _score_one(
     on_error: OnError,
 ) -> tuple[Score, CallStats]:
     stats = CallStats()
-    missing = metric.missing_field(sample)
-    if missing is not None:
-        return Score.undefined(f"no_{missing}", f"the sample has no {missing}"), stats
+    unscorable = metric.check_fields(sample)
+    if unscorable is not None:
+        return unscorable, stats
     ctx = JudgeContext(runtime, judge, stats, embedder=embedder, metric=metric.name)
     try:
         score = await metric.score(sample, ctx)

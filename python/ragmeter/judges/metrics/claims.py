@@ -36,7 +36,8 @@ class GroundednessMetric(Metric):
     """
 
     name = "groundedness"
-    required_fields = ("question", "answer")
+    required_fields = ("question", "answer", "contexts")
+    empty_allowed = ("contexts",)
 
     def __init__(
         self,
@@ -101,7 +102,8 @@ class FaithfulnessMetric(Metric):
     """
 
     name = "faithfulness"
-    required_fields = ("question", "answer")
+    required_fields = ("question", "answer", "contexts")
+    empty_allowed = ("contexts",)
 
     def __init__(
         self,

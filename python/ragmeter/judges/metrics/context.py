@@ -61,7 +61,9 @@ class ContextRelevancyMetric(Metric):
         self.name = name or type(self).name
 
     async def score(self, sample: Sample, ctx: JudgeContext) -> Score:
-        sentences = [s for context in sample.contexts for s in sentences_of(self._split, context)]
+        sentences = [
+            s for context in sample.contexts or () for s in sentences_of(self._split, context)
+        ]
         if not sentences:
             return Score.undefined("no_contexts", "the contexts contain no sentence")
         labels = await ctx.label_items(
@@ -129,7 +131,7 @@ class ContextPrecisionMetric(Metric):
         return {"batched": self.batched}
 
     async def score(self, sample: Sample, ctx: JudgeContext) -> Score:
-        chunks = [c for c in sample.contexts if c.strip()]
+        chunks = [c for c in sample.contexts or () if c.strip()]
         values = {"question": sample.question, "reference": sample.reference}
         if self.batched:
             verdicts = await ctx.label_items(
@@ -166,7 +168,8 @@ class ContextRecallMetric(Metric):
     """
 
     name = "context_recall"
-    required_fields = ("question", "reference")
+    required_fields = ("question", "reference", "contexts")
+    empty_allowed = ("contexts",)
 
     def __init__(
         self,

@@ -18,14 +18,14 @@ from ...exceptions import InvalidInputError
 from ..context import JudgeContext, SyncJudgeContext
 from ..parsing import check_schema_supported
 from ..prompts import DEFAULT_SYSTEM_PROMPT, PromptTemplate
-from ..sample import Sample
+from ..sample import FIELDS, Sample
 from ..score import Score
 from ..text import joined_contexts
 from .base import Metric
 
 __all__ = ["FunctionMetric", "RubricMetric", "metric"]
 
-_FIELD_NAMES = ("question", "answer", "contexts", "reference", "answer_b")
+_FIELD_NAMES = tuple(f for f in FIELDS if f not in ("id", "metadata"))
 
 
 def to_score(value: Any, where: str) -> Score:
