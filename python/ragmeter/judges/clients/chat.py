@@ -22,6 +22,7 @@ import asyncio
 import inspect
 import json
 import re
+import ssl
 import threading
 import time
 from collections.abc import Mapping
@@ -282,7 +283,8 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
         structured_output: StructuredOutput = "auto",
         headers: Mapping[str, str] | None = None,
         transport: Any = None,
-        plain_http: bool = True,
+        lean_transport: bool = True,
+        verify: bool | ssl.SSLContext = True,
     ):
         resolved_url = resolve_base_url(base_url)
         limits = Limits(max_concurrency=max_concurrency, rpm=rpm)
@@ -303,7 +305,8 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
             headers=headers,
             transport=transport,
             purpose="OpenAICompatibleJudge",
-            plain_http=plain_http,
+            lean_transport=lean_transport,
+            verify=verify,
         )
 
     def __repr__(self) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import ssl
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -68,7 +69,8 @@ class OpenAICompatibleEmbedder:
         retry_policy: RetryPolicy | None = None,
         headers: Mapping[str, str] | None = None,
         transport: Any = None,
-        plain_http: bool = True,
+        lean_transport: bool = True,
+        verify: bool | ssl.SSLContext = True,
     ):
         if batch_size < 1:
             raise InvalidInputError(f"batch_size must be >= 1, got {batch_size!r}")
@@ -93,7 +95,8 @@ class OpenAICompatibleEmbedder:
             headers=headers,
             transport=transport,
             purpose="OpenAICompatibleEmbedder",
-            plain_http=plain_http,
+            lean_transport=lean_transport,
+            verify=verify,
         )
 
     @property

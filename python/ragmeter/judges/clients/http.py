@@ -1,10 +1,20 @@
-"""HTTP endpoints of OpenAI-compatible servers: one set of httpx clients per event loop."""
+"""HTTP endpoints of OpenAI-compatible servers: POST JSON, get JSON, or a typed transport error.
+
+Endpoints reached directly (``http://`` and ``https://``) use the lean keep-alive transport of
+:mod:`ragmeter.judges.clients.transport`; endpoints behind an environment proxy, or with
+``lean_transport=False``, use httpx's transport without keep-alive, since httpx cannot tell a
+stale extra response left on a kept-alive connection from the answer to the next request. A
+``transport`` given by the caller (for example ``httpx.MockTransport``) is used as is.
+
+``timeout_s`` bounds a whole request, from connecting to the last byte of the body, whatever the
+transport: a server that drips its answer one byte at a time cannot hold a call beyond it.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import math
+import ssl
 import weakref
 from collections.abc import Mapping
 from typing import Any
@@ -14,46 +24,38 @@ from ...exceptions import JudgeTransportError
 from .environment import ENV_API_KEY
 from .limits import classify_status, parse_retry_after
 from .secrets import Secret, redact
-from .transport import make_plain_http_transport, proxy_configured_for
+from .transport import make_lean_transport, proxy_configured_for
 
 __all__ = ["HttpEndpoint"]
 
-
-_SSL_CONTEXT: Any = None
-
-
-def _shared_ssl_context(httpx: Any) -> Any:
-    """One default SSL context for every client of the process (certificate checks stay on)."""
-    global _SSL_CONTEXT
-    if _SSL_CONTEXT is None:
-        _SSL_CONTEXT = httpx.create_ssl_context()
-    return _SSL_CONTEXT
+_SHARED_SSL_CONTEXT: ssl.SSLContext | None = None
 
 
-class _Shards:
-    """httpx clients of one event loop, with the number of requests each has in flight."""
+def _default_ssl_context(httpx: Any) -> ssl.SSLContext:
+    """One default SSL context for the process (loading the CA bundle costs ~0.1 s)."""
+    global _SHARED_SSL_CONTEXT
+    if _SHARED_SSL_CONTEXT is None:
+        _SHARED_SSL_CONTEXT = httpx.create_ssl_context()
+    return _SHARED_SSL_CONTEXT
 
-    def __init__(self, clients: list[Any], plain_transport: Any = None):
-        self.clients = clients
-        self.in_flight = [0] * len(clients)
-        self.plain_transport = plain_transport
 
-    def least_busy(self) -> int:
-        return min(range(len(self.clients)), key=self.in_flight.__getitem__)
+class _LoopClient:
+    """What one event loop uses to talk to the endpoint."""
+
+    def __init__(self, client: Any, lean_transport: Any = None):
+        self.client = client
+        self.lean_transport = lean_transport
 
 
 class HttpEndpoint:
-    """httpx clients for an OpenAI-compatible base URL, one set per event loop.
+    """POSTs JSON to ``base_url/<path>`` and returns the decoded JSON answer.
 
-    Plain ``http://`` URLs (local servers) use :mod:`ragmeter.judges.transport`'s lean
-    HTTP/1.1 transport unless ``plain_http=False`` or an environment proxy applies. Other URLs
-    use httpx's transport, sharded: httpcore's pool scans every connection on every request,
-    so one pool of 32 connections costs several times the CPU of eight pools of four; requests
-    go to the least busy shard. All clients share one SSL context (loading the CA bundle costs
-    ~0.1 s per client).
+    Raises :class:`~ragmeter.JudgeTransportError` for every failure: ``kind="timeout"`` (the
+    whole request took longer than ``timeout_s``), ``"connect"`` (refused, unknown host, TLS
+    failure), ``"connection"`` (broken mid-request), ``"http"`` (a status other than 200, with
+    ``retryable`` and ``fatal`` set by :func:`~ragmeter.judges.clients.limits.classify_status`)
+    or ``"protocol"`` (a 200 whose body is not JSON).
     """
-
-    CONNECTIONS_PER_SHARD = 4
 
     def __init__(
         self,
@@ -65,7 +67,8 @@ class HttpEndpoint:
         headers: Mapping[str, str] | None,
         transport: Any,
         purpose: str,
-        plain_http: bool = True,
+        lean_transport: bool = True,
+        verify: bool | ssl.SSLContext = True,
     ):
         self.base_url = base_url
         self._api_key = api_key
@@ -74,32 +77,18 @@ class HttpEndpoint:
         self._headers = dict(headers or {})
         self._transport = transport
         self._purpose = purpose
-        self._ssl_context: Any = None
+        self._verify = verify
         self._httpx_module: Any = None
         self._urls: dict[str, Any] = {}
-        self.uses_plain_http_transport = (
-            plain_http
+        self.in_flight = 0
+        self.uses_lean_transport = (
+            lean_transport
             and transport is None
-            and base_url.startswith("http://")
+            and base_url.startswith(("http://", "https://"))
             and not proxy_configured_for(base_url)
         )
-        self._shards: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Shards] = (
+        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClient] = (
             weakref.WeakKeyDictionary()
-        )
-
-    def _new_client(self, httpx: Any, connections: int, transport: Any = None) -> Any:
-        headers = {"Content-Type": "application/json", **self._headers}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key.reveal()}"
-        if self._ssl_context is None and transport is None:
-            self._ssl_context = _shared_ssl_context(httpx)
-        return httpx.AsyncClient(
-            base_url=self.base_url + "/",
-            headers=headers,
-            timeout=httpx.Timeout(self.timeout_s),
-            limits=httpx.Limits(max_connections=connections, max_keepalive_connections=connections),
-            transport=transport if transport is not None else self._transport,
-            verify=self._ssl_context if self._ssl_context is not None else True,
         )
 
     def _httpx(self) -> Any:
@@ -107,64 +96,105 @@ class HttpEndpoint:
             self._httpx_module = import_optional("httpx", extra="judges", purpose=self._purpose)
         return self._httpx_module
 
-    def _loop_shards(self) -> _Shards:
+    def _ssl_context(self, httpx: Any) -> ssl.SSLContext:
+        if isinstance(self._verify, ssl.SSLContext):
+            return self._verify
+        if self._verify is False:
+            return httpx.create_ssl_context(verify=False)  # type: ignore[no-any-return]
+        return _default_ssl_context(httpx)
+
+    def _request_headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", **self._headers}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key.reveal()}"
+        return headers
+
+    def _loop_client(self) -> _LoopClient:
         httpx = self._httpx()
         loop = asyncio.get_running_loop()
-        shards = self._shards.get(loop)
-        if shards is None or any(c.is_closed for c in shards.clients):
-            if self.uses_plain_http_transport:
-                transport = make_plain_http_transport(httpx, max_connections=self._max_connections)
-                client = self._new_client(httpx, self._max_connections, transport)
-                shards = _Shards([client], plain_transport=transport)
-                self._shards[loop] = shards
-                return shards
-            per_shard = self.CONNECTIONS_PER_SHARD
-            count = (
-                1 if self._transport is not None else math.ceil(self._max_connections / per_shard)
+        current = self._loops.get(loop)
+        if current is not None and not current.client.is_closed:
+            return current
+        lean = None
+        if self.uses_lean_transport:
+            lean = make_lean_transport(
+                httpx,
+                max_connections=self._max_connections,
+                ssl_context=self._ssl_context(httpx)
+                if self.base_url.startswith("https://")
+                else None,
             )
-            size = self._max_connections if count == 1 else per_shard
-            shards = _Shards([self._new_client(httpx, size) for _ in range(count)])
-            self._shards[loop] = shards
-        return shards
+        # Without keep-alive on httpx's transport: each request gets its own connection, so no
+        # response left over on a connection can be read as the answer to another request.
+        keepalive = self._max_connections if self._transport is not None else 0
+        client = httpx.AsyncClient(
+            base_url=self.base_url + "/",
+            headers=self._request_headers(),
+            timeout=httpx.Timeout(self.timeout_s),
+            limits=httpx.Limits(
+                max_connections=self._max_connections, max_keepalive_connections=keepalive
+            ),
+            transport=lean if lean is not None else self._transport,
+            verify=self._ssl_context(httpx),
+        )
+        current = _LoopClient(client, lean)
+        self._loops[loop] = current
+        return current
 
     async def post(self, path: str, body: Mapping[str, Any]) -> Any:
+        """The JSON answer of ``POST base_url/path`` with ``body``."""
         httpx = self._httpx()
         url = f"{self.base_url}/{path}"
         target = self._urls.get(path)
         if target is None:
             target = self._urls[path] = httpx.URL(url)
-        shards = self._loop_shards()
-        index = shards.least_busy()
-        shards.in_flight[index] += 1
+        loop_client = self._loop_client()
+        self.in_flight += 1
+        in_flight = self.in_flight
         try:
-            if shards.plain_transport is not None:
-                # The lean transport directly: the client's cookie, redirect and auth handling
-                # (none of which a judge call uses) cost more CPU than the exchange itself.
-                request = httpx.Request(
-                    "POST",
-                    target,
-                    headers=shards.clients[index].headers,
-                    content=json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode(),
-                    extensions={"timeout": httpx.Timeout(self.timeout_s).as_dict()},
-                )
-                response = await shards.plain_transport.handle_async_request(request)
-            else:
-                response = await shards.clients[index].post(target, json=body)
-        except httpx.TimeoutException as exc:
+            async with asyncio.timeout(self.timeout_s):
+                if loop_client.lean_transport is not None:
+                    # The lean transport directly: the client's cookie, redirect and auth
+                    # handling (none of which a judge call uses) cost more CPU than the
+                    # exchange itself.
+                    request = httpx.Request(
+                        "POST",
+                        target,
+                        headers=loop_client.client.headers,
+                        content=json.dumps(
+                            body, ensure_ascii=False, separators=(",", ":")
+                        ).encode(),
+                        extensions={"timeout": httpx.Timeout(self.timeout_s).as_dict()},
+                    )
+                    response = await loop_client.lean_transport.handle_async_request(request)
+                else:
+                    response = await loop_client.client.post(target, json=body)
+        except (TimeoutError, httpx.TimeoutException) as exc:
             raise JudgeTransportError(
-                f"{url} did not answer within {self.timeout_s} s ({type(exc).__name__})",
+                f"{url} did not answer within timeout_s={self.timeout_s:g} s "
+                f"({type(exc).__name__}; {in_flight} request(s) to this endpoint were in "
+                "flight). The time includes any wait in the server's own queue: a server that "
+                "answers one request at a time needs a lower max_concurrency or a larger "
+                "timeout_s",
                 kind="timeout",
+                retryable=True,
+            ) from None
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            raise JudgeTransportError(
+                f"{url} could not be reached: {type(exc).__name__}: "
+                f"{redact(str(exc), self._api_key)}",
+                kind="connect",
                 retryable=True,
             ) from None
         except httpx.TransportError as exc:
             raise JudgeTransportError(
-                f"{url} could not be reached: {type(exc).__name__}: "
+                f"{url} broke off the exchange: {type(exc).__name__}: "
                 f"{redact(str(exc), self._api_key)}",
                 kind="connection",
                 retryable=True,
             ) from None
         finally:
-            shards.in_flight[index] -= 1
+            self.in_flight -= 1
         if response.status_code != 200:
             text = redact(response.text, self._api_key)
             retryable, fatal = classify_status(response.status_code, text)
@@ -192,7 +222,7 @@ class HttpEndpoint:
             ) from None
 
     async def aclose(self) -> None:
-        """Close the clients of the running event loop (others close with their loops)."""
-        shards = self._shards.pop(asyncio.get_running_loop(), None)
-        for client in shards.clients if shards is not None else ():
-            await client.aclose()
+        """Close the connections of the running event loop (others close with their loops)."""
+        current = self._loops.pop(asyncio.get_running_loop(), None)
+        if current is not None:
+            await current.client.aclose()
