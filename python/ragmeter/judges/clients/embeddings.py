@@ -191,7 +191,7 @@ class OpenAIClientEmbedder:
                 else:
                     reply = await asyncio.to_thread(create, model=self.model, input=chunk)
             except Exception as exc:
-                raise map_client_error(exc, self.base_url) from None
+                raise map_client_error(exc, self.base_url, path="embeddings") from None
             dump = getattr(reply, "model_dump", None)
             envelope = dump() if callable(dump) else reply
             got, used = _vectors_from(envelope, len(chunk), f"{self.base_url}/embeddings")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import ssl
 import weakref
 from collections.abc import Mapping
@@ -39,6 +40,23 @@ def _default_ssl_context(httpx: Any) -> ssl.SSLContext:
     return _SHARED_SSL_CONTEXT
 
 
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in seen:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    return seen
+
+
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    return any(isinstance(e, kind) for e in _chain(exc))
+
+
+def _root_cause(exc: BaseException) -> str:
+    return str(_chain(exc)[-1])
+
+
 class _LoopClient:
     """What one event loop uses to talk to the endpoint."""
 
@@ -51,8 +69,8 @@ class HttpEndpoint:
     """POSTs JSON to ``base_url/<path>`` and returns the decoded JSON answer.
 
     Raises :class:`~ragmeter.JudgeTransportError` for every failure: ``kind="timeout"`` (the
-    whole request took longer than ``timeout_s``), ``"connect"`` (refused, unknown host, TLS
-    failure), ``"connection"`` (broken mid-request), ``"http"`` (a status other than 200, with
+    whole request took longer than ``timeout_s``), ``"connect"`` (refused or TLS failure:
+    retried, then fatal; an unknown host: fatal at once), ``"connection"`` (broken mid-request), ``"http"`` (a status other than 200, with
     ``retryable`` and ``fatal`` set by :func:`~ragmeter.judges.clients.limits.classify_status`)
     or ``"protocol"`` (a 200 whose body is not JSON).
     """
@@ -180,6 +198,13 @@ class HttpEndpoint:
                 retryable=True,
             ) from None
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            if _caused_by(exc, socket.gaierror):
+                raise JudgeTransportError(
+                    f"{url} could not be reached: the host {target.host!r} is unknown (DNS: "
+                    f"{_root_cause(exc)}); check base_url",
+                    kind="connect",
+                    fatal=True,
+                ) from None
             raise JudgeTransportError(
                 f"{url} could not be reached: {type(exc).__name__}: "
                 f"{redact(str(exc), self._api_key)}",

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -59,6 +58,21 @@ class _Endpoint:
     def __init__(self, limits: Limits, sleep: Callable[[float], Awaitable[None]]):
         self.semaphore = asyncio.Semaphore(limits.max_concurrency)
         self.limiter = RateLimiter(limits.rpm, sleep=sleep) if limits.rpm else None
+
+
+def _final(error: JudgeTransportError) -> JudgeTransportError:
+    """The error to raise once retrying is over: a connection failure is then fatal."""
+    if error.kind != "connect" or error.fatal:
+        return error
+    return JudgeTransportError(
+        f"{error} (after the retries; every call to this endpoint would fail the same way: is "
+        "the server running, and are base_url and its port right?)",
+        status=error.status,
+        kind=error.kind,
+        retryable=False,
+        fatal=True,
+        body=error.body,
+    )
 
 
 def _endpoint_key(obj: Any) -> str:
@@ -110,21 +124,36 @@ class Runtime:
         *,
         count: Callable[[CallStats], None],
     ) -> T:
+        """``call()`` under the endpoint's limits, retried by its :class:`RetryPolicy`.
+
+        ``deadline_s`` runs from the first attempt's start (waiting for a free slot of
+        ``max_concurrency`` does not count) and cuts an attempt in flight. An endpoint that
+        cannot be reached once the retries are spent is fatal: every call would fail alike.
+        """
         endpoint = self._endpoint(obj)
         policy = getattr(obj, "retry_policy", None)
         if not isinstance(policy, RetryPolicy):
             policy = DEFAULT_RETRY_POLICY
-        started = time.monotonic()
+        loop = asyncio.get_running_loop()
+        deadline: float | None = None
         attempt = 0
         while True:
             async with endpoint.semaphore:
                 if endpoint.limiter is not None:
                     await endpoint.limiter.acquire()
+                if deadline is None and policy.deadline_s is not None:
+                    deadline = loop.time() + policy.deadline_s
                 count(stats)
+                limit = asyncio.timeout_at(deadline)
                 try:
-                    return await call()
+                    async with limit:
+                        return await call()
                 except JudgeTransportError as exc:
                     error = exc
+                except TimeoutError:
+                    if not limit.expired():
+                        raise
+                    error = self._past_deadline(obj, policy, attempt, None)
                 except (asyncio.CancelledError, JudgeError, MissingDependencyError):
                     raise
                 except Exception as exc:
@@ -132,18 +161,28 @@ class Runtime:
                         f"{getattr(obj, 'name', type(obj).__name__)!s} raised "
                         f"{type(exc).__name__}: {exc}"
                     ) from exc
-            if not error.retryable or attempt >= policy.max_retries:
-                raise error
+            if error.kind == "deadline" or not error.retryable or attempt >= policy.max_retries:
+                raise _final(error)
             delay = policy.delay_s(attempt, error.retry_after, self._rng)
-            if (
-                policy.deadline_s is not None
-                and time.monotonic() - started + delay > policy.deadline_s
-            ):
-                raise error
+            if deadline is not None and loop.time() + delay > deadline:
+                raise _final(self._past_deadline(obj, policy, attempt, error))
             log.debug("retrying %s in %.2f s after: %s", _endpoint_key(obj), delay, error)
             stats.retries += 1
             attempt += 1
             await self._sleep(delay)
+
+    @staticmethod
+    def _past_deadline(
+        obj: Any, policy: RetryPolicy, attempt: int, last: JudgeTransportError | None
+    ) -> JudgeTransportError:
+        cause = f"; last error: {last}" if last is not None else ""
+        return JudgeTransportError(
+            f"{_endpoint_key(obj)}: the call's deadline_s={policy.deadline_s:g} passed after "
+            f"{attempt + 1} attempt(s){cause}",
+            kind="deadline" if last is None else last.kind,
+            status=None if last is None else last.status,
+            retryable=True,
+        )
 
     def chat_key(self, judge: Judge, request: JudgeRequest) -> str:
         return cache_key(
