@@ -70,9 +70,10 @@ class HttpEndpoint:
 
     Raises :class:`~ragmeter.JudgeTransportError` for every failure: ``kind="timeout"`` (the
     whole request took longer than ``timeout_s``), ``"connect"`` (refused or TLS failure:
-    retried, then fatal; an unknown host: fatal at once), ``"connection"`` (broken mid-request), ``"http"`` (a status other than 200, with
-    ``retryable`` and ``fatal`` set by :func:`~ragmeter.judges.clients.limits.classify_status`)
-    or ``"protocol"`` (a 200 whose body is not JSON).
+    retried, then fatal; an unknown host: fatal at once), ``"connection"`` (broken
+    mid-request), ``"http"`` (a status other than 200, with ``retryable`` and ``fatal`` set by
+    :func:`~ragmeter.judges.clients.limits.classify_status`) or ``"protocol"`` (a 200 whose
+    body is not JSON).
     """
 
     def __init__(
