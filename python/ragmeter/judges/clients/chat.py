@@ -30,7 +30,12 @@ from typing import Any, Literal
 
 from ...exceptions import InvalidInputError, JudgeTransportError
 from ..prompts import SCHEMA_MARKER
-from .environment import resolve_api_key, resolve_base_url, resolve_model
+from .environment import (
+    resolve_api_key,
+    resolve_base_url,
+    resolve_judge_model,
+    resolve_model,
+)
 from .http import HttpEndpoint
 from .limits import Limits, RetryPolicy
 from .protocol import JudgeRequest, JudgeResponse, Usage
@@ -289,7 +294,7 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
         resolved_url = resolve_base_url(base_url)
         limits = Limits(max_concurrency=max_concurrency, rpm=rpm)
         super().__init__(
-            model=resolve_model(model),
+            model=resolve_judge_model(model, base_url, api_key),
             base_url=resolved_url,
             name=name,
             limits=limits,
@@ -381,4 +386,4 @@ def judge_from_env(model: str | None = None) -> OpenAICompatibleJudge:
     Raises :class:`~ragmeter.JudgeConfigurationError` naming the variables to set when no model
     is given and ``RAGMETER_JUDGE_MODEL`` is unset.
     """
-    return OpenAICompatibleJudge(model=resolve_model(model))
+    return OpenAICompatibleJudge(model=model)

@@ -21,6 +21,7 @@ __all__ = [
     "is_openai_url",
     "resolve_api_key",
     "resolve_base_url",
+    "resolve_judge_model",
     "resolve_model",
 ]
 
@@ -72,14 +73,29 @@ NO_JUDGE_MESSAGE = (
 
 
 def resolve_model(model: str | None, *, env: str = ENV_MODEL, what: str = "judge") -> str:
+    """``model``, else ``$RAGMETER_JUDGE_MODEL`` (or ``env``); the error says what to set."""
     resolved = model or env_value(env)
     if not resolved:
-        if env == ENV_MODEL and what == "judge":
-            raise JudgeConfigurationError(NO_JUDGE_MESSAGE)
         raise JudgeConfigurationError(
             f"No model is configured for the {what}: pass model=... or set {env}=<model name>"
         )
     return resolved
 
 
-# Structured-output capabilities learned per (base_url, model), shared by every judge instance.
+def resolve_judge_model(model: str | None, base_url: str | None, api_key: object) -> str:
+    """The judge's model; when none is set, the error says what is missing.
+
+    With nothing configured at all the error lists every way to configure a judge; with a base
+    URL or a key configured (argument or environment) it says that only the model is missing.
+    """
+    resolved = model or env_value(ENV_MODEL)
+    if resolved:
+        return resolved
+    url = base_url or env_value(ENV_BASE_URL)
+    if url is None and api_key is None and env_value(ENV_API_KEY) is None:
+        raise JudgeConfigurationError(NO_JUDGE_MESSAGE)
+    where = url or OPENAI_BASE_URL
+    raise JudgeConfigurationError(
+        f"The judge for {where} has no model: pass model=... (the name the server serves; "
+        f"GET {where.rstrip('/')}/models lists them) or set {ENV_MODEL}=<model name>"
+    )
