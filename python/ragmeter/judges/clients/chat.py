@@ -32,15 +32,15 @@ from ...exceptions import InvalidInputError, JudgeTransportError
 from ..prompts import SCHEMA_MARKER
 from .environment import (
     resolve_api_key,
-    resolve_base_url,
+    resolve_endpoint,
     resolve_judge_model,
     resolve_model,
 )
 from .http import HttpEndpoint
 from .limits import Limits, RetryPolicy
 from .protocol import JudgeRequest, JudgeResponse, Usage
-from .sdk import map_client_error
-from .secrets import Secret
+from .sdk import guard_client, map_client_error
+from .secrets import Secret, split_credentials
 
 __all__ = [
     "ChatCompletionsJudge",
@@ -291,10 +291,10 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
         lean_transport: bool = True,
         verify: bool | ssl.SSLContext = True,
     ):
-        resolved_url = resolve_base_url(base_url)
+        resolved_url, basic_auth = resolve_endpoint(base_url)
         limits = Limits(max_concurrency=max_concurrency, rpm=rpm)
         super().__init__(
-            model=resolve_judge_model(model, base_url, api_key),
+            model=resolve_judge_model(model, resolved_url if base_url else None, api_key),
             base_url=resolved_url,
             name=name,
             limits=limits,
@@ -305,6 +305,7 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
         self._http = HttpEndpoint(
             resolved_url,
             self._api_key,
+            basic_auth=basic_auth,
             timeout_s=timeout_s,
             max_connections=max_concurrency,
             headers=headers,
@@ -350,11 +351,14 @@ class OpenAIClientJudge(ChatCompletionsJudge):
     ):
         with_options = getattr(client, "with_options", None)
         self._client = with_options(max_retries=0) if callable(with_options) else client
+        self._guarded = guard_client(client)
         create = self._client.chat.completions.create
         self._is_async = inspect.iscoroutinefunction(create) or "Async" in type(client).__name__
         super().__init__(
             model=resolve_model(model, what="openai client judge"),
-            base_url=str(getattr(client, "base_url", "openai-client")).rstrip("/"),
+            base_url=split_credentials(str(getattr(client, "base_url", "openai-client")))[0].rstrip(
+                "/"
+            ),
             name=name,
             limits=Limits(max_concurrency=max_concurrency, rpm=rpm),
             retry_policy=retry_policy,

@@ -14,11 +14,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...exceptions import InvalidInputError, JudgeConfigurationError, JudgeTransportError
-from .environment import ENV_EMBEDDING_MODEL, env_value, resolve_api_key, resolve_base_url
+from .environment import ENV_EMBEDDING_MODEL, env_value, resolve_api_key, resolve_endpoint
 from .http import HttpEndpoint
 from .limits import Limits, RetryPolicy
-from .sdk import map_client_error
-from .secrets import Secret
+from .sdk import guard_client, map_client_error
+from .secrets import Secret, split_credentials
 
 __all__ = ["OpenAIClientEmbedder", "OpenAICompatibleEmbedder"]
 
@@ -74,7 +74,7 @@ class OpenAICompatibleEmbedder:
     ):
         if batch_size < 1:
             raise InvalidInputError(f"batch_size must be >= 1, got {batch_size!r}")
-        self.base_url = resolve_base_url(base_url)
+        self.base_url, basic_auth = resolve_endpoint(base_url)
         resolved = model or _env_model()
         if not resolved:
             raise JudgeConfigurationError(
@@ -90,6 +90,7 @@ class OpenAICompatibleEmbedder:
         self._http = HttpEndpoint(
             self.base_url,
             self._api_key,
+            basic_auth=basic_auth,
             timeout_s=timeout_s,
             max_connections=max_concurrency,
             headers=headers,
@@ -149,6 +150,7 @@ class OpenAIClientEmbedder:
     ):
         with_options = getattr(client, "with_options", None)
         self._client = with_options(max_retries=0) if callable(with_options) else client
+        self._guarded = guard_client(client)
         resolved = model or _env_model()
         if not resolved:
             raise JudgeConfigurationError(
@@ -158,7 +160,9 @@ class OpenAIClientEmbedder:
         self.model = resolved
         self.name = name or resolved
         self.batch_size = batch_size
-        self.base_url = str(getattr(client, "base_url", "openai-client")).rstrip("/")
+        self.base_url = split_credentials(str(getattr(client, "base_url", "openai-client")))[
+            0
+        ].rstrip("/")
         self.limits = Limits(max_concurrency=8)
         self.retry_policy = RetryPolicy()
         self._is_async = (

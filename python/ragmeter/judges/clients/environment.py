@@ -9,7 +9,7 @@ import os
 import re
 
 from ...exceptions import InvalidInputError, JudgeConfigurationError
-from .secrets import Secret
+from .secrets import Secret, checked_secret, redact, split_credentials
 
 __all__ = [
     "ENV_API_KEY",
@@ -21,6 +21,7 @@ __all__ = [
     "is_openai_url",
     "resolve_api_key",
     "resolve_base_url",
+    "resolve_endpoint",
     "resolve_judge_model",
     "resolve_model",
 ]
@@ -42,26 +43,38 @@ def is_openai_url(base_url: str) -> bool:
 
 
 def resolve_base_url(base_url: str | None) -> str:
+    """``base_url``, else ``$OPENAI_BASE_URL``, else OpenAI's; checked, without trailing ``/``."""
     url = (base_url or env_value(ENV_BASE_URL) or OPENAI_BASE_URL).strip()
     if not re.match(r"^https?://", url):
+        shown = redact(url)
         raise InvalidInputError(
-            f"base_url must start with http:// or https://, got {url!r} "
+            f"base_url must start with http:// or https://, got {shown!r} "
             "(for example http://127.0.0.1:8000/v1)"
         )
     return url.rstrip("/")
 
 
+def resolve_endpoint(base_url: str | None) -> tuple[str, Secret | None]:
+    """The base URL without credentials, and its ``user:password@`` part as HTTP Basic auth.
+
+    Credentials in a URL are sent as HTTP Basic auth (as httpx and curl do) and never shown:
+    reprs, identities (cache keys, manifests) and messages hold the URL without them.
+    """
+    return split_credentials(resolve_base_url(base_url))
+
+
 def resolve_api_key(api_key: str | Secret | None, base_url: str, *, what: str) -> Secret | None:
-    if isinstance(api_key, Secret):
-        return api_key
-    key = api_key or env_value(ENV_API_KEY)
+    """``api_key``, else ``$OPENAI_API_KEY``, checked; required only for api.openai.com."""
+    key = checked_secret(api_key, argument="api_key")
+    if key is None:
+        key = checked_secret(env_value(ENV_API_KEY), argument=ENV_API_KEY)
     if key is None and is_openai_url(base_url):
         raise JudgeConfigurationError(
             f"{what} talks to {base_url} but no API key is set: pass api_key=... or set "
             f"{ENV_API_KEY}; for a local OpenAI-compatible server set {ENV_BASE_URL} "
             "(for example http://127.0.0.1:8000/v1) instead"
         )
-    return Secret(key) if key else None
+    return key
 
 
 NO_JUDGE_MESSAGE = (

@@ -24,7 +24,7 @@ from ..._optional import import_optional
 from ...exceptions import JudgeTransportError
 from .environment import ENV_API_KEY
 from .limits import classify_status, parse_retry_after
-from .secrets import Secret, redact
+from .secrets import Secret, guard_library_logs, redact
 from .transport import make_lean_transport, proxy_configured_for
 
 __all__ = ["HttpEndpoint"]
@@ -81,6 +81,7 @@ class HttpEndpoint:
         base_url: str,
         api_key: Secret | None,
         *,
+        basic_auth: Secret | None = None,
         timeout_s: float,
         max_connections: int,
         headers: Mapping[str, str] | None,
@@ -91,6 +92,7 @@ class HttpEndpoint:
     ):
         self.base_url = base_url
         self._api_key = api_key
+        self._basic_auth = basic_auth
         self.timeout_s = timeout_s
         self._max_connections = max_connections
         self._headers = dict(headers or {})
@@ -124,12 +126,15 @@ class HttpEndpoint:
 
     def _request_headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json", **self._headers}
-        if self._api_key:
+        if self._basic_auth:
+            headers["Authorization"] = self._basic_auth.reveal()
+        elif self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key.reveal()}"
         return headers
 
     def _loop_client(self) -> _LoopClient:
         httpx = self._httpx()
+        guard_library_logs()
         loop = asyncio.get_running_loop()
         current = self._loops.get(loop)
         if current is not None and not current.client.is_closed:
@@ -207,22 +212,20 @@ class HttpEndpoint:
                     fatal=True,
                 ) from None
             raise JudgeTransportError(
-                f"{url} could not be reached: {type(exc).__name__}: "
-                f"{redact(str(exc), self._api_key)}",
+                f"{url} could not be reached: {type(exc).__name__}: {redact(str(exc))}",
                 kind="connect",
                 retryable=True,
             ) from None
         except httpx.TransportError as exc:
             raise JudgeTransportError(
-                f"{url} broke off the exchange: {type(exc).__name__}: "
-                f"{redact(str(exc), self._api_key)}",
+                f"{url} broke off the exchange: {type(exc).__name__}: {redact(str(exc))}",
                 kind="connection",
                 retryable=True,
             ) from None
         finally:
             self.in_flight -= 1
         if response.status_code != 200:
-            text = redact(response.text, self._api_key)
+            text = redact(response.text)
             retryable, fatal = classify_status(response.status_code, text)
             hint = ""
             if response.status_code in (401, 403):
@@ -242,7 +245,7 @@ class HttpEndpoint:
         except ValueError:
             raise JudgeTransportError(
                 f"{url} answered HTTP 200 with a body that is not JSON: "
-                f"{redact(response.text[:200], self._api_key)!r}",
+                f"{redact(response.text[:200])!r}",
                 kind="protocol",
                 retryable=True,
             ) from None

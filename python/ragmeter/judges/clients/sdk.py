@@ -7,9 +7,9 @@ from typing import Any
 
 from ...exceptions import JudgeTransportError
 from .limits import classify_status, parse_retry_after
-from .secrets import Secret, redact
+from .secrets import Secret, guard_library_logs, redact
 
-__all__ = ["is_openai_client", "map_client_error"]
+__all__ = ["guard_client", "is_openai_client", "map_client_error"]
 
 
 def _connect_failure(exc: BaseException) -> bool:
@@ -27,12 +27,12 @@ def _connect_failure(exc: BaseException) -> bool:
 
 
 def map_client_error(
-    exc: Exception, base_url: str, *, path: str = "chat/completions", secret: Secret | None = None
+    exc: Exception, base_url: str, *, path: str = "chat/completions"
 ) -> JudgeTransportError:
     """The :class:`~ragmeter.JudgeTransportError` for an exception of the ``openai`` SDK."""
     status = getattr(exc, "status_code", None)
     name = type(exc).__name__
-    text = redact(str(getattr(exc, "message", "") or exc), secret)
+    text = redact(str(getattr(exc, "message", "") or exc))
     url = f"{base_url}/{path}"
     if isinstance(status, int):
         retryable, fatal = classify_status(status, text)
@@ -61,6 +61,13 @@ def map_client_error(
             retryable=True,
         )
     return JudgeTransportError(f"{url}: {name}: {text[:300]}", kind="client")
+
+
+def guard_client(client: Any) -> list[Secret]:
+    """Register the key of an ``openai`` client for redaction; guard the SDK's logs."""
+    guard_library_logs()
+    key = getattr(client, "api_key", None)
+    return [Secret(key)] if isinstance(key, str) and key else []
 
 
 def is_openai_client(obj: Any) -> bool:

@@ -40,10 +40,10 @@ from ..clients.environment import (
     ENV_MODEL,
     env_value,
     is_openai_url,
-    resolve_base_url,
+    resolve_endpoint,
 )
 from ..clients.resolve import resolve_embedder, resolve_judge
-from ..clients.secrets import Secret
+from ..clients.secrets import Secret, checked_secret
 from ..engine.cache import JudgeCache
 from ..engine.resolve import resolve_metrics
 from ..engine.tasks import run_sync
@@ -126,7 +126,7 @@ class _JudgeConfig(BaseConfig):
         cache: JudgeCache | str | None,
     ):
         self.model = model
-        self._api_key = Secret(api_key) if api_key else None
+        self._api_key = checked_secret(api_key, argument="api_key")
         self.base_url = base_url
         self.judge = judge
         self.cache = cache
@@ -139,9 +139,9 @@ class _JudgeConfig(BaseConfig):
         """The configured judge: ``judge=`` if given, else an OpenAI-compatible endpoint."""
         if self.judge is not None:
             return resolve_judge(self.judge)
-        base_url = resolve_base_url(self.base_url)
+        shown, _ = resolve_endpoint(self.base_url)
         return OpenAICompatibleJudge(
-            base_url=base_url, model=_model_for(self.model, base_url), api_key=self._api_key
+            base_url=self.base_url, model=_model_for(self.model, shown), api_key=self._api_key
         )
 
     def __repr__(self) -> str:
@@ -209,16 +209,16 @@ class AnswerRelevanceConfig(_JudgeConfig):
     def make_embedder(self) -> Any:
         if self.embedder is not None and not isinstance(self.embedder, str):
             return resolve_embedder(self.embedder)
-        base_url = resolve_base_url(self.base_url)
+        shown, _ = resolve_endpoint(self.base_url)
         model = self.embedder or env_value(ENV_EMBEDDING_MODEL)
         if not model:
-            if not is_openai_url(base_url):
+            if not is_openai_url(shown):
                 raise JudgeConfigurationError(
-                    f"answer relevancy needs an embedding model on {base_url}: pass embedder=... "
+                    f"answer relevancy needs an embedding model on {shown}: pass embedder=... "
                     f"or set {ENV_EMBEDDING_MODEL}=<model name>"
                 )
             model = DEFAULT_EMBEDCHAIN_EMBEDDER
-        return OpenAICompatibleEmbedder(base_url=base_url, model=model, api_key=self._api_key)
+        return OpenAICompatibleEmbedder(base_url=self.base_url, model=model, api_key=self._api_key)
 
 
 class GroundednessConfig(_JudgeConfig):
@@ -393,8 +393,8 @@ def _collect(
 
 
 def _default_judge() -> Any:
-    base_url = resolve_base_url(None)
-    return OpenAICompatibleJudge(base_url=base_url, model=_model_for(None, base_url))
+    shown, _ = resolve_endpoint(None)
+    return OpenAICompatibleJudge(model=_model_for(None, shown))
 
 
 def _default_embedder() -> Any:

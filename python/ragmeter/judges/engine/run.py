@@ -26,6 +26,7 @@ from ...exceptions import (
 from ..accounting import CallStats
 from ..clients.protocol import Embedder, Judge, embedder_identity, judge_identity
 from ..clients.resolve import resolve_embedder
+from ..clients.secrets import redact
 from ..context import JudgeContext
 from ..metrics.base import Metric
 from ..panel import Panel
@@ -42,14 +43,15 @@ __all__ = ["close_clients", "run_evaluation"]
 
 
 def _error_score(exc: BaseException) -> Score:
+    # Messages may quote what a server or a judge callable said: no credential goes past here.
     if isinstance(exc, JudgeOutputError):
-        return Score.error("judge_output_invalid", str(exc))
+        return Score.error("judge_output_invalid", redact(str(exc)))
     if isinstance(exc, JudgeTransportError):
         code = "judge_unavailable" if exc.retryable else "judge_request_rejected"
-        return Score.error(code, str(exc))
+        return Score.error(code, redact(str(exc)))
     if isinstance(exc, JudgeCallError):
-        return Score.error("judge_exception", str(exc))
-    return Score.error("metric_exception", f"{type(exc).__name__}: {exc}")
+        return Score.error("judge_exception", redact(str(exc)))
+    return Score.error("metric_exception", redact(f"{type(exc).__name__}: {exc}"))
 
 
 async def _score_one(

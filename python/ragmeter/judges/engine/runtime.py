@@ -34,6 +34,7 @@ from ..clients.protocol import (
     estimate_tokens,
     judge_identity,
 )
+from ..clients.secrets import redact
 from ..parsing import OutputParseError, extract_json, validate_schema
 from .cache import JudgeCache, cache_key
 from .settings import RunSettings
@@ -158,8 +159,10 @@ class Runtime:
                     raise
                 except Exception as exc:
                     raise JudgeCallError(
-                        f"{getattr(obj, 'name', type(obj).__name__)!s} raised "
-                        f"{type(exc).__name__}: {exc}"
+                        redact(
+                            f"{getattr(obj, 'name', type(obj).__name__)!s} raised "
+                            f"{type(exc).__name__}: {exc}"
+                        )
                     ) from exc
             if error.kind == "deadline" or not error.retryable or attempt >= policy.max_retries:
                 raise _final(error)
