@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = [
     "InvalidInputError",
+    "JudgeCacheError",
     "JudgeConfigurationError",
     "JudgeError",
     "JudgeOutputError",
@@ -107,3 +108,8 @@ class RetrievalError(RagmeterError, RuntimeError):
 class RetrievalWarning(UserWarning):
     """Some searches of an evaluation failed or were degraded and were scored as returned
     (``on_degraded="warn"``); the report keeps their statuses."""
+
+
+class JudgeCacheError(JudgeError, InvalidInputError):
+    """A judge cache file cannot be used (not a database, another application's, damaged);
+    the message names the file and what to do."""

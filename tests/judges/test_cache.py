@@ -196,3 +196,63 @@ def test_pending_writes_are_visible_and_write_errors_surface(tmp_path):
         cache.flush()
     with pytest.raises(OSError, match="could not be written"):
         cache.put("k3", "chat", {})
+
+
+def _corrupt(path, kind, value):
+    with sqlite3.connect(path) as conn:
+        keys = [k for (k,) in conn.execute("SELECT key FROM calls WHERE kind = ?", (kind,))]
+        conn.execute("UPDATE calls SET value = ? WHERE key = ?", (value, keys[0]))
+    return keys[0]
+
+
+@pytest.mark.parametrize(
+    ("kind", "damage"),
+    [
+        ("chat", "{not json"),
+        ("chat", json.dumps({"text": None})),  # JSON, but no answer in it
+        ("embedding", "\x00\x01binary"),
+        ("embedding", json.dumps({"vector": ["a", None]})),
+    ],
+)
+def test_a_damaged_row_is_a_miss_judged_again_and_overwritten(server, tmp_path, kind, damage):
+    cache = str(tmp_path / "judge.sqlite")
+    first = run(server, cache)
+    key = _corrupt(cache, kind, damage)
+    made = len(server.requests)
+    second = run(server, cache)
+    assert values(second) == values(first)
+    assert len(server.requests) == made + 1  # only the damaged entry is asked again
+    with sqlite3.connect(cache) as conn:
+        (stored,) = conn.execute("SELECT value FROM calls WHERE key = ?", (key,)).fetchone()
+    json.loads(stored)  # overwritten with a good answer
+    run(server, cache)
+    assert len(server.requests) == made + 1  # and from then on served from the cache
+
+
+def test_a_file_that_is_not_a_database_is_an_error_naming_it(tmp_path):
+    path = tmp_path / "notes.sqlite"
+    path.write_text("these are my notes, not a database\n" * 200)
+    with pytest.raises(InvalidInputError) as caught:
+        evaluate(SAMPLES, ["groundedness"], judge=RuleJudge(), cache=str(path))
+    message = str(caught.value)
+    assert str(path) in message and "not a judge cache" in message and "cache=" in message
+    assert path.read_text().startswith("these are my notes")  # left untouched
+
+
+def test_another_applications_database_is_refused_and_left_alone(tmp_path):
+    path = tmp_path / "app.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
+    with pytest.raises(InvalidInputError, match=r"app\.sqlite.*tables \['users'\]"):
+        evaluate(SAMPLES, ["groundedness"], judge=RuleJudge(), cache=str(path))
+    with sqlite3.connect(path) as conn:
+        tables = [t for (t,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    assert tables == ["users"]
+
+
+def test_a_calls_table_of_another_shape_is_refused(tmp_path):
+    path = tmp_path / "other.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE calls (id INTEGER, who TEXT)")
+    with pytest.raises(InvalidInputError, match=r"other\.sqlite.*columns"):
+        JudgeCache(str(path))

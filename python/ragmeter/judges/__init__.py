@@ -16,6 +16,7 @@ judge was configured (``judge=``, or ``RAGMETER_JUDGE_MODEL`` with ``OPENAI_BASE
 from __future__ import annotations
 
 from ..exceptions import (
+    JudgeCacheError,
     JudgeConfigurationError,
     JudgeError,
     JudgeOutputError,
@@ -110,6 +111,7 @@ __all__ = [
     "HashEmbedder",
     "Judge",
     "JudgeCache",
+    "JudgeCacheError",
     "JudgeConfigurationError",
     "JudgeContext",
     "JudgeError",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
@@ -59,6 +60,17 @@ class _Endpoint:
     def __init__(self, limits: Limits, sleep: Callable[[float], Awaitable[None]]):
         self.semaphore = asyncio.Semaphore(limits.max_concurrency)
         self.limiter = RateLimiter(limits.rpm, sleep=sleep) if limits.rpm else None
+
+
+def _stored_vector(value: Any) -> list[float] | None:
+    """A cached embedding, or ``None`` when the stored value is not a vector (a miss)."""
+    if not isinstance(value, list) or not value:
+        return None
+    if not all(
+        isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) for x in value
+    ):
+        return None
+    return [float(x) for x in value]
 
 
 def _final(error: JudgeTransportError) -> JudgeTransportError:
@@ -356,7 +368,7 @@ class Runtime:
             found = self._vectors.get(key)
             if found is None:
                 cached = self.cache.get(key)
-                found = None if cached is None else cached.get("vector")
+                found = None if cached is None else _stored_vector(cached.get("vector"))
             if found is not None:
                 vectors[key] = found
                 stats.embedding_cache_hits += 1
