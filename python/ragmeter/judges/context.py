@@ -16,6 +16,7 @@ from .accounting import CallStats
 from .clients.protocol import Embedder, Judge, JudgeRequest
 from .engine.runtime import Runtime, Validator
 from .engine.settings import RunSettings
+from .engine.tasks import gather_all
 from .parsing import check_item_ids
 from .prompts import PromptTemplate, format_items
 
@@ -140,7 +141,7 @@ class JudgeContext:
         chunks = [
             (start, list(items[start : start + size])) for start in range(0, len(items), size)
         ]
-        answers = await asyncio.gather(
+        answers = await gather_all(
             *(
                 self._label_chunk(prompt, values, start, chunk, placeholder, list_key, n_index)
                 for start, chunk in chunks
@@ -170,7 +171,7 @@ class JudgeContext:
             if len(chunk) == 1:
                 raise
             self.stats.split_fallbacks += 1
-            singles = await asyncio.gather(
+            singles = await gather_all(
                 *(
                     self.ask(
                         prompt,

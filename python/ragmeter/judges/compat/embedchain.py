@@ -46,7 +46,7 @@ from ..clients.resolve import resolve_embedder, resolve_judge
 from ..clients.secrets import Secret, checked_secret
 from ..engine.cache import JudgeCache
 from ..engine.resolve import resolve_metrics
-from ..engine.tasks import run_sync
+from ..engine.tasks import gather_all, run_sync
 from ..evaluation import evaluate
 from ..metrics import AnswerRelevancyMetric, ContextRelevancyMetric, GroundednessMetric
 from ..metrics.base import Metric
@@ -387,7 +387,7 @@ def _collect(
                 )
             return Sample(question=question, answer=answer, contexts=tuple(contexts), id=str(index))
 
-        return list(await asyncio.gather(*(one(i, q) for i, q in enumerate(questions))))
+        return list(await gather_all(*(one(i, q) for i, q in enumerate(questions))))
 
     return run_sync(run)
 

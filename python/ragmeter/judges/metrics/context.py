@@ -9,11 +9,11 @@ split by :func:`ragmeter.judges.text.split_sentences` unless a ``sentence_splitt
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import Any
 
 from ..context import JudgeContext
+from ..engine.tasks import gather_all
 from ..prompts import (
     CONTEXT_PRECISION_BATCH_PROMPT,
     CONTEXT_PRECISION_PROMPT,
@@ -138,7 +138,7 @@ class ContextPrecisionMetric(Metric):
                 self.batch_prompt, values, chunks, placeholder="contexts", list_key="verdicts"
             )
         else:
-            answers = await asyncio.gather(
+            answers = await gather_all(
                 *(ctx.ask(self.prompt, {**values, "context": chunk}) for chunk in chunks)
             )
             verdicts = [{"useful": a["useful"], "reason": a["reason"]} for a in answers]

@@ -8,13 +8,13 @@ winner; inconsistent ones give a tie, counted as a position flip.
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...exceptions import InvalidInputError
 from ..context import JudgeContext
+from ..engine.tasks import gather_all
 from ..prompts import PAIRWISE_PREFERENCE_PROMPT, PromptTemplate
 from ..sample import Sample
 from ..score import Score
@@ -92,7 +92,7 @@ class PairwisePreferenceMetric(Metric):
             for order, (r1, r2) in orders.items()
             for i in range(self.repeats)
         ]
-        answers = await asyncio.gather(*calls)
+        answers = await gather_all(*calls)
         ab = answers[: self.repeats]
         ba = answers[self.repeats :]
         first = _majority([a["winner"] for a in ab])
