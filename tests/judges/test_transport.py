@@ -141,3 +141,19 @@ def test_only_http_and_https_are_spoken():
 
     with pytest.raises(httpx.UnsupportedProtocol):
         asyncio.run(run())
+
+
+@pytest.mark.parametrize("lean", [True, False], ids=["lean-transport", "httpx-transport"])
+def test_the_loopback_server_serves_ipv6(lean):
+    with LoopbackOpenAIServer(host="::1") as server:
+        assert server.base_url.startswith("http://[::1]:")
+        judge = OpenAICompatibleJudge(base_url=server.base_url, model="m", lean_transport=lean)
+        results = evaluate(SAMPLES[:1], ["groundedness"], judge=judge)
+    assert results.rows[0].score.status == "ok"
+
+
+def test_the_loopback_server_binds_nothing_but_loopback():
+    from ragmeter import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match="loopback"):
+        LoopbackOpenAIServer(host="0.0.0.0")

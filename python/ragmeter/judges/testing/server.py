@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import socket
 import sys
 import threading
 import time
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
+from ...exceptions import InvalidInputError
 from ..clients.offline import HashEmbedder, RuleJudge
 from ..clients.protocol import JudgeRequest, estimate_tokens
 
@@ -46,6 +48,10 @@ LLAMA_CPP_PYTHON_JSON_SCHEMA_ERROR = (
 class _Server(ThreadingHTTPServer):
     request_queue_size = 256
     daemon_threads = True
+
+
+class _Server6(_Server):
+    address_family = socket.AF_INET6
 
 
 @dataclass(frozen=True)
@@ -142,7 +148,10 @@ class LoopbackOpenAIServer:
         port: int = 0,
     ):
         if host not in ("127.0.0.1", "::1", "localhost"):
-            raise ValueError(f"LoopbackOpenAIServer only binds loopback addresses, got {host!r}")
+            raise InvalidInputError(
+                f"LoopbackOpenAIServer only binds loopback addresses (127.0.0.1, ::1, "
+                f"localhost), got host={host!r}"
+            )
         self.judge = judge if judge is not None else RuleJudge()
         self.embedder = embedder if embedder is not None else HashEmbedder()
         self.latency_s = latency_s
@@ -158,13 +167,15 @@ class LoopbackOpenAIServer:
         self.requests: list[RecordedRequest] = []
         self.in_flight = 0
         self.max_in_flight = 0
-        self._server = _Server((host, port), self._handler_class())
+        server_class = _Server6 if ":" in host else _Server
+        self._server = server_class((host, port), self._handler_class())
         self._thread: threading.Thread | None = None
 
     @property
     def base_url(self) -> str:
         host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        shown = f"[{host}]" if ":" in str(host) else str(host)
+        return f"http://{shown}:{port}/v1"
 
     def __repr__(self) -> str:
         return f"LoopbackOpenAIServer({self.base_url}, latency_s={self.latency_s})"
