@@ -12,6 +12,7 @@ __all__ = [
     "JudgeConfigurationError",
     "JudgeError",
     "JudgeOutputError",
+    "JudgeOutputTruncatedError",
     "JudgeTransportError",
     "MissingDependencyError",
     "RagmeterError",
@@ -113,3 +114,8 @@ class RetrievalWarning(UserWarning):
 class JudgeCacheError(JudgeError, InvalidInputError):
     """A judge cache file cannot be used (not a database, another application's, damaged);
     the message names the file and what to do."""
+
+
+class JudgeOutputTruncatedError(JudgeOutputError):
+    """A judge's last answer was cut off at the token limit (``finish_reason="length"``); the
+    message names ``max_tokens``."""

@@ -222,7 +222,7 @@ def test_wrong_item_counts_over_http_are_reasked_then_split():
     )
     with LoopbackOpenAIServer() as server:
         judge = OpenAICompatibleJudge(base_url=server.base_url, model="m")
-        # Claims come from the RuleJudge; the batched verdict answer loses a claim three times.
+        # Claims come from the RuleJudge; the batched verdict answer loses a claim each time.
         original = server.judge
         calls = []
 
@@ -241,7 +241,8 @@ def test_wrong_item_counts_over_http_are_reasked_then_split():
         results = evaluate([sample], ["groundedness"], judge=judge)
     usage = results.rows[0].total_usage()
     assert results.rows[0].score.value == 1.0
-    assert (usage.reasks, usage.split_fallbacks, usage.calls) == (2, 1, 1 + 3 + 2)
+    # One re-ask, which repeats the answer word for word: no further re-ask, one call per claim.
+    assert (usage.reasks, usage.split_fallbacks, usage.calls) == (1, 1, 1 + 2 + 2)
 
 
 def test_structured_output_falls_back_and_is_remembered():

@@ -113,7 +113,8 @@ def test_persistent_wrong_counts_fall_back_to_one_call_per_item(tmp_path):
     score = results.rows[0].score
     assert score.value == pytest.approx(2 / 5)
     usage = results.rows[0].total_usage()
-    assert (usage.calls, usage.reasks, usage.split_fallbacks) == (3 + 5, 2, 1)
+    # The re-ask repeats the answer word for word: no further re-ask, then one call per item.
+    assert (usage.calls, usage.reasks, usage.split_fallbacks) == (2 + 5, 1, 1)
     again = evaluate(
         [Sample("Q?", "A.", CONTEXTS)], ["context_relevancy"], judge=judge, cache=cache
     )

@@ -59,6 +59,7 @@ class JudgeContext:
         task: str,
         n_index: int = 0,
         strict: bool = False,
+        n_items: int = 0,
     ) -> JudgeRequest:
         for i, message in enumerate(messages):
             if (
@@ -80,7 +81,7 @@ class JudgeContext:
             strict_schema=strict,
             temperature=settings.temperature,
             seed=settings.seed,
-            max_tokens=settings.max_tokens,
+            max_tokens=settings.token_limit(n_items),
             n_index=n_index,
             task=task,
         )
@@ -94,13 +95,16 @@ class JudgeContext:
         task: str = "custom",
         n_index: int = 0,
         strict: bool = False,
+        n_items: int = 0,
     ) -> Any:
         """Ask the judge and return its JSON answer, validated against ``schema`` and ``validate``.
 
         Uses the run's cache, limits, retries and re-asks, and records the cost in this
         context's stats. ``validate(parsed)`` returns a list of problems (empty when usable).
         """
-        request = self.request(messages, schema, task=task, n_index=n_index, strict=strict)
+        request = self.request(
+            messages, schema, task=task, n_index=n_index, strict=strict, n_items=n_items
+        )
         return await self.runtime.chat(self.judge, request, self.stats, validate=validate)
 
     async def ask(
@@ -110,6 +114,7 @@ class JudgeContext:
         *,
         validate: Validator | None = None,
         n_index: int = 0,
+        n_items: int = 0,
     ) -> Any:
         """Render a built-in or custom :class:`PromptTemplate` and ask it."""
         return await self.judge_json(
@@ -119,6 +124,7 @@ class JudgeContext:
             task=prompt.name,
             n_index=n_index,
             strict=prompt.strict,
+            n_items=n_items,
         )
 
     async def label_items(
@@ -166,7 +172,9 @@ class JudgeContext:
 
         rendered = {**values, placeholder: format_items(chunk, start=start + 1)}
         try:
-            parsed = await self.ask(prompt, rendered, validate=checker(ids), n_index=n_index)
+            parsed = await self.ask(
+                prompt, rendered, validate=checker(ids), n_index=n_index, n_items=len(chunk)
+            )
         except JudgeOutputError:
             if len(chunk) == 1:
                 raise
@@ -178,6 +186,7 @@ class JudgeContext:
                         {**values, placeholder: format_items([text], start=item_id)},
                         validate=checker([item_id]),
                         n_index=n_index,
+                        n_items=1,
                     )
                     for item_id, text in zip(ids, chunk, strict=True)
                 )
@@ -189,6 +198,7 @@ class JudgeContext:
                 task=prompt.name,
                 n_index=n_index,
                 strict=prompt.strict,
+                n_items=len(chunk),
             )
             self.runtime.remember(
                 self.judge, original, parsed, note="assembled from one call per item"

@@ -19,7 +19,7 @@ from .engine.cache import CacheMode, JudgeCache, open_cache
 from .engine.dry_run import DryRunEstimate, estimate_run
 from .engine.run import close_clients, run_evaluation
 from .engine.runtime import Runtime
-from .engine.settings import OnError, RunOptions, RunSettings
+from .engine.settings import MaxTokens, OnError, RunOptions, RunSettings
 from .engine.tasks import run_sync
 from .metrics.preference import DEFAULT_CRITERIA, PairwisePreferenceMetric
 from .panel import Panel
@@ -40,7 +40,7 @@ async def aevaluate(
     cache_mode: CacheMode | None = None,
     temperature: float | None = 0.0,
     seed: int | None = 0,
-    max_tokens: int | None = None,
+    max_tokens: MaxTokens = "auto",
     max_parse_retries: int = 2,
     max_items_per_call: int = 40,
     language: str | None = None,
@@ -85,7 +85,7 @@ def evaluate(
     cache_mode: CacheMode | None = None,
     temperature: float | None = 0.0,
     seed: int | None = 0,
-    max_tokens: int | None = None,
+    max_tokens: MaxTokens = "auto",
     max_parse_retries: int = 2,
     max_items_per_call: int = 40,
     language: str | None = None,
@@ -143,7 +143,7 @@ def judge_json(
     cache: JudgeCache | str | None = None,
     temperature: float | None = 0.0,
     seed: int | None = 0,
-    max_tokens: int | None = None,
+    max_tokens: MaxTokens = "auto",
     max_parse_retries: int = 2,
 ) -> Any:
     """Ask ``judge`` once and return its validated JSON answer (sync helper for custom code).

@@ -31,6 +31,7 @@ from typing import Any, Literal
 from ...exceptions import InvalidInputError, JudgeTransportError
 from ..prompts import SCHEMA_MARKER
 from .environment import (
+    default_concurrency,
     resolve_api_key,
     resolve_endpoint,
     resolve_judge_model,
@@ -282,7 +283,7 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
         *,
         name: str | None = None,
         timeout_s: float = 60.0,
-        max_concurrency: int = 16,
+        max_concurrency: int | None = None,
         rpm: float | None = None,
         retry_policy: RetryPolicy | None = None,
         structured_output: StructuredOutput = "auto",
@@ -292,7 +293,8 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
         verify: bool | ssl.SSLContext = True,
     ):
         resolved_url, basic_auth = resolve_endpoint(base_url)
-        limits = Limits(max_concurrency=max_concurrency, rpm=rpm)
+        concurrency = default_concurrency(resolved_url, 16, max_concurrency)
+        limits = Limits(max_concurrency=concurrency, rpm=rpm)
         super().__init__(
             model=resolve_judge_model(model, resolved_url if base_url else None, api_key),
             base_url=resolved_url,
@@ -307,7 +309,7 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
             self._api_key,
             basic_auth=basic_auth,
             timeout_s=timeout_s,
-            max_connections=max_concurrency,
+            max_connections=concurrency,
             headers=headers,
             transport=transport,
             purpose="OpenAICompatibleJudge",
@@ -344,7 +346,7 @@ class OpenAIClientJudge(ChatCompletionsJudge):
         model: str | None = None,
         *,
         name: str | None = None,
-        max_concurrency: int = 16,
+        max_concurrency: int | None = None,
         rpm: float | None = None,
         retry_policy: RetryPolicy | None = None,
         structured_output: StructuredOutput = "auto",
@@ -354,13 +356,14 @@ class OpenAIClientJudge(ChatCompletionsJudge):
         self._guarded = guard_client(client)
         create = self._client.chat.completions.create
         self._is_async = inspect.iscoroutinefunction(create) or "Async" in type(client).__name__
+        base_url = split_credentials(str(getattr(client, "base_url", "openai-client")))[0]
         super().__init__(
             model=resolve_model(model, what="openai client judge"),
-            base_url=split_credentials(str(getattr(client, "base_url", "openai-client")))[0].rstrip(
-                "/"
-            ),
+            base_url=base_url.rstrip("/"),
             name=name,
-            limits=Limits(max_concurrency=max_concurrency, rpm=rpm),
+            limits=Limits(
+                max_concurrency=default_concurrency(base_url, 16, max_concurrency), rpm=rpm
+            ),
             retry_policy=retry_policy,
             structured_output=structured_output,
         )

@@ -14,7 +14,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...exceptions import InvalidInputError, JudgeConfigurationError, JudgeTransportError
-from .environment import ENV_EMBEDDING_MODEL, env_value, resolve_api_key, resolve_endpoint
+from .environment import (
+    ENV_EMBEDDING_MODEL,
+    default_concurrency,
+    env_value,
+    resolve_api_key,
+    resolve_endpoint,
+)
 from .http import HttpEndpoint
 from .limits import Limits, RetryPolicy
 from .sdk import guard_client, map_client_error
@@ -43,7 +49,35 @@ def _vectors_from(envelope: Any, n_texts: int, where: str) -> tuple[list[list[fl
         )
     usage = envelope.get("usage") if isinstance(envelope, Mapping) else None
     tokens = usage.get("prompt_tokens", 0) if isinstance(usage, Mapping) else 0
-    return [[float(x) for x in vector] for _, vector in pairs], int(tokens or 0)
+    return [_vector(vector, i, where) for i, vector in pairs], int(tokens or 0)
+
+
+def _vector(value: Any, index: int, where: str) -> list[float]:
+    """One embedding as floats, or a protocol error that says what the server sent instead."""
+    if isinstance(value, list) and value and all(isinstance(row, list) for row in value):
+        width = len(value[0]) if value[0] else 0
+        raise JudgeTransportError(
+            f"{where} returned one vector per token ({len(value)} x {width}) for text {index} "
+            "instead of one pooled vector per text: the server runs without pooling. Start it "
+            "with pooling (llama.cpp's llama-server: --pooling mean; llama-cpp-python: "
+            "--embedding with a pooling type) or use another embeddings server",
+            kind="protocol",
+            fatal=True,
+        )
+    if not isinstance(value, list) or not value:
+        raise JudgeTransportError(
+            f"{where} returned {type(value).__name__} for embedding {index}, not a list of numbers",
+            kind="protocol",
+            retryable=True,
+        )
+    try:
+        return [float(x) for x in value]
+    except (TypeError, ValueError):
+        raise JudgeTransportError(
+            f"{where} returned an embedding {index} holding non-numbers ({str(value)[:80]!r}...)",
+            kind="protocol",
+            retryable=True,
+        ) from None
 
 
 class OpenAICompatibleEmbedder:
@@ -64,7 +98,7 @@ class OpenAICompatibleEmbedder:
         name: str | None = None,
         batch_size: int = 256,
         timeout_s: float = 60.0,
-        max_concurrency: int = 8,
+        max_concurrency: int | None = None,
         rpm: float | None = None,
         retry_policy: RetryPolicy | None = None,
         headers: Mapping[str, str] | None = None,
@@ -84,7 +118,8 @@ class OpenAICompatibleEmbedder:
         self.model = resolved
         self.name = name or resolved
         self.batch_size = batch_size
-        self.limits = Limits(max_concurrency=max_concurrency, rpm=rpm)
+        concurrency = default_concurrency(self.base_url, 8, max_concurrency)
+        self.limits = Limits(max_concurrency=concurrency, rpm=rpm)
         self.retry_policy = retry_policy or RetryPolicy()
         self._api_key = resolve_api_key(api_key, self.base_url, what="OpenAICompatibleEmbedder")
         self._http = HttpEndpoint(
@@ -92,7 +127,7 @@ class OpenAICompatibleEmbedder:
             self._api_key,
             basic_auth=basic_auth,
             timeout_s=timeout_s,
-            max_connections=max_concurrency,
+            max_connections=concurrency,
             headers=headers,
             transport=transport,
             purpose="OpenAICompatibleEmbedder",
@@ -163,7 +198,7 @@ class OpenAIClientEmbedder:
         self.base_url = split_credentials(str(getattr(client, "base_url", "openai-client")))[
             0
         ].rstrip("/")
-        self.limits = Limits(max_concurrency=8)
+        self.limits = Limits(max_concurrency=default_concurrency(self.base_url, 8, None))
         self.retry_policy = RetryPolicy()
         self._is_async = (
             inspect.iscoroutinefunction(self._client.embeddings.create)

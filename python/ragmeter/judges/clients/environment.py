@@ -5,8 +5,10 @@ Names of the environment variables and the rules for their defaults live here, o
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
+import urllib.parse
 
 from ...exceptions import InvalidInputError, JudgeConfigurationError
 from .secrets import Secret, checked_secret, redact, split_credentials
@@ -17,7 +19,9 @@ __all__ = [
     "ENV_EMBEDDING_MODEL",
     "ENV_MODEL",
     "OPENAI_BASE_URL",
+    "default_concurrency",
     "env_value",
+    "is_local_url",
     "is_openai_url",
     "resolve_api_key",
     "resolve_base_url",
@@ -36,6 +40,31 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 def env_value(name: str) -> str | None:
     value = os.environ.get(name, "").strip()
     return value or None
+
+
+LOOPBACK_CONCURRENCY = 2
+
+
+def is_local_url(base_url: str) -> bool:
+    """Whether ``base_url`` points at this machine (loopback address, localhost, 0.0.0.0)."""
+    host = urllib.parse.urlsplit(base_url).hostname or ""
+    if host in ("localhost", "0.0.0.0") or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def default_concurrency(base_url: str, remote: int, given: int | None) -> int:
+    """``given``, else 2 for a server on this machine, else ``remote``.
+
+    A local server (llama.cpp, llama-cpp-python, Ollama on a CPU) usually answers one request
+    at a time: requests sent beyond that wait in its queue while their timeouts run.
+    """
+    if given is not None:
+        return given
+    return LOOPBACK_CONCURRENCY if is_local_url(base_url) else remote
 
 
 def is_openai_url(base_url: str) -> bool:

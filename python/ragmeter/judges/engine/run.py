@@ -20,6 +20,7 @@ from ...exceptions import (
     InvalidInputError,
     JudgeConfigurationError,
     JudgeOutputError,
+    JudgeOutputTruncatedError,
     JudgeTransportError,
     MissingDependencyError,
 )
@@ -44,6 +45,8 @@ __all__ = ["close_clients", "run_evaluation"]
 
 def _error_score(exc: BaseException) -> Score:
     # Messages may quote what a server or a judge callable said: no credential goes past here.
+    if isinstance(exc, JudgeOutputTruncatedError):
+        return Score.error("judge_output_truncated", redact(str(exc)))
     if isinstance(exc, JudgeOutputError):
         return Score.error("judge_output_invalid", redact(str(exc)))
     if isinstance(exc, JudgeTransportError):

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from ...exceptions import (
     JudgeError,
     JudgeOutputError,
+    JudgeOutputTruncatedError,
     JudgeTransportError,
     MissingDependencyError,
 )
@@ -71,6 +72,35 @@ def _stored_vector(value: Any) -> list[float] | None:
     ):
         return None
     return [float(x) for x in value]
+
+
+def _output_error(
+    judge: Judge,
+    request: JudgeRequest,
+    errors: list[str],
+    answers: list[str],
+    last: JudgeResponse | None,
+) -> JudgeOutputError:
+    """The error of a request whose every answer was unusable, saying why it stopped."""
+    attempts = len(errors)
+    message = (
+        f"judge {judge.name!r} gave no usable answer to {request.task!r} in {attempts} "
+        f"attempt(s); last problem: {errors[-1]}"
+    )
+    if attempts >= 2 and answers[-1] in answers[:-1]:
+        message += " (the judge gave the same answer again, so it was not asked any further)"
+    if last is not None and last.finish_reason == "length":
+        limit = (
+            "no max_tokens" if request.max_tokens is None else f"max_tokens={request.max_tokens}"
+        )
+        return JudgeOutputTruncatedError(
+            f"{message}; the answer was cut off at the token limit ({limit}): raise max_tokens "
+            "or lower max_items_per_call",
+            task=request.task,
+            attempts=attempts,
+            errors=tuple(errors),
+        )
+    return JudgeOutputError(message, task=request.task, attempts=attempts, errors=tuple(errors))
 
 
 def _final(error: JudgeTransportError) -> JudgeTransportError:
@@ -136,12 +166,16 @@ class Runtime:
         stats: CallStats,
         *,
         count: Callable[[CallStats], None],
+        deterministic: bool = True,
     ) -> T:
         """``call()`` under the endpoint's limits, retried by its :class:`RetryPolicy`.
 
         ``deadline_s`` runs from the first attempt's start (waiting for a free slot of
         ``max_concurrency`` does not count) and cuts an attempt in flight. An endpoint that
-        cannot be reached once the retries are spent is fatal: every call would fail alike.
+        cannot be reached once the retries are spent is fatal: every call would fail alike. A
+        ``deterministic`` call (temperature 0, embeddings) that timed out is retried once only:
+        the same input makes the server work as long again, and it may still be working on the
+        abandoned attempt.
         """
         endpoint = self._endpoint(obj)
         policy = getattr(obj, "retry_policy", None)
@@ -150,6 +184,7 @@ class Runtime:
         loop = asyncio.get_running_loop()
         deadline: float | None = None
         attempt = 0
+        timeouts = 0
         while True:
             async with endpoint.semaphore:
                 if endpoint.limiter is not None:
@@ -176,12 +211,28 @@ class Runtime:
                             f"{type(exc).__name__}: {exc}"
                         )
                     ) from exc
-            if error.kind == "deadline" or not error.retryable or attempt >= policy.max_retries:
+            timeouts = timeouts + 1 if error.kind == "timeout" else timeouts
+            if (
+                error.kind == "deadline"
+                or not error.retryable
+                or attempt >= policy.max_retries
+                or (deterministic and timeouts > 1)
+            ):
                 raise _final(error)
             delay = policy.delay_s(attempt, error.retry_after, self._rng)
             if deadline is not None and loop.time() + delay > deadline:
                 raise _final(self._past_deadline(obj, policy, attempt, error))
-            log.debug("retrying %s in %.2f s after: %s", _endpoint_key(obj), delay, error)
+            # Rate limiting is routine; anything else retried is worth seeing, or minutes of
+            # timeouts look like a hang.
+            log.log(
+                logging.INFO if error.status == 429 else logging.WARNING,
+                "retrying %s in %.1f s (retry %d of at most %d) after: %s",
+                _endpoint_key(obj),
+                delay,
+                attempt + 1,
+                policy.max_retries,
+                error,
+            )
             stats.retries += 1
             attempt += 1
             await self._sleep(delay)
@@ -275,7 +326,10 @@ class Runtime:
             return cached["parsed"]
         messages = list(request.messages)
         errors: list[str] = []
+        answers: list[str] = []
         attempts = self.settings.max_parse_retries + 1
+        deterministic = request.temperature == 0
+        response: JudgeResponse | None = None
         for attempt in range(attempts):
             current = replace(request, messages=tuple(messages))
 
@@ -285,7 +339,9 @@ class Runtime:
             def count(s: CallStats) -> None:
                 s.calls += 1
 
-            response = await self._with_retries(judge, call, stats, count=count)
+            response = await self._with_retries(
+                judge, call, stats, count=count, deterministic=deterministic
+            )
             self._account(current, response, stats)
             try:
                 parsed = extract_json(response.text)
@@ -311,8 +367,13 @@ class Runtime:
                 )
                 return parsed
             summary = "; ".join(problems[:8])
+            repeated = response.text in answers
             errors.append(summary)
+            answers.append(response.text)
             log.debug("unusable answer to %s (attempt %d): %s", request.task, attempt + 1, summary)
+            if repeated:
+                # A model that repeats itself word for word will do so again: stop asking.
+                break
             if attempt + 1 < attempts:
                 stats.reasks += 1
                 truncated = (
@@ -331,13 +392,7 @@ class Runtime:
                         "nothing else.",
                     }
                 )
-        raise JudgeOutputError(
-            f"judge {judge.name!r} gave no usable answer to {request.task!r} in {attempts} "
-            f"attempts; last problem: {errors[-1]}",
-            task=request.task,
-            attempts=attempts,
-            errors=tuple(errors),
-        )
+        raise _output_error(judge, request, errors, answers, response)
 
     @staticmethod
     def _account(request: JudgeRequest, response: JudgeResponse, stats: CallStats) -> None:

@@ -18,29 +18,69 @@ from ...exceptions import InvalidInputError
 from ..accounting import Price, normalize_prices
 from .cache import CacheMode, JudgeCache
 
-__all__ = ["OnError", "RunOptions", "RunSettings"]
+__all__ = ["MaxTokens", "OnError", "RunOptions", "RunSettings"]
 
 OnError = Literal["record", "raise"]
+MaxTokens = int | Literal["auto"] | None
+DEFAULT_MAX_TOKENS = 1024
+TOKENS_PER_ITEM = 48
+TOKENS_PER_CALL = 256
 
 
 @dataclass(frozen=True)
 class RunSettings:
-    """Per-run request parameters (recorded in the manifest).
+    """What every request of a run carries (recorded in the run manifest).
 
-    ``temperature`` 0 and a fixed ``seed`` by default for repeatable judgements;
-    ``max_parse_retries`` re-asks after an unusable answer; ``max_items_per_call`` bounds how
-    many items (sentences, claims) one labelling call carries; ``language`` is the language in
-    which generated text (answer_relevancy's questions) is written, default: the answer's.
+    Args:
+        temperature: Sampling temperature; 0 (the default) for repeatable judgements.
+        seed: Sent to endpoints that accept one (others are found out and not sent it again).
+        max_tokens: The answer's token limit. ``"auto"`` (the default) is 1024, raised for
+            labelling calls to ``256 + 48 x items`` when that is more; an answer cut off there
+            is an ``error`` row with reason ``judge_output_truncated``. A finite limit keeps a
+            small local model from generating until its context is full. ``None`` sends none.
+        max_parse_retries: Re-asks after an unusable answer (stopped early when the judge
+            repeats itself word for word).
+        max_items_per_call: How many items (sentences, claims) one labelling call carries.
+        language: The language of generated text (answer_relevancy's questions); default:
+            the answer's.
+
+    Raises:
+        InvalidInputError: a value out of range.
+
+    Example:
+        >>> settings = RunSettings()
+        >>> settings.token_limit(0), settings.token_limit(40)
+        (1024, 2176)
+        >>> RunSettings(max_tokens=300).token_limit(40)
+        300
     """
 
     temperature: float | None = 0.0
     seed: int | None = 0
-    max_tokens: int | None = None
+    max_tokens: MaxTokens = "auto"
     max_parse_retries: int = 2
     max_items_per_call: int = 40
     language: str | None = None
 
+    def token_limit(self, n_items: int = 0) -> int | None:
+        """The ``max_tokens`` of a request whose answer labels ``n_items`` items."""
+        if self.max_tokens != "auto":
+            return self.max_tokens
+        return max(DEFAULT_MAX_TOKENS, TOKENS_PER_CALL + TOKENS_PER_ITEM * n_items)
+
     def __post_init__(self) -> None:
+        if (
+            self.max_tokens != "auto"
+            and self.max_tokens is not None
+            and (
+                not isinstance(self.max_tokens, int)
+                or isinstance(self.max_tokens, bool)
+                or self.max_tokens < 1
+            )
+        ):
+            raise InvalidInputError(
+                f"max_tokens must be 'auto', None or an integer >= 1, got {self.max_tokens!r}"
+            )
         if self.max_parse_retries < 0:
             raise InvalidInputError(
                 f"max_parse_retries must be >= 0, got {self.max_parse_retries!r}"

@@ -173,9 +173,10 @@ class LoopbackOpenAIServer:
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        shown = f"[{host}]" if ":" in str(host) else str(host)
-        return f"http://{shown}:{port}/v1"
+        address = self._server.server_address
+        host = address[0].decode() if isinstance(address[0], bytes) else str(address[0])
+        shown = f"[{host}]" if ":" in host else host
+        return f"http://{shown}:{address[1]}/v1"
 
     def __repr__(self) -> str:
         return f"LoopbackOpenAIServer({self.base_url}, latency_s={self.latency_s})"
