@@ -230,6 +230,12 @@ class HttpEndpoint:
             hint = ""
             if response.status_code in (401, 403):
                 hint = f" (check api_key= or {ENV_API_KEY})"
+            elif response.status_code in (404, 405, 501) and path == "embeddings":
+                hint = (
+                    " (a chat server may serve no embeddings: give the embedder the URL of an "
+                    "embeddings server, e.g. OpenAICompatibleEmbedder(base_url=...) or "
+                    "AnswerRelevanceConfig(embeddings_base_url=...))"
+                )
             elif response.status_code == 404:
                 hint = " (check base_url, which usually ends in /v1, and the model name)"
             raise JudgeTransportError(

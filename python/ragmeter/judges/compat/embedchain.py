@@ -46,6 +46,7 @@ from ..clients.resolve import resolve_embedder, resolve_judge
 from ..clients.secrets import Secret, checked_secret
 from ..engine.cache import JudgeCache
 from ..engine.resolve import resolve_metrics
+from ..engine.settings import MaxTokens
 from ..engine.tasks import gather_all, run_sync
 from ..evaluation import evaluate
 from ..metrics import AnswerRelevancyMetric, ContextRelevancyMetric, GroundednessMetric
@@ -124,12 +125,18 @@ class _JudgeConfig(BaseConfig):
         base_url: str | None,
         judge: Any,
         cache: JudgeCache | str | None,
+        max_tokens: MaxTokens,
+        timeout_s: float,
+        max_concurrency: int | None,
     ):
         self.model = model
         self._api_key = checked_secret(api_key, argument="api_key")
         self.base_url = base_url
         self.judge = judge
         self.cache = cache
+        self.max_tokens = max_tokens
+        self.timeout_s = timeout_s
+        self.max_concurrency = max_concurrency
 
     @property
     def api_key(self) -> Secret | None:
@@ -141,7 +148,11 @@ class _JudgeConfig(BaseConfig):
             return resolve_judge(self.judge)
         shown, _ = resolve_endpoint(self.base_url)
         return OpenAICompatibleJudge(
-            base_url=self.base_url, model=_model_for(self.model, shown), api_key=self._api_key
+            base_url=self.base_url,
+            model=_model_for(self.model, shown),
+            api_key=self._api_key,
+            timeout_s=self.timeout_s,
+            max_concurrency=self.max_concurrency,
         )
 
     def __repr__(self) -> str:
@@ -170,9 +181,21 @@ class ContextRelevanceConfig(_JudgeConfig):
         base_url: str | None = None,
         judge: Any = None,
         cache: JudgeCache | str | None = None,
+        max_tokens: MaxTokens = "auto",
+        timeout_s: float = 60.0,
+        max_concurrency: int | None = None,
         sentence_splitter: Callable[[str], list[str]] | None = None,
     ):
-        super().__init__(model, api_key, base_url=base_url, judge=judge, cache=cache)
+        super().__init__(
+            model,
+            api_key,
+            base_url=base_url,
+            judge=judge,
+            cache=cache,
+            max_tokens=max_tokens,
+            timeout_s=timeout_s,
+            max_concurrency=max_concurrency,
+        )
         self.language = language
         self.prompt = prompt
         self.sentence_splitter = sentence_splitter
@@ -198,18 +221,38 @@ class AnswerRelevanceConfig(_JudgeConfig):
         base_url: str | None = None,
         judge: Any = None,
         cache: JudgeCache | str | None = None,
+        max_tokens: MaxTokens = "auto",
+        timeout_s: float = 60.0,
+        max_concurrency: int | None = None,
         language: str | None = None,
+        embeddings_base_url: str | None = None,
     ):
-        super().__init__(model, api_key, base_url=base_url, judge=judge, cache=cache)
+        super().__init__(
+            model,
+            api_key,
+            base_url=base_url,
+            judge=judge,
+            cache=cache,
+            max_tokens=max_tokens,
+            timeout_s=timeout_s,
+            max_concurrency=max_concurrency,
+        )
         self.embedder = embedder
         self.num_gen_questions = num_gen_questions
         self.prompt = prompt
         self.language = language
+        self.embeddings_base_url = embeddings_base_url
 
     def make_embedder(self) -> Any:
+        """The configured embedder: ``embedder=`` if an object, else an OpenAI-compatible one.
+
+        A model name is served by ``embeddings_base_url``, else by the judge's ``base_url``
+        (which may serve no embeddings: a 404 there says to set ``embeddings_base_url``).
+        """
         if self.embedder is not None and not isinstance(self.embedder, str):
             return resolve_embedder(self.embedder)
-        shown, _ = resolve_endpoint(self.base_url)
+        url = self.embeddings_base_url or self.base_url
+        shown, _ = resolve_endpoint(url)
         model = self.embedder or env_value(ENV_EMBEDDING_MODEL)
         if not model:
             if not is_openai_url(shown):
@@ -218,7 +261,13 @@ class AnswerRelevanceConfig(_JudgeConfig):
                     f"or set {ENV_EMBEDDING_MODEL}=<model name>"
                 )
             model = DEFAULT_EMBEDCHAIN_EMBEDDER
-        return OpenAICompatibleEmbedder(base_url=self.base_url, model=model, api_key=self._api_key)
+        return OpenAICompatibleEmbedder(
+            base_url=url,
+            model=model,
+            api_key=self._api_key,
+            timeout_s=self.timeout_s,
+            max_concurrency=self.max_concurrency,
+        )
 
 
 class GroundednessConfig(_JudgeConfig):
@@ -235,8 +284,20 @@ class GroundednessConfig(_JudgeConfig):
         base_url: str | None = None,
         judge: Any = None,
         cache: JudgeCache | str | None = None,
+        max_tokens: MaxTokens = "auto",
+        timeout_s: float = 60.0,
+        max_concurrency: int | None = None,
     ):
-        super().__init__(model, api_key, base_url=base_url, judge=judge, cache=cache)
+        super().__init__(
+            model,
+            api_key,
+            base_url=base_url,
+            judge=judge,
+            cache=cache,
+            max_tokens=max_tokens,
+            timeout_s=timeout_s,
+            max_concurrency=max_concurrency,
+        )
         self.answer_claims_prompt = answer_claims_prompt
         self.claims_inference_prompt = claims_inference_prompt
 
@@ -286,6 +347,7 @@ class _JudgedMetric(BaseMetric):
             embedder=self._embedder(),
             cache=self.config.cache,
             language=getattr(self.config, "language", None),
+            max_tokens=self.config.max_tokens,
         )
         self.last_results = results
         return results
