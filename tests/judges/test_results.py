@@ -144,7 +144,10 @@ def test_cost_from_a_user_price_table():
     usage = results.usage()[0]
     assert (usage["calls"], usage["prompt_tokens"], usage["completion_tokens"]) == (4, 4000, 2000)
     assert usage["cost"] == pytest.approx(0.1)
+    # print(results) shows what the run cost (independent arithmetic: 4 calls x 1,000 + 500).
+    assert "usage: 4 calls, 4,000 prompt + 2,000 completion tokens, cost 0.1000" in repr(results)
     unpriced = evaluate(samples, ["groundedness"], judge=judge, prices={"other": Price(1.0, 1.0)})
     assert unpriced.total_cost() is None
+    assert "usage: 4 calls, 4,000 prompt + 2,000 completion tokens\n" in repr(unpriced) + "\n"
     with pytest.raises(InvalidInputError, match="negative"):
         evaluate(samples, ["groundedness"], judge=judge, prices={"priced": (-1, 0)})

@@ -20,7 +20,16 @@ __all__ = ["CallStats", "Price", "PriceTable", "cost_of", "normalize_prices"]
 
 @dataclass
 class CallStats:
-    """What one metric on one sample cost with one judge (or a total of such rows)."""
+    """What one metric on one sample cost with one judge (or a total of such rows).
+
+    ``calls`` and ``embedding_calls`` reached an endpoint; ``cache_hits`` and
+    ``embedding_cache_hits`` did not. ``retries`` are transport retries, ``reasks`` re-asks
+    after an unusable answer, ``split_fallbacks`` labelling calls split into one call per item,
+    ``capability_fallbacks`` structured-output forms an endpoint refused. ``retried_failures``
+    counts calls whose failure an earlier run recorded in the cache and that were made again;
+    ``replayed_failures`` those whose recorded failure was replayed instead
+    (``retry_errors=False``).
+    """
 
     calls: int = 0
     cache_hits: int = 0
@@ -35,6 +44,8 @@ class CallStats:
     embedding_cache_hits: int = 0
     embedding_tokens: int = 0
     latency_s: float = 0.0
+    retried_failures: int = 0
+    replayed_failures: int = 0
 
     def add(self, other: CallStats) -> None:
         for f in fields(self):

@@ -372,10 +372,81 @@ class JudgeResults:
             "rows": self.to_records(),
         }
 
+    def cache_summary(self) -> dict[str, Any]:
+        """How many rows were served from the cache, and why the others called an endpoint.
+
+        ``without_call``: rows that made no call (every answer came from the cache or from an
+        identical call of the run, or the row needed none); ``called``: rows that made at least
+        one call, split into ``called_after_recorded_failure`` (a call failed in an earlier run
+        and was made again: ``retry_errors=True``) and ``called_not_in_cache`` (new, or
+        ``cache_mode="refresh"``); ``replayed_failures``: rows holding a failure replayed from
+        the cache (``retry_errors=False``).
+        """
+        totals = [row.total_usage() for row in self.rows]
+        called = [t for t in totals if t.calls or t.embedding_calls]
+        after_failure = sum(1 for t in called if t.retried_failures)
+        cache = self.manifest.get("cache")
+        return {
+            "mode": cache.get("mode") if isinstance(cache, Mapping) else None,
+            "rows": len(totals),
+            "without_call": len(totals) - len(called),
+            "called": len(called),
+            "called_after_recorded_failure": after_failure,
+            "called_not_in_cache": len(called) - after_failure,
+            "replayed_failures": sum(1 for t in totals if t.replayed_failures),
+        }
+
+    def _cache_line(self) -> str | None:
+        summary = self.cache_summary()
+        if summary["mode"] in (None, "off"):
+            return None
+        line = (
+            f"cache ({summary['mode']}): {summary['without_call']} of {summary['rows']} rows "
+            "needed no call"
+        )
+        reasons = []
+        if summary["called_after_recorded_failure"]:
+            reasons.append(
+                f"{summary['called_after_recorded_failure']} had failed in an earlier run and "
+                "were judged again (retry_errors=False replays recorded failures)"
+            )
+        if summary["called_not_in_cache"]:
+            why = "refresh mode" if summary["mode"] == "refresh" else "not in the cache"
+            reasons.append(f"{summary['called_not_in_cache']} {why}")
+        if reasons:
+            line += f"; {summary['called']} called the judge: " + ", ".join(reasons)
+        if summary["replayed_failures"]:
+            line += (
+                f"; {summary['replayed_failures']} rows replay a failure recorded in an earlier "
+                "run (retry_errors=False)"
+            )
+        return line
+
+    def _usage_line(self) -> str | None:
+        total = self.total_usage()
+        if not (total.calls or total.cache_hits or total.embedding_calls):
+            return None
+        estimated = " (estimated)" if total.tokens_estimated else ""
+        line = (
+            f"usage: {_count(total.calls, 'call')}, {total.prompt_tokens:,} prompt + "
+            f"{total.completion_tokens:,} completion tokens{estimated}"
+        )
+        if total.embedding_calls:
+            line += f", {_count(total.embedding_calls, 'embedding call')}"
+        cost = self.total_cost()
+        return line if cost is None else f"{line}, cost {cost:.4f}"
+
     def __repr__(self) -> str:
         lines = [f"JudgeResults({len(self.rows)} rows, metrics={self.metric_names})"]
         lines.extend(f"  {summary}" for summary in self.summaries().values())
+        for extra in (self._usage_line(), self._cache_line()):
+            if extra is not None:
+                lines.append(f"  {extra}")
         return "\n".join(lines)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
 def _level(spec: Any, level: Level | None) -> Level:

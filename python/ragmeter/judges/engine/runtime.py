@@ -103,6 +103,28 @@ def _output_error(
     return JudgeOutputError(message, task=request.task, attempts=attempts, errors=tuple(errors))
 
 
+def _replayed(failure: Mapping[str, Any]) -> JudgeError:
+    """The error a recorded failure stands for, marked as replayed."""
+    message = (
+        f"{failure.get('message', 'failed')} (replayed from the cache: this call failed in an "
+        "earlier run; retry_errors=True makes it again)"
+    )
+    if failure.get("type") == "transport":
+        return JudgeTransportError(
+            message,
+            status=failure.get("status"),
+            kind=str(failure.get("kind", "http")),
+            retryable=bool(failure.get("retryable", False)),
+        )
+    kind = JudgeOutputTruncatedError if failure.get("truncated") else JudgeOutputError
+    return kind(
+        message,
+        task=str(failure.get("task", "")),
+        attempts=int(failure.get("attempts", 0)),
+        errors=tuple(str(e) for e in failure.get("errors", ())),
+    )
+
+
 def _final(error: JudgeTransportError) -> JudgeTransportError:
     """The error to raise once retrying is over: a connection failure is then fatal."""
     if error.kind != "connect" or error.fatal:
@@ -319,11 +341,50 @@ class Runtime:
         validate: Validator | None,
     ) -> Any:
         cached = self.cache.get(key)
-        if cached is not None and not self._problems(
+        failure = cached.get("failure") if cached is not None else None
+        if isinstance(failure, Mapping):
+            if not self.settings.retry_errors:
+                stats.replayed_failures += 1
+                raise _replayed(failure)
+            stats.retried_failures += 1
+        elif cached is not None and not self._problems(
             cached.get("parsed"), request.response_schema, validate
         ):
             stats.cache_hits += 1
             return cached["parsed"]
+        try:
+            return await self._ask_judge(judge, request, key, stats, validate)
+        except JudgeTransportError as exc:
+            if not exc.fatal:
+                self._record_failure(key, exc)
+            raise
+
+    def _record_failure(self, key: str, error: JudgeError, answers: Sequence[str] = ()) -> None:
+        """Keep a failed call in the cache, with the raw answers, so a rerun can replay it."""
+        record: dict[str, Any] = {"message": str(error)}
+        if isinstance(error, JudgeOutputError):
+            record.update(
+                type="output",
+                truncated=isinstance(error, JudgeOutputTruncatedError),
+                task=error.task,
+                attempts=error.attempts,
+                errors=list(error.errors),
+                answers=list(answers),
+            )
+        elif isinstance(error, JudgeTransportError):
+            record.update(
+                type="transport", status=error.status, kind=error.kind, retryable=error.retryable
+            )
+        self.cache.put(key, "chat_failure", {"failure": record})
+
+    async def _ask_judge(
+        self,
+        judge: Judge,
+        request: JudgeRequest,
+        key: str,
+        stats: CallStats,
+        validate: Validator | None,
+    ) -> Any:
         messages = list(request.messages)
         errors: list[str] = []
         answers: list[str] = []
@@ -392,7 +453,9 @@ class Runtime:
                         "nothing else.",
                     }
                 )
-        raise _output_error(judge, request, errors, answers, response)
+        error = _output_error(judge, request, errors, answers, response)
+        self._record_failure(key, error, answers)
+        raise error
 
     @staticmethod
     def _account(request: JudgeRequest, response: JudgeResponse, stats: CallStats) -> None:

@@ -43,6 +43,9 @@ class RunSettings:
         max_items_per_call: How many items (sentences, claims) one labelling call carries.
         language: The language of generated text (answer_relevancy's questions); default:
             the answer's.
+        retry_errors: With a cache, a call that failed in an earlier run (its failure and the
+            raw answers are recorded) is made again (``True``, the default) or its failure is
+            replayed without a call (``False``: a rerun makes zero calls).
 
     Raises:
         InvalidInputError: a value out of range.
@@ -61,6 +64,7 @@ class RunSettings:
     max_parse_retries: int = 2
     max_items_per_call: int = 40
     language: str | None = None
+    retry_errors: bool = True
 
     def token_limit(self, n_items: int = 0) -> int | None:
         """The ``max_tokens`` of a request whose answer labels ``n_items`` items."""
