@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import io
 import random
 import sys
 import time
@@ -295,3 +296,22 @@ def test_metric_arguments_are_checked():
         evaluate(SAMPLES, ["groundedness", "groundedness"], judge=RuleJudge())
     with pytest.raises(InvalidInputError, match="on_error"):
         evaluate(SAMPLES, ["groundedness"], judge=RuleJudge(), on_error="ignore")
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_a_progress_bar_is_shown_by_default_on_a_terminal(monkeypatch):
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    evaluate(SAMPLES, ["groundedness"], judge=RuleJudge())
+    assert "judging" in terminal.getvalue()
+    piped = io.StringIO()  # a log file, CI: no bar
+    monkeypatch.setattr(sys, "stderr", piped)
+    evaluate(SAMPLES, ["groundedness"], judge=RuleJudge())
+    assert piped.getvalue() == ""
+    monkeypatch.setattr(sys, "stderr", terminal := _Terminal())
+    evaluate(SAMPLES, ["groundedness"], judge=RuleJudge(), progress=False)
+    assert terminal.getvalue() == ""

@@ -8,9 +8,8 @@ runs one (Jupyter, an async web app), so it never patches the caller's loop (no
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
-from .._progress import Progress
 from ..exceptions import InvalidInputError
 from .accounting import CallStats
 from .clients.resolve import resolve_judge
@@ -19,7 +18,7 @@ from .engine.cache import CacheMode, JudgeCache, open_cache
 from .engine.dry_run import DryRunEstimate, estimate_run
 from .engine.run import close_clients, run_evaluation
 from .engine.runtime import Runtime
-from .engine.settings import MaxTokens, OnError, RunOptions, RunSettings
+from .engine.settings import MaxTokens, OnError, ProgressOption, RunOptions, RunSettings
 from .engine.tasks import run_sync
 from .metrics.preference import DEFAULT_CRITERIA, PairwisePreferenceMetric
 from .panel import Panel
@@ -47,13 +46,23 @@ async def aevaluate(
     retry_errors: bool = True,
     on_error: OnError = "record",
     prices: Mapping[str, Any] | None = None,
-    progress: Progress = None,
+    progress: ProgressOption = "auto",
     max_pending: int = 256,
 ) -> JudgeResults:
-    """Async form of :func:`evaluate` (same arguments and result, no ``dry_run``).
+    """Async form of :func:`evaluate`: the same arguments (but ``dry_run``) and result.
 
     Connections opened for the run stay open for reuse on this event loop; close them with
     ``await judge.aclose()`` when done.
+
+    Example:
+        >>> import asyncio
+        >>> from ragmeter.judges import RuleJudge, Sample, aevaluate
+        >>> sample = Sample("Who wrote Hamlet?", "Shakespeare wrote Hamlet.",
+        ...                 ["Hamlet is a tragedy by William Shakespeare."])
+        >>> results = asyncio.run(aevaluate([sample], ["groundedness"], judge=RuleJudge(),
+        ...                                 progress=False))
+        >>> results.means()
+        {'groundedness': 1.0}
     """
     options = RunOptions(
         judge=judge,
@@ -77,6 +86,54 @@ async def aevaluate(
     return await run_evaluation(samples, metrics, options)
 
 
+@overload
+def evaluate(
+    samples: Any,
+    metrics: Any,
+    *,
+    judge: Any = ...,
+    embedder: Any = ...,
+    cache: JudgeCache | str | None = ...,
+    cache_mode: CacheMode | None = ...,
+    temperature: float | None = ...,
+    seed: int | None = ...,
+    max_tokens: MaxTokens = ...,
+    max_parse_retries: int = ...,
+    max_items_per_call: int = ...,
+    language: str | None = ...,
+    retry_errors: bool = ...,
+    on_error: OnError = ...,
+    prices: Mapping[str, Any] | None = ...,
+    progress: ProgressOption = ...,
+    max_pending: int = ...,
+    dry_run: Literal[False] = ...,
+) -> JudgeResults: ...
+
+
+@overload
+def evaluate(
+    samples: Any,
+    metrics: Any,
+    *,
+    judge: Any = ...,
+    embedder: Any = ...,
+    cache: JudgeCache | str | None = ...,
+    cache_mode: CacheMode | None = ...,
+    temperature: float | None = ...,
+    seed: int | None = ...,
+    max_tokens: MaxTokens = ...,
+    max_parse_retries: int = ...,
+    max_items_per_call: int = ...,
+    language: str | None = ...,
+    retry_errors: bool = ...,
+    on_error: OnError = ...,
+    prices: Mapping[str, Any] | None = ...,
+    progress: ProgressOption = ...,
+    max_pending: int = ...,
+    dry_run: Literal[True],
+) -> DryRunEstimate: ...
+
+
 def evaluate(
     samples: Any,
     metrics: Any,
@@ -94,25 +151,58 @@ def evaluate(
     retry_errors: bool = True,
     on_error: OnError = "record",
     prices: Mapping[str, Any] | None = None,
-    progress: Progress = None,
+    progress: ProgressOption = "auto",
     max_pending: int = 256,
     dry_run: bool = False,
-) -> Any:
-    """Judge every sample with every metric; returns :class:`JudgeResults`.
+) -> JudgeResults | DryRunEstimate:
+    """Judge every sample with every metric.
 
-    ``samples``: :class:`Sample` objects, embedchain ``EvalData`` objects, dicts (keys
-    ``question``, ``answer``, ``contexts``, ``reference`` or ``ground_truth``, ``answer_b``,
-    ``id``) or a DataFrame. ``metrics``: names (``"groundedness"``, ``"faithfulness"``,
-    ``"context_relevancy"``, ``"answer_relevancy"``, ``"answer_relevance"``,
-    ``"context_precision"``, ``"context_recall"``, ``"pairwise_preference"``) or Metric
-    objects. ``judge``: a judge, a :class:`Panel`, an ``openai`` client, any callable, or
-    ``None`` for the environment (``RAGMETER_JUDGE_MODEL``, ``OPENAI_BASE_URL``,
-    ``OPENAI_API_KEY``). ``embedder`` is needed by ``answer_relevancy`` (``None`` reads
-    ``RAGMETER_EMBEDDING_MODEL``). ``cache``: a sqlite path or :class:`JudgeCache` (modes
-    ``read_write``, ``read_only``, ``refresh``, ``off``). ``prices``: ``{model: (input per 1k
-    tokens, output per 1k tokens)}``. ``on_error="raise"`` stops at the first failure.
-    ``progress``: ``True`` for a tqdm bar (``ragmeter[progress]``) or a callable ``(done,
-    total)``. ``dry_run=True`` makes no call and returns a :class:`DryRunEstimate`.
+    Args:
+        samples: :class:`Sample` objects, dicts, a DataFrame (one row per sample) or objects
+            with fields (embedchain's ``EvalData``, ragas' and DeepEval's samples); field names
+            and their aliases are listed in :mod:`ragmeter.judges.sample`. An unknown field is
+            an error, never ignored.
+        metrics: Names (``"groundedness"``, ``"faithfulness"``, ``"context_relevancy"``,
+            ``"answer_relevancy"``, ``"answer_relevance"``, ``"context_precision"``,
+            ``"context_recall"``, ``"pairwise_preference"``) or :class:`Metric` objects.
+        judge: A judge (:class:`OpenAICompatibleJudge`, ...), a :class:`Panel`, an
+            ``openai.OpenAI`` client, any callable, or ``None`` for the environment
+            (``RAGMETER_JUDGE_MODEL`` with ``OPENAI_BASE_URL`` or ``OPENAI_API_KEY``).
+        embedder: Needed by ``answer_relevancy``; ``None`` reads ``RAGMETER_EMBEDDING_MODEL``.
+        cache: A sqlite path or a :class:`JudgeCache`; ``None`` caches nothing.
+        cache_mode: ``"read_write"`` (default for a path), ``"read_only"``, ``"refresh"``,
+            ``"off"``.
+        temperature, seed, max_tokens, max_parse_retries, max_items_per_call, language,
+            retry_errors: The run's request settings, see :class:`RunSettings`
+            (``max_tokens="auto"`` keeps answers finite; ``retry_errors=False`` replays
+            failures recorded in the cache instead of calling again).
+        on_error: ``"record"`` (a failure becomes an ``error`` row) or ``"raise"``.
+        prices: ``{model: (input per 1k tokens, output per 1k tokens)}``, for costs.
+        progress: ``"auto"`` (a tqdm bar when tqdm is installed and stderr is a terminal),
+            ``True`` (a bar; needs ``ragmeter[progress]``), ``False``/``None``, or a callable
+            ``(done, total)``.
+        max_pending: How many (sample, metric) units are in progress at once.
+        dry_run: Make no call; return a :class:`DryRunEstimate` of calls, tokens and cost.
+
+    Returns:
+        :class:`JudgeResults` (a :class:`DryRunEstimate` with ``dry_run=True``).
+
+    Raises:
+        InvalidInputError: a bad argument or sample (before any call).
+        JudgeConfigurationError: no judge, model or embedder is configured.
+        JudgeTransportError: a fatal endpoint error (wrong key, URL or model, unreachable
+            server, exhausted quota): every further call would fail the same way.
+
+    Example:
+        >>> from ragmeter.judges import HashEmbedder, RuleJudge, Sample, evaluate
+        >>> samples = [Sample("Where is the Eiffel Tower?", "The Eiffel Tower is in Paris.",
+        ...                   ["The Eiffel Tower is a wrought-iron tower in Paris, France."])]
+        >>> results = evaluate(samples, ["groundedness", "context_relevancy"], judge=RuleJudge(),
+        ...                    progress=False)
+        >>> results.means()
+        {'groundedness': 1.0, 'context_relevancy': 1.0}
+        >>> evaluate(samples, ["groundedness"], judge=RuleJudge(), dry_run=True).calls
+        2
     """
     options = RunOptions(
         judge=judge,
@@ -150,10 +240,31 @@ def judge_json(
     max_tokens: MaxTokens = "auto",
     max_parse_retries: int = 2,
 ) -> Any:
-    """Ask ``judge`` once and return its validated JSON answer (sync helper for custom code).
+    """Ask ``judge`` once and return its validated JSON answer (a sync helper for custom code).
 
-    The same parsing, schema validation, re-asks, retries and cache as the built-in metrics;
-    raises :class:`~ragmeter.JudgeOutputError` when no usable answer comes back.
+    The same parsing, schema validation, re-asks, retries and cache as the built-in metrics.
+
+    Args:
+        judge: One judge (not a panel), resolved like ``evaluate``'s ``judge=``.
+        messages: Chat messages, ``{"role", "content"}`` dicts.
+        schema: The JSON Schema the answer must satisfy (``None``: any JSON).
+        validate: ``validate(parsed) -> list of problems`` (empty when usable); a problem is
+            sent back to the judge in a re-ask.
+        cache, temperature, seed, max_tokens, max_parse_retries: As for ``evaluate``.
+
+    Returns:
+        The parsed answer.
+
+    Raises:
+        JudgeOutputError: no usable answer came back after the re-asks.
+        JudgeTransportError: the endpoint failed.
+
+    Example:
+        >>> from ragmeter.judges import ScriptedJudge, judge_json
+        >>> judge = ScriptedJudge({"Is the sky blue?": {"answer": "yes"}})
+        >>> judge_json(judge, [{"role": "user", "content": "Is the sky blue?"}],
+        ...            {"type": "object", "required": ["answer"]})
+        {'answer': 'yes'}
     """
     if isinstance(judge, Panel):
         raise InvalidInputError("judge_json asks one judge; pass one of the panel's judges")
@@ -166,12 +277,17 @@ def judge_json(
     )
 
     async def run() -> Any:
-        runtime = Runtime(cache=open_cache(cache), settings=settings)
+        the_cache = open_cache(cache)
+        runtime = Runtime(cache=the_cache, settings=settings)
         ctx = JudgeContext(runtime, the_judge, CallStats())
         try:
             return await ctx.judge_json(messages, schema, validate=validate)
         finally:
             await close_clients(runtime.used_clients())
+            if isinstance(cache, JudgeCache):
+                the_cache.flush()
+            else:
+                the_cache.close()
 
     return run_sync(run)
 
@@ -187,8 +303,26 @@ def pairwise_preference(
     repeats: int = 1,
     cache: JudgeCache | str | None = None,
 ) -> Score:
-    """Which of two answers is better, judged in both orders (see PairwisePreferenceMetric)."""
+    """Which of two answers is better, judged in both orders (see
+    :class:`PairwisePreferenceMetric`).
+
+    Returns:
+        A :class:`Score`: 1.0 when A wins, 0.0 when B wins, 0.5 for a tie; its evidence holds
+        the winner and whether the two orders disagreed.
+
+    Raises:
+        JudgeError: the judge failed (a failure is raised here, not recorded).
+
+    Example:
+        >>> from ragmeter.judges import RuleJudge, pairwise_preference
+        >>> score = pairwise_preference("Who wrote Hamlet?", "Shakespeare wrote Hamlet.",
+        ...                             "I am not sure.", judge=RuleJudge())
+        >>> score.value, score.evidence["winner"]
+        (1.0, 'A')
+    """
     metric = PairwisePreferenceMetric(criteria=criteria or DEFAULT_CRITERIA, repeats=repeats)
     sample = Sample(question=question, answer=answer_a, answer_b=answer_b, contexts=tuple(contexts))
-    results = evaluate([sample], [metric], judge=judge, cache=cache, on_error="raise")
+    results = evaluate(
+        [sample], [metric], judge=judge, cache=cache, on_error="raise", progress=False
+    )
     return results.rows[0].score

@@ -15,12 +15,13 @@ import statistics
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 from .._optional import import_optional
 from ..exceptions import InvalidInputError
 from .accounting import CallStats, Price, cost_of
 from .agreement import Level, agreement_report
+from .sample import Sample
 from .score import Score, Status, jsonable
 
 __all__ = ["REPORT_SCHEMA_VERSION", "JudgeResults", "MetricSummary", "SampleResult"]
@@ -186,8 +187,10 @@ class JudgeResults:
         manifest: Mapping[str, Any],
         prices: Mapping[str, Price] | None = None,
         judge_models: Mapping[str, str] | None = None,
+        samples: Sequence[Sample] = (),
     ):
         self.rows: tuple[SampleResult, ...] = tuple(rows)
+        self.samples: tuple[Sample, ...] = tuple(samples)
         self._metrics = list(metrics)
         self.manifest: dict[str, Any] = dict(manifest)
         self.prices: dict[str, Price] = dict(prices or {})
@@ -342,10 +345,42 @@ class JudgeResults:
         for record in self.to_records():
             handle.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
 
-    def to_pandas(self) -> Any:
-        """A pandas DataFrame with one row per (sample, metric) (needs ``ragmeter[pandas]``)."""
+    def to_pandas(self, form: Literal["long", "wide"] = "long") -> Any:
+        """A pandas DataFrame of the results (needs ``ragmeter[pandas]``).
+
+        ``form="long"``: one row per (sample, metric), the columns of :meth:`to_records`.
+        ``form="wide"``: one row per sample, as ragas' ``to_pandas()`` gives: ``sample_id``, the
+        input fields (``question``, ``answer``, ``contexts``, ``reference``, and ``answer_b``
+        when a sample has one), then per metric its value (NaN when not ``ok``) and a
+        ``<metric>_status`` column, so a failure never passes for a missing number.
+
+        Raises:
+            InvalidInputError: an unknown ``form``.
+            MissingDependencyError: pandas is not installed.
+        """
+        if form not in ("long", "wide"):
+            raise InvalidInputError(f"form must be 'long' or 'wide', got {form!r}")
         pd = import_optional("pandas", extra="pandas", purpose="JudgeResults.to_pandas()")
-        return pd.DataFrame.from_records(self.to_records())
+        if form == "long":
+            return pd.DataFrame.from_records(self.to_records())
+        return pd.DataFrame.from_records(self._wide_records())
+
+    def _wide_records(self) -> list[dict[str, Any]]:
+        fields = ["question", "answer", "contexts", "reference"]
+        if any(s.answer_b is not None for s in self.samples):
+            fields.append("answer_b")
+        records: dict[str, dict[str, Any]] = {}
+        for sample in self.samples:
+            record: dict[str, Any] = {"sample_id": sample.id}
+            for name in fields:
+                value = getattr(sample, name)
+                record[name] = list(value) if isinstance(value, tuple) else value
+            records[str(sample.id)] = record
+        for row in self.rows:
+            record = records.setdefault(row.sample_id, {"sample_id": row.sample_id})
+            record[row.metric] = math.nan if row.score.value is None else row.score.value
+            record[f"{row.metric}_status"] = row.score.status
+        return list(records.values())
 
     def to_report_dict(self) -> dict[str, Any]:
         """The stable JSON-ready form for report writers.

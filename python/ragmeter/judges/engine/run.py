@@ -37,7 +37,7 @@ from ..score import Score
 from .cache import JudgeCache, open_cache
 from .resolve import resolve_metrics, resolve_run_judge
 from .runtime import JudgeCallError, Runtime
-from .settings import OnError, RunOptions, RunSettings
+from .settings import OnError, RunOptions, RunSettings, resolve_progress
 from .tasks import gather_all
 
 __all__ = ["close_clients", "run_evaluation"]
@@ -146,7 +146,7 @@ async def run_evaluation(
     judges = list(the_judge.judges) if isinstance(the_judge, Panel) else [the_judge]
     units = [(s, m) for s in sample_list for m in metric_list]
     tick, close_progress = progress_hook(
-        options.progress, len(units), description="judging", unit="score"
+        resolve_progress(options.progress), len(units), description="judging", unit="score"
     )
     gate = asyncio.Semaphore(options.max_pending)
 
@@ -189,5 +189,10 @@ async def run_evaluation(
     if the_embedder is not None and judge_identity(the_embedder).get("model"):
         models["__embedder__"] = str(judge_identity(the_embedder)["model"])
     return JudgeResults(
-        rows, metrics=metric_list, manifest=manifest, prices=options.prices, judge_models=models
+        rows,
+        metrics=metric_list,
+        manifest=manifest,
+        prices=options.prices,
+        judge_models=models,
+        samples=sample_list,
     )

@@ -8,7 +8,9 @@ their arguments and hand it on whole.
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
@@ -18,9 +20,17 @@ from ...exceptions import InvalidInputError
 from ..accounting import Price, normalize_prices
 from .cache import CacheMode, JudgeCache
 
-__all__ = ["MaxTokens", "OnError", "RunOptions", "RunSettings"]
+__all__ = [
+    "MaxTokens",
+    "OnError",
+    "ProgressOption",
+    "RunOptions",
+    "RunSettings",
+    "resolve_progress",
+]
 
 OnError = Literal["record", "raise"]
+ProgressOption = Progress | Literal["auto"]
 MaxTokens = int | Literal["auto"] | None
 DEFAULT_MAX_TOKENS = 1024
 TOKENS_PER_ITEM = 48
@@ -114,7 +124,7 @@ class RunOptions:
     settings: RunSettings = field(default_factory=RunSettings)
     on_error: OnError = "record"
     prices: Mapping[str, Price] = field(default_factory=dict)
-    progress: Progress = None
+    progress: ProgressOption = "auto"
     max_pending: int = 256
 
     def __post_init__(self) -> None:
@@ -125,3 +135,14 @@ class RunOptions:
                 f"max_pending must be an integer >= 1, got {self.max_pending!r}"
             )
         object.__setattr__(self, "prices", normalize_prices(self.prices))
+
+
+def resolve_progress(progress: ProgressOption) -> Progress:
+    """``"auto"``: a bar when tqdm is installed and stderr is a terminal, else none."""
+    if progress != "auto":
+        return progress
+    try:
+        on_terminal = sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):  # a closed or unusual stream
+        on_terminal = False
+    return on_terminal and importlib.util.find_spec("tqdm") is not None
