@@ -48,6 +48,7 @@ class CallStats:
     replayed_failures: int = 0
 
     def add(self, other: CallStats) -> None:
+        """Add ``other``'s counts to these (``tokens_estimated`` if either's are)."""
         for f in fields(self):
             if f.name == "tokens_estimated":
                 self.tokens_estimated = self.tokens_estimated or other.tokens_estimated
@@ -55,6 +56,7 @@ class CallStats:
                 setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
     def to_dict(self) -> dict[str, Any]:
+        """The counts as a JSON-ready dict (latency rounded to microseconds)."""
         out = asdict(self)
         out["latency_s"] = round(self.latency_s, 6)
         return out
@@ -62,7 +64,15 @@ class CallStats:
 
 @dataclass(frozen=True)
 class Price:
-    """Price of 1,000 input (prompt) and output (completion) tokens, in the user's currency."""
+    """Price of 1,000 input (prompt) and output (completion) tokens, in the user's currency.
+
+    ``evaluate(prices={model: Price(...)})`` also takes a pair ``(input, output)`` or one
+    number (input only).
+
+    Example:
+        >>> cost_of(2000, 500, Price(input_per_1k=0.01, output_per_1k=0.03))  # 0.02 + 0.015
+        0.035
+    """
 
     input_per_1k: float
     output_per_1k: float = 0.0

@@ -26,7 +26,23 @@ T = TypeVar("T")
 
 
 class JudgeContext:
-    """What a metric uses to ask one judge: prompts in, validated JSON out, costs recorded."""
+    """What a metric uses to ask one judge: prompts in, validated JSON out, costs recorded.
+
+    The engine builds one per (sample, metric, judge) and passes it to ``Metric.score``; every
+    call made through it uses the run's cache, endpoint limits, retries and re-asks, and its
+    cost lands in ``stats`` (the row's usage).
+
+    - :meth:`ask` renders a :class:`~ragmeter.judges.PromptTemplate` and returns the answer,
+      validated against the template's schema.
+    - :meth:`judge_json` does the same for raw messages and any schema.
+    - :meth:`label_items` sends numbered items (sentences, claims) and returns one label per
+      item, every id checked back.
+    - :meth:`embed` returns vectors from the run's embedder.
+
+    Raises (from its methods):
+        JudgeOutputError: no usable answer after the re-asks (the row becomes an ``error``).
+        JudgeTransportError: the endpoint failed.
+    """
 
     def __init__(
         self,
@@ -45,10 +61,12 @@ class JudgeContext:
 
     @property
     def judge_name(self) -> str:
+        """The name of the judge this context asks."""
         return self.judge.name
 
     @property
     def settings(self) -> RunSettings:
+        """The run's :class:`RunSettings`."""
         return self.runtime.settings
 
     def request(
@@ -61,6 +79,13 @@ class JudgeContext:
         strict: bool = False,
         n_items: int = 0,
     ) -> JudgeRequest:
+        """The :class:`JudgeRequest` the run would send for ``messages`` (not sent).
+
+        ``n_items`` is the number of items the answer labels (it raises ``max_tokens="auto"``).
+
+        Raises:
+            InvalidInputError: a message without ``role`` or ``content``.
+        """
         for i, message in enumerate(messages):
             if (
                 not isinstance(message, Mapping)
@@ -216,7 +241,10 @@ class JudgeContext:
 
 
 class SyncJudgeContext:
-    """A :class:`JudgeContext` for sync custom metrics, which run in a worker thread."""
+    """A :class:`JudgeContext` for sync custom metrics, which run in a worker thread.
+
+    The same methods, blocking: each call runs on the evaluation's event loop.
+    """
 
     def __init__(self, context: JudgeContext, loop: asyncio.AbstractEventLoop):
         self._context = context
@@ -224,10 +252,12 @@ class SyncJudgeContext:
 
     @property
     def judge_name(self) -> str:
+        """The name of the judge this context asks."""
         return self._context.judge_name
 
     @property
     def settings(self) -> RunSettings:
+        """The run's :class:`RunSettings`."""
         return self._context.settings
 
     def _run(self, coroutine: Awaitable[T]) -> T:
@@ -243,6 +273,7 @@ class SyncJudgeContext:
         n_index: int = 0,
         strict: bool = False,
     ) -> Any:
+        """Blocking :meth:`JudgeContext.judge_json`."""
         return self._run(
             self._context.judge_json(
                 messages, schema, validate=validate, task=task, n_index=n_index, strict=strict
@@ -257,7 +288,9 @@ class SyncJudgeContext:
         validate: Validator | None = None,
         n_index: int = 0,
     ) -> Any:
+        """Blocking :meth:`JudgeContext.ask`."""
         return self._run(self._context.ask(prompt, values, validate=validate, n_index=n_index))
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Blocking :meth:`JudgeContext.embed`."""
         return self._run(self._context.embed(texts))

@@ -57,7 +57,29 @@ def format_items(texts: list[str], start: int = 1) -> str:
 
 @dataclass(frozen=True)
 class PromptTemplate:
-    """A versioned prompt: system text, a ``string.Template`` user text and an answer schema."""
+    """A versioned prompt: system text, a ``string.Template`` user text and an answer schema.
+
+    :meth:`render` always appends the answer's JSON Schema, so every answer can be validated
+    whatever the wording; :attr:`digest` (a hash of system text, template and schema) goes into
+    the run manifest. Built-in metrics take a ``prompt=`` to replace theirs.
+
+    Attributes:
+        name: The prompt's name (the schema's ``title`` names the task).
+        version: Bumped when the prompt changes (``+custom`` for a replaced template).
+        template: The user text, with ``$placeholders``.
+        schema: The JSON Schema of the answer.
+        system: The system message.
+        strict: Ask OpenAI's strict structured output.
+
+    Example:
+        >>> prompt = PromptTemplate("tone", "1", "Is this polite? $answer",
+        ...                         {"type": "object", "required": ["polite"]})
+        >>> print(prompt.render({"answer": "Thanks!"})[1]["content"])
+        Is this polite? Thanks!
+        <BLANKLINE>
+        Answer with one JSON object and nothing else, matching this JSON Schema:
+        {"type": "object", "required": ["polite"]}
+    """
 
     name: str
     version: str
@@ -92,6 +114,7 @@ class PromptTemplate:
         return replace(self, template=template, version=f"{self.version}+{suffix}")
 
     def with_schema(self, schema: Mapping[str, Any]) -> PromptTemplate:
+        """The same prompt with another answer schema."""
         return replace(self, schema=schema)
 
 

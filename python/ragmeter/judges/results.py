@@ -31,7 +31,16 @@ REPORT_SCHEMA_VERSION = 1
 
 @dataclass(frozen=True)
 class SampleResult:
-    """One (sample, metric) row: the score, who judged it and what it cost."""
+    """One (sample, metric) row: the score, who judged it and what it cost.
+
+    Attributes:
+        sample_id: The sample's id.
+        metric: The metric's name.
+        score: The :class:`Score` (for a panel: the aggregate).
+        judge: The judge's (or panel's) name.
+        judge_scores: For a panel, each judge's own score; else ``None``.
+        usage: What the row cost, per judge (:class:`CallStats`).
+    """
 
     sample_id: str
     metric: str
@@ -42,13 +51,16 @@ class SampleResult:
 
     @property
     def value(self) -> float | None:
+        """The score's value (``None`` unless ok)."""
         return self.score.value
 
     @property
     def status(self) -> Status:
+        """The score's status: ``ok``, ``undefined`` or ``error``."""
         return self.score.status
 
     def total_usage(self) -> CallStats:
+        """The row's usage summed over its judges."""
         total = CallStats()
         for stats in self.usage.values():
             total.add(stats)
@@ -57,6 +69,11 @@ class SampleResult:
     def to_record(
         self, prices: Mapping[str, Price] | None = None, models: Mapping[str, str] | None = None
     ) -> dict[str, Any]:
+        """The row as a flat JSON-ready dict: score fields, judge, usage counts and cost.
+
+        ``prices`` maps model names (``models`` maps judge names to models) to
+        :class:`Price`; ``cost`` is ``None`` without a price.
+        """
         total = self.total_usage()
         record: dict[str, Any] = {
             "sample_id": self.sample_id,
@@ -102,7 +119,13 @@ def _row_cost(
 
 @dataclass(frozen=True)
 class MetricSummary:
-    """A metric's mean over its ok rows, with the counts of every status beside it."""
+    """A metric's mean over its ok rows, with the counts of every status beside it.
+
+    ``mean``, ``std`` (population), ``minimum`` and ``maximum`` are over the ``n_ok`` ok rows
+    (``None`` without any); ``undefined_reasons`` and ``error_reasons`` count the reason codes
+    of the other rows; ``extra`` holds metric-specific figures (pairwise preference: wins,
+    ties, position flips).
+    """
 
     metric: str
     mean: float | None
@@ -132,6 +155,7 @@ class MetricSummary:
         return head + (f"; {'; '.join(notes)}" if notes else "")
 
     def to_dict(self) -> dict[str, Any]:
+        """The summary as a JSON-ready dict."""
         return {
             "metric": self.metric,
             "mean": self.mean,
@@ -175,8 +199,21 @@ def summarize(
 class JudgeResults:
     """Every row of a judged evaluation, with summaries, usage, agreement and the run manifest.
 
-    Rows are in sample order, then metric order. ``to_report_dict()`` is the stable,
-    JSON-ready form the report writers consume.
+    Rows (:class:`SampleResult`) are in sample order, then metric order; iterating over the
+    results gives them. ``print(results)`` shows each metric's mean with its status counts, what
+    the run cost and what the cache served. :meth:`to_report_dict` is the stable, JSON-ready
+    form the report writers consume.
+
+    Example:
+        >>> from ragmeter.judges import RuleJudge, Sample, evaluate
+        >>> samples = [Sample("Who wrote Hamlet?", "Shakespeare wrote Hamlet.",
+        ...                   ["Hamlet is a tragedy by William Shakespeare."]),
+        ...            Sample("Who wrote Hamlet?", "I don't know.", ["Hamlet is a tragedy."])]
+        >>> results = evaluate(samples, ["groundedness"], judge=RuleJudge(), progress=False)
+        >>> print(results.summary("groundedness"))
+        groundedness: 1.0000 (mean over 1 of 2 samples); 1 undefined: no_claims=1
+        >>> results.values("groundedness")
+        [1.0, None]
     """
 
     def __init__(
@@ -198,6 +235,7 @@ class JudgeResults:
 
     @property
     def metric_names(self) -> list[str]:
+        """The metrics' names, in the order they were given."""
         return [m.name for m in self._metrics]
 
     def __len__(self) -> int:
@@ -214,7 +252,11 @@ class JudgeResults:
         return [r for r in self.rows if r.metric == metric]
 
     def summary(self, metric: str) -> MetricSummary:
-        """Mean and status counts of one metric."""
+        """Mean and status counts of one metric.
+
+        Raises:
+            InvalidInputError: no metric of that name in these results.
+        """
         spec = (
             next(m for m in self._metrics if m.name == metric)
             if metric in self.metric_names
@@ -225,6 +267,7 @@ class JudgeResults:
         return summarize(metric, rows, extra)
 
     def summaries(self) -> dict[str, MetricSummary]:
+        """``{metric: MetricSummary}`` for every metric."""
         return {name: self.summary(name) for name in self.metric_names}
 
     def means(self) -> dict[str, float | None]:
@@ -236,6 +279,7 @@ class JudgeResults:
         return [r.score.value for r in self._rows_of(metric)]
 
     def scores(self, metric: str) -> list[Score]:
+        """One :class:`Score` per sample, in sample order."""
         return [r.score for r in self._rows_of(metric)]
 
     def usage(self) -> list[dict[str, Any]]:
@@ -257,12 +301,14 @@ class JudgeResults:
         return out
 
     def total_usage(self) -> CallStats:
+        """Calls, cache hits, tokens and retries of the whole run."""
         total = CallStats()
         for row in self.rows:
             total.add(row.total_usage())
         return total
 
     def total_cost(self) -> float | None:
+        """The run's cost from the ``prices`` given to ``evaluate``; ``None`` without a price."""
         costs = [
             c
             for c in (row.to_record(self.prices, self._models)["cost"] for row in self.rows)

@@ -22,13 +22,34 @@ STATUSES: tuple[str, ...] = ("ok", "undefined", "error")
 
 @dataclass(frozen=True)
 class Score:
-    """One metric's outcome on one sample.
+    """One metric's outcome on one sample: a value and a status.
 
-    ``value`` is a finite float when ``status == "ok"`` and ``None`` otherwise; ``reason_code``
-    is a stable machine-readable code for undefined and error scores (and for noteworthy ok
-    scores, for example ``noncommittal``); ``message`` explains it in words; ``reasons`` are the
-    judge's own explanations; ``evidence`` holds what the value was computed from (claims,
-    verdicts, generated questions, per-judge scores).
+    Build one with :meth:`ok`, :meth:`undefined` or :meth:`error`.
+
+    Attributes:
+        value: A finite float when ``status == "ok"``, else ``None``.
+        status: ``"ok"``, ``"undefined"`` (the metric has no value for this sample) or
+            ``"error"`` (the judge failed).
+        reason_code: A stable machine-readable code for undefined and error scores
+            (``no_claims``, ``missing_contexts``, ``judge_output_invalid`` ...) and for
+            noteworthy ok scores (``noncommittal``, ``no_contexts``).
+        message: The reason in words.
+        reasons: The judge's own explanations.
+        evidence: What the value was computed from (claims, verdicts, generated questions,
+            per-judge scores).
+
+    Raises:
+        InvalidInputError: an ok score without a finite value, or a value on another status.
+
+    Example:
+        >>> Score.ok(0.5, reasons=["one of two claims is supported"]).value
+        0.5
+        >>> Score.undefined("no_claims", "the answer makes no claim").status
+        'undefined'
+        >>> Score.ok(float("nan"))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ragmeter.exceptions.InvalidInputError: an ok score needs a finite value, got nan; ...
     """
 
     value: float | None
@@ -61,21 +82,25 @@ class Score:
         reason_code: str | None = None,
         message: str | None = None,
     ) -> Score:
+        """A score with a finite ``value``, the judge's ``reasons`` and the ``evidence``."""
         return cls(float(value), "ok", reason_code, message, tuple(reasons), dict(evidence or {}))
 
     @classmethod
     def undefined(
         cls, reason_code: str, message: str = "", *, evidence: Mapping[str, Any] | None = None
     ) -> Score:
+        """A score without a value because the metric has none for this sample (why: the code)."""
         return cls(None, "undefined", reason_code, message or None, (), dict(evidence or {}))
 
     @classmethod
     def error(
         cls, reason_code: str, message: str = "", *, evidence: Mapping[str, Any] | None = None
     ) -> Score:
+        """A score without a value because judging failed (what failed: the code and message)."""
         return cls(None, "error", reason_code, message or None, (), dict(evidence or {}))
 
     def to_dict(self) -> dict[str, Any]:
+        """The score as a JSON-ready dict (non-finite numbers in the evidence become None)."""
         return {
             "value": self.value,
             "status": self.status,
@@ -87,6 +112,7 @@ class Score:
 
 
 def jsonable(value: Any) -> Any:
+    """``value`` made JSON-ready: mappings and sequences recursively, NaN as None, else str."""
     if isinstance(value, Mapping):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

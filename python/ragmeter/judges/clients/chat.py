@@ -121,6 +121,7 @@ class ChatCompletionsJudge:
 
     @property
     def identity(self) -> dict[str, Any]:
+        """The non-secret facts that identify the judge in cache keys and manifests."""
         return {
             "kind": self.kind,
             "name": self.name,
@@ -198,6 +199,11 @@ class ChatCompletionsJudge:
         return None
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        """The answer to ``request``, negotiating the structured-output form the endpoint takes.
+
+        Raises:
+            JudgeTransportError: the endpoint failed (after the format fallbacks).
+        """
         caps = self._capabilities()
         if request.response_schema is None:
             modes: tuple[str, ...] = ("prompt",)
@@ -264,15 +270,50 @@ class ChatCompletionsJudge:
 class OpenAICompatibleJudge(ChatCompletionsJudge):
     """A judge behind any OpenAI-compatible ``/chat/completions`` endpoint, over httpx.
 
-    ``base_url`` defaults to ``$OPENAI_BASE_URL``, else ``https://api.openai.com/v1``;
-    ``model`` to ``$RAGMETER_JUDGE_MODEL``; ``api_key`` to ``$OPENAI_API_KEY`` (required only
-    for api.openai.com). ``name`` (default: the model) identifies the judge in reports and
-    cache keys. At most ``max_concurrency`` requests are in flight and, with ``rpm``, at most
-    ``rpm`` start per minute; ``retry_policy`` governs transport retries; ``timeout_s`` bounds
-    each request; ``structured_output`` forces one answer format instead of negotiating.
-    ``transport`` is passed to ``httpx.AsyncClient`` (for example ``httpx.MockTransport``);
-    without one, ``http://`` URLs use a lean HTTP/1.1 transport (~20x less CPU per call than
-    httpx's default, see :mod:`ragmeter.judges.transport`) unless ``plain_http=False``.
+    OpenAI, vLLM, Ollama (``/v1``), llama.cpp's ``llama-server``, llama-cpp-python's server,
+    LM Studio or a gateway. Nothing is sent before a call; httpx is the optional extra
+    ``ragmeter[judges]``.
+
+    Args:
+        base_url: The server's URL, usually ending in ``/v1``; default ``$OPENAI_BASE_URL``,
+            else ``https://api.openai.com/v1``. Credentials in it (``http://user:pw@host``)
+            are sent as HTTP Basic auth and never shown.
+        model: The model name the server serves; default ``$RAGMETER_JUDGE_MODEL``.
+        api_key: Default ``$OPENAI_API_KEY``; needed only by api.openai.com. Surrounding
+            whitespace (a key read from a file) is stripped; held in a :class:`Secret` that
+            never shows in reprs, identities, cache keys, logs, rows or messages.
+        name: Identifies the judge in reports and cache keys (default: the model).
+        timeout_s: Bounds each request as a whole, from connecting to the last byte; the
+            time a server keeps a request in its own queue counts.
+        max_concurrency: Requests in flight at once; default 2 for a server on this machine
+            (local servers usually answer one at a time), 16 otherwise.
+        rpm: At most this many requests started per minute (evenly paced).
+        retry_policy: Transport retries and the ``deadline_s`` of a call
+            (:class:`RetryPolicy`).
+        structured_output: ``"auto"`` negotiates the answer format (``json_schema``, then
+            llama-cpp-python's ``json_object`` with a schema, then ``json_object``, then the
+            schema in the prompt) and remembers what the endpoint takes; or force one.
+        headers: Extra HTTP headers.
+        transport: An ``httpx`` transport to use instead (for example
+            ``httpx.MockTransport``).
+        lean_transport: ``True`` (default): a lean keep-alive HTTP/1.1 transport for direct
+            ``http://`` and ``https://`` URLs (about 20x less CPU per call than httpx's);
+            ``False``, or a URL behind an environment proxy: httpx's transport without
+            keep-alive. On either, a response is never paired with another request.
+        verify: TLS certificate checks: ``True`` (certifi's CAs), ``False``, or an
+            ``ssl.SSLContext`` (a private CA).
+
+    Raises:
+        JudgeConfigurationError: no model, or api.openai.com without a key.
+        InvalidInputError: a malformed ``base_url`` or key, or a bad option.
+
+    Example:
+        >>> judge = OpenAICompatibleJudge(base_url="http://127.0.0.1:8080/v1", model="qwen2.5-7b",
+        ...                               api_key="sk-local-0123456789")
+        >>> judge  # doctest: +ELLIPSIS
+        OpenAICompatibleJudge(base_url='http://127.0.0.1:8080/v1', ..., api_key='***')
+        >>> judge.limits.max_concurrency  # a server on this machine
+        2
     """
 
     def __init__(
@@ -328,6 +369,7 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
         return await self._http.post("chat/completions", body)
 
     async def aclose(self) -> None:
+        """Close this event loop's connections (``evaluate`` does at its end)."""
         await self._http.aclose()
 
 
@@ -335,7 +377,18 @@ class OpenAIClientJudge(ChatCompletionsJudge):
     """A judge that calls ``client.chat.completions.create`` of an ``openai`` client object.
 
     Works with ``openai.OpenAI`` (run in a worker thread) and ``openai.AsyncOpenAI``. The SDK's
-    own retries are switched off so that ragmeter's retry policy is the only one.
+    own retries are switched off so that ragmeter's retry policy is the only one; its timeout
+    is the client's own (``deadline_s`` of the :class:`RetryPolicy` still bounds a call).
+    Connections are the client's: it is passed to ``evaluate(judge=client)`` as is.
+
+    Args:
+        client: The ``openai`` client object.
+        model: The model name; default ``$RAGMETER_JUDGE_MODEL``.
+        name, max_concurrency, rpm, retry_policy, structured_output: As for
+            :class:`OpenAICompatibleJudge`.
+
+    Raises:
+        JudgeConfigurationError: no model.
     """
 
     kind = "openai_client"
@@ -390,7 +443,11 @@ class OpenAIClientJudge(ChatCompletionsJudge):
 def judge_from_env(model: str | None = None) -> OpenAICompatibleJudge:
     """The judge the environment describes (see :class:`OpenAICompatibleJudge`).
 
-    Raises :class:`~ragmeter.JudgeConfigurationError` naming the variables to set when no model
-    is given and ``RAGMETER_JUDGE_MODEL`` is unset.
+    ``RAGMETER_JUDGE_MODEL`` (or ``model``) names the model, ``OPENAI_BASE_URL`` the server,
+    ``OPENAI_API_KEY`` the key. ``evaluate(judge=None)`` calls this.
+
+    Raises:
+        JudgeConfigurationError: naming what to set: every variable when nothing is
+            configured, only the model when a server or key is.
     """
     return OpenAICompatibleJudge(model=model)

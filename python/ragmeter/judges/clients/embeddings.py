@@ -83,8 +83,25 @@ def _vector(value: Any, index: int, where: str) -> list[float]:
 class OpenAICompatibleEmbedder:
     """Embeddings from an OpenAI-compatible ``/embeddings`` endpoint, over httpx.
 
-    ``base_url`` and ``api_key`` default like :class:`OpenAICompatibleJudge`'s; ``model`` to
-    ``$RAGMETER_EMBEDDING_MODEL``. Texts are sent ``batch_size`` per request.
+    A chat server does not necessarily serve embeddings (many local ones do not, or only when
+    started with pooling): give the embedder its own ``base_url`` when needed.
+
+    Args:
+        base_url, api_key, timeout_s, rpm, retry_policy, headers, transport, lean_transport,
+            verify: As for :class:`OpenAICompatibleJudge`.
+        model: The embedding model; default ``$RAGMETER_EMBEDDING_MODEL``.
+        name: Identifies the embedder in cache keys (default: the model).
+        batch_size: Texts per request.
+        max_concurrency: Requests in flight; default 2 for a server on this machine, else 8.
+
+    Raises:
+        JudgeConfigurationError: no model, or api.openai.com without a key.
+        InvalidInputError: a bad ``base_url``, key or ``batch_size``.
+
+    Example:
+        >>> embedder = OpenAICompatibleEmbedder(base_url="http://127.0.0.1:8081/v1", model="bge-m3")
+        >>> embedder.identity["model"], embedder.limits.max_concurrency
+        ('bge-m3', 2)
     """
 
     kind = "openai_compatible"
@@ -137,6 +154,7 @@ class OpenAICompatibleEmbedder:
 
     @property
     def identity(self) -> dict[str, Any]:
+        """The non-secret facts that identify it in cache keys and manifests (never a key)."""
         return {
             "kind": self.kind,
             "name": self.name,
@@ -152,6 +170,12 @@ class OpenAICompatibleEmbedder:
         )
 
     async def embed_with_usage(self, texts: Sequence[str]) -> tuple[list[list[float]], int]:
+        """The vectors of ``texts`` (``batch_size`` per request) and the tokens reported.
+
+        Raises:
+            JudgeTransportError: the endpoint failed, or answered with the wrong number or shape
+                of vectors.
+        """
         vectors: list[list[float]] = []
         tokens = 0
         batch = list(texts)
@@ -164,14 +188,26 @@ class OpenAICompatibleEmbedder:
         return vectors, tokens
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """The vectors of ``texts``, in order."""
         return (await self.embed_with_usage(texts))[0]
 
     async def aclose(self) -> None:
+        """Close this event loop's connections."""
         await self._http.aclose()
 
 
 class OpenAIClientEmbedder:
-    """Embeddings through an ``openai.OpenAI`` / ``openai.AsyncOpenAI`` client object."""
+    """Embeddings through an ``openai.OpenAI`` / ``openai.AsyncOpenAI`` client object.
+
+    Args:
+        client: The client (its own retries are switched off; ragmeter retries).
+        model: The embedding model; default ``$RAGMETER_EMBEDDING_MODEL``.
+        name: Identifies the embedder in cache keys (default: the model).
+        batch_size: Texts per request.
+
+    Raises:
+        JudgeConfigurationError: no model.
+    """
 
     kind = "openai_client"
 
@@ -207,6 +243,7 @@ class OpenAIClientEmbedder:
 
     @property
     def identity(self) -> dict[str, Any]:
+        """The non-secret facts that identify it in cache keys and manifests."""
         return {
             "kind": self.kind,
             "name": self.name,
@@ -218,6 +255,7 @@ class OpenAIClientEmbedder:
         return f"OpenAIClientEmbedder(base_url={self.base_url!r}, model={self.model!r})"
 
     async def embed_with_usage(self, texts: Sequence[str]) -> tuple[list[list[float]], int]:
+        """The vectors of ``texts`` and the prompt tokens the endpoint reported."""
         create = self._client.embeddings.create
         vectors: list[list[float]] = []
         tokens = 0
@@ -239,6 +277,7 @@ class OpenAIClientEmbedder:
         return vectors, tokens
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """The vectors of ``texts``, in order."""
         return (await self.embed_with_usage(texts))[0]
 
 

@@ -100,7 +100,25 @@ class RuleJudge:
     answer that satisfies their schema.
 
     Works on the request alone (task from the schema title, inputs from the ``### Name``
-    sections), so it also answers through :class:`~ragmeter.judges.server.LoopbackOpenAIServer`.
+    sections), so it also answers through
+    :class:`~ragmeter.judges.testing.LoopbackOpenAIServer`. ``evaluate(dry_run=True)`` uses it
+    as the stand-in of a real judge.
+
+    Args:
+        threshold: The share of a claim's content words that must occur in the source.
+        name: Its name in reports and cache keys.
+
+    Raises:
+        InvalidInputError: ``threshold`` outside (0, 1].
+
+    Example:
+        >>> from ragmeter.judges import RuleJudge, Sample, evaluate
+        >>> sample = Sample("Where is the Eiffel Tower?",
+        ...                 "The Eiffel Tower is in Paris. It opened in 1850.",
+        ...                 ["The Eiffel Tower, in Paris, opened in 1889."])
+        >>> results = evaluate([sample], ["faithfulness"], judge=RuleJudge(), progress=False)
+        >>> [c["verdict"] for c in results.rows[0].score.evidence["claims"]]
+        ['supported', 'contradicted']
     """
 
     def __init__(self, *, threshold: float = 0.5, name: str = "rule-judge"):
@@ -113,12 +131,14 @@ class RuleJudge:
 
     @property
     def identity(self) -> dict[str, Any]:
+        """The non-secret facts that identify it in cache keys and manifests."""
         return {"kind": "rule", "name": self.name, "threshold": self.threshold}
 
     def __repr__(self) -> str:
         return f"RuleJudge(threshold={self.threshold}, name={self.name!r})"
 
     def respond(self, request: JudgeRequest) -> str:
+        """The JSON answer text to ``request`` (sync; also used by the loopback server)."""
         schema = request_schema(request) or {}
         task = str(schema.get("title") or request.task)
         sections = parse_sections(request.first_user_message())
@@ -129,6 +149,7 @@ class RuleJudge:
         return json.dumps(answer, ensure_ascii=False)
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        """The answer to ``request``, with estimated token usage."""
         text = self.respond(request)
         return JudgeResponse(
             text=text,
@@ -263,6 +284,22 @@ class HashEmbedder:
 
     Each word adds ±1 at position ``blake2b(word) mod dim``; texts sharing words have a
     positive cosine, texts without words get the zero vector.
+
+    Args:
+        dim: The vectors' length.
+        name: Its name in reports and cache keys.
+
+    Raises:
+        InvalidInputError: ``dim < 2``.
+
+    Example:
+        >>> from ragmeter.judges import HashEmbedder, cosine_similarity
+        >>> texts = ["Paris, France", "France Paris", ""]
+        >>> same, reordered, empty = HashEmbedder().embed_sync(texts)
+        >>> round(cosine_similarity(same, reordered), 4)  # the same bag of words
+        1.0
+        >>> print(cosine_similarity(same, empty))  # no word: the zero vector, cosine undefined
+        None
     """
 
     def __init__(self, dim: int = 256, *, name: str = "hash-embedder"):
@@ -275,12 +312,14 @@ class HashEmbedder:
 
     @property
     def identity(self) -> dict[str, Any]:
+        """The non-secret facts that identify it in cache keys and manifests."""
         return {"kind": "hash", "name": self.name, "dim": self.dim}
 
     def __repr__(self) -> str:
         return f"HashEmbedder(dim={self.dim})"
 
     def embed_one(self, text: str) -> list[float]:
+        """The vector of one text."""
         vector = [0.0] * self.dim
         for word in word_tokens(text):
             digest = hashlib.blake2b(word.encode("utf-8"), digest_size=8).digest()
@@ -290,9 +329,11 @@ class HashEmbedder:
         return [x / norm for x in vector] if norm else vector
 
     def embed_sync(self, texts: Sequence[str]) -> list[list[float]]:
+        """The vectors of ``texts`` (counts a call in ``calls``)."""
         self.calls += 1
         return [self.embed_one(t) for t in texts]
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """The vectors of ``texts``."""
         await asyncio.sleep(0)
         return self.embed_sync(texts)

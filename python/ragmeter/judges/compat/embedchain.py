@@ -88,7 +88,10 @@ EMBEDCHAIN_METRICS = ("answer_relevancy", "groundedness", "context_relevancy")
 
 @dataclass
 class EvalData:
-    """One evaluation record, as embedchain's ``EvalData`` (``ground_truth`` is optional)."""
+    """One evaluation record, as embedchain's ``EvalData`` (``ground_truth`` is optional).
+
+    ``evaluate`` reads it as a :class:`Sample` (``ground_truth`` is the reference).
+    """
 
     question: str
     contexts: list[str]
@@ -98,9 +101,10 @@ class EvalData:
 
 
 class BaseConfig:
-    """Base of the evaluation configs (embedchain's ``BaseConfig``)."""
+    """Base of the evaluation configs (embedchain's ``BaseConfig``): ``as_dict()``."""
 
     def as_dict(self) -> dict[str, Any]:
+        """The config's settings as a dict (never the API key)."""
         return {k.lstrip("_"): v for k, v in vars(self).items() if k != "_api_key"}
 
 
@@ -140,6 +144,7 @@ class _JudgeConfig(BaseConfig):
 
     @property
     def api_key(self) -> Secret | None:
+        """The API key, as a :class:`Secret` that never shows (``None`` when not given)."""
         return self._api_key
 
     def make_judge(self) -> Any:
@@ -167,8 +172,21 @@ class ContextRelevanceConfig(_JudgeConfig):
     """Config of :class:`ContextRelevance`: ``model``, ``api_key``, ``language``, ``prompt``.
 
     ``language`` is recorded and passed to the judge run; sentence splitting is ragmeter's
-    regex splitter (pass ``sentence_splitter=`` for another, for example pysbd's). ragmeter
-    adds ``base_url``, ``judge`` (any judge) and ``cache``.
+    regex splitter (pass ``sentence_splitter=`` for another, for example pysbd's).
+    ragmeter adds, keyword-only: ``base_url`` (any OpenAI-compatible server; default
+    ``$OPENAI_BASE_URL``), ``judge`` (any judge instead), ``cache`` (a sqlite path or
+    :class:`JudgeCache`), ``max_tokens`` (default ``"auto"``: finite), ``timeout_s`` and
+    ``max_concurrency`` (default 2 for a server on this machine): what a local model needs.
+
+    Raises:
+        InvalidInputError: a malformed ``api_key``.
+
+    Example:
+        >>> config = ContextRelevanceConfig(model="qwen2.5-7b", base_url="http://127.0.0.1:8080/v1",
+        ...                                 max_tokens=512, timeout_s=300)
+        >>> judge = config.make_judge()
+        >>> judge.model, judge.limits.max_concurrency
+        ('qwen2.5-7b', 2)
     """
 
     def __init__(
@@ -205,9 +223,18 @@ class AnswerRelevanceConfig(_JudgeConfig):
     """Config of :class:`AnswerRelevance`: ``model``, ``embedder``, ``api_key``,
     ``num_gen_questions``, ``prompt``.
 
-    ``embedder`` is an embedding model name (on the same endpoint as the judge) or any
-    embedder; default ``$RAGMETER_EMBEDDING_MODEL``, else ``text-embedding-ada-002`` on
-    api.openai.com.
+    ``embedder`` is an embedding model name or any embedder; default
+    ``$RAGMETER_EMBEDDING_MODEL``, else ``text-embedding-ada-002`` on api.openai.com. A model
+    name is served by ``embeddings_base_url``, else by the judge's ``base_url``, which may
+    serve no embeddings (a chat-only local server): then the error says so.
+    ragmeter adds, keyword-only: ``base_url`` (any OpenAI-compatible server; default
+    ``$OPENAI_BASE_URL``), ``judge`` (any judge instead), ``cache`` (a sqlite path or
+    :class:`JudgeCache`), ``max_tokens`` (default ``"auto"``: finite), ``timeout_s`` and
+    ``max_concurrency`` (default 2 for a server on this machine): what a local model needs.
+    ``language`` sets the language of the generated questions.
+
+    Raises:
+        InvalidInputError: a malformed ``api_key``.
     """
 
     def __init__(
@@ -272,7 +299,16 @@ class AnswerRelevanceConfig(_JudgeConfig):
 
 class GroundednessConfig(_JudgeConfig):
     """Config of :class:`Groundedness`: ``model``, ``api_key``, ``answer_claims_prompt``,
-    ``claims_inference_prompt``."""
+    ``claims_inference_prompt``.
+
+    ragmeter adds, keyword-only: ``base_url`` (any OpenAI-compatible server; default
+    ``$OPENAI_BASE_URL``), ``judge`` (any judge instead), ``cache`` (a sqlite path or
+    :class:`JudgeCache`), ``max_tokens`` (default ``"auto"``: finite), ``timeout_s`` and
+    ``max_concurrency`` (default 2 for a server on this machine): what a local model needs.
+
+    Raises:
+        InvalidInputError: a malformed ``api_key``.
+    """
 
     def __init__(
         self,
@@ -303,7 +339,19 @@ class GroundednessConfig(_JudgeConfig):
 
 
 class BaseMetric(ABC):
-    """Base of evaluation metrics (embedchain's ``BaseMetric``): a ``name`` and ``evaluate``."""
+    """Base of evaluation metrics (embedchain's ``BaseMetric``): a ``name`` and ``evaluate``.
+
+    Subclass it for a custom metric of :func:`evaluate_rag` (as in embedchain's guide).
+
+    Example:
+        >>> class AnswerLength(BaseMetric):
+        ...     def __init__(self):
+        ...         super().__init__(name="answer_length")
+        ...     def evaluate(self, dataset):
+        ...         return sum(len(d.answer) for d in dataset) / len(dataset)
+        >>> AnswerLength().evaluate([EvalData(question="Q?", contexts=[], answer="Yes.")])
+        4.0
+    """
 
     def __init__(self, name: str = ""):
         self.name = name
@@ -360,7 +408,17 @@ class _JudgedMetric(BaseMetric):
 class ContextRelevance(_JudgedMetric):
     """embedchain's context relevancy: relevant context sentences / context sentences.
 
-    See :class:`~ragmeter.judges.metrics.ContextRelevancyMetric` for the formula and cases.
+    See :class:`~ragmeter.judges.ContextRelevancyMetric` for the formula and cases.
+    ``evaluate(dataset)`` returns the mean (``nan`` with a warning when no sample could be
+    scored); ``last_results`` holds every row.
+
+    Example:
+        >>> from ragmeter.judges import RuleJudge
+        >>> metric = ContextRelevance(ContextRelevanceConfig(judge=RuleJudge()))
+        >>> metric.evaluate([EvalData(question="Where is Paris?",
+        ...                           contexts=["Paris is in France. Cats sleep a lot."],
+        ...                           answer="In France.")])
+        0.5
     """
 
     def __init__(self, config: ContextRelevanceConfig | None = None):
@@ -378,7 +436,8 @@ class ContextRelevance(_JudgedMetric):
 class AnswerRelevance(_JudgedMetric):
     """embedchain's answer relevancy: mean cosine of generated questions to the question.
 
-    See :class:`~ragmeter.judges.metrics.AnswerRelevancyMetric` for the formula and cases.
+    See :class:`~ragmeter.judges.AnswerRelevancyMetric` for the formula and cases;
+    ``evaluate`` and ``last_results`` as for :class:`ContextRelevance`.
     """
 
     def __init__(self, config: AnswerRelevanceConfig | None = None):
@@ -402,7 +461,8 @@ class AnswerRelevance(_JudgedMetric):
 class Groundedness(_JudgedMetric):
     """embedchain's groundedness: sum of claim verdicts / number of claims.
 
-    See :class:`~ragmeter.judges.metrics.GroundednessMetric` for the formula and cases.
+    See :class:`~ragmeter.judges.GroundednessMetric` for the formula and cases;
+    ``evaluate`` and ``last_results`` as for :class:`ContextRelevance`.
     """
 
     def __init__(self, config: GroundednessConfig | None = None):

@@ -54,7 +54,28 @@ def cache_key(payload: Mapping[str, Any]) -> str:
 
 
 class JudgeCache:
-    """sqlite store of validated judge answers and embeddings (WAL, one writer thread)."""
+    """sqlite store of validated judge answers, recorded failures and embeddings.
+
+    Pass it (or just a path) as ``evaluate(cache=...)``: a rerun is identical and makes no call
+    for what is stored. Writes go through one writer thread in batched WAL transactions;
+    :meth:`flush` waits for them.
+
+    Args:
+        path: The sqlite file (created with its folder), or ``":memory:"``.
+        mode: ``"read_write"``, ``"read_only"`` (hits used, nothing written: CI replays),
+            ``"refresh"`` (every call made again, answers overwritten) or ``"off"``.
+
+    Raises:
+        JudgeCacheError: the file is not a judge cache (not sqlite, another application's
+            database, a damaged file); it is left untouched.
+        InvalidInputError: an unknown mode.
+
+    Example:
+        >>> with JudgeCache(":memory:") as cache:
+        ...     cache.put("some-key", "chat", {"parsed": {"value": 1}})
+        ...     cache.get("some-key"), cache.get("another-key"), len(cache)
+        ({'parsed': {'value': 1}}, None, 1)
+    """
 
     WRITE_BATCH = 512
 
@@ -122,10 +143,12 @@ class JudgeCache:
 
     @property
     def readable(self) -> bool:
+        """Whether hits are served (``read_write``, ``read_only``)."""
         return self.mode in ("read_write", "read_only")
 
     @property
     def writable(self) -> bool:
+        """Whether answers are stored (``read_write``, ``refresh``)."""
         return self.mode in ("read_write", "refresh")
 
     def get(self, key: str) -> dict[str, Any] | None:
@@ -159,6 +182,11 @@ class JudgeCache:
         return value
 
     def put(self, key: str, kind: str, value: Mapping[str, Any]) -> None:
+        """Store ``value`` under ``key`` (visible at once, on disk after :meth:`flush`).
+
+        Raises:
+            OSError: an earlier write to the file failed (disk full, permissions).
+        """
         if self._conn is None or not self.writable:
             return
         self._raise_writer_error()

@@ -42,6 +42,16 @@ class AnswerRelevancyMetric(Metric):
     none, so an evasive answer that restates the question scores high there). Cosines lie in
     [-1, 1]. Undefined (``zero_embedding``) when a vector has zero norm. Formula from
     embedchain and ragas (Es et al. 2024, "RAGAS", EACL demos).
+
+    Args:
+        num_questions: How many questions the judge writes.
+        penalize_noncommittal: Score a noncommittal answer 0.
+        language: The language of the generated questions (default: the answer's).
+        prompt: A replacement prompt.
+        name: The metric's name in results (default ``answer_relevancy``).
+
+    Raises:
+        InvalidInputError: ``num_questions < 1``.
     """
 
     name = "answer_relevancy"
@@ -75,6 +85,7 @@ class AnswerRelevancyMetric(Metric):
         self.name = name or type(self).name
 
     def params(self) -> dict[str, Any]:
+        """``num_questions``, ``penalize_noncommittal`` and ``language``, for the manifest."""
         return {
             "num_questions": self.num_questions,
             "penalize_noncommittal": self.penalize_noncommittal,
@@ -82,6 +93,7 @@ class AnswerRelevancyMetric(Metric):
         }
 
     async def score(self, sample: Sample, ctx: JudgeContext) -> Score:
+        """The mean cosine of the generated questions to the question (see the class)."""
         assert sample.answer is not None
         language = self.language or ctx.settings.language
         rule = f"written in {language}." if language else "in the same language as the answer."
@@ -131,6 +143,15 @@ class AnswerRelevanceMetric(Metric):
     (``partial_credit`` 0.5 by default; DeepEval's answer relevancy counts a statement as
     relevant unless it is judged irrelevant, TruLens rates the whole answer on a Likert scale).
     Undefined (``no_answer``) when the answer is empty.
+
+    Args:
+        partial_credit: The weight of a partially relevant statement, in [0, 1].
+        sentence_splitter: ``text -> sentences`` for the answer.
+        prompt: A replacement prompt.
+        name: The metric's name in results (default ``answer_relevance``).
+
+    Raises:
+        InvalidInputError: ``partial_credit`` outside [0, 1].
     """
 
     name = "answer_relevance"
@@ -153,9 +174,11 @@ class AnswerRelevanceMetric(Metric):
         self.name = name or type(self).name
 
     def params(self) -> dict[str, Any]:
+        """``partial_credit``, for the repr and the run manifest."""
         return {"partial_credit": self.partial_credit}
 
     async def score(self, sample: Sample, ctx: JudgeContext) -> Score:
+        """The share of the answer's statements that address the question (see the class)."""
         assert sample.answer is not None
         statements = sentences_of(self._split, sample.answer)
         if not statements:

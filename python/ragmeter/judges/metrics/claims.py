@@ -33,6 +33,10 @@ class GroundednessMetric(Metric):
     denominator and not in the numerator and is reported as ``n_cannot_tell`` (in embedchain a
     -1 becomes NaN and turns the whole mean NaN). Undefined (``no_claims``) when the answer
     makes no claim. With no context every claim is ungrounded (0.0, no verdict call).
+
+    Args:
+        claims_prompt, verdicts_prompt: Replacement prompts (embedchain's placeholders).
+        name: The metric's name in results (default ``groundedness``).
     """
 
     name = "groundedness"
@@ -52,6 +56,7 @@ class GroundednessMetric(Metric):
         self.name = name or type(self).name
 
     async def score(self, sample: Sample, ctx: JudgeContext) -> Score:
+        """The share of claims that can be inferred from the contexts (see the class)."""
         claims = await _claims(ctx, sample, self.claims_prompt)
         if not claims:
             return Score.undefined(
@@ -99,6 +104,14 @@ class FaithfulnessMetric(Metric):
     ``(claims - contradicted) / claims``, so an unsupported claim passes. Undefined
     (``no_claims``) when the answer makes no claim. With no context: 0.0 in entailment mode
     and 1.0 in contradiction mode, without a verdict call.
+
+    Args:
+        mode: ``"entailment"`` or ``"contradiction"``.
+        claims_prompt, verdicts_prompt: Replacement prompts.
+        name: The metric's name in results (default ``faithfulness``).
+
+    Raises:
+        InvalidInputError: an unknown mode.
     """
 
     name = "faithfulness"
@@ -122,9 +135,11 @@ class FaithfulnessMetric(Metric):
         self.name = name or type(self).name
 
     def params(self) -> dict[str, Any]:
+        """``mode``, for the repr and the run manifest."""
         return {"mode": self.mode}
 
     async def score(self, sample: Sample, ctx: JudgeContext) -> Score:
+        """The share of claims the contexts support (or do not contradict; see the class)."""
         claims = await _claims(ctx, sample, self.claims_prompt)
         if not claims:
             return Score.undefined(

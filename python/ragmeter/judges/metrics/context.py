@@ -43,6 +43,18 @@ class ContextRelevancyMetric(Metric):
     counts the sentences of whatever the model wrote, so an answer of ``""`` or a refusal
     scores above 0 and the ratio can exceed 1). Undefined (``no_contexts``) when the contexts
     hold no sentence. Sentences are split per context, in rank order.
+
+    Args:
+        sentence_splitter: ``text -> sentences`` (default: a regex splitter, no downloads).
+        prompt: A replacement :class:`~ragmeter.judges.PromptTemplate` (same placeholders).
+        name: The metric's name in results (default ``context_relevancy``).
+
+    Example:
+        >>> from ragmeter.judges import ContextRelevancyMetric, RuleJudge, Sample, evaluate
+        >>> sample = Sample("Where is Paris?", contexts=["Paris is in France. Cats sleep a lot."])
+        >>> evaluate([sample], [ContextRelevancyMetric()], judge=RuleJudge(),
+        ...          progress=False).values("context_relevancy")  # 1 of 2 sentences
+        [0.5]
     """
 
     name = "context_relevancy"
@@ -61,6 +73,7 @@ class ContextRelevancyMetric(Metric):
         self.name = name or type(self).name
 
     async def score(self, sample: Sample, ctx: JudgeContext) -> Score:
+        """The share of context sentences needed to answer the question (see the class)."""
         sentences = [
             s for context in sample.contexts or () for s in sentences_of(self._split, context)
         ]
@@ -108,6 +121,11 @@ class ContextPrecisionMetric(Metric):
     ``context_precision = sum_k precision@k * v_k / sum_k v_k`` (average precision, as in
     ragas' LLMContextPrecisionWithReference and DeepEval). Undefined (``no_useful_context``)
     when no chunk is useful (ragas returns 0 there through a 1e-10 guard).
+
+    Args:
+        batched: All chunks in one labelling call instead of one call per chunk.
+        prompt, batch_prompt: Replacement prompts for the two forms.
+        name: The metric's name in results (default ``context_precision``).
     """
 
     name = "context_precision"
@@ -128,9 +146,11 @@ class ContextPrecisionMetric(Metric):
         self.name = name or type(self).name
 
     def params(self) -> dict[str, Any]:
+        """``batched``, for the repr and the run manifest."""
         return {"batched": self.batched}
 
     async def score(self, sample: Sample, ctx: JudgeContext) -> Score:
+        """The average precision of the useful chunks, in rank order (see the class)."""
         chunks = [c for c in sample.contexts or () if c.strip()]
         values = {"question": sample.question, "reference": sample.reference}
         if self.batched:
@@ -165,6 +185,11 @@ class ContextRecallMetric(Metric):
     ``context_recall = attributed reference sentences / reference sentences`` (ragas'
     LLMContextRecall, DeepEval's contextual recall). Undefined (``no_reference``) when the
     reference has no sentence; 0.0 without any context (no call).
+
+    Args:
+        sentence_splitter: ``text -> sentences`` for the reference.
+        prompt: A replacement prompt.
+        name: The metric's name in results (default ``context_recall``).
     """
 
     name = "context_recall"
@@ -184,6 +209,7 @@ class ContextRecallMetric(Metric):
         self.name = name or type(self).name
 
     async def score(self, sample: Sample, ctx: JudgeContext) -> Score:
+        """The share of reference sentences the contexts support (see the class)."""
         assert sample.reference is not None
         sentences = sentences_of(self._split, sample.reference)
         if not sentences:

@@ -18,7 +18,16 @@ class FaultyJudge:
 
     ``p_malformed`` (text that is not JSON), ``p_truncated`` (the JSON cut in half),
     ``p_wrong_count`` (the first list of labelled items loses its last item), ``p_timeout`` (a
-    retryable timeout) and ``p_429`` (a retryable 429 with ``Retry-After: 0``).
+    retryable timeout) and ``p_429`` (a retryable 429 with ``Retry-After: 0``). ``injected``
+    counts the faults injected so far; ``seed`` makes the draws reproducible.
+
+    Example:
+        >>> from ragmeter.judges import FaultyJudge, RuleJudge, Sample, evaluate
+        >>> judge = FaultyJudge(RuleJudge(), p_429=1.0)  # every call: a 429, then retried
+        >>> results = evaluate([Sample("Q?", "An answer.", ["A context."])], ["groundedness"],
+        ...                    judge=judge, progress=False)
+        >>> results.rows[0].score.reason_code, judge.injected["429"]
+        ('judge_unavailable', 5)
     """
 
     def __init__(
@@ -49,6 +58,7 @@ class FaultyJudge:
 
     @property
     def identity(self) -> dict[str, Any]:
+        """The wrapped judge's identity under this judge's name."""
         return {"kind": "faulty", "name": self.name, "inner": getattr(self.inner, "identity", None)}
 
     def _draw(self, fault: str) -> bool:
@@ -58,6 +68,7 @@ class FaultyJudge:
         return hit
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        """The wrapped judge's answer, or an injected fault (counted in ``injected``)."""
         if self._draw("timeout"):
             raise JudgeTransportError("injected timeout", kind="timeout", retryable=True)
         if self._draw("429"):

@@ -44,6 +44,26 @@ class ScriptedJudge:
     is a string (sent as is), a dict or list (sent as JSON), an exception (raised), a callable
     ``request -> response`` or :class:`Responses` (successive answers). A request no rule
     matches raises :class:`UnexpectedPromptError`, or gets ``default`` when one is given.
+
+    Args:
+        script: The rules.
+        name: Its name in reports and cache keys.
+        default: The response to a request no rule matches.
+        usage: ``(prompt_tokens, completion_tokens)`` reported for every call.
+
+    Example:
+        >>> from ragmeter.judges import Sample, ScriptedJudge, evaluate
+        >>> judge = ScriptedJudge({
+        ...     "claims": {"claims": ["Paris is in France.", "Paris is big."]},
+        ...     "groundedness_verdicts": {"verdicts": [
+        ...         {"id": 1, "verdict": 1, "reason": "stated"},
+        ...         {"id": 2, "verdict": 0, "reason": "not stated"}]},
+        ... })
+        >>> sample = Sample("Where is Paris?", "Paris is in France. It is big.", ["Paris, France."])
+        >>> evaluate([sample], ["groundedness"], judge=judge, progress=False).means()
+        {'groundedness': 0.5}
+        >>> [request.task for request in judge.requests]
+        ['claims', 'groundedness']
     """
 
     def __init__(
@@ -64,6 +84,7 @@ class ScriptedJudge:
 
     @property
     def identity(self) -> dict[str, Any]:
+        """The non-secret facts that identify it in cache keys and manifests."""
         return {"kind": "scripted", "name": self.name}
 
     def __repr__(self) -> str:
@@ -80,6 +101,11 @@ class ScriptedJudge:
         raise InvalidInputError(f"unsupported matcher {matcher!r}")
 
     def respond(self, request: JudgeRequest) -> str:
+        """The scripted answer text to ``request`` (recorded in ``requests``).
+
+        Raises:
+            UnexpectedPromptError: no rule matches and there is no ``default``.
+        """
         self.requests.append(request)
         for matcher, response in self.rules:
             if self._matches(matcher, request):
@@ -103,6 +129,7 @@ class ScriptedJudge:
         return json.dumps(response, ensure_ascii=False)
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        """The scripted answer to ``request``, with ``usage`` when one was given."""
         text = self.respond(request)
         usage = None if self.usage is None else Usage(*self.usage)
         return JudgeResponse(text=text, usage=usage, model=self.name)
