@@ -10,7 +10,7 @@ the next matching requests, in order::
         server.enqueue(Fault.http(429, retry_after=1), Fault.http(500))
         judge = OpenAICompatibleJudge(base_url=server.base_url, model="loopback")
 
-Run ``python -m ragmeter.judges.testing.server --latency 0.05`` to serve one from the command line
+Run ``python -m ragmeter.judges.testing --latency 0.05`` to serve one from the command line
 (it prints its base URL); it never binds anything but the loopback address it is given.
 """
 
@@ -20,7 +20,6 @@ import argparse
 import asyncio
 import json
 import socket
-import sys
 import threading
 import time
 from collections import deque
@@ -507,7 +506,7 @@ class _FixedJudge:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m ragmeter.judges.testing.server",
+        prog="python -m ragmeter.judges.testing",
         description="Serve an OpenAI-compatible test endpoint on the loopback interface.",
     )
     parser.add_argument("--port", type=int, default=0, help="port (default: any free port)")
@@ -528,7 +527,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         server._server.server_close()
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
