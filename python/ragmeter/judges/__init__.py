@@ -3,14 +3,20 @@
 Metrics (each returns per-sample :class:`Score` objects with value, status, reasons and
 evidence): ``context_relevancy``, ``answer_relevancy``, ``answer_relevance``, ``groundedness``,
 ``faithfulness``, ``context_precision``, ``context_recall``, ``pairwise_preference``, and custom
-metrics (:func:`metric`, :class:`RubricMetric`). Run them with :func:`evaluate`; the
-embedchain-compatible API (:class:`ContextRelevance`, :class:`AnswerRelevance`,
-:class:`Groundedness`, their configs, :class:`BaseMetric`, :class:`EvalData`,
-:func:`evaluate_rag`) sits on the same engine.
+metrics (:class:`Metric`, :func:`metric`, :class:`RubricMetric`). Run them with
+:func:`evaluate`; the embedchain-compatible API (:class:`ContextRelevance`,
+:class:`AnswerRelevance`, :class:`Groundedness`, their configs, :class:`BaseMetric`,
+:class:`EvalData`, :func:`evaluate_rag`) sits on the same engine.
 
 Importing this package loads no HTTP client and reaches no network: a call is made only when a
 judge was configured (``judge=``, or ``RAGMETER_JUDGE_MODEL`` with ``OPENAI_BASE_URL`` /
 ``OPENAI_API_KEY``). httpx is the optional extra ``ragmeter[judges]``.
+
+Layout: the metric author's API is :mod:`~ragmeter.judges.metrics.base` (``Metric``),
+:mod:`~ragmeter.judges.context` (``JudgeContext``), :mod:`~ragmeter.judges.score` and
+:mod:`~ragmeter.judges.sample`; the built-in metrics are in ``metrics/``, the run engine (run
+settings, runtime, cache, dry runs) in ``engine/``, judges and embedders in ``clients/``, test
+doubles and the loopback server in ``testing/``, other libraries' APIs in ``compat/``.
 """
 
 from __future__ import annotations
