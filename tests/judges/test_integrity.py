@@ -96,3 +96,12 @@ def test_well_behaved_keep_alive_connections_are_reused(tls):
         results = evaluate(SAMPLES * 1, [RATING], judge=judge, max_pending=1)
     assert [row.value for row in results.rows] == TRUE_VALUES
     assert server.connections == 1
+
+
+def test_an_interim_100_continue_is_not_taken_for_the_answer():
+    def answer(request, index):
+        return [(b"HTTP/1.1 100 Continue\r\n\r\n", 0.0), (answer_of(request), 0.0)]
+
+    with RawServer(answer) as server:
+        results = evaluate(SAMPLES, [RATING], judge=judge_for(server.url(), True), max_pending=1)
+    assert [row.value for row in results.rows] == TRUE_VALUES

@@ -225,35 +225,18 @@ def _define(httpx: Any) -> Any:
                 raise httpx.WriteTimeout("sending the request timed out") from exc
             except OSError as exc:
                 raise _StaleConnection() from exc
-            try:
-                head = await asyncio.wait_for(
-                    connection.reader.readuntil(b"\r\n\r\n"), read_timeout
-                )
-            except TimeoutError as exc:
-                raise httpx.ReadTimeout("waiting for the response timed out") from exc
-            except asyncio.IncompleteReadError as exc:
-                if not exc.partial:
-                    raise _StaleConnection() from exc
-                raise httpx.RemoteProtocolError("the response head was cut short") from exc
-            except asyncio.LimitOverrunError as exc:
-                raise httpx.RemoteProtocolError("the response head is too large") from exc
-            except OSError as exc:
-                raise _StaleConnection() from exc
-            status_line, *header_lines = head[:-4].split(b"\r\n")
-            try:
-                version, status_text = status_line.split(b" ", 1)
-                status = int(status_text[:3])
-            except ValueError as exc:
-                raise httpx.RemoteProtocolError(
-                    f"malformed status line {status_line[:80]!r}"
-                ) from exc
+            while True:
+                status, version, header_lines = await self._read_head(connection, read_timeout)
+                # An interim 1xx response (100 Continue, 103 Early Hints) is not the answer.
+                if not 100 <= status < 200 or status == 101:
+                    break
             raw_headers = []
             index: dict[bytes, bytes] = {}
             for line in header_lines:
                 name, _, value = line.partition(b":")
                 raw_headers.append((name.strip(), value.strip()))
                 index[name.strip().lower()] = value.strip()
-            if request.method == "HEAD" or status in _NO_BODY_STATUSES or 100 <= status < 200:
+            if request.method == "HEAD" or status in _NO_BODY_STATUSES or status == 101:
                 content, framed = b"", True
             else:
                 try:
@@ -280,6 +263,34 @@ def _define(httpx: Any) -> Any:
                 request=request,
                 extensions={"http_version": version},
             )
+
+        async def _read_head(
+            self, connection: _Connection, read_timeout: float | None
+        ) -> tuple[int, bytes, list[bytes]]:
+            """Status, HTTP version and header lines of the next response head."""
+            try:
+                head = await asyncio.wait_for(
+                    connection.reader.readuntil(b"\r\n\r\n"), read_timeout
+                )
+            except TimeoutError as exc:
+                raise httpx.ReadTimeout("waiting for the response timed out") from exc
+            except asyncio.IncompleteReadError as exc:
+                if not exc.partial:
+                    raise _StaleConnection() from exc
+                raise httpx.RemoteProtocolError("the response head was cut short") from exc
+            except asyncio.LimitOverrunError as exc:
+                raise httpx.RemoteProtocolError("the response head is too large") from exc
+            except OSError as exc:
+                raise _StaleConnection() from exc
+            status_line, *header_lines = head[:-4].split(b"\r\n")
+            try:
+                version, status_text = status_line.split(b" ", 1)
+                status = int(status_text[:3])
+            except ValueError as exc:
+                raise httpx.RemoteProtocolError(
+                    f"malformed status line {status_line[:80]!r}"
+                ) from exc
+            return status, version, header_lines
 
         async def aclose(self) -> None:
             for idle in self._idle.values():
