@@ -1,8 +1,8 @@
 """Judge-call throughput against a loopback OpenAI-compatible server with fixed latency.
 
 2,000 judge calls (one rubric call per sample) through ``OpenAICompatibleJudge`` with
-``max_concurrency=32`` against ``python -m ragmeter.judges.server --latency 0.05`` running in
-a separate process. Reports wall time against the ideal ``calls * latency / concurrency``
+``max_concurrency=32`` against ``python -m ragmeter.judges.testing --latency 0.05``
+running in a separate process. Reports wall time against the ideal ``calls * latency / concurrency``
 (target: within 1.5x), the same calls made by a bare ``openai.AsyncOpenAI`` client behind an
 ``asyncio.Semaphore(32)`` (the peer: transport without parsing, validation, cache or
 accounting), and a rerun answered by the sqlite cache (target: zero calls).
@@ -33,7 +33,7 @@ def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
         [
             sys.executable,
             "-m",
-            "ragmeter.judges.server",
+            "ragmeter.judges.testing",
             "--latency",
             str(latency),
             "--fixed-answer",
@@ -99,7 +99,7 @@ def main() -> int:
         ideal = args.calls * args.latency / args.concurrency
         # Warm-up: the one-time costs of a process (importing httpx, the first connections)
         # are not part of the throughput being measured.
-        evaluate(samples[: args.concurrency], [metric], judge=judge)
+        evaluate(samples[: args.concurrency], [metric], judge=judge, progress=False)
         loads, colds, cpus = [], [], []
         with tempfile.TemporaryDirectory() as tmp:
             for run in range(args.repeat):
@@ -107,11 +107,11 @@ def main() -> int:
                 loads.append(os.getloadavg()[0])
                 cpu = time.process_time()
                 start = time.perf_counter()
-                first = evaluate(samples, [metric], judge=judge, cache=cache)
+                first = evaluate(samples, [metric], judge=judge, cache=cache, progress=False)
                 colds.append(time.perf_counter() - start)
                 cpus.append(time.process_time() - cpu)
             start = time.perf_counter()
-            second = evaluate(samples, [metric], judge=judge, cache=cache)
+            second = evaluate(samples, [metric], judge=judge, cache=cache, progress=False)
             warm = time.perf_counter() - start
         peer = asyncio.run(bare_openai(base_url, args.calls, args.concurrency))
     finally:

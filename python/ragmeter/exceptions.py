@@ -9,9 +9,11 @@ from __future__ import annotations
 __all__ = [
     "InputTypeError",
     "InvalidInputError",
+    "JudgeCacheError",
     "JudgeConfigurationError",
     "JudgeError",
     "JudgeOutputError",
+    "JudgeOutputTruncatedError",
     "JudgeTransportError",
     "MissingDependencyError",
     "RagmeterError",
@@ -113,3 +115,13 @@ class RetrievalError(RagmeterError, RuntimeError):
 class RetrievalWarning(UserWarning):
     """Some searches of an evaluation failed or were degraded and were scored as returned
     (``on_degraded="warn"``); the report keeps their statuses."""
+
+
+class JudgeCacheError(JudgeError, InvalidInputError):
+    """A judge cache file cannot be used (not a database, another application's, damaged);
+    the message names the file and what to do."""
+
+
+class JudgeOutputTruncatedError(JudgeOutputError):
+    """A judge's last answer was cut off at the token limit (``finish_reason="length"``); the
+    message names ``max_tokens``."""

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from ragmeter.judges.openai_compatible import forget_capabilities
-from ragmeter.judges.server import LoopbackOpenAIServer
+from ragmeter.judges.clients.chat import forget_capabilities
+from ragmeter.judges.testing import LoopbackOpenAIServer
 
 JUDGE_ENV = (
     "OPENAI_API_KEY",

@@ -196,3 +196,136 @@ def test_pending_writes_are_visible_and_write_errors_surface(tmp_path):
         cache.flush()
     with pytest.raises(OSError, match="could not be written"):
         cache.put("k3", "chat", {})
+
+
+def _corrupt(path, kind, value):
+    with sqlite3.connect(path) as conn:
+        keys = [k for (k,) in conn.execute("SELECT key FROM calls WHERE kind = ?", (kind,))]
+        conn.execute("UPDATE calls SET value = ? WHERE key = ?", (value, keys[0]))
+    return keys[0]
+
+
+@pytest.mark.parametrize(
+    ("kind", "damage"),
+    [
+        ("chat", "{not json"),
+        ("chat", json.dumps({"text": None})),  # JSON, but no answer in it
+        ("embedding", "\x00\x01binary"),
+        ("embedding", json.dumps({"vector": ["a", None]})),
+    ],
+)
+def test_a_damaged_row_is_a_miss_judged_again_and_overwritten(server, tmp_path, kind, damage):
+    cache = str(tmp_path / "judge.sqlite")
+    first = run(server, cache)
+    key = _corrupt(cache, kind, damage)
+    made = len(server.requests)
+    second = run(server, cache)
+    assert values(second) == values(first)
+    assert len(server.requests) == made + 1  # only the damaged entry is asked again
+    with sqlite3.connect(cache) as conn:
+        (stored,) = conn.execute("SELECT value FROM calls WHERE key = ?", (key,)).fetchone()
+    json.loads(stored)  # overwritten with a good answer
+    run(server, cache)
+    assert len(server.requests) == made + 1  # and from then on served from the cache
+
+
+def test_a_file_that_is_not_a_database_is_an_error_naming_it(tmp_path):
+    path = tmp_path / "notes.sqlite"
+    path.write_text("these are my notes, not a database\n" * 200)
+    with pytest.raises(InvalidInputError) as caught:
+        evaluate(SAMPLES, ["groundedness"], judge=RuleJudge(), cache=str(path))
+    message = str(caught.value)
+    assert str(path) in message and "not a judge cache" in message and "cache=" in message
+    assert path.read_text().startswith("these are my notes")  # left untouched
+
+
+def test_another_applications_database_is_refused_and_left_alone(tmp_path):
+    path = tmp_path / "app.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
+    with pytest.raises(InvalidInputError, match=r"app\.sqlite.*tables \['users'\]"):
+        evaluate(SAMPLES, ["groundedness"], judge=RuleJudge(), cache=str(path))
+    with sqlite3.connect(path) as conn:
+        tables = [t for (t,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    assert tables == ["users"]
+
+
+def test_a_calls_table_of_another_shape_is_refused(tmp_path):
+    path = tmp_path / "other.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE calls (id INTEGER, who TEXT)")
+    with pytest.raises(InvalidInputError, match=r"other\.sqlite.*columns"):
+        JudgeCache(str(path))
+
+
+class Flaky:
+    """Answers the rubric for every question but those in ``broken`` (unusable text there)."""
+
+    def __init__(self, broken):
+        self.name = "flaky"
+        self.broken = set(broken)
+        self.calls = 0
+
+    async def complete(self, request):
+        from ragmeter.judges import JudgeResponse
+
+        self.calls += 1
+        prompt = request.first_user_message()
+        if any(f"Rate {q}." in prompt for q in self.broken):
+            return JudgeResponse(text=f"no idea about this one ({self.calls})")
+        return JudgeResponse(text='{"value": 1, "reason": "fine"}')
+
+
+def _rubric_run(judge, cache, **options):
+    from ragmeter.judges import RubricMetric
+
+    rating = RubricMetric("rating", "Rate $question.", allowed_values=[0, 1])
+    samples = [Sample(q, id=q) for q in ("one", "two", "three", "four")]
+    return evaluate(samples, [rating], judge=judge, cache=cache, max_parse_retries=1, **options)
+
+
+def test_recorded_failures_are_replayed_with_retry_errors_false(tmp_path):
+    cache = str(tmp_path / "judge.sqlite")
+    first = _rubric_run(Flaky({"two", "four"}), cache)
+    failed = {r.sample_id: r.score.message for r in first.rows if r.status == "error"}
+    assert sorted(failed) == ["four", "two"]
+    with sqlite3.connect(cache) as conn:
+        stored = [json.loads(v) for (v,) in conn.execute("SELECT value FROM calls")]
+    answers = [a for v in stored if "failure" in v for a in v["failure"]["answers"]]
+    assert any(a.startswith("no idea about this one") for a in answers)  # raw answers kept
+
+    judge = Flaky(set())  # would answer every sample now
+    replay = _rubric_run(judge, cache, retry_errors=False)
+    assert judge.calls == 0
+    assert {r.sample_id: r.score.status for r in replay.rows} == {
+        "one": "ok",
+        "two": "error",
+        "three": "ok",
+        "four": "error",
+    }
+    assert all("replayed" in r.score.message for r in replay.rows if r.status == "error")
+    assert replay.cache_summary()["replayed_failures"] == 2
+    assert "2 rows replay a failure" in repr(replay)
+
+
+def test_the_summary_says_which_rows_were_not_served_from_the_cache_and_why(tmp_path):
+    cache = str(tmp_path / "judge.sqlite")
+    _rubric_run(Flaky({"two", "four"}), cache)
+    judge = Flaky(set())
+    rerun = _rubric_run(judge, cache)  # retry_errors=True: the failed rows are judged again
+    assert judge.calls == 2 and [r.status for r in rerun.rows] == ["ok"] * 4
+    summary = rerun.cache_summary()
+    assert summary == {
+        "mode": "read_write",
+        "rows": 4,
+        "without_call": 2,
+        "called": 2,
+        "called_after_recorded_failure": 2,
+        "called_not_in_cache": 0,
+        "replayed_failures": 0,
+    }
+    assert "2 of 4 rows needed no call" in repr(rerun)
+    assert "2 had failed in an earlier run" in repr(rerun)
+    judge = Flaky(set())
+    _rubric_run(judge, cache)
+    assert judge.calls == 0  # the failures were overwritten by the answers

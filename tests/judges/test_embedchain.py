@@ -24,7 +24,7 @@ from ragmeter.judges import (
     evaluate,
     evaluate_rag,
 )
-from ragmeter.judges.server import LoopbackOpenAIServer
+from ragmeter.judges.testing import LoopbackOpenAIServer
 
 SPEC_DATA = [
     {
@@ -258,3 +258,40 @@ def test_configs_never_show_the_key():
     config = GroundednessConfig(model="gpt-4", api_key="sk-very-secret")
     assert "sk-very-secret" not in repr(config) and "***" in repr(config)
     assert "sk-very-secret" not in str(config.as_dict())
+
+
+def test_configs_set_the_token_limit_timeout_and_concurrency():
+    with LoopbackOpenAIServer() as server:
+        config = GroundednessConfig(
+            model="m", base_url=server.base_url, max_tokens=100, timeout_s=7.5, max_concurrency=1
+        )
+        judge = config.make_judge()
+        assert (judge.limits.max_concurrency, judge._http.timeout_s) == (1, 7.5)
+        Groundedness(config=config).evaluate(
+            [EvalData(question="Where?", contexts=["Paris is in France."], answer="Paris.")]
+        )
+        assert server.max_in_flight == 1
+        assert {r.body["max_tokens"] for r in server.requests} == {100}
+
+
+def test_answer_relevance_can_embed_on_another_server():
+    dataset = [EvalData(question="Where is Paris?", contexts=["c"], answer="Paris is in France.")]
+    with LoopbackOpenAIServer() as chat, LoopbackOpenAIServer() as embeddings:
+        config = AnswerRelevanceConfig(
+            model="m", base_url=chat.base_url, embedder="e", embeddings_base_url=embeddings.base_url
+        )
+        value = AnswerRelevance(config=config).evaluate(dataset)
+        assert not math.isnan(value)
+        assert chat.count("embeddings") == 0 and embeddings.count("embeddings") >= 1
+
+
+def test_a_chat_server_without_embeddings_is_named_in_the_error():
+    from ragmeter.judges import JudgeTransportError
+    from ragmeter.judges.testing import Fault
+
+    dataset = [EvalData(question="Where is Paris?", contexts=["c"], answer="Paris is in France.")]
+    with LoopbackOpenAIServer() as chat:
+        chat.enqueue(*[Fault.http(404, message="Not Found", route="embeddings")] * 5)
+        config = AnswerRelevanceConfig(model="m", base_url=chat.base_url, embedder="e")
+        with pytest.raises(JudgeTransportError, match="embeddings_base_url"):
+            AnswerRelevance(config=config).evaluate(dataset)

@@ -64,7 +64,7 @@ def test_the_environment_configures_a_local_endpoint(server, monkeypatch):
 
 
 def test_the_key_from_the_environment_is_sent(monkeypatch):
-    from ragmeter.judges.server import LoopbackOpenAIServer
+    from ragmeter.judges.testing import LoopbackOpenAIServer
 
     with LoopbackOpenAIServer(api_key="sk-from-env") as server:
         monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
@@ -99,3 +99,16 @@ def test_an_openai_client_needs_a_model_name(server):
 
     with pytest.raises(JudgeConfigurationError, match="openai client judge: pass model="):
         OpenAIClientJudge(openai.OpenAI(base_url=server.base_url, api_key="x"))
+
+
+def test_a_judge_with_a_base_url_but_no_model_says_the_model_is_missing(monkeypatch):
+    with pytest.raises(JudgeConfigurationError) as caught:
+        OpenAICompatibleJudge(base_url="http://127.0.0.1:8000/v1")
+    message = str(caught.value)
+    assert "No LLM judge is configured" not in message
+    assert "model=" in message and "RAGMETER_JUDGE_MODEL" in message
+    assert "http://127.0.0.1:8000/v1" in message
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8000/v1")
+    with pytest.raises(JudgeConfigurationError, match="no model") as from_env:
+        evaluate([SAMPLE], ["groundedness"])
+    assert "No LLM judge is configured" not in str(from_env.value)

@@ -11,6 +11,7 @@ import openai
 import pytest
 
 from ragmeter.judges import (
+    JudgeContext,
     JudgeTransportError,
     OpenAIClientJudge,
     OpenAICompatibleEmbedder,
@@ -18,15 +19,15 @@ from ragmeter.judges import (
     RetryPolicy,
     RubricMetric,
     RuleJudge,
+    RunSettings,
     Sample,
     evaluate,
 )
 from ragmeter.judges.accounting import CallStats
-from ragmeter.judges.cache import open_cache
-from ragmeter.judges.limits import RateLimiter
-from ragmeter.judges.runtime import JudgeContext, RunSettings, Runtime
-from ragmeter.judges.server import Fault, LoopbackOpenAIServer
-from ragmeter.judges.testing import HashEmbedder
+from ragmeter.judges.clients.limits import RateLimiter
+from ragmeter.judges.engine.cache import open_cache
+from ragmeter.judges.engine.runtime import Runtime
+from ragmeter.judges.testing import Fault, HashEmbedder, LoopbackOpenAIServer
 
 SCHEMA = {
     "title": "rating",
@@ -221,7 +222,7 @@ def test_wrong_item_counts_over_http_are_reasked_then_split():
     )
     with LoopbackOpenAIServer() as server:
         judge = OpenAICompatibleJudge(base_url=server.base_url, model="m")
-        # Claims come from the RuleJudge; the batched verdict answer loses a claim three times.
+        # Claims come from the RuleJudge; the batched verdict answer loses a claim each time.
         original = server.judge
         calls = []
 
@@ -240,7 +241,8 @@ def test_wrong_item_counts_over_http_are_reasked_then_split():
         results = evaluate([sample], ["groundedness"], judge=judge)
     usage = results.rows[0].total_usage()
     assert results.rows[0].score.value == 1.0
-    assert (usage.reasks, usage.split_fallbacks, usage.calls) == (2, 1, 1 + 3 + 2)
+    # One re-ask, which repeats the answer word for word: no further re-ask, one call per claim.
+    assert (usage.reasks, usage.split_fallbacks, usage.calls) == (1, 1, 1 + 2 + 2)
 
 
 def test_structured_output_falls_back_and_is_remembered():

@@ -113,7 +113,8 @@ def test_persistent_wrong_counts_fall_back_to_one_call_per_item(tmp_path):
     score = results.rows[0].score
     assert score.value == pytest.approx(2 / 5)
     usage = results.rows[0].total_usage()
-    assert (usage.calls, usage.reasks, usage.split_fallbacks) == (3 + 5, 2, 1)
+    # The re-ask repeats the answer word for word: no further re-ask, then one call per item.
+    assert (usage.calls, usage.reasks, usage.split_fallbacks) == (2 + 5, 1, 1)
     again = evaluate(
         [Sample("Q?", "A.", CONTEXTS)], ["context_relevancy"], judge=judge, cache=cache
     )
@@ -249,7 +250,7 @@ def test_groundedness_without_claims_is_undefined():
 
 def test_groundedness_without_context_is_zero_without_a_verdict_call():
     judge = ScriptedJudge({"claims": CLAIMS})
-    score = only_score(evaluate([Sample("Q?", "A.")], ["groundedness"], judge=judge))
+    score = only_score(evaluate([Sample("Q?", "A.", ())], ["groundedness"], judge=judge))
     assert (score.value, score.reason_code) == (0.0, "no_contexts")
     assert len(judge.requests) == 1
 
@@ -360,8 +361,8 @@ def test_reference_metrics_without_a_reference_are_undefined_and_make_no_call():
         [Sample("Q?", "A.", ("c",))], ["context_precision", "context_recall"], judge=judge
     )
     assert [(r.score.status, r.score.reason_code) for r in results.rows] == [
-        ("undefined", "no_reference"),
-        ("undefined", "no_reference"),
+        ("undefined", "missing_reference"),
+        ("undefined", "missing_reference"),
     ]
     assert judge.requests == []
 

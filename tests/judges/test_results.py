@@ -144,7 +144,40 @@ def test_cost_from_a_user_price_table():
     usage = results.usage()[0]
     assert (usage["calls"], usage["prompt_tokens"], usage["completion_tokens"]) == (4, 4000, 2000)
     assert usage["cost"] == pytest.approx(0.1)
+    # print(results) shows what the run cost (independent arithmetic: 4 calls x 1,000 + 500).
+    assert "usage: 4 calls, 4,000 prompt + 2,000 completion tokens, cost 0.1000" in repr(results)
     unpriced = evaluate(samples, ["groundedness"], judge=judge, prices={"other": Price(1.0, 1.0)})
     assert unpriced.total_cost() is None
+    assert "usage: 4 calls, 4,000 prompt + 2,000 completion tokens\n" in repr(unpriced) + "\n"
     with pytest.raises(InvalidInputError, match="negative"):
         evaluate(samples, ["groundedness"], judge=judge, prices={"priced": (-1, 0)})
+
+
+def test_evaluate_is_typed_by_what_it_returns():
+    import typing
+
+    from ragmeter.judges import DryRunEstimate, JudgeResults, aevaluate
+
+    overloads = typing.get_overloads(evaluate)
+    returns = {
+        typing.get_type_hints(o)["dry_run"]: typing.get_type_hints(o)["return"] for o in overloads
+    }
+    assert returns == {
+        typing.Literal[False]: JudgeResults,
+        typing.Literal[True]: DryRunEstimate,
+    }
+    assert typing.get_type_hints(aevaluate)["return"] is JudgeResults
+
+
+def test_wide_pandas_has_one_row_per_sample_with_inputs_and_a_column_per_metric(results):
+    wide = results.to_pandas(form="wide")
+    assert list(wide["sample_id"]) == ["s1", "s2", "s3"]
+    assert {"question", "answer", "contexts", "reference"} <= set(wide.columns)
+    assert list(wide["groundedness"].isna()) == [False, False, True]
+    assert list(wide["groundedness_status"]) == ["ok", "ok", "undefined"]
+    long = results.to_pandas()
+    for metric in ("groundedness", "context_relevancy"):
+        by_sample = long[long.metric == metric].set_index("sample_id")["value"]
+        assert wide.set_index("sample_id")[metric].equals(by_sample.rename(metric))
+    with pytest.raises(InvalidInputError, match="form"):
+        results.to_pandas(form="tall")

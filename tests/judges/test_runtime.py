@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import io
 import random
 import sys
 import time
@@ -33,8 +34,8 @@ from ragmeter.judges import (
     judge_json,
     pairwise_preference,
 )
-from ragmeter.judges.limits import classify_status, parse_retry_after
-from ragmeter.judges.samples import coerce_samples
+from ragmeter.judges.clients.limits import classify_status, parse_retry_after
+from ragmeter.judges.sample import coerce_samples
 
 SAMPLES = [
     Sample("Where is Paris?", "Paris is in France. It is big.", ("Paris is in France.",), id="a"),
@@ -242,7 +243,9 @@ def test_judge_json_helper():
             schema,
             validate=lambda parsed: [] if parsed["n"] % 2 == 0 else ["n must be even"],
         )
-    assert caught.value.attempts == 3 and len(caught.value.errors) == 3
+    # The re-ask got the same answer word for word, so asking a third time was pointless.
+    assert caught.value.attempts == 2 and len(caught.value.errors) == 2
+    assert "same answer again" in str(caught.value)
     with pytest.raises(InvalidInputError, match="one judge"):
         judge_json(Panel([judge]), [{"role": "user", "content": "count"}], schema)
     with pytest.raises(InvalidInputError, match="role"):
@@ -293,3 +296,22 @@ def test_metric_arguments_are_checked():
         evaluate(SAMPLES, ["groundedness", "groundedness"], judge=RuleJudge())
     with pytest.raises(InvalidInputError, match="on_error"):
         evaluate(SAMPLES, ["groundedness"], judge=RuleJudge(), on_error="ignore")
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_a_progress_bar_is_shown_by_default_on_a_terminal(monkeypatch):
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    evaluate(SAMPLES, ["groundedness"], judge=RuleJudge())
+    assert "judging" in terminal.getvalue()
+    piped = io.StringIO()  # a log file, CI: no bar
+    monkeypatch.setattr(sys, "stderr", piped)
+    evaluate(SAMPLES, ["groundedness"], judge=RuleJudge())
+    assert piped.getvalue() == ""
+    monkeypatch.setattr(sys, "stderr", terminal := _Terminal())
+    evaluate(SAMPLES, ["groundedness"], judge=RuleJudge(), progress=False)
+    assert terminal.getvalue() == ""

@@ -12,9 +12,9 @@ import httpx
 import pytest
 
 from ragmeter.judges import OpenAICompatibleJudge, Sample, evaluate
-from ragmeter.judges.openai_compatible import HttpEndpoint
-from ragmeter.judges.server import Fault, LoopbackOpenAIServer
-from ragmeter.judges.transport import make_plain_http_transport
+from ragmeter.judges.clients.http import HttpEndpoint
+from ragmeter.judges.clients.transport import make_lean_transport
+from ragmeter.judges.testing import Fault, LoopbackOpenAIServer
 
 SAMPLES = [
     Sample("Where is Paris?", "Paris is in France. It is big.", ("Paris is in France.",)),
@@ -27,11 +27,11 @@ def test_both_transports_send_the_same_requests_and_get_the_same_values():
     outcomes = []
     for plain in (True, False):
         with LoopbackOpenAIServer() as server:
-            judge = OpenAICompatibleJudge(base_url=server.base_url, model="m", plain_http=plain)
+            judge = OpenAICompatibleJudge(base_url=server.base_url, model="m", lean_transport=plain)
             results = evaluate(SAMPLES, METRICS, judge=judge, max_pending=1)
             bodies = sorted(json.dumps(r.body, sort_keys=True) for r in server.requests)
             outcomes.append(([r.score.value for r in results.rows], bodies))
-        assert judge._http.uses_plain_http_transport is plain
+        assert judge._http.uses_lean_transport is plain
     assert outcomes[0] == outcomes[1]
 
 
@@ -43,24 +43,24 @@ def test_faults_look_the_same_through_both_transports(plain, fault):
     with LoopbackOpenAIServer() as server:
         server.enqueue(fault)
         judge = OpenAICompatibleJudge(
-            base_url=server.base_url, model="m", plain_http=plain, timeout_s=0.5
+            base_url=server.base_url, model="m", lean_transport=plain, timeout_s=0.5
         )
         results = evaluate(SAMPLES[:1], ["groundedness"], judge=judge)
     assert results.rows[0].score.value == 0.5
     assert results.rows[0].total_usage().retries == 1
 
 
-def test_https_and_proxied_urls_keep_httpx_transport(monkeypatch):
+def test_proxied_urls_keep_httpx_transport(monkeypatch):
     def endpoint(url):
         return HttpEndpoint(
             url, None, timeout_s=1, max_connections=4, headers=None, transport=None, purpose="t"
         )
 
-    assert endpoint("http://127.0.0.1:8000/v1").uses_plain_http_transport
-    assert not endpoint("https://api.openai.com/v1").uses_plain_http_transport
+    assert endpoint("http://127.0.0.1:8000/v1").uses_lean_transport
+    assert endpoint("https://api.openai.com/v1").uses_lean_transport
     monkeypatch.setenv("http_proxy", "http://proxy.invalid:3128")
     monkeypatch.setenv("no_proxy", "")
-    assert not endpoint("http://10.0.0.5:8000/v1").uses_plain_http_transport
+    assert not endpoint("http://10.0.0.5:8000/v1").uses_lean_transport
 
 
 class OddServer(BaseHTTPRequestHandler):
@@ -115,7 +115,7 @@ def odd_server():
 
 def test_chunked_gzip_close_and_dropped_keep_alive(odd_server):
     async def run():
-        transport = make_plain_http_transport(httpx, max_connections=2)
+        transport = make_lean_transport(httpx, max_connections=2)
         async with httpx.AsyncClient(base_url=odd_server, transport=transport) as client:
             answers = []
             for path in ("/chunked", "/gzip", "/close", "/drop", "/drop", "/chunked"):
@@ -133,11 +133,27 @@ def test_chunked_gzip_close_and_dropped_keep_alive(odd_server):
     ]
 
 
-def test_only_plain_http_is_spoken():
+def test_only_http_and_https_are_spoken():
     async def run():
-        transport = make_plain_http_transport(httpx, max_connections=1)
+        transport = make_lean_transport(httpx, max_connections=1)
         async with httpx.AsyncClient(transport=transport) as client:
-            await client.post("https://example.invalid/v1", json={})
+            await client.post("ftp://127.0.0.1:9/v1", json={})
 
     with pytest.raises(httpx.UnsupportedProtocol):
         asyncio.run(run())
+
+
+@pytest.mark.parametrize("lean", [True, False], ids=["lean-transport", "httpx-transport"])
+def test_the_loopback_server_serves_ipv6(lean):
+    with LoopbackOpenAIServer(host="::1") as server:
+        assert server.base_url.startswith("http://[::1]:")
+        judge = OpenAICompatibleJudge(base_url=server.base_url, model="m", lean_transport=lean)
+        results = evaluate(SAMPLES[:1], ["groundedness"], judge=judge)
+    assert results.rows[0].score.status == "ok"
+
+
+def test_the_loopback_server_binds_nothing_but_loopback():
+    from ragmeter import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match="loopback"):
+        LoopbackOpenAIServer(host="0.0.0.0")

@@ -3,19 +3,26 @@
 Metrics (each returns per-sample :class:`Score` objects with value, status, reasons and
 evidence): ``context_relevancy``, ``answer_relevancy``, ``answer_relevance``, ``groundedness``,
 ``faithfulness``, ``context_precision``, ``context_recall``, ``pairwise_preference``, and custom
-metrics (:func:`metric`, :class:`RubricMetric`). Run them with :func:`evaluate`; the
-embedchain-compatible API (:class:`ContextRelevance`, :class:`AnswerRelevance`,
-:class:`Groundedness`, their configs, :class:`BaseMetric`, :class:`EvalData`,
-:func:`evaluate_rag`) sits on the same engine.
+metrics (:class:`Metric`, :func:`metric`, :class:`RubricMetric`). Run them with
+:func:`evaluate`; the embedchain-compatible API (:class:`ContextRelevance`,
+:class:`AnswerRelevance`, :class:`Groundedness`, their configs, :class:`BaseMetric`,
+:class:`EvalData`, :func:`evaluate_rag`) sits on the same engine.
 
 Importing this package loads no HTTP client and reaches no network: a call is made only when a
 judge was configured (``judge=``, or ``RAGMETER_JUDGE_MODEL`` with ``OPENAI_BASE_URL`` /
 ``OPENAI_API_KEY``). httpx is the optional extra ``ragmeter[judges]``.
+
+Layout: the metric author's API is :mod:`~ragmeter.judges.metrics.base` (``Metric``),
+:mod:`~ragmeter.judges.context` (``JudgeContext``), :mod:`~ragmeter.judges.score` and
+:mod:`~ragmeter.judges.sample`; the built-in metrics are in ``metrics/``, the run engine (run
+settings, runtime, cache, dry runs) in ``engine/``, judges and embedders in ``clients/``, test
+doubles and the loopback server in ``testing/``, other libraries' APIs in ``compat/``.
 """
 
 from __future__ import annotations
 
 from ..exceptions import (
+    JudgeCacheError,
     JudgeConfigurationError,
     JudgeError,
     JudgeOutputError,
@@ -29,9 +36,21 @@ from .agreement import (
     krippendorff_alpha,
     percent_agreement,
 )
-from .cache import JudgeCache
-from .custom import FunctionMetric, RubricMetric, metric
-from .embedchain import (
+from .clients.chat import OpenAIClientJudge, OpenAICompatibleJudge, judge_from_env
+from .clients.embeddings import OpenAIClientEmbedder, OpenAICompatibleEmbedder
+from .clients.environment import ENV_API_KEY, ENV_BASE_URL, ENV_EMBEDDING_MODEL, ENV_MODEL
+from .clients.limits import Limits, RetryPolicy
+from .clients.offline import HashEmbedder, RuleJudge
+from .clients.protocol import (
+    Embedder,
+    Judge,
+    JudgeRequest,
+    JudgeResponse,
+    Usage,
+    as_embedder,
+    as_judge,
+)
+from .compat.embedchain import (
     AnswerRelevance,
     AnswerRelevanceConfig,
     BaseConfig,
@@ -43,9 +62,10 @@ from .embedchain import (
     GroundednessConfig,
     evaluate_rag,
 )
-from .embeddings import OpenAIClientEmbedder, OpenAICompatibleEmbedder, cosine_similarity
+from .context import JudgeContext
+from .engine.cache import JudgeCache
+from .engine.settings import RunSettings
 from .evaluation import DryRunEstimate, aevaluate, evaluate, judge_json, pairwise_preference
-from .limits import Limits, RetryPolicy
 from .metrics import (
     AnswerRelevanceMetric,
     AnswerRelevancyMetric,
@@ -53,34 +73,20 @@ from .metrics import (
     ContextRecallMetric,
     ContextRelevancyMetric,
     FaithfulnessMetric,
+    FunctionMetric,
     GroundednessMetric,
-    Metric,
+    PairwisePreferenceMetric,
+    RubricMetric,
+    cosine_similarity,
+    metric,
 )
-from .openai_compatible import (
-    ENV_API_KEY,
-    ENV_BASE_URL,
-    ENV_EMBEDDING_MODEL,
-    ENV_MODEL,
-    OpenAIClientJudge,
-    OpenAICompatibleJudge,
-    judge_from_env,
-)
+from .metrics.base import Metric
 from .panel import Panel
-from .preference import PairwisePreferenceMetric
 from .prompts import PromptTemplate
-from .protocol import (
-    Embedder,
-    Judge,
-    JudgeRequest,
-    JudgeResponse,
-    Usage,
-    as_embedder,
-    as_judge,
-)
-from .results import JudgeResults, MetricSummary, SampleResult, Score
-from .runtime import JudgeContext, RunSettings
-from .samples import Sample
-from .testing import FaultyJudge, HashEmbedder, RuleJudge, ScriptedJudge
+from .results import JudgeResults, MetricSummary, SampleResult
+from .sample import Sample
+from .score import Score
+from .testing import FaultyJudge, ScriptedJudge
 
 __all__ = [
     "ENV_API_KEY",
@@ -111,6 +117,7 @@ __all__ = [
     "HashEmbedder",
     "Judge",
     "JudgeCache",
+    "JudgeCacheError",
     "JudgeConfigurationError",
     "JudgeContext",
     "JudgeError",

@@ -20,7 +20,16 @@ __all__ = ["CallStats", "Price", "PriceTable", "cost_of", "normalize_prices"]
 
 @dataclass
 class CallStats:
-    """What one metric on one sample cost with one judge (or a total of such rows)."""
+    """What one metric on one sample cost with one judge (or a total of such rows).
+
+    ``calls`` and ``embedding_calls`` reached an endpoint; ``cache_hits`` and
+    ``embedding_cache_hits`` did not. ``retries`` are transport retries, ``reasks`` re-asks
+    after an unusable answer, ``split_fallbacks`` labelling calls split into one call per item,
+    ``capability_fallbacks`` structured-output forms an endpoint refused. ``retried_failures``
+    counts calls whose failure an earlier run recorded in the cache and that were made again;
+    ``replayed_failures`` those whose recorded failure was replayed instead
+    (``retry_errors=False``).
+    """
 
     calls: int = 0
     cache_hits: int = 0
@@ -35,8 +44,11 @@ class CallStats:
     embedding_cache_hits: int = 0
     embedding_tokens: int = 0
     latency_s: float = 0.0
+    retried_failures: int = 0
+    replayed_failures: int = 0
 
     def add(self, other: CallStats) -> None:
+        """Add ``other``'s counts to these (``tokens_estimated`` if either's are)."""
         for f in fields(self):
             if f.name == "tokens_estimated":
                 self.tokens_estimated = self.tokens_estimated or other.tokens_estimated
@@ -44,6 +56,7 @@ class CallStats:
                 setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
 
     def to_dict(self) -> dict[str, Any]:
+        """The counts as a JSON-ready dict (latency rounded to microseconds)."""
         out = asdict(self)
         out["latency_s"] = round(self.latency_s, 6)
         return out
@@ -51,7 +64,15 @@ class CallStats:
 
 @dataclass(frozen=True)
 class Price:
-    """Price of 1,000 input (prompt) and output (completion) tokens, in the user's currency."""
+    """Price of 1,000 input (prompt) and output (completion) tokens, in the user's currency.
+
+    ``evaluate(prices={model: Price(...)})`` also takes a pair ``(input, output)`` or one
+    number (input only).
+
+    Example:
+        >>> cost_of(2000, 500, Price(input_per_1k=0.01, output_per_1k=0.03))  # 0.02 + 0.015
+        0.035
+    """
 
     input_per_1k: float
     output_per_1k: float = 0.0

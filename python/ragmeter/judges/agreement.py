@@ -70,6 +70,17 @@ def percent_agreement(ratings: Sequence[Sequence[Hashable | None]]) -> float:
     """Mean over units (with at least two ratings) of the share of rating pairs that agree.
 
     With two raters this is the fraction of units on which they give the same rating.
+
+    Args:
+        ratings: One row per unit, one column per rater; ``None`` for a missing rating.
+
+    Returns:
+        The agreement in [0, 1]; ``nan`` with an :class:`~ragmeter.UndefinedMetricWarning`
+        when no unit has two ratings.
+
+    Example:
+        >>> round(percent_agreement([[1, 1], [1, 0], [0, 0]]), 4)  # 2 of 3 units agree
+        0.6667
     """
     return _public(_percent_agreement(_rows(ratings)), "percent agreement")
 
@@ -129,6 +140,23 @@ def cohen_kappa(
     (``"linear"``) or ``(i - j)**2`` (``"quadratic"``, for ordinal ratings) over the category
     indices in ``labels`` order (default: sorted). Undefined when ``sum(w * E)`` is zero.
     Cohen (1960), *Educ. Psychol. Meas.* 20(1); Cohen (1968) for the weighted form.
+
+    Args:
+        a, b: The two raters' ratings, unit by unit (``None`` leaves the unit out).
+        weights: ``None``, ``"linear"`` or ``"quadratic"``.
+        labels: The categories in order (needed for weights on non-sortable labels).
+
+    Returns:
+        Kappa; ``nan`` with an :class:`~ragmeter.UndefinedMetricWarning` when undefined.
+
+    Raises:
+        InvalidInputError: lists of different lengths, unknown weights, a rating not in
+            ``labels``.
+
+    Example:
+        >>> # observed agreement 3/4, chance agreement 0.5 x 0.25 + 0.5 x 0.75 = 1/2
+        >>> cohen_kappa(["y", "y", "n", "n"], ["y", "n", "n", "n"])
+        0.5
     """
     return _public(_cohen_kappa(list(a), list(b), weights, labels), "Cohen's kappa")
 
@@ -171,6 +199,20 @@ def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float:
     ``P`` is the mean over units of the share of agreeing rater pairs, ``Pe = sum_j p_j**2``
     with ``p_j`` the overall share of ratings in category ``j``. Every unit needs a rating from
     every rater. Undefined when ``Pe = 1``. Fleiss (1971), *Psychol. Bull.* 76(5).
+
+    Args:
+        ratings: One row per unit, one column per rater, no missing rating.
+
+    Returns:
+        Kappa; ``nan`` with an :class:`~ragmeter.UndefinedMetricWarning` when undefined.
+
+    Raises:
+        InvalidInputError: a missing rating, or units with different numbers of raters.
+
+    Example:
+        >>> # P = (1 + 1/3 + 1) / 3 = 7/9, Pe = (5/9)**2 + (4/9)**2 = 41/81: kappa = 22/40
+        >>> round(fleiss_kappa([["a", "a", "a"], ["a", "a", "b"], ["b", "b", "b"]]), 4)
+        0.55
     """
     return _public(_fleiss_kappa(_rows(ratings)), "Fleiss' kappa")
 
@@ -234,6 +276,21 @@ def krippendorff_alpha(ratings: Sequence[Sequence[Any]], *, level: Level = "nomi
     ``(sum_{g=c..k} n_g - (n_c + n_k) / 2)**2``, interval ``(c - k)**2``, ratio
     ``((c - k) / (c + k))**2``. Undefined when all pairable ratings are equal.
     Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability".
+
+    Args:
+        ratings: One row per unit, one column per rater; ``None`` for a missing rating.
+        level: ``"nominal"``, ``"ordinal"``, ``"interval"`` or ``"ratio"``.
+
+    Returns:
+        Alpha; ``nan`` with an :class:`~ragmeter.UndefinedMetricWarning` when undefined.
+
+    Raises:
+        InvalidInputError: an unknown level, or non-numbers at the interval or ratio level.
+
+    Example:
+        >>> # o_11 = o_00 = 2, o_10 = o_01 = 1, n = 6: alpha = 1 - 5 x 2 / (3 x 3 x 2) = 4/9
+        >>> round(krippendorff_alpha([[1, 1], [1, 0], [0, 0]]), 4)
+        0.4444
     """
     return _public(_krippendorff_alpha(_rows(ratings), level), "Krippendorff's alpha")
 
@@ -246,6 +303,15 @@ def agreement_report(
     Always: Krippendorff's alpha at ``level`` and percent agreement. For nominal and ordinal
     ratings also Cohen's kappa (two raters; quadratic weights when ordinal) or Fleiss' kappa
     (three or more raters, units rated by everyone only).
+
+    Returns:
+        ``{"level", "n_units", "n_raters", "n_units_pairable", <statistic>: value or None,
+        "undefined": {<statistic>: reason}}`` (``undefined`` only when some are).
+
+    Example:
+        >>> report = agreement_report([["y", "y"], ["y", "n"], ["n", "n"], ["n", "n"]])
+        >>> report["percent_agreement"], report["cohen_kappa"]
+        (0.75, 0.5)
     """
     rows = _rows(ratings)
     n_raters = max((len(row) for row in rows), default=0)

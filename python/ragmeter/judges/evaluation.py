@@ -2,143 +2,31 @@
 
 The sync :func:`evaluate` runs its own event loop, in a worker thread when the caller already
 runs one (Jupyter, an async web app), so it never patches the caller's loop (no
-``nest_asyncio``). Every (sample, metric, judge) is independent: a failure becomes an ``error``
-score with a reason code, except a fatal endpoint error (wrong key, URL or model, exhausted
-quota) which stops the run, since every further call would fail the same way. Finished calls
-are in the cache (when one is given), so a rerun resumes where an interrupted run stopped.
+``nest_asyncio``). Both build the run's settings once (:class:`RunOptions`) and hand them on.
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import datetime as _dt
-import math
-import platform
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Literal, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, overload
 
-from .._progress import Progress, progress_hook
-from ..exceptions import (
-    InvalidInputError,
-    JudgeConfigurationError,
-    JudgeOutputError,
-    JudgeTransportError,
-    MissingDependencyError,
-)
-from .accounting import CallStats, cost_of, normalize_prices
-from .cache import CacheMode, JudgeCache, open_cache
-from .embeddings import resolve_embedder
-from .metrics import Metric
+from ..exceptions import InvalidInputError
+from .accounting import CallStats
+from .clients.resolve import resolve_judge
+from .context import JudgeContext
+from .engine.cache import CacheMode, JudgeCache, open_cache
+from .engine.dry_run import DryRunEstimate, estimate_run
+from .engine.run import close_clients, run_evaluation
+from .engine.runtime import Runtime
+from .engine.settings import MaxTokens, OnError, ProgressOption, RunOptions, RunSettings
+from .engine.tasks import run_sync
+from .metrics.preference import DEFAULT_CRITERIA, PairwisePreferenceMetric
 from .panel import Panel
-from .protocol import (
-    Embedder,
-    JudgeRequest,
-    JudgeResponse,
-    Usage,
-    embedder_identity,
-    estimate_tokens,
-    judge_identity,
-)
-from .resolve import resolve_judge, resolve_metrics
-from .results import JudgeResults, SampleResult, Score
-from .runtime import JudgeCallError, JudgeContext, RunSettings, Runtime
-from .samples import Sample, coerce_samples
-from .testing import HashEmbedder, RuleJudge
+from .results import JudgeResults
+from .sample import Sample
+from .score import Score
 
-__all__ = [
-    "DryRunEstimate",
-    "aevaluate",
-    "evaluate",
-    "judge_json",
-    "pairwise_preference",
-    "run_sync",
-]
-
-T = TypeVar("T")
-OnError = Literal["record", "raise"]
-
-
-def run_sync(coroutine_factory: Callable[[], Awaitable[T]]) -> T:
-    """Run a coroutine to completion from sync code, even inside a running event loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine_factory())  # type: ignore[arg-type]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(lambda: asyncio.run(coroutine_factory())).result()  # type: ignore[arg-type]
-
-
-def _error_score(exc: BaseException) -> Score:
-    if isinstance(exc, JudgeOutputError):
-        return Score.error("judge_output_invalid", str(exc))
-    if isinstance(exc, JudgeTransportError):
-        code = "judge_unavailable" if exc.retryable else "judge_request_rejected"
-        return Score.error(code, str(exc))
-    if isinstance(exc, JudgeCallError):
-        return Score.error("judge_exception", str(exc))
-    return Score.error("metric_exception", f"{type(exc).__name__}: {exc}")
-
-
-async def _score_one(
-    runtime: Runtime,
-    metric: Metric,
-    sample: Sample,
-    judge: Any,
-    embedder: Embedder | None,
-    on_error: OnError,
-) -> tuple[Score, CallStats]:
-    stats = CallStats()
-    missing = metric.missing_field(sample)
-    if missing is not None:
-        return Score.undefined(f"no_{missing}", f"the sample has no {missing}"), stats
-    ctx = JudgeContext(runtime, judge, stats, embedder=embedder, metric=metric.name)
-    try:
-        score = await metric.score(sample, ctx)
-    except JudgeTransportError as exc:
-        if exc.fatal or on_error == "raise":
-            raise
-        score = _error_score(exc)
-    except (JudgeConfigurationError, MissingDependencyError, asyncio.CancelledError):
-        # Every other sample would fail the same way: stop instead of recording each.
-        raise
-    except Exception as exc:
-        if on_error == "raise":
-            raise
-        score = _error_score(exc)
-    if not isinstance(score, Score):
-        raise InvalidInputError(
-            f"metric {metric.name!r} returned {type(score).__name__}, expected a Score"
-        )
-    return score, stats
-
-
-def _manifest(
-    judge: Any,
-    embedder: Embedder | None,
-    metrics: Sequence[Metric],
-    settings: RunSettings,
-    cache: JudgeCache,
-    n_samples: int,
-) -> dict[str, Any]:
-    from .. import __version__
-
-    judges = list(judge.judges) if isinstance(judge, Panel) else [judge]
-    return {
-        "library": "ragmeter",
-        "version": __version__,
-        "python": platform.python_version(),
-        "created_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "n_samples": n_samples,
-        "judge": judge_identity(judge),
-        "judges": [judge_identity(j) for j in judges],
-        "embedder": None if embedder is None else embedder_identity(embedder),
-        "metrics": [m.describe() for m in metrics],
-        "settings": settings.to_dict(),
-        "cache": cache.describe(),
-    }
+__all__ = ["DryRunEstimate", "aevaluate", "evaluate", "judge_json", "pairwise_preference"]
 
 
 async def aevaluate(
@@ -151,151 +39,99 @@ async def aevaluate(
     cache_mode: CacheMode | None = None,
     temperature: float | None = 0.0,
     seed: int | None = 0,
-    max_tokens: int | None = None,
+    max_tokens: MaxTokens = "auto",
     max_parse_retries: int = 2,
     max_items_per_call: int = 40,
     language: str | None = None,
+    retry_errors: bool = True,
     on_error: OnError = "record",
     prices: Mapping[str, Any] | None = None,
-    progress: Progress = None,
+    progress: ProgressOption = "auto",
     max_pending: int = 256,
 ) -> JudgeResults:
-    """Async form of :func:`evaluate` (same arguments and result, no ``dry_run``).
+    """Async form of :func:`evaluate`: the same arguments (but ``dry_run``) and result.
 
     Connections opened for the run stay open for reuse on this event loop; close them with
     ``await judge.aclose()`` when done.
+
+    Example:
+        >>> import asyncio
+        >>> from ragmeter.judges import RuleJudge, Sample, aevaluate
+        >>> sample = Sample("Who wrote Hamlet?", "Shakespeare wrote Hamlet.",
+        ...                 ["Hamlet is a tragedy by William Shakespeare."])
+        >>> results = asyncio.run(aevaluate([sample], ["groundedness"], judge=RuleJudge(),
+        ...                                 progress=False))
+        >>> results.means()
+        {'groundedness': 1.0}
     """
-    return await _evaluate_async(
-        samples,
-        metrics,
+    options = RunOptions(
         judge=judge,
         embedder=embedder,
         cache=cache,
         cache_mode=cache_mode,
-        temperature=temperature,
-        seed=seed,
-        max_tokens=max_tokens,
-        max_parse_retries=max_parse_retries,
-        max_items_per_call=max_items_per_call,
-        language=language,
+        settings=RunSettings(
+            temperature=temperature,
+            seed=seed,
+            max_tokens=max_tokens,
+            max_parse_retries=max_parse_retries,
+            max_items_per_call=max_items_per_call,
+            language=language,
+            retry_errors=retry_errors,
+        ),
         on_error=on_error,
-        prices=prices,
+        prices=prices or {},
         progress=progress,
         max_pending=max_pending,
     )
+    return await run_evaluation(samples, metrics, options)
 
 
-async def _evaluate_async(
+@overload
+def evaluate(
     samples: Any,
     metrics: Any,
     *,
-    judge: Any = None,
-    embedder: Any = None,
-    cache: JudgeCache | str | None = None,
-    cache_mode: CacheMode | None = None,
-    temperature: float | None = 0.0,
-    seed: int | None = 0,
-    max_tokens: int | None = None,
-    max_parse_retries: int = 2,
-    max_items_per_call: int = 40,
-    language: str | None = None,
-    on_error: OnError = "record",
-    prices: Mapping[str, Any] | None = None,
-    progress: Progress = None,
-    max_pending: int = 256,
-    close_clients: bool = False,
-    _runtime_sleep: Callable[[float], Awaitable[None]] | None = None,
-) -> JudgeResults:
-    if on_error not in ("record", "raise"):
-        raise InvalidInputError(f"on_error must be 'record' or 'raise', got {on_error!r}")
-    if max_pending < 1:
-        raise InvalidInputError(f"max_pending must be >= 1, got {max_pending!r}")
-    sample_list = coerce_samples(samples)
-    metric_list = resolve_metrics(metrics)
-    the_judge = resolve_judge(judge)
-    the_embedder = (
-        resolve_embedder(
-            embedder, required_by=", ".join(m.name for m in metric_list if m.needs_embedder)
-        )
-        if any(m.needs_embedder for m in metric_list)
-        else (None if embedder is None else resolve_embedder(embedder))
-    )
-    price_table = normalize_prices(prices)
-    settings = RunSettings(
-        temperature=temperature,
-        seed=seed,
-        max_tokens=max_tokens,
-        max_parse_retries=max_parse_retries,
-        max_items_per_call=max_items_per_call,
-        language=language,
-    )
-    the_cache = open_cache(cache, cache_mode)
-    owns_cache = not isinstance(cache, JudgeCache)
-    runtime = Runtime(cache=the_cache, settings=settings, sleep=_runtime_sleep)
-    judges = list(the_judge.judges) if isinstance(the_judge, Panel) else [the_judge]
-    units = [(s, m) for s in sample_list for m in metric_list]
-    tick, close_progress = progress_hook(progress, len(units), description="judging", unit="score")
-    gate = asyncio.Semaphore(max_pending)
-
-    async def unit(sample: Sample, metric: Metric) -> SampleResult:
-        async with gate:
-            if len(judges) == 1:
-                outcomes = [
-                    await _score_one(runtime, metric, sample, judges[0], the_embedder, on_error)
-                ]
-            else:
-                outcomes = await asyncio.gather(
-                    *(
-                        _score_one(runtime, metric, sample, j, the_embedder, on_error)
-                        for j in judges
-                    )
-                )
-        tick()
-        usage = {j.name: stats for j, (_, stats) in zip(judges, outcomes, strict=True)}
-        if isinstance(the_judge, Panel):
-            per_judge = {j.name: score for j, (score, _) in zip(judges, outcomes, strict=True)}
-            score = the_judge.combine(per_judge)
-            return SampleResult(
-                sample.id or "", metric.name, score, the_judge.name, per_judge, usage
-            )
-        return SampleResult(
-            sample.id or "", metric.name, outcomes[0][0], the_judge.name, None, usage
-        )
-
-    tasks = [asyncio.ensure_future(unit(s, m)) for s, m in units]
-    try:
-        try:
-            rows = await asyncio.gather(*tasks)
-        except BaseException:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            raise
-        finally:
-            close_progress()
-            if close_clients:
-                await _close_clients(runtime.used_clients())
-            # Finished calls must be on disk before returning or raising, so a rerun resumes.
-            await asyncio.to_thread(the_cache.flush)
-        manifest = _manifest(
-            the_judge, the_embedder, metric_list, settings, the_cache, len(sample_list)
-        )
-    finally:
-        if owns_cache:
-            await asyncio.to_thread(the_cache.close)
-    models = {j.name: str(judge_identity(j).get("model") or j.name) for j in judges}
-    if the_embedder is not None and judge_identity(the_embedder).get("model"):
-        models["__embedder__"] = str(judge_identity(the_embedder)["model"])
-    return JudgeResults(
-        rows, metrics=metric_list, manifest=manifest, prices=price_table, judge_models=models
-    )
+    judge: Any = ...,
+    embedder: Any = ...,
+    cache: JudgeCache | str | None = ...,
+    cache_mode: CacheMode | None = ...,
+    temperature: float | None = ...,
+    seed: int | None = ...,
+    max_tokens: MaxTokens = ...,
+    max_parse_retries: int = ...,
+    max_items_per_call: int = ...,
+    language: str | None = ...,
+    retry_errors: bool = ...,
+    on_error: OnError = ...,
+    prices: Mapping[str, Any] | None = ...,
+    progress: ProgressOption = ...,
+    max_pending: int = ...,
+    dry_run: Literal[False] = ...,
+) -> JudgeResults: ...
 
 
-async def _close_clients(clients: Sequence[Any]) -> None:
-    for client in clients:
-        close = getattr(client, "aclose", None)
-        if close is not None:
-            await close()
+@overload
+def evaluate(
+    samples: Any,
+    metrics: Any,
+    *,
+    judge: Any = ...,
+    embedder: Any = ...,
+    cache: JudgeCache | str | None = ...,
+    cache_mode: CacheMode | None = ...,
+    temperature: float | None = ...,
+    seed: int | None = ...,
+    max_tokens: MaxTokens = ...,
+    max_parse_retries: int = ...,
+    max_items_per_call: int = ...,
+    language: str | None = ...,
+    retry_errors: bool = ...,
+    on_error: OnError = ...,
+    prices: Mapping[str, Any] | None = ...,
+    progress: ProgressOption = ...,
+    max_pending: int = ...,
+    dry_run: Literal[True],
+) -> DryRunEstimate: ...
 
 
 def evaluate(
@@ -308,198 +144,88 @@ def evaluate(
     cache_mode: CacheMode | None = None,
     temperature: float | None = 0.0,
     seed: int | None = 0,
-    max_tokens: int | None = None,
+    max_tokens: MaxTokens = "auto",
     max_parse_retries: int = 2,
     max_items_per_call: int = 40,
     language: str | None = None,
+    retry_errors: bool = True,
     on_error: OnError = "record",
     prices: Mapping[str, Any] | None = None,
-    progress: Progress = None,
+    progress: ProgressOption = "auto",
     max_pending: int = 256,
     dry_run: bool = False,
-) -> Any:
-    """Judge every sample with every metric; returns :class:`JudgeResults`.
+) -> JudgeResults | DryRunEstimate:
+    """Judge every sample with every metric.
 
-    ``samples``: :class:`Sample` objects, embedchain ``EvalData`` objects, dicts (keys
-    ``question``, ``answer``, ``contexts``, ``reference`` or ``ground_truth``, ``answer_b``,
-    ``id``) or a DataFrame. ``metrics``: names (``"groundedness"``, ``"faithfulness"``,
-    ``"context_relevancy"``, ``"answer_relevancy"``, ``"answer_relevance"``,
-    ``"context_precision"``, ``"context_recall"``, ``"pairwise_preference"``) or Metric
-    objects. ``judge``: a judge, a :class:`Panel`, an ``openai`` client, any callable, or
-    ``None`` for the environment (``RAGMETER_JUDGE_MODEL``, ``OPENAI_BASE_URL``,
-    ``OPENAI_API_KEY``). ``embedder`` is needed by ``answer_relevancy`` (``None`` reads
-    ``RAGMETER_EMBEDDING_MODEL``). ``cache``: a sqlite path or :class:`JudgeCache` (modes
-    ``read_write``, ``read_only``, ``refresh``, ``off``). ``prices``: ``{model: (input per 1k
-    tokens, output per 1k tokens)}``. ``on_error="raise"`` stops at the first failure.
-    ``progress``: ``True`` for a tqdm bar (``ragmeter[progress]``) or a callable ``(done,
-    total)``. ``dry_run=True`` makes no call and returns a :class:`DryRunEstimate`.
+    Args:
+        samples: :class:`Sample` objects, dicts, a DataFrame (one row per sample) or objects
+            with fields (embedchain's ``EvalData``, ragas' and DeepEval's samples); field names
+            and their aliases are listed in :mod:`ragmeter.judges.sample`. An unknown field is
+            an error, never ignored.
+        metrics: Names (``"groundedness"``, ``"faithfulness"``, ``"context_relevancy"``,
+            ``"answer_relevancy"``, ``"answer_relevance"``, ``"context_precision"``,
+            ``"context_recall"``, ``"pairwise_preference"``) or :class:`Metric` objects.
+        judge: A judge (:class:`OpenAICompatibleJudge`, ...), a :class:`Panel`, an
+            ``openai.OpenAI`` client, any callable, or ``None`` for the environment
+            (``RAGMETER_JUDGE_MODEL`` with ``OPENAI_BASE_URL`` or ``OPENAI_API_KEY``).
+        embedder: Needed by ``answer_relevancy``; ``None`` reads ``RAGMETER_EMBEDDING_MODEL``.
+        cache: A sqlite path or a :class:`JudgeCache`; ``None`` caches nothing.
+        cache_mode: ``"read_write"`` (default for a path), ``"read_only"``, ``"refresh"``,
+            ``"off"``.
+        temperature, seed, max_tokens, max_parse_retries, max_items_per_call, language,
+            retry_errors: The run's request settings, see :class:`RunSettings`
+            (``max_tokens="auto"`` keeps answers finite; ``retry_errors=False`` replays
+            failures recorded in the cache instead of calling again).
+        on_error: ``"record"`` (a failure becomes an ``error`` row) or ``"raise"``.
+        prices: ``{model: (input per 1k tokens, output per 1k tokens)}``, for costs.
+        progress: ``"auto"`` (a tqdm bar when tqdm is installed and stderr is a terminal),
+            ``True`` (a bar; needs ``ragmeter[progress]``), ``False``/``None``, or a callable
+            ``(done, total)``.
+        max_pending: How many (sample, metric) units are in progress at once.
+        dry_run: Make no call; return a :class:`DryRunEstimate` of calls, tokens and cost.
+
+    Returns:
+        :class:`JudgeResults` (a :class:`DryRunEstimate` with ``dry_run=True``).
+
+    Raises:
+        InvalidInputError: a bad argument or sample (before any call).
+        JudgeConfigurationError: no judge, model or embedder is configured.
+        JudgeTransportError: a fatal endpoint error (wrong key, URL or model, unreachable
+            server, exhausted quota): every further call would fail the same way.
+
+    Example:
+        >>> from ragmeter.judges import HashEmbedder, RuleJudge, Sample, evaluate
+        >>> samples = [Sample("Where is the Eiffel Tower?", "The Eiffel Tower is in Paris.",
+        ...                   ["The Eiffel Tower is a wrought-iron tower in Paris, France."])]
+        >>> results = evaluate(samples, ["groundedness", "context_relevancy"], judge=RuleJudge(),
+        ...                    progress=False)
+        >>> results.means()
+        {'groundedness': 1.0, 'context_relevancy': 1.0}
+        >>> evaluate(samples, ["groundedness"], judge=RuleJudge(), dry_run=True).calls
+        2
     """
-    if dry_run:
-        return estimate_run(
-            samples,
-            metrics,
-            judge=judge,
-            embedder=embedder,
-            cache=cache,
-            prices=prices,
-            max_items_per_call=max_items_per_call,
-            language=language,
-        )
-
-    async def run() -> JudgeResults:
-        return await _evaluate_async(
-            samples,
-            metrics,
-            judge=judge,
-            embedder=embedder,
-            cache=cache,
-            cache_mode=cache_mode,
+    options = RunOptions(
+        judge=judge,
+        embedder=embedder,
+        cache=cache,
+        cache_mode=cache_mode,
+        settings=RunSettings(
             temperature=temperature,
             seed=seed,
             max_tokens=max_tokens,
             max_parse_retries=max_parse_retries,
             max_items_per_call=max_items_per_call,
             language=language,
-            on_error=on_error,
-            prices=prices,
-            progress=progress,
-            max_pending=max_pending,
-            close_clients=True,
-        )
-
-    return run_sync(run)
-
-
-@dataclass(frozen=True)
-class DryRunEstimate:
-    """What a run would cost, estimated without a single call.
-
-    The pipeline runs against a deterministic stand-in (:class:`RuleJudge`) that keeps each
-    judge's identity, so cached answers count as cache hits; tokens are ``ceil(chars / 4)`` of
-    the prompts and of the stand-in's answers, so completion tokens are a rough floor.
-    """
-
-    n_samples: int
-    metrics: tuple[str, ...]
-    calls: int
-    cache_hits: int
-    embedding_calls: int
-    prompt_tokens: int
-    completion_tokens: int
-    cost: float | None
-    by_judge_metric: tuple[Mapping[str, Any], ...] = field(default_factory=tuple)
-
-    def __str__(self) -> str:
-        cost = "no price given" if self.cost is None else f"{self.cost:.4f}"
-        return (
-            f"dry run over {self.n_samples} samples x {len(self.metrics)} metrics: "
-            f"{self.calls} judge calls ({self.cache_hits} more answered by the cache), "
-            f"{self.embedding_calls} embedding calls, ~{self.prompt_tokens} prompt + "
-            f"~{self.completion_tokens} completion tokens (estimated), cost {cost}"
-        )
-
-
-class _StandIn:
-    """Answers like a RuleJudge but keeps the identity (and cache keys) of the real judge."""
-
-    def __init__(self, real: Any):
-        self.name = real.name
-        self.identity = judge_identity(real)
-        self._rule = RuleJudge(name=real.name)
-
-    async def complete(self, request: JudgeRequest) -> JudgeResponse:
-        text = self._rule.respond(request)
-        return JudgeResponse(
-            text=text,
-            usage=Usage(
-                estimate_tokens(request.prompt_text()), estimate_tokens(text), estimated=True
-            ),
-        )
-
-
-class _StandInEmbedder:
-    def __init__(self, real: Any):
-        self.name = real.name
-        self.identity = embedder_identity(real)
-        self._hash = HashEmbedder()
-
-    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        return self._hash.embed_sync(texts)
-
-
-def estimate_run(
-    samples: Any,
-    metrics: Any,
-    *,
-    judge: Any = None,
-    embedder: Any = None,
-    cache: JudgeCache | str | None = None,
-    prices: Mapping[str, Any] | None = None,
-    max_items_per_call: int = 40,
-    language: str | None = None,
-) -> DryRunEstimate:
-    the_judge = resolve_judge(judge)
-    metric_list = resolve_metrics(metrics)
-    real_embedder = (
-        resolve_embedder(embedder) if any(m.needs_embedder for m in metric_list) else None
+            retry_errors=retry_errors,
+        ),
+        on_error=on_error,
+        prices=prices or {},
+        progress=progress,
+        max_pending=max_pending,
     )
-    if isinstance(the_judge, Panel):
-        stand_in: Any = Panel(
-            [_StandIn(j) for j in the_judge.judges], aggregate=the_judge.aggregate
-        )
-        judges = list(the_judge.judges)
-    else:
-        stand_in = _StandIn(the_judge)
-        judges = [the_judge]
-    # The stand-in's answers must never be stored: read the user's cache file, write nothing.
-    path = cache.path if isinstance(cache, JudgeCache) else cache
-    if path is not None and str(path) != ":memory:" and Path(path).exists():
-        read_only = JudgeCache(path, "read_only")
-    else:
-        read_only = JudgeCache(mode="off")
-
-    async def run() -> JudgeResults:
-        return await _evaluate_async(
-            samples,
-            metric_list,
-            judge=stand_in,
-            embedder=None if real_embedder is None else _StandInEmbedder(real_embedder),
-            cache=read_only,
-            max_items_per_call=max_items_per_call,
-            language=language,
-            _runtime_sleep=_no_sleep,
-        )
-
-    try:
-        results = run_sync(run)
-    finally:
-        read_only.close()
-    table = normalize_prices(prices)
-    models = {j.name: str(judge_identity(j).get("model") or j.name) for j in judges}
-    rows = results.usage()
-    cost: float | None = None
-    for row in rows:
-        price = table.get(models.get(row["judge"], row["judge"])) or table.get(row["judge"])
-        row_cost = cost_of(row["prompt_tokens"], row["completion_tokens"], price)
-        row["cost"] = row_cost
-        if row_cost is not None:
-            cost = (cost or 0.0) + row_cost
-    total = results.total_usage()
-    return DryRunEstimate(
-        n_samples=len({r.sample_id for r in results.rows}),
-        metrics=tuple(results.metric_names),
-        calls=total.calls,
-        cache_hits=total.cache_hits,
-        embedding_calls=total.embedding_calls,
-        prompt_tokens=total.prompt_tokens,
-        completion_tokens=total.completion_tokens,
-        cost=None if cost is None or math.isnan(cost) else cost,
-        by_judge_metric=tuple(rows),
-    )
-
-
-async def _no_sleep(_: float) -> None:
-    return None
+    if dry_run:
+        return estimate_run(samples, metrics, options)
+    return run_sync(lambda: run_evaluation(samples, metrics, options, close_clients_after=True))
 
 
 def judge_json(
@@ -511,17 +237,38 @@ def judge_json(
     cache: JudgeCache | str | None = None,
     temperature: float | None = 0.0,
     seed: int | None = 0,
-    max_tokens: int | None = None,
+    max_tokens: MaxTokens = "auto",
     max_parse_retries: int = 2,
 ) -> Any:
-    """Ask ``judge`` once and return its validated JSON answer (sync helper for custom code).
+    """Ask ``judge`` once and return its validated JSON answer (a sync helper for custom code).
 
-    The same parsing, schema validation, re-asks, retries and cache as the built-in metrics;
-    raises :class:`~ragmeter.JudgeOutputError` when no usable answer comes back.
+    The same parsing, schema validation, re-asks, retries and cache as the built-in metrics.
+
+    Args:
+        judge: One judge (not a panel), resolved like ``evaluate``'s ``judge=``.
+        messages: Chat messages, ``{"role", "content"}`` dicts.
+        schema: The JSON Schema the answer must satisfy (``None``: any JSON).
+        validate: ``validate(parsed) -> list of problems`` (empty when usable); a problem is
+            sent back to the judge in a re-ask.
+        cache, temperature, seed, max_tokens, max_parse_retries: As for ``evaluate``.
+
+    Returns:
+        The parsed answer.
+
+    Raises:
+        JudgeOutputError: no usable answer came back after the re-asks.
+        JudgeTransportError: the endpoint failed.
+
+    Example:
+        >>> from ragmeter.judges import ScriptedJudge, judge_json
+        >>> judge = ScriptedJudge({"Is the sky blue?": {"answer": "yes"}})
+        >>> judge_json(judge, [{"role": "user", "content": "Is the sky blue?"}],
+        ...            {"type": "object", "required": ["answer"]})
+        {'answer': 'yes'}
     """
-    the_judge = resolve_judge(judge)
-    if isinstance(the_judge, Panel):
+    if isinstance(judge, Panel):
         raise InvalidInputError("judge_json asks one judge; pass one of the panel's judges")
+    the_judge = resolve_judge(judge)
     settings = RunSettings(
         temperature=temperature,
         seed=seed,
@@ -530,12 +277,17 @@ def judge_json(
     )
 
     async def run() -> Any:
-        runtime = Runtime(cache=open_cache(cache), settings=settings)
+        the_cache = open_cache(cache)
+        runtime = Runtime(cache=the_cache, settings=settings)
         ctx = JudgeContext(runtime, the_judge, CallStats())
         try:
             return await ctx.judge_json(messages, schema, validate=validate)
         finally:
-            await _close_clients(runtime.used_clients())
+            await close_clients(runtime.used_clients())
+            if isinstance(cache, JudgeCache):
+                the_cache.flush()
+            else:
+                the_cache.close()
 
     return run_sync(run)
 
@@ -551,10 +303,26 @@ def pairwise_preference(
     repeats: int = 1,
     cache: JudgeCache | str | None = None,
 ) -> Score:
-    """Which of two answers is better, judged in both orders (see PairwisePreferenceMetric)."""
-    from .preference import DEFAULT_CRITERIA, PairwisePreferenceMetric
+    """Which of two answers is better, judged in both orders (see
+    :class:`PairwisePreferenceMetric`).
 
+    Returns:
+        A :class:`Score`: 1.0 when A wins, 0.0 when B wins, 0.5 for a tie; its evidence holds
+        the winner and whether the two orders disagreed.
+
+    Raises:
+        JudgeError: the judge failed (a failure is raised here, not recorded).
+
+    Example:
+        >>> from ragmeter.judges import RuleJudge, pairwise_preference
+        >>> score = pairwise_preference("Who wrote Hamlet?", "Shakespeare wrote Hamlet.",
+        ...                             "I am not sure.", judge=RuleJudge())
+        >>> score.value, score.evidence["winner"]
+        (1.0, 'A')
+    """
     metric = PairwisePreferenceMetric(criteria=criteria or DEFAULT_CRITERIA, repeats=repeats)
     sample = Sample(question=question, answer=answer_a, answer_b=answer_b, contexts=tuple(contexts))
-    results = evaluate([sample], [metric], judge=judge, cache=cache, on_error="raise")
+    results = evaluate(
+        [sample], [metric], judge=judge, cache=cache, on_error="raise", progress=False
+    )
     return results.rows[0].score

@@ -15,7 +15,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..exceptions import InvalidInputError
-from .results import Score
+from .clients.protocol import judge_identity
+from .clients.resolve import resolve_judge
+from .score import Score
 
 __all__ = ["AGGREGATES", "Panel"]
 
@@ -33,6 +35,28 @@ class Panel:
     float``. Judges that fail or return undefined are left out and the weights of the others
     renormalised; with fewer than ``min_ok`` ok judges the score is ``error``
     (``too_few_judges``) if any judge failed, else ``undefined``. TruLens' Jury semantics.
+
+    Every judge scores every (sample, metric); each judge's own score is kept in the row
+    (``judge_scores``), and :meth:`JudgeResults.agreement` reports how far they agree.
+
+    Args:
+        judges: Two or more judges (anything ``evaluate(judge=...)`` takes), distinct names.
+        aggregate: How the ok values are combined (see above).
+        weights: One weight per judge, or ``{name: weight}``.
+        min_ok: The fewest ok judges a score needs.
+        name: The panel's name (default ``panel(<judge names>)``).
+
+    Raises:
+        InvalidInputError: no judge, repeated names, an unknown aggregate, bad weights.
+
+    Example:
+        >>> from ragmeter.judges import Panel, RuleJudge, Sample, evaluate
+        >>> panel = Panel([RuleJudge(threshold=0.5, name="lenient"),
+        ...                RuleJudge(threshold=1.0, name="strict")], aggregate="mean")
+        >>> sample = Sample("Where is Paris?", "Paris is a big city in France.", ["Paris, France."])
+        >>> row = evaluate([sample], ["groundedness"], judge=panel, progress=False).rows[0]
+        >>> {name: score.value for name, score in row.judge_scores.items()}, row.value
+        ({'lenient': 1.0, 'strict': 0.0}, 0.5)
     """
 
     def __init__(
@@ -44,8 +68,6 @@ class Panel:
         min_ok: int = 1,
         name: str | None = None,
     ):
-        from .resolve import resolve_judge
-
         resolved = [resolve_judge(j) for j in judges]
         if not resolved:
             raise InvalidInputError("Panel needs at least one judge")
@@ -95,8 +117,7 @@ class Panel:
 
     @property
     def identity(self) -> dict[str, Any]:
-        from .protocol import judge_identity
-
+        """The panel's settings and each judge's identity, for cache keys and manifests."""
         return {
             "kind": "panel",
             "name": self.name,

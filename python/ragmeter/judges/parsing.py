@@ -110,7 +110,7 @@ def extract_json(text: str) -> Any:
     if fenced:
         cleaned = fenced.group(1).strip()
     try:
-        return json.loads(cleaned)
+        return json.loads(cleaned, strict=False)
     except json.JSONDecodeError:
         pass
     candidate, opened = _first_balanced(cleaned)
@@ -121,12 +121,19 @@ def extract_json(text: str) -> Any:
                 "bracket); answer with a complete, shorter JSON object"
             )
         raise OutputParseError("the answer contains no JSON object; answer with JSON only")
+    last: json.JSONDecodeError | None = None
     for attempt in (candidate, _tolerant_fixes(candidate)):
         try:
-            return json.loads(attempt)
+            # strict=False: a literal line break inside a string, as small models write, is
+            # no reason to re-ask.
+            return json.loads(attempt, strict=False)
         except json.JSONDecodeError as exc:
-            last = exc
-    raise OutputParseError(f"the answer is not valid JSON ({last.msg} at position {last.pos})")
+            last = last or exc
+    assert last is not None
+    what = last.msg.removesuffix(" at")
+    raise OutputParseError(
+        f"the answer is not valid JSON ({what} at line {last.lineno} column {last.colno})"
+    )
 
 
 def check_schema_supported(schema: Mapping[str, Any], path: str = "$") -> None:

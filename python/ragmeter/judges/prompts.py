@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .clients.protocol import JudgeRequest
+
 __all__ = [
     "ANSWER_RELEVANCE_PROMPT",
     "ANSWER_RELEVANCY_PROMPT",
@@ -33,6 +35,8 @@ __all__ = [
     "PromptTemplate",
     "format_items",
     "labelled_items_schema",
+    "request_schema",
+    "request_task",
 ]
 
 DEFAULT_SYSTEM_PROMPT = (
@@ -53,7 +57,29 @@ def format_items(texts: list[str], start: int = 1) -> str:
 
 @dataclass(frozen=True)
 class PromptTemplate:
-    """A versioned prompt: system text, a ``string.Template`` user text and an answer schema."""
+    """A versioned prompt: system text, a ``string.Template`` user text and an answer schema.
+
+    :meth:`render` always appends the answer's JSON Schema, so every answer can be validated
+    whatever the wording; :attr:`digest` (a hash of system text, template and schema) goes into
+    the run manifest. Built-in metrics take a ``prompt=`` to replace theirs.
+
+    Attributes:
+        name: The prompt's name (the schema's ``title`` names the task).
+        version: Bumped when the prompt changes (``+custom`` for a replaced template).
+        template: The user text, with ``$placeholders``.
+        schema: The JSON Schema of the answer.
+        system: The system message.
+        strict: Ask OpenAI's strict structured output.
+
+    Example:
+        >>> prompt = PromptTemplate("tone", "1", "Is this polite? $answer",
+        ...                         {"type": "object", "required": ["polite"]})
+        >>> print(prompt.render({"answer": "Thanks!"})[1]["content"])
+        Is this polite? Thanks!
+        <BLANKLINE>
+        Answer with one JSON object and nothing else, matching this JSON Schema:
+        {"type": "object", "required": ["polite"]}
+    """
 
     name: str
     version: str
@@ -88,6 +114,7 @@ class PromptTemplate:
         return replace(self, template=template, version=f"{self.version}+{suffix}")
 
     def with_schema(self, schema: Mapping[str, Any]) -> PromptTemplate:
+        """The same prompt with another answer schema."""
         return replace(self, schema=schema)
 
 
@@ -362,3 +389,23 @@ BUILTIN_PROMPTS: tuple[PromptTemplate, ...] = (
     CONTEXT_RECALL_PROMPT,
     PAIRWISE_PREFERENCE_PROMPT,
 )
+
+
+def request_schema(request: JudgeRequest) -> Mapping[str, Any] | None:
+    """The answer schema of a request: its ``response_schema`` or the one written in the prompt."""
+    if request.response_schema is not None:
+        return request.response_schema
+    text = request.first_user_message()
+    if SCHEMA_MARKER in text:
+        try:
+            schema = json.loads(text.split(SCHEMA_MARKER, 1)[1].strip())
+        except json.JSONDecodeError:
+            return None
+        return schema if isinstance(schema, Mapping) else None
+    return None
+
+
+def request_task(request: JudgeRequest) -> str:
+    schema = request_schema(request)
+    title = schema.get("title") if schema else None
+    return str(title or request.task)

@@ -1,8 +1,6 @@
-"""Scores, per-sample rows, per-metric summaries and their exports (records, JSONL, pandas).
+"""Per-sample rows, per-metric summaries and their exports (records, JSONL, pandas).
 
-A score is a value *and* a status: ``ok`` (a number), ``undefined`` (the metric has no value
-for this sample, with a reason code such as ``no_claims``) or ``error`` (the judge failed, with
-a reason code such as ``judge_output_invalid``). Means are taken over ``ok`` rows only and are
+Means are taken over ``ok`` rows only and are
 always reported with the counts of each status, so one failed sample never turns a mean into
 NaN and a failure never hides inside a number.
 """
@@ -23,104 +21,26 @@ from .._optional import import_optional
 from ..exceptions import InvalidInputError
 from .accounting import CallStats, Price, cost_of
 from .agreement import Level, agreement_report
+from .sample import Sample
+from .score import Score, Status, jsonable
 
-__all__ = [
-    "REPORT_SCHEMA_VERSION",
-    "JudgeResults",
-    "MetricSummary",
-    "SampleResult",
-    "Score",
-    "Status",
-]
+__all__ = ["REPORT_SCHEMA_VERSION", "JudgeResults", "MetricSummary", "SampleResult"]
 
-Status = Literal["ok", "undefined", "error"]
-STATUSES: tuple[str, ...] = ("ok", "undefined", "error")
 REPORT_SCHEMA_VERSION = 1
 
 
 @dataclass(frozen=True)
-class Score:
-    """One metric's outcome on one sample.
-
-    ``value`` is a finite float when ``status == "ok"`` and ``None`` otherwise; ``reason_code``
-    is a stable machine-readable code for undefined and error scores (and for noteworthy ok
-    scores, for example ``noncommittal``); ``message`` explains it in words; ``reasons`` are the
-    judge's own explanations; ``evidence`` holds what the value was computed from (claims,
-    verdicts, generated questions, per-judge scores).
-    """
-
-    value: float | None
-    status: Status = "ok"
-    reason_code: str | None = None
-    message: str | None = None
-    reasons: tuple[str, ...] = ()
-    evidence: Mapping[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if self.status not in STATUSES:
-            raise InvalidInputError(f"status must be one of {STATUSES}, got {self.status!r}")
-        if self.status == "ok":
-            if self.value is None or not math.isfinite(float(self.value)):
-                raise InvalidInputError(
-                    f"an ok score needs a finite value, got {self.value!r}; use "
-                    "Score.undefined(reason_code) when the metric has no value"
-                )
-            object.__setattr__(self, "value", float(self.value))
-        elif self.value is not None:
-            raise InvalidInputError(f"a {self.status} score has no value, got {self.value!r}")
-
-    @classmethod
-    def ok(
-        cls,
-        value: float,
-        *,
-        reasons: Sequence[str] = (),
-        evidence: Mapping[str, Any] | None = None,
-        reason_code: str | None = None,
-        message: str | None = None,
-    ) -> Score:
-        return cls(float(value), "ok", reason_code, message, tuple(reasons), dict(evidence or {}))
-
-    @classmethod
-    def undefined(
-        cls, reason_code: str, message: str = "", *, evidence: Mapping[str, Any] | None = None
-    ) -> Score:
-        return cls(None, "undefined", reason_code, message or None, (), dict(evidence or {}))
-
-    @classmethod
-    def error(
-        cls, reason_code: str, message: str = "", *, evidence: Mapping[str, Any] | None = None
-    ) -> Score:
-        return cls(None, "error", reason_code, message or None, (), dict(evidence or {}))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "value": self.value,
-            "status": self.status,
-            "reason_code": self.reason_code,
-            "message": self.message,
-            "reasons": list(self.reasons),
-            "evidence": _jsonable(self.evidence),
-        }
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, Score):
-        return value.to_dict()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    return str(value)
-
-
-@dataclass(frozen=True)
 class SampleResult:
-    """One (sample, metric) row: the score, who judged it and what it cost."""
+    """One (sample, metric) row: the score, who judged it and what it cost.
+
+    Attributes:
+        sample_id: The sample's id.
+        metric: The metric's name.
+        score: The :class:`Score` (for a panel: the aggregate).
+        judge: The judge's (or panel's) name.
+        judge_scores: For a panel, each judge's own score; else ``None``.
+        usage: What the row cost, per judge (:class:`CallStats`).
+    """
 
     sample_id: str
     metric: str
@@ -131,13 +51,16 @@ class SampleResult:
 
     @property
     def value(self) -> float | None:
+        """The score's value (``None`` unless ok)."""
         return self.score.value
 
     @property
     def status(self) -> Status:
+        """The score's status: ``ok``, ``undefined`` or ``error``."""
         return self.score.status
 
     def total_usage(self) -> CallStats:
+        """The row's usage summed over its judges."""
         total = CallStats()
         for stats in self.usage.values():
             total.add(stats)
@@ -146,6 +69,11 @@ class SampleResult:
     def to_record(
         self, prices: Mapping[str, Price] | None = None, models: Mapping[str, str] | None = None
     ) -> dict[str, Any]:
+        """The row as a flat JSON-ready dict: score fields, judge, usage counts and cost.
+
+        ``prices`` maps model names (``models`` maps judge names to models) to
+        :class:`Price`; ``cost`` is ``None`` without a price.
+        """
         total = self.total_usage()
         record: dict[str, Any] = {
             "sample_id": self.sample_id,
@@ -155,7 +83,7 @@ class SampleResult:
             "reason_code": self.score.reason_code,
             "message": self.score.message,
             "reasons": list(self.score.reasons),
-            "evidence": _jsonable(self.score.evidence),
+            "evidence": jsonable(self.score.evidence),
             "judge": self.judge,
             "judge_scores": None
             if self.judge_scores is None
@@ -191,7 +119,13 @@ def _row_cost(
 
 @dataclass(frozen=True)
 class MetricSummary:
-    """A metric's mean over its ok rows, with the counts of every status beside it."""
+    """A metric's mean over its ok rows, with the counts of every status beside it.
+
+    ``mean``, ``std`` (population), ``minimum`` and ``maximum`` are over the ``n_ok`` ok rows
+    (``None`` without any); ``undefined_reasons`` and ``error_reasons`` count the reason codes
+    of the other rows; ``extra`` holds metric-specific figures (pairwise preference: wins,
+    ties, position flips).
+    """
 
     metric: str
     mean: float | None
@@ -221,6 +155,7 @@ class MetricSummary:
         return head + (f"; {'; '.join(notes)}" if notes else "")
 
     def to_dict(self) -> dict[str, Any]:
+        """The summary as a JSON-ready dict."""
         return {
             "metric": self.metric,
             "mean": self.mean,
@@ -233,7 +168,7 @@ class MetricSummary:
             "max": self.maximum,
             "undefined_reasons": dict(self.undefined_reasons),
             "error_reasons": dict(self.error_reasons),
-            **({"extra": _jsonable(self.extra)} if self.extra else {}),
+            **({"extra": jsonable(self.extra)} if self.extra else {}),
         }
 
 
@@ -264,8 +199,21 @@ def summarize(
 class JudgeResults:
     """Every row of a judged evaluation, with summaries, usage, agreement and the run manifest.
 
-    Rows are in sample order, then metric order. ``to_report_dict()`` is the stable,
-    JSON-ready form the report writers consume.
+    Rows (:class:`SampleResult`) are in sample order, then metric order; iterating over the
+    results gives them. ``print(results)`` shows each metric's mean with its status counts, what
+    the run cost and what the cache served. :meth:`to_report_dict` is the stable, JSON-ready
+    form the report writers consume.
+
+    Example:
+        >>> from ragmeter.judges import RuleJudge, Sample, evaluate
+        >>> samples = [Sample("Who wrote Hamlet?", "Shakespeare wrote Hamlet.",
+        ...                   ["Hamlet is a tragedy by William Shakespeare."]),
+        ...            Sample("Who wrote Hamlet?", "I don't know.", ["Hamlet is a tragedy."])]
+        >>> results = evaluate(samples, ["groundedness"], judge=RuleJudge(), progress=False)
+        >>> print(results.summary("groundedness"))
+        groundedness: 1.0000 (mean over 1 of 2 samples); 1 undefined: no_claims=1
+        >>> results.values("groundedness")
+        [1.0, None]
     """
 
     def __init__(
@@ -276,8 +224,10 @@ class JudgeResults:
         manifest: Mapping[str, Any],
         prices: Mapping[str, Price] | None = None,
         judge_models: Mapping[str, str] | None = None,
+        samples: Sequence[Sample] = (),
     ):
         self.rows: tuple[SampleResult, ...] = tuple(rows)
+        self.samples: tuple[Sample, ...] = tuple(samples)
         self._metrics = list(metrics)
         self.manifest: dict[str, Any] = dict(manifest)
         self.prices: dict[str, Price] = dict(prices or {})
@@ -285,6 +235,7 @@ class JudgeResults:
 
     @property
     def metric_names(self) -> list[str]:
+        """The metrics' names, in the order they were given."""
         return [m.name for m in self._metrics]
 
     def __len__(self) -> int:
@@ -301,7 +252,11 @@ class JudgeResults:
         return [r for r in self.rows if r.metric == metric]
 
     def summary(self, metric: str) -> MetricSummary:
-        """Mean and status counts of one metric."""
+        """Mean and status counts of one metric.
+
+        Raises:
+            InvalidInputError: no metric of that name in these results.
+        """
         spec = (
             next(m for m in self._metrics if m.name == metric)
             if metric in self.metric_names
@@ -312,6 +267,7 @@ class JudgeResults:
         return summarize(metric, rows, extra)
 
     def summaries(self) -> dict[str, MetricSummary]:
+        """``{metric: MetricSummary}`` for every metric."""
         return {name: self.summary(name) for name in self.metric_names}
 
     def means(self) -> dict[str, float | None]:
@@ -323,6 +279,7 @@ class JudgeResults:
         return [r.score.value for r in self._rows_of(metric)]
 
     def scores(self, metric: str) -> list[Score]:
+        """One :class:`Score` per sample, in sample order."""
         return [r.score for r in self._rows_of(metric)]
 
     def usage(self) -> list[dict[str, Any]]:
@@ -344,12 +301,14 @@ class JudgeResults:
         return out
 
     def total_usage(self) -> CallStats:
+        """Calls, cache hits, tokens and retries of the whole run."""
         total = CallStats()
         for row in self.rows:
             total.add(row.total_usage())
         return total
 
     def total_cost(self) -> float | None:
+        """The run's cost from the ``prices`` given to ``evaluate``; ``None`` without a price."""
         costs = [
             c
             for c in (row.to_record(self.prices, self._models)["cost"] for row in self.rows)
@@ -432,10 +391,42 @@ class JudgeResults:
         for record in self.to_records():
             handle.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
 
-    def to_pandas(self) -> Any:
-        """A pandas DataFrame with one row per (sample, metric) (needs ``ragmeter[pandas]``)."""
+    def to_pandas(self, form: Literal["long", "wide"] = "long") -> Any:
+        """A pandas DataFrame of the results (needs ``ragmeter[pandas]``).
+
+        ``form="long"``: one row per (sample, metric), the columns of :meth:`to_records`.
+        ``form="wide"``: one row per sample, as ragas' ``to_pandas()`` gives: ``sample_id``, the
+        input fields (``question``, ``answer``, ``contexts``, ``reference``, and ``answer_b``
+        when a sample has one), then per metric its value (NaN when not ``ok``) and a
+        ``<metric>_status`` column, so a failure never passes for a missing number.
+
+        Raises:
+            InvalidInputError: an unknown ``form``.
+            MissingDependencyError: pandas is not installed.
+        """
+        if form not in ("long", "wide"):
+            raise InvalidInputError(f"form must be 'long' or 'wide', got {form!r}")
         pd = import_optional("pandas", extra="pandas", purpose="JudgeResults.to_pandas()")
-        return pd.DataFrame.from_records(self.to_records())
+        if form == "long":
+            return pd.DataFrame.from_records(self.to_records())
+        return pd.DataFrame.from_records(self._wide_records())
+
+    def _wide_records(self) -> list[dict[str, Any]]:
+        fields = ["question", "answer", "contexts", "reference"]
+        if any(s.answer_b is not None for s in self.samples):
+            fields.append("answer_b")
+        records: dict[str, dict[str, Any]] = {}
+        for sample in self.samples:
+            record: dict[str, Any] = {"sample_id": sample.id}
+            for name in fields:
+                value = getattr(sample, name)
+                record[name] = list(value) if isinstance(value, tuple) else value
+            records[str(sample.id)] = record
+        for row in self.rows:
+            record = records.setdefault(row.sample_id, {"sample_id": row.sample_id})
+            record[row.metric] = math.nan if row.score.value is None else row.score.value
+            record[f"{row.metric}_status"] = row.score.status
+        return list(records.values())
 
     def to_report_dict(self) -> dict[str, Any]:
         """The stable JSON-ready form for report writers.
@@ -455,17 +446,88 @@ class JudgeResults:
         return {
             "kind": "ragmeter.judges",
             "schema_version": REPORT_SCHEMA_VERSION,
-            "manifest": _jsonable(self.manifest),
+            "manifest": jsonable(self.manifest),
             "metrics": {name: s.to_dict() for name, s in self.summaries().items()},
             "usage": {"by_judge_metric": self.usage(), "total": total},
-            "agreement": _jsonable(agreement),
+            "agreement": jsonable(agreement),
             "rows": self.to_records(),
         }
+
+    def cache_summary(self) -> dict[str, Any]:
+        """How many rows were served from the cache, and why the others called an endpoint.
+
+        ``without_call``: rows that made no call (every answer came from the cache or from an
+        identical call of the run, or the row needed none); ``called``: rows that made at least
+        one call, split into ``called_after_recorded_failure`` (a call failed in an earlier run
+        and was made again: ``retry_errors=True``) and ``called_not_in_cache`` (new, or
+        ``cache_mode="refresh"``); ``replayed_failures``: rows holding a failure replayed from
+        the cache (``retry_errors=False``).
+        """
+        totals = [row.total_usage() for row in self.rows]
+        called = [t for t in totals if t.calls or t.embedding_calls]
+        after_failure = sum(1 for t in called if t.retried_failures)
+        cache = self.manifest.get("cache")
+        return {
+            "mode": cache.get("mode") if isinstance(cache, Mapping) else None,
+            "rows": len(totals),
+            "without_call": len(totals) - len(called),
+            "called": len(called),
+            "called_after_recorded_failure": after_failure,
+            "called_not_in_cache": len(called) - after_failure,
+            "replayed_failures": sum(1 for t in totals if t.replayed_failures),
+        }
+
+    def _cache_line(self) -> str | None:
+        summary = self.cache_summary()
+        if summary["mode"] in (None, "off"):
+            return None
+        line = (
+            f"cache ({summary['mode']}): {summary['without_call']} of {summary['rows']} rows "
+            "needed no call"
+        )
+        reasons = []
+        if summary["called_after_recorded_failure"]:
+            reasons.append(
+                f"{summary['called_after_recorded_failure']} had failed in an earlier run and "
+                "were judged again (retry_errors=False replays recorded failures)"
+            )
+        if summary["called_not_in_cache"]:
+            why = "refresh mode" if summary["mode"] == "refresh" else "not in the cache"
+            reasons.append(f"{summary['called_not_in_cache']} {why}")
+        if reasons:
+            line += f"; {summary['called']} called the judge: " + ", ".join(reasons)
+        if summary["replayed_failures"]:
+            line += (
+                f"; {summary['replayed_failures']} rows replay a failure recorded in an earlier "
+                "run (retry_errors=False)"
+            )
+        return line
+
+    def _usage_line(self) -> str | None:
+        total = self.total_usage()
+        if not (total.calls or total.cache_hits or total.embedding_calls):
+            return None
+        estimated = " (estimated)" if total.tokens_estimated else ""
+        line = (
+            f"usage: {_count(total.calls, 'call')}, {total.prompt_tokens:,} prompt + "
+            f"{total.completion_tokens:,} completion tokens{estimated}"
+        )
+        if total.embedding_calls:
+            line += f", {_count(total.embedding_calls, 'embedding call')}"
+        cost = self.total_cost()
+        return line if cost is None else f"{line}, cost {cost:.4f}"
 
     def __repr__(self) -> str:
         lines = [f"JudgeResults({len(self.rows)} rows, metrics={self.metric_names})"]
         lines.extend(f"  {summary}" for summary in self.summaries().values())
+        for extra in (self._usage_line(), self._cache_line()):
+            if extra is not None:
+                lines.append(f"  {extra}")
         return "\n".join(lines)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
 def _level(spec: Any, level: Level | None) -> Level:

@@ -10,9 +10,19 @@ Metrics that split text take a ``sentence_splitter`` argument for anything bette
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-__all__ = ["SentenceSplitter", "content_words", "split_sentences", "word_tokens"]
+from ..exceptions import InvalidInputError
+
+__all__ = [
+    "SentenceSplitter",
+    "content_words",
+    "joined_contexts",
+    "resolve_splitter",
+    "sentences_of",
+    "split_sentences",
+    "word_tokens",
+]
 
 SentenceSplitter = Callable[[str], list[str]]
 
@@ -212,3 +222,23 @@ def word_tokens(text: str) -> list[str]:
 def content_words(text: str) -> set[str]:
     """Word tokens that are not English stopwords (used by the deterministic RuleJudge)."""
     return {t for t in word_tokens(text) if t not in STOPWORDS}
+
+
+def resolve_splitter(sentence_splitter: SentenceSplitter | None) -> SentenceSplitter:
+    """The ``sentence_splitter=`` argument of a metric, or :func:`split_sentences`."""
+    if sentence_splitter is not None and not callable(sentence_splitter):
+        raise InvalidInputError(
+            "sentence_splitter must be a callable text -> list of sentences, got "
+            f"{type(sentence_splitter).__name__}"
+        )
+    return sentence_splitter or split_sentences
+
+
+def sentences_of(splitter: SentenceSplitter, text: str) -> list[str]:
+    """The non-blank sentences ``splitter`` finds in ``text``, stripped."""
+    return [s.strip() for s in splitter(text) if s and s.strip()]
+
+
+def joined_contexts(contexts: Sequence[str] | None) -> str:
+    """The non-blank contexts, stripped and joined by blank lines (``""`` for none)."""
+    return "\n\n".join(c.strip() for c in contexts or () if c.strip())

@@ -1,37 +1,53 @@
-"""A lean HTTP/1.1 transport for httpx, used for plain-``http://`` judge endpoints.
+"""A lean HTTP/1.1 transport for httpx, used for judge endpoints reached without a proxy.
 
 Local inference servers (vLLM, Ollama, llama.cpp) answer short judge prompts in tens of
 milliseconds to many concurrent requests, and there httpx's default transport is the
 bottleneck: on a 2-core machine httpcore's pool, anyio and h11 cost about 4 ms of CPU per
 request, against about 0.2 ms for a keep-alive HTTP/1.1 exchange over asyncio streams. This
 transport does that exchange behind httpx's client API (requests, responses, timeouts,
-exceptions stay httpx's). It speaks plain HTTP/1.1 with Content-Length or chunked bodies;
-https endpoints, and http endpoints behind an environment proxy, keep httpx's own transport.
+exceptions stay httpx's), over TCP for ``http://`` and TLS for ``https://`` URLs, with
+Content-Length or chunked bodies. Endpoints behind an environment proxy keep httpx's transport.
+
+Pairing is certain: HTTP/1.1 has no request ids, so a response belongs to a request only by
+its order on the connection. A connection is put back for reuse only after a complete,
+explicitly framed response with nothing after it, and it is reused only if nothing arrived
+while it was idle; a server or proxy that sends one response too many loses the connection
+instead of handing its stale answer to the next request.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ssl
 import time
 import urllib.request
 from collections import deque
 from typing import Any
 
-__all__ = ["make_plain_http_transport", "proxy_configured_for"]
+__all__ = ["make_lean_transport", "proxy_configured_for"]
 
 _MAX_HEAD = 64 * 1024
 _NO_BODY_STATUSES = frozenset({204, 304})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 _TRANSPORT_CLASS: Any = None
 
 
 def proxy_configured_for(url: str) -> bool:
     """Whether the environment routes ``url`` through a proxy (then httpx's transport is used)."""
     scheme, _, rest = url.partition("://")
-    host = rest.split("/", 1)[0].rsplit(":", 1)[0]
+    authority = rest.split("/", 1)[0].rsplit("@", 1)[-1]
+    host = authority[1:].split("]", 1)[0] if authority.startswith("[") else authority
+    host = host.rsplit(":", 1)[0] if not authority.startswith("[") else host
     proxies = urllib.request.getproxies()
     if scheme not in proxies and "all" not in proxies:
         return False
     return not urllib.request.proxy_bypass(host)
+
+
+def _unread_bytes(reader: asyncio.StreamReader) -> int:
+    """Bytes received but not read yet; -1 when the reader does not tell (then never reuse)."""
+    buffer = getattr(reader, "_buffer", None)
+    return len(buffer) if isinstance(buffer, bytearray) else -1
 
 
 class _Connection:
@@ -41,6 +57,14 @@ class _Connection:
         self.reader = reader
         self.writer = writer
         self.idle_since = time.monotonic()
+
+    def clean(self) -> bool:
+        """Open, and nothing received that no request asked for."""
+        return (
+            not self.reader.at_eof()
+            and not self.writer.is_closing()
+            and _unread_bytes(self.reader) == 0
+        )
 
     def close(self) -> None:
         self.writer.close()
@@ -54,7 +78,7 @@ def _timeouts(request: Any) -> tuple[float | None, float | None, float | None]:
 async def _read_body(
     reader: asyncio.StreamReader, headers: dict[bytes, bytes]
 ) -> tuple[bytes, bool]:
-    """The body and whether the connection can be reused."""
+    """The body and whether it was explicitly framed (then the connection may be reused)."""
     if headers.get(b"transfer-encoding", b"").lower() == b"chunked":
         chunks: list[bytes] = []
         while True:
@@ -72,57 +96,92 @@ async def _read_body(
     return await reader.read(), False
 
 
-def make_plain_http_transport(
-    httpx: Any, *, max_connections: int, keepalive_expiry: float = 5.0
+def make_lean_transport(
+    httpx: Any,
+    *,
+    max_connections: int,
+    ssl_context: ssl.SSLContext | None = None,
+    keepalive_expiry: float = 5.0,
 ) -> Any:
-    """A new transport (an ``httpx.AsyncBaseTransport``) with at most ``max_connections``."""
+    """A new transport (an ``httpx.AsyncBaseTransport``) with at most ``max_connections``.
+
+    ``ssl_context`` verifies ``https://`` servers (default: httpx's, with certifi's CAs).
+    """
     global _TRANSPORT_CLASS
     if _TRANSPORT_CLASS is None:
         _TRANSPORT_CLASS = _define(httpx)
-    return _TRANSPORT_CLASS(max_connections=max_connections, keepalive_expiry=keepalive_expiry)
+    return _TRANSPORT_CLASS(
+        max_connections=max_connections,
+        ssl_context=ssl_context,
+        keepalive_expiry=keepalive_expiry,
+    )
 
 
 def _define(httpx: Any) -> Any:
-    class PlainHTTP11Transport(httpx.AsyncBaseTransport):  # type: ignore[misc, name-defined]
-        """Keep-alive HTTP/1.1 over asyncio streams, for ``http://`` URLs."""
+    class LeanHTTP11Transport(httpx.AsyncBaseTransport):  # type: ignore[misc, name-defined]
+        """Keep-alive HTTP/1.1 over asyncio streams, for ``http://`` and ``https://`` URLs."""
 
-        def __init__(self, *, max_connections: int, keepalive_expiry: float):
+        def __init__(
+            self,
+            *,
+            max_connections: int,
+            ssl_context: ssl.SSLContext | None,
+            keepalive_expiry: float,
+        ):
             self._slots = asyncio.Semaphore(max_connections)
-            self._idle: dict[tuple[str, int], deque[_Connection]] = {}
+            self._idle: dict[tuple[str, str, int], deque[_Connection]] = {}
             self._keepalive_expiry = keepalive_expiry
+            self._ssl_context = ssl_context
 
-        async def _connect(self, host: str, port: int, timeout: float | None) -> _Connection:
+        async def _connect(
+            self, scheme: str, host: str, port: int, timeout: float | None
+        ) -> _Connection:
+            tls: ssl.SSLContext | None = None
+            if scheme == "https":
+                if self._ssl_context is None:
+                    self._ssl_context = httpx.create_ssl_context()
+                tls = self._ssl_context
             try:
                 reader, writer = await asyncio.wait_for(
-                    asyncio.open_connection(host, port, limit=_MAX_HEAD), timeout
+                    asyncio.open_connection(
+                        host,
+                        port,
+                        limit=_MAX_HEAD,
+                        ssl=tls,
+                        server_hostname=host if tls is not None else None,
+                    ),
+                    timeout,
                 )
             except TimeoutError as exc:
                 raise httpx.ConnectTimeout(f"connecting to {host}:{port} timed out") from exc
-            except OSError as exc:
+            except OSError as exc:  # ssl.SSLError (a certificate problem) is an OSError
                 raise httpx.ConnectError(f"cannot connect to {host}:{port}: {exc}") from exc
             return _Connection(reader, writer)
 
-        def _take_idle(self, key: tuple[str, int]) -> _Connection | None:
+        async def _take_idle(self, key: tuple[str, str, int]) -> _Connection | None:
             idle = self._idle.get(key)
+            if not idle:
+                return None
+            # One turn of the loop reads whatever the server sent while the connection was
+            # idle into its buffer, where clean() sees it.
+            await asyncio.sleep(0)
             now = time.monotonic()
             while idle:
                 connection = idle.pop()
-                if now - connection.idle_since < self._keepalive_expiry and not (
-                    connection.reader.at_eof() or connection.writer.is_closing()
-                ):
+                if now - connection.idle_since < self._keepalive_expiry and connection.clean():
                     return connection
                 connection.close()
             return None
 
         async def handle_async_request(self, request: Any) -> Any:
             url = request.url
-            if url.scheme != "http":
+            if url.scheme not in _DEFAULT_PORTS:
                 raise httpx.UnsupportedProtocol(
-                    f"PlainHTTP11Transport only speaks http://, got {url}"
+                    f"the lean transport speaks http:// and https://, got {url}"
                 )
             host = url.host
-            port = url.port or 80
-            key = (host, port)
+            port = url.port or _DEFAULT_PORTS[url.scheme]
+            key = (url.scheme, host, port)
             connect_timeout, read_timeout, write_timeout = _timeouts(request)
             body = await request.aread()
             target = url.raw_path
@@ -131,10 +190,10 @@ def _define(httpx: Any) -> Any:
             payload = b"\r\n".join(lines) + b"\r\n\r\n" + body
             async with self._slots:
                 for attempt in (0, 1):
-                    connection = self._take_idle(key)
+                    connection = await self._take_idle(key)
                     reused = connection is not None
                     if connection is None:
-                        connection = await self._connect(host, port, connect_timeout)
+                        connection = await self._connect(url.scheme, host, port, connect_timeout)
                     try:
                         return await self._exchange(
                             connection, key, request, payload, read_timeout, write_timeout
@@ -153,7 +212,7 @@ def _define(httpx: Any) -> Any:
         async def _exchange(
             self,
             connection: _Connection,
-            key: tuple[str, int],
+            key: tuple[str, str, int],
             request: Any,
             payload: bytes,
             read_timeout: float | None,
@@ -166,6 +225,49 @@ def _define(httpx: Any) -> Any:
                 raise httpx.WriteTimeout("sending the request timed out") from exc
             except OSError as exc:
                 raise _StaleConnection() from exc
+            while True:
+                status, version, header_lines = await self._read_head(connection, read_timeout)
+                # An interim 1xx response (100 Continue, 103 Early Hints) is not the answer.
+                if not 100 <= status < 200 or status == 101:
+                    break
+            raw_headers = []
+            index: dict[bytes, bytes] = {}
+            for line in header_lines:
+                name, _, value = line.partition(b":")
+                raw_headers.append((name.strip(), value.strip()))
+                index[name.strip().lower()] = value.strip()
+            if request.method == "HEAD" or status in _NO_BODY_STATUSES or status == 101:
+                content, framed = b"", True
+            else:
+                try:
+                    content, framed = await asyncio.wait_for(
+                        _read_body(connection.reader, index), read_timeout
+                    )
+                except TimeoutError as exc:
+                    raise httpx.ReadTimeout("reading the response body timed out") from exc
+                except (asyncio.IncompleteReadError, ValueError, OSError) as exc:
+                    raise httpx.RemoteProtocolError(
+                        f"the response body is malformed: {exc}"
+                    ) from exc
+            closing = index.get(b"connection", b"").lower() == b"close" or version == b"HTTP/1.0"
+            # Bytes after a complete response answer no request: the connection is out of step.
+            if framed and not closing and connection.clean():
+                connection.idle_since = time.monotonic()
+                self._idle.setdefault(key, deque()).append(connection)
+            else:
+                connection.close()
+            return httpx.Response(
+                status,
+                headers=raw_headers,
+                content=content,
+                request=request,
+                extensions={"http_version": version},
+            )
+
+        async def _read_head(
+            self, connection: _Connection, read_timeout: float | None
+        ) -> tuple[int, bytes, list[bytes]]:
+            """Status, HTTP version and header lines of the next response head."""
             try:
                 head = await asyncio.wait_for(
                     connection.reader.readuntil(b"\r\n\r\n"), read_timeout
@@ -188,38 +290,7 @@ def _define(httpx: Any) -> Any:
                 raise httpx.RemoteProtocolError(
                     f"malformed status line {status_line[:80]!r}"
                 ) from exc
-            raw_headers = []
-            index: dict[bytes, bytes] = {}
-            for line in header_lines:
-                name, _, value = line.partition(b":")
-                raw_headers.append((name.strip(), value.strip()))
-                index[name.strip().lower()] = value.strip()
-            if request.method == "HEAD" or status in _NO_BODY_STATUSES or 100 <= status < 200:
-                content, reusable = b"", True
-            else:
-                try:
-                    content, reusable = await asyncio.wait_for(
-                        _read_body(connection.reader, index), read_timeout
-                    )
-                except TimeoutError as exc:
-                    raise httpx.ReadTimeout("reading the response body timed out") from exc
-                except (asyncio.IncompleteReadError, ValueError, OSError) as exc:
-                    raise httpx.RemoteProtocolError(
-                        f"the response body is malformed: {exc}"
-                    ) from exc
-            closing = index.get(b"connection", b"").lower() == b"close" or version == b"HTTP/1.0"
-            if reusable and not closing:
-                connection.idle_since = time.monotonic()
-                self._idle.setdefault(key, deque()).append(connection)
-            else:
-                connection.close()
-            return httpx.Response(
-                status,
-                headers=raw_headers,
-                content=content,
-                request=request,
-                extensions={"http_version": version},
-            )
+            return status, version, header_lines
 
         async def aclose(self) -> None:
             for idle in self._idle.values():
@@ -227,7 +298,7 @@ def _define(httpx: Any) -> Any:
                     idle.pop().close()
             self._idle.clear()
 
-    return PlainHTTP11Transport
+    return LeanHTTP11Transport
 
 
 class _StaleConnection(Exception):

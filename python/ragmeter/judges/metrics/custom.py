@@ -14,17 +14,18 @@ import string
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
-from ..exceptions import InvalidInputError
-from .metrics import Metric, _joined
-from .parsing import check_schema_supported
-from .prompts import DEFAULT_SYSTEM_PROMPT, PromptTemplate
-from .results import Score
-from .runtime import JudgeContext, SyncJudgeContext
-from .samples import Sample
+from ...exceptions import InvalidInputError
+from ..context import JudgeContext, SyncJudgeContext
+from ..parsing import check_schema_supported
+from ..prompts import DEFAULT_SYSTEM_PROMPT, PromptTemplate
+from ..sample import FIELDS, Sample
+from ..score import Score
+from ..text import joined_contexts
+from .base import Metric
 
 __all__ = ["FunctionMetric", "RubricMetric", "metric"]
 
-_FIELD_NAMES = ("question", "answer", "contexts", "reference", "answer_b")
+_FIELD_NAMES = tuple(f for f in FIELDS if f not in ("id", "metadata"))
 
 
 def to_score(value: Any, where: str) -> Score:
@@ -45,7 +46,11 @@ def to_score(value: Any, where: str) -> Score:
 
 
 class FunctionMetric(Metric):
-    """A metric computed by ``fn(sample, ctx)``; see :func:`metric`."""
+    """A metric computed by ``fn(sample, ctx)``; build it with the :func:`metric` decorator.
+
+    Raises:
+        InvalidInputError: a required field that is not a sample field.
+    """
 
     def __init__(
         self,
@@ -69,6 +74,7 @@ class FunctionMetric(Metric):
         self._is_async = inspect.iscoroutinefunction(fn)
 
     async def score(self, sample: Sample, ctx: JudgeContext) -> Score:
+        """``fn(sample, ctx)`` as a :class:`Score` (a sync ``fn`` runs in a worker thread)."""
         if self._is_async:
             value = await self.fn(sample, ctx)
         else:
@@ -77,6 +83,7 @@ class FunctionMetric(Metric):
         return to_score(value, f"metric {self.name!r}")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the wrapped function directly (the decorator keeps it callable)."""
         return self.fn(*args, **kwargs)
 
 
@@ -94,6 +101,26 @@ def metric(
     ``embed(texts)``; an async ``fn`` awaits them, a sync ``fn`` (run in a worker thread) calls
     them directly. ``None`` and non-finite values become ``undefined`` scores. Use as
     ``@metric`` or ``@metric(name="...", required_fields=("question", "answer"))``.
+
+    Args:
+        fn: The function (sync or async).
+        name: The metric's name (default: the function's).
+        required_fields: Sample fields it needs (a sample without one is ``undefined``).
+        needs_embedder: Whether ``ctx.embed`` must work.
+        agreement_level: How panels compare its values.
+
+    Returns:
+        A :class:`FunctionMetric` (still callable as the function).
+
+    Example:
+        >>> from ragmeter.judges import RuleJudge, Sample, evaluate, metric
+        >>> @metric(required_fields=("answer",))
+        ... def short_answer(sample, ctx):
+        ...     return len(sample.answer.split()) <= 5
+        >>> samples = [Sample("Q?", "Yes."), Sample("Q?", "It depends on a great many things.")]
+        >>> evaluate(samples, [short_answer], judge=RuleJudge(), progress=False).values(
+        ...     "short_answer")
+        [1.0, 0.0]
     """
 
     def wrap(function: Callable[..., Any]) -> FunctionMetric:
@@ -124,6 +151,31 @@ class RubricMetric(Metric):
     schema is ``{"value": one of allowed_values, "reason": string}`` and the score is
     ``float(value)``; pass ``score_fn(parsed) -> float | Score`` for non-numeric values or your
     own ``schema``. The analogue of ragas' DiscreteMetric and DeepEval's GEval rubric.
+
+    Args:
+        name: The metric's name (letters, digits, ``_``, ``.``, ``-``).
+        prompt_template: The prompt, with the placeholders above.
+        allowed_values: The values the judge may give (numbers, or labels with ``score_fn``).
+        schema: An answer schema of your own instead (the validated subset: type, properties,
+            required, additionalProperties, items, enum, const, min/max, min/maxItems,
+            min/maxLength).
+        score_fn: ``parsed -> float | bool | None | Score``.
+        system: The system message.
+        agreement_level: Default ``ordinal`` for numeric values, else ``nominal``.
+        version: Recorded with the prompt's hash in the manifest.
+
+    Raises:
+        InvalidInputError: an unknown placeholder, no values and no schema, labels without a
+            ``score_fn``, an unsupported schema keyword.
+
+    Example:
+        >>> from ragmeter.judges import RubricMetric, Sample, ScriptedJudge, evaluate
+        >>> concise = RubricMetric("concise", "Is this answer concise? $answer",
+        ...                        allowed_values=[0, 1, 2])
+        >>> judge = ScriptedJudge({"rubric_concise": {"value": 2, "reason": "one short line"}})
+        >>> row = evaluate([Sample("Q?", "Yes.")], [concise], judge=judge, progress=False).rows[0]
+        >>> row.value, row.score.reasons
+        (2.0, ('one short line',))
     """
 
     def __init__(
@@ -191,13 +243,15 @@ class RubricMetric(Metric):
         self.prompts = (self.prompt,)
 
     def params(self) -> dict[str, Any]:
+        """``allowed_values``, for the repr and the run manifest."""
         return {"allowed_values": self.allowed_values}
 
     async def score(self, sample: Sample, ctx: JudgeContext) -> Score:
+        """Ask the rubric and score the answer (``float(value)`` or ``score_fn(parsed)``)."""
         values = {
             "question": sample.question,
             "answer": sample.answer or "",
-            "contexts": _joined(sample.contexts),
+            "contexts": joined_contexts(sample.contexts),
             "reference": sample.reference or "",
             "answer_b": sample.answer_b or "",
         }

@@ -1,35 +1,32 @@
 """The call engine: cache, per-endpoint limits, retries, parsing, re-asks, accounting.
 
 One :class:`Runtime` lives for one evaluation run (asyncio primitives belong to one event
-loop). Metrics talk to it through a :class:`JudgeContext`, which also records what every call
-cost for the (sample, metric, judge) it serves. Identical requests within a run are made once
-(``groundedness`` and ``faithfulness`` share the claim extraction), across runs the cache
-answers them.
+loop). Metrics talk to it through a :class:`~ragmeter.judges.context.JudgeContext`, which also
+records what every call cost for the (sample, metric, judge) it serves. Identical requests
+within a run are made once (``groundedness`` and ``faithfulness`` share the claim extraction),
+across runs the cache answers them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import random
-import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, TypeVar
 
-from ..exceptions import (
-    InvalidInputError,
+from ...exceptions import (
     JudgeError,
     JudgeOutputError,
+    JudgeOutputTruncatedError,
     JudgeTransportError,
     MissingDependencyError,
 )
-from .accounting import CallStats
-from .cache import JudgeCache, cache_key
-from .limits import Limits, RateLimiter, RetryPolicy
-from .parsing import OutputParseError, check_item_ids, extract_json, validate_schema
-from .prompts import PromptTemplate, format_items
-from .protocol import (
+from ..accounting import CallStats
+from ..clients.limits import Limits, RateLimiter, RetryPolicy
+from ..clients.protocol import (
     Embedder,
     Judge,
     JudgeRequest,
@@ -39,8 +36,12 @@ from .protocol import (
     estimate_tokens,
     judge_identity,
 )
+from ..clients.secrets import redact
+from ..parsing import OutputParseError, extract_json, validate_schema
+from .cache import JudgeCache, cache_key
+from .settings import RunSettings
 
-__all__ = ["JudgeCallError", "JudgeContext", "RunSettings", "Runtime", "SyncJudgeContext"]
+__all__ = ["JudgeCallError", "Runtime", "Validator"]
 
 log = logging.getLogger("ragmeter.judges")
 
@@ -56,48 +57,87 @@ class JudgeCallError(JudgeError):
     """A judge raised something other than a transport error (a bug in a judge callable)."""
 
 
-@dataclass(frozen=True)
-class RunSettings:
-    """Per-run request parameters (recorded in the manifest).
-
-    ``temperature`` 0 and a fixed ``seed`` by default for repeatable judgements;
-    ``max_parse_retries`` re-asks after an unusable answer; ``max_items_per_call`` bounds how
-    many items (sentences, claims) one labelling call carries; ``language`` is the language in
-    which generated text (answer_relevancy's questions) is written, default: the answer's.
-    """
-
-    temperature: float | None = 0.0
-    seed: int | None = 0
-    max_tokens: int | None = None
-    max_parse_retries: int = 2
-    max_items_per_call: int = 40
-    language: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.max_parse_retries < 0:
-            raise InvalidInputError(
-                f"max_parse_retries must be >= 0, got {self.max_parse_retries!r}"
-            )
-        if self.max_items_per_call < 1:
-            raise InvalidInputError(
-                f"max_items_per_call must be >= 1, got {self.max_items_per_call!r}"
-            )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "temperature": self.temperature,
-            "seed": self.seed,
-            "max_tokens": self.max_tokens,
-            "max_parse_retries": self.max_parse_retries,
-            "max_items_per_call": self.max_items_per_call,
-            "language": self.language,
-        }
-
-
 class _Endpoint:
     def __init__(self, limits: Limits, sleep: Callable[[float], Awaitable[None]]):
         self.semaphore = asyncio.Semaphore(limits.max_concurrency)
         self.limiter = RateLimiter(limits.rpm, sleep=sleep) if limits.rpm else None
+
+
+def _stored_vector(value: Any) -> list[float] | None:
+    """A cached embedding, or ``None`` when the stored value is not a vector (a miss)."""
+    if not isinstance(value, list) or not value:
+        return None
+    if not all(
+        isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) for x in value
+    ):
+        return None
+    return [float(x) for x in value]
+
+
+def _output_error(
+    judge: Judge,
+    request: JudgeRequest,
+    errors: list[str],
+    answers: list[str],
+    last: JudgeResponse | None,
+) -> JudgeOutputError:
+    """The error of a request whose every answer was unusable, saying why it stopped."""
+    attempts = len(errors)
+    message = (
+        f"judge {judge.name!r} gave no usable answer to {request.task!r} in {attempts} "
+        f"attempt(s); last problem: {errors[-1]}"
+    )
+    if attempts >= 2 and answers[-1] in answers[:-1]:
+        message += " (the judge gave the same answer again, so it was not asked any further)"
+    if last is not None and last.finish_reason == "length":
+        limit = (
+            "no max_tokens" if request.max_tokens is None else f"max_tokens={request.max_tokens}"
+        )
+        return JudgeOutputTruncatedError(
+            f"{message}; the answer was cut off at the token limit ({limit}): raise max_tokens "
+            "or lower max_items_per_call",
+            task=request.task,
+            attempts=attempts,
+            errors=tuple(errors),
+        )
+    return JudgeOutputError(message, task=request.task, attempts=attempts, errors=tuple(errors))
+
+
+def _replayed(failure: Mapping[str, Any]) -> JudgeError:
+    """The error a recorded failure stands for, marked as replayed."""
+    message = (
+        f"{failure.get('message', 'failed')} (replayed from the cache: this call failed in an "
+        "earlier run; retry_errors=True makes it again)"
+    )
+    if failure.get("type") == "transport":
+        return JudgeTransportError(
+            message,
+            status=failure.get("status"),
+            kind=str(failure.get("kind", "http")),
+            retryable=bool(failure.get("retryable", False)),
+        )
+    kind = JudgeOutputTruncatedError if failure.get("truncated") else JudgeOutputError
+    return kind(
+        message,
+        task=str(failure.get("task", "")),
+        attempts=int(failure.get("attempts", 0)),
+        errors=tuple(str(e) for e in failure.get("errors", ())),
+    )
+
+
+def _final(error: JudgeTransportError) -> JudgeTransportError:
+    """The error to raise once retrying is over: a connection failure is then fatal."""
+    if error.kind != "connect" or error.fatal:
+        return error
+    return JudgeTransportError(
+        f"{error} (after the retries; every call to this endpoint would fail the same way: is "
+        "the server running, and are base_url and its port right?)",
+        status=error.status,
+        kind=error.kind,
+        retryable=False,
+        fatal=True,
+        body=error.body,
+    )
 
 
 def _endpoint_key(obj: Any) -> str:
@@ -148,41 +188,89 @@ class Runtime:
         stats: CallStats,
         *,
         count: Callable[[CallStats], None],
+        deterministic: bool = True,
     ) -> T:
+        """``call()`` under the endpoint's limits, retried by its :class:`RetryPolicy`.
+
+        ``deadline_s`` runs from the first attempt's start (waiting for a free slot of
+        ``max_concurrency`` does not count) and cuts an attempt in flight. An endpoint that
+        cannot be reached once the retries are spent is fatal: every call would fail alike. A
+        ``deterministic`` call (temperature 0, embeddings) that timed out is retried once only:
+        the same input makes the server work as long again, and it may still be working on the
+        abandoned attempt.
+        """
         endpoint = self._endpoint(obj)
         policy = getattr(obj, "retry_policy", None)
         if not isinstance(policy, RetryPolicy):
             policy = DEFAULT_RETRY_POLICY
-        started = time.monotonic()
+        loop = asyncio.get_running_loop()
+        deadline: float | None = None
         attempt = 0
+        timeouts = 0
         while True:
             async with endpoint.semaphore:
                 if endpoint.limiter is not None:
                     await endpoint.limiter.acquire()
+                if deadline is None and policy.deadline_s is not None:
+                    deadline = loop.time() + policy.deadline_s
                 count(stats)
+                limit = asyncio.timeout_at(deadline)
                 try:
-                    return await call()
+                    async with limit:
+                        return await call()
                 except JudgeTransportError as exc:
                     error = exc
+                except TimeoutError:
+                    if not limit.expired():
+                        raise
+                    error = self._past_deadline(obj, policy, attempt, None)
                 except (asyncio.CancelledError, JudgeError, MissingDependencyError):
                     raise
                 except Exception as exc:
                     raise JudgeCallError(
-                        f"{getattr(obj, 'name', type(obj).__name__)!s} raised "
-                        f"{type(exc).__name__}: {exc}"
+                        redact(
+                            f"{getattr(obj, 'name', type(obj).__name__)!s} raised "
+                            f"{type(exc).__name__}: {exc}"
+                        )
                     ) from exc
-            if not error.retryable or attempt >= policy.max_retries:
-                raise error
-            delay = policy.delay_s(attempt, error.retry_after, self._rng)
+            timeouts = timeouts + 1 if error.kind == "timeout" else timeouts
             if (
-                policy.deadline_s is not None
-                and time.monotonic() - started + delay > policy.deadline_s
+                error.kind == "deadline"
+                or not error.retryable
+                or attempt >= policy.max_retries
+                or (deterministic and timeouts > 1)
             ):
-                raise error
-            log.debug("retrying %s in %.2f s after: %s", _endpoint_key(obj), delay, error)
+                raise _final(error)
+            delay = policy.delay_s(attempt, error.retry_after, self._rng)
+            if deadline is not None and loop.time() + delay > deadline:
+                raise _final(self._past_deadline(obj, policy, attempt, error))
+            # Rate limiting is routine; anything else retried is worth seeing, or minutes of
+            # timeouts look like a hang.
+            log.log(
+                logging.INFO if error.status == 429 else logging.WARNING,
+                "retrying %s in %.1f s (retry %d of at most %d) after: %s",
+                _endpoint_key(obj),
+                delay,
+                attempt + 1,
+                policy.max_retries,
+                error,
+            )
             stats.retries += 1
             attempt += 1
             await self._sleep(delay)
+
+    @staticmethod
+    def _past_deadline(
+        obj: Any, policy: RetryPolicy, attempt: int, last: JudgeTransportError | None
+    ) -> JudgeTransportError:
+        cause = f"; last error: {last}" if last is not None else ""
+        return JudgeTransportError(
+            f"{_endpoint_key(obj)}: the call's deadline_s={policy.deadline_s:g} passed after "
+            f"{attempt + 1} attempt(s){cause}",
+            kind="deadline" if last is None else last.kind,
+            status=None if last is None else last.status,
+            retryable=True,
+        )
 
     def chat_key(self, judge: Judge, request: JudgeRequest) -> str:
         return cache_key(
@@ -253,14 +341,56 @@ class Runtime:
         validate: Validator | None,
     ) -> Any:
         cached = self.cache.get(key)
-        if cached is not None and not self._problems(
+        failure = cached.get("failure") if cached is not None else None
+        if isinstance(failure, Mapping):
+            if not self.settings.retry_errors:
+                stats.replayed_failures += 1
+                raise _replayed(failure)
+            stats.retried_failures += 1
+        elif cached is not None and not self._problems(
             cached.get("parsed"), request.response_schema, validate
         ):
             stats.cache_hits += 1
             return cached["parsed"]
+        try:
+            return await self._ask_judge(judge, request, key, stats, validate)
+        except JudgeTransportError as exc:
+            if not exc.fatal:
+                self._record_failure(key, exc)
+            raise
+
+    def _record_failure(self, key: str, error: JudgeError, answers: Sequence[str] = ()) -> None:
+        """Keep a failed call in the cache, with the raw answers, so a rerun can replay it."""
+        record: dict[str, Any] = {"message": str(error)}
+        if isinstance(error, JudgeOutputError):
+            record.update(
+                type="output",
+                truncated=isinstance(error, JudgeOutputTruncatedError),
+                task=error.task,
+                attempts=error.attempts,
+                errors=list(error.errors),
+                answers=list(answers),
+            )
+        elif isinstance(error, JudgeTransportError):
+            record.update(
+                type="transport", status=error.status, kind=error.kind, retryable=error.retryable
+            )
+        self.cache.put(key, "chat_failure", {"failure": record})
+
+    async def _ask_judge(
+        self,
+        judge: Judge,
+        request: JudgeRequest,
+        key: str,
+        stats: CallStats,
+        validate: Validator | None,
+    ) -> Any:
         messages = list(request.messages)
         errors: list[str] = []
+        answers: list[str] = []
         attempts = self.settings.max_parse_retries + 1
+        deterministic = request.temperature == 0
+        response: JudgeResponse | None = None
         for attempt in range(attempts):
             current = replace(request, messages=tuple(messages))
 
@@ -270,7 +400,9 @@ class Runtime:
             def count(s: CallStats) -> None:
                 s.calls += 1
 
-            response = await self._with_retries(judge, call, stats, count=count)
+            response = await self._with_retries(
+                judge, call, stats, count=count, deterministic=deterministic
+            )
             self._account(current, response, stats)
             try:
                 parsed = extract_json(response.text)
@@ -296,8 +428,13 @@ class Runtime:
                 )
                 return parsed
             summary = "; ".join(problems[:8])
+            repeated = response.text in answers
             errors.append(summary)
+            answers.append(response.text)
             log.debug("unusable answer to %s (attempt %d): %s", request.task, attempt + 1, summary)
+            if repeated:
+                # A model that repeats itself word for word will do so again: stop asking.
+                break
             if attempt + 1 < attempts:
                 stats.reasks += 1
                 truncated = (
@@ -316,13 +453,9 @@ class Runtime:
                         "nothing else.",
                     }
                 )
-        raise JudgeOutputError(
-            f"judge {judge.name!r} gave no usable answer to {request.task!r} in {attempts} "
-            f"attempts; last problem: {errors[-1]}",
-            task=request.task,
-            attempts=attempts,
-            errors=tuple(errors),
-        )
+        error = _output_error(judge, request, errors, answers, response)
+        self._record_failure(key, error, answers)
+        raise error
 
     @staticmethod
     def _account(request: JudgeRequest, response: JudgeResponse, stats: CallStats) -> None:
@@ -353,7 +486,7 @@ class Runtime:
             found = self._vectors.get(key)
             if found is None:
                 cached = self.cache.get(key)
-                found = None if cached is None else cached.get("vector")
+                found = None if cached is None else _stored_vector(cached.get("vector"))
             if found is not None:
                 vectors[key] = found
                 stats.embedding_cache_hits += 1
@@ -385,231 +518,3 @@ class Runtime:
                 self._vectors[key] = vector
                 self.cache.put(key, "embedding", {"vector": vector})
         return [vectors[key] for key in keys]
-
-
-class JudgeContext:
-    """What a metric uses to ask one judge: prompts in, validated JSON out, costs recorded."""
-
-    def __init__(
-        self,
-        runtime: Runtime,
-        judge: Judge,
-        stats: CallStats,
-        *,
-        embedder: Embedder | None = None,
-        metric: str = "custom",
-    ):
-        self.runtime = runtime
-        self.judge = judge
-        self.embedder = embedder
-        self.stats = stats
-        self.metric = metric
-
-    @property
-    def judge_name(self) -> str:
-        return self.judge.name
-
-    @property
-    def settings(self) -> RunSettings:
-        return self.runtime.settings
-
-    def request(
-        self,
-        messages: Sequence[Mapping[str, str]],
-        schema: Mapping[str, Any] | None,
-        *,
-        task: str,
-        n_index: int = 0,
-        strict: bool = False,
-    ) -> JudgeRequest:
-        for i, message in enumerate(messages):
-            if (
-                not isinstance(message, Mapping)
-                or "role" not in message
-                or "content" not in message
-            ):
-                raise InvalidInputError(
-                    f"messages[{i}] must be a dict with 'role' and 'content', got {message!r}"
-                )
-        title = (schema or {}).get("title") if schema else None
-        settings = self.runtime.settings
-        return JudgeRequest(
-            messages=tuple(
-                {"role": str(m["role"]), "content": str(m["content"])} for m in messages
-            ),
-            response_schema=schema,
-            schema_name=str(title or task),
-            strict_schema=strict,
-            temperature=settings.temperature,
-            seed=settings.seed,
-            max_tokens=settings.max_tokens,
-            n_index=n_index,
-            task=task,
-        )
-
-    async def judge_json(
-        self,
-        messages: Sequence[Mapping[str, str]],
-        schema: Mapping[str, Any] | None = None,
-        *,
-        validate: Validator | None = None,
-        task: str = "custom",
-        n_index: int = 0,
-        strict: bool = False,
-    ) -> Any:
-        """Ask the judge and return its JSON answer, validated against ``schema`` and ``validate``.
-
-        Uses the run's cache, limits, retries and re-asks, and records the cost in this
-        context's stats. ``validate(parsed)`` returns a list of problems (empty when usable).
-        """
-        request = self.request(messages, schema, task=task, n_index=n_index, strict=strict)
-        return await self.runtime.chat(self.judge, request, self.stats, validate=validate)
-
-    async def ask(
-        self,
-        prompt: PromptTemplate,
-        values: Mapping[str, Any],
-        *,
-        validate: Validator | None = None,
-        n_index: int = 0,
-    ) -> Any:
-        """Render a built-in or custom :class:`PromptTemplate` and ask it."""
-        return await self.judge_json(
-            prompt.render(values),
-            prompt.schema,
-            validate=validate,
-            task=prompt.name,
-            n_index=n_index,
-            strict=prompt.strict,
-        )
-
-    async def label_items(
-        self,
-        prompt: PromptTemplate,
-        values: Mapping[str, Any],
-        items: Sequence[str],
-        *,
-        placeholder: str,
-        list_key: str,
-        n_index: int = 0,
-    ) -> list[dict[str, Any]]:
-        """One labelled entry per item, in item order, each checked against the id it was sent with.
-
-        Items go out ``max_items_per_call`` at a time as ``{"id", "text"}`` objects. An answer
-        with missing, extra or duplicate ids is re-asked; if the re-asks fail too, the items are
-        asked one per call, and the assembled answer is cached under the original request.
-        """
-        size = self.runtime.settings.max_items_per_call
-        chunks = [
-            (start, list(items[start : start + size])) for start in range(0, len(items), size)
-        ]
-        answers = await asyncio.gather(
-            *(
-                self._label_chunk(prompt, values, start, chunk, placeholder, list_key, n_index)
-                for start, chunk in chunks
-            )
-        )
-        return [entry for answer in answers for entry in answer]
-
-    async def _label_chunk(
-        self,
-        prompt: PromptTemplate,
-        values: Mapping[str, Any],
-        start: int,
-        chunk: list[str],
-        placeholder: str,
-        list_key: str,
-        n_index: int,
-    ) -> list[dict[str, Any]]:
-        ids = list(range(start + 1, start + 1 + len(chunk)))
-
-        def checker(expected: list[int]) -> Validator:
-            return lambda parsed: check_item_ids(parsed[list_key], expected, what=list_key)
-
-        rendered = {**values, placeholder: format_items(chunk, start=start + 1)}
-        try:
-            parsed = await self.ask(prompt, rendered, validate=checker(ids), n_index=n_index)
-        except JudgeOutputError:
-            if len(chunk) == 1:
-                raise
-            self.stats.split_fallbacks += 1
-            singles = await asyncio.gather(
-                *(
-                    self.ask(
-                        prompt,
-                        {**values, placeholder: format_items([text], start=item_id)},
-                        validate=checker([item_id]),
-                        n_index=n_index,
-                    )
-                    for item_id, text in zip(ids, chunk, strict=True)
-                )
-            )
-            parsed = {list_key: [single[list_key][0] for single in singles]}
-            original = self.request(
-                prompt.render(rendered),
-                prompt.schema,
-                task=prompt.name,
-                n_index=n_index,
-                strict=prompt.strict,
-            )
-            self.runtime.remember(
-                self.judge, original, parsed, note="assembled from one call per item"
-            )
-        return sorted(parsed[list_key], key=lambda entry: entry["id"])
-
-    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Vectors of ``texts`` from the run's embedder (cached per text)."""
-        if self.embedder is None:
-            raise InvalidInputError(
-                f"metric {self.metric!r} asked for embeddings but the run has no embedder: "
-                "pass embedder= to evaluate()"
-            )
-        return await self.runtime.embed(self.embedder, texts, self.stats)
-
-
-class SyncJudgeContext:
-    """A :class:`JudgeContext` for sync custom metrics, which run in a worker thread."""
-
-    def __init__(self, context: JudgeContext, loop: asyncio.AbstractEventLoop):
-        self._context = context
-        self._loop = loop
-
-    @property
-    def judge_name(self) -> str:
-        return self._context.judge_name
-
-    @property
-    def settings(self) -> RunSettings:
-        return self._context.settings
-
-    def _run(self, coroutine: Awaitable[T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()  # type: ignore[arg-type]
-
-    def judge_json(
-        self,
-        messages: Sequence[Mapping[str, str]],
-        schema: Mapping[str, Any] | None = None,
-        *,
-        validate: Validator | None = None,
-        task: str = "custom",
-        n_index: int = 0,
-        strict: bool = False,
-    ) -> Any:
-        return self._run(
-            self._context.judge_json(
-                messages, schema, validate=validate, task=task, n_index=n_index, strict=strict
-            )
-        )
-
-    def ask(
-        self,
-        prompt: PromptTemplate,
-        values: Mapping[str, Any],
-        *,
-        validate: Validator | None = None,
-        n_index: int = 0,
-    ) -> Any:
-        return self._run(self._context.ask(prompt, values, validate=validate, n_index=n_index))
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        return self._run(self._context.embed(texts))

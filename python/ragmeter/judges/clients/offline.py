@@ -1,10 +1,7 @@
-"""Deterministic judges and embedders for tests, demos and dry runs: no model, no network.
+"""A judge and an embedder that need no model: deterministic, offline, free.
 
-- :class:`ScriptedJudge` answers from a script of (matcher, response) rules.
-- :class:`RuleJudge` is a real, deterministic mini-judge for every built-in prompt (word
-  overlap decides support and relevance), so whole evaluations give meaningful numbers offline.
-- :class:`FaultyJudge` wraps another judge and injects seeded faults (malformed or truncated
-  JSON, wrong item counts, timeouts, 429s).
+- :class:`RuleJudge` answers every built-in prompt from word overlap, so whole evaluations give
+  meaningful numbers offline (demos, dry runs, tests).
 - :class:`HashEmbedder` embeds text as a hashed bag of words.
 """
 
@@ -14,140 +11,17 @@ import asyncio
 import hashlib
 import json
 import math
-import random
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..exceptions import InvalidInputError, JudgeTransportError
+from ...exceptions import InvalidInputError
+from ..prompts import SCHEMA_MARKER, request_schema
+from ..text import content_words, split_sentences, word_tokens
 from .limits import Limits, RetryPolicy
-from .prompts import SCHEMA_MARKER
 from .protocol import JudgeRequest, JudgeResponse, Usage, estimate_tokens
-from .text import content_words, split_sentences, word_tokens
 
-__all__ = [
-    "FaultyJudge",
-    "HashEmbedder",
-    "Responses",
-    "RuleJudge",
-    "ScriptedJudge",
-    "UnexpectedPromptError",
-    "parse_sections",
-    "request_schema",
-]
-
-
-class UnexpectedPromptError(AssertionError):
-    """A :class:`ScriptedJudge` received a prompt that no rule matches."""
-
-
-class Responses:
-    """Successive responses for one :class:`ScriptedJudge` rule (the last one repeats)."""
-
-    def __init__(self, *responses: Any):
-        if not responses:
-            raise InvalidInputError("Responses needs at least one response")
-        self.responses = list(responses)
-        self.used = 0
-
-    def next(self) -> Any:
-        response = self.responses[min(self.used, len(self.responses) - 1)]
-        self.used += 1
-        return response
-
-
-def request_schema(request: JudgeRequest) -> Mapping[str, Any] | None:
-    """The answer schema of a request: its ``response_schema`` or the one written in the prompt."""
-    if request.response_schema is not None:
-        return request.response_schema
-    text = request.first_user_message()
-    if SCHEMA_MARKER in text:
-        try:
-            schema = json.loads(text.split(SCHEMA_MARKER, 1)[1].strip())
-        except json.JSONDecodeError:
-            return None
-        return schema if isinstance(schema, Mapping) else None
-    return None
-
-
-def _task(request: JudgeRequest) -> str:
-    schema = request_schema(request)
-    title = schema.get("title") if schema else None
-    return str(title or request.task)
-
-
-class ScriptedJudge:
-    """A judge that answers from a script, and records every request.
-
-    ``script`` is a dict or a list of ``(matcher, response)`` pairs, tried in order. A matcher
-    is a string (equal to the request's task, i.e. its schema title such as ``"claims"`` or
-    ``"groundedness_verdicts"``, or contained in the task prompt, the first user message), a
-    compiled regex (searched in the whole prompt) or a callable ``request -> bool``. A response
-    is a string (sent as is), a dict or list (sent as JSON), an exception (raised), a callable
-    ``request -> response`` or :class:`Responses` (successive answers). A request no rule
-    matches raises :class:`UnexpectedPromptError`, or gets ``default`` when one is given.
-    """
-
-    def __init__(
-        self,
-        script: Mapping[Any, Any] | Sequence[tuple[Any, Any]],
-        *,
-        name: str = "scripted",
-        default: Any = None,
-        usage: tuple[int, int] | None = None,
-    ):
-        self.rules = list(script.items()) if isinstance(script, Mapping) else list(script)
-        self.name = name
-        self.default = default
-        self.usage = usage
-        self.limits = Limits(max_concurrency=64)
-        self.retry_policy = RetryPolicy(initial_delay_s=0.0, max_delay_s=0.0)
-        self.requests: list[JudgeRequest] = []
-
-    @property
-    def identity(self) -> dict[str, Any]:
-        return {"kind": "scripted", "name": self.name}
-
-    def __repr__(self) -> str:
-        return f"ScriptedJudge(name={self.name!r}, rules={len(self.rules)})"
-
-    @staticmethod
-    def _matches(matcher: Any, request: JudgeRequest) -> bool:
-        if isinstance(matcher, str):
-            return matcher == _task(request) or matcher in request.first_user_message()
-        if isinstance(matcher, re.Pattern):
-            return matcher.search(request.prompt_text()) is not None
-        if callable(matcher):
-            return bool(matcher(request))
-        raise InvalidInputError(f"unsupported matcher {matcher!r}")
-
-    def respond(self, request: JudgeRequest) -> str:
-        self.requests.append(request)
-        for matcher, response in self.rules:
-            if self._matches(matcher, request):
-                return self._render(response, request)
-        if self.default is not None:
-            return self._render(self.default, request)
-        raise UnexpectedPromptError(
-            f"ScriptedJudge {self.name!r} has no rule for task {_task(request)!r}; prompt "
-            f"starts: {request.first_user_message()[:200]!r}"
-        )
-
-    def _render(self, response: Any, request: JudgeRequest) -> str:
-        if isinstance(response, Responses):
-            response = response.next()
-        if callable(response) and not isinstance(response, type):
-            response = response(request)
-        if isinstance(response, BaseException):
-            raise response
-        if isinstance(response, str):
-            return response
-        return json.dumps(response, ensure_ascii=False)
-
-    async def complete(self, request: JudgeRequest) -> JudgeResponse:
-        text = self.respond(request)
-        usage = None if self.usage is None else Usage(*self.usage)
-        return JudgeResponse(text=text, usage=usage, model=self.name)
+__all__ = ["HashEmbedder", "RuleJudge", "minimal_instance", "parse_sections"]
 
 
 _SECTION = re.compile(r"^### (.+?)\s*$", re.MULTILINE)
@@ -186,7 +60,7 @@ def _support(claim: str, source: str) -> float:
     return len(words & content_words(source)) / len(words)
 
 
-def _minimal_instance(schema: Mapping[str, Any]) -> Any:
+def minimal_instance(schema: Mapping[str, Any]) -> Any:
     if "enum" in schema:
         return schema["enum"][0]
     if "const" in schema:
@@ -197,11 +71,11 @@ def _minimal_instance(schema: Mapping[str, Any]) -> Any:
     if kind == "object":
         props = schema.get("properties") or {}
         return {
-            name: _minimal_instance(props.get(name, {})) for name in schema.get("required") or props
+            name: minimal_instance(props.get(name, {})) for name in schema.get("required") or props
         }
     if kind == "array":
         return [
-            _minimal_instance(schema.get("items") or {})
+            minimal_instance(schema.get("items") or {})
             for _ in range(int(schema.get("minItems", 0)))
         ]
     if kind == "string":
@@ -226,7 +100,25 @@ class RuleJudge:
     answer that satisfies their schema.
 
     Works on the request alone (task from the schema title, inputs from the ``### Name``
-    sections), so it also answers through :class:`~ragmeter.judges.server.LoopbackOpenAIServer`.
+    sections), so it also answers through
+    :class:`~ragmeter.judges.testing.LoopbackOpenAIServer`. ``evaluate(dry_run=True)`` uses it
+    as the stand-in of a real judge.
+
+    Args:
+        threshold: The share of a claim's content words that must occur in the source.
+        name: Its name in reports and cache keys.
+
+    Raises:
+        InvalidInputError: ``threshold`` outside (0, 1].
+
+    Example:
+        >>> from ragmeter.judges import RuleJudge, Sample, evaluate
+        >>> sample = Sample("Where is the Eiffel Tower?",
+        ...                 "The Eiffel Tower is in Paris. It opened in 1850.",
+        ...                 ["The Eiffel Tower, in Paris, opened in 1889."])
+        >>> results = evaluate([sample], ["faithfulness"], judge=RuleJudge(), progress=False)
+        >>> [c["verdict"] for c in results.rows[0].score.evidence["claims"]]
+        ['supported', 'contradicted']
     """
 
     def __init__(self, *, threshold: float = 0.5, name: str = "rule-judge"):
@@ -239,22 +131,25 @@ class RuleJudge:
 
     @property
     def identity(self) -> dict[str, Any]:
+        """The non-secret facts that identify it in cache keys and manifests."""
         return {"kind": "rule", "name": self.name, "threshold": self.threshold}
 
     def __repr__(self) -> str:
         return f"RuleJudge(threshold={self.threshold}, name={self.name!r})"
 
     def respond(self, request: JudgeRequest) -> str:
+        """The JSON answer text to ``request`` (sync; also used by the loopback server)."""
         schema = request_schema(request) or {}
         task = str(schema.get("title") or request.task)
         sections = parse_sections(request.first_user_message())
         handler: Callable[[dict[str, str], Mapping[str, Any]], Any] | None = getattr(
             self, f"_answer_{task}", None
         )
-        answer = handler(sections, schema) if handler else _minimal_instance(schema)
+        answer = handler(sections, schema) if handler else minimal_instance(schema)
         return json.dumps(answer, ensure_ascii=False)
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        """The answer to ``request``, with estimated token usage."""
         text = self.respond(request)
         return JudgeResponse(
             text=text,
@@ -384,80 +279,27 @@ class RuleJudge:
         return {"winner": winner, "reason": f"shared words: response 1 {one}, response 2 {two}"}
 
 
-class FaultyJudge:
-    """Wraps a judge and injects seeded faults, each with its own probability per call.
-
-    ``p_malformed`` (text that is not JSON), ``p_truncated`` (the JSON cut in half),
-    ``p_wrong_count`` (the first list of labelled items loses its last item), ``p_timeout`` (a
-    retryable timeout) and ``p_429`` (a retryable 429 with ``Retry-After: 0``).
-    """
-
-    def __init__(
-        self,
-        inner: Any,
-        *,
-        seed: int = 0,
-        p_malformed: float = 0.0,
-        p_truncated: float = 0.0,
-        p_wrong_count: float = 0.0,
-        p_timeout: float = 0.0,
-        p_429: float = 0.0,
-        name: str | None = None,
-    ):
-        self.inner = inner
-        self.name = name or f"faulty({inner.name})"
-        self.limits = getattr(inner, "limits", Limits())
-        self.retry_policy = RetryPolicy(initial_delay_s=0.0, max_delay_s=0.0)
-        self._rng = random.Random(seed)
-        self.p = {
-            "malformed": p_malformed,
-            "truncated": p_truncated,
-            "wrong_count": p_wrong_count,
-            "timeout": p_timeout,
-            "429": p_429,
-        }
-        self.injected: dict[str, int] = dict.fromkeys(self.p, 0)
-
-    @property
-    def identity(self) -> dict[str, Any]:
-        return {"kind": "faulty", "name": self.name, "inner": getattr(self.inner, "identity", None)}
-
-    def _draw(self, fault: str) -> bool:
-        hit = self._rng.random() < self.p[fault]
-        if hit:
-            self.injected[fault] += 1
-        return hit
-
-    async def complete(self, request: JudgeRequest) -> JudgeResponse:
-        if self._draw("timeout"):
-            raise JudgeTransportError("injected timeout", kind="timeout", retryable=True)
-        if self._draw("429"):
-            raise JudgeTransportError("injected 429", status=429, retryable=True, retry_after=0.0)
-        response = await self.inner.complete(request)
-        text = response.text
-        if self._draw("malformed"):
-            text = "Sure! Here is my verdict: the answer is fine."
-        elif self._draw("truncated"):
-            text = text[: max(1, len(text) // 2)]
-        elif self._draw("wrong_count"):
-            try:
-                parsed = json.loads(text)
-            except json.JSONDecodeError:
-                parsed = None
-            if isinstance(parsed, dict):
-                for key, value in parsed.items():
-                    if isinstance(value, list) and len(value) > 1 and isinstance(value[0], dict):
-                        parsed[key] = value[:-1]
-                        break
-                text = json.dumps(parsed)
-        return JudgeResponse(text=text, usage=response.usage, model=response.model)
-
-
 class HashEmbedder:
     """Deterministic embeddings: a hashed, signed bag of lowercased words, L2-normalised.
 
     Each word adds ±1 at position ``blake2b(word) mod dim``; texts sharing words have a
     positive cosine, texts without words get the zero vector.
+
+    Args:
+        dim: The vectors' length.
+        name: Its name in reports and cache keys.
+
+    Raises:
+        InvalidInputError: ``dim < 2``.
+
+    Example:
+        >>> from ragmeter.judges import HashEmbedder, cosine_similarity
+        >>> texts = ["Paris, France", "France Paris", ""]
+        >>> same, reordered, empty = HashEmbedder().embed_sync(texts)
+        >>> round(cosine_similarity(same, reordered), 4)  # the same bag of words
+        1.0
+        >>> print(cosine_similarity(same, empty))  # no word: the zero vector, cosine undefined
+        None
     """
 
     def __init__(self, dim: int = 256, *, name: str = "hash-embedder"):
@@ -470,12 +312,14 @@ class HashEmbedder:
 
     @property
     def identity(self) -> dict[str, Any]:
+        """The non-secret facts that identify it in cache keys and manifests."""
         return {"kind": "hash", "name": self.name, "dim": self.dim}
 
     def __repr__(self) -> str:
         return f"HashEmbedder(dim={self.dim})"
 
     def embed_one(self, text: str) -> list[float]:
+        """The vector of one text."""
         vector = [0.0] * self.dim
         for word in word_tokens(text):
             digest = hashlib.blake2b(word.encode("utf-8"), digest_size=8).digest()
@@ -485,9 +329,11 @@ class HashEmbedder:
         return [x / norm for x in vector] if norm else vector
 
     def embed_sync(self, texts: Sequence[str]) -> list[list[float]]:
+        """The vectors of ``texts`` (counts a call in ``calls``)."""
         self.calls += 1
         return [self.embed_one(t) for t in texts]
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """The vectors of ``texts``."""
         await asyncio.sleep(0)
         return self.embed_sync(texts)

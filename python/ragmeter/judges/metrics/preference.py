@@ -8,17 +8,18 @@ winner; inconsistent ones give a tie, counted as a position flip.
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..exceptions import InvalidInputError
-from .metrics import Metric, _joined
-from .prompts import PAIRWISE_PREFERENCE_PROMPT, PromptTemplate
-from .results import Score
-from .runtime import JudgeContext
-from .samples import Sample
+from ...exceptions import InvalidInputError
+from ..context import JudgeContext
+from ..engine.tasks import gather_all
+from ..prompts import PAIRWISE_PREFERENCE_PROMPT, PromptTemplate
+from ..sample import Sample
+from ..score import Score
+from ..text import joined_contexts
+from .base import Metric
 
 __all__ = ["DEFAULT_CRITERIA", "PairwisePreferenceMetric", "reconcile_orders"]
 
@@ -57,6 +58,15 @@ class PairwisePreferenceMetric(Metric):
     0.0 when B wins, 0.5 for a tie, so the mean is A's win rate with ties counted half. The
     summary adds wins, ties, the position-flip rate and the rate at which the first-shown
     response won. Practice from Zheng et al. (2023), "Judging LLM-as-a-Judge", NeurIPS.
+
+    Args:
+        criteria: What "better" means, shown to the judge.
+        repeats: Verdicts per order (a majority decides).
+        prompt: A replacement prompt.
+        name: The metric's name in results (default ``pairwise_preference``).
+
+    Raises:
+        InvalidInputError: ``repeats < 1``.
     """
 
     name = "pairwise_preference"
@@ -80,10 +90,12 @@ class PairwisePreferenceMetric(Metric):
         self.name = name or type(self).name
 
     def params(self) -> dict[str, Any]:
+        """``criteria`` and ``repeats``, for the repr and the run manifest."""
         return {"criteria": self.criteria, "repeats": self.repeats}
 
     async def score(self, sample: Sample, ctx: JudgeContext) -> Score:
-        context = _joined(sample.contexts) or "(no context given)"
+        """1.0 when A wins, 0.0 when B wins, 0.5 for a tie, judged in both orders."""
+        context = joined_contexts(sample.contexts) or "(no context given)"
         base = {"criteria": self.criteria, "question": sample.question, "context": context}
         orders = {"AB": (sample.answer, sample.answer_b), "BA": (sample.answer_b, sample.answer)}
         calls = [
@@ -91,7 +103,7 @@ class PairwisePreferenceMetric(Metric):
             for order, (r1, r2) in orders.items()
             for i in range(self.repeats)
         ]
-        answers = await asyncio.gather(*calls)
+        answers = await gather_all(*calls)
         ab = answers[: self.repeats]
         ba = answers[self.repeats :]
         first = _majority([a["winner"] for a in ab])
@@ -117,6 +129,7 @@ class PairwisePreferenceMetric(Metric):
 
     @staticmethod
     def summarize_extra(scores: Sequence[Score]) -> Mapping[str, Any]:
+        """Wins, ties, position flips and the first-position win rate over the ok scores."""
         ok = [s for s in scores if s.status == "ok"]
         winners = Counter(s.evidence.get("winner") for s in ok)
         judgements = sum(int(s.evidence.get("n_judgements", 1)) for s in ok)

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from ..exceptions import InvalidInputError
+from ...exceptions import InvalidInputError, JudgeCacheError
 
 __all__ = ["CACHE_FORMAT_VERSION", "CacheMode", "JudgeCache", "cache_key", "open_cache"]
 
@@ -36,6 +36,11 @@ CacheMode = Literal["read_write", "read_only", "refresh", "off"]
 CACHE_MODES: tuple[str, ...] = ("read_write", "read_only", "refresh", "off")
 CACHE_FORMAT_VERSION = 1
 _INSERT = "INSERT OR REPLACE INTO calls (key, kind, value, created_at) VALUES (?, ?, ?, ?)"
+_COLUMNS = ("key", "kind", "value", "created_at")
+_WHAT_TO_DO = (
+    "pass another path as cache= (or delete the file, if it is a judge cache that was damaged: "
+    "the next run judges everything again)"
+)
 
 
 def canonical_json(value: Any) -> str:
@@ -49,7 +54,28 @@ def cache_key(payload: Mapping[str, Any]) -> str:
 
 
 class JudgeCache:
-    """sqlite store of validated judge answers and embeddings (WAL, one writer thread)."""
+    """sqlite store of validated judge answers, recorded failures and embeddings.
+
+    Pass it (or just a path) as ``evaluate(cache=...)``: a rerun is identical and makes no call
+    for what is stored. Writes go through one writer thread in batched WAL transactions;
+    :meth:`flush` waits for them.
+
+    Args:
+        path: The sqlite file (created with its folder), or ``":memory:"``.
+        mode: ``"read_write"``, ``"read_only"`` (hits used, nothing written: CI replays),
+            ``"refresh"`` (every call made again, answers overwritten) or ``"off"``.
+
+    Raises:
+        JudgeCacheError: the file is not a judge cache (not sqlite, another application's
+            database, a damaged file); it is left untouched.
+        InvalidInputError: an unknown mode.
+
+    Example:
+        >>> with JudgeCache(":memory:") as cache:
+        ...     cache.put("some-key", "chat", {"parsed": {"value": 1}})
+        ...     cache.get("some-key"), cache.get("another-key"), len(cache)
+        ({'parsed': {'value': 1}}, None, 1)
+    """
 
     WRITE_BATCH = 512
 
@@ -65,15 +91,44 @@ class JudgeCache:
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._writer: threading.Thread | None = None
         self._writer_error: BaseException | None = None
+        self.damaged = 0
         if mode != "off":
             if self.path != ":memory:":
                 Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
-            self._conn = self._connect()
-            self._conn.execute(
-                "CREATE TABLE IF NOT EXISTS calls ("
-                " key TEXT PRIMARY KEY, kind TEXT NOT NULL, value TEXT NOT NULL,"
-                " created_at REAL NOT NULL)"
+            try:
+                self._conn = self._connect()
+                self._check_or_create(self._conn)
+            except sqlite3.DatabaseError as exc:
+                if self._conn is not None:
+                    self._conn.close()
+                    self._conn = None
+                raise JudgeCacheError(
+                    f"{self.path} is not a judge cache (sqlite: {exc}): {_WHAT_TO_DO}"
+                ) from exc
+
+    def _check_or_create(self, conn: sqlite3.Connection) -> None:
+        """Create the table in a new database; refuse another application's database."""
+        tables = [
+            name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        ]
+        if "calls" in tables:
+            columns = tuple(row[1] for row in conn.execute("PRAGMA table_info(calls)"))
+            if sorted(columns) != sorted(_COLUMNS):
+                raise JudgeCacheError(
+                    f"{self.path} is not a judge cache: its table 'calls' has the columns "
+                    f"{list(columns)}, not {list(_COLUMNS)}; {_WHAT_TO_DO}"
+                )
+            return
+        if tables:
+            raise JudgeCacheError(
+                f"{self.path} is an sqlite database of another application (tables "
+                f"{sorted(tables)}), not a judge cache; it was left untouched: {_WHAT_TO_DO}"
             )
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS calls ("
+            " key TEXT PRIMARY KEY, kind TEXT NOT NULL, value TEXT NOT NULL,"
+            " created_at REAL NOT NULL)"
+        )
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
@@ -88,24 +143,50 @@ class JudgeCache:
 
     @property
     def readable(self) -> bool:
+        """Whether hits are served (``read_write``, ``read_only``)."""
         return self.mode in ("read_write", "read_only")
 
     @property
     def writable(self) -> bool:
+        """Whether answers are stored (``read_write``, ``refresh``)."""
         return self.mode in ("read_write", "refresh")
 
     def get(self, key: str) -> dict[str, Any] | None:
+        """The stored value of ``key``, or ``None``: absent, unreadable or damaged (a miss).
+
+        A damaged row (not a JSON object) counts in ``damaged``; the caller computes the answer
+        again and :meth:`put` overwrites the row.
+        """
         if self._conn is None or not self.readable:
             return None
         with self._pending_lock:
             pending = self._pending.get(key)
         if pending is not None:
-            return json.loads(pending[1])
-        with self._lock:
-            row = self._conn.execute("SELECT value FROM calls WHERE key = ?", (key,)).fetchone()
-        return None if row is None else json.loads(row[0])
+            return json.loads(pending[1])  # type: ignore[no-any-return]
+        try:
+            with self._lock:
+                row = self._conn.execute("SELECT value FROM calls WHERE key = ?", (key,)).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise JudgeCacheError(
+                f"the judge cache {self.path} cannot be read (sqlite: {exc}): {_WHAT_TO_DO}"
+            ) from exc
+        if row is None:
+            return None
+        try:
+            value = json.loads(row[0])
+        except (TypeError, ValueError):
+            value = None
+        if not isinstance(value, dict):
+            self.damaged += 1
+            return None
+        return value
 
     def put(self, key: str, kind: str, value: Mapping[str, Any]) -> None:
+        """Store ``value`` under ``key`` (visible at once, on disk after :meth:`flush`).
+
+        Raises:
+            OSError: an earlier write to the file failed (disk full, permissions).
+        """
         if self._conn is None or not self.writable:
             return
         self._raise_writer_error()

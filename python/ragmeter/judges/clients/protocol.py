@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from ..exceptions import InvalidInputError, JudgeTransportError
+from ...exceptions import InvalidInputError, JudgeTransportError
 from .limits import Limits
 
 __all__ = [
@@ -46,6 +46,7 @@ class Usage:
 
     @property
     def total_tokens(self) -> int:
+        """Prompt plus completion tokens."""
         return self.prompt_tokens + self.completion_tokens
 
 
@@ -58,9 +59,20 @@ def estimate_tokens(text: str) -> int:
 class JudgeRequest:
     """One chat request to a judge.
 
-    ``response_schema`` is the JSON Schema the answer must satisfy (``None`` for free text);
-    ``n_index`` distinguishes repeated samples of the same prompt so that a cache does not
-    return one answer for all of them; ``task`` names the prompt (for logs and test doubles).
+    Attributes:
+        messages: The chat messages, ``{"role", "content"}`` mappings.
+        response_schema: The JSON Schema the answer must satisfy (``None`` for free text).
+        schema_name: The schema's name for ``response_format`` (letters, digits, ``_``, ``-``).
+        strict_schema: Ask for OpenAI's strict structured output.
+        temperature, seed, max_tokens: Sampling parameters (``None``: not sent).
+        n_index: Distinguishes repeated samples of the same prompt, so that a cache does not
+            return one answer for all of them.
+        task: Names the prompt (for logs and test doubles).
+
+    Example:
+        >>> request = JudgeRequest(({"role": "user", "content": "Is 2 + 2 = 4?"},))
+        >>> request.first_user_message(), request.max_tokens
+        ('Is 2 + 2 = 4?', None)
     """
 
     messages: tuple[Mapping[str, str], ...]
@@ -74,6 +86,7 @@ class JudgeRequest:
     task: str = "custom"
 
     def message_dicts(self) -> list[dict[str, str]]:
+        """The messages as plain ``{"role", "content"}`` dicts (copies)."""
         return [{"role": m["role"], "content": m["content"]} for m in self.messages]
 
     def prompt_text(self) -> str:
@@ -88,6 +101,7 @@ class JudgeRequest:
         return ""
 
     def last_user_message(self) -> str:
+        """The latest user message (a re-ask's correction, else the task prompt)."""
         for message in reversed(self.messages):
             if message["role"] == "user":
                 return message["content"]
@@ -96,7 +110,16 @@ class JudgeRequest:
 
 @dataclass(frozen=True)
 class JudgeResponse:
-    """A judge's answer: the raw text plus what the endpoint reported about the call."""
+    """A judge's answer: the raw text plus what the endpoint reported about the call.
+
+    Attributes:
+        text: The answer as the model wrote it.
+        usage: Tokens reported by the endpoint (``None``: estimated from the text).
+        model: The model that answered, as reported.
+        finish_reason: ``"stop"``, ``"length"`` (cut off at ``max_tokens``) ...
+        latency_s: Seconds the call took.
+        extra: Endpoint facts (structured-output form used, capability fallbacks).
+    """
 
     text: str
     usage: Usage | None = None
@@ -108,20 +131,35 @@ class JudgeResponse:
 
 @runtime_checkable
 class Judge(Protocol):
-    """A language model that answers :class:`JudgeRequest` objects."""
+    """A language model that answers :class:`JudgeRequest` objects.
+
+    Anything with a str ``name`` (it identifies the judge in cache keys and reports) and an
+    ``async complete(request)`` is a judge. Optional attributes: ``identity`` (non-secret facts
+    for cache keys and manifests), ``limits`` (:class:`Limits`), ``retry_policy``
+    (:class:`RetryPolicy`) and ``async aclose()``. Raise
+    :class:`~ragmeter.JudgeTransportError` for a failed call, so the engine can retry it.
+    """
 
     name: str
 
-    async def complete(self, request: JudgeRequest) -> JudgeResponse: ...
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        """The judge's answer to ``request``."""
+        ...
 
 
 @runtime_checkable
 class Embedder(Protocol):
-    """A text embedding model: one vector per input text, in input order."""
+    """A text embedding model: one vector per input text, in input order.
+
+    Anything with a str ``name`` and an ``async embed(texts)`` is an embedder; ``identity``,
+    ``limits`` and ``retry_policy`` are read as for a :class:`Judge`.
+    """
 
     name: str
 
-    async def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One vector per text, in input order."""
+        ...
 
 
 def judge_identity(judge: Any) -> dict[str, Any]:
@@ -180,6 +218,7 @@ class FunctionJudge:
 
     @property
     def identity(self) -> dict[str, Any]:
+        """The non-secret facts that identify it in cache keys and manifests."""
         return {"kind": "function", "name": self.name}
 
     def __repr__(self) -> str:
@@ -193,6 +232,7 @@ class FunctionJudge:
         return request
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        """The callable's answer to ``request``."""
         loop = asyncio.get_running_loop()
         started = loop.time()
         argument = self._argument(request)
@@ -225,7 +265,19 @@ def as_judge(
     ``{"role", "content"}`` dicts), the whole prompt as one string (``takes="prompt"``) or the
     :class:`JudgeRequest` (``takes="request"``), and returns the answer text, a dict/list (sent
     on as JSON) or a :class:`JudgeResponse`. Sync callables run in a worker thread. ``name`` goes
-    into cache keys: give two different callables two different names.
+    into cache keys: give two different callables two different names. A ``TimeoutError`` or
+    ``ConnectionError`` it raises is retried like a transport failure.
+
+    Raises:
+        InvalidInputError: ``fn`` is not callable, or ``takes`` is unknown.
+
+    Example:
+        >>> from ragmeter.judges import RubricMetric, Sample, as_judge, evaluate
+        >>> judge = as_judge(lambda prompt: {"value": 1, "reason": "polite"}, name="always-1",
+        ...                  takes="prompt")
+        >>> polite = RubricMetric("polite", "Is this polite? $answer", allowed_values=[0, 1])
+        >>> evaluate([Sample("Hi?", "Hello!")], [polite], judge=judge, progress=False).means()
+        {'polite': 1.0}
     """
     if not callable(fn):
         raise InvalidInputError(f"as_judge needs a callable, got {type(fn).__name__}")
@@ -244,12 +296,14 @@ class FunctionEmbedder:
 
     @property
     def identity(self) -> dict[str, Any]:
+        """The non-secret facts that identify it in cache keys and manifests."""
         return {"kind": "function", "name": self.name}
 
     def __repr__(self) -> str:
         return f"FunctionEmbedder(name={self.name!r})"
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """The callable's vectors for ``texts``."""
         batch = list(texts)
         if self._is_async:
             vectors = await self._fn(batch)
@@ -261,7 +315,20 @@ class FunctionEmbedder:
 def as_embedder(
     fn: Callable[[list[str]], Any], *, name: str | None = None, limits: Limits | None = None
 ) -> FunctionEmbedder:
-    """Wrap a sync or async callable ``list[str] -> list[list[float]]`` as an embedder."""
+    """Wrap a sync or async callable ``list[str] -> list[list[float]]`` as an embedder.
+
+    Sync callables run in a worker thread; ``name`` goes into cache keys.
+
+    Raises:
+        InvalidInputError: ``fn`` is not callable.
+
+    Example:
+        >>> import asyncio
+        >>> embedder = as_embedder(lambda texts: [[float(len(t)), 1.0] for t in texts],
+        ...                        name="length")
+        >>> asyncio.run(embedder.embed(["ab", "abc"]))
+        [[2.0, 1.0], [3.0, 1.0]]
+    """
     if not callable(fn):
         raise InvalidInputError(f"as_embedder needs a callable, got {type(fn).__name__}")
     resolved = name or getattr(fn, "__qualname__", None) or type(fn).__name__

@@ -32,27 +32,31 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..exceptions import InvalidInputError, JudgeConfigurationError, UndefinedMetricWarning
-from .cache import JudgeCache
-from .embeddings import OpenAICompatibleEmbedder, resolve_embedder
-from .evaluation import evaluate, run_sync
-from .metrics import AnswerRelevancyMetric, ContextRelevancyMetric, GroundednessMetric, Metric
-from .openai_compatible import (
+from ...exceptions import InvalidInputError, JudgeConfigurationError, UndefinedMetricWarning
+from ..clients.chat import OpenAICompatibleJudge
+from ..clients.embeddings import OpenAICompatibleEmbedder
+from ..clients.environment import (
     ENV_EMBEDDING_MODEL,
     ENV_MODEL,
-    OpenAICompatibleJudge,
-    Secret,
-    _env,
+    env_value,
     is_openai_url,
-    resolve_base_url,
+    resolve_endpoint,
 )
-from .prompts import ANSWER_RELEVANCY_PROMPT as _ANSWER_RELEVANCY
-from .prompts import CLAIMS_PROMPT as _CLAIMS
-from .prompts import CONTEXT_RELEVANCY_PROMPT as _CONTEXT_RELEVANCY
-from .prompts import GROUNDEDNESS_PROMPT as _GROUNDEDNESS
-from .resolve import resolve_judge, resolve_metrics
-from .results import JudgeResults
-from .samples import Sample
+from ..clients.resolve import resolve_embedder, resolve_judge
+from ..clients.secrets import Secret, checked_secret
+from ..engine.cache import JudgeCache
+from ..engine.resolve import resolve_metrics
+from ..engine.settings import MaxTokens
+from ..engine.tasks import gather_all, run_sync
+from ..evaluation import evaluate
+from ..metrics import AnswerRelevancyMetric, ContextRelevancyMetric, GroundednessMetric
+from ..metrics.base import Metric
+from ..prompts import ANSWER_RELEVANCY_PROMPT as _ANSWER_RELEVANCY
+from ..prompts import CLAIMS_PROMPT as _CLAIMS
+from ..prompts import CONTEXT_RELEVANCY_PROMPT as _CONTEXT_RELEVANCY
+from ..prompts import GROUNDEDNESS_PROMPT as _GROUNDEDNESS
+from ..results import JudgeResults
+from ..sample import Sample
 
 __all__ = [
     "ANSWER_RELEVANCY_PROMPT",
@@ -84,7 +88,10 @@ EMBEDCHAIN_METRICS = ("answer_relevancy", "groundedness", "context_relevancy")
 
 @dataclass
 class EvalData:
-    """One evaluation record, as embedchain's ``EvalData`` (``ground_truth`` is optional)."""
+    """One evaluation record, as embedchain's ``EvalData`` (``ground_truth`` is optional).
+
+    ``evaluate`` reads it as a :class:`Sample` (``ground_truth`` is the reference).
+    """
 
     question: str
     contexts: list[str]
@@ -94,14 +101,15 @@ class EvalData:
 
 
 class BaseConfig:
-    """Base of the evaluation configs (embedchain's ``BaseConfig``)."""
+    """Base of the evaluation configs (embedchain's ``BaseConfig``): ``as_dict()``."""
 
     def as_dict(self) -> dict[str, Any]:
+        """The config's settings as a dict (never the API key)."""
         return {k.lstrip("_"): v for k, v in vars(self).items() if k != "_api_key"}
 
 
 def _model_for(model: str | None, base_url: str) -> str:
-    resolved = model or _env(ENV_MODEL)
+    resolved = model or env_value(ENV_MODEL)
     if resolved:
         return resolved
     if is_openai_url(base_url):
@@ -121,24 +129,35 @@ class _JudgeConfig(BaseConfig):
         base_url: str | None,
         judge: Any,
         cache: JudgeCache | str | None,
+        max_tokens: MaxTokens,
+        timeout_s: float,
+        max_concurrency: int | None,
     ):
         self.model = model
-        self._api_key = Secret(api_key) if api_key else None
+        self._api_key = checked_secret(api_key, argument="api_key")
         self.base_url = base_url
         self.judge = judge
         self.cache = cache
+        self.max_tokens = max_tokens
+        self.timeout_s = timeout_s
+        self.max_concurrency = max_concurrency
 
     @property
     def api_key(self) -> Secret | None:
+        """The API key, as a :class:`Secret` that never shows (``None`` when not given)."""
         return self._api_key
 
     def make_judge(self) -> Any:
         """The configured judge: ``judge=`` if given, else an OpenAI-compatible endpoint."""
         if self.judge is not None:
             return resolve_judge(self.judge)
-        base_url = resolve_base_url(self.base_url)
+        shown, _ = resolve_endpoint(self.base_url)
         return OpenAICompatibleJudge(
-            base_url=base_url, model=_model_for(self.model, base_url), api_key=self._api_key
+            base_url=self.base_url,
+            model=_model_for(self.model, shown),
+            api_key=self._api_key,
+            timeout_s=self.timeout_s,
+            max_concurrency=self.max_concurrency,
         )
 
     def __repr__(self) -> str:
@@ -153,8 +172,21 @@ class ContextRelevanceConfig(_JudgeConfig):
     """Config of :class:`ContextRelevance`: ``model``, ``api_key``, ``language``, ``prompt``.
 
     ``language`` is recorded and passed to the judge run; sentence splitting is ragmeter's
-    regex splitter (pass ``sentence_splitter=`` for another, for example pysbd's). ragmeter
-    adds ``base_url``, ``judge`` (any judge) and ``cache``.
+    regex splitter (pass ``sentence_splitter=`` for another, for example pysbd's).
+    ragmeter adds, keyword-only: ``base_url`` (any OpenAI-compatible server; default
+    ``$OPENAI_BASE_URL``), ``judge`` (any judge instead), ``cache`` (a sqlite path or
+    :class:`JudgeCache`), ``max_tokens`` (default ``"auto"``: finite), ``timeout_s`` and
+    ``max_concurrency`` (default 2 for a server on this machine): what a local model needs.
+
+    Raises:
+        InvalidInputError: a malformed ``api_key``.
+
+    Example:
+        >>> config = ContextRelevanceConfig(model="qwen2.5-7b", base_url="http://127.0.0.1:8080/v1",
+        ...                                 max_tokens=512, timeout_s=300)
+        >>> judge = config.make_judge()
+        >>> judge.model, judge.limits.max_concurrency
+        ('qwen2.5-7b', 2)
     """
 
     def __init__(
@@ -167,9 +199,21 @@ class ContextRelevanceConfig(_JudgeConfig):
         base_url: str | None = None,
         judge: Any = None,
         cache: JudgeCache | str | None = None,
+        max_tokens: MaxTokens = "auto",
+        timeout_s: float = 60.0,
+        max_concurrency: int | None = None,
         sentence_splitter: Callable[[str], list[str]] | None = None,
     ):
-        super().__init__(model, api_key, base_url=base_url, judge=judge, cache=cache)
+        super().__init__(
+            model,
+            api_key,
+            base_url=base_url,
+            judge=judge,
+            cache=cache,
+            max_tokens=max_tokens,
+            timeout_s=timeout_s,
+            max_concurrency=max_concurrency,
+        )
         self.language = language
         self.prompt = prompt
         self.sentence_splitter = sentence_splitter
@@ -179,9 +223,18 @@ class AnswerRelevanceConfig(_JudgeConfig):
     """Config of :class:`AnswerRelevance`: ``model``, ``embedder``, ``api_key``,
     ``num_gen_questions``, ``prompt``.
 
-    ``embedder`` is an embedding model name (on the same endpoint as the judge) or any
-    embedder; default ``$RAGMETER_EMBEDDING_MODEL``, else ``text-embedding-ada-002`` on
-    api.openai.com.
+    ``embedder`` is an embedding model name or any embedder; default
+    ``$RAGMETER_EMBEDDING_MODEL``, else ``text-embedding-ada-002`` on api.openai.com. A model
+    name is served by ``embeddings_base_url``, else by the judge's ``base_url``, which may
+    serve no embeddings (a chat-only local server): then the error says so.
+    ragmeter adds, keyword-only: ``base_url`` (any OpenAI-compatible server; default
+    ``$OPENAI_BASE_URL``), ``judge`` (any judge instead), ``cache`` (a sqlite path or
+    :class:`JudgeCache`), ``max_tokens`` (default ``"auto"``: finite), ``timeout_s`` and
+    ``max_concurrency`` (default 2 for a server on this machine): what a local model needs.
+    ``language`` sets the language of the generated questions.
+
+    Raises:
+        InvalidInputError: a malformed ``api_key``.
     """
 
     def __init__(
@@ -195,32 +248,67 @@ class AnswerRelevanceConfig(_JudgeConfig):
         base_url: str | None = None,
         judge: Any = None,
         cache: JudgeCache | str | None = None,
+        max_tokens: MaxTokens = "auto",
+        timeout_s: float = 60.0,
+        max_concurrency: int | None = None,
         language: str | None = None,
+        embeddings_base_url: str | None = None,
     ):
-        super().__init__(model, api_key, base_url=base_url, judge=judge, cache=cache)
+        super().__init__(
+            model,
+            api_key,
+            base_url=base_url,
+            judge=judge,
+            cache=cache,
+            max_tokens=max_tokens,
+            timeout_s=timeout_s,
+            max_concurrency=max_concurrency,
+        )
         self.embedder = embedder
         self.num_gen_questions = num_gen_questions
         self.prompt = prompt
         self.language = language
+        self.embeddings_base_url = embeddings_base_url
 
     def make_embedder(self) -> Any:
+        """The configured embedder: ``embedder=`` if an object, else an OpenAI-compatible one.
+
+        A model name is served by ``embeddings_base_url``, else by the judge's ``base_url``
+        (which may serve no embeddings: a 404 there says to set ``embeddings_base_url``).
+        """
         if self.embedder is not None and not isinstance(self.embedder, str):
             return resolve_embedder(self.embedder)
-        base_url = resolve_base_url(self.base_url)
-        model = self.embedder or _env(ENV_EMBEDDING_MODEL)
+        url = self.embeddings_base_url or self.base_url
+        shown, _ = resolve_endpoint(url)
+        model = self.embedder or env_value(ENV_EMBEDDING_MODEL)
         if not model:
-            if not is_openai_url(base_url):
+            if not is_openai_url(shown):
                 raise JudgeConfigurationError(
-                    f"answer relevancy needs an embedding model on {base_url}: pass embedder=... "
+                    f"answer relevancy needs an embedding model on {shown}: pass embedder=... "
                     f"or set {ENV_EMBEDDING_MODEL}=<model name>"
                 )
             model = DEFAULT_EMBEDCHAIN_EMBEDDER
-        return OpenAICompatibleEmbedder(base_url=base_url, model=model, api_key=self._api_key)
+        return OpenAICompatibleEmbedder(
+            base_url=url,
+            model=model,
+            api_key=self._api_key,
+            timeout_s=self.timeout_s,
+            max_concurrency=self.max_concurrency,
+        )
 
 
 class GroundednessConfig(_JudgeConfig):
     """Config of :class:`Groundedness`: ``model``, ``api_key``, ``answer_claims_prompt``,
-    ``claims_inference_prompt``."""
+    ``claims_inference_prompt``.
+
+    ragmeter adds, keyword-only: ``base_url`` (any OpenAI-compatible server; default
+    ``$OPENAI_BASE_URL``), ``judge`` (any judge instead), ``cache`` (a sqlite path or
+    :class:`JudgeCache`), ``max_tokens`` (default ``"auto"``: finite), ``timeout_s`` and
+    ``max_concurrency`` (default 2 for a server on this machine): what a local model needs.
+
+    Raises:
+        InvalidInputError: a malformed ``api_key``.
+    """
 
     def __init__(
         self,
@@ -232,14 +320,38 @@ class GroundednessConfig(_JudgeConfig):
         base_url: str | None = None,
         judge: Any = None,
         cache: JudgeCache | str | None = None,
+        max_tokens: MaxTokens = "auto",
+        timeout_s: float = 60.0,
+        max_concurrency: int | None = None,
     ):
-        super().__init__(model, api_key, base_url=base_url, judge=judge, cache=cache)
+        super().__init__(
+            model,
+            api_key,
+            base_url=base_url,
+            judge=judge,
+            cache=cache,
+            max_tokens=max_tokens,
+            timeout_s=timeout_s,
+            max_concurrency=max_concurrency,
+        )
         self.answer_claims_prompt = answer_claims_prompt
         self.claims_inference_prompt = claims_inference_prompt
 
 
 class BaseMetric(ABC):
-    """Base of evaluation metrics (embedchain's ``BaseMetric``): a ``name`` and ``evaluate``."""
+    """Base of evaluation metrics (embedchain's ``BaseMetric``): a ``name`` and ``evaluate``.
+
+    Subclass it for a custom metric of :func:`evaluate_rag` (as in embedchain's guide).
+
+    Example:
+        >>> class AnswerLength(BaseMetric):
+        ...     def __init__(self):
+        ...         super().__init__(name="answer_length")
+        ...     def evaluate(self, dataset):
+        ...         return sum(len(d.answer) for d in dataset) / len(dataset)
+        >>> AnswerLength().evaluate([EvalData(question="Q?", contexts=[], answer="Yes.")])
+        4.0
+    """
 
     def __init__(self, name: str = ""):
         self.name = name
@@ -283,6 +395,7 @@ class _JudgedMetric(BaseMetric):
             embedder=self._embedder(),
             cache=self.config.cache,
             language=getattr(self.config, "language", None),
+            max_tokens=self.config.max_tokens,
         )
         self.last_results = results
         return results
@@ -295,7 +408,17 @@ class _JudgedMetric(BaseMetric):
 class ContextRelevance(_JudgedMetric):
     """embedchain's context relevancy: relevant context sentences / context sentences.
 
-    See :class:`~ragmeter.judges.metrics.ContextRelevancyMetric` for the formula and cases.
+    See :class:`~ragmeter.judges.ContextRelevancyMetric` for the formula and cases.
+    ``evaluate(dataset)`` returns the mean (``nan`` with a warning when no sample could be
+    scored); ``last_results`` holds every row.
+
+    Example:
+        >>> from ragmeter.judges import RuleJudge
+        >>> metric = ContextRelevance(ContextRelevanceConfig(judge=RuleJudge()))
+        >>> metric.evaluate([EvalData(question="Where is Paris?",
+        ...                           contexts=["Paris is in France. Cats sleep a lot."],
+        ...                           answer="In France.")])
+        0.5
     """
 
     def __init__(self, config: ContextRelevanceConfig | None = None):
@@ -313,7 +436,8 @@ class ContextRelevance(_JudgedMetric):
 class AnswerRelevance(_JudgedMetric):
     """embedchain's answer relevancy: mean cosine of generated questions to the question.
 
-    See :class:`~ragmeter.judges.metrics.AnswerRelevancyMetric` for the formula and cases.
+    See :class:`~ragmeter.judges.AnswerRelevancyMetric` for the formula and cases;
+    ``evaluate`` and ``last_results`` as for :class:`ContextRelevance`.
     """
 
     def __init__(self, config: AnswerRelevanceConfig | None = None):
@@ -337,7 +461,8 @@ class AnswerRelevance(_JudgedMetric):
 class Groundedness(_JudgedMetric):
     """embedchain's groundedness: sum of claim verdicts / number of claims.
 
-    See :class:`~ragmeter.judges.metrics.GroundednessMetric` for the formula and cases.
+    See :class:`~ragmeter.judges.GroundednessMetric` for the formula and cases;
+    ``evaluate`` and ``last_results`` as for :class:`ContextRelevance`.
     """
 
     def __init__(self, config: GroundednessConfig | None = None):
@@ -373,7 +498,9 @@ def _collect(
         async def one(index: int, question: str) -> Sample:
             async with gate:
                 retrieved = await _call(retriever, question)
-                contexts = list(Sample(question=question, contexts=tuple(retrieved or ())).contexts)
+                contexts = list(
+                    Sample(question=question, contexts=tuple(retrieved or ())).contexts or ()
+                )
                 answer = await _call(generator, question, contexts)
             if not isinstance(answer, str):
                 raise InvalidInputError(
@@ -382,14 +509,14 @@ def _collect(
                 )
             return Sample(question=question, answer=answer, contexts=tuple(contexts), id=str(index))
 
-        return list(await asyncio.gather(*(one(i, q) for i, q in enumerate(questions))))
+        return list(await gather_all(*(one(i, q) for i, q in enumerate(questions))))
 
     return run_sync(run)
 
 
 def _default_judge() -> Any:
-    base_url = resolve_base_url(None)
-    return OpenAICompatibleJudge(base_url=base_url, model=_model_for(None, base_url))
+    shown, _ = resolve_endpoint(None)
+    return OpenAICompatibleJudge(model=_model_for(None, shown))
 
 
 def _default_embedder() -> Any:
@@ -449,7 +576,7 @@ def evaluate_rag(
             samples, judged, judge=the_judge, embedder=the_embedder, cache=cache, **options
         )
     dataset = [
-        EvalData(question=s.question, contexts=list(s.contexts), answer=s.answer or "")
+        EvalData(question=s.question, contexts=list(s.contexts or ()), answer=s.answer or "")
         for s in samples
     ]
     scores: dict[str, float] = {}

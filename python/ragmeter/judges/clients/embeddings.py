@@ -1,4 +1,4 @@
-"""Embedders for ``answer_relevancy``: an OpenAI-compatible ``/embeddings`` client and cosine.
+"""Embedders for ``answer_relevancy``: OpenAI-compatible ``/embeddings`` clients.
 
 An embedder returns one vector per text in input order; a reply with the wrong number of
 vectors, or with indices that do not cover the batch, is a protocol error (retried, then
@@ -9,44 +9,24 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import math
+import ssl
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..exceptions import InvalidInputError, JudgeConfigurationError, JudgeTransportError
-from .limits import Limits, RetryPolicy
-from .openai_compatible import (
+from ...exceptions import InvalidInputError, JudgeConfigurationError, JudgeTransportError
+from .environment import (
     ENV_EMBEDDING_MODEL,
-    HttpEndpoint,
-    Secret,
-    _map_client_error,
-    is_openai_client,
+    default_concurrency,
+    env_value,
     resolve_api_key,
-    resolve_base_url,
+    resolve_endpoint,
 )
-from .protocol import Embedder, as_embedder
+from .http import HttpEndpoint
+from .limits import Limits, RetryPolicy
+from .sdk import guard_client, map_client_error
+from .secrets import Secret, split_credentials
 
-__all__ = [
-    "OpenAIClientEmbedder",
-    "OpenAICompatibleEmbedder",
-    "cosine_similarity",
-    "embedder_from_env",
-    "resolve_embedder",
-]
-
-
-def cosine_similarity(a: Sequence[float], b: Sequence[float]) -> float | None:
-    """``a . b / (|a| |b|)``; ``None`` when either vector has zero norm (undefined)."""
-    if len(a) != len(b):
-        raise InvalidInputError(
-            f"cosine_similarity needs vectors of equal length, got {len(a)} and {len(b)}"
-        )
-    dot = math.fsum(x * y for x, y in zip(a, b, strict=True))
-    norm_a = math.sqrt(math.fsum(x * x for x in a))
-    norm_b = math.sqrt(math.fsum(y * y for y in b))
-    if norm_a == 0.0 or norm_b == 0.0:
-        return None
-    return max(-1.0, min(1.0, dot / (norm_a * norm_b)))
+__all__ = ["OpenAIClientEmbedder", "OpenAICompatibleEmbedder"]
 
 
 def _vectors_from(envelope: Any, n_texts: int, where: str) -> tuple[list[list[float]], int]:
@@ -69,14 +49,59 @@ def _vectors_from(envelope: Any, n_texts: int, where: str) -> tuple[list[list[fl
         )
     usage = envelope.get("usage") if isinstance(envelope, Mapping) else None
     tokens = usage.get("prompt_tokens", 0) if isinstance(usage, Mapping) else 0
-    return [[float(x) for x in vector] for _, vector in pairs], int(tokens or 0)
+    return [_vector(vector, i, where) for i, vector in pairs], int(tokens or 0)
+
+
+def _vector(value: Any, index: int, where: str) -> list[float]:
+    """One embedding as floats, or a protocol error that says what the server sent instead."""
+    if isinstance(value, list) and value and all(isinstance(row, list) for row in value):
+        width = len(value[0]) if value[0] else 0
+        raise JudgeTransportError(
+            f"{where} returned one vector per token ({len(value)} x {width}) for text {index} "
+            "instead of one pooled vector per text: the server runs without pooling. Start it "
+            "with pooling (llama.cpp's llama-server: --pooling mean; llama-cpp-python: "
+            "--embedding with a pooling type) or use another embeddings server",
+            kind="protocol",
+            fatal=True,
+        )
+    if not isinstance(value, list) or not value:
+        raise JudgeTransportError(
+            f"{where} returned {type(value).__name__} for embedding {index}, not a list of numbers",
+            kind="protocol",
+            retryable=True,
+        )
+    try:
+        return [float(x) for x in value]
+    except (TypeError, ValueError):
+        raise JudgeTransportError(
+            f"{where} returned an embedding {index} holding non-numbers ({str(value)[:80]!r}...)",
+            kind="protocol",
+            retryable=True,
+        ) from None
 
 
 class OpenAICompatibleEmbedder:
     """Embeddings from an OpenAI-compatible ``/embeddings`` endpoint, over httpx.
 
-    ``base_url`` and ``api_key`` default like :class:`OpenAICompatibleJudge`'s; ``model`` to
-    ``$RAGMETER_EMBEDDING_MODEL``. Texts are sent ``batch_size`` per request.
+    A chat server does not necessarily serve embeddings (many local ones do not, or only when
+    started with pooling): give the embedder its own ``base_url`` when needed.
+
+    Args:
+        base_url, api_key, timeout_s, rpm, retry_policy, headers, transport, lean_transport,
+            verify: As for :class:`OpenAICompatibleJudge`.
+        model: The embedding model; default ``$RAGMETER_EMBEDDING_MODEL``.
+        name: Identifies the embedder in cache keys (default: the model).
+        batch_size: Texts per request.
+        max_concurrency: Requests in flight; default 2 for a server on this machine, else 8.
+
+    Raises:
+        JudgeConfigurationError: no model, or api.openai.com without a key.
+        InvalidInputError: a bad ``base_url``, key or ``batch_size``.
+
+    Example:
+        >>> embedder = OpenAICompatibleEmbedder(base_url="http://127.0.0.1:8081/v1", model="bge-m3")
+        >>> embedder.identity["model"], embedder.limits.max_concurrency
+        ('bge-m3', 2)
     """
 
     kind = "openai_compatible"
@@ -90,16 +115,17 @@ class OpenAICompatibleEmbedder:
         name: str | None = None,
         batch_size: int = 256,
         timeout_s: float = 60.0,
-        max_concurrency: int = 8,
+        max_concurrency: int | None = None,
         rpm: float | None = None,
         retry_policy: RetryPolicy | None = None,
         headers: Mapping[str, str] | None = None,
         transport: Any = None,
-        plain_http: bool = True,
+        lean_transport: bool = True,
+        verify: bool | ssl.SSLContext = True,
     ):
         if batch_size < 1:
             raise InvalidInputError(f"batch_size must be >= 1, got {batch_size!r}")
-        self.base_url = resolve_base_url(base_url)
+        self.base_url, basic_auth = resolve_endpoint(base_url)
         resolved = model or _env_model()
         if not resolved:
             raise JudgeConfigurationError(
@@ -109,22 +135,26 @@ class OpenAICompatibleEmbedder:
         self.model = resolved
         self.name = name or resolved
         self.batch_size = batch_size
-        self.limits = Limits(max_concurrency=max_concurrency, rpm=rpm)
+        concurrency = default_concurrency(self.base_url, 8, max_concurrency)
+        self.limits = Limits(max_concurrency=concurrency, rpm=rpm)
         self.retry_policy = retry_policy or RetryPolicy()
         self._api_key = resolve_api_key(api_key, self.base_url, what="OpenAICompatibleEmbedder")
         self._http = HttpEndpoint(
             self.base_url,
             self._api_key,
+            basic_auth=basic_auth,
             timeout_s=timeout_s,
-            max_connections=max_concurrency,
+            max_connections=concurrency,
             headers=headers,
             transport=transport,
             purpose="OpenAICompatibleEmbedder",
-            plain_http=plain_http,
+            lean_transport=lean_transport,
+            verify=verify,
         )
 
     @property
     def identity(self) -> dict[str, Any]:
+        """The non-secret facts that identify it in cache keys and manifests (never a key)."""
         return {
             "kind": self.kind,
             "name": self.name,
@@ -140,6 +170,12 @@ class OpenAICompatibleEmbedder:
         )
 
     async def embed_with_usage(self, texts: Sequence[str]) -> tuple[list[list[float]], int]:
+        """The vectors of ``texts`` (``batch_size`` per request) and the tokens reported.
+
+        Raises:
+            JudgeTransportError: the endpoint failed, or answered with the wrong number or shape
+                of vectors.
+        """
         vectors: list[list[float]] = []
         tokens = 0
         batch = list(texts)
@@ -152,14 +188,26 @@ class OpenAICompatibleEmbedder:
         return vectors, tokens
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """The vectors of ``texts``, in order."""
         return (await self.embed_with_usage(texts))[0]
 
     async def aclose(self) -> None:
+        """Close this event loop's connections."""
         await self._http.aclose()
 
 
 class OpenAIClientEmbedder:
-    """Embeddings through an ``openai.OpenAI`` / ``openai.AsyncOpenAI`` client object."""
+    """Embeddings through an ``openai.OpenAI`` / ``openai.AsyncOpenAI`` client object.
+
+    Args:
+        client: The client (its own retries are switched off; ragmeter retries).
+        model: The embedding model; default ``$RAGMETER_EMBEDDING_MODEL``.
+        name: Identifies the embedder in cache keys (default: the model).
+        batch_size: Texts per request.
+
+    Raises:
+        JudgeConfigurationError: no model.
+    """
 
     kind = "openai_client"
 
@@ -173,6 +221,7 @@ class OpenAIClientEmbedder:
     ):
         with_options = getattr(client, "with_options", None)
         self._client = with_options(max_retries=0) if callable(with_options) else client
+        self._guarded = guard_client(client)
         resolved = model or _env_model()
         if not resolved:
             raise JudgeConfigurationError(
@@ -182,8 +231,10 @@ class OpenAIClientEmbedder:
         self.model = resolved
         self.name = name or resolved
         self.batch_size = batch_size
-        self.base_url = str(getattr(client, "base_url", "openai-client")).rstrip("/")
-        self.limits = Limits(max_concurrency=8)
+        self.base_url = split_credentials(str(getattr(client, "base_url", "openai-client")))[
+            0
+        ].rstrip("/")
+        self.limits = Limits(max_concurrency=default_concurrency(self.base_url, 8, None))
         self.retry_policy = RetryPolicy()
         self._is_async = (
             inspect.iscoroutinefunction(self._client.embeddings.create)
@@ -192,6 +243,7 @@ class OpenAIClientEmbedder:
 
     @property
     def identity(self) -> dict[str, Any]:
+        """The non-secret facts that identify it in cache keys and manifests."""
         return {
             "kind": self.kind,
             "name": self.name,
@@ -203,6 +255,7 @@ class OpenAIClientEmbedder:
         return f"OpenAIClientEmbedder(base_url={self.base_url!r}, model={self.model!r})"
 
     async def embed_with_usage(self, texts: Sequence[str]) -> tuple[list[list[float]], int]:
+        """The vectors of ``texts`` and the prompt tokens the endpoint reported."""
         create = self._client.embeddings.create
         vectors: list[list[float]] = []
         tokens = 0
@@ -215,7 +268,7 @@ class OpenAIClientEmbedder:
                 else:
                     reply = await asyncio.to_thread(create, model=self.model, input=chunk)
             except Exception as exc:
-                raise _map_client_error(exc, self.base_url) from None
+                raise map_client_error(exc, self.base_url, path="embeddings") from None
             dump = getattr(reply, "model_dump", None)
             envelope = dump() if callable(dump) else reply
             got, used = _vectors_from(envelope, len(chunk), f"{self.base_url}/embeddings")
@@ -224,41 +277,9 @@ class OpenAIClientEmbedder:
         return vectors, tokens
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """The vectors of ``texts``, in order."""
         return (await self.embed_with_usage(texts))[0]
 
 
 def _env_model() -> str | None:
-    import os
-
-    value = os.environ.get(ENV_EMBEDDING_MODEL, "").strip()
-    return value or None
-
-
-def embedder_from_env(*, required_by: str = "answer_relevancy") -> OpenAICompatibleEmbedder:
-    """The embedder the environment describes; the error names what to set."""
-    if not _env_model():
-        raise JudgeConfigurationError(
-            f"{required_by} needs an embedder: pass embedder= (an OpenAICompatibleEmbedder, an "
-            f"openai.OpenAI client, any callable texts -> vectors, or an embedding model name) or "
-            f"set {ENV_EMBEDDING_MODEL}=<embedding model name> (the endpoint comes from "
-            "OPENAI_BASE_URL / OPENAI_API_KEY like the judge's)"
-        )
-    return OpenAICompatibleEmbedder()
-
-
-def resolve_embedder(embedder: Any, *, required_by: str = "answer_relevancy") -> Embedder:
-    """Normalise ``embedder=``: None (environment), a model name, an openai client, a callable."""
-    if embedder is None:
-        return embedder_from_env(required_by=required_by)
-    if isinstance(embedder, str):
-        return OpenAICompatibleEmbedder(model=embedder)
-    if is_openai_client(embedder):
-        return OpenAIClientEmbedder(embedder)
-    if hasattr(embedder, "embed") and inspect.iscoroutinefunction(embedder.embed):
-        return embedder
-    if callable(embedder):
-        return as_embedder(embedder)
-    raise InvalidInputError(
-        f"embedder must be an Embedder, an openai client, a model name or a callable, got "
-        f"{type(embedder).__name__}"
-    )
+    return env_value(ENV_EMBEDDING_MODEL)

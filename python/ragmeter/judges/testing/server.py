@@ -10,7 +10,7 @@ the next matching requests, in order::
         server.enqueue(Fault.http(429, retry_after=1), Fault.http(500))
         judge = OpenAICompatibleJudge(base_url=server.base_url, model="loopback")
 
-Run ``python -m ragmeter.judges.server --latency 0.05`` to serve one from the command line
+Run ``python -m ragmeter.judges.testing --latency 0.05`` to serve one from the command line
 (it prints its base URL); it never binds anything but the loopback address it is given.
 """
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import sys
+import socket
 import threading
 import time
 from collections import deque
@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-from .protocol import JudgeRequest, estimate_tokens
-from .testing import HashEmbedder, RuleJudge
+from ...exceptions import InvalidInputError
+from ..clients.offline import HashEmbedder, RuleJudge
+from ..clients.protocol import JudgeRequest, estimate_tokens
 
 __all__ = ["Fault", "LoopbackOpenAIServer", "RecordedRequest"]
 
@@ -46,6 +47,10 @@ LLAMA_CPP_PYTHON_JSON_SCHEMA_ERROR = (
 class _Server(ThreadingHTTPServer):
     request_queue_size = 256
     daemon_threads = True
+
+
+class _Server6(_Server):
+    address_family = socket.AF_INET6
 
 
 @dataclass(frozen=True)
@@ -142,7 +147,10 @@ class LoopbackOpenAIServer:
         port: int = 0,
     ):
         if host not in ("127.0.0.1", "::1", "localhost"):
-            raise ValueError(f"LoopbackOpenAIServer only binds loopback addresses, got {host!r}")
+            raise InvalidInputError(
+                f"LoopbackOpenAIServer only binds loopback addresses (127.0.0.1, ::1, "
+                f"localhost), got host={host!r}"
+            )
         self.judge = judge if judge is not None else RuleJudge()
         self.embedder = embedder if embedder is not None else HashEmbedder()
         self.latency_s = latency_s
@@ -158,13 +166,16 @@ class LoopbackOpenAIServer:
         self.requests: list[RecordedRequest] = []
         self.in_flight = 0
         self.max_in_flight = 0
-        self._server = _Server((host, port), self._handler_class())
+        server_class = _Server6 if ":" in host else _Server
+        self._server = server_class((host, port), self._handler_class())
         self._thread: threading.Thread | None = None
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        address = self._server.server_address
+        host = address[0].decode() if isinstance(address[0], bytes) else str(address[0])
+        shown = f"[{host}]" if ":" in host else host
+        return f"http://{shown}:{address[1]}/v1"
 
     def __repr__(self) -> str:
         return f"LoopbackOpenAIServer({self.base_url}, latency_s={self.latency_s})"
@@ -495,7 +506,7 @@ class _FixedJudge:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m ragmeter.judges.server",
+        prog="python -m ragmeter.judges.testing",
         description="Serve an OpenAI-compatible test endpoint on the loopback interface.",
     )
     parser.add_argument("--port", type=int, default=0, help="port (default: any free port)")
@@ -516,7 +527,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         server._server.server_close()
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -14,7 +14,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
-from ..exceptions import InvalidInputError
+from ...exceptions import InvalidInputError
 
 __all__ = [
     "Limits",
@@ -32,8 +32,16 @@ FATAL_STATUSES = frozenset({401, 403, 404})
 class Limits:
     """How hard one endpoint may be driven.
 
-    ``max_concurrency`` requests in flight at once (one semaphore per endpoint and run) and, when
-    ``rpm`` is set, at most ``rpm`` requests started per minute (evenly paced).
+    Args:
+        max_concurrency: Requests in flight at once (one limit per endpoint and run).
+        rpm: When set, at most ``rpm`` requests started per minute (evenly paced).
+
+    Raises:
+        InvalidInputError: ``max_concurrency < 1`` or ``rpm <= 0``.
+
+    Example:
+        >>> Limits(max_concurrency=2, rpm=60)
+        Limits(max_concurrency=2, rpm=60)
     """
 
     max_concurrency: int = 16
@@ -120,10 +128,26 @@ def classify_status(status: int, body: str = "") -> tuple[bool, bool]:
 class RetryPolicy:
     """Transport retries of one call (parse re-asks are a separate budget).
 
+    Retried: 408, 409, 429, 5xx, timeouts, broken and refused connections. Not retried: other
+    4xx; 401, 403, 404 and an exhausted quota stop the run, and so does a connection still
+    refused once the retries are spent. A timed-out call at temperature 0 is retried once only.
+
     The delay before retry ``attempt`` (0-based) is ``Retry-After`` when the server sent it
     (capped at ``max_retry_after_s``), else ``min(max_delay_s, initial_delay_s * multiplier **
     attempt)`` scaled by a random factor in ``[1 - jitter, 1]``. ``deadline_s`` caps the total
-    time of one call including its retries.
+    time of one call including its retries, from its first attempt (waiting for a free slot
+    of ``max_concurrency`` does not count); an attempt in flight at the deadline is cut.
+
+    Raises:
+        InvalidInputError: a negative count or delay, or ``jitter`` outside [0, 1].
+
+    Example:
+        >>> import random
+        >>> policy = RetryPolicy(initial_delay_s=1.0, jitter=0.0)
+        >>> [policy.delay_s(attempt, None, random.Random(0)) for attempt in range(3)]
+        [1.0, 2.0, 4.0]
+        >>> policy.delay_s(0, retry_after=7.0, rng=random.Random(0))  # the server's word wins
+        7.0
     """
 
     max_retries: int = 4
@@ -143,6 +167,7 @@ class RetryPolicy:
             raise InvalidInputError("retry delays must be >= 0")
 
     def delay_s(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
+        """Seconds to wait before retry ``attempt`` (0-based), given a ``Retry-After``."""
         if retry_after is not None:
             return min(retry_after, self.max_retry_after_s)
         base = min(self.max_delay_s, self.initial_delay_s * self.multiplier**attempt)

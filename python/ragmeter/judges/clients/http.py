@@ -1,0 +1,263 @@
+"""HTTP endpoints of OpenAI-compatible servers: POST JSON, get JSON, or a typed transport error.
+
+Endpoints reached directly (``http://`` and ``https://``) use the lean keep-alive transport of
+:mod:`ragmeter.judges.clients.transport`; endpoints behind an environment proxy, or with
+``lean_transport=False``, use httpx's transport without keep-alive, since httpx cannot tell a
+stale extra response left on a kept-alive connection from the answer to the next request. A
+``transport`` given by the caller (for example ``httpx.MockTransport``) is used as is.
+
+``timeout_s`` bounds a whole request, from connecting to the last byte of the body, whatever the
+transport: a server that drips its answer one byte at a time cannot hold a call beyond it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import ssl
+import weakref
+from collections.abc import Mapping
+from typing import Any
+
+from ..._optional import import_optional
+from ...exceptions import JudgeTransportError
+from .environment import ENV_API_KEY
+from .limits import classify_status, parse_retry_after
+from .secrets import Secret, guard_library_logs, redact
+from .transport import make_lean_transport, proxy_configured_for
+
+__all__ = ["HttpEndpoint"]
+
+_SHARED_SSL_CONTEXT: ssl.SSLContext | None = None
+
+
+def _default_ssl_context(httpx: Any) -> ssl.SSLContext:
+    """One default SSL context for the process (loading the CA bundle costs ~0.1 s)."""
+    global _SHARED_SSL_CONTEXT
+    if _SHARED_SSL_CONTEXT is None:
+        _SHARED_SSL_CONTEXT = httpx.create_ssl_context()
+    return _SHARED_SSL_CONTEXT
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in seen:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    return seen
+
+
+def _caused_by(exc: BaseException, kind: type[BaseException]) -> bool:
+    return any(isinstance(e, kind) for e in _chain(exc))
+
+
+def _root_cause(exc: BaseException) -> str:
+    return str(_chain(exc)[-1])
+
+
+class _LoopClient:
+    """What one event loop uses to talk to the endpoint."""
+
+    def __init__(self, client: Any, lean_transport: Any = None):
+        self.client = client
+        self.lean_transport = lean_transport
+
+
+class HttpEndpoint:
+    """POSTs JSON to ``base_url/<path>`` and returns the decoded JSON answer.
+
+    Raises :class:`~ragmeter.JudgeTransportError` for every failure: ``kind="timeout"`` (the
+    whole request took longer than ``timeout_s``), ``"connect"`` (refused or TLS failure:
+    retried, then fatal; an unknown host: fatal at once), ``"connection"`` (broken
+    mid-request), ``"http"`` (a status other than 200, with ``retryable`` and ``fatal`` set by
+    :func:`~ragmeter.judges.clients.limits.classify_status`) or ``"protocol"`` (a 200 whose
+    body is not JSON).
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: Secret | None,
+        *,
+        basic_auth: Secret | None = None,
+        timeout_s: float,
+        max_connections: int,
+        headers: Mapping[str, str] | None,
+        transport: Any,
+        purpose: str,
+        lean_transport: bool = True,
+        verify: bool | ssl.SSLContext = True,
+    ):
+        self.base_url = base_url
+        self._api_key = api_key
+        self._basic_auth = basic_auth
+        self.timeout_s = timeout_s
+        self._max_connections = max_connections
+        self._headers = dict(headers or {})
+        self._transport = transport
+        self._purpose = purpose
+        self._verify = verify
+        self._httpx_module: Any = None
+        self._urls: dict[str, Any] = {}
+        self.in_flight = 0
+        self.uses_lean_transport = (
+            lean_transport
+            and transport is None
+            and base_url.startswith(("http://", "https://"))
+            and not proxy_configured_for(base_url)
+        )
+        self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClient] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def _httpx(self) -> Any:
+        if self._httpx_module is None:
+            self._httpx_module = import_optional("httpx", extra="judges", purpose=self._purpose)
+        return self._httpx_module
+
+    def _ssl_context(self, httpx: Any) -> ssl.SSLContext:
+        if isinstance(self._verify, ssl.SSLContext):
+            return self._verify
+        if self._verify is False:
+            return httpx.create_ssl_context(verify=False)  # type: ignore[no-any-return]
+        return _default_ssl_context(httpx)
+
+    def _request_headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", **self._headers}
+        if self._basic_auth:
+            headers["Authorization"] = self._basic_auth.reveal()
+        elif self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key.reveal()}"
+        return headers
+
+    def _loop_client(self) -> _LoopClient:
+        httpx = self._httpx()
+        guard_library_logs()
+        loop = asyncio.get_running_loop()
+        current = self._loops.get(loop)
+        if current is not None and not current.client.is_closed:
+            return current
+        lean = None
+        if self.uses_lean_transport:
+            lean = make_lean_transport(
+                httpx,
+                max_connections=self._max_connections,
+                ssl_context=self._ssl_context(httpx)
+                if self.base_url.startswith("https://")
+                else None,
+            )
+        # Without keep-alive on httpx's transport: each request gets its own connection, so no
+        # response left over on a connection can be read as the answer to another request.
+        keepalive = self._max_connections if self._transport is not None else 0
+        client = httpx.AsyncClient(
+            base_url=self.base_url + "/",
+            headers=self._request_headers(),
+            timeout=httpx.Timeout(self.timeout_s),
+            limits=httpx.Limits(
+                max_connections=self._max_connections, max_keepalive_connections=keepalive
+            ),
+            transport=lean if lean is not None else self._transport,
+            verify=self._ssl_context(httpx),
+        )
+        current = _LoopClient(client, lean)
+        self._loops[loop] = current
+        return current
+
+    async def post(self, path: str, body: Mapping[str, Any]) -> Any:
+        """The JSON answer of ``POST base_url/path`` with ``body``."""
+        httpx = self._httpx()
+        url = f"{self.base_url}/{path}"
+        target = self._urls.get(path)
+        if target is None:
+            target = self._urls[path] = httpx.URL(url)
+        loop_client = self._loop_client()
+        self.in_flight += 1
+        in_flight = self.in_flight
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                if loop_client.lean_transport is not None:
+                    # The lean transport directly: the client's cookie, redirect and auth
+                    # handling (none of which a judge call uses) cost more CPU than the
+                    # exchange itself.
+                    request = httpx.Request(
+                        "POST",
+                        target,
+                        headers=loop_client.client.headers,
+                        content=json.dumps(
+                            body, ensure_ascii=False, separators=(",", ":")
+                        ).encode(),
+                        extensions={"timeout": httpx.Timeout(self.timeout_s).as_dict()},
+                    )
+                    response = await loop_client.lean_transport.handle_async_request(request)
+                else:
+                    response = await loop_client.client.post(target, json=body)
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            raise JudgeTransportError(
+                f"{url} did not answer within timeout_s={self.timeout_s:g} s "
+                f"({type(exc).__name__}; {in_flight} request(s) to this endpoint were in "
+                "flight). The time includes any wait in the server's own queue: a server that "
+                "answers one request at a time needs a lower max_concurrency or a larger "
+                "timeout_s",
+                kind="timeout",
+                retryable=True,
+            ) from None
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            if _caused_by(exc, socket.gaierror):
+                raise JudgeTransportError(
+                    f"{url} could not be reached: the host {target.host!r} is unknown (DNS: "
+                    f"{_root_cause(exc)}); check base_url",
+                    kind="connect",
+                    fatal=True,
+                ) from None
+            raise JudgeTransportError(
+                f"{url} could not be reached: {type(exc).__name__}: {redact(str(exc))}",
+                kind="connect",
+                retryable=True,
+            ) from None
+        except httpx.TransportError as exc:
+            raise JudgeTransportError(
+                f"{url} broke off the exchange: {type(exc).__name__}: {redact(str(exc))}",
+                kind="connection",
+                retryable=True,
+            ) from None
+        finally:
+            self.in_flight -= 1
+        if response.status_code != 200:
+            text = redact(response.text)
+            retryable, fatal = classify_status(response.status_code, text)
+            hint = ""
+            if response.status_code in (401, 403):
+                hint = f" (check api_key= or {ENV_API_KEY})"
+            elif response.status_code in (404, 405, 501) and path == "embeddings":
+                hint = (
+                    " (a chat server may serve no embeddings: give the embedder the URL of an "
+                    "embeddings server, e.g. OpenAICompatibleEmbedder(base_url=...) or "
+                    "AnswerRelevanceConfig(embeddings_base_url=...))"
+                )
+            elif response.status_code == 404:
+                hint = " (check base_url, which usually ends in /v1, and the model name)"
+            raise JudgeTransportError(
+                f"{url} answered HTTP {response.status_code}{hint}: {text[:300]}",
+                status=response.status_code,
+                retryable=retryable,
+                fatal=fatal,
+                retry_after=parse_retry_after(response.headers),
+                body=text[:2000],
+            )
+        try:
+            return response.json()
+        except ValueError:
+            raise JudgeTransportError(
+                f"{url} answered HTTP 200 with a body that is not JSON: "
+                f"{redact(response.text[:200])!r}",
+                kind="protocol",
+                retryable=True,
+            ) from None
+
+    async def aclose(self) -> None:
+        """Close the connections of the running event loop (others close with their loops)."""
+        current = self._loops.pop(asyncio.get_running_loop(), None)
+        if current is not None:
+            await current.client.aclose()

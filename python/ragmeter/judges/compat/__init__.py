@@ -1,0 +1,1 @@
+"""Compatibility layers: other evaluation libraries' APIs on ragmeter's engine."""

@@ -1,0 +1,198 @@
+"""One evaluation run: every (sample, metric, judge) scored, concurrently, with its costs.
+
+Every (sample, metric, judge) is independent: a failure becomes an ``error`` score with a reason
+code, except a fatal endpoint error (wrong key, URL or model, exhausted quota) which stops the
+run, since every further call would fail the same way. Finished calls are in the cache (when
+one is given), so a rerun resumes where an interrupted run stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import platform
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from ... import __version__
+from ..._progress import progress_hook
+from ...exceptions import (
+    InvalidInputError,
+    JudgeConfigurationError,
+    JudgeOutputError,
+    JudgeOutputTruncatedError,
+    JudgeTransportError,
+    MissingDependencyError,
+)
+from ..accounting import CallStats
+from ..clients.protocol import Embedder, Judge, embedder_identity, judge_identity
+from ..clients.resolve import resolve_embedder
+from ..clients.secrets import redact
+from ..context import JudgeContext
+from ..metrics.base import Metric
+from ..panel import Panel
+from ..results import JudgeResults, SampleResult
+from ..sample import Sample, coerce_samples
+from ..score import Score
+from .cache import JudgeCache, open_cache
+from .resolve import resolve_metrics, resolve_run_judge
+from .runtime import JudgeCallError, Runtime
+from .settings import OnError, RunOptions, RunSettings, resolve_progress
+from .tasks import gather_all
+
+__all__ = ["close_clients", "run_evaluation"]
+
+
+def _error_score(exc: BaseException) -> Score:
+    # Messages may quote what a server or a judge callable said: no credential goes past here.
+    if isinstance(exc, JudgeOutputTruncatedError):
+        return Score.error("judge_output_truncated", redact(str(exc)))
+    if isinstance(exc, JudgeOutputError):
+        return Score.error("judge_output_invalid", redact(str(exc)))
+    if isinstance(exc, JudgeTransportError):
+        code = "judge_unavailable" if exc.retryable else "judge_request_rejected"
+        return Score.error(code, redact(str(exc)))
+    if isinstance(exc, JudgeCallError):
+        return Score.error("judge_exception", redact(str(exc)))
+    return Score.error("metric_exception", redact(f"{type(exc).__name__}: {exc}"))
+
+
+async def _score_one(
+    runtime: Runtime,
+    metric: Metric,
+    sample: Sample,
+    judge: Judge,
+    embedder: Embedder | None,
+    on_error: OnError,
+) -> tuple[Score, CallStats]:
+    stats = CallStats()
+    unscorable = metric.check_fields(sample)
+    if unscorable is not None:
+        return unscorable, stats
+    ctx = JudgeContext(runtime, judge, stats, embedder=embedder, metric=metric.name)
+    try:
+        score = await metric.score(sample, ctx)
+    except JudgeTransportError as exc:
+        if exc.fatal or on_error == "raise":
+            raise
+        score = _error_score(exc)
+    except (JudgeConfigurationError, MissingDependencyError, asyncio.CancelledError):
+        # Every other sample would fail the same way: stop instead of recording each.
+        raise
+    except Exception as exc:
+        if on_error == "raise":
+            raise
+        score = _error_score(exc)
+    if not isinstance(score, Score):
+        raise InvalidInputError(
+            f"metric {metric.name!r} returned {type(score).__name__}, expected a Score"
+        )
+    return score, stats
+
+
+def _manifest(
+    judge: Judge | Panel,
+    embedder: Embedder | None,
+    metrics: Sequence[Metric],
+    settings: RunSettings,
+    cache: JudgeCache,
+    n_samples: int,
+) -> dict[str, Any]:
+    judges = list(judge.judges) if isinstance(judge, Panel) else [judge]
+    return {
+        "library": "ragmeter",
+        "version": __version__,
+        "python": platform.python_version(),
+        "created_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "n_samples": n_samples,
+        "judge": judge_identity(judge),
+        "judges": [judge_identity(j) for j in judges],
+        "embedder": None if embedder is None else embedder_identity(embedder),
+        "metrics": [m.describe() for m in metrics],
+        "settings": settings.to_dict(),
+        "cache": cache.describe(),
+    }
+
+
+async def close_clients(clients: Sequence[Any]) -> None:
+    """Close the connections of every judge and embedder that has an ``aclose``."""
+    for client in clients:
+        close = getattr(client, "aclose", None)
+        if close is not None:
+            await close()
+
+
+async def run_evaluation(
+    samples: Any,
+    metrics: Any,
+    options: RunOptions,
+    *,
+    close_clients_after: bool = False,
+    sleep: Callable[[float], Awaitable[None]] | None = None,
+) -> JudgeResults:
+    """Judge every sample with every metric as ``options`` say (see ``evaluate``)."""
+    sample_list = coerce_samples(samples)
+    metric_list = resolve_metrics(metrics)
+    the_judge = resolve_run_judge(options.judge)
+    needs_embedder = [m.name for m in metric_list if m.needs_embedder]
+    the_embedder = (
+        resolve_embedder(options.embedder, required_by=", ".join(needs_embedder))
+        if needs_embedder or options.embedder is not None
+        else None
+    )
+    the_cache = open_cache(options.cache, options.cache_mode)
+    owns_cache = not isinstance(options.cache, JudgeCache)
+    runtime = Runtime(cache=the_cache, settings=options.settings, sleep=sleep)
+    judges = list(the_judge.judges) if isinstance(the_judge, Panel) else [the_judge]
+    units = [(s, m) for s in sample_list for m in metric_list]
+    tick, close_progress = progress_hook(
+        resolve_progress(options.progress), len(units), description="judging", unit="score"
+    )
+    gate = asyncio.Semaphore(options.max_pending)
+
+    async def unit(sample: Sample, metric: Metric) -> SampleResult:
+        async with gate:
+            outcomes = await gather_all(
+                *(
+                    _score_one(runtime, metric, sample, j, the_embedder, options.on_error)
+                    for j in judges
+                )
+            )
+        tick()
+        usage = {j.name: stats for j, (_, stats) in zip(judges, outcomes, strict=True)}
+        if isinstance(the_judge, Panel):
+            per_judge = {j.name: score for j, (score, _) in zip(judges, outcomes, strict=True)}
+            score = the_judge.combine(per_judge)
+            return SampleResult(
+                sample.id or "", metric.name, score, the_judge.name, per_judge, usage
+            )
+        return SampleResult(
+            sample.id or "", metric.name, outcomes[0][0], the_judge.name, None, usage
+        )
+
+    try:
+        try:
+            rows = await gather_all(*(unit(s, m) for s, m in units))
+        finally:
+            close_progress()
+            if close_clients_after:
+                await close_clients(runtime.used_clients())
+            # Finished calls must be on disk before returning or raising, so a rerun resumes.
+            await asyncio.to_thread(the_cache.flush)
+        manifest = _manifest(
+            the_judge, the_embedder, metric_list, options.settings, the_cache, len(sample_list)
+        )
+    finally:
+        if owns_cache:
+            await asyncio.to_thread(the_cache.close)
+    models = {j.name: str(judge_identity(j).get("model") or j.name) for j in judges}
+    if the_embedder is not None and judge_identity(the_embedder).get("model"):
+        models["__embedder__"] = str(judge_identity(the_embedder)["model"])
+    return JudgeResults(
+        rows,
+        metrics=metric_list,
+        manifest=manifest,
+        prices=options.prices,
+        judge_models=models,
+        samples=sample_list,
+    )

@@ -1,0 +1,148 @@
+"""The settings of one evaluation run, built once from the arguments of ``evaluate``.
+
+:class:`RunSettings` are what every request of the run carries (temperature, seed, token limit,
+re-ask budget); :class:`RunOptions` adds what the run itself needs (judge, embedder, cache, error
+policy, prices, progress). ``evaluate`` and ``aevaluate`` each build one :class:`RunOptions` from
+their arguments and hand it on whole.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from ..._progress import Progress
+from ...exceptions import InvalidInputError
+from ..accounting import Price, normalize_prices
+from .cache import CacheMode, JudgeCache
+
+__all__ = [
+    "MaxTokens",
+    "OnError",
+    "ProgressOption",
+    "RunOptions",
+    "RunSettings",
+    "resolve_progress",
+]
+
+OnError = Literal["record", "raise"]
+ProgressOption = Progress | Literal["auto"]
+MaxTokens = int | Literal["auto"] | None
+DEFAULT_MAX_TOKENS = 1024
+TOKENS_PER_ITEM = 48
+TOKENS_PER_CALL = 256
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What every request of a run carries (recorded in the run manifest).
+
+    Args:
+        temperature: Sampling temperature; 0 (the default) for repeatable judgements.
+        seed: Sent to endpoints that accept one (others are found out and not sent it again).
+        max_tokens: The answer's token limit. ``"auto"`` (the default) is 1024, raised for
+            labelling calls to ``256 + 48 x items`` when that is more; an answer cut off there
+            is an ``error`` row with reason ``judge_output_truncated``. A finite limit keeps a
+            small local model from generating until its context is full. ``None`` sends none.
+        max_parse_retries: Re-asks after an unusable answer (stopped early when the judge
+            repeats itself word for word).
+        max_items_per_call: How many items (sentences, claims) one labelling call carries.
+        language: The language of generated text (answer_relevancy's questions); default:
+            the answer's.
+        retry_errors: With a cache, a call that failed in an earlier run (its failure and the
+            raw answers are recorded) is made again (``True``, the default) or its failure is
+            replayed without a call (``False``: a rerun makes zero calls).
+
+    Raises:
+        InvalidInputError: a value out of range.
+
+    Example:
+        >>> settings = RunSettings()
+        >>> settings.token_limit(0), settings.token_limit(40)
+        (1024, 2176)
+        >>> RunSettings(max_tokens=300).token_limit(40)
+        300
+    """
+
+    temperature: float | None = 0.0
+    seed: int | None = 0
+    max_tokens: MaxTokens = "auto"
+    max_parse_retries: int = 2
+    max_items_per_call: int = 40
+    language: str | None = None
+    retry_errors: bool = True
+
+    def token_limit(self, n_items: int = 0) -> int | None:
+        """The ``max_tokens`` of a request whose answer labels ``n_items`` items."""
+        if self.max_tokens != "auto":
+            return self.max_tokens
+        return max(DEFAULT_MAX_TOKENS, TOKENS_PER_CALL + TOKENS_PER_ITEM * n_items)
+
+    def __post_init__(self) -> None:
+        if (
+            self.max_tokens != "auto"
+            and self.max_tokens is not None
+            and (
+                not isinstance(self.max_tokens, int)
+                or isinstance(self.max_tokens, bool)
+                or self.max_tokens < 1
+            )
+        ):
+            raise InvalidInputError(
+                f"max_tokens must be 'auto', None or an integer >= 1, got {self.max_tokens!r}"
+            )
+        if self.max_parse_retries < 0:
+            raise InvalidInputError(
+                f"max_parse_retries must be >= 0, got {self.max_parse_retries!r}"
+            )
+        if self.max_items_per_call < 1:
+            raise InvalidInputError(
+                f"max_items_per_call must be >= 1, got {self.max_items_per_call!r}"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as a JSON-ready dict (recorded in the run manifest)."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Everything a run needs besides its samples and metrics, checked once.
+
+    ``judge`` and ``embedder`` are as given to ``evaluate`` (resolved when the run starts);
+    ``prices`` are normalised to :class:`~ragmeter.judges.Price` objects.
+    """
+
+    judge: Any = None
+    embedder: Any = None
+    cache: JudgeCache | str | os.PathLike[str] | None = None
+    cache_mode: CacheMode | None = None
+    settings: RunSettings = field(default_factory=RunSettings)
+    on_error: OnError = "record"
+    prices: Mapping[str, Price] = field(default_factory=dict)
+    progress: ProgressOption = "auto"
+    max_pending: int = 256
+
+    def __post_init__(self) -> None:
+        if self.on_error not in ("record", "raise"):
+            raise InvalidInputError(f"on_error must be 'record' or 'raise', got {self.on_error!r}")
+        if not isinstance(self.max_pending, int) or self.max_pending < 1:
+            raise InvalidInputError(
+                f"max_pending must be an integer >= 1, got {self.max_pending!r}"
+            )
+        object.__setattr__(self, "prices", normalize_prices(self.prices))
+
+
+def resolve_progress(progress: ProgressOption) -> Progress:
+    """``"auto"``: a bar when tqdm is installed and stderr is a terminal, else none."""
+    if progress != "auto":
+        return progress
+    try:
+        on_terminal = sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):  # a closed or unusual stream
+        on_terminal = False
+    return on_terminal and importlib.util.find_spec("tqdm") is not None

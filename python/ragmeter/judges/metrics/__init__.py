@@ -1,0 +1,45 @@
+"""The built-in judge metrics, and the registry that maps their names to their classes."""
+
+from __future__ import annotations
+
+from .answer import AnswerRelevanceMetric, AnswerRelevancyMetric, cosine_similarity
+from .base import Metric
+from .claims import FaithfulnessMetric, GroundednessMetric
+from .context import (
+    ContextPrecisionMetric,
+    ContextRecallMetric,
+    ContextRelevancyMetric,
+    average_precision,
+)
+from .custom import FunctionMetric, RubricMetric, metric
+from .preference import PairwisePreferenceMetric
+
+__all__ = [
+    "BUILTIN_METRICS",
+    "METRIC_NAMES",
+    "AnswerRelevanceMetric",
+    "AnswerRelevancyMetric",
+    "ContextPrecisionMetric",
+    "ContextRecallMetric",
+    "ContextRelevancyMetric",
+    "FaithfulnessMetric",
+    "FunctionMetric",
+    "GroundednessMetric",
+    "PairwisePreferenceMetric",
+    "RubricMetric",
+    "average_precision",
+    "cosine_similarity",
+    "metric",
+]
+
+BUILTIN_METRICS: dict[str, type[Metric]] = {
+    "context_relevancy": ContextRelevancyMetric,
+    "answer_relevancy": AnswerRelevancyMetric,
+    "answer_relevance": AnswerRelevanceMetric,
+    "groundedness": GroundednessMetric,
+    "faithfulness": FaithfulnessMetric,
+    "context_precision": ContextPrecisionMetric,
+    "context_recall": ContextRecallMetric,
+    "pairwise_preference": PairwisePreferenceMetric,
+}
+METRIC_NAMES: tuple[str, ...] = tuple(BUILTIN_METRICS)

@@ -1,0 +1,281 @@
+"""What a judged sample holds, and the one place where user inputs become samples.
+
+Inputs are :class:`Sample` objects, dicts, DataFrames (one row per sample), or objects with
+fields (dataclasses such as embedchain's ``EvalData``, pydantic models such as ragas'
+``SingleTurnSample`` or DeepEval's ``LLMTestCase``). Every field is read or refused: a key that
+is neither a field of :class:`Sample` nor one of the aliases below is an error naming it, the
+known names and the closest one, so that a misspelt ``passages`` never silently leaves the
+contexts empty. Fields of objects that are unset (``None``) are skipped.
+
+======================  ==========  =====================================================
+field                   alias of    used by
+======================  ==========  =====================================================
+``user_input``          question    ragas
+``response``            answer      ragas
+``retrieved_contexts``  contexts    ragas
+``reference``           reference   ragas (ragmeter's own name)
+``input``               question    DeepEval
+``actual_output``       answer      DeepEval
+``expected_output``     reference   DeepEval
+``retrieval_context``   contexts    DeepEval
+``context``             contexts    DeepEval (its ideal context), embedchain's prompts
+``ground_truth``        reference   embedchain's ``EvalData``, ragas 0.1
+``query``               question    common
+``reference_answer``    reference   common
+``sample_id``           id          common
+======================  ==========  =====================================================
+
+A field a sample does not have stays ``None`` ("not given"), which is not the same as empty:
+``contexts=None`` means the input holds no contexts at all (a metric that needs them gives
+``undefined`` with reason ``missing_contexts``), ``contexts=[]`` means the retriever found
+nothing (groundedness and faithfulness score that 0.0).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..exceptions import InvalidInputError
+
+__all__ = ["FIELDS", "FIELD_ALIASES", "Sample", "coerce_samples"]
+
+FIELDS: tuple[str, ...] = (
+    "question",
+    "answer",
+    "contexts",
+    "reference",
+    "answer_b",
+    "id",
+    "metadata",
+)
+FIELD_ALIASES: dict[str, str] = {
+    "user_input": "question",
+    "response": "answer",
+    "retrieved_contexts": "contexts",
+    "input": "question",
+    "actual_output": "answer",
+    "expected_output": "reference",
+    "retrieval_context": "contexts",
+    "context": "contexts",
+    "ground_truth": "reference",
+    "query": "question",
+    "reference_answer": "reference",
+    "sample_id": "id",
+}
+# Names people use for a field that are not accepted (they are ambiguous elsewhere), only
+# suggested: "did you mean 'contexts'?" beats difflib's nearest spelling for "passages".
+_SUGGESTIONS: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "passages",
+            "passage",
+            "documents",
+            "document",
+            "docs",
+            "chunks",
+            "retrieved",
+            "retrieved_documents",
+            "retrieved_passages",
+            "sources",
+            "ctx",
+            "contexts_list",
+        ),
+        "contexts",
+    ),
+    **dict.fromkeys(
+        ("prediction", "output", "generated_answer", "generation", "completion", "answers"),
+        "answer",
+    ),
+    **dict.fromkeys(
+        ("ground_truths", "gold", "gold_answer", "expected", "target", "label", "references"),
+        "reference",
+    ),
+    **dict.fromkeys(("prompt", "user_query", "questions", "q"), "question"),
+}
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One generated answer to judge.
+
+    Args:
+        question: The user's question (required).
+        answer: The generated answer; ``None`` when not given.
+        contexts: The retrieved chunks in rank order (strings, or objects with a ``text``,
+            ``content`` or ``page_content`` field); ``None`` when not given, ``()`` when the
+            retriever found nothing.
+        reference: A ground-truth answer (needed by ``context_precision`` and
+            ``context_recall``).
+        answer_b: The second answer of a pairwise preference.
+        id: Names the sample in reports (default: its position in the input).
+        metadata: Anything to carry along; never read by a metric.
+
+    Raises:
+        InvalidInputError: a field has the wrong type.
+
+    Example:
+        >>> Sample("Who wrote Hamlet?", "Shakespeare.", ["Hamlet is by Shakespeare."]).contexts
+        ('Hamlet is by Shakespeare.',)
+    """
+
+    question: str
+    answer: str | None = None
+    contexts: tuple[str, ...] | None = None
+    reference: str | None = None
+    answer_b: str | None = None
+    id: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.question, str):
+            raise InvalidInputError(
+                f"Sample.question must be a str, got {type(self.question).__name__}"
+            )
+        contexts = self.contexts
+        if contexts is not None:
+            if isinstance(contexts, str):
+                contexts = (contexts,)
+            if not isinstance(contexts, Iterable):
+                raise InvalidInputError(
+                    f"Sample.contexts must be a list of strings, got {type(contexts).__name__}"
+                )
+            cleaned = tuple(_context_text(c, i) for i, c in enumerate(contexts))
+            object.__setattr__(self, "contexts", cleaned)
+        for name in ("answer", "reference", "answer_b"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise InvalidInputError(
+                    f"Sample.{name} must be a str or None, got {type(value).__name__}"
+                )
+        if self.id is not None:
+            object.__setattr__(self, "id", str(self.id))
+
+
+def _context_text(context: Any, index: int) -> str:
+    if isinstance(context, str):
+        return context
+    if isinstance(context, Mapping):
+        for key in ("text", "content", "page_content", "context"):
+            if isinstance(context.get(key), str):
+                return context[key]
+    for attribute in ("text", "page_content", "content"):
+        value = getattr(context, attribute, None)
+        if isinstance(value, str):
+            return value
+    raise InvalidInputError(
+        f"contexts[{index}] must be a str (or have a 'text'/'content'/'page_content' field), "
+        f"got {type(context).__name__}"
+    )
+
+
+def _is_missing(value: Any) -> bool:
+    """``None``, or the NaN a DataFrame puts in an empty cell."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _closest(key: str) -> str:
+    lowered = key.lower().strip()
+    if lowered in _SUGGESTIONS:
+        return _SUGGESTIONS[lowered]
+    known = [*FIELDS, *FIELD_ALIASES]
+    match = difflib.get_close_matches(lowered, known, n=1, cutoff=0.0)
+    return FIELD_ALIASES.get(match[0], match[0]) if match else "question"
+
+
+def _unknown_field(key: str, where: str) -> InvalidInputError:
+    aliases = ", ".join(f"{alias} -> {name}" for alias, name in FIELD_ALIASES.items())
+    return InvalidInputError(
+        f"{where} {key!r} is not a sample field; did you mean {_closest(key)!r}? Known fields: "
+        f"{', '.join(FIELDS)}; aliases: {aliases}. Rename it, drop it, or move it under "
+        "'metadata' (nothing is ignored silently, so a misnamed field cannot leave one empty)"
+    )
+
+
+def _from_mapping(data: Mapping[str, Any], where: str, *, column: bool) -> Sample:
+    values: dict[str, Any] = {}
+    given_as: dict[str, str] = {}
+    for key, value in data.items():
+        name = FIELD_ALIASES.get(str(key), str(key))
+        if name not in FIELDS:
+            raise _unknown_field(str(key), f"{where}: column" if column else f"{where}: field")
+        if _is_missing(value):
+            continue
+        if name in values:
+            raise InvalidInputError(
+                f"{where} gives {name!r} twice (as {given_as[name]!r} and {key!r}): keep one"
+            )
+        values[name] = value
+        given_as[name] = str(key)
+    if "question" not in values:
+        raise InvalidInputError(
+            f"{where} has no 'question' (keys: {sorted(map(str, data))}); name the question "
+            "field 'question' (or 'user_input', 'input', 'query')"
+        )
+    return Sample(**values)
+
+
+def _fields_of(item: Any) -> Mapping[str, Any] | None:
+    """The fields of a dataclass or pydantic-style object, or ``None`` for other objects."""
+    if dataclasses.is_dataclass(item) and not isinstance(item, type):
+        return {f.name: getattr(item, f.name) for f in dataclasses.fields(item)}
+    dump = getattr(item, "model_dump", None)
+    if callable(dump):
+        dumped = dump()
+        if isinstance(dumped, Mapping):
+            return dumped
+    return None
+
+
+def coerce_sample(item: Any, index: int, *, column: bool = False) -> Sample:
+    """One sample from a :class:`Sample`, a dict or an object with fields."""
+    where = f"samples[{index}]"
+    if isinstance(item, Sample):
+        return item
+    if isinstance(item, Mapping):
+        return _from_mapping(item, where, column=column)
+    fields = _fields_of(item)
+    if fields is not None:
+        # An object's unset fields are its class's defaults, not the user's input.
+        return _from_mapping(
+            {k: v for k, v in fields.items() if v is not None}, where, column=False
+        )
+    raise InvalidInputError(
+        f"{where} must be a Sample, a dict, a dataclass (such as EvalData) or a pydantic model, "
+        f"got {type(item).__name__}"
+    )
+
+
+def coerce_samples(samples: Any) -> list[Sample]:
+    """A list of samples with unique ids from Samples, dicts, objects or a DataFrame.
+
+    Raises:
+        InvalidInputError: an unknown or repeated field, no question, a repeated id.
+    """
+    is_frame = hasattr(samples, "to_dict") and hasattr(samples, "columns")
+    if is_frame:
+        samples = samples.to_dict("records")
+    if isinstance(samples, str | bytes) or not isinstance(samples, Iterable):
+        raise InvalidInputError(
+            f"samples must be a list of Sample/EvalData/dicts or a DataFrame, got "
+            f"{type(samples).__name__}"
+        )
+    out: list[Sample] = []
+    seen: dict[str, int] = {}
+    for index, item in enumerate(samples if isinstance(samples, Sequence) else list(samples)):
+        sample = coerce_sample(item, index, column=is_frame)
+        if sample.id is None:
+            sample = dataclasses.replace(sample, id=str(index))
+        assert sample.id is not None
+        if sample.id in seen:
+            raise InvalidInputError(
+                f"samples[{index}] repeats the id {sample.id!r} of samples[{seen[sample.id]}]: "
+                "sample ids must be unique"
+            )
+        seen[sample.id] = index
+        out.append(sample)
+    return out
