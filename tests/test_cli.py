@@ -180,3 +180,42 @@ def test_progress_over_the_runs(capsys):
     with_progress = capsys.readouterr()
     assert with_progress.out == plain.out
     assert "evaluating runs" in with_progress.err and "2/2" in with_progress.err
+
+
+def test_no_arguments_prints_the_commands_with_an_example_each(capsys):
+    from ragmeter.cli import COMMANDS
+
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    for name, (_, _, example) in COMMANDS.items():
+        assert f"  {name} " in out and example in out
+
+
+def test_a_closed_pipe_ends_quietly():
+    # `ragmeter evaluate ... | head -1`: no "Broken pipe" message, no traceback.
+    command = (
+        f"{sys.executable} -m ragmeter evaluate -q -m all_trec {ORACLE / 'qrels.test'} "
+        f"{ORACLE / 'results.test'} | head -1"
+    )
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True)
+    assert done.stdout.startswith("num_ret")
+    assert done.stderr == ""
+    assert done.returncode in (0, 141)
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["-M", "9" * 30], "max_docs: must be a positive integer from 1 to"),
+        (["-M", "0"], "max_docs: must be a positive integer"),
+        (["--threads", "100000"], "n_threads: must be a positive integer from 1 to 256"),
+        (["-m", "ndcg@99999999999999999999999"], "the cutoff k must be a positive integer"),
+        (["-l", "0"], "relevance_threshold: must be a finite number > 0"),
+    ],
+)
+def test_bad_flags_are_one_line_errors(flags, message, capsys):
+    args = ["evaluate", *flags, str(ORACLE / "qrels.test"), str(ORACLE / "results.test")]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ragmeter: error: ") and message in err
+    assert "Traceback" not in err

@@ -1,11 +1,9 @@
-"""The ``ragmeter`` command.
+"""``ragmeter evaluate QRELS RUN [RUN ...]``: run files evaluated the way trec_eval does.
 
-``ragmeter evaluate QRELS RUN [RUN ...]`` evaluates run files the way trec_eval does, entirely
-in the Rust core: the same flags (``-q``, ``-m``, ``-c``, ``-M``, ``-l``, ``-J``, ``-N``,
-``-n``), the same measures and groups (``-m official``, the default, and ``-m all_trec``), and
-for one run the same output, line for line, so ``ragmeter evaluate`` can replace
-``trec_eval`` in a script. It also prints a table or JSON. ``ragmeter demo`` runs the bundled
-example offline.
+Entirely in the Rust core: the same flags (``-q``, ``-m``, ``-c``, ``-M``, ``-l``, ``-J``,
+``-N``, ``-n``), the same measures and groups (``-m official``, the default, and ``-m
+all_trec``), and for one run the same output, line for line, so ``ragmeter evaluate`` can
+replace ``trec_eval`` in a script. It also prints a table or JSON.
 """
 
 from __future__ import annotations
@@ -14,51 +12,22 @@ import argparse
 import functools
 import json
 import math
-import os
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import __version__
-from ._progress import progress_hook
-from .exceptions import RagmeterError, UndefinedMetricWarning
-from .ranking.declarations import FAMILIES
-from .ranking.names import Measure, parse_measures
+from .._progress import progress_hook
+from ..exceptions import RagmeterError, UndefinedMetricWarning
+from ..ranking.declarations import FAMILIES
+from ..ranking.names import Measure, parse_measures
 
-__all__ = ["command_measures", "main"]
-
-_USAGE = """\
-usage: ragmeter <command> [options]
-
-commands:
-  evaluate   evaluate run files against judgments, as trec_eval does (same flags and output)
-             ragmeter evaluate qrels.txt run.txt -q -m all_trec
-  demo       evaluate the bundled example offline (no network, no key)
-             ragmeter demo --output demo-output
-
-ragmeter <command> --help describes a command's options; ragmeter --version prints the version.
-"""
+__all__ = ["add_parser", "command_measures", "run"]
 
 
-def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="ragmeter",
-        description="Measure retrieval and RAG systems.",
-        usage=_USAGE.splitlines()[0][7:],
-    )
-    parser.add_argument("--version", action="version", version=f"ragmeter {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    demo = sub.add_parser("demo", help="evaluate the bundled example (no network, no API key)")
-    demo.add_argument(
-        "--output",
-        type=Path,
-        default=Path("demo-output"),
-        help="where the demo writes its reports and plots (default: ./demo-output)",
-    )
-
+def add_parser(sub: Any) -> None:
+    """The ``evaluate`` subcommand's options."""
     ev = sub.add_parser(
         "evaluate",
         help="evaluate TREC run files against a qrels file (trec_eval semantics)",
@@ -164,15 +133,14 @@ def _build_parser() -> argparse.ArgumentParser:
         help="evaluate the runs on a Dask cluster, one task per run (e.g. tcp://host:8786; "
         "needs ragmeter[dask]; the files must open on the workers)",
     )
-    return parser
 
 
 def _evaluate_one(qrels: str, run: str, *, per_query: bool, **options: Any) -> tuple[Any, Any]:
     """``(means, per-query values or None)`` of one run (also a Dask task). Two TREC files go
     through the native path of ``evaluate_trec``; a ``.json`` file on either side through
     ``ranking_metrics``, with the same semantics."""
-    from .io._json import evaluate_files, is_json_path
-    from .io.trec import evaluate_trec, trec_means_and_per_query
+    from ..io._json import evaluate_files, is_json_path
+    from ..io.trec import evaluate_trec, trec_means_and_per_query
 
     if is_json_path(qrels) or is_json_path(run):
         return evaluate_files(qrels, run, per_query=per_query, **options)
@@ -203,8 +171,8 @@ def _run_all(
         finally:
             close_progress()
         return
-    from ._optional import import_optional
-    from .distributed import RunFailure, map_runs
+    from .._optional import import_optional
+    from ..distributed import RunFailure, map_runs
 
     distributed = import_optional("dask.distributed", extra="dask", purpose="--dask")
     with distributed.Client(args.dask) as client:
@@ -304,7 +272,8 @@ def _undefined_notes(means: Any, measures: list[Measure]) -> Iterator[str]:
         )
 
 
-def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    """Evaluate the runs of ``args`` and print the results to ``out``."""
     measures = command_measures(args.metrics or ["official"])
     options = {
         "metrics": measures,
@@ -403,28 +372,3 @@ def _json_default(value: object) -> object:
     if isinstance(value, float) and math.isnan(value):
         return None
     raise TypeError(f"cannot write {type(value).__name__} as JSON")
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    arguments = sys.argv[1:] if argv is None else list(argv)
-    if not arguments:
-        sys.stdout.write(_USAGE)
-        return 0
-    args = _build_parser().parse_args(arguments)
-    try:
-        if args.command == "demo":
-            from .demo import run_demo
-
-            return run_demo(sys.stdout, args.output)
-        if args.command == "evaluate":
-            return _evaluate(args, sys.stdout)
-    except BrokenPipeError:
-        # The reader went away (`ragmeter evaluate ... | head`): stop quietly, as Unix tools
-        # do, with the status of a process ended by SIGPIPE.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 141
-    except (RagmeterError, ValueError, TypeError, OSError) as exc:
-        print(f"ragmeter: error: {exc}", file=sys.stderr)
-        return 2
-    return 2
