@@ -11,6 +11,7 @@ queries by a paired randomisation test.
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import time
 import warnings
@@ -627,6 +628,7 @@ def evaluate_retrieval(
                 exc = outcome.exception
                 ids, status, error = [], "failed", f"{type(exc).__name__}: {exc}"
             else:
+                _refuse_nan_scores(outcome.result, query_id)
                 try:
                     ids, status, error = interpret_search_result(outcome.result, query_id)
                 except TypeError as type_error:
@@ -696,6 +698,20 @@ def evaluate_retrieval(
                     stacklevel=2,
                 )
     return evaluation
+
+
+def _refuse_nan_scores(result: Any, query_id: QueryId) -> None:
+    """A ``{doc_id: score}`` ranking is ordered by score: a NaN score has no place in that
+    order (it would be ranked by its id), so it is refused as ``ranking_metrics`` refuses it."""
+    if not isinstance(result, Mapping):
+        return
+    for doc, score in result.items():
+        if isinstance(score, numbers.Real) and math.isnan(score):
+            raise InvalidInputError(
+                f"query {query_id!r}: the retriever's score of document {doc!r} is NaN; scores "
+                "must be numbers (not NaN). Fix the retriever (a NaN often comes from an "
+                "embedding of zero length) or drop the document."
+            )
 
 
 def _score(
