@@ -2,6 +2,7 @@
 change while they are read, and what trec_eval would read differently (refused with path:line)."""
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -9,6 +10,8 @@ import time
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import ragmeter
 
@@ -70,6 +73,7 @@ def test_write_then_evaluate_round_trip(tmp_path):
     assert ragmeter.mean_reciprocal_rank(qrels, back) == ragmeter.mean_reciprocal_rank(qrels, run)
     with pytest.raises(ValueError, match="without white space"):
         ragmeter.write_trec_run({"q 1": ["a"]}, tmp_path / "bad.txt")
+    assert not (tmp_path / "bad.txt").exists()
 
 
 # -- files that change while they are read --------------------------------------------------
@@ -185,3 +189,101 @@ def test_what_is_not_a_regular_file_is_refused_naming_it(tmp_path):
     qrels = write(tmp_path / "q.txt", "q 0 d1 1\n")
     with pytest.raises(ragmeter.InvalidInputError, match=r"is a directory, not a regular file"):
         ragmeter.evaluate_trec(qrels, tmp_path)
+
+
+# -- write_trec_run: what it writes reads back the same, or it is refused ---------------------
+
+trec_ids = st.text(
+    alphabet=st.characters(blacklist_categories=["Cc", "Cs", "Zs", "Zl", "Zp"]), min_size=1
+).filter(lambda text: not any(c.isspace() for c in text))
+scores = st.floats(allow_nan=False, allow_infinity=False)
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    run=st.dictionaries(
+        trec_ids.filter(lambda q: not q.startswith("#")),
+        st.one_of(
+            st.dictionaries(trec_ids, scores, min_size=1, max_size=5),
+            st.lists(trec_ids, min_size=1, max_size=5, unique=True),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_written_runs_read_back_the_same(tmp_path, run):
+    path = tmp_path / "run.txt"
+    ragmeter.write_trec_run(run, path)
+    back = ragmeter.read_trec_run(path)
+    expected = {
+        query: ranking
+        if isinstance(ranking, dict)
+        else {doc: float(len(ranking) - i) for i, doc in enumerate(ranking)}
+        for query, ranking in run.items()
+    }
+    assert back == expected
+    assert [list(docs) for docs in back.values()] == [
+        ragmeter._inputs.trec_order(docs) for docs in expected.values()
+    ]
+
+
+@pytest.mark.parametrize(
+    ("run", "pattern"),
+    [
+        ({"#q": ["d"]}, r"query '#q': a query id starting with '#' would make its lines comments"),
+        ({"q": {"d": math.nan}}, r"query 'q', document 'd': the score nan is not finite"),
+        ({"q": {"d": math.inf}}, r"the score inf is not finite"),
+        ({"q": {"d": 10**400}}, r"is not finite"),
+        ({"q": {"d": True}}, r"a score must be a real number, got True"),
+        ({"q": {"d": "0.5"}}, r"a score must be a real number, got '0.5'"),
+        ({"q": ["d\x01x"]}, r"the document id 'd\\x01x' holds '\\x01'"),
+        ({"q": ["a b"]}, r"the document id 'a b' holds ' '"),
+        ({"q\u2028": ["d"]}, r"the query id 'q\\u2028' holds"),
+        ({"q": ["d\x85"]}, r"holds '\\x85'"),
+        ({"q": [""]}, r"the document id '' is empty"),
+        ({"q": [1.5]}, r"a document id must be a str or an int, got float"),
+        ({("q",): ["d"]}, r"a query id must be a str or an int, got tuple"),
+        ({"q": [True]}, r"a document id must be a str or an int, got bool"),
+        ({1: ["d"], "1": ["e"]}, r"1 and '1' are both written '1'"),
+        ({"q": ["d", "d"]}, r"document 'd' is listed twice"),
+        ({"q": {1: 0.5, "1": 0.4}}, r"document '1' is listed twice"),
+        ({"q": []}, r"query 'q': the ranking is empty"),
+        ({"q": "abc"}, r"a ranking is a \{doc_id: score\} mapping or a list"),
+    ],
+)
+def test_runs_that_would_not_read_back_the_same_are_refused(tmp_path, run, pattern):
+    path = tmp_path / "run.txt"
+    with pytest.raises(ragmeter.InvalidInputError, match=pattern):
+        ragmeter.write_trec_run(run, path)
+    assert not list(tmp_path.iterdir())
+    with pytest.raises(ragmeter.InvalidInputError, match=r"tag: the run tag 'my tag' holds"):
+        ragmeter.write_trec_run({"q": ["d"]}, path, tag="my tag")
+
+
+def test_write_trec_run_is_atomic_and_never_follows_a_planted_symlink(tmp_path, monkeypatch):
+    path = tmp_path / "run.txt"
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    # The old writer's temporary name was predictable: a symlink planted there was followed.
+    (tmp_path / f"run.txt.tmp-{os.getpid()}").symlink_to(victim)
+    ragmeter.write_trec_run({"q": ["d"]}, path)
+    assert victim.read_text() == "precious"
+    assert path.read_text() == "q Q0 d 1 1.0 ragmeter\n"
+    path.chmod(0o600)
+    ragmeter.write_trec_run({"q": ["e"]}, path)
+    assert path.stat().st_mode & 0o777 == 0o600
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        ragmeter.write_trec_run({"q": ["f"]}, path)
+    assert path.read_text() == "q Q0 e 1 1.0 ragmeter\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "run.txt",
+        f"run.txt.tmp-{os.getpid()}",
+        "victim",
+    ]
