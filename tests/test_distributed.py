@@ -184,7 +184,7 @@ def test_a_run_that_kills_its_worker_is_that_runs_failure_and_the_others_come_ba
     }
     with dask.config.set(settings):
         cluster = distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
         )
     runs = [str(ORACLE / "results.test"), "killer.poison", str(ORACLE / "results.trunc")]
     options = {"metrics": ["map"], "complete": True}
