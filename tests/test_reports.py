@@ -393,6 +393,10 @@ def _edited(tmp_path, report, edit, suffix="json"):
         (lambda d: d["queries"][0].pop("status"), r"missing field 'status'"),
         (lambda d: d["queries"][0].update(query_id=[1]), r"query_id: expected a str or an int"),
         (lambda d: d.update(n_queries="2"), r"n_queries: '2' where ragmeter would write 2"),
+        (lambda d: d["parameters"].update(seed=1), r"\['seed'\] are not parameters"),
+        (lambda d: d["parameters"].update(duplicates="all"), r"duplicates must be one of"),
+        (lambda d: d["parameters"].update(relevance_threshold=[1]), r"relevance_threshold must"),
+        (lambda d: d["queries"][0].update(query="\ud800"), r"can't encode character '\\ud800'"),
     ],
 )
 def test_edited_reports_are_refused_naming_the_file_and_field(tmp_path, spec_report, edit, message):
@@ -492,3 +496,11 @@ def test_atomic_writes_go_through_symlinks_and_never_follow_planted_ones(
         ".report.json.planted.tmp",
         "report.json",
     ]
+
+
+def test_a_report_that_cannot_be_encoded_is_refused_naming_the_file(tmp_path):
+    report = _evaluation([_record("q", query="half \ud800 a pair")])
+    path = tmp_path / "r.json"
+    with pytest.raises(InvalidInputError, match=r"r.json: cannot be written: .*'\\ud800'"):
+        report.write(path)
+    assert not list(tmp_path.iterdir())

@@ -59,6 +59,9 @@ def read_regular_text(path: str | os.PathLike[str], what: str) -> str:
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` atomically and durably, and return ``path``.
 
+    Text that cannot be encoded (an unpaired surrogate) is an :class:`InvalidInputError`
+    naming the file, and nothing is written.
+
     The text goes to a new temporary file with a random name in the target's directory,
     created exclusively (``O_CREAT | O_EXCL``: never an existing file or a symlink planted
     under that name), flushed to disk, then renamed over the target; readers see the old file
@@ -77,7 +80,15 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
         existing_mode: int | None = stat.S_IMODE(os.stat(real).st_mode)
     except FileNotFoundError:
         existing_mode = None
-    data = text.encode("utf-8")
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        context = text[max(0, exc.start - 20) : exc.end + 20]
+        raise InvalidInputError(
+            f"{os.fspath(path)}: cannot be written: the text holds an unpaired surrogate "
+            f"{text[exc.start]!r} (in {context!r}), which is not Unicode text; fix the string "
+            "it comes from (e.g. decode bytes with errors='replace')"
+        ) from None
     flags = (
         os.O_WRONLY
         | os.O_CREAT

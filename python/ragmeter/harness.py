@@ -385,13 +385,25 @@ def _parameters_to_plain(parameters: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _parameters_from_plain(parameters: Any) -> dict[str, Any]:
+    """The parameters of a report being read, each checked as evaluate_retrieval checks it."""
     if not isinstance(parameters, Mapping):
         raise InvalidInputError("parameters: expected a mapping holding at least 'metrics'")
+    known = ("metrics", "relevance_threshold", "zero_division", "duplicates", "on_degraded")
+    unknown = [key for key in parameters if key not in (*known, "retriever")]
+    if unknown:
+        raise InvalidInputError(f"parameters: {unknown[:5]} are not parameters of an evaluation")
     restored = dict(parameters)
     restored["metrics"] = check_metric_names(restored.get("metrics"), "parameters: metrics")
     if "zero_division" in restored:
         zero = restored["zero_division"]
         restored["zero_division"] = check_zero_division(math.nan if zero == "nan" else zero)
+    if "relevance_threshold" in restored:
+        check_threshold(restored["relevance_threshold"])
+    for key, choices in (("duplicates", ("raise", "first")), ("on_degraded", ("raise", "warn"))):
+        if key in restored:
+            check_choice(key, restored[key], choices)
+    if not isinstance(restored.get("retriever", ""), str):
+        raise InvalidInputError("parameters: retriever must be the retriever's description")
     return restored
 
 

@@ -87,18 +87,23 @@ struct Differences<'a> {
     n_pairs: usize,
 }
 
-/// `values` (rows of `n_pairs`) with every row whose sum of `|d|` overflows float64 multiplied
-/// by a power of two that keeps any sum of `n_pairs` of its values finite, and the exponent
-/// per row (0 for rows left as they are). Scaling by a power of two is exact (values that
-/// become subnormal lose bits, but they are below 2^-1000 of the row's largest value, far
-/// under the tie tolerance), and the test statistic and the sign of every comparison are the
-/// same for a row and its multiple: the exact p-value of huge differences is computed, not
-/// turned into 0 (an overflowing sum is infinite, and inf - inf is NaN).
+/// `values` (rows of `n_pairs`) with every row in which a sum of `n_pairs` values could
+/// overflow float64 (`n_pairs * max |d|` is not finite: a signed sum of the sign-flip test,
+/// or a bootstrap resample drawing the largest value every time) multiplied by a power of two
+/// that keeps every such sum finite, and the exponent per row (0 for rows left as they are).
+/// Scaling by a power of two is exact (values that become subnormal lose bits, but they are
+/// below 2^-1000 of the row's largest value, far under the tie tolerance), and the test
+/// statistic and the sign of every comparison are the same for a row and its multiple: the
+/// exact p-value of huge differences is computed, not turned into 0 (an overflowing sum is
+/// infinite, and inf - inf is NaN).
 fn overflow_safe_rows(values: &[f64], n_pairs: usize) -> (Cow<'_, [f64]>, Vec<i32>) {
     let n_rows = values.len() / n_pairs.max(1);
     let shift = |row: &[f64]| {
-        let total: f64 = row.iter().filter(|d| !d.is_nan()).map(|d| d.abs()).sum();
-        if total.is_finite() {
+        let largest = row
+            .iter()
+            .filter(|d| !d.is_nan())
+            .fold(0.0f64, |m, d| m.max(d.abs()));
+        if (largest * n_pairs as f64).is_finite() {
             0
         } else {
             // |d| < 2^1024, so n * |d| * 2^-(log2(n) + 2) < 2^1022.
@@ -676,6 +681,14 @@ mod tests {
         for (m, p) in means[500..].iter().zip(&plain) {
             assert_eq!(m.to_bits(), p.to_bits());
         }
+        // The sum of the row is finite, but a resample drawing 1e308 three times is not.
+        let means = bootstrap_mean_differences(&[1e308, 0.0, 0.0], 1, 3, 2000, 3).unwrap();
+        assert!(
+            means
+                .iter()
+                .all(|m| m.is_finite() && (0.0..=1.0000000000000002e308).contains(m))
+        );
+        assert!(means.iter().any(|&m| m > 0.99e308));
     }
 
     proptest! {
