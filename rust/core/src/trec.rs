@@ -179,43 +179,83 @@ const EXACT_POWERS_OF_TEN: [f64; 23] = [
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
 
-/// A plain decimal (`-12.3456`, `7`) read exactly with Clinger's fast path: its digits form
-/// an integer below 2^53 and its scale is at most 10^22, so both are exact doubles and one
-/// correctly rounded division gives the correctly rounded value. `None` for anything else
-/// (exponents, more digits), which the standard parser then reads.
+/// Whether the 8 bytes of `word` are all ASCII digits (fast_float's test: a byte is a digit
+/// when its high nibble is 3 and adding 6 does not carry into the high nibble).
+fn eight_digits(word: u64) -> bool {
+    const HIGH: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    ((word & HIGH) | ((word.wrapping_add(0x0606_0606_0606_0606) & HIGH) >> 4))
+        == 0x3333_3333_3333_3333
+}
+
+/// The value of 8 ASCII digits read as a little-endian word (fast_float's SWAR: pairs, then
+/// quadruples, then the whole, in three multiplications).
+fn eight_digits_value(word: u64) -> u64 {
+    const PAIRS: u64 = 0x0000_00FF_0000_00FF;
+    const HIGH_PAIRS: u64 = 100 + (1_000_000 << 32);
+    const LOW_PAIRS: u64 = 1 + (10_000 << 32);
+    let v = word.wrapping_sub(0x3030_3030_3030_3030);
+    let v = v.wrapping_mul(10).wrapping_add(v >> 8);
+    ((v & PAIRS)
+        .wrapping_mul(HIGH_PAIRS)
+        .wrapping_add(((v >> 16) & PAIRS).wrapping_mul(LOW_PAIRS)))
+        >> 32
+}
+
+/// `value` followed by the decimal `digits` (at most 19 digits in all, so no overflow), or
+/// `None` if a byte is not a digit. Eight digits at a time.
+fn append_digits(mut value: u64, digits: &[u8]) -> Option<u64> {
+    let mut words = digits.chunks_exact(8);
+    for word in &mut words {
+        let word = u64::from_le_bytes(word.try_into().ok()?);
+        if !eight_digits(word) {
+            return None;
+        }
+        value = value * 100_000_000 + eight_digits_value(word);
+    }
+    for &b in words.remainder() {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        value = value * 10 + u64::from(b - b'0');
+    }
+    Some(value)
+}
+
+/// A plain decimal (`-12.3456`, `7`, `.5`, `0.000123`) read exactly with Clinger's fast
+/// path: its significant digits form an integer below 2^53 and its scale is at most 10^22, so
+/// both are exact doubles and one correctly rounded division gives the correctly rounded
+/// value. `None` for anything else (exponents, more digits), which the standard parser then
+/// reads.
 fn parse_plain_decimal(field: &[u8]) -> Option<f64> {
-    let (negative, digits) = match field.split_first() {
+    let (negative, body) = match field.split_first() {
         Some((b'-', rest)) => (true, rest),
         Some((b'+', rest)) => (false, rest),
         _ => (false, field),
     };
-    let mut mantissa: u64 = 0;
-    let mut n_digits = 0usize;
-    let mut scale: Option<usize> = None;
-    let mut seen_digit = false;
-    for &b in digits {
-        if b.is_ascii_digit() {
-            // Leading zeros (`0.000123`) are not significant digits.
-            if mantissa != 0 || b != b'0' {
-                if n_digits == 18 {
-                    return None;
-                }
-                n_digits += 1;
-            }
-            mantissa = mantissa * 10 + u64::from(b - b'0');
-            scale = scale.map(|s| s + 1);
-            seen_digit = true;
-        } else if b == b'.' && scale.is_none() {
-            scale = Some(0);
-        } else {
-            return None;
-        }
-    }
-    let scale = scale.unwrap_or(0);
-    if !seen_digit || mantissa >= 1 << 53 || scale >= EXACT_POWERS_OF_TEN.len() {
+    let (integer, fraction) = match memchr::memchr(b'.', body) {
+        Some(point) => (&body[..point], &body[point + 1..]),
+        None => (body, &[][..]),
+    };
+    if integer.is_empty() && fraction.is_empty() || fraction.len() >= EXACT_POWERS_OF_TEN.len() {
         return None;
     }
-    let x = mantissa as f64 / EXACT_POWERS_OF_TEN[scale];
+    // Leading zeros (`0.000123`) are not significant digits (they are all '0', so skipping
+    // them skips no check).
+    let zeros = |digits: &[u8]| digits.iter().take_while(|&&b| b == b'0').count();
+    let integer = &integer[zeros(integer)..];
+    let fraction_digits = if integer.is_empty() {
+        &fraction[zeros(fraction)..]
+    } else {
+        fraction
+    };
+    if integer.len() + fraction_digits.len() > 19 {
+        return None;
+    }
+    let mantissa = append_digits(append_digits(0, integer)?, fraction_digits)?;
+    if mantissa >= 1 << 53 {
+        return None;
+    }
+    let x = mantissa as f64 / EXACT_POWERS_OF_TEN[fraction.len()];
     Some(if negative { -x } else { x })
 }
 
@@ -819,6 +859,18 @@ mod tests {
         }
 
         #[test]
+        fn eight_digit_words_are_read_like_bytes(bytes in proptest::array::uniform8(proptest::prop_oneof![
+            proptest::num::u8::ANY, (b'0'..=b'9'), (b'0'..=b'9'), (b'0'..=b'9')])) {
+            let word = u64::from_le_bytes(bytes);
+            let digits = bytes.iter().all(u8::is_ascii_digit);
+            proptest::prop_assert_eq!(eight_digits(word), digits);
+            if digits {
+                let value = bytes.iter().fold(0u64, |v, &b| v * 10 + u64::from(b - b'0'));
+                proptest::prop_assert_eq!(eight_digits_value(word), value);
+            }
+        }
+
+        #[test]
         fn any_float_round_trips(x in proptest::num::f64::NORMAL | proptest::num::f64::SUBNORMAL | proptest::num::f64::ZERO) {
             for text in [format!("{x}"), format!("{x:e}"), format!("{x:.3}")] {
                 let want: f64 = text.parse().unwrap();
@@ -1074,6 +1126,45 @@ mod tests {
             {
                 let _ = join_and_prepare(&qrels, &run, duplicates, max_docs);
             }
+        }
+    }
+
+    #[test]
+    fn plain_decimal_edge_cases_read_like_std() {
+        for text in [
+            ".5",
+            "5.",
+            "-.5",
+            "+0",
+            "-0",
+            "00.00",
+            "0.0000000000000000000001",
+            "9007199254740991",
+            "9007199254740992",
+            "1234567890123456789",
+            "12345678.12345678",
+            "0.12345678901234567",
+            "99999999999999999999",
+            "1.2.3",
+            ".",
+            "-",
+            "+",
+            "",
+            "1e5",
+            "12345678a",
+            "1234567.",
+            "0.00000000000000000000001",
+        ] {
+            let want = text.parse::<f64>().ok();
+            let fast = parse_plain_decimal(text.as_bytes());
+            if let Some(x) = fast {
+                assert_eq!(Some(x.to_bits()), want.map(f64::to_bits), "{text}");
+            }
+            assert_eq!(
+                parse_number(text.as_bytes()).map(f64::to_bits),
+                want.map(f64::to_bits),
+                "{text}"
+            );
         }
     }
 
