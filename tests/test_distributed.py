@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import warnings
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import ragmeter
-from ragmeter.distributed import RunFailure, evaluate_runs
+from ragmeter.distributed import RunFailure, evaluate_runs, map_runs
 from ragmeter.exceptions import MissingDependencyError
 
 ORACLE = Path(__file__).resolve().parents[1].parent / "shared" / "trec_eval_oracle"
@@ -160,3 +161,52 @@ print(seen, [round(float(r["map"]), 4) for r in results.values()])
     ).stdout
     aq, aqc = trec_eval_means("out.test.aq")["map"], trec_eval_means("out.test.aqc")["map"]
     assert out.strip() == f"[(1, 2), (2, 2)] {[round(aq, 4), round(aqc, 4)]}"
+
+
+def exit_on_poison(qrels_path, run_path, **options):
+    """Runs on a worker: a run named *.poison kills the worker process, as a crash would."""
+    if run_path.endswith(".poison"):
+        os._exit(3)
+    return ragmeter.evaluate_trec(qrels_path, run_path, **options)
+
+
+def test_a_run_that_kills_its_worker_is_that_runs_failure_and_the_others_come_back():
+    import dask
+    from dask import distributed
+
+    # No retries (the default of 3 kills three more workers first): the scheduler gives up
+    # on the task at once and raises KilledWorker for it. A worker holds one task at a time,
+    # so that no other run is lost with it (a run lost with a worker its retries exhausted is a
+    # RunFailure too, never scores).
+    settings = {
+        "distributed.scheduler.allowed-failures": 0,
+        "distributed.scheduler.worker-saturation": 1.0,
+    }
+    with dask.config.set(settings):
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        )
+    runs = [str(ORACLE / "results.test"), "killer.poison", str(ORACLE / "results.trunc")]
+    options = {"metrics": ["map"], "complete": True}
+    try:
+        with distributed.Client(cluster) as client:
+            outcomes = quietly(
+                lambda: map_runs(
+                    exit_on_poison,
+                    ORACLE / "qrels.test",
+                    runs,
+                    options,
+                    client=client,
+                    record_errors=True,
+                )
+            )
+            with pytest.raises(distributed.KilledWorker):
+                map_runs(exit_on_poison, ORACLE / "qrels.test", runs[1:2], options, client=client)
+    finally:
+        cluster.close()
+    killed = outcomes[1].result
+    assert isinstance(killed, RunFailure) and killed.error_type == "KilledWorker"
+    assert killed.run_path == "killer.poison"
+    for outcome, oracle in ((outcomes[0], "out.test.aq"), (outcomes[2], "out.test.aqc")):
+        value = outcome.result["map"]
+        assert f"{value:.4f}" == f"{trec_eval_means(oracle)['map']:.4f}"

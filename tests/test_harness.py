@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import pytrec_eval
 
+import ragmeter
 from ragmeter import (
     CorpusDocument,
     CustomRetrievalIndex,
@@ -375,3 +376,30 @@ def test_scored_results_are_ordered_like_the_core_orders_them():
     report = evaluate_retrieval(lambda query: {10: 0.5, 9: 0.5}, {"q": "x"}, qrels, metrics=["mrr"])
     assert report.metrics["mrr"] == 1.0
     assert report.metrics["mrr"] == mean_reciprocal_rank(qrels, {"q": {10: 0.5, 9: 0.5}})
+
+
+@pytest.mark.parametrize("concurrent", [False, True])
+def test_nan_scores_from_a_retriever_are_refused_like_ranking_metrics_refuses_them(concurrent):
+    executor = ThreadPoolExecutor(2) if concurrent else None
+
+    # A NaN has no place in a score order: the document would be ranked by its id (MRR 1.0 or
+    # 0.33 for the same relevant document, depending on the ids).
+    def retriever(query):
+        return {"d1": math.nan, "d2": 0.5, "d3": 0.2} if query == QUERIES["q2"] else ["d1"]
+
+    with pytest.raises(InvalidInputError, match=r"query 'q2'.* document 'd1' is NaN"):
+        evaluate_retrieval(retriever, QUERIES, QRELS, metrics=["mrr"], executor=executor)
+    with pytest.raises(InvalidInputError, match=r"'d1' is NaN"):
+        ragmeter.ranking_metrics(QRELS, {"q1": ["d1"], "q2": retriever(QUERIES["q2"])})
+    with pytest.raises(InvalidInputError, match=r"'d1' is NaN"):
+        evaluate_retrieval(
+            retriever, QUERIES, QRELS, metrics=["mrr"], on_degraded="warn", executor=executor
+        )
+    # np.float32 NaN too; infinite scores have an order and are kept.
+    scores = {"d1": np.float32("nan"), "d2": 0.5}
+    with pytest.raises(InvalidInputError, match=r"'d1' is NaN"):
+        evaluate_retrieval(lambda q: scores, QUERIES, QRELS, metrics=["mrr"])
+    report = evaluate_retrieval(lambda q: {"d2": math.inf, "d1": 0.5}, QUERIES, QRELS)
+    assert report["q1"].retrieved == ("d2", "d1")
+    if executor is not None:
+        executor.shutdown()

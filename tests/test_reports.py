@@ -8,6 +8,8 @@ import io
 import json
 import math
 import os
+import re
+import secrets
 import sys
 import tomllib
 from pathlib import Path
@@ -15,12 +17,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ragmeter import (
     CorpusDocument,
     InvalidInputError,
     MissingDependencyError,
     MultipleComparison,
+    QueryRecord,
     RetrievalConfig,
     RetrievalEvaluation,
     RetrievalIndex,
@@ -29,6 +34,7 @@ from ragmeter import (
     evaluate_retrieval,
 )
 from ragmeter.cli import main as cli_main
+from ragmeter.reports import atomic_write_text
 from ragmeter.stats import Comparison
 
 FORMATS = ["json", "jsonl", "yaml", "yml", "toml"]
@@ -279,3 +285,222 @@ def test_readme_examples_work_as_written(tmp_path, monkeypatch, capsys):
         "baseline.yaml",
         "baseline.toml",
     }
+
+
+# -- every report reads back equal, whatever its text ---------------------------------------
+
+LINE_BREAKING = "\x85\u2028\u2029"
+
+
+def _evaluation(records, name="run", metrics=("mrr", "ndcg@3")):
+    return RetrievalEvaluation(
+        records=tuple(records),
+        parameters={"metrics": tuple(metrics), "zero_division": "warn", "retriever": "r"},
+        name=name,
+    )
+
+
+def _record(query_id, query="q", retrieved=("d",), values=(0.5, 1.0), error=None):
+    return QueryRecord(
+        query_id=query_id,
+        query=query,
+        status="success" if error is None else "failed",
+        latency=0.25,
+        retrieved=tuple(retrieved),
+        values=dict(zip(("mrr", "ndcg@3"), values, strict=True)),
+        error=error,
+    )
+
+
+@pytest.mark.parametrize("suffix", FORMATS)
+def test_unicode_line_breaks_in_any_text_read_back(tmp_path, suffix):
+    # str.splitlines() splits at U+0085, U+2028 and U+2029 (JSONL lost rows), and YAML reads
+    # U+0085 as a line break (folded into a space).
+    records = [
+        _record(f"q{c}1", query=f"a{c}b", retrieved=(f"d{c}x", "e"), error=f"bad{c}")
+        for c in LINE_BREAKING
+    ]
+    report = _evaluation(records, name=f"name{LINE_BREAKING}")
+    path = report.write(tmp_path / f"r.{suffix}")
+    assert RetrievalEvaluation.read(path) == report
+    if suffix == "jsonl":
+        assert len(path.read_text(encoding="utf-8").splitlines()) == len(records)
+
+
+ids = st.one_of(st.text(max_size=8), st.integers(min_value=-(2**63), max_value=2**63 - 1))
+values = st.one_of(st.floats(0, 1), st.just(math.nan))
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    rows=st.lists(
+        st.tuples(ids, st.text(), st.lists(ids, max_size=3), values, values, st.none() | st.text()),
+        min_size=1,
+        max_size=4,
+        unique_by=lambda row: (type(row[0]), row[0]),
+    ),
+    name=st.none() | st.text(),
+)
+def test_every_report_written_reads_back_equal(tmp_path, rows, name):
+    records = [
+        _record(query_id, query=query, retrieved=docs, values=(a, b), error=error)
+        for query_id, query, docs, a, b, error in rows
+    ]
+    report = _evaluation(records, name=name)
+    for suffix in ("json", "jsonl", "yaml", "toml"):
+        path = report.write(tmp_path / f"r.{suffix}")
+        assert RetrievalEvaluation.read(path) == report, suffix
+    comparison = report.compare(report)
+    for suffix in ("json", "jsonl", "yaml", "toml"):
+        path = comparison.write(tmp_path / f"c.{suffix}")
+        assert Comparison.read(path) == comparison, suffix
+
+
+# -- hand-edited, damaged and hostile reports are refused, naming the file ---------------------
+
+
+def _edited(tmp_path, report, edit, suffix="json"):
+    path = report.write(tmp_path / f"edited.{suffix}")
+    data = json.loads(path.read_text()) if suffix == "json" else None
+    if data is not None:
+        edit(data)
+        path.write_text(json.dumps(data))
+    else:
+        path.write_text(edit(path.read_text()))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            lambda d: d["queries"][0]["values"].update(mrr=7.5),
+            r"mrr: 7.5 lies outside \[0.0, 1.0\]",
+        ),
+        (lambda d: d["queries"][0]["values"].update(mrr="0.5"), r"mrr: expected a number"),
+        (lambda d: d["queries"][0].update(latency=True), r"latency: expected a number"),
+        (lambda d: d["queries"][0]["values"].update(bogus=0.5), r"not among the evaluated"),
+        (lambda d: d["parameters"].update(metrics="mrr"), r"metrics: expected a non-empty list"),
+        (lambda d: d["parameters"].update(metrics=["mrr", "bogus@3"]), r"unknown metric 'bogus@3'"),
+        (
+            lambda d: d["metrics"].update(mrr=0.123),
+            r"metrics.mrr: 0.123 where ragmeter would write",
+        ),
+        (lambda d: d.update(comment="by hand"), r"comment: a field ragmeter does not write"),
+        (lambda d: d["queries"][0].update(status="great"), r"status 'great' is not one of"),
+        (lambda d: d["queries"][0].pop("status"), r"missing field 'status'"),
+        (lambda d: d["queries"][0].update(query_id=[1]), r"query_id: expected a str or an int"),
+        (lambda d: d.update(n_queries="2"), r"n_queries: '2' where ragmeter would write 2"),
+        (lambda d: d["parameters"].update(seed=1), r"\['seed'\] are not parameters"),
+        (lambda d: d["parameters"].update(duplicates="all"), r"duplicates: must be one of"),
+        (lambda d: d["parameters"].update(relevance_threshold=[1]), r"relevance_threshold: must"),
+        (lambda d: d["queries"][0].update(query="\ud800"), r"can't encode character '\\ud800'"),
+    ],
+)
+def test_edited_reports_are_refused_naming_the_file_and_field(tmp_path, spec_report, edit, message):
+    path = _edited(tmp_path, spec_report, edit)
+    with pytest.raises(InvalidInputError, match=re.escape(str(path)) + ".*" + message):
+        RetrievalEvaluation.read(path)
+
+
+def test_edited_jsonl_rows_and_comparisons_are_refused(tmp_path, spec_report):
+    path = spec_report.write(tmp_path / "r.jsonl")
+    path.write_text(path.read_text().replace('"mrr": 1.0', '"mrr": 1.5', 1))
+    with pytest.raises(InvalidInputError, match=r"r.jsonl: .*mrr: 1.5 lies outside"):
+        RetrievalEvaluation.read(path)
+    comparison = spec_report.compare(spec_report)
+    for edit, message in [
+        (lambda d: d["metrics"][0].update(p_value=1.5), r"p_value: 1.5 lies outside"),
+        (lambda d: d["metrics"][0].update(metric="bogus"), r"unknown metric 'bogus'"),
+        (lambda d: d["metrics"][0].update(wins=5), r"wins \+ ties \+ losses must equal n_pairs"),
+        (lambda d: d["differences"]["mrr"].__setitem__(0, 3.0), r"differences: mrr: 3.0 lies"),
+    ]:
+        path = _edited(tmp_path, comparison, edit)
+        with pytest.raises(InvalidInputError, match=r"edited.json: .*" + message):
+            Comparison.read(path)
+
+
+@pytest.mark.parametrize(
+    ("suffix", "text", "message"),
+    [
+        ("yaml", "!!python/object/apply:os.system ['echo hi']\n", r"not a valid YAML report"),
+        ("yaml", "kind: [unclosed\n", r"not a valid YAML report"),
+        ("json", "[" * 100_000 + "]" * 100_000, r"nested too deeply"),
+        ("yaml", "[" * 100_000 + "]" * 100_000, r"nested too deeply"),
+        ("toml", "a = " + "[" * 100_000 + "]" * 100_000, r"nested too deeply|not a valid TOML"),
+        ("json", '{"kind": ', r"not a valid JSON report"),
+        ("jsonl", '{"kind": 1}\n{', r"not a valid JSONL report"),
+        ("json", "[1, 2]", r"does not hold a ragmeter report"),
+        ("toml", "kind = 'x'\nkind = 'y'\n", r"not a valid TOML report"),
+    ],
+)
+def test_unreadable_reports_are_input_errors_naming_the_file(tmp_path, suffix, text, message):
+    path = tmp_path / f"bad.{suffix}"
+    path.write_text(text)
+    with pytest.raises(InvalidInputError, match=r"bad\." + suffix + ": " + message):
+        RetrievalEvaluation.read(path)
+
+
+def test_reports_that_are_not_regular_files_or_utf8_are_refused(tmp_path):
+    with pytest.raises(InvalidInputError, match=r"/dev/zero: is a device, not a regular file"):
+        RetrievalEvaluation.read("/dev/zero", format="json")
+    path = tmp_path / "latin1.json"
+    path.write_bytes('{\n"name": "caf\xe9"}'.encode("latin-1"))
+    with pytest.raises(InvalidInputError, match=r"latin1.json:2: not UTF-8 text"):
+        RetrievalEvaluation.read(path)
+
+
+# -- the atomic writer ------------------------------------------------------------------------
+
+
+def test_atomic_writes_leave_the_umask_alone_and_keep_the_mode(tmp_path, spec_report, monkeypatch):
+    def no_umask(*args):
+        raise AssertionError("os.umask changes the umask of every thread of the process")
+
+    monkeypatch.setattr(os, "umask", no_umask)
+    path = spec_report.write(tmp_path / "r.json")
+    monkeypatch.undo()
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask
+    path.chmod(0o600)
+    spec_report.write(path)
+    assert path.stat().st_mode & 0o777 == 0o600
+    path.chmod(0o640)
+    atomic_write_text(path, "text")
+    assert path.stat().st_mode & 0o777 == 0o640 and path.read_text() == "text"
+
+
+def test_atomic_writes_go_through_symlinks_and_never_follow_planted_ones(
+    tmp_path, spec_report, monkeypatch
+):
+    target = tmp_path / "store" / "report.json"
+    target.parent.mkdir()
+    spec_report.write(target)
+    link = tmp_path / "latest.json"
+    link.symlink_to(target)
+    spec_report.write(link)
+    assert link.is_symlink() and RetrievalEvaluation.read(target) == spec_report
+    # A symlink planted under the temporary file's name is not written through: the name is
+    # random and the file is created exclusively (a taken name is skipped).
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    names = iter(["planted", "fresh"])
+    monkeypatch.setattr(secrets, "token_hex", lambda n: next(names))
+    (target.parent / ".report.json.planted.tmp").symlink_to(victim)
+    atomic_write_text(target, "new")
+    assert victim.read_text() == "precious" and target.read_text() == "new"
+    assert sorted(p.name for p in target.parent.iterdir()) == [
+        ".report.json.planted.tmp",
+        "report.json",
+    ]
+
+
+def test_a_report_that_cannot_be_encoded_is_refused_naming_the_file(tmp_path):
+    report = _evaluation([_record("q", query="half \ud800 a pair")])
+    path = tmp_path / "r.json"
+    with pytest.raises(InvalidInputError, match=r"r.json: cannot be written: .*'\\ud800'"):
+        report.write(path)
+    assert not list(tmp_path.iterdir())

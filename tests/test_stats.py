@@ -194,6 +194,39 @@ def test_bootstrap_agrees_with_scipy_and_is_thread_independent():
         bootstrap_confidence_interval(d, confidence_level=1.0)
 
 
+def test_differences_whose_sums_overflow_float64_are_tested_correctly():
+    # Sums of these differences overflow float64 (inf - inf is NaN): p was 0.0, below the
+    # exact test's smallest possible 2 / 2**n, and the bootstrap interval (nan, nan).
+    rng = np.random.default_rng(11)
+    for n in (6, 9, 14):
+        d = rng.normal(0.3, 1.0, size=n)
+        d /= 2.0 ** np.floor(np.log2(np.abs(d).max()))  # 1 <= max |d| < 2, exactly
+        huge = d * 2.0**1023  # a power of two: the same test, exactly
+        with np.errstate(over="ignore"):
+            assert not np.isfinite(np.sum(np.abs(huge)))
+        expected = scipy_stats.permutation_test(
+            (d,),
+            lambda x, axis: np.abs(np.mean(x, axis=axis)),
+            permutation_type="samples",
+            alternative="greater",
+            n_resamples=np.inf,
+            vectorized=True,
+        ).pvalue
+        p = sign_flip_test(huge).p_value
+        assert p >= 2 / 2**n
+        assert p == pytest.approx(expected, rel=1e-12)
+        assert p == sign_flip_test(d).p_value
+    sampled = sign_flip_test(np.tile(huge, 3), random_state=2)
+    assert sampled.p_value == sign_flip_test(np.tile(d, 3), random_state=2).p_value > 0
+    low, high = bootstrap_confidence_interval(huge, random_state=4)
+    small = bootstrap_confidence_interval(d, random_state=4)
+    assert (low, high) == (small[0] * 2.0**1023, small[1] * 2.0**1023)
+    assert np.isfinite([low, high]).all() and low < high
+    # The largest finite differences: every sum overflows, the test still has its answer.
+    assert sign_flip_test([1.7e308, 1.7e308, 1.7e308]).p_value == 2 / 2**3
+    assert bootstrap_confidence_interval([1.7e308] * 3) == pytest.approx((1.7e308, 1.7e308))
+
+
 # -- multiple comparisons -----------------------------------------------------------------------
 
 

@@ -1,6 +1,17 @@
-"""Reading and writing TREC files: comments, white space, errors with line numbers."""
+"""Reading and writing TREC files: comments, white space, errors with line numbers, files that
+change while they are read, and what trec_eval would read differently (refused with path:line)."""
 
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import ragmeter
 
@@ -62,3 +73,231 @@ def test_write_then_evaluate_round_trip(tmp_path):
     assert ragmeter.mean_reciprocal_rank(qrels, back) == ragmeter.mean_reciprocal_rank(qrels, run)
     with pytest.raises(ValueError, match="without white space"):
         ragmeter.write_trec_run({"q 1": ["a"]}, tmp_path / "bad.txt")
+    assert not (tmp_path / "bad.txt").exists()
+
+
+# -- files that change while they are read --------------------------------------------------
+
+_READER = """
+import json, sys, time
+import ragmeter
+
+run_path, qrels_path, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+outcomes = {"read": 0, "changed": 0, "malformed": 0, "empty": 0, "other": []}
+deadline = time.monotonic() + seconds
+while time.monotonic() < deadline:
+    try:
+        run = ragmeter.read_trec_run(run_path)
+        ragmeter.evaluate_trec(qrels_path, run_path, metrics=["mrr"], missing="skip")
+    except ragmeter.TrecFormatError as exc:  # a line cut where the file was read
+        outcomes["malformed"] += 1
+        assert run_path + ":" in str(exc), exc
+        continue
+    except Exception as exc:
+        if "changed while it was read" in str(exc) and run_path in str(exc):
+            outcomes["changed"] += 1
+        elif "no judged topic" in str(exc) and run_path in str(exc):
+            outcomes["empty"] += 1  # cut before the judged topic's lines: nothing to evaluate
+        elif len(outcomes["other"]) < 5:
+            outcomes["other"].append(repr(exc))
+        else:
+            outcomes["other"].append("...")
+            break
+        continue
+    # A result is the file as it was at some moment: every record as written.
+    for query, docs in run.items():
+        for doc, score in docs.items():
+            number = int(doc[1:])
+            assert query == f"q{number % 97}" and score == number + 0.5, (query, doc, score)
+    outcomes["read"] += 1
+print(json.dumps(outcomes))
+"""
+
+
+def test_a_file_truncated_and_rewritten_while_it_is_read_never_kills_the_reader(tmp_path):
+    # 3.5 MB: large files used to be memory-mapped, and a mapped file that shrinks kills the
+    # process with SIGBUS. The reader must get a result or an error, whatever the writer does.
+    contents = "".join(f"q{i % 97} Q0 d{i} 1 {i}.5 tag\n" for i in range(120_000)).encode()
+    assert len(contents) > 2**21
+    run = tmp_path / "run.txt"
+    run.write_bytes(contents)
+    qrels = write(tmp_path / "qrels.txt", "q1 0 d1 1\n")
+    reader = subprocess.Popen(
+        [sys.executable, "-c", _READER, str(run), str(qrels), "4"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    random = np.random.default_rng(0)
+    while reader.poll() is None:
+        with open(run, "r+b") as handle:
+            handle.truncate(int(random.integers(0, len(contents))))
+        time.sleep(0.0005)
+        run.write_bytes(contents)
+    out, err = reader.communicate()
+    assert reader.returncode == 0, f"the reader died with {reader.returncode}: {err[-2000:]}"
+    outcomes = json.loads(out)
+    assert outcomes["other"] == [] and outcomes["changed"] > 0, outcomes
+    done = outcomes["read"] + outcomes["changed"] + outcomes["malformed"] + outcomes["empty"]
+    assert done > 10, outcomes
+
+
+# -- what trec_eval reads differently is refused with path:line ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        # A run given as the qrels: trec_eval says "Malformed line"; read leniently, its rank
+        # column would be the grade.
+        ("q Q0 d1 1 0.5 run\n", r"q.txt:1: more than 4 fields .*Malformed line"),
+        ("q 0 d1 1\nq 0 d2 1 extra\n", r"q.txt:2: more than 4 fields"),
+        # trec_eval truncates grades with atol: refused rather than read as 2 or kept as 2.5.
+        ("q 0 d1 1\nq 0 d2 2.5\n", r"q.txt:2: the grade '2.5' is not an integer.* as 2\)"),
+        ("q 0 d1 inf\n", r"q.txt:1: the grade 'inf' is not an integer.* as 0\)"),
+        ("q 0 d1 1e400\n", r"q.txt:1: the grade '1e400' is not an integer.* as 1\)"),
+        ("q 0 d1 1e3\n", r"q.txt:1: the grade '1e3' is not an integer.* as 1\)"),
+        ("q 0 d1 nan\n", r"q.txt:1: the grade 'nan' is not a number"),
+        # CR-only line ends (classic Mac OS) would be one long line.
+        ("q 0 d1 1\rq 0 d2 0\rq 0 d3 2\r", r"q.txt:1: a carriage return \(CR\) is followed"),
+    ],
+)
+def test_qrels_that_trec_eval_reads_differently_are_refused(tmp_path, text, pattern):
+    path = tmp_path / "q.txt"
+    path.write_bytes(text.encode())
+    with pytest.raises(ragmeter.TrecFormatError, match=pattern):
+        ragmeter.read_trec_qrels(path)
+
+
+def test_integer_valued_grades_are_read_as_integers(tmp_path):
+    path = write(tmp_path / "q.txt", "q 0 a 2.0\nq 0 b -1\nq 0 c +3\nq 0 d 2.\r\nq 0 e 0 \n")
+    qrels = ragmeter.read_trec_qrels(path)
+    assert qrels == {"q": {"a": 2, "b": -1, "c": 3, "d": 2, "e": 0}}
+    assert all(type(grade) is int for grade in qrels["q"].values())
+
+
+def test_run_files_with_cr_only_lines_or_invalid_utf8_ids_are_refused(tmp_path):
+    run = tmp_path / "r.txt"
+    run.write_bytes(b"q Q0 d1 1 0.5 t\rq Q0 d2 2 0.4 t\r")
+    with pytest.raises(ragmeter.TrecFormatError, match=r"r.txt:1: a carriage return"):
+        ragmeter.read_trec_run(run)
+    run.write_bytes(b"q Q0 d1 1 0.5 t\r\nq\xff Q0 d2 2 0.4 t\r\n")
+    with pytest.raises(ragmeter.TrecFormatError, match=r"r.txt:2: the query id 'q\ufffd' is not"):
+        ragmeter.read_trec_run(run)
+    qrels = write(tmp_path / "q.txt", "q 0 d1 1\n")
+    with pytest.raises(ragmeter.TrecFormatError, match=r"r.txt:2: the query id"):
+        ragmeter.evaluate_trec(qrels, run)
+    # Text after the run tag is ignored, as trec_eval ignores it (CRLF line ends are read).
+    run.write_bytes(b"q Q0 d1 1 0.5 t extra \r\nq Q0 d2 2 0.4 t\r\n")
+    assert ragmeter.read_trec_run(run) == {"q": {"d1": 0.5, "d2": 0.4}}
+
+
+def test_what_is_not_a_regular_file_is_refused_naming_it(tmp_path):
+    with pytest.raises(ragmeter.InvalidInputError, match=r"/dev/zero: is a device, not a regular"):
+        ragmeter.read_trec_run("/dev/zero")
+    fifo = tmp_path / "run.fifo"
+    os.mkfifo(fifo)
+    # Refused without opening it (opening a FIFO waits for a writer).
+    with pytest.raises(ragmeter.InvalidInputError, match=r"run.fifo: is a FIFO"):
+        ragmeter.read_trec_run(fifo)
+    qrels = write(tmp_path / "q.txt", "q 0 d1 1\n")
+    with pytest.raises(ragmeter.InvalidInputError, match=r"is a directory, not a regular file"):
+        ragmeter.evaluate_trec(qrels, tmp_path)
+
+
+# -- write_trec_run: what it writes reads back the same, or it is refused ---------------------
+
+trec_ids = st.text(
+    alphabet=st.characters(blacklist_categories=["Cc", "Cs", "Zs", "Zl", "Zp"]), min_size=1
+).filter(lambda text: not any(c.isspace() for c in text))
+scores = st.floats(allow_nan=False, allow_infinity=False)
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    run=st.dictionaries(
+        trec_ids.filter(lambda q: not q.startswith("#")),
+        st.one_of(
+            st.dictionaries(trec_ids, scores, min_size=1, max_size=5),
+            st.lists(trec_ids, min_size=1, max_size=5, unique=True),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_written_runs_read_back_the_same(tmp_path, run):
+    path = tmp_path / "run.txt"
+    ragmeter.write_trec_run(run, path)
+    back = ragmeter.read_trec_run(path)
+    expected = {
+        query: ranking
+        if isinstance(ranking, dict)
+        else {doc: float(len(ranking) - i) for i, doc in enumerate(ranking)}
+        for query, ranking in run.items()
+    }
+    assert back == expected
+    assert [list(docs) for docs in back.values()] == [
+        ragmeter._inputs.trec_order(docs) for docs in expected.values()
+    ]
+
+
+@pytest.mark.parametrize(
+    ("run", "pattern"),
+    [
+        ({"#q": ["d"]}, r"query '#q': a query id starting with '#' would make its lines comments"),
+        ({"q": {"d": math.nan}}, r"query 'q', document 'd': the score nan is not finite"),
+        ({"q": {"d": math.inf}}, r"the score inf is not finite"),
+        ({"q": {"d": 10**400}}, r"is not finite"),
+        ({"q": {"d": True}}, r"a score must be a real number, got True"),
+        ({"q": {"d": "0.5"}}, r"a score must be a real number, got '0.5'"),
+        ({"q": ["d\x01x"]}, r"the document id 'd\\x01x' holds '\\x01'"),
+        ({"q": ["a b"]}, r"the document id 'a b' holds ' '"),
+        ({"q\u2028": ["d"]}, r"the query id 'q\\u2028' holds"),
+        ({"q": ["d\x85"]}, r"holds '\\x85'"),
+        ({"q": [""]}, r"the document id '' is empty"),
+        ({"q": [1.5]}, r"a document id must be a str or an int, got float"),
+        ({("q",): ["d"]}, r"a query id must be a str or an int, got tuple"),
+        ({"q": [True]}, r"a document id must be a str or an int, got bool"),
+        ({1: ["d"], "1": ["e"]}, r"1 and '1' are both written '1'"),
+        ({"q": ["d", "d"]}, r"document 'd' is listed twice"),
+        ({"q": {1: 0.5, "1": 0.4}}, r"document '1' is listed twice"),
+        ({"q": []}, r"query 'q': the ranking is empty"),
+        ({"q": "abc"}, r"a ranking is a \{doc_id: score\} mapping or a list"),
+    ],
+)
+def test_runs_that_would_not_read_back_the_same_are_refused(tmp_path, run, pattern):
+    path = tmp_path / "run.txt"
+    with pytest.raises(ragmeter.InvalidInputError, match=pattern):
+        ragmeter.write_trec_run(run, path)
+    assert not list(tmp_path.iterdir())
+    with pytest.raises(ragmeter.InvalidInputError, match=r"tag: the run tag 'my tag' holds"):
+        ragmeter.write_trec_run({"q": ["d"]}, path, tag="my tag")
+
+
+def test_write_trec_run_is_atomic_and_never_follows_a_planted_symlink(tmp_path, monkeypatch):
+    path = tmp_path / "run.txt"
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    # The old writer's temporary name was predictable: a symlink planted there was followed.
+    (tmp_path / f"run.txt.tmp-{os.getpid()}").symlink_to(victim)
+    ragmeter.write_trec_run({"q": ["d"]}, path)
+    assert victim.read_text() == "precious"
+    assert path.read_text() == "q Q0 d 1 1.0 ragmeter\n"
+    path.chmod(0o600)
+    ragmeter.write_trec_run({"q": ["e"]}, path)
+    assert path.stat().st_mode & 0o777 == 0o600
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        ragmeter.write_trec_run({"q": ["f"]}, path)
+    assert path.read_text() == "q Q0 e 1 1.0 ragmeter\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "run.txt",
+        f"run.txt.tmp-{os.getpid()}",
+        "victim",
+    ]

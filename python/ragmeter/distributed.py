@@ -15,7 +15,10 @@ Rules:
   calling side, prefixed with the run's path, so they are not lost in a worker's log.
 * ``on_error="raise"`` (the default) stops at the first run that cannot be evaluated (a parse
   error names the file and line); ``on_error="record"`` returns a :class:`RunFailure` for that
-  run and evaluates the others. A failure is never turned into scores.
+  run and evaluates the others, including a run whose task never finished because it killed its
+  worker (``KilledWorker``, once the scheduler's ``allowed-failures`` retries are spent; a run
+  that was assigned to the dying workers each time is recorded the same way). A failure is
+  never turned into scores.
 * ``n_threads`` is per run: each task uses that many threads of the Rust core on its worker
   (default: ``RAGMETER_NUM_THREADS`` or all the worker machine's cores). With several worker
   processes per machine, set it (or ``RAGMETER_NUM_THREADS`` on the workers) so that they do
@@ -137,9 +140,27 @@ def map_runs(
 
             for _ in as_completed(futures):
                 tick()
-        return list(client.gather(futures))
+        if not record_errors:
+            return list(client.gather(futures))
+        # Each run on its own: a run that kills its worker (KilledWorker, once the scheduler
+        # gives up on it) or is lost with it is that run's failure; the others come back.
+        return [
+            _outcome_or_failure(future, path)
+            for future, path in zip(futures, run_paths, strict=True)
+        ]
     finally:
         close_progress()
+
+
+def _outcome_or_failure(future: Any, run_path: str) -> RunOutcome:
+    """The outcome of a finished task; a task that failed outside the evaluation (its worker
+    died, the cluster lost it) becomes a :class:`RunFailure`."""
+    try:
+        outcome: RunOutcome = future.result()
+    except Exception as exc:
+        detail = str(exc) or repr(exc)
+        return RunOutcome(RunFailure(run_path, type(exc).__name__, detail), ())
+    return outcome
 
 
 def evaluate_runs(

@@ -11,6 +11,7 @@ queries by a paired randomisation test.
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import time
 import warnings
@@ -30,8 +31,15 @@ from .exceptions import (
     RetrievalWarning,
     UndefinedMetricWarning,
 )
-from .options import EvaluationOptions, ZeroDivision, check_choice
+from .options import (
+    EvaluationOptions,
+    ZeroDivision,
+    check_choice,
+    check_threshold,
+    check_zero_division,
+)
 from .ranking import MeanScore, parse_metric, ranking_metrics
+from .reports import check_metric_names, load_report, metric_value, report_number, write_report
 
 if TYPE_CHECKING:
     from .stats import Comparison
@@ -105,21 +113,44 @@ class QueryRecord:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], metrics: Sequence[str]) -> QueryRecord:
+        """Rebuild a record of a report, checking every field (a report read from a file
+        may have been edited)."""
+        if not isinstance(data, Mapping):
+            raise InvalidInputError(f"a query record must be a mapping, got {type(data).__name__}")
+        query_id = data["query_id"]
+        where = f"query {query_id!r}"
+        if isinstance(query_id, bool) or not isinstance(query_id, str | int):
+            raise InvalidInputError(f"query_id: expected a str or an int, got {query_id!r}")
+        query = data.get("query", "")
+        status = data["status"]
+        error = data.get("error")
+        if not isinstance(query, str) or not (error is None or isinstance(error, str)):
+            raise InvalidInputError(f"{where}: its query text and error must be strings")
+        if status not in STATUSES:
+            raise InvalidInputError(f"{where}: status {status!r} is not one of {STATUSES}")
+        retrieved = data.get("retrieved") or []
+        if not isinstance(retrieved, list | tuple) or any(
+            isinstance(doc, bool) or not isinstance(doc, str | int) for doc in retrieved
+        ):
+            raise InvalidInputError(f"{where}: retrieved must be a list of str or int doc ids")
         values = data.get("values") or {}
+        if not isinstance(values, Mapping):
+            raise InvalidInputError(f"{where}: values must map metric names to numbers")
+        unknown = sorted(set(values) - set(metrics), key=str)
+        if unknown:
+            raise InvalidInputError(
+                f"{where}: values of {unknown[:5]}, which are not among the evaluated metrics "
+                f"{list(metrics)}"
+            )
         return cls(
-            query_id=data["query_id"],
-            query=data.get("query", ""),
-            status=data["status"],
-            latency=float(data["latency"]),
-            retrieved=tuple(data.get("retrieved") or ()),
-            values={m: _float_or_nan(values.get(m)) for m in metrics},
-            error=data.get("error"),
+            query_id=query_id,
+            query=query,
+            status=status,
+            latency=report_number(data["latency"], f"{where}: latency", minimum=0.0),
+            retrieved=tuple(retrieved),
+            values={m: metric_value(values.get(m), f"{where}: {m}") for m in metrics},
+            error=error,
         )
-
-
-def _float_or_nan(value: Any) -> float:
-    """JSON writes an undefined value as null and TOML omits it: both read back as NaN."""
-    return math.nan if value is None else float(value)
 
 
 @dataclass(frozen=True, eq=False)
@@ -282,10 +313,13 @@ class RetrievalEvaluation:
     def from_dict(cls, data: Mapping[str, Any]) -> RetrievalEvaluation:
         """Rebuild an evaluation from :meth:`to_dict` output (summaries are recomputed)."""
         _check_kind(data)
-        parameters = _parameters_from_plain(data.get("parameters") or {})
-        metrics = list(parameters.get("metrics", ()))
-        records = tuple(QueryRecord.from_dict(q, metrics) for q in data.get("queries") or ())
-        return cls(records=records, parameters=parameters, name=data.get("name"))
+        parameters = _parameters_from_plain(data.get("parameters"))
+        metrics = list(parameters["metrics"])
+        queries = data.get("queries") or ()
+        if not isinstance(queries, list | tuple):
+            raise InvalidInputError("queries: expected a list of query records")
+        records = tuple(QueryRecord.from_dict(q, metrics) for q in queries)
+        return cls(records=records, parameters=parameters, name=_report_name(data.get("name")))
 
     def to_rows(self) -> list[dict[str, Any]]:
         """One flat row per query (for JSONL, dataframes and log pipelines): the record's
@@ -307,28 +341,26 @@ class RetrievalEvaluation:
             raise InvalidInputError("rows: an evaluation report needs at least one query row")
         for row in rows:
             _check_kind(row)
-        parameters = _parameters_from_plain(rows[0].get("parameters") or {})
-        metrics = list(parameters.get("metrics", ()))
+        parameters = _parameters_from_plain(rows[0].get("parameters"))
+        metrics = list(parameters["metrics"])
         records = tuple(
             QueryRecord.from_dict({**row, "values": {m: row.get(m) for m in metrics}}, metrics)
             for row in rows
         )
-        return cls(records=records, parameters=parameters, name=rows[0].get("name"))
+        return cls(records=records, parameters=parameters, name=_report_name(rows[0].get("name")))
 
     def write(self, path: str | os.PathLike[str], *, format: str | None = None) -> os.PathLike[str]:
         """Write the report to ``path``, atomically; the format comes from the suffix
         (``.json``, ``.jsonl``, ``.yaml``/``.yml``, ``.toml``) unless ``format`` is given."""
-        from .reports import write_report
-
         return write_report(self, path, format=format)
 
     @classmethod
     def read(
         cls, path: str | os.PathLike[str], *, format: str | None = None
     ) -> RetrievalEvaluation:
-        """Read a report written by :meth:`write`; the result equals the written evaluation."""
-        from .reports import load_report
-
+        """Read a report written by :meth:`write`; the result equals the written evaluation.
+        A file that is not exactly such a report (edited by hand, damaged) is an
+        :class:`InvalidInputError` naming the file and the field."""
         return load_report(cls, path, format=format)
 
     def plot(self, path: str | os.PathLike[str] | None = None, **options: Any) -> Any:
@@ -354,12 +386,33 @@ def _parameters_to_plain(parameters: Mapping[str, Any]) -> dict[str, Any]:
     return plain
 
 
-def _parameters_from_plain(parameters: Mapping[str, Any]) -> dict[str, Any]:
+def _parameters_from_plain(parameters: Any) -> dict[str, Any]:
+    """The parameters of a report being read, each checked as evaluate_retrieval checks it."""
+    if not isinstance(parameters, Mapping):
+        raise InvalidInputError("parameters: expected a mapping holding at least 'metrics'")
+    known = ("metrics", "relevance_threshold", "zero_division", "duplicates", "on_degraded")
+    unknown = [key for key in parameters if key not in (*known, "retriever")]
+    if unknown:
+        raise InvalidInputError(f"parameters: {unknown[:5]} are not parameters of an evaluation")
     restored = dict(parameters)
-    restored["metrics"] = tuple(restored.get("metrics", ()))
+    restored["metrics"] = check_metric_names(restored.get("metrics"), "parameters: metrics")
     if "zero_division" in restored:
-        restored["zero_division"] = _zero_division_value(restored["zero_division"])
+        zero = restored["zero_division"]
+        restored["zero_division"] = check_zero_division(math.nan if zero == "nan" else zero)
+    if "relevance_threshold" in restored:
+        check_threshold(restored["relevance_threshold"])
+    for key, choices in (("duplicates", ("raise", "first")), ("on_degraded", ("raise", "warn"))):
+        if key in restored:
+            check_choice(key, restored[key], choices)
+    if not isinstance(restored.get("retriever", ""), str):
+        raise InvalidInputError("parameters: retriever must be the retriever's description")
     return restored
+
+
+def _report_name(name: Any) -> str | None:
+    if name is not None and not isinstance(name, str):
+        raise InvalidInputError(f"name: expected a string or null, got {name!r}")
+    return name
 
 
 def _check_kind(data: Mapping[str, Any]) -> None:
@@ -594,6 +647,7 @@ def evaluate_retrieval(
                 exc = outcome.exception
                 ids, status, error = [], "failed", f"{type(exc).__name__}: {exc}"
             else:
+                _refuse_nan_scores(outcome.result, query_id)
                 try:
                     ids, status, error = interpret_search_result(outcome.result, query_id)
                 except TypeError as type_error:
@@ -663,6 +717,20 @@ def evaluate_retrieval(
                     stacklevel=2,
                 )
     return evaluation
+
+
+def _refuse_nan_scores(result: Any, query_id: QueryId) -> None:
+    """A ``{doc_id: score}`` ranking is ordered by score: a NaN score has no place in that
+    order (it would be ranked by its id), so it is refused as ``ranking_metrics`` refuses it."""
+    if not isinstance(result, Mapping):
+        return
+    for doc, score in result.items():
+        if isinstance(score, numbers.Real) and math.isnan(score):
+            raise InvalidInputError(
+                f"query {query_id!r}: the retriever's score of document {doc!r} is NaN; scores "
+                "must be numbers (not NaN). Fix the retriever (a NaN often comes from an "
+                "embedding of zero length) or drop the document."
+            )
 
 
 def _score(

@@ -4,14 +4,26 @@ The format comes from the file suffix:
 
 * ``.json``: the full report as strict JSON (RFC 8259): an undefined value (NaN) is ``null``;
 * ``.jsonl``: one JSON object per line, one line per query (or per compared metric), for
-  dataframes and log pipelines;
+  dataframes and log pipelines. Lines end with LF only; the other characters some readers
+  take for line ends (U+0085, U+2028, U+2029) are written as ``\\u`` escapes, so any line
+  splitter reads one row per line;
 * ``.yaml`` / ``.yml``: the full report, needs PyYAML (``pip install 'ragmeter[yaml]'``);
+  strings holding a character YAML would read as a line break are double-quoted with escapes;
 * ``.toml``: the full report, needs ``tomli-w`` to write (``pip install 'ragmeter[toml]'``);
   TOML has no null, so ``None`` fields are omitted (and read back as ``None``); NaN is
   written as TOML's ``nan``.
 
-Every write goes to a temporary file in the target directory which then replaces the target
-(:func:`os.replace`), so an interrupted write never leaves a truncated report.
+Every write goes through :func:`atomic_write_text`: a temporary file in the target directory,
+flushed to disk, renamed over the target, so an interrupted write never leaves a truncated
+report; an existing report keeps its permissions, and a symlink is written through.
+
+Reading validates as writing does: :func:`load_report` rebuilds the report (which checks
+metric names, value ranges and types), writes it again in memory and refuses the file unless
+it holds exactly what ragmeter would write for it (apart from ``ragmeter_version``). A report
+edited by hand or damaged (an out-of-range value, ``"0.5"`` for 0.5, an unknown metric or
+field, a changed summary) is an :class:`~ragmeter.InvalidInputError` naming the file and the
+field, as is a file that cannot be parsed (including YAML tags such as ``!!python/object``,
+which the safe loader refuses, and input nested too deeply to parse).
 """
 
 from __future__ import annotations
@@ -19,21 +31,26 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
+import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from ._files import atomic_write_text, read_regular_text
 from ._optional import import_optional
 from .exceptions import InvalidInputError
+from .ranking import parse_metric
 
 __all__ = [
     "REPORT_FORMATS",
     "Reportable",
     "atomic_write_text",
+    "check_metric_names",
     "format_for_path",
     "load_report",
+    "metric_value",
     "read_report",
+    "report_number",
     "write_report",
 ]
 
@@ -52,7 +69,7 @@ class Reportable(Protocol):
 
 
 R = TypeVar("R", covariant=True)
-T = TypeVar("T")
+T = TypeVar("T", bound=Reportable)
 
 
 class ReportClass(Protocol[R]):
@@ -119,6 +136,77 @@ def _plain(value: Any) -> Any:
     return value
 
 
+#: Characters ``str.splitlines`` (and YAML) take for line ends besides those JSON escapes.
+_UNICODE_LINE_ENDS = ("\x85", "\u2028", "\u2029")
+
+
+def _json_line(row: Any) -> str:
+    text = json.dumps(_strict_json(_plain(row)), ensure_ascii=False, allow_nan=False)
+    # Inside JSON these characters can only be part of a string, where the escape is the
+    # same character.
+    for character in _UNICODE_LINE_ENDS:
+        text = text.replace(character, f"\\u{ord(character):04x}")
+    return text + "\n"
+
+
+def _yaml_text(data: Any) -> str:
+    yaml = import_optional("yaml", extra="yaml", purpose="Writing a YAML report")
+
+    class Dumper(yaml.SafeDumper):  # type: ignore[misc,name-defined]
+        """Strings with a character YAML reads as a line break are double-quoted, where
+        PyYAML escapes it (``\\N``, ``\\L``, ``\\P``); in other styles it would fold."""
+
+    def represent_str(dumper: Any, value: str) -> Any:
+        quoted = any(character in value for character in _UNICODE_LINE_ENDS)
+        return dumper.represent_scalar(
+            "tag:yaml.org,2002:str", value, style='"' if quoted else None
+        )
+
+    Dumper.add_representer(str, represent_str)
+    return str(yaml.dump(data, Dumper=Dumper, sort_keys=False, allow_unicode=True))
+
+
+# -- fields of a report being read: each check names the field ------------------------------
+
+
+def report_number(
+    value: Any, field: str, *, minimum: float = -math.inf, maximum: float = math.inf
+) -> float:
+    """A number of a report (an int or float, never a bool or a string) in
+    ``[minimum, maximum]``; None (JSON's null, TOML's omission) and NaN read as NaN."""
+    if value is None:
+        return math.nan
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidInputError(f"{field}: expected a number, got {_shorten(repr(value), 80)}")
+    number = float(value)
+    if not math.isnan(number) and not minimum <= number <= maximum:
+        raise InvalidInputError(f"{field}: {number!r} lies outside [{minimum}, {maximum}]")
+    return number
+
+
+def metric_value(value: Any, field: str, *, difference: bool = False) -> float:
+    """A metric value (every metric lies in [0, 1]) or, with ``difference``, a difference of
+    two (in [-1, 1]); NaN (undefined) when None or NaN."""
+    return report_number(value, field, minimum=-1.0 if difference else 0.0, maximum=1.0)
+
+
+def check_metric_names(names: Any, field: str) -> tuple[str, ...]:
+    """A list of distinct, known metric names (a single string is refused: ``"mrr"`` is not
+    the metrics ``m``, ``r``, ``r``)."""
+    if not isinstance(names, list | tuple) or not names:
+        raise InvalidInputError(
+            f"{field}: expected a non-empty list of metric names, got {_shorten(repr(names), 80)}"
+        )
+    for name in names:
+        try:
+            parse_metric(name)
+        except (TypeError, ValueError) as exc:
+            raise InvalidInputError(f"{field}: {exc}") from None
+    if len(set(names)) != len(names):
+        raise InvalidInputError(f"{field}: {list(names)} names a metric more than once")
+    return tuple(names)
+
+
 def render_report(report: Reportable, format: str) -> str:
     """The text of ``report`` in ``format``."""
     if format == "json":
@@ -126,41 +214,13 @@ def render_report(report: Reportable, format: str) -> str:
             _strict_json(_plain(report.to_dict())), indent=2, ensure_ascii=False, allow_nan=False
         )
     if format == "jsonl":
-        return "".join(
-            json.dumps(_strict_json(_plain(row)), ensure_ascii=False, allow_nan=False) + "\n"
-            for row in report.to_rows()
-        )
+        return "".join(_json_line(row) for row in report.to_rows())
     if format == "yaml":
-        yaml = import_optional("yaml", extra="yaml", purpose="Writing a YAML report")
-        return yaml.safe_dump(_plain(report.to_dict()), sort_keys=False, allow_unicode=True)
+        return _yaml_text(_plain(report.to_dict()))
     if format == "toml":
         tomli_w = import_optional("tomli_w", extra="toml", purpose="Writing a TOML report")
-        return tomli_w.dumps(_without_none(_plain(report.to_dict())))
+        return str(tomli_w.dumps(_without_none(_plain(report.to_dict()))))
     raise AssertionError(format)
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
-    """Write ``text`` to ``path`` through a temporary file in the same directory, flushed to
-    disk and then renamed over ``path``: readers see the old file or the new one, never a
-    part of it."""
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    descriptor, temporary = tempfile.mkstemp(
-        dir=directory, prefix=f".{target.name}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return target
 
 
 def write_report(
@@ -172,31 +232,135 @@ def write_report(
     return atomic_write_text(path, render_report(report, fmt))
 
 
+def _parse(text: str, fmt: str) -> Any:
+    """The data of a report's text (errors are the parsers' own)."""
+    if fmt == "json":
+        return json.loads(text)
+    if fmt == "jsonl":
+        # Only LF ends a row: str.splitlines() would also split at U+2028 and the like.
+        return [json.loads(line) for line in text.split("\n") if line.strip()]
+    if fmt == "yaml":
+        yaml = import_optional("yaml", extra="yaml", purpose="Reading a YAML report")
+        return yaml.safe_load(text)
+    return tomllib.loads(text)
+
+
+def _parse_errors() -> tuple[type[BaseException], ...]:
+    errors: list[type[BaseException]] = [ValueError, RecursionError, MemoryError]
+    try:
+        import yaml
+    except ImportError:
+        pass
+    else:
+        errors.append(yaml.YAMLError)
+    return tuple(errors)
+
+
 def read_report(
     path: str | os.PathLike[str], *, format: str | None = None
 ) -> dict[str, Any] | list[dict[str, Any]]:
-    """Read a report file: a dict for JSON, YAML and TOML, a list of rows for JSONL."""
-    fmt = format_for_path(path, format)
-    text = Path(path).read_text(encoding="utf-8")
-    if fmt == "json":
-        data: Any = json.loads(text)
-    elif fmt == "jsonl":
-        data = [json.loads(line) for line in text.splitlines() if line.strip()]
-    elif fmt == "yaml":
-        yaml = import_optional("yaml", extra="yaml", purpose="Reading a YAML report")
-        data = yaml.safe_load(text)
-    else:
-        import tomllib
+    """Read a report file: a dict for JSON, YAML and TOML, a list of rows for JSONL.
 
-        data = tomllib.loads(text)
-    if not isinstance(data, dict | list):
-        raise InvalidInputError(f"{os.fspath(path)!r} does not hold a ragmeter report")
+    A file that cannot be parsed (malformed, not UTF-8, nested too deeply, a YAML tag the safe
+    loader refuses, not a regular file) is an :class:`~ragmeter.InvalidInputError` naming it.
+    """
+    fmt = format_for_path(path, format)
+    name = os.fspath(path)
+    text = read_regular_text(path, "a report")
+    try:
+        data = _parse(text, fmt)
+    except RecursionError:
+        raise InvalidInputError(f"{name}: nested too deeply to be a ragmeter report") from None
+    except _parse_errors() as exc:
+        raise InvalidInputError(
+            f"{name}: not a valid {fmt.upper()} report ({type(exc).__name__}: {_shorten(str(exc))})"
+        ) from None
+    if not isinstance(data, dict | list) or (
+        isinstance(data, list) and not all(isinstance(row, dict) for row in data)
+    ):
+        raise InvalidInputError(f"{name}: does not hold a ragmeter report")
     return data
+
+
+def _shorten(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _comparable(value: Any) -> Any:
+    """A form of parsed report data whose ``==`` is exact about types (``True`` is not 1,
+    ``"0.5"`` is not 0.5) and treats NaN as equal to NaN; ``ragmeter_version`` is left out
+    (files written by other versions of the same format are read)."""
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, float) and math.isnan(value):
+        return ("nan",)
+    if isinstance(value, int | float):
+        return ("number", value)
+    if isinstance(value, Mapping):
+        return {key: _comparable(item) for key, item in value.items() if key != "ragmeter_version"}
+    if isinstance(value, list):
+        return [_comparable(item) for item in value]
+    return value
+
+
+def _first_difference(found: Any, expected: Any, where: str = "") -> str | None:
+    """Where the data read first differs from what ragmeter writes, and how."""
+    if isinstance(found, dict) and isinstance(expected, dict):
+        for key in found:
+            if key not in expected:
+                return f"{where}{key}: a field ragmeter does not write"
+        for key in expected:
+            if key not in found:
+                return f"{where}{key}: missing"
+            difference = _first_difference(found[key], expected[key], f"{where}{key}.")
+            if difference:
+                return difference
+        return None
+    if isinstance(found, list) and isinstance(expected, list):
+        if len(found) != len(expected):
+            return f"{where.rstrip('.')}: {len(found)} items where {len(expected)} are expected"
+        for i, (a, b) in enumerate(zip(found, expected, strict=True)):
+            difference = _first_difference(a, b, f"{where.rstrip('.')}[{i}].")
+            if difference:
+                return difference
+        return None
+    if found == expected:
+        return None
+
+    def show(value: Any) -> str:
+        plain = value[-1] if isinstance(value, tuple) else value
+        return _shorten(repr(plain), 80)
+
+    return f"{where.rstrip('.')}: {show(found)} where ragmeter would write {show(expected)}"
 
 
 def load_report(
     cls: ReportClass[T], path: str | os.PathLike[str], *, format: str | None = None
 ) -> T:
-    """Read a report file and rebuild ``cls`` from it: from its rows (JSONL) or its dict."""
-    data = read_report(path, format=format)
-    return cls.from_rows(data) if isinstance(data, list) else cls.from_dict(data)
+    """Read a report file and rebuild ``cls`` from it (from its rows for JSONL, else its dict).
+
+    The file must hold exactly what ragmeter writes for the report it rebuilds (see the module
+    docstring); anything else is an :class:`~ragmeter.InvalidInputError` naming the file.
+    """
+    fmt = format_for_path(path, format)
+    name = os.fspath(path)
+    data = read_report(path, format=fmt)
+    try:
+        report = cls.from_rows(data) if isinstance(data, list) else cls.from_dict(data)
+        text = render_report(report, fmt)
+        text.encode("utf-8")  # an unpaired surrogate (a "\ud800" escape) cannot be written
+        expected = _parse(text, fmt)
+        difference = _first_difference(_comparable(data), _comparable(expected))
+    except RecursionError:
+        raise InvalidInputError(f"{name}: nested too deeply to be a ragmeter report") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        detail = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+        raise InvalidInputError(
+            f"{name}: not a valid ragmeter report: {_shorten(detail)}"
+        ) from None
+    if difference:
+        raise InvalidInputError(
+            f"{name}: not a report as ragmeter writes it: {difference}. Was it edited by hand? "
+            "Write reports with ragmeter (or fix the field) and read them again."
+        )
+    return report

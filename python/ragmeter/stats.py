@@ -29,6 +29,7 @@ import numpy as np
 from . import _core
 from .exceptions import InvalidInputError
 from .options import check_n_threads
+from .reports import check_metric_names, metric_value, report_number
 
 if TYPE_CHECKING:
     from .harness import RetrievalEvaluation
@@ -277,27 +278,43 @@ class MetricComparison:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> MetricComparison:
-        def number(key: str) -> float:
-            value = data.get(key)
-            return math.nan if value is None else float(value)
+        """Rebuild one metric of a comparison report, checking every field (a report read
+        from a file may have been edited)."""
+        metric = check_metric_names([data["metric"]], "metric")[0]
+        where = f"metric {metric!r}"
 
-        def optional(key: str) -> float | None:
-            value = data.get(key)
-            return None if value is None else float(value)
+        def count(key: str) -> int:
+            value = data[key]
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise InvalidInputError(f"{where}: {key} must be a count, got {value!r}")
+            return value
 
+        def optional(key: str, check: Any) -> float | None:
+            value = data.get(key)
+            return None if value is None else float(check(value, f"{where}: {key}"))
+
+        def difference(value: Any, field: str) -> float:
+            return metric_value(value, field, difference=True)
+
+        def probability(value: Any, field: str) -> float:
+            return report_number(value, field, minimum=0.0, maximum=1.0)
+
+        wins, ties, losses, n_pairs = (count(k) for k in ("wins", "ties", "losses", "n_pairs"))
+        if wins + ties + losses != n_pairs:
+            raise InvalidInputError(f"{where}: wins + ties + losses must equal n_pairs")
         return cls(
-            metric=data["metric"],
-            delta=number("delta"),
-            wins=int(data["wins"]),
-            ties=int(data["ties"]),
-            losses=int(data["losses"]),
-            p_value=number("p_value"),
-            n_pairs=int(data["n_pairs"]),
-            candidate_mean=number("candidate_mean"),
-            baseline_mean=number("baseline_mean"),
-            ci_low=optional("ci_low"),
-            ci_high=optional("ci_high"),
-            p_value_adjusted=optional("p_value_adjusted"),
+            metric=metric,
+            delta=difference(data.get("delta"), f"{where}: delta"),
+            wins=wins,
+            ties=ties,
+            losses=losses,
+            p_value=probability(data.get("p_value"), f"{where}: p_value"),
+            n_pairs=n_pairs,
+            candidate_mean=metric_value(data.get("candidate_mean"), f"{where}: candidate_mean"),
+            baseline_mean=metric_value(data.get("baseline_mean"), f"{where}: baseline_mean"),
+            ci_low=optional("ci_low", difference),
+            ci_high=optional("ci_high", difference),
+            p_value_adjusted=optional("p_value_adjusted", probability),
         )
 
 
@@ -435,14 +452,23 @@ class Comparison:
     def from_dict(cls, data: Mapping[str, Any]) -> Comparison:
         if data.get("kind") != COMPARISON_KIND:
             raise InvalidInputError(f"not a ragmeter comparison report (kind {data.get('kind')!r})")
+        metrics = tuple(MetricComparison.from_dict(m) for m in data["metrics"])
+        query_ids = tuple(data.get("query_ids") or ())
+        differences = data.get("differences") or {}
+        if sorted(differences) != sorted(m.metric for m in metrics) or any(
+            len(values) != len(query_ids) for values in differences.values()
+        ):
+            raise InvalidInputError(
+                "differences: expected one difference per query id for each compared metric"
+            )
         return cls(
             candidate=data["candidate"],
             baseline=data["baseline"],
-            metrics=tuple(MetricComparison.from_dict(m) for m in data["metrics"]),
-            query_ids=tuple(data.get("query_ids") or ()),
+            metrics=metrics,
+            query_ids=query_ids,
             differences={
-                k: tuple(math.nan if v is None else float(v) for v in values)
-                for k, values in (data.get("differences") or {}).items()
+                k: tuple(metric_value(v, f"differences: {k}", difference=True) for v in values)
+                for k, values in differences.items()
             },
             method=data["method"],
             n_resamples=int(data["n_resamples"]),

@@ -758,7 +758,7 @@ pub fn prepare_trec(
             ids(&joined.query_ids),
             joined.in_run,
             ids(&joined.run_only),
-            trec::last_run_tag(&run_bytes).map(<[u8]>::to_vec),
+            run.run_tag.map(<[u8]>::to_vec),
         ))
     })?;
     let (prepared, query_ids, in_run, run_only, tag) =

@@ -11,18 +11,19 @@ descending, as trec_eval orders them. A document listed twice for one query is a
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from .. import _core
-from .._inputs import AlignedQueries, trec_order
+from .._inputs import AlignedQueries
 from ..exceptions import InputTypeError, InvalidInputError
 from ..options import Duplicates, EvaluationOptions, Missing, ZeroDivision, check_choice
 from ..ranking.evaluation import QueryValues, compute_values, needs_all_judged, summarize
 from ..ranking.names import measures_of
 from ..ranking.results import MetricResults
+from ._trec_writer import write_trec_run
 
 __all__ = [
     "TREC_DEFAULT_METRICS",
@@ -70,45 +71,6 @@ def read_trec_run(path: PathLike, *, n_threads: int | None = None) -> dict[str, 
     listed twice for one query.
     """
     return _core.read_trec(os.fspath(path), "run", n_threads=n_threads)
-
-
-def write_trec_run(
-    run: Mapping[Any, Mapping[Any, float] | Iterable[Any]],
-    path: PathLike,
-    *,
-    tag: str = "ragmeter",
-) -> None:
-    """Write ``{query_id: {doc_id: score}}`` or ``{query_id: [doc ids, best first]}`` as a TREC run.
-
-    Scored rankings are written in trec_eval's order with their scores (``repr`` of the float,
-    so they read back exactly); ordered rankings get the score ``n - rank`` so that trec_eval
-    reproduces their order. Ids must not contain white space.
-    """
-    if not tag or any(c.isspace() for c in tag):
-        raise ValueError(f"tag must be a non-empty string without white space, got {tag!r}")
-    lines = []
-    for query_id, ranking in run.items():
-        _check_field("query id", query_id)
-        if isinstance(ranking, Mapping):
-            scored = [(doc, float(ranking[doc])) for doc in trec_order(ranking)]
-        else:
-            docs = list(ranking)
-            scored = [(doc, float(len(docs) - i)) for i, doc in enumerate(docs)]
-        for rank, (doc, score) in enumerate(scored, start=1):
-            _check_field("document id", doc)
-            lines.append(f"{query_id} Q0 {doc} {rank} {score!r} {tag}\n")
-    tmp = f"{os.fspath(path)}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.writelines(lines)
-    os.replace(tmp, path)
-
-
-def _check_field(what: str, value: Any) -> None:
-    text = str(value)
-    if not text or any(c.isspace() for c in text):
-        raise ValueError(
-            f"a {what} in a TREC file must be non-empty without white space, got {value!r}"
-        )
 
 
 def evaluate_trec(

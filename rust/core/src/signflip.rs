@@ -27,6 +27,8 @@
 //! partial sums per metric, so one resample costs n/8 table lookups per metric instead of n
 //! multiply-adds.
 
+use std::borrow::Cow;
+
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
@@ -73,10 +75,51 @@ pub struct SignFlipResult {
     pub exact: bool,
 }
 
-/// A validated `n_metrics x n_pairs` matrix of differences.
+/// 2^k, exactly (|k| < 1023).
+fn power_of_two(k: i32) -> f64 {
+    f64::from_bits(((1023 + k) as u64) << 52)
+}
+
+/// A validated `n_metrics x n_pairs` matrix of differences, each row scaled when its sums
+/// would overflow (see `overflow_safe_rows`).
 struct Differences<'a> {
-    values: &'a [f64],
+    values: Cow<'a, [f64]>,
     n_pairs: usize,
+}
+
+/// `values` (rows of `n_pairs`) with every row in which a sum of `n_pairs` values could
+/// overflow float64 (`n_pairs * max |d|` is not finite: a signed sum of the sign-flip test,
+/// or a bootstrap resample drawing the largest value every time) multiplied by a power of two
+/// that keeps every such sum finite, and the exponent per row (0 for rows left as they are).
+/// Scaling by a power of two is exact (values that become subnormal lose bits, but they are
+/// below 2^-1000 of the row's largest value, far under the tie tolerance), and the test
+/// statistic and the sign of every comparison are the same for a row and its multiple: the
+/// exact p-value of huge differences is computed, not turned into 0 (an overflowing sum is
+/// infinite, and inf - inf is NaN).
+fn overflow_safe_rows(values: &[f64], n_pairs: usize) -> (Cow<'_, [f64]>, Vec<i32>) {
+    let n_rows = values.len() / n_pairs.max(1);
+    let shift = |row: &[f64]| {
+        let largest = row
+            .iter()
+            .filter(|d| !d.is_nan())
+            .fold(0.0f64, |m, d| m.max(d.abs()));
+        if (largest * n_pairs as f64).is_finite() {
+            0
+        } else {
+            // |d| < 2^1024, so n * |d| * 2^-(log2(n) + 2) < 2^1022.
+            (usize::BITS - n_pairs.leading_zeros()) as i32 + 2
+        }
+    };
+    let shifts: Vec<i32> = values.chunks(n_pairs.max(1)).map(shift).collect();
+    if shifts.iter().all(|&k| k == 0) {
+        return (Cow::Borrowed(values), vec![0; n_rows]);
+    }
+    let mut scaled = values.to_vec();
+    for (row, &k) in scaled.chunks_mut(n_pairs).zip(&shifts) {
+        let factor = power_of_two(-k);
+        row.iter_mut().for_each(|d| *d *= factor);
+    }
+    (Cow::Owned(scaled), shifts)
 }
 
 impl<'a> Differences<'a> {
@@ -114,10 +157,11 @@ impl<'a> Differences<'a> {
                 ),
             ));
         }
+        let (values, _) = overflow_safe_rows(values, n_pairs);
         Ok(Differences { values, n_pairs })
     }
 
-    fn row(&self, metric: usize) -> &'a [f64] {
+    fn row(&self, metric: usize) -> &[f64] {
         &self.values[metric * self.n_pairs..(metric + 1) * self.n_pairs]
     }
 }
@@ -374,6 +418,11 @@ pub fn bootstrap_mean_differences(
     }
     let n_resamples_usize = usize::try_from(n_resamples)
         .map_err(|_| CoreError::argument("n_resamples", "too large for this platform"))?;
+    // Rows whose sums would overflow are resampled scaled down by 2^k and their means scaled
+    // back up (exactly: a mean is never larger than the largest |d|).
+    let (differences, shifts) = overflow_safe_rows(differences, n_pairs);
+    let differences = &differences[..];
+    let factors: Vec<f64> = shifts.iter().map(|&k| power_of_two(k)).collect();
     let batches: Vec<Vec<f64>> = (0..n_resamples.div_ceil(BATCH))
         .into_par_iter()
         .map(|batch| {
@@ -400,7 +449,7 @@ pub fn bootstrap_mean_differences(
                     means[resample * n_metrics + metric] = if counts[metric] == 0 {
                         f64::NAN
                     } else {
-                        sums[metric] / counts[metric] as f64
+                        sums[metric] / counts[metric] as f64 * factors[metric]
                     };
                 }
             }
@@ -598,6 +647,48 @@ mod tests {
         let mean: f64 = one[..3000].iter().filter(|m| !m.is_nan()).sum::<f64>()
             / one[..3000].iter().filter(|m| !m.is_nan()).count() as f64;
         assert!((mean - 2.0).abs() < 0.05, "bootstrap mean {mean}");
+    }
+
+    #[test]
+    fn differences_whose_sums_overflow_are_tested_as_their_scaled_copies() {
+        // 2^1023 times a row: the sum of the large row overflows float64.
+        let row = [0.5, -0.25, 0.75, 1.0, -0.125, 0.375];
+        let big: Vec<f64> = row.iter().map(|d| d * power_of_two(1023)).collect();
+        assert!(big.iter().sum::<f64>().is_infinite());
+        let exact = sign_flip_test(&row, 1, 6, SignFlipMethod::Exact).unwrap();
+        let huge = sign_flip_test(&big, 1, 6, SignFlipMethod::Exact).unwrap();
+        assert_eq!(huge.counts, exact.counts);
+        assert_eq!(huge.counts, brute_force_counts(&[row.to_vec()]));
+        assert!(huge.p_values[0] >= 2.0 / 64.0);
+        let sampled = SignFlipMethod::Sampled {
+            n_resamples: 999,
+            seed: 1,
+        };
+        assert_eq!(
+            sign_flip_test(&big, 1, 6, sampled).unwrap().counts,
+            sign_flip_test(&row, 1, 6, sampled).unwrap().counts
+        );
+        // Bootstrap means of the large row are those of the row, times 2^1023, exactly; a
+        // row without overflow next to it is left as it is, NaN included.
+        let with_nan = [1.0, f64::NAN, 3.0, 0.5, 2.0, -1.0];
+        let rows: Vec<f64> = big.iter().chain(&with_nan).copied().collect();
+        let means = bootstrap_mean_differences(&rows, 2, 6, 500, 9).unwrap();
+        let small = bootstrap_mean_differences(&row, 1, 6, 500, 9).unwrap();
+        let plain = bootstrap_mean_differences(&with_nan, 1, 6, 500, 9).unwrap();
+        for (m, s) in means[..500].iter().zip(&small) {
+            assert_eq!(m.to_bits(), (s * power_of_two(1023)).to_bits());
+        }
+        for (m, p) in means[500..].iter().zip(&plain) {
+            assert_eq!(m.to_bits(), p.to_bits());
+        }
+        // The sum of the row is finite, but a resample drawing 1e308 three times is not.
+        let means = bootstrap_mean_differences(&[1e308, 0.0, 0.0], 1, 3, 2000, 3).unwrap();
+        assert!(
+            means
+                .iter()
+                .all(|m| m.is_finite() && (0.0..=1.0000000000000002e308).contains(m))
+        );
+        assert!(means.iter().any(|&m| m > 0.99e308));
     }
 
     proptest! {

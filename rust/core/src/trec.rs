@@ -4,17 +4,30 @@
 //! `query_id Q0 doc_id rank score run_tag`. Fields are separated by white space (spaces, tabs,
 //! carriage returns: any byte up to the space character); a line
 //! whose first non-blank character is `#` is a comment (a `#` inside an id is part of the id,
-//! as in trec_eval's own test data), blank lines are skipped, and text after the last field is
-//! ignored, as trec_eval ignores it. The rank column of a run is
+//! as in trec_eval's own test data), blank lines are skipped. The rank column of a run is
 //! ignored: trec_eval orders by score (see `prepare`).
+//!
+//! Where trec_eval would read a file differently from what it says, the file is refused with
+//! `path:line` rather than read silently one way or the other:
+//!
+//! * a qrels line with more than 4 fields (trec_eval: "Malformed line"; a run file passed as
+//!   qrels would otherwise be read with its rank column as the grade). Text after the 6th field
+//!   of a run line is ignored, as trec_eval ignores it;
+//! * a qrels grade that is not an integer written in decimal digits (`2`, `-1`, `2.0` are
+//!   read as integers; `2.5`, `1e3`, `inf`, `nan` are refused): trec_eval reads grades with
+//!   `atol`, which truncates (`2.5` becomes 2, `1e3` becomes 1);
+//! * a carriage return followed by more text on the same line: the file has CR-only line ends
+//!   (classic Mac OS), which trec_eval reads as one long line (LF and CRLF line ends are read);
+//! * a query or document id that is not valid UTF-8 (ids become Python strings).
 
+use std::fs::File;
 use std::path::Path;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::csr::RowsBuf;
-use crate::prepare::{Doc, Prepared, QueryInput, RankingInput, RankingOptions, prepare};
+use crate::prepare::{Doc, Prepared, QueryInput, RankingInput, RankingOptions, prepare, show};
 use crate::{CoreError, CoreResult};
 
 /// Documents of a TREC file grouped by query, in order of first appearance of each query.
@@ -23,8 +36,12 @@ use crate::{CoreError, CoreResult};
 pub struct TrecFile<'a> {
     pub query_ids: Vec<&'a [u8]>,
     pub docs: RowsBuf<Doc<'a>>,
-    /// For qrels: whether each grade was written as an integer (empty for runs).
+    /// For qrels: whether each grade is an integer, which every accepted grade is (see
+    /// `parse_grade`); empty for runs.
     pub integral: Vec<bool>,
+    /// The run tag (6th field) of the last run line of the file, as trec_eval's `runid`
+    /// measure reports it; None for qrels and for a run without lines.
+    pub run_tag: Option<&'a [u8]>,
 }
 
 /// The 1-based line of `field`, a slice of `text` (ids in a `TrecFile` point into the file).
@@ -84,20 +101,29 @@ fn word_at(text: &[u8], i: usize) -> Option<u64> {
         .map(u64::from_le_bytes)
 }
 
-/// The end of the field that starts at `i`: the first separator at or after `i`. Eight bytes
-/// at a time: doc ids are long, and this scan is most of the time of reading a run.
-fn field_end(text: &[u8], mut i: usize) -> usize {
+/// The end of the field that starts at `i` (the first separator at or after `i`), and whether
+/// the field may hold a byte above 0x7F: false only when it certainly holds none (the words
+/// scanned may reach past the field, so true needs checking). Eight bytes at a time: doc ids
+/// are long, and this scan is most of the time of reading a run.
+fn field_end(text: &[u8], mut i: usize) -> (usize, bool) {
+    let mut seen = 0u64;
     while let Some(word) = word_at(text, i) {
+        seen |= word;
         let found = bytes_at_most(word, b' ');
         if found != 0 {
-            return i + (found.trailing_zeros() / 8) as usize;
+            return (
+                i + (found.trailing_zeros() / 8) as usize,
+                seen & HIGH_BITS != 0,
+            );
         }
         i += 8;
     }
+    let mut high = seen & HIGH_BITS != 0;
     while i < text.len() && !is_separator(text[i]) {
+        high |= !text[i].is_ascii();
         i += 1;
     }
-    i
+    (i, high)
 }
 
 /// The first byte at or after `i` that starts a field or ends the line.
@@ -115,6 +141,17 @@ fn skip_blanks(text: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// Whether `line` (without its LF) holds a carriage return followed by more text, the mark of
+/// CR-only line ends. Only the first CR needs a look: if text follows any CR, it follows the
+/// first one.
+fn has_inner_carriage_return(line: &[u8]) -> bool {
+    memchr::memchr(b'\r', line).is_some_and(|i| line[i + 1..].iter().any(|&b| !is_separator(b)))
+}
+
+const CR_ONLY_MESSAGE: &str = "a carriage return (CR) is followed by more text on this line: \
+     the file seems to use CR-only line ends (classic Mac OS), which would be read as one long \
+     line; convert them to LF line ends (e.g. tr '\\r' '\\n' < old > new)";
+
 /// The records of one chunk, with queries numbered locally in order of first appearance.
 /// `runs` lists the records as runs of one query: (local query, number of records); a file
 /// sorted by query has one run per query, so placing the records costs a copy per run.
@@ -122,7 +159,16 @@ struct Chunk<'a> {
     queries: Vec<&'a [u8]>,
     runs: Vec<(u32, usize)>,
     docs: Vec<Doc<'a>>,
-    integral: Vec<bool>,
+    /// Line ends (LF) in the chunk.
+    lines: usize,
+    run_tag: Option<&'a [u8]>,
+}
+
+/// A malformed line of a chunk, `line` counted from 1 at the chunk's start (the global line is
+/// found only when there is an error: counting every chunk's lines up front costs a pass).
+struct ChunkError {
+    line: usize,
+    message: String,
 }
 
 /// Powers of ten that are exact doubles.
@@ -131,48 +177,152 @@ const EXACT_POWERS_OF_TEN: [f64; 23] = [
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
 
-/// A plain decimal (`-12.3456`, `7`) read exactly with Clinger's fast path: its digits form
-/// an integer below 2^53 and its scale is at most 10^22, so both are exact doubles and one
-/// correctly rounded division gives the correctly rounded value. `None` for anything else
-/// (exponents, more digits), which the standard parser then reads.
-fn parse_plain_decimal(field: &[u8]) -> Option<(f64, bool)> {
-    let (negative, digits) = match field.split_first() {
+/// Whether the 8 bytes of `word` are all ASCII digits (fast_float's test: a byte is a digit
+/// when its high nibble is 3 and adding 6 does not carry into the high nibble).
+fn eight_digits(word: u64) -> bool {
+    const HIGH: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    ((word & HIGH) | ((word.wrapping_add(0x0606_0606_0606_0606) & HIGH) >> 4))
+        == 0x3333_3333_3333_3333
+}
+
+/// The value of 8 ASCII digits read as a little-endian word (fast_float's SWAR: pairs, then
+/// quadruples, then the whole, in three multiplications).
+fn eight_digits_value(word: u64) -> u64 {
+    const PAIRS: u64 = 0x0000_00FF_0000_00FF;
+    const HIGH_PAIRS: u64 = 100 + (1_000_000 << 32);
+    const LOW_PAIRS: u64 = 1 + (10_000 << 32);
+    let v = word.wrapping_sub(0x3030_3030_3030_3030);
+    let v = v.wrapping_mul(10).wrapping_add(v >> 8);
+    ((v & PAIRS)
+        .wrapping_mul(HIGH_PAIRS)
+        .wrapping_add(((v >> 16) & PAIRS).wrapping_mul(LOW_PAIRS)))
+        >> 32
+}
+
+/// `value` followed by the decimal `digits` (at most 19 digits in all, so no overflow), or
+/// `None` if a byte is not a digit. Eight digits at a time.
+fn append_digits(mut value: u64, digits: &[u8]) -> Option<u64> {
+    let mut words = digits.chunks_exact(8);
+    for word in &mut words {
+        let word = u64::from_le_bytes(word.try_into().ok()?);
+        if !eight_digits(word) {
+            return None;
+        }
+        value = value * 100_000_000 + eight_digits_value(word);
+    }
+    for &b in words.remainder() {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        value = value * 10 + u64::from(b - b'0');
+    }
+    Some(value)
+}
+
+/// A plain decimal (`-12.3456`, `7`, `.5`, `0.000123`) read exactly with Clinger's fast
+/// path: its significant digits form an integer below 2^53 and its scale is at most 10^22, so
+/// both are exact doubles and one correctly rounded division gives the correctly rounded
+/// value. `None` for anything else (exponents, more digits), which the standard parser then
+/// reads.
+fn parse_plain_decimal(field: &[u8]) -> Option<f64> {
+    let (negative, body) = match field.split_first() {
         Some((b'-', rest)) => (true, rest),
         Some((b'+', rest)) => (false, rest),
         _ => (false, field),
     };
-    let mut mantissa: u64 = 0;
-    let mut n_digits = 0usize;
-    let mut scale: Option<usize> = None;
-    for &b in digits {
-        if b.is_ascii_digit() {
-            if n_digits == 18 {
-                return None;
-            }
-            mantissa = mantissa * 10 + u64::from(b - b'0');
-            n_digits += 1;
-            scale = scale.map(|s| s + 1);
-        } else if b == b'.' && scale.is_none() {
-            scale = Some(0);
-        } else {
-            return None;
-        }
-    }
-    let scale = scale.unwrap_or(0);
-    if n_digits == 0 || mantissa >= 1 << 53 || scale >= EXACT_POWERS_OF_TEN.len() {
+    let (integer, fraction) = match memchr::memchr(b'.', body) {
+        Some(point) => (&body[..point], &body[point + 1..]),
+        None => (body, &[][..]),
+    };
+    if integer.is_empty() && fraction.is_empty() || fraction.len() >= EXACT_POWERS_OF_TEN.len() {
         return None;
     }
-    let x = mantissa as f64 / EXACT_POWERS_OF_TEN[scale];
-    Some((if negative { -x } else { x }, !digits.contains(&b'.')))
+    // Leading zeros (`0.000123`) are not significant digits (they are all '0', so skipping
+    // them skips no check).
+    let zeros = |digits: &[u8]| digits.iter().take_while(|&&b| b == b'0').count();
+    let integer = &integer[zeros(integer)..];
+    let fraction_digits = if integer.is_empty() {
+        &fraction[zeros(fraction)..]
+    } else {
+        fraction
+    };
+    if integer.len() + fraction_digits.len() > 19 {
+        return None;
+    }
+    let mantissa = append_digits(append_digits(0, integer)?, fraction_digits)?;
+    if mantissa >= 1 << 53 {
+        return None;
+    }
+    let x = mantissa as f64 / EXACT_POWERS_OF_TEN[fraction.len()];
+    Some(if negative { -x } else { x })
 }
 
-/// A number and whether it was written as an integer.
-fn parse_number(field: &[u8]) -> Option<(f64, bool)> {
-    if let Some(parsed) = parse_plain_decimal(field) {
-        return Some(parsed);
+/// A run score: any number but NaN (trec_eval reads scores with `atof`, so `inf` and `1e400`
+/// are infinite scores there too).
+fn parse_number(field: &[u8]) -> Option<f64> {
+    if let Some(x) = parse_plain_decimal(field) {
+        return Some(x);
     }
     let x = std::str::from_utf8(field).ok()?.parse::<f64>().ok()?;
-    (!x.is_nan()).then_some((x, false))
+    (!x.is_nan()).then_some(x)
+}
+
+/// Grades beyond this magnitude are refused (every integer up to it is an exact double).
+const MAX_GRADE_DIGITS: usize = 15;
+
+/// A qrels grade: an integer written in decimal digits, with an optional sign and an optional
+/// fraction of zeros (`2`, `-1`, `+3`, `2.0`, `2.`). trec_eval reads grades with `atol`, which
+/// keeps the leading digits and drops the rest (`2.5` and `2e1` become 2, `inf` becomes 0);
+/// rather than truncate silently or keep a fraction trec_eval would drop, anything else is
+/// refused, with what trec_eval would have read.
+fn parse_grade(field: &[u8]) -> Result<f64, String> {
+    let (negative, rest) = match field.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        Some((b'+', rest)) => (false, rest),
+        _ => (false, field),
+    };
+    let n_digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    let (digits, tail) = rest.split_at(n_digits);
+    let leading = || {
+        digits.iter().fold(0u64, |value, &d| {
+            value.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+        })
+    };
+    let zero_fraction = match tail.split_first() {
+        None => true,
+        Some((b'.', fraction)) => fraction.iter().all(|&b| b == b'0'),
+        Some(_) => false,
+    };
+    if n_digits > 0 && zero_fraction {
+        if n_digits > MAX_GRADE_DIGITS {
+            return Err(format!(
+                "the grade {} is too large: grades are integers of at most {MAX_GRADE_DIGITS} \
+                 digits",
+                show(field)
+            ));
+        }
+        let value = leading() as f64;
+        return Ok(if negative { -value } else { value });
+    }
+    let what = if parse_number(field).is_some() {
+        "is not an integer written in decimal digits"
+    } else {
+        "is not a number"
+    };
+    let atol = if n_digits == 0 || n_digits > 18 {
+        String::from(if n_digits == 0 {
+            "0"
+        } else {
+            "a truncated value"
+        })
+    } else {
+        format!("{}{}", if negative { "-" } else { "" }, leading())
+    };
+    Err(format!(
+        "the grade {} {what}; qrels grades are integers (trec_eval would read this one as \
+         {atol}): write integer grades, e.g. map fractional judgments to integer levels",
+        show(field)
+    ))
 }
 
 /// Split `text` into about `parts` chunks that end at line ends.
@@ -196,27 +346,39 @@ fn line_chunks(text: &[u8], parts: usize) -> Vec<&[u8]> {
 /// Parse a whole TREC file held in memory.
 pub fn parse<'a>(text: &'a [u8], kind: TrecKind, path: &Path) -> CoreResult<TrecFile<'a>> {
     let chunks = line_chunks(text, rayon::current_num_threads() * 4);
-    let newlines: Vec<usize> = chunks
+    let results: Vec<Result<Chunk<'a>, ChunkError>> = chunks
         .par_iter()
-        .map(|c| memchr::memchr_iter(b'\n', c).count())
+        .map(|chunk| parse_chunk(chunk, kind))
         .collect();
-    let mut first_line = Vec::with_capacity(chunks.len());
-    let mut line = 1usize;
-    for n in &newlines {
-        first_line.push(line);
-        line += n;
+    // The first malformed line in file order is the one reported.
+    let mut lines_before = 0usize;
+    let mut parsed = Vec::with_capacity(results.len());
+    for result in results {
+        match result {
+            Ok(chunk) => {
+                lines_before += chunk.lines;
+                parsed.push(chunk);
+            }
+            Err(error) => {
+                return Err(CoreError::Format {
+                    path: path.to_path_buf(),
+                    line: lines_before + error.line,
+                    message: error.message,
+                });
+            }
+        }
     }
-    if line > u32::MAX as usize {
+    let total: usize = parsed.iter().map(|c| c.docs.len()).sum();
+    if total > u32::MAX as usize {
+        // Queries are numbered with u32 (there are at most as many queries as records).
         return Err(CoreError::argument(
             "path",
-            "files of more than 2^32 lines are not supported",
+            format!(
+                "{}: files of more than 2^32 records are not supported",
+                path.display()
+            ),
         ));
     }
-    let parsed: Vec<Chunk<'a>> = chunks
-        .par_iter()
-        .zip(first_line.par_iter())
-        .map(|(chunk, &first)| parse_chunk(chunk, first, kind, path))
-        .collect::<CoreResult<_>>()?;
 
     // Number queries globally in order of first appearance, then place each chunk's documents
     // in their query's row (a stable scatter keeps the file order within a query).
@@ -239,10 +401,15 @@ pub fn parse<'a>(text: &'a [u8], kind: TrecKind, path: &Path) -> CoreResult<Trec
                 .collect()
         })
         .collect();
+    // The runs of every query, in file order: the pieces of the grouped rows, in row order
+    // (a counting sort of the runs by query). A file sorted by query has one piece per query
+    // and chunk.
     let mut counts = vec![0usize; query_ids.len()];
+    let mut pieces_per_query = vec![0usize; query_ids.len()];
     for (chunk, global) in parsed.iter().zip(&global) {
         for &(local, len) in &chunk.runs {
             counts[global[local as usize] as usize] += len;
+            pieces_per_query[global[local as usize] as usize] += 1;
         }
     }
     let mut offsets = Vec::with_capacity(counts.len() + 1);
@@ -250,105 +417,187 @@ pub fn parse<'a>(text: &'a [u8], kind: TrecKind, path: &Path) -> CoreResult<Trec
     for c in &counts {
         offsets.push(offsets[offsets.len() - 1] + c);
     }
-    let total = offsets[offsets.len() - 1];
-    let mut cursor: Vec<usize> = offsets[..offsets.len() - 1].to_vec();
-    let mut docs: Vec<Doc<'a>> = vec![(&[][..], 0.0); total];
-    let keep_integral = kind == TrecKind::Qrels;
-    let mut integral = vec![false; if keep_integral { total } else { 0 }];
-    for (chunk, global) in parsed.iter().zip(&global) {
+    let mut next_piece = Vec::with_capacity(query_ids.len());
+    let mut n_pieces = 0;
+    for n in &pieces_per_query {
+        next_piece.push(n_pieces);
+        n_pieces += n;
+    }
+    // (chunk, first record in the chunk); a piece's length is that of its run.
+    let mut pieces = vec![(0usize, 0usize); n_pieces];
+    let mut piece_len = vec![0usize; n_pieces];
+    for (c, (chunk, global)) in parsed.iter().zip(&global).enumerate() {
         let mut from = 0;
         for &(local, len) in &chunk.runs {
-            let slot = &mut cursor[global[local as usize] as usize];
-            docs[*slot..*slot + len].copy_from_slice(&chunk.docs[from..from + len]);
-            if keep_integral {
-                integral[*slot..*slot + len].copy_from_slice(&chunk.integral[from..from + len]);
-            }
-            *slot += len;
+            let slot = &mut next_piece[global[local as usize] as usize];
+            pieces[*slot] = (c, from);
+            piece_len[*slot] = len;
+            *slot += 1;
             from += len;
         }
     }
+    // Where each piece starts in the rows.
+    let mut piece_start = Vec::with_capacity(n_pieces + 1);
+    piece_start.push(0usize);
+    for len in &piece_len {
+        piece_start.push(piece_start[piece_start.len() - 1] + len);
+    }
+    // Collected in parallel straight into the rows (rayon writes an indexed iterator in
+    // place: no fill, no second copy). Each thread walks its range of rows in order, so the
+    // piece of a row is the current one or the next, found by search only at a range's start.
+    let docs: Vec<Doc<'a>> = (0..total)
+        .into_par_iter()
+        .map_init(
+            || 0usize,
+            |piece, row| {
+                if !(piece_start[*piece]..piece_start[*piece + 1]).contains(&row) {
+                    *piece = if row == piece_start[*piece + 1] {
+                        *piece + 1
+                    } else {
+                        piece_start.partition_point(|&start| start <= row) - 1
+                    };
+                }
+                let (chunk, from) = pieces[*piece];
+                parsed[chunk].docs[from + row - piece_start[*piece]]
+            },
+        )
+        .collect();
     Ok(TrecFile {
         query_ids,
         docs: RowsBuf {
             offsets,
             values: docs,
         },
-        integral,
+        integral: vec![true; if kind == TrecKind::Qrels { total } else { 0 }],
+        run_tag: parsed.iter().rev().find_map(|chunk| chunk.run_tag),
     })
 }
 
-fn parse_chunk<'a>(
-    chunk: &'a [u8],
-    first_line: usize,
-    kind: TrecKind,
-    path: &Path,
-) -> CoreResult<Chunk<'a>> {
+fn parse_chunk(chunk: &[u8], kind: TrecKind) -> Result<Chunk<'_>, ChunkError> {
     let estimate = chunk.len() / 40;
     let mut out = Chunk {
         queries: Vec::new(),
         runs: Vec::new(),
         docs: Vec::with_capacity(estimate),
-        integral: Vec::new(),
+        lines: 0,
+        run_tag: None,
     };
     // Runs are usually sorted by query: check the previous record's query before the map.
     let mut index: FxHashMap<&[u8], u32> = FxHashMap::default();
     let mut last: Option<&[u8]> = None;
     let wanted = kind.n_fields();
-    let (value_at, what) = match kind {
-        TrecKind::Qrels => (3, "grade"),
-        TrecKind::Run => (4, "score"),
-    };
-    let format_error = |line: usize, message: String| CoreError::Format {
-        path: path.to_path_buf(),
-        line,
-        message,
+    let n = chunk.len();
+    // A malformed line whose real fault is CR-only line ends is reported as such.
+    let line_error = |line: usize, start: usize, message: String| {
+        let end = memchr::memchr(b'\n', &chunk[start..]).map_or(n, |i| start + i);
+        let message = if has_inner_carriage_return(&chunk[start..end]) {
+            CR_ONLY_MESSAGE.to_owned()
+        } else {
+            message
+        };
+        ChunkError { line, message }
     };
     // One pass over the bytes finds both the fields and the line ends.
-    let n = chunk.len();
     let mut pos = 0;
-    let mut line = first_line;
+    let mut line = 1;
     while pos < n {
+        let start = pos;
         let mut fields: [&[u8]; 6] = [&[]; 6];
+        let mut non_ascii = [false; 6];
         let mut found = 0;
+        let mut comment = false;
         loop {
             pos = skip_blanks(chunk, pos);
             if pos == n || chunk[pos] == b'\n' {
                 break;
             }
-            let start = pos;
-            pos = field_end(chunk, pos);
-            fields[found] = &chunk[start..pos];
+            let field_start = pos;
+            let high;
+            (pos, high) = field_end(chunk, pos);
+            fields[found] = &chunk[field_start..pos];
+            non_ascii[found] = high;
             found += 1;
-            if found == wanted || fields[0][0] == b'#' {
-                // The rest of the line is ignored (trec_eval ignores it too).
+            if fields[0][0] == b'#' {
+                comment = true;
                 pos = memchr::memchr(b'\n', &chunk[pos..]).map_or(n, |i| pos + i);
+                if has_inner_carriage_return(&chunk[start..pos]) {
+                    return Err(line_error(line, start, String::new()));
+                }
+                break;
+            }
+            if found == wanted {
+                pos = match kind {
+                    // The rest of a run line is ignored, as trec_eval ignores it.
+                    TrecKind::Run => match chunk.get(pos..(pos + 2).min(n)) {
+                        Some([b'\n', ..]) => pos,
+                        Some(b"\r\n") => pos + 1,
+                        _ => {
+                            let end = memchr::memchr(b'\n', &chunk[pos..]).map_or(n, |i| pos + i);
+                            if has_inner_carriage_return(&chunk[pos..end]) {
+                                return Err(line_error(line, start, String::new()));
+                            }
+                            end
+                        }
+                    },
+                    TrecKind::Qrels => {
+                        let next = skip_blanks(chunk, pos);
+                        if next < n && chunk[next] != b'\n' {
+                            return Err(line_error(
+                                line,
+                                start,
+                                format!(
+                                    "more than {wanted} fields ({}); trec_eval refuses such a \
+                                     line (\"Malformed line\"). Is this a run file given as \
+                                     the qrels?",
+                                    kind.layout()
+                                ),
+                            ));
+                        }
+                        next
+                    }
+                };
                 break;
             }
         }
         let this_line = line;
+        if pos < n {
+            // `pos` is at the line's LF.
+            out.lines += 1;
+        }
         pos += 1;
         line += 1;
-        if found == 0 || fields[0][0] == b'#' {
+        if found == 0 || comment {
             continue;
         }
         if found < wanted {
-            return Err(format_error(
+            return Err(line_error(
                 this_line,
+                start,
                 format!(
                     "expected {wanted} fields ({}), found {found}",
                     kind.layout()
                 ),
             ));
         }
-        let (value, integral) = parse_number(fields[value_at]).ok_or_else(|| {
-            format_error(
-                this_line,
-                format!(
-                    "the {what} {} is not a number",
-                    crate::prepare::show(fields[value_at])
-                ),
-            )
-        })?;
+        for (at, what) in [(0, "query id"), (2, "document id")] {
+            if non_ascii[at] && std::str::from_utf8(fields[at]).is_err() {
+                return Err(line_error(
+                    this_line,
+                    start,
+                    format!(
+                        "the {what} {} is not valid UTF-8; ids are read as UTF-8 text: \
+                         re-encode the file as UTF-8",
+                        show(fields[at])
+                    ),
+                ));
+            }
+        }
+        let value = match kind {
+            TrecKind::Qrels => parse_grade(fields[3]),
+            TrecKind::Run => parse_number(fields[4])
+                .ok_or_else(|| format!("the score {} is not a number", show(fields[4]))),
+        }
+        .map_err(|message| line_error(this_line, start, message))?;
         let query = fields[0];
         match (last, out.runs.last_mut()) {
             (Some(id), Some(run)) if id == query => run.1 += 1,
@@ -363,78 +612,143 @@ fn parse_chunk<'a>(
             }
         }
         out.docs.push((fields[2], value));
-        if kind == TrecKind::Qrels {
-            out.integral.push(integral);
+        if kind == TrecKind::Run {
+            out.run_tag = Some(fields[5]);
         }
     }
     Ok(out)
 }
 
-/// The bytes of a TREC file: memory-mapped when it is large, read otherwise.
-pub enum FileBytes {
-    Mapped(memmap2::Mmap),
-    Read(Vec<u8>),
-}
+/// The bytes of a TREC file, read into memory that belongs to the process.
+///
+/// Never memory-mapped from the file: a mapped file that shrinks while it is read kills the
+/// process with SIGBUS, which nothing can catch, and a run rewritten by a retrieval job while
+/// an evaluation reads it is ordinary. The buffer is an anonymous map (lazily zeroed by the
+/// kernel, and allocated fallibly: a file larger than memory is an error, not an abort).
+#[derive(Debug)]
+pub struct FileBytes(memmap2::Mmap);
 
 impl std::ops::Deref for FileBytes {
     type Target = [u8];
 
     fn deref(&self) -> &[u8] {
-        match self {
-            FileBytes::Mapped(map) => map,
-            FileBytes::Read(bytes) => bytes,
-        }
+        &self.0
     }
 }
 
-/// Files from this size on are mapped instead of read.
-const MAP_FROM_BYTES: u64 = 1 << 20;
+/// Blocks read by one thread at a time: large files are read by every thread of the pool.
+const READ_BLOCK_BYTES: usize = 4 << 20;
 
-/// Open a TREC file (the caller keeps the bytes alive while it uses the parse).
+/// Read a TREC file into memory (the caller keeps the bytes alive while it uses the parse).
 ///
-/// A large file is memory-mapped: its pages come straight from the page cache, without the
-/// copy and the zeroed pages of a read, which cost more than parsing it. The file must not be
-/// truncated or rewritten while it is evaluated (as with any memory-mapped input). If it
-/// cannot be mapped, it is read.
+/// Only regular files are read: a directory, a FIFO or a device (`/dev/zero`) is refused
+/// before it is opened (opening a FIFO would wait for a writer; a device could be read until
+/// memory runs out). The file is read in blocks by the threads of the current pool (the
+/// copy and the page faults cost about as much as parsing). A file that changes while it is
+/// read (shrinks, grows or is modified) gives an error that says so; otherwise the bytes are
+/// those of the file as it was when it was opened.
 pub fn read(path: &Path) -> CoreResult<FileBytes> {
     let io_error = |source| CoreError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let file = std::fs::File::open(path).map_err(io_error)?;
-    let len = file.metadata().map_err(io_error)?.len();
-    if len >= MAP_FROM_BYTES
-        && let Ok(map) = map_file(&file)
-    {
-        return Ok(FileBytes::Mapped(map));
+    let refuse =
+        |message: String| CoreError::argument("path", format!("{}: {message}", path.display()));
+    let kind = std::fs::metadata(path).map_err(io_error)?.file_type();
+    if !kind.is_file() {
+        return Err(refuse(format!(
+            "is {}, not a regular file; TREC files are read from regular files only (save \
+             the output of a pipe or a program to a file first)",
+            describe_file_type(kind)
+        )));
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-    std::io::Read::read_to_end(&mut &file, &mut bytes).map_err(io_error)?;
-    Ok(FileBytes::Read(bytes))
+    let file = File::open(path).map_err(io_error)?;
+    let before = file.metadata().map_err(io_error)?;
+    if !before.is_file() {
+        return Err(refuse(String::from(
+            "was replaced by something that is not a regular file while it was opened",
+        )));
+    }
+    let len = usize::try_from(before.len())
+        .map_err(|_| refuse(String::from("is too large to be read on this platform")))?;
+    let mut bytes = memmap2::MmapMut::map_anon(len).map_err(|e| {
+        refuse(format!(
+            "cannot allocate {len} bytes to read it ({e}); the file is larger than the memory \
+             available"
+        ))
+    })?;
+    let changed = |how: &str| {
+        refuse(format!(
+            "changed while it was read ({how}); evaluate it again once it is completely \
+             written (write to a temporary file and rename it over the old one to replace a \
+             file that is being read)"
+        ))
+    };
+    bytes
+        .par_chunks_mut(READ_BLOCK_BYTES)
+        .enumerate()
+        .try_for_each(|(i, block)| read_exact_at(&file, block, (i * READ_BLOCK_BYTES) as u64))
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::UnexpectedEof => changed("it became shorter"),
+            _ => io_error(e),
+        })?;
+    let mut probe = [0u8; 1];
+    if read_at(&file, &mut probe, len as u64).map_err(io_error)? != 0 {
+        return Err(changed("it became longer"));
+    }
+    let after = file.metadata().map_err(io_error)?;
+    if after.len() != before.len() || after.modified().ok() != before.modified().ok() {
+        return Err(changed("it was modified"));
+    }
+    Ok(FileBytes(bytes.make_read_only().map_err(io_error)?))
 }
 
-#[allow(unsafe_code)]
-fn map_file(file: &std::fs::File) -> std::io::Result<memmap2::Mmap> {
-    // SAFETY: the map is read-only and lives in `FileBytes`, which the parse borrows. Like
-    // every memory-mapped reader, this relies on the file not being truncated or modified
-    // while it is read; `read` documents that contract.
-    let map = unsafe { memmap2::MmapOptions::new().populate().map(file)? };
-    let _ = map.advise(memmap2::Advice::Sequential);
-    Ok(map)
+fn describe_file_type(kind: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    if kind.is_dir() {
+        "a directory"
+    } else {
+        "something else"
+    }
 }
 
-/// The run tag (6th field) of the last line of a run file that is not blank or a comment:
-/// trec_eval's `runid` ("the run_id field of the last line is kept").
-pub fn last_run_tag(text: &[u8]) -> Option<&[u8]> {
-    text.split(|&b| b == b'\n' || b == b'\r')
-        .rev()
-        .map(|line| {
-            line.split(|&b| is_separator(b))
-                .filter(|field| !field.is_empty())
-                .collect::<Vec<_>>()
-        })
-        .find(|fields| !fields.is_empty() && !fields[0].starts_with(b"#"))
-        .and_then(|fields| fields.get(5).copied())
+/// Read at `offset` without moving a shared cursor, so that threads read blocks at once.
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, offset)
+}
+
+#[cfg(windows)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, offset)
+}
+
+/// Fill `buf` from `offset`; `UnexpectedEof` when the file ends first.
+fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+    while !buf.is_empty() {
+        match read_at(file, buf, offset) {
+            Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
 }
 
 /// A qrels file and a run file joined on the judged queries (trec_eval loops over the qrels
@@ -534,19 +848,31 @@ mod tests {
         fn plain_decimals_parse_like_std(
             negative in proptest::bool::ANY,
             int in "[0-9]{1,12}",
-            frac in proptest::option::of("[0-9]{0,12}"),
+            frac in proptest::option::of("0{0,8}[0-9]{0,17}"),
         ) {
             let text = format!("{}{int}{}", if negative { "-" } else { "" }, frac.map_or(String::new(), |f| format!(".{f}")));
             let want: f64 = text.parse().unwrap();
-            let (got, _) = parse_number(text.as_bytes()).unwrap();
+            let got = parse_number(text.as_bytes()).unwrap();
             proptest::prop_assert_eq!(got.to_bits(), want.to_bits(), "{}", text);
+        }
+
+        #[test]
+        fn eight_digit_words_are_read_like_bytes(bytes in proptest::array::uniform8(proptest::prop_oneof![
+            proptest::num::u8::ANY, (b'0'..=b'9'), (b'0'..=b'9'), (b'0'..=b'9')])) {
+            let word = u64::from_le_bytes(bytes);
+            let digits = bytes.iter().all(u8::is_ascii_digit);
+            proptest::prop_assert_eq!(eight_digits(word), digits);
+            if digits {
+                let value = bytes.iter().fold(0u64, |v, &b| v * 10 + u64::from(b - b'0'));
+                proptest::prop_assert_eq!(eight_digits_value(word), value);
+            }
         }
 
         #[test]
         fn any_float_round_trips(x in proptest::num::f64::NORMAL | proptest::num::f64::SUBNORMAL | proptest::num::f64::ZERO) {
             for text in [format!("{x}"), format!("{x:e}"), format!("{x:.3}")] {
                 let want: f64 = text.parse().unwrap();
-                let (got, _) = parse_number(text.as_bytes()).unwrap();
+                let got = parse_number(text.as_bytes()).unwrap();
                 proptest::prop_assert_eq!(got.to_bits(), want.to_bits(), "{}", text);
             }
         }
@@ -562,7 +888,11 @@ mod tests {
             while end < text.len() && !is_separator(text[end]) {
                 end += 1;
             }
-            proptest::prop_assert_eq!(field_end(&text, start), end);
+            let (got_end, may_be_non_ascii) = field_end(&text, start);
+            proptest::prop_assert_eq!(got_end, end);
+            if !text[start..end].is_ascii() {
+                proptest::prop_assert!(may_be_non_ascii);
+            }
             let mut next = start;
             while next < text.len() && is_separator(text[next]) && text[next] != b'\n' {
                 next += 1;
@@ -629,6 +959,137 @@ mod tests {
         proptest::collection::vec(line, 0..16).prop_map(|lines| lines.concat())
     }
 
+    /// (query, doc, value)
+    type Record<'a> = (&'a [u8], &'a [u8], f64);
+
+    /// The records a line-by-line reading of the documented rules accepts, grouped by query
+    /// in order of first appearance, or the first refused line.
+    fn naive_records(text: &[u8], kind: TrecKind) -> Result<Vec<Record<'_>>, usize> {
+        let mut records = Vec::new();
+        let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+        for (number, line) in lines.iter().enumerate() {
+            let refuse = Err(number + 1);
+            let mut fields = Vec::new();
+            let mut i = 0;
+            while i < line.len() {
+                if line[i] <= b' ' {
+                    i += 1;
+                    continue;
+                }
+                let start = i;
+                while i < line.len() && line[i] > b' ' {
+                    i += 1;
+                }
+                fields.push((start, i));
+            }
+            let field = |k: usize| &line[fields[k].0..fields[k].1];
+            let inner_cr = |from: usize| {
+                let rest = &line[from..];
+                rest.iter()
+                    .position(|&b| b == b'\r')
+                    .is_some_and(|c| rest[c..].iter().any(|&b| b > b' '))
+            };
+            if fields.is_empty() {
+                continue;
+            }
+            if field(0)[0] == b'#' {
+                if inner_cr(0) {
+                    return refuse;
+                }
+                continue;
+            }
+            let wanted = kind.n_fields();
+            let too_many = kind == TrecKind::Qrels && fields.len() > wanted;
+            if fields.len() < wanted || too_many || inner_cr(fields[wanted - 1].1) {
+                return refuse;
+            }
+            if std::str::from_utf8(field(0)).is_err() || std::str::from_utf8(field(2)).is_err() {
+                return refuse;
+            }
+            let value = match kind {
+                TrecKind::Qrels => {
+                    let text = std::str::from_utf8(field(3)).unwrap_or("x");
+                    let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
+                    let (int, fraction) = unsigned.split_once('.').unwrap_or((unsigned, "0"));
+                    let integer = !int.is_empty()
+                        && int.len() <= 15
+                        && int.bytes().all(|b| b.is_ascii_digit())
+                        && fraction.bytes().all(|b| b == b'0');
+                    if !integer {
+                        return refuse;
+                    }
+                    let value: f64 = int.parse().unwrap();
+                    if text.starts_with('-') { -value } else { value }
+                }
+                TrecKind::Run => match std::str::from_utf8(field(4)).map(str::parse::<f64>) {
+                    Ok(Ok(x)) if !x.is_nan() => x,
+                    _ => return refuse,
+                },
+            };
+            records.push((field(0), field(2), value));
+        }
+        let mut order: Vec<&[u8]> = Vec::new();
+        for record in &records {
+            if !order.contains(&record.0) {
+                order.push(record.0);
+            }
+        }
+        records.sort_by_key(|record| order.iter().position(|q| *q == record.0));
+        Ok(records)
+    }
+
+    fn text_with_damage() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        prop_oneof![
+            trec_like_text(),
+            mostly_valid(TrecKind::Qrels),
+            mostly_valid(TrecKind::Run),
+            // CR-only and CRLF line ends, grades written as decimals.
+            (
+                mostly_valid(TrecKind::Qrels),
+                prop_oneof![
+                    Just(&b"\r"[..]),
+                    Just(&b"\r\n"[..]),
+                    Just(&b".0\n"[..]),
+                    Just(&b".5\n"[..])
+                ]
+            )
+                .prop_map(|(text, end)| text.split(|&b| b == b'\n').collect::<Vec<_>>().join(end)),
+            (
+                mostly_valid(TrecKind::Run),
+                prop_oneof![Just(&b"\r"[..]), Just(&b"\r\n"[..]), Just(&b" x\r\n"[..])]
+            )
+                .prop_map(|(text, end)| text.split(|&b| b == b'\n').collect::<Vec<_>>().join(end)),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn parse_agrees_with_a_line_by_line_reading(text in text_with_damage(), run in proptest::bool::ANY) {
+            let kind = if run { TrecKind::Run } else { TrecKind::Qrels };
+            let got = parse(&text, kind, p());
+            match (naive_records(&text, kind), got) {
+                (Ok(want), Ok(file)) => {
+                    let view = file.docs.view();
+                    let got: Vec<Record<'_>> = file
+                        .query_ids
+                        .iter()
+                        .enumerate()
+                        .flat_map(|(q, id)| view.row(q).iter().map(move |d| (*id, d.0, d.1)))
+                        .collect();
+                    proptest::prop_assert_eq!(got.len(), want.len());
+                    for (g, w) in got.iter().zip(&want) {
+                        proptest::prop_assert_eq!((g.0, g.1, g.2.to_bits()), (w.0, w.1, w.2.to_bits()));
+                    }
+                }
+                (Err(line), Err(CoreError::Format { line: got, .. })) => proptest::prop_assert_eq!(got, line),
+                (want, got) => proptest::prop_assert!(false, "naive {:?} parse {:?}", want.map(|r| r.len()), got.map(|f| f.docs.values.len())),
+            }
+        }
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
 
@@ -669,14 +1130,185 @@ mod tests {
     }
 
     #[test]
-    fn integral_grades_are_recognised() {
-        assert_eq!(parse_number(b"2"), Some((2.0, true)));
-        assert_eq!(parse_number(b"-1"), Some((-1.0, true)));
-        assert_eq!(parse_number(b"1.0"), Some((1.0, false)));
-        assert_eq!(parse_number(b"1e3"), Some((1000.0, false)));
+    fn plain_decimal_edge_cases_read_like_std() {
+        for text in [
+            ".5",
+            "5.",
+            "-.5",
+            "+0",
+            "-0",
+            "00.00",
+            "0.0000000000000000000001",
+            "9007199254740991",
+            "9007199254740992",
+            "1234567890123456789",
+            "12345678.12345678",
+            "0.12345678901234567",
+            "99999999999999999999",
+            "1.2.3",
+            ".",
+            "-",
+            "+",
+            "",
+            "1e5",
+            "12345678a",
+            "1234567.",
+            "0.00000000000000000000001",
+        ] {
+            let want = text.parse::<f64>().ok();
+            let fast = parse_plain_decimal(text.as_bytes());
+            if let Some(x) = fast {
+                assert_eq!(Some(x.to_bits()), want.map(f64::to_bits), "{text}");
+            }
+            assert_eq!(
+                parse_number(text.as_bytes()).map(f64::to_bits),
+                want.map(f64::to_bits),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn numbers_and_grades_are_recognised() {
+        assert_eq!(parse_number(b"2"), Some(2.0));
+        assert_eq!(parse_number(b"1e3"), Some(1000.0));
+        assert_eq!(parse_number(b"inf"), Some(f64::INFINITY));
         assert_eq!(parse_number(b"."), None);
         assert_eq!(parse_number(b"1.2.3"), None);
         assert_eq!(parse_number(b"nan"), None);
+        for (text, grade) in [
+            (&b"2"[..], 2.0),
+            (b"-1", -1.0),
+            (b"+3", 3.0),
+            (b"2.0", 2.0),
+            (b"2.", 2.0),
+            (b"007", 7.0),
+            (b"999999999999999", 999_999_999_999_999.0),
+        ] {
+            assert_eq!(parse_grade(text), Ok(grade), "{text:?}");
+        }
+        // What trec_eval's atol would read each refused grade as.
+        for (text, atol, what) in [
+            (&b"2.5"[..], "2", "not an integer"),
+            (b"-0.5", "-0", "not an integer"),
+            (b"1e3", "1", "not an integer"),
+            (b"1e400", "1", "not an integer"),
+            (b"inf", "0", "not an integer"),
+            (b"nan", "0", "not a number"),
+            (b".5", "0", "not an integer"),
+            (b"high", "0", "not a number"),
+            (b"2.0x", "2", "not a number"),
+        ] {
+            let message = parse_grade(text).unwrap_err();
+            assert!(
+                message.contains(what) && message.contains(&format!("read this one as {atol})")),
+                "{message}"
+            );
+        }
+        assert!(
+            parse_grade(b"1234567890123456")
+                .unwrap_err()
+                .contains("too large")
+        );
+    }
+
+    fn error(text: &[u8], kind: TrecKind) -> String {
+        parse(text, kind, p()).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn qrels_lines_with_more_than_four_fields_are_refused() {
+        let err = error(b"q 0 d1 1\nq Q0 d2 2 0.5 run\n", TrecKind::Qrels);
+        assert!(
+            err.starts_with("mem.txt:2: more than 4 fields") && err.contains("Malformed line"),
+            "{err}"
+        );
+        // Trailing blanks and CRLF are not fields; a run line may carry more text.
+        assert!(parse(b"q 0 d1 1 \t\r\nq 0 d2 0\r\n", TrecKind::Qrels, p()).is_ok());
+        assert!(parse(b"q Q0 d1 1 0.5 run extra\r\n", TrecKind::Run, p()).is_ok());
+    }
+
+    #[test]
+    fn cr_only_line_ends_are_refused_with_the_line() {
+        let cr = "a carriage return (CR) is followed by more text";
+        for (text, kind, line) in [
+            (&b"q 0 d1 1\rq 0 d2 0\r"[..], TrecKind::Qrels, 1),
+            (b"q 0 d1 1\nq 0 d2 0\rq 0 d3 1\r\n", TrecKind::Qrels, 2),
+            (b"q Q0 d1 1 0.5 r\rq Q0 d2 2 0.4 r\r", TrecKind::Run, 1),
+            (b"# header\rq Q0 d1 1 0.5 r\r", TrecKind::Run, 1),
+            (b"q 0\rq 0 d2 0\r", TrecKind::Qrels, 1),
+            (b"q Q0 d1\rq Q0 d2 2 0.4 r\r", TrecKind::Run, 1),
+        ] {
+            let err = error(text, kind);
+            assert!(err.starts_with(&format!("mem.txt:{line}: {cr}")), "{err}");
+        }
+        // A CR right before the LF (or the end of the file) ends the line.
+        let run = parse(b"q Q0 d1 1 0.5 r\r\nq Q0 d2 2 0.4 r \r", TrecKind::Run, p()).unwrap();
+        assert_eq!(run.docs.values.len(), 2);
+    }
+
+    #[test]
+    fn invalid_utf8_ids_are_refused_with_the_line() {
+        let err = error(b"q Q0 d1 1 0.5 r\nq\xff Q0 d1 1 0.5 r\n", TrecKind::Run);
+        assert!(
+            err.starts_with("mem.txt:2: the query id 'q\u{fffd}' is not valid UTF-8"),
+            "{err}"
+        );
+        let err = error(b"q 0 d\xc3 1\n", TrecKind::Qrels);
+        assert!(err.starts_with("mem.txt:1: the document id"), "{err}");
+        // Valid UTF-8 ids, and invalid bytes outside the ids, are read.
+        let run = "q\u{e9} Q0 \u{6587}\u{66f8} 1 0.5 r\n".as_bytes();
+        assert_eq!(
+            parse(run, TrecKind::Run, p()).unwrap().query_ids,
+            vec!["q\u{e9}".as_bytes()]
+        );
+        assert!(parse(b"# \xff\nq Q0 d 1 0.5 \xff\n", TrecKind::Run, p()).is_ok());
+    }
+
+    #[test]
+    fn the_run_tag_is_the_last_lines() {
+        let mut text = Vec::new();
+        for i in 0..30000 {
+            text.extend_from_slice(format!("q{} Q0 d{i} 1 0.5 tag{}\n", i % 7, i % 3).as_bytes());
+        }
+        text.extend_from_slice(b"q1 Q0 dx 1 0.5 last\n# a comment\n\n");
+        let run = parse(&text, TrecKind::Run, p()).unwrap();
+        assert_eq!(run.run_tag, Some(&b"last"[..]));
+        assert_eq!(parse(b"", TrecKind::Run, p()).unwrap().run_tag, None);
+        let qrels = parse(b"q 0 d 1\n", TrecKind::Qrels, p()).unwrap();
+        assert_eq!((qrels.run_tag, qrels.integral), (None, vec![true]));
+    }
+
+    fn temporary(name: &str, contents: &[u8]) -> std::path::PathBuf {
+        let path =
+            std::env::temp_dir().join(format!("ragmeter-trec-{}-{name}", std::process::id()));
+        std::fs::write(&path, contents).unwrap();
+        path
+    }
+
+    #[test]
+    fn files_are_read_whole_and_non_files_are_refused() {
+        // Several read blocks, the last one partial.
+        let contents: Vec<u8> = (0..READ_BLOCK_BYTES * 2 + 12345)
+            .map(|i| (i % 251) as u8)
+            .collect();
+        let path = temporary("blocks", &contents);
+        assert_eq!(&*read(&path).unwrap(), &contents[..]);
+        std::fs::write(&path, b"").unwrap();
+        assert!(read(&path).unwrap().is_empty());
+        std::fs::remove_file(&path).unwrap();
+        let err = read(&std::env::temp_dir()).unwrap_err().to_string();
+        assert!(err.contains("is a directory, not a regular file"), "{err}");
+        #[cfg(unix)]
+        {
+            let err = read(Path::new("/dev/zero")).unwrap_err().to_string();
+            assert!(
+                err.contains("/dev/zero: is a device, not a regular file"),
+                "{err}"
+            );
+        }
+        let missing = read(Path::new("/nonexistent/run.txt")).unwrap_err();
+        assert!(matches!(missing, CoreError::Io { .. }), "{missing}");
     }
 
     #[test]
@@ -709,13 +1341,6 @@ mod tests {
         text.extend_from_slice(b"q1 Q0 dx 1 bad run\n");
         let err = parse(&text, TrecKind::Run, p()).unwrap_err().to_string();
         assert!(err.contains("mem.txt:20001"), "{err}");
-    }
-
-    #[test]
-    fn the_run_tag_is_that_of_the_last_line() {
-        let text = b"q1 Q0 d1 1 1.0 first\nq2 Q0 d2 1 1.0 second\n# comment\n\n";
-        assert_eq!(last_run_tag(text), Some(&b"second"[..]));
-        assert_eq!(last_run_tag(b""), None);
     }
 
     #[test]
