@@ -175,14 +175,9 @@ def test_a_run_that_kills_its_worker_is_that_runs_failure_and_the_others_come_ba
     from dask import distributed
 
     # No retries (the default of 3 kills three more workers first): the scheduler gives up
-    # on the task at once and raises KilledWorker for it. A worker holds one task at a time,
-    # so that no other run is lost with it (a run lost with a worker its retries exhausted is a
-    # RunFailure too, never scores).
-    settings = {
-        "distributed.scheduler.allowed-failures": 0,
-        "distributed.scheduler.worker-saturation": 1.0,
-    }
-    with dask.config.set(settings):
+    # on the task at once and raises KilledWorker for it, and for any run that was on the
+    # worker with it; those are evaluated again, alone.
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
         cluster = distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
         )

@@ -381,6 +381,7 @@ def _edited(tmp_path, report, edit, suffix="json"):
         ),
         (lambda d: d["queries"][0]["values"].update(mrr="0.5"), r"mrr: expected a number"),
         (lambda d: d["queries"][0].update(latency=True), r"latency: expected a number"),
+        (lambda d: d["queries"][0].update(latency=None), r"latency must be a number of seconds"),
         (lambda d: d["queries"][0]["values"].update(bogus=0.5), r"not among the evaluated"),
         (lambda d: d["parameters"].update(metrics="mrr"), r"metrics: expected a non-empty list"),
         (lambda d: d["parameters"].update(metrics=["mrr", "bogus@3"]), r"unknown metric 'bogus@3'"),
@@ -415,6 +416,9 @@ def test_edited_jsonl_rows_and_comparisons_are_refused(tmp_path, spec_report):
         (lambda d: d["metrics"][0].update(p_value=1.5), r"p_value: 1.5 lies outside"),
         (lambda d: d["metrics"][0].update(metric="bogus"), r"unknown metric 'bogus'"),
         (lambda d: d["metrics"][0].update(wins=5), r"wins \+ ties \+ losses must equal n_pairs"),
+        (lambda d: d.update(method="bogus"), r"method: must be 'exact' or 'sampled'"),
+        (lambda d: d.update(query_ids=[[1], 2]), r"query_ids: every query id must be"),
+        (lambda d: d.update(n_resamples=0), r"n_resamples: must be an int >= 1"),
         (lambda d: d["differences"]["mrr"].__setitem__(0, 3.0), r"differences: mrr: 3.0 lies"),
     ]:
         path = _edited(tmp_path, comparison, edit)

@@ -16,9 +16,10 @@ Rules:
 * ``on_error="raise"`` (the default) stops at the first run that cannot be evaluated (a parse
   error names the file and line); ``on_error="record"`` returns a :class:`RunFailure` for that
   run and evaluates the others, including a run whose task never finished because it killed its
-  worker (``KilledWorker``, once the scheduler's ``allowed-failures`` retries are spent; a run
-  that was assigned to the dying workers each time is recorded the same way). A failure is
-  never turned into scores.
+  worker (``KilledWorker``, once the scheduler's ``allowed-failures`` retries are spent). Runs
+  lost along with such a worker (they were on it when it died) are evaluated again one at a
+  time, alone, so that they come back and only the run that kills its worker fails. A
+  failure is never turned into scores.
 * ``n_threads`` is per run: each task uses that many threads of the Rust core on its worker
   (default: ``RAGMETER_NUM_THREADS`` or all the worker machine's cores). With several worker
   processes per machine, set it (or ``RAGMETER_NUM_THREADS`` on the workers) so that they do
@@ -113,10 +114,13 @@ def map_runs(
     ``progress`` ticks as runs finish, in the order they finish."""
     dask = import_optional("dask", extra="dask", purpose="evaluating runs on Dask")
     qrels = os.fspath(qrels_path)
-    tasks = [
-        dask.delayed(_evaluate_one, pure=False)(function, qrels, path, options, record_errors)
-        for path in run_paths
-    ]
+
+    def task(path: str) -> Any:
+        return dask.delayed(_evaluate_one, pure=False)(
+            function, qrels, path, options, record_errors
+        )
+
+    tasks = [task(path) for path in run_paths]
     tick, close_progress = progress_hook(
         progress, len(tasks), description="evaluating runs", unit="run"
     )
@@ -143,13 +147,26 @@ def map_runs(
         if not record_errors:
             return list(client.gather(futures))
         # Each run on its own: a run that kills its worker (KilledWorker, once the scheduler
-        # gives up on it) or is lost with it is that run's failure; the others come back.
-        return [
+        # gives up on it) is that run's failure; the others come back.
+        outcomes = [
             _outcome_or_failure(future, path)
             for future, path in zip(futures, run_paths, strict=True)
         ]
+        lost = [i for i, outcome in enumerate(outcomes) if _lost_with_a_worker(outcome)]
+        if len(lost) > 1:
+            # A run that was on a worker each time another run killed it is lost with it:
+            # the lost runs are evaluated again one at a time, alone, so that only a run that
+            # kills its worker by itself fails again.
+            for i in lost:
+                outcomes[i] = _outcome_or_failure(client.compute(task(run_paths[i])), run_paths[i])
+        return outcomes
     finally:
         close_progress()
+
+
+def _lost_with_a_worker(outcome: RunOutcome) -> bool:
+    result = outcome.result
+    return isinstance(result, RunFailure) and result.error_type == "KilledWorker"
 
 
 def _outcome_or_failure(future: Any, run_path: str) -> RunOutcome:

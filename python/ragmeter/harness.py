@@ -142,11 +142,14 @@ class QueryRecord:
                 f"{where}: values of {unknown[:5]}, which are not among the evaluated metrics "
                 f"{list(metrics)}"
             )
+        latency = report_number(data["latency"], f"{where}: latency", minimum=0.0)
+        if not math.isfinite(latency):
+            raise InvalidInputError(f"{where}: latency must be a number of seconds, got null")
         return cls(
             query_id=query_id,
             query=query,
             status=status,
-            latency=report_number(data["latency"], f"{where}: latency", minimum=0.0),
+            latency=latency,
             retrieved=tuple(retrieved),
             values={m: metric_value(values.get(m), f"{where}: {m}") for m in metrics},
             error=error,

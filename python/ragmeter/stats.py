@@ -461,6 +461,19 @@ class Comparison:
             raise InvalidInputError(
                 "differences: expected one difference per query id for each compared metric"
             )
+        if any(isinstance(q, bool) or not isinstance(q, str | int) for q in query_ids):
+            raise InvalidInputError("query_ids: every query id must be a str or an int")
+        if not all(isinstance(data[k], str) for k in ("candidate", "baseline")):
+            raise InvalidInputError("candidate, baseline: must be the names of the systems")
+        if data["method"] not in ("exact", "sampled"):
+            raise InvalidInputError(f"method: must be 'exact' or 'sampled', got {data['method']!r}")
+        level = data.get("confidence_level")
+        if level is not None:
+            report_number(level, "confidence_level", minimum=0.0, maximum=1.0)
+        if data.get("random_state") is not None:
+            _seed(data["random_state"])
+        _positive_int("n_resamples", data["n_resamples"])
+        _positive_int("n_bootstrap", data.get("n_bootstrap", 0), allow_zero=True)
         return cls(
             candidate=data["candidate"],
             baseline=data["baseline"],
