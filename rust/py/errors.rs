@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 use ragmeter_core::CoreError;
 
 pyo3::import_exception!(ragmeter.exceptions, InvalidInputError);
+pyo3::import_exception!(ragmeter.exceptions, InputTypeError);
 pyo3::import_exception!(ragmeter.exceptions, TrecFormatError);
 
 /// Names the query of a per-query error: the bindings know the user's query ids, the core only
@@ -54,9 +55,9 @@ pub fn invalid_input(message: String) -> PyErr {
     InvalidInputError::new_err(message)
 }
 
-/// A value the user passed has the wrong type.
+/// A value the user passed has the wrong type (a TypeError subclass).
 pub fn type_error(message: String) -> PyErr {
-    pyo3::exceptions::PyTypeError::new_err(message)
+    InputTypeError::new_err(message)
 }
 
 /// A TREC file has a malformed line (a ValueError subclass).

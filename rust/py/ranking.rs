@@ -138,6 +138,15 @@ impl PreparedRankings {
     }
 }
 
+/// numpy's bool scalar (`np.True_`), which converts to a float as 1.0 like a bool.
+fn is_numpy_bool(value: &Bound<'_, PyAny>) -> bool {
+    let ty = value.get_type();
+    ty.module().is_ok_and(|m| m.to_string() == "numpy")
+        && ty
+            .name()
+            .is_ok_and(|n| n.to_string() == "bool" || n.to_string() == "bool_")
+}
+
 /// Names queries by the repr of the user's query ids.
 struct ByQueryId<'a, 'py> {
     ids: &'a Bound<'py, PyList>,
@@ -364,7 +373,7 @@ impl<'py> Extractor<'_, 'py> {
     ) -> PyResult<f64> {
         let x = if let Ok(f) = value.cast::<PyFloat>() {
             f.value()
-        } else if value.is_instance_of::<PyBool>() {
+        } else if value.is_instance_of::<PyBool>() || is_numpy_bool(value) {
             return Err(self.fail_type(
                 query,
                 format!(
