@@ -115,7 +115,70 @@ pub enum Kind {
     Rbp(f64, GainPairs),
     /// The residual of rank-biased precision (`rbp_resid.p=`).
     RbpResidual(f64),
+    /// gdeval's expected reciprocal rank: a cascade over the stopping probabilities
+    /// (2^g - 1) / 2^4 (grades above 4 count as 4).
+    Err,
+    /// gdeval's nDCG: gains 2^g - 1 over natural-log discounts (`nDCG(dcg='exp-log2')`).
+    NdcgExp,
+    /// ir_measures' graded RBP (trectools): `(1 - p) * sum of grade_i * p^(i-1)` over the
+    /// positive grades.
+    RbpGraded(f64),
+    /// The residual of the graded RBP: the weight of the unjudged ranks plus the tail p^d.
+    RbpGradedResidual(f64),
+    /// Judged documents in the top k / min(k, retrieved) (ir_measures' `Judged@k`).
+    Judged,
+    /// ir_measures' `Accuracy`: the probability that a retrieved relevant document is ranked
+    /// above a retrieved non-relevant one.
+    Accuracy,
+    /// A C/W/L measure (cwl_eval): the expected utility of a user model over 1000 ranks.
+    Cwl(CwlModel, CwlGains),
+    /// Rank-biased overlap with an ideal ranking (ir_measures' `Compat`): persistence, and
+    /// whether it is divided by the ideal ranking's own overlap.
+    Compat(f64, bool),
+    /// ranx's F1 of precision at k and recall at k.
+    F1,
+    /// ranx's DCG with gains 2^g - 1 (Burges et al.), gains below the threshold 0.
+    DcgBurges,
+    /// ranx's nDCG with gains 2^g - 1 (Burges et al.), gains below the threshold 0.
+    NdcgBurges,
 }
+
+/// The user model of a C/W/L measure: its continuation probability at each rank.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CwlModel {
+    /// Rank-biased precision with persistence p.
+    Rbp(f64),
+    /// Scaled DCG: DCG over the DCG of k fully relevant documents (`SDCG@k`).
+    Sdcg,
+    /// Equation 8 of Azzopardi, Mackenzie and Moffat (ICTIR 2021), truncated at k.
+    Nerr8,
+    /// Equation 9, truncated at k.
+    Nerr9,
+    /// Equation 10 with persistence phi.
+    Nerr10(f64),
+    /// Equation 11 (12 in the paper) with goal T.
+    Nerr11(f64),
+    /// INST with goal T.
+    Inst(f64),
+    /// INSQ with goal T.
+    Insq(f64),
+    /// The static Bejeweled Player Model with gain goal T and cost budget k.
+    Bpm(f64),
+}
+
+/// How a C/W/L measure turns grades into gains in [0, 1].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CwlGains {
+    /// 1 for a grade >= the relevance threshold, else 0 (ir_measures' `rel=`).
+    Binary,
+    /// `(clamp(max(grade, 0), min_rel, max_rel) - min_rel) / (max_rel - min_rel)`.
+    Scaled { min_rel: f64, max_rel: f64 },
+}
+
+/// The ranks a C/W/L measure reads: cwl_eval's `max_n` as ir_measures sets it.
+pub const CWL_DEPTH: usize = 1000;
+/// gdeval's `$MAX_JUDGMENT`: ERR's stopping probability is (2^g - 1) / 2^4.
+pub const ERR_MAX_GRADE: f64 = 4.0;
 
 /// Kernel names with whether they take a cutoff (`Some(true)`: required, `Some(false)`:
 /// optional, `None`: none) and how many parameters they read.
@@ -142,7 +205,7 @@ const KERNELS: &[(&str, Option<bool>, Params)] = &[
     ("bin_g", None, Params::None),
     ("g", None, Params::Gains),
     ("ndcg", Some(false), Params::OptionalGains),
-    ("dcg", None, Params::Gains),
+    ("dcg", Some(false), Params::Gains),
     ("ideal_dcg", None, Params::Gains),
     ("ndcg_rel", None, Params::Gains),
     ("rndcg", None, Params::Gains),
@@ -154,6 +217,25 @@ const KERNELS: &[(&str, Option<bool>, Params)] = &[
     ("utility", None, Params::Exactly(5)),
     ("rbp", None, Params::ExactlyWithGains(1)),
     ("rbp_residual", None, Params::Exactly(1)),
+    ("err", Some(false), Params::None),
+    ("ndcg_exp", Some(false), Params::None),
+    ("rbp_graded", Some(false), Params::Exactly(1)),
+    ("rbp_graded_residual", Some(false), Params::Exactly(1)),
+    ("rbp_binary", None, Params::Exactly(1)),
+    ("judged", Some(false), Params::None),
+    ("accuracy", Some(false), Params::None),
+    ("sdcg", Some(true), Params::Exactly(2)),
+    ("nerr8", Some(true), Params::Exactly(2)),
+    ("nerr9", Some(true), Params::Exactly(2)),
+    ("nerr10", None, Params::Exactly(3)),
+    ("nerr11", None, Params::Exactly(3)),
+    ("inst", None, Params::Exactly(3)),
+    ("insq", None, Params::Exactly(3)),
+    ("bpm", Some(true), Params::Exactly(3)),
+    ("compat", None, Params::Exactly(2)),
+    ("f1", Some(false), Params::None),
+    ("dcg_burges", Some(false), Params::None),
+    ("ndcg_burges", Some(false), Params::None),
 ];
 
 #[derive(Clone, Copy, Debug)]
@@ -313,6 +395,71 @@ impl Measure {
                 }
                 Kind::RbpResidual(p(0))
             }
+            "err" => Kind::Err,
+            "ndcg_exp" => Kind::NdcgExp,
+            "rbp_graded" | "rbp_graded_residual" | "rbp_binary" => {
+                if !(p(0) > 0.0 && p(0) < 1.0) {
+                    return Err(CoreError::argument(
+                        "metrics",
+                        format!(
+                            "{kernel}: the persistence p must be in (0, 1), got {}",
+                            p(0)
+                        ),
+                    ));
+                }
+                match kernel {
+                    "rbp_graded" => Kind::RbpGraded(p(0)),
+                    "rbp_graded_residual" => Kind::RbpGradedResidual(p(0)),
+                    _ => Kind::Cwl(CwlModel::Rbp(p(0)), CwlGains::Binary),
+                }
+            }
+            "judged" => Kind::Judged,
+            "accuracy" => Kind::Accuracy,
+            "sdcg" | "nerr8" | "nerr9" => {
+                let gains = cwl_gains(kernel, p(0), p(1))?;
+                let model = match kernel {
+                    "sdcg" => CwlModel::Sdcg,
+                    "nerr8" => CwlModel::Nerr8,
+                    _ => CwlModel::Nerr9,
+                };
+                Kind::Cwl(model, gains)
+            }
+            "nerr10" | "nerr11" | "inst" | "insq" | "bpm" => {
+                let gains = cwl_gains(kernel, p(1), p(2))?;
+                let x = p(0);
+                let model = match kernel {
+                    "nerr10" if x > 0.0 && x <= 1.0 => CwlModel::Nerr10(x),
+                    "nerr10" => {
+                        return Err(CoreError::argument(
+                            "metrics",
+                            format!("nerr10: the persistence p must be in (0, 1], got {x}"),
+                        ));
+                    }
+                    _ if x <= 0.0 => {
+                        return Err(CoreError::argument(
+                            "metrics",
+                            format!("{kernel}: the goal T must be > 0, got {x}"),
+                        ));
+                    }
+                    "nerr11" => CwlModel::Nerr11(x),
+                    "inst" => CwlModel::Inst(x),
+                    "insq" => CwlModel::Insq(x),
+                    _ => CwlModel::Bpm(x),
+                };
+                Kind::Cwl(model, gains)
+            }
+            "compat" => {
+                if !(p(0) > 0.0 && p(0) < 1.0) {
+                    return Err(CoreError::argument(
+                        "metrics",
+                        format!("compat: the persistence p must be in (0, 1), got {}", p(0)),
+                    ));
+                }
+                Kind::Compat(p(0), p(1) != 0.0)
+            }
+            "f1" => Kind::F1,
+            "dcg_burges" => Kind::DcgBurges,
+            "ndcg_burges" => Kind::NdcgBurges,
             _ => unreachable!("every name of KERNELS is matched"),
         };
         Ok(Measure {
@@ -330,7 +477,12 @@ impl Measure {
             | Kind::InfAp
             | Kind::NumNonrelJudgedRet
             | Kind::Unjudged
-            | Kind::RbpResidual(_) => true,
+            | Kind::RbpResidual(_)
+            | Kind::RbpGradedResidual(_)
+            | Kind::Judged => true,
+            // A minimum grade below 0 gives judged non-relevant documents a gain (not
+            // unjudged ones).
+            Kind::Cwl(_, CwlGains::Scaled { min_rel, .. }) => *min_rel < 0.0,
             // A user's gain for level 0 makes judged non-relevant documents count.
             Kind::G(pairs)
             | Kind::Dcg(pairs)
@@ -359,6 +511,17 @@ impl Measure {
                 | Kind::Rbp(..)
                 | Kind::RbpResidual(_)
         )
+    }
+}
+
+fn cwl_gains(kernel: &str, min_rel: f64, max_rel: f64) -> CoreResult<CwlGains> {
+    if min_rel < max_rel {
+        Ok(CwlGains::Scaled { min_rel, max_rel })
+    } else {
+        Err(CoreError::argument(
+            "metrics",
+            format!("{kernel}: min_rel ({min_rel}) must be less than max_rel ({max_rel})"),
+        ))
     }
 }
 
@@ -862,6 +1025,271 @@ impl QueryView<'_> {
                     0.0
                 }
             }
+            Kind::Err => self.err(k),
+            Kind::NdcgExp => self.ndcg_exp(k),
+            Kind::RbpGraded(p) => self
+                .ranked
+                .hits
+                .iter()
+                .take_while(|h| h.rank as usize <= k)
+                .filter(|h| h.grade > 0.0)
+                .map(|h| (1.0 - p) * p.powf(f64::from(h.rank - 1)) * h.grade)
+                .fold(0.0, add),
+            Kind::RbpGradedResidual(p) => {
+                // Unjudged: absent from the judgments (a negative grade is a judgment).
+                let depth = if measure.cutoff.is_some() { k } else { num_ret };
+                let mut judged = self.ranked.hits.iter().map(|h| h.rank as usize).peekable();
+                let mut unjudged_weight = 0.0;
+                for rank in 1..=depth.min(num_ret) {
+                    if judged.next_if_eq(&rank).is_none() {
+                        unjudged_weight += (1.0 - p) * p.powf((rank - 1) as f64);
+                    }
+                }
+                unjudged_weight + p.powf(depth as f64)
+            }
+            Kind::Judged => {
+                let depth = k.min(num_ret);
+                if depth == 0 {
+                    return f64::NAN;
+                }
+                let judged = self
+                    .ranked
+                    .hits
+                    .iter()
+                    .take_while(|h| h.rank as usize <= depth)
+                    .count();
+                judged as f64 / depth as f64
+            }
+            Kind::Accuracy => {
+                let depth = k.min(num_ret);
+                let (mut rel_ret, mut nonrel_above_sum) = (0usize, 0usize);
+                for rank in self.relevant_ranks(t).take_while(|&r| r <= depth) {
+                    nonrel_above_sum += rank - 1 - rel_ret;
+                    rel_ret += 1;
+                }
+                let nonrel = depth - rel_ret;
+                if rel_ret == 0 || nonrel == 0 {
+                    return f64::NAN;
+                }
+                1.0 - nonrel_above_sum as f64 / (nonrel as f64 * rel_ret as f64)
+            }
+            Kind::Cwl(model, gains) => self.cwl(*model, *gains, t, measure.cutoff),
+            Kind::Compat(p, normalize) => self.compat(*p, *normalize),
+            Kind::F1 => {
+                if r == 0 {
+                    return f64::NAN;
+                }
+                let depth = measure.cutoff.unwrap_or(num_ret);
+                if depth == 0 {
+                    return 0.0;
+                }
+                let hits = self.relevant_within(t, depth) as f64;
+                let precision = hits / depth as f64;
+                let recall = hits / r as f64;
+                if precision + recall == 0.0 {
+                    0.0
+                } else {
+                    2.0 * ((precision * recall) / (precision + recall))
+                }
+            }
+            Kind::DcgBurges => self.dcg_burges(t, k),
+            Kind::NdcgBurges => {
+                let ideal = self.ideal_dcg_burges(t, k);
+                if ideal > 0.0 {
+                    self.dcg_burges(t, k) / ideal
+                } else {
+                    f64::NAN
+                }
+            }
+        }
+    }
+
+    /// gdeval's `err`: ranks up to k, grades above gdeval's maximum 4 count as 4.
+    fn err(&self, k: usize) -> f64 {
+        if self.judged.ideal.is_empty() {
+            // gdeval leaves out a topic without a positive judgment.
+            return f64::NAN;
+        }
+        let max = ERR_MAX_GRADE.exp2();
+        let (mut score, mut decay) = (0.0, 1.0);
+        // Ranks without a positive grade have r = 0: they change neither sum.
+        for h in self.ranked.hits.iter().filter(|h| h.grade > 0.0) {
+            let rank = h.rank as usize;
+            if rank > k {
+                break;
+            }
+            let r = (h.grade.min(ERR_MAX_GRADE).exp2() - 1.0) / max;
+            score += r * decay / rank as f64;
+            decay *= 1.0 - r;
+        }
+        score
+    }
+
+    /// gdeval's nDCG: `sum (2^g - 1) / ln(i + 1)` over the ranking and over the positive
+    /// grades in decreasing order, both cut at k.
+    fn ndcg_exp(&self, k: usize) -> f64 {
+        let dcg = self
+            .ranked
+            .hits
+            .iter()
+            .take_while(|h| h.rank as usize <= k)
+            .filter(|h| h.grade > 0.0)
+            .map(|h| (h.grade.exp2() - 1.0) / (h.rank as f64 + 1.0).ln())
+            .fold(0.0, add);
+        let ideal = self
+            .judged
+            .ideal
+            .iter()
+            .take(k)
+            .enumerate()
+            .map(|(i, g)| (g.exp2() - 1.0) / (i as f64 + 2.0).ln())
+            .fold(0.0, add);
+        if ideal > 0.0 { dcg / ideal } else { f64::NAN }
+    }
+
+    /// ranx's `dcg_burges`: `sum (2^g - 1) / log2(i + 1)` over the top k, grades below the
+    /// threshold gain nothing.
+    fn dcg_burges(&self, t: f64, k: usize) -> f64 {
+        self.ranked
+            .hits
+            .iter()
+            .take_while(|h| h.rank as usize <= k)
+            .filter(|h| h.grade >= t)
+            .map(|h| (h.grade.exp2() - 1.0) / (h.rank as f64 + 1.0).log2())
+            .fold(0.0, add)
+    }
+
+    fn ideal_dcg_burges(&self, t: f64, k: usize) -> f64 {
+        self.judged
+            .ideal
+            .iter()
+            .take_while(|g| **g >= t)
+            .take(k)
+            .enumerate()
+            .map(|(i, g)| (g.exp2() - 1.0) / (i as f64 + 2.0).log2())
+            .fold(0.0, add)
+    }
+
+    /// A C/W/L measure as cwl_eval computes it: over `CWL_DEPTH` ranks (gains 0 past the
+    /// ranking and for unjudged documents), the expected utility
+    /// `sum_i W_i g_i` with `W_i = C_i / sum_m C_m` and `C_i` the product of the
+    /// continuation probabilities of the ranks above i.
+    fn cwl(&self, model: CwlModel, gains: CwlGains, t: f64, cutoff: Option<usize>) -> f64 {
+        let gain_of_grade = |grade: f64| match gains {
+            CwlGains::Binary => f64::from(u8::from(grade >= t)),
+            CwlGains::Scaled { min_rel, max_rel } => {
+                (grade.max(0.0).clamp(min_rel, max_rel) - min_rel) / (max_rel - min_rel)
+            }
+        };
+        // Gains of the ranks with a judgment the ranking was prepared with; 0 elsewhere
+        // (unjudged, and judged with a grade that gains nothing unless min_rel < 0).
+        let mut g = vec![0.0; CWL_DEPTH];
+        for h in self.ranked.hits {
+            let rank = h.rank as usize;
+            if rank > CWL_DEPTH {
+                break;
+            }
+            g[rank - 1] = gain_of_grade(h.grade);
+        }
+        let k = cutoff.unwrap_or(CWL_DEPTH) as f64;
+        let (mut utility, mut mass, mut reach) = (0.0, 0.0, 1.0);
+        let mut cumulative_gain = 0.0;
+        for (i, &gain) in g.iter().enumerate() {
+            utility += reach * gain;
+            mass += reach;
+            cumulative_gain += gain;
+            let rank = (i + 1) as f64;
+            let c = match model {
+                CwlModel::Rbp(p) => p,
+                CwlModel::Sdcg => {
+                    if rank < k {
+                        (rank + 1.0).log2() / (rank + 2.0).log2()
+                    } else {
+                        0.0
+                    }
+                }
+                CwlModel::Nerr8 => {
+                    if rank < k {
+                        1.0 - gain
+                    } else {
+                        0.0
+                    }
+                }
+                CwlModel::Nerr9 => {
+                    if rank < k {
+                        (rank / (rank + 1.0)) * (1.0 - gain)
+                    } else {
+                        0.0
+                    }
+                }
+                CwlModel::Nerr10(phi) => phi * (1.0 - gain),
+                CwlModel::Nerr11(goal) => {
+                    ((rank + 2.0 * goal - 1.0) / (rank + 2.0 * goal)).powi(2) * (1.0 - gain)
+                }
+                CwlModel::Inst(goal) => {
+                    let remaining = goal - cumulative_gain;
+                    ((rank + goal + remaining - 1.0) / (rank + goal + remaining)).powi(2)
+                }
+                CwlModel::Insq(goal) => ((rank + 2.0 * goal - 1.0) / (rank + 2.0 * goal)).powi(2),
+                CwlModel::Bpm(goal) => f64::from(u8::from(cumulative_gain < goal && rank < k)),
+            };
+            reach *= c;
+        }
+        utility / mass
+    }
+
+    /// ir_measures' `Compat`: rank-biased overlap of the ranking with an ideal ranking of the
+    /// documents with a positive grade (by grade, ties in the order of the ranking, those not
+    /// retrieved last), to the depth of the longer of the two.
+    fn compat(&self, p: f64, normalize: bool) -> f64 {
+        let ideal = self.judged.ideal;
+        let n_ideal = ideal.len();
+        let depth = self.ranked.num_ret.max(n_ideal);
+        // Position in the ideal ranking of each retrieved document with a positive grade:
+        // the documents with a higher grade, then those of its grade ranked above it.
+        let mut retrieved: Vec<(f64, usize)> = self
+            .ranked
+            .hits
+            .iter()
+            .filter(|h| h.grade > 0.0)
+            .map(|h| (h.grade, h.rank as usize))
+            .collect();
+        retrieved.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        // `joins[d]`: documents in both prefixes from depth d on.
+        let mut joins = vec![0usize; depth + 1];
+        let mut i = 0;
+        while i < retrieved.len() {
+            let grade = retrieved[i].0;
+            let above = ideal.partition_point(|g| *g > grade);
+            let mut j = i;
+            while j < retrieved.len() && retrieved[j].0 == grade {
+                let position = above + (j - i) + 1;
+                let rank = retrieved[j].1;
+                if let Some(slot) = joins.get_mut(rank.max(position)) {
+                    *slot += 1;
+                }
+                j += 1;
+            }
+            i = j;
+        }
+        let (mut score, mut normalizer, mut best, mut weight) = (0.0, 0.0, 0.0, 1.0);
+        let mut overlap = 0usize;
+        for d in 1..=depth {
+            overlap += joins[d];
+            score += weight * overlap as f64 / d as f64;
+            best += weight * d.min(n_ideal) as f64 / d as f64;
+            normalizer += weight;
+            weight *= p;
+        }
+        if depth == 0 {
+            return 0.0;
+        }
+        let value = score / normalizer;
+        let best = best / normalizer;
+        if normalize && best > 0.0 {
+            value / best
+        } else {
+            value
         }
     }
 
