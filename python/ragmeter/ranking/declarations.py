@@ -136,6 +136,9 @@ class MeasureFamily:
     reference: str = "trec_eval 10.0 (the binary built from its sources) and pytrec_eval"
     #: How ir_measures or ranx differ, in one place.
     differences: str = ""
+    #: The gains are the grades whatever the relevance threshold (trec_eval's nDCG), where
+    #: ranx would set those below its relevance level to 0.
+    gains_ignore_threshold: bool = False
     #: ir_measures' spelling when the family is another family's ir_measures name with a
     #: parameter value: ``(name, parameter, value)`` (``nDCG(dcg='exp-log2')``); with
     #: :data:`ANY_VALUE` any value selects it and is read as usual (``NumRet(rel=2)``).
@@ -266,7 +269,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         trec_name="Rprec",
         aliases=("rprec", "r-precision"),
         ir_measures_name="Rprec",
-        ranx_name="r_precision",
+        ranx_name="r-precision",
         ir_measures_examples=("Rprec", "Rprec(rel=2)"),
         ir_measures_provider="pytrec_eval",
         citation=_BUCKLEY_VOORHEES,
@@ -463,6 +466,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="dcg",
+        gains_ignore_threshold=True,
         title="Discounted cumulative gain",
         kernel="dcg",
         formula="sum over ranks i of gain(grade_i) / log2(i + 1), gains from the gain table "
@@ -478,6 +482,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="ideal_dcg",
+        gains_ignore_threshold=True,
         title="Ideal discounted cumulative gain",
         kernel="ideal_dcg",
         formula="the DCG of the judged documents sorted by decreasing gain",
@@ -487,6 +492,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="ndcg",
+        gains_ignore_threshold=True,
         title="Normalized discounted cumulative gain",
         kernel="ndcg",
         formula="DCG@k / IDCG@k with DCG@k = sum over ranks i <= k of gain_i / log2(i + 1), "
@@ -534,6 +540,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="ndcg_cut",
+        gains_ignore_threshold=True,
         title="nDCG at cutoffs (trec_eval)",
         kernel="ndcg",
         formula="nDCG@k with linear gains (see ndcg)",
@@ -733,6 +740,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="ndcg_exp",
+        gains_ignore_threshold=True,
         title="nDCG with exponential gains (gdeval)",
         kernel="ndcg_exp",
         formula="DCG@k / IDCG@k with DCG@k = sum over ranks i <= k of (2^g_i - 1) / ln(i + 1), "
@@ -751,6 +759,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="rbp_graded",
+        gains_ignore_threshold=True,
         title="Rank-biased precision, graded (ir_measures' RBP)",
         kernel="rbp_graded",
         formula="(1 - p) * sum over ranks i <= k of g_i * p^(i-1), g_i the grade of a document "
@@ -899,7 +908,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         "desired gain (default 1)",
         ir_measures_name="NERR11",
         parameters=(("T", 1.0), ("min_rel", 0.0), ("max_rel", None)),
-        ir_measures_examples=("NERR11(max_rel=4)", "NERR11(T=2, max_rel=3)"),
+        ir_measures_examples=("NERR11(max_rel=4)", "NERR11(T=2.0, max_rel=3)"),
         ir_measures_provider="cwl_eval",
         citation=_NERR,
         reference=_CWL,
@@ -913,7 +922,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         "(g_1 + ... + g_i), T the desired gain (default 1)",
         ir_measures_name="INST",
         parameters=(("T", 1.0), ("min_rel", 0.0), ("max_rel", None)),
-        ir_measures_examples=("INST(max_rel=4)", "INST(T=2, max_rel=3)"),
+        ir_measures_examples=("INST(max_rel=4)", "INST(T=2.0, max_rel=3)"),
         ir_measures_provider="cwl_eval",
         citation="P. Bailey, A. Moffat, F. Scholer and P. Thomas, 'User Variability and IR "
         "System Evaluation', SIGIR 2015",
@@ -928,7 +937,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         "(default 1)",
         ir_measures_name="INSQ",
         parameters=(("T", 1.0), ("min_rel", 0.0), ("max_rel", None)),
-        ir_measures_examples=("INSQ(max_rel=4)", "INSQ(T=3, max_rel=2)"),
+        ir_measures_examples=("INSQ(max_rel=4)", "INSQ(T=3.0, max_rel=2)"),
         ir_measures_provider="cwl_eval",
         citation="A. Moffat, F. Scholer and P. Thomas, 'Models and Metrics: IR Evaluation as a "
         "User Process', ADCS 2012",
@@ -944,7 +953,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         cutoff="required",
         ir_measures_name="BPM",
         parameters=(("T", 1.0), ("min_rel", 0.0), ("max_rel", None)),
-        ir_measures_examples=("BPM(max_rel=4)@10", "BPM(T=2, max_rel=3)@5"),
+        ir_measures_examples=("BPM(max_rel=4)@10", "BPM(T=2.0, max_rel=3)@5"),
         ir_measures_provider="cwl_eval",
         citation="F. Zhang, Y. Liu, X. Li, M. Zhang, Y. Xu and S. Ma, 'Evaluating Web Search "
         "with a Bejeweled Player Model', SIGIR 2017",
@@ -953,6 +962,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="compat",
+        gains_ignore_threshold=True,
         title="Compatibility (rank-biased overlap with an ideal ranking)",
         kernel="compat",
         formula="RBO(ranking, ideal) = sum over d <= D of p^(d-1) * |ranking[:d] ∩ ideal[:d]| / "
