@@ -1274,8 +1274,8 @@ impl QueryView<'_> {
         }
         let (mut score, mut normalizer, mut best, mut weight) = (0.0, 0.0, 0.0, 1.0);
         let mut overlap = 0usize;
-        for d in 1..=depth {
-            overlap += joins[d];
+        for (d, joined) in joins.iter().enumerate().skip(1) {
+            overlap += joined;
             score += weight * overlap as f64 / d as f64;
             best += weight * d.min(n_ideal) as f64 / d as f64;
             normalizer += weight;
@@ -1894,8 +1894,9 @@ mod tests {
             let (_, cutoff, params) = KERNELS.iter().find(|k| k.0 == name).unwrap();
             let k = cutoff.map(|_| 5);
             let values: Vec<f64> = match params {
+                // Increasing: min_rel < max_rel where a kernel reads them.
                 Params::Exactly(n) | Params::ExactlyWithGains(n) | Params::AtLeast(n) => {
-                    vec![0.5; *n]
+                    (0..*n).map(|i| 0.5 + i as f64).collect()
                 }
                 _ => vec![],
             };
@@ -1942,5 +1943,313 @@ mod tests {
             let table = eval_one(&ranked, &judged, &Measure::new("ndcg", None, &[], Some(vec![]), None).unwrap(), 1.0);
             prop_assert!((linear.is_nan() && table.is_nan()) || (linear - table).abs() < 1e-12, "{linear} vs {table}");
         }
+    }
+
+    /// A prepared query from a ranking of judgments (None: unjudged) and the judged grades of
+    /// documents that were not retrieved.
+    fn prepared_with(ranked: &[Option<f64>], unretrieved: &[f64], all_judged: bool) -> Prepared {
+        let mut hits = RowsBuf::default();
+        hits.push_row(ranked.iter().enumerate().filter_map(|(i, g)| match g {
+            Some(g) if *g > 0.0 || all_judged => Some(Hit {
+                rank: (i + 1) as u32,
+                grade: *g,
+            }),
+            _ => None,
+        }));
+        let judged: Vec<f64> = ranked
+            .iter()
+            .flatten()
+            .chain(unretrieved)
+            .copied()
+            .collect();
+        let mut judged_positive = RowsBuf::default();
+        judged_positive.push_row(judged.iter().copied().filter(|g| *g > 0.0));
+        Prepared {
+            hits,
+            judged_positive,
+            retrieved: vec![ranked.len() as u32],
+            judged_count: vec![judged.len() as u32],
+            judged_negative: vec![judged.iter().filter(|g| **g < 0.0).count() as u32],
+            all_judged,
+        }
+    }
+
+    fn value_of(ranked: &[Option<f64>], unretrieved: &[f64], measure: &Measure, t: f64) -> f64 {
+        let p = prepared_with(ranked, unretrieved, measure.needs_all_judged());
+        let options = EvaluationOptions {
+            threshold: t,
+            judged_only: false,
+        };
+        evaluate(&p, std::slice::from_ref(measure), options).unwrap()[0]
+    }
+
+    /// The new kernels straight from their providers' code: full grade vectors, no hits.
+    fn naive_provider(
+        ranked: &[Option<f64>],
+        unretrieved: &[f64],
+        measure: &Measure,
+        t: f64,
+    ) -> f64 {
+        let grade = |i: usize| ranked[i].unwrap_or(0.0).max(0.0);
+        let n = ranked.len();
+        let k = measure.cutoff.unwrap_or(n).min(n);
+        let mut positive: Vec<f64> = ranked
+            .iter()
+            .flatten()
+            .chain(unretrieved)
+            .copied()
+            .filter(|g| *g > 0.0)
+            .collect();
+        positive.sort_by(|a, b| b.total_cmp(a));
+        let relevant = positive.iter().filter(|g| **g >= t).count();
+        match &measure.kind {
+            Kind::Err => {
+                if positive.is_empty() {
+                    return f64::NAN;
+                }
+                let (mut score, mut decay) = (0.0, 1.0);
+                for i in 0..k {
+                    let r = (2f64.powf(grade(i).min(4.0)) - 1.0) / 16.0;
+                    score += r * decay / (i + 1) as f64;
+                    decay *= 1.0 - r;
+                }
+                score
+            }
+            Kind::NdcgExp | Kind::NdcgBurges | Kind::DcgBurges => {
+                let gain = |g: f64| match measure.kind {
+                    Kind::NdcgExp => 2f64.powf(g) - 1.0,
+                    _ if g >= t => 2f64.powf(g) - 1.0,
+                    _ => 0.0,
+                };
+                let dcg: f64 = (0..k)
+                    .map(|i| gain(grade(i)) / ((i + 2) as f64).log2())
+                    .sum();
+                let kk = measure.cutoff.unwrap_or(usize::MAX);
+                let ideal: f64 = positive
+                    .iter()
+                    .take(kk)
+                    .enumerate()
+                    .map(|(i, g)| gain(*g) / ((i + 2) as f64).log2())
+                    .sum();
+                match measure.kind {
+                    Kind::DcgBurges => dcg,
+                    _ if ideal > 0.0 => dcg / ideal,
+                    _ => f64::NAN,
+                }
+            }
+            Kind::RbpGraded(p) => (0..k)
+                .map(|i| (1.0 - p) * p.powi(i as i32) * grade(i))
+                .sum(),
+            Kind::RbpGradedResidual(p) => {
+                let unjudged: f64 = (0..k)
+                    .filter(|&i| ranked[i].is_none())
+                    .map(|i| (1.0 - p) * p.powi(i as i32))
+                    .sum();
+                unjudged + p.powi(measure.cutoff.unwrap_or(n) as i32)
+            }
+            Kind::Judged => {
+                if k == 0 {
+                    f64::NAN
+                } else {
+                    (0..k).filter(|&i| ranked[i].is_some()).count() as f64 / k as f64
+                }
+            }
+            Kind::Accuracy => {
+                // ir_measures' accuracy provider, line by line.
+                let mut nonrels = vec![0usize];
+                for g in ranked.iter().take(k) {
+                    if g.unwrap_or(0.0) >= t {
+                        nonrels.push(*nonrels.last().unwrap());
+                    } else {
+                        *nonrels.last_mut().unwrap() += 1;
+                    }
+                }
+                let last = *nonrels.last().unwrap();
+                if nonrels.len() < 2 || last == 0 {
+                    return f64::NAN;
+                }
+                let above: usize = nonrels[..nonrels.len() - 1].iter().sum();
+                1.0 - above as f64 / (last as f64 * (nonrels.len() - 1) as f64)
+            }
+            Kind::F1 => {
+                if relevant == 0 {
+                    return f64::NAN;
+                }
+                let depth = measure.cutoff.unwrap_or(n);
+                let hits = (0..k).filter(|&i| ranked[i].unwrap_or(0.0) >= t).count() as f64;
+                let (p, r) = (hits / depth as f64, hits / relevant as f64);
+                if depth == 0 || p + r == 0.0 {
+                    0.0
+                } else {
+                    2.0 * p * r / (p + r)
+                }
+            }
+            Kind::Cwl(model, gains) => {
+                // cwl_eval's c vector over 1000 ranks, then W and the expected utility.
+                let g: Vec<f64> = (0..CWL_DEPTH)
+                    .map(|i| match (i < n, gains) {
+                        (false, _) => 0.0,
+                        (true, _) if ranked[i].is_none() => 0.0,
+                        (true, CwlGains::Binary) => f64::from(u8::from(grade(i) >= t)),
+                        (true, CwlGains::Scaled { min_rel, max_rel }) => {
+                            (grade(i).clamp(*min_rel, *max_rel) - min_rel) / (max_rel - min_rel)
+                        }
+                    })
+                    .collect();
+                let kk = measure.cutoff.unwrap_or(CWL_DEPTH) as f64;
+                let mut cum = 0.0;
+                let c: Vec<f64> = g
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &gi)| {
+                        cum += gi;
+                        let r = (i + 1) as f64;
+                        match model {
+                            CwlModel::Rbp(p) => *p,
+                            CwlModel::Sdcg if r < kk => (r + 1.0).log2() / (r + 2.0).log2(),
+                            CwlModel::Nerr8 if r < kk => 1.0 - gi,
+                            CwlModel::Nerr9 if r < kk => r / (r + 1.0) * (1.0 - gi),
+                            CwlModel::Sdcg | CwlModel::Nerr8 | CwlModel::Nerr9 => 0.0,
+                            CwlModel::Nerr10(p) => p * (1.0 - gi),
+                            CwlModel::Nerr11(tt) => {
+                                ((r + 2.0 * tt - 1.0) / (r + 2.0 * tt)).powi(2) * (1.0 - gi)
+                            }
+                            CwlModel::Inst(tt) => {
+                                let ti = tt - cum;
+                                ((r + tt + ti - 1.0) / (r + tt + ti)).powi(2)
+                            }
+                            CwlModel::Insq(tt) => ((r + 2.0 * tt - 1.0) / (r + 2.0 * tt)).powi(2),
+                            CwlModel::Bpm(tt) => f64::from(u8::from(cum < *tt && r < kk)),
+                        }
+                    })
+                    .collect();
+                let mut reach = vec![1.0; CWL_DEPTH];
+                for i in 1..CWL_DEPTH {
+                    reach[i] = reach[i - 1] * c[i - 1];
+                }
+                let total: f64 = reach.iter().sum();
+                (0..CWL_DEPTH).map(|i| reach[i] / total * g[i]).sum()
+            }
+            Kind::Compat(p, normalize) => {
+                // ir_measures' compat provider with sets (documents named by rank, the
+                // unretrieved ones by a negative index).
+                let ranking: Vec<i64> = (0..n as i64).collect();
+                let mut ideal: Vec<(f64, i64)> = ranked
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, g)| g.filter(|g| *g > 0.0).map(|g| (g, i as i64)))
+                    .chain(
+                        unretrieved
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, g)| **g > 0.0)
+                            .map(|(j, g)| (*g, -1 - j as i64)),
+                    )
+                    .collect();
+                ideal.sort_by(|a, b| {
+                    b.0.total_cmp(&a.0)
+                        .then((a.1 < 0).cmp(&(b.1 < 0)))
+                        .then(a.1.cmp(&b.1))
+                });
+                let ideal: Vec<i64> = ideal.into_iter().map(|x| x.1).collect();
+                let depth = n.max(ideal.len());
+                let rbo = |a: &[i64], b: &[i64]| {
+                    let (mut sa, mut sb) = (
+                        std::collections::HashSet::new(),
+                        std::collections::HashSet::new(),
+                    );
+                    let (mut score, mut norm, mut w) = (0.0, 0.0, 1.0);
+                    for i in 0..depth {
+                        if i < a.len() {
+                            sa.insert(a[i]);
+                        }
+                        if i < b.len() {
+                            sb.insert(b[i]);
+                        }
+                        score += w * sa.intersection(&sb).count() as f64 / (i + 1) as f64;
+                        norm += w;
+                        w *= p;
+                    }
+                    if depth == 0 { 0.0 } else { score / norm }
+                };
+                let score = rbo(&ranking, &ideal);
+                let best = rbo(&ideal, &ideal);
+                if *normalize && best > 0.0 {
+                    score / best
+                } else {
+                    score
+                }
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    fn provider_kernels(k: usize) -> Vec<Measure> {
+        let mk = |kernel: &str, cutoff: Option<usize>, params: &[f64]| {
+            Measure::new(kernel, cutoff, params, None, None).unwrap()
+        };
+        let mut out = vec![];
+        for cutoff in [Some(k), None] {
+            for kernel in [
+                "err",
+                "ndcg_exp",
+                "judged",
+                "accuracy",
+                "f1",
+                "dcg_burges",
+                "ndcg_burges",
+            ] {
+                out.push(mk(kernel, cutoff, &[]));
+            }
+            out.push(mk("rbp_graded", cutoff, &[0.8]));
+            out.push(mk("rbp_graded_residual", cutoff, &[0.7]));
+        }
+        for kernel in ["sdcg", "nerr8", "nerr9"] {
+            out.push(mk(kernel, Some(k), &[0.0, 4.0]));
+            out.push(mk(kernel, Some(k), &[1.0, 3.0]));
+        }
+        for (kernel, x) in [
+            ("nerr10", 0.9),
+            ("nerr11", 2.0),
+            ("inst", 1.0),
+            ("insq", 3.0),
+        ] {
+            out.push(mk(kernel, None, &[x, 0.0, 4.0]));
+            out.push(mk(kernel, None, &[x, -1.0, 2.0]));
+        }
+        out.push(mk("bpm", Some(k), &[2.0, 0.0, 3.0]));
+        out.push(mk("rbp_binary", None, &[0.8]));
+        out.push(mk("compat", None, &[0.95, 1.0]));
+        out.push(mk("compat", None, &[0.8, 0.0]));
+        out
+    }
+
+    proptest! {
+        /// ir_measures' and ranx's kernels equal the providers' definitions written plainly.
+        #[test]
+        fn provider_kernels_match_naive_definitions(
+            ranked in proptest::collection::vec(prop_oneof![Just(None), Just(Some(-1.0)), Just(Some(0.0)), Just(Some(1.0)), Just(Some(2.0)), Just(Some(3.0)), Just(Some(4.0)), Just(Some(6.0))], 0..40),
+            unretrieved in proptest::collection::vec(prop_oneof![Just(0.0), Just(1.0), Just(2.0), Just(4.0), Just(-1.0)], 0..10),
+            k in 1usize..50,
+            t in prop_oneof![Just(1.0), Just(2.0), Just(0.5)],
+        ) {
+            for measure in provider_kernels(k) {
+                let fast = value_of(&ranked, &unretrieved, &measure, t);
+                let slow = naive_provider(&ranked, &unretrieved, &measure, t);
+                let ok = (fast.is_nan() && slow.is_nan()) || (fast - slow).abs() <= 1e-12 * slow.abs().max(1.0);
+                prop_assert!(ok, "{measure:?}: {fast} vs {slow}");
+            }
+        }
+    }
+
+    #[test]
+    fn cwl_measures_read_1000_ranks() {
+        // A relevant document at rank 1001 changes nothing; at rank 1000 it counts.
+        let mut ranked = vec![None; 1001];
+        ranked[1000] = Some(4.0);
+        let insq = Measure::new("insq", None, &[1.0, 0.0, 4.0], None, None).unwrap();
+        assert_eq!(value_of(&ranked, &[], &insq, 1.0), 0.0);
+        ranked[999] = Some(4.0);
+        assert!(value_of(&ranked, &[], &insq, 1.0) > 0.0);
     }
 }
