@@ -11,8 +11,11 @@ or averaged weights), so their runs have distinct scores, distinct across querie
 (trectools averages the weights of equal consecutive scores across query boundaries).
 
 Undefined values: ragmeter leaves a value undefined (``zero_division=np.nan``) where the
-provider leaves the query out, reports its default 0, or fails (the accuracy provider divides
-by zero when every retrieved document is relevant).
+provider leaves the query out, reports its default 0 or NaN, or fails (the accuracy provider
+divides by zero when every retrieved document is relevant).
+
+Diversity families (pyndeval) get judgments by subtopic, ``{query: {doc: {subtopic: grade}}}``,
+given to ir_measures as qrels with an iteration column.
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ import logging
 import math
 import random
 import warnings
+
+import contextlib
+import io
 
 import ir_measures
 import numpy as np
@@ -56,11 +62,24 @@ def test_every_example_is_read_by_ir_measures_and_names_its_family():
         assert ragmeter.ranking.parse_metric(example).family is fam, example
 
 
+def as_ir_measures_qrels(qrels):
+    """Diversity judgments as ir_measures reads them: qrels with an iteration column."""
+    return [
+        ir_measures.Qrel(q, doc, grade, subtopic)
+        for q, judged in qrels.items()
+        for doc, by_subtopic in judged.items()
+        for subtopic, grade in by_subtopic.items()
+    ]
+
+
 def expected_values(provider_name, example, qrels, run):
     """{query: value} from the provider; a query it cannot score is left out."""
     provider = getattr(ir_measures, provider_name)
     measure = ir_measures.parse_measure(example)
-    with warnings.catch_warnings():
+    if any(isinstance(g, dict) for judged in qrels.values() for g in judged.values()):
+        qrels = as_ir_measures_qrels(qrels)
+    # pyndeval warns on stderr when every query has a single subtopic.
+    with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
         warnings.simplefilter("ignore")
         try:
             return {m.query_id: m.value for m in provider.iter_calc([measure], qrels, run)}
@@ -87,7 +106,7 @@ def compare(fam, example, qrels, run):
         got, want = ours[q], expected.get(q)
         context = (example, q, qrels[q], sorted(run[q].items(), key=lambda d: -d[1])[:30])
         if isinstance(got, float) and math.isnan(got):
-            assert want is None or want == 0, context
+            assert want is None or want == 0 or math.isnan(want), context
         else:
             assert want is not None, context
             assert got == pytest.approx(want, abs=tolerance, rel=1e-9), context
@@ -99,8 +118,26 @@ def _scores(n, rng, ties, offset):
     return [(offset + i + 1) / 1024 for i in rng.sample(range(n * 4), n)]
 
 
-def fixed_cases():
+def fixed_cases(fam):
     """(qrels, run) pairs for edge cases; query ids are numbers (gdeval refuses others)."""
+    if fam.subtopic_judgments:
+        return [(by_subtopic(qrels, seed), run) for seed, (qrels, run) in enumerate(_graded())]
+    return _graded()
+
+
+def by_subtopic(qrels, seed):
+    """Each judgment spread over up to three subtopics (its grade on some, others 0)."""
+    rng = random.Random(seed)
+    return {
+        q: {
+            doc: {s: (grade if rng.random() < 0.6 else 0) for s in rng.sample("abc", 2)}
+            for doc, grade in judged.items()
+        }
+        for q, judged in qrels.items()
+    }
+
+
+def _graded():
     cases = []
     docs = [f"d{i}" for i in range(1300)]
     rng = random.Random(11)
@@ -137,7 +174,7 @@ def fixed_cases():
 
 @pytest.mark.parametrize(("fam", "example"), CASES, ids=IDS)
 def test_fixed_cases(fam, example):
-    for qrels, run in fixed_cases():
+    for qrels, run in fixed_cases(fam):
         compare(fam, example, qrels, run)
 
 
@@ -145,15 +182,19 @@ doc_ids = st.sampled_from([f"d{i}" for i in range(25)] + ["D2", "x7", "d100"])
 
 
 @st.composite
-def queries(draw, ties):
+def queries(draw, ties, subtopics):
     n = draw(st.integers(1, 6))
     qrels, run = {}, {}
     offset = 0
     for q in range(1, n + 1):
         # pytrec_eval reads uninitialised memory for a query without a judgment >= 0 or
         # without a ranked document (see test_ranking_oracle.py): every query has both.
-        judged = draw(st.dictionaries(doc_ids, st.integers(-1, 4), min_size=1, max_size=14))
-        judged[draw(doc_ids)] = draw(st.integers(0, 4))
+        if subtopics:
+            grades = st.dictionaries(st.sampled_from("abcd"), st.integers(0, 3), min_size=1)
+            judged = draw(st.dictionaries(doc_ids, grades, min_size=1, max_size=14))
+        else:
+            judged = draw(st.dictionaries(doc_ids, st.integers(-1, 4), min_size=1, max_size=14))
+            judged[draw(doc_ids)] = draw(st.integers(0, 4))
         ranked = draw(st.lists(doc_ids, unique=True, min_size=1, max_size=22))
         rng = random.Random(draw(st.integers(0, 2**32)))
         scores = _scores(len(ranked), rng, ties, offset)
@@ -172,7 +213,7 @@ def queries(draw, ties):
 @given(data=st.data())
 def test_matches_the_provider_per_query(fam, example, data):
     ties = fam.ir_measures_provider in TREC_TIES and data.draw(st.booleans())
-    qrels, run = data.draw(queries(ties))
+    qrels, run = data.draw(queries(ties, fam.subtopic_judgments))
     compare(fam, example, qrels, run)
 
 

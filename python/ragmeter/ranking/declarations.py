@@ -82,6 +82,25 @@ _CWL_DIFFERENCES = (
     "cwl_eval (as ir_measures runs it) reads the first 1000 ranks, and so does ragmeter; "
     "ir_measures breaks ties in scores by run order, ragmeter as trec_eval (doc id descending)."
 )
+_NDEVAL = "ndeval 4.5 (TREC Web track) as pyndeval 0.0.8 runs it, through ir_measures 0.4"
+_CLARKE_2008 = (
+    "C. L. A. Clarke, M. Kolla, G. V. Cormack, O. Vechtomova, A. Ashkan, S. Büttcher and I. "
+    "MacKinnon, 'Novelty and Diversity in Information Retrieval Evaluation', SIGIR 2008"
+)
+_AGRAWAL = (
+    "R. Agrawal, S. Gollapudi, A. Halverson and S. Ieong, 'Diversifying Search Results', "
+    "WSDM 2009"
+)
+_DIVERSITY_UNDEFINED = "no judged document is relevant to any subtopic (ndeval then reports 0)"
+_NOVELTY = (
+    "the subtopics of a document are those it is judged relevant to (grade >= rel, default "
+    "1); A counts the subtopics some document is relevant to; the novelty score of rank i is "
+    "the sum over its subtopics s of (1 - alpha)^(documents above i relevant to s)"
+)
+_DIVERSITY_DIFFERENCES = (
+    "pyndeval orders tied scores by doc id ascending, ragmeter as trec_eval (descending); "
+    "pyndeval takes cutoffs up to 20, ragmeter any."
+)
 _RANX = (
     "E. Bassani, 'ranx: A Blazing-Fast Python Library for Ranking Evaluation and Comparison', "
     "ECIR 2022"
@@ -139,6 +158,8 @@ class MeasureFamily:
     #: The gains are the grades whatever the relevance threshold (trec_eval's nDCG), where
     #: ranx would set those below its relevance level to 0.
     gains_ignore_threshold: bool = False
+    #: Reads diversity judgments ``{query: {doc: {subtopic: grade}}}`` (and only those).
+    subtopic_judgments: bool = False
     #: ir_measures' spelling when the family is another family's ir_measures name with a
     #: parameter value: ``(name, parameter, value)`` (``nDCG(dcg='exp-log2')``); with
     #: :data:`ANY_VALUE` any value selects it and is read as usual (``NumRet(rel=2)``).
@@ -981,6 +1002,159 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         "ideal ranking's ties by run score with 0 for documents not retrieved (so they go "
         "before retrieved documents with a negative score); ragmeter breaks ties as trec_eval "
         "and puts them last. The grades ignore the relevance threshold.",
+    ),
+    # ---- ir_measures' diversity families (pyndeval), over subtopic judgments ----
+    MeasureFamily(
+        name="alpha_ndcg",
+        title="alpha-nDCG (diversity)",
+        kernel="alpha_ndcg",
+        formula=_NOVELTY + "; alpha-DCG@k = sum over i <= k of score_i / log2(i + 1), divided "
+        "by that of ndeval's greedy ideal ranking (at each rank the judged document with the "
+        "highest score, ties to the greatest doc id); 0 when the run's alpha-DCG@k is 0",
+        undefined=_DIVERSITY_UNDEFINED,
+        cutoff="required",
+        aliases=("α_nDCG",),
+        ir_measures_name="alpha_nDCG",
+        parameters=(("alpha", 0.5),),
+        ir_measures_examples=("alpha_nDCG@10", "alpha_nDCG(alpha=0.8)@5", "alpha_nDCG(rel=2)@20"),
+        ir_measures_provider="pyndeval",
+        subtopic_judgments=True,
+        citation=_CLARKE_2008,
+        reference=_NDEVAL,
+        differences=_DIVERSITY_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="alpha_dcg",
+        title="alpha-DCG (diversity)",
+        kernel="alpha_dcg",
+        formula=_NOVELTY + "; sum over i <= k of score_i / log2(i + 1), divided (for k >= 2, "
+        "as ndeval) by the same sum for A subtopics at every rank",
+        undefined=_DIVERSITY_UNDEFINED,
+        cutoff="required",
+        aliases=("α_DCG",),
+        ir_measures_name="alpha_DCG",
+        parameters=(("alpha", 0.5),),
+        ir_measures_examples=("alpha_DCG@10", "alpha_DCG(alpha=0.3)@1"),
+        ir_measures_provider="pyndeval",
+        subtopic_judgments=True,
+        citation=_CLARKE_2008,
+        reference=_NDEVAL,
+        differences=_DIVERSITY_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="err_ia",
+        title="Intent-aware ERR (diversity)",
+        kernel="err_ia",
+        formula=_NOVELTY + "; sum over i <= k of score_i / i, divided (for k >= 2, as ndeval) "
+        "by the same sum for A subtopics at every rank",
+        undefined=_DIVERSITY_UNDEFINED,
+        cutoff="required",
+        ir_measures_name="ERR_IA",
+        parameters=(("alpha", 0.5),),
+        ir_measures_examples=("ERR_IA@10", "ERR_IA(rel=2)@5"),
+        ir_measures_provider="pyndeval",
+        subtopic_judgments=True,
+        citation="O. Chapelle, S. Ji, C. Liao, E. Velipasaoglu, L. Lai and S.-L. Wu, "
+        "'Intent-based diversification of web search results', Information Retrieval 14, 2011",
+        reference=_NDEVAL,
+        differences=_DIVERSITY_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="nerr_ia",
+        title="Intent-aware ERR, normalized (diversity)",
+        kernel="nerr_ia",
+        formula="ERR-IA@k divided by that of ndeval's greedy ideal ranking (see alpha_ndcg); 0 "
+        "when the run's alpha-DCG@k is 0",
+        undefined=_DIVERSITY_UNDEFINED,
+        cutoff="required",
+        ir_measures_name="nERR_IA",
+        parameters=(("alpha", 0.5),),
+        ir_measures_examples=("nERR_IA@10", "nERR_IA@3"),
+        ir_measures_provider="pyndeval",
+        subtopic_judgments=True,
+        citation="O. Chapelle et al., Information Retrieval 14, 2011; ndeval",
+        reference=_NDEVAL,
+        differences=_DIVERSITY_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="p_ia",
+        title="Intent-aware precision (diversity)",
+        kernel="p_ia",
+        formula="(sum over the top k documents of the number of subtopics each is relevant to) "
+        "/ (k * A)",
+        undefined=_DIVERSITY_UNDEFINED,
+        cutoff="required",
+        ir_measures_name="P_IA",
+        ir_measures_examples=("P_IA@10", "P_IA(rel=2)@5"),
+        ir_measures_provider="pyndeval",
+        subtopic_judgments=True,
+        citation=_AGRAWAL,
+        reference=_NDEVAL,
+        differences=_DIVERSITY_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="st_recall",
+        title="Subtopic recall (diversity)",
+        kernel="st_recall",
+        formula="|subtopics some top-k document is relevant to| / A",
+        undefined=_DIVERSITY_UNDEFINED,
+        cutoff="required",
+        aliases=("strec",),
+        ir_measures_name="StRecall",
+        ir_measures_examples=("StRecall@10", "StRecall@2"),
+        ir_measures_provider="pyndeval",
+        subtopic_judgments=True,
+        citation="C. Zhai, W. W. Cohen and J. Lafferty, 'Beyond Independent Relevance', "
+        "SIGIR 2003",
+        reference=_NDEVAL,
+        differences=_DIVERSITY_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="ap_ia",
+        title="Intent-aware average precision (diversity)",
+        kernel="ap_ia",
+        formula="the mean over the A subtopics of AP with the documents relevant to the "
+        "subtopic as relevant (over the whole ranking)",
+        undefined=_DIVERSITY_UNDEFINED,
+        ir_measures_name="AP_IA",
+        ir_measures_examples=("AP_IA", "AP_IA(rel=2)"),
+        ir_measures_provider="pyndeval",
+        subtopic_judgments=True,
+        citation=_AGRAWAL,
+        reference=_NDEVAL,
+        differences=_DIVERSITY_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="nrbp",
+        title="Novelty- and rank-biased precision (diversity)",
+        kernel="nrbp",
+        formula=_NOVELTY + "; (1 - (1 - alpha) beta) / A * sum over all ranks i of score_i * "
+        "beta^(i-1), beta the patience",
+        undefined=_DIVERSITY_UNDEFINED,
+        ir_measures_name="NRBP",
+        parameters=(("alpha", 0.5), ("beta", 0.5)),
+        ir_measures_examples=("NRBP", "NRBP(alpha=0.3, beta=0.8)"),
+        ir_measures_provider="pyndeval",
+        subtopic_judgments=True,
+        citation="C. L. A. Clarke, M. Kolla and O. Vechtomova, 'An Effectiveness Measure for "
+        "Ambiguous and Underspecified Queries', ICTIR 2009",
+        reference=_NDEVAL,
+        differences=_DIVERSITY_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="nnrbp",
+        title="Normalized NRBP (diversity)",
+        kernel="nnrbp",
+        formula="NRBP divided by that of ndeval's greedy ideal ranking (see alpha_ndcg)",
+        undefined=_DIVERSITY_UNDEFINED + "; pyndeval divides 0 by 0 there",
+        ir_measures_name="nNRBP",
+        parameters=(("alpha", 0.5), ("beta", 0.5)),
+        ir_measures_examples=("nNRBP", "nNRBP(beta=0.9)"),
+        ir_measures_provider="pyndeval",
+        subtopic_judgments=True,
+        citation="C. L. A. Clarke, M. Kolla and O. Vechtomova, ICTIR 2009",
+        reference=_NDEVAL,
+        differences=_DIVERSITY_DIFFERENCES,
     ),
     # ---- ranx's measures that trec_eval lacks, with ranx's semantics ----
     MeasureFamily(

@@ -161,7 +161,7 @@ def _variant_table() -> dict[str, list[tuple[str, object, MeasureFamily]]]:
 _VARIANTS = _variant_table()
 
 _GENERAL = re.compile(
-    r"^(?P<name>[A-Za-z0-9_\-]+?)"
+    r"^(?P<name>[\w\-]+?)"
     r"(?:\((?P<params>.*)\))?"
     r"(?:@(?P<cutoff>[0-9.eE+]+))?"
     r"(?:-l(?P<level>[0-9]+(?:\.[0-9]+)?))?$"

@@ -20,7 +20,7 @@
 
 use rayon::prelude::*;
 
-use crate::prepare::Prepared;
+use crate::prepare::{Prepared, SubtopicGrade};
 use crate::{CoreError, CoreResult};
 
 /// A ranked judged document: its 1-based rank and its grade.
@@ -141,6 +141,32 @@ pub enum Kind {
     DcgBurges,
     /// ranx's nDCG with gains 2^g - 1 (Burges et al.), gains below the threshold 0.
     NdcgBurges,
+    /// A diversity measure of ndeval (pyndeval) over subtopic judgments, with its redundancy
+    /// intolerance alpha and its patience beta.
+    Diversity(Diversity, f64, f64),
+}
+
+/// ndeval's novelty and diversity measures (TREC Web track).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Diversity {
+    /// alpha-DCG@k over ndeval's "ideal ideal" (every subtopic at every rank).
+    AlphaDcg,
+    /// alpha-nDCG@k over the greedy ideal ranking.
+    AlphaNdcg,
+    /// Intent-aware ERR@k over the "ideal ideal".
+    ErrIa,
+    /// Intent-aware ERR@k over the greedy ideal ranking.
+    NErrIa,
+    /// Intent-aware precision@k.
+    PIa,
+    /// Subtopic recall@k.
+    StRecall,
+    /// Intent-aware average precision.
+    ApIa,
+    /// Novelty- and rank-biased precision.
+    Nrbp,
+    /// NRBP over the greedy ideal ranking's.
+    NNrbp,
 }
 
 /// The user model of a C/W/L measure: its continuation probability at each rank.
@@ -236,6 +262,15 @@ const KERNELS: &[(&str, Option<bool>, Params)] = &[
     ("f1", Some(false), Params::None),
     ("dcg_burges", Some(false), Params::None),
     ("ndcg_burges", Some(false), Params::None),
+    ("alpha_dcg", Some(true), Params::Exactly(1)),
+    ("alpha_ndcg", Some(true), Params::Exactly(1)),
+    ("err_ia", Some(true), Params::Exactly(1)),
+    ("nerr_ia", Some(true), Params::Exactly(1)),
+    ("p_ia", Some(true), Params::None),
+    ("st_recall", Some(true), Params::None),
+    ("ap_ia", None, Params::None),
+    ("nrbp", None, Params::Exactly(2)),
+    ("nnrbp", None, Params::Exactly(2)),
 ];
 
 #[derive(Clone, Copy, Debug)]
@@ -460,6 +495,31 @@ impl Measure {
             "f1" => Kind::F1,
             "dcg_burges" => Kind::DcgBurges,
             "ndcg_burges" => Kind::NdcgBurges,
+            "alpha_dcg" | "alpha_ndcg" | "err_ia" | "nerr_ia" | "p_ia" | "st_recall" | "ap_ia"
+            | "nrbp" | "nnrbp" => {
+                let which = match kernel {
+                    "alpha_dcg" => Diversity::AlphaDcg,
+                    "alpha_ndcg" => Diversity::AlphaNdcg,
+                    "err_ia" => Diversity::ErrIa,
+                    "nerr_ia" => Diversity::NErrIa,
+                    "p_ia" => Diversity::PIa,
+                    "st_recall" => Diversity::StRecall,
+                    "ap_ia" => Diversity::ApIa,
+                    "nrbp" => Diversity::Nrbp,
+                    _ => Diversity::NNrbp,
+                };
+                let alpha = params.first().copied().unwrap_or(0.5);
+                let beta = params.get(1).copied().unwrap_or(0.5);
+                if !(0.0..=1.0).contains(&alpha) || !(0.0..=1.0).contains(&beta) {
+                    return Err(CoreError::argument(
+                        "metrics",
+                        format!(
+                            "{kernel}: alpha and beta must be in [0, 1], got {alpha} and {beta}"
+                        ),
+                    ));
+                }
+                Kind::Diversity(which, alpha, beta)
+            }
             _ => unreachable!("every name of KERNELS is matched"),
         };
         Ok(Measure {
@@ -493,6 +553,11 @@ impl Measure {
             | Kind::Ndcg(Some(pairs)) => !pairs.is_empty(),
             _ => false,
         }
+    }
+
+    /// Whether the measure reads diversity judgments (`{doc: {subtopic: grade}}`).
+    pub fn reads_subtopics(&self) -> bool {
+        matches!(self.kind, Kind::Diversity(..))
     }
 
     /// Whether the measure reads the relevance list rank by rank (rebuilt per query).
@@ -556,6 +621,7 @@ pub fn evaluate(
     }
     let hits = prepared.hits.view();
     let judged_positive = prepared.judged_positive.view();
+    let subtopics = prepared.subtopics.as_ref().map(|rows| rows.view());
     let needs_list = measures.iter().any(Measure::reads_relevance_list);
     values
         .par_chunks_mut(n_measures)
@@ -582,6 +648,8 @@ pub fn evaluate(
                 judged,
                 relevance: &scratch.relevance,
                 threshold,
+                subtopics: subtopics.map_or(&[][..], |rows| rows.row(q)),
+                n_judged: prepared.judged_count[q] as usize,
             };
             for (slot, measure) in out.iter_mut().zip(measures) {
                 *slot = query.value(measure);
@@ -600,6 +668,26 @@ fn check_prepared_for(
         return Err(CoreError::argument(
             "metrics",
             "internal: these measures need the rankings prepared with every judged document",
+        ));
+    }
+    let with_subtopics = prepared.subtopics.is_some();
+    if let Some(m) = measures
+        .iter()
+        .find(|m| m.reads_subtopics() != with_subtopics)
+    {
+        return Err(CoreError::argument(
+            "metrics",
+            if with_subtopics {
+                format!(
+                    "{:?} reads judgments {{doc: grade}}, but these are diversity judgments {{doc: {{subtopic: grade}}}}",
+                    m.kind
+                )
+            } else {
+                format!(
+                    "{:?} needs diversity judgments {{doc: {{subtopic: grade}}}}",
+                    m.kind
+                )
+            },
         ));
     }
     Ok(())
@@ -877,6 +965,10 @@ struct QueryView<'a> {
     /// The relevance list (filled only when a measure reads it).
     relevance: &'a [f64],
     threshold: f64,
+    /// Diversity judgments (empty without them).
+    subtopics: &'a [SubtopicGrade],
+    /// Judged documents of the query.
+    n_judged: usize,
 }
 
 impl QueryView<'_> {
@@ -1092,6 +1184,9 @@ impl QueryView<'_> {
                     2.0 * ((precision * recall) / (precision + recall))
                 }
             }
+            Kind::Diversity(which, alpha, beta) => {
+                self.diversity(*which, *alpha, *beta, t, measure.cutoff)
+            }
             Kind::DcgBurges => self.dcg_burges(t, k),
             Kind::NdcgBurges => {
                 let ideal = self.ideal_dcg_burges(t, k);
@@ -1099,6 +1194,140 @@ impl QueryView<'_> {
                     self.dcg_burges(t, k) / ideal
                 } else {
                     f64::NAN
+                }
+            }
+        }
+    }
+
+    /// ndeval's diversity measures (version 4.5, as pyndeval runs it). A document's subtopics
+    /// are those it is judged relevant to (grade >= t); only the subtopics some document is
+    /// relevant to count (A of them). Undefined when A = 0.
+    fn diversity(
+        &self,
+        which: Diversity,
+        alpha: f64,
+        beta: f64,
+        t: f64,
+        cutoff: Option<usize>,
+    ) -> f64 {
+        let sets = SubtopicSets::new(self.subtopics, self.n_judged, t);
+        let a = sets.n_covered();
+        if a == 0 {
+            return f64::NAN;
+        }
+        let af = a as f64;
+        // The subtopics of the document at each rank (empty: unjudged or relevant to none).
+        let mut at_rank: Vec<&[u32]> = vec![&[]; self.ranked.num_ret];
+        for h in self.ranked.hits {
+            // With diversity judgments a hit's grade is 1 + its document's index.
+            let doc = h.grade as usize - 1;
+            if let Some(slot) = at_rank.get_mut(h.rank as usize - 1) {
+                *slot = sets.of(doc);
+            }
+        }
+        let k = cutoff.unwrap_or(usize::MAX);
+        let top = &at_rank[..at_rank.len().min(k)];
+        let discount = |i: usize| 2f64.ln() / ((i + 2) as f64).ln();
+        // ndeval's "ideal ideal": every subtopic at every rank, its gain decaying by 1 - alpha.
+        let ideal_ideal = |weight: &dyn Fn(usize) -> f64| {
+            let (mut sum, mut gain) = (0.0, af);
+            for i in 0..k {
+                let term = gain * weight(i);
+                // The terms only decrease: once one changes nothing, none will.
+                if sum + term == sum && i > 0 {
+                    break;
+                }
+                sum += term;
+                gain *= 1.0 - alpha;
+            }
+            sum
+        };
+        // ndeval divides by the "ideal ideal" from rank 2 on only.
+        let normalize = |x: f64, ideal: f64| if k >= 2 { x / ideal } else { x };
+        match which {
+            Diversity::AlphaDcg | Diversity::AlphaNdcg | Diversity::ErrIa | Diversity::NErrIa => {
+                let dcg_like = matches!(which, Diversity::AlphaDcg | Diversity::AlphaNdcg);
+                let weight = |i: usize| {
+                    if dcg_like {
+                        discount(i)
+                    } else {
+                        1.0 / (i + 1) as f64
+                    }
+                };
+                let cumulate = |scores: &[f64]| {
+                    scores
+                        .iter()
+                        .enumerate()
+                        .map(|(i, s)| {
+                            if dcg_like {
+                                s * discount(i)
+                            } else {
+                                s / (i + 1) as f64
+                            }
+                        })
+                        .fold(0.0, add)
+                };
+                let run_scores = novelty_scores(top, sets.n_subtopics(), alpha);
+                let norm = ideal_ideal(&weight);
+                let run = normalize(cumulate(&run_scores), norm);
+                if matches!(which, Diversity::AlphaDcg | Diversity::ErrIa) {
+                    return run;
+                }
+                // ndeval's renormalisation: 0 unless the run's alpha-DCG is positive.
+                let run_dcg = run_scores
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| s * discount(i))
+                    .fold(0.0, add);
+                if run_dcg == 0.0 {
+                    return 0.0;
+                }
+                let ideal = normalize(cumulate(&sets.greedy_ideal(alpha, k)), norm);
+                run / ideal
+            }
+            Diversity::PIa => {
+                let count: usize = top.iter().map(|s| s.len()).sum();
+                count as f64 / (k as f64 * af)
+            }
+            Diversity::StRecall => {
+                let mut seen = vec![false; sets.n_subtopics()];
+                let mut covered = 0usize;
+                for &s in top.iter().flat_map(|s| s.iter()) {
+                    if !std::mem::replace(&mut seen[s as usize], true) {
+                        covered += 1;
+                    }
+                }
+                covered as f64 / af
+            }
+            Diversity::ApIa => {
+                let mut count = vec![0usize; sets.n_subtopics()];
+                let mut total = vec![0.0; sets.n_subtopics()];
+                for (i, subtopics) in at_rank.iter().enumerate() {
+                    for &s in subtopics.iter() {
+                        count[s as usize] += 1;
+                        total[s as usize] += count[s as usize] as f64 / (i + 1) as f64;
+                    }
+                }
+                let sum = (0..sets.n_subtopics())
+                    .filter(|&s| sets.n_relevant(s) > 0)
+                    .map(|s| total[s] / sets.n_relevant(s) as f64)
+                    .fold(0.0, add);
+                sum / af
+            }
+            Diversity::Nrbp | Diversity::NNrbp => {
+                let nrbp = |scores: &[f64]| {
+                    let (mut sum, mut decay) = (0.0, 1.0);
+                    for s in scores {
+                        sum += s * decay;
+                        decay *= beta;
+                    }
+                    sum * (1.0 - (1.0 - alpha) * beta) / af
+                };
+                let run = nrbp(&novelty_scores(&at_rank, sets.n_subtopics(), alpha));
+                if which == Diversity::Nrbp {
+                    run
+                } else {
+                    run / nrbp(&sets.greedy_ideal(alpha, usize::MAX))
                 }
             }
         }
@@ -1670,6 +1899,120 @@ impl QueryView<'_> {
     }
 }
 
+/// The subtopics each judged document of a query is relevant to.
+struct SubtopicSets {
+    offsets: Vec<usize>,
+    subtopics: Vec<u32>,
+    /// Documents relevant to each subtopic.
+    relevant: Vec<usize>,
+}
+
+impl SubtopicSets {
+    fn new(judgments: &[SubtopicGrade], n_docs: usize, t: f64) -> Self {
+        let n_subtopics = judgments
+            .iter()
+            .map(|j| j.subtopic as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let mut per_doc: Vec<Vec<u32>> = vec![Vec::new(); n_docs];
+        let mut relevant = vec![0usize; n_subtopics];
+        for j in judgments.iter().filter(|j| j.grade >= t) {
+            if let Some(doc) = per_doc.get_mut(j.doc as usize) {
+                doc.push(j.subtopic);
+                relevant[j.subtopic as usize] += 1;
+            }
+        }
+        let mut offsets = vec![0];
+        let mut subtopics = Vec::new();
+        for mut doc in per_doc {
+            doc.sort_unstable();
+            doc.dedup();
+            subtopics.extend(doc);
+            offsets.push(subtopics.len());
+        }
+        SubtopicSets {
+            offsets,
+            subtopics,
+            relevant,
+        }
+    }
+
+    fn n_docs(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    fn n_subtopics(&self) -> usize {
+        self.relevant.len()
+    }
+
+    fn n_relevant(&self, subtopic: usize) -> usize {
+        self.relevant[subtopic]
+    }
+
+    /// Subtopics some document is relevant to (ndeval's `actualSubtopics`).
+    fn n_covered(&self) -> usize {
+        self.relevant.iter().filter(|&&n| n > 0).count()
+    }
+
+    fn of(&self, doc: usize) -> &[u32] {
+        match (self.offsets.get(doc), self.offsets.get(doc + 1)) {
+            (Some(&start), Some(&end)) => &self.subtopics[start..end],
+            _ => &[],
+        }
+    }
+
+    /// ndeval's `idealResult`: the first `limit` novelty scores of the greedy ideal ranking
+    /// (at each rank the document with the highest score, ties to the greatest id); once the
+    /// best score is 0 the remaining ranks score 0 and are left out.
+    fn greedy_ideal(&self, alpha: f64, limit: usize) -> Vec<f64> {
+        let mut gain = vec![1.0; self.n_subtopics()];
+        let mut taken = vec![false; self.n_docs()];
+        let mut scores = Vec::new();
+        while scores.len() < limit.min(self.n_docs()) {
+            let mut best: Option<(usize, f64)> = None;
+            for (doc, _) in taken.iter().enumerate().filter(|(_, taken)| !**taken) {
+                let score = self
+                    .of(doc)
+                    .iter()
+                    .map(|&s| gain[s as usize])
+                    .fold(0.0, add);
+                // Documents are indexed by id, so a later one with the same score has the
+                // greater id, which ndeval prefers.
+                if best.is_none_or(|(_, max)| score >= max) {
+                    best = Some((doc, score));
+                }
+            }
+            let Some((doc, score)) = best else { break };
+            if score == 0.0 {
+                break;
+            }
+            taken[doc] = true;
+            for &s in self.of(doc) {
+                gain[s as usize] *= 1.0 - alpha;
+            }
+            scores.push(score);
+        }
+        scores
+    }
+}
+
+/// The novelty score of each rank: the sum over the document's subtopics of (1 - alpha)^(the
+/// documents above it relevant to the subtopic).
+fn novelty_scores(at_rank: &[&[u32]], n_subtopics: usize, alpha: f64) -> Vec<f64> {
+    let mut gain = vec![1.0; n_subtopics];
+    at_rank
+        .iter()
+        .map(|subtopics| {
+            let mut score = 0.0;
+            for &s in subtopics.iter() {
+                score += gain[s as usize];
+                gain[s as usize] *= 1.0 - alpha;
+            }
+            score
+        })
+        .collect()
+}
+
 #[derive(Clone, Copy)]
 enum DcgOutput {
     Normalized,
@@ -1752,6 +2095,7 @@ mod tests {
             judged_count: vec![judged.len() as u32],
             judged_negative: vec![judged.iter().filter(|g| **g < 0.0).count() as u32],
             all_judged,
+            subtopics: None,
         }
     }
 
@@ -1896,7 +2240,7 @@ mod tests {
             let values: Vec<f64> = match params {
                 // Increasing: min_rel < max_rel where a kernel reads them.
                 Params::Exactly(n) | Params::ExactlyWithGains(n) | Params::AtLeast(n) => {
-                    (0..*n).map(|i| 0.5 + i as f64).collect()
+                    (0..*n).map(|i| 0.25 * (i + 1) as f64).collect()
                 }
                 _ => vec![],
             };
@@ -1971,6 +2315,7 @@ mod tests {
             judged_count: vec![judged.len() as u32],
             judged_negative: vec![judged.iter().filter(|g| **g < 0.0).count() as u32],
             all_judged,
+            subtopics: None,
         }
     }
 
@@ -2251,5 +2596,155 @@ mod tests {
         assert_eq!(value_of(&ranked, &[], &insq, 1.0), 0.0);
         ranked[999] = Some(4.0);
         assert!(value_of(&ranked, &[], &insq, 1.0) > 0.0);
+    }
+
+    /// A query with diversity judgments: `ranked` holds the judged document index at each
+    /// rank (None: unjudged), `judgments` (doc, subtopic, grade) triples of `n_docs` docs.
+    fn diversity_value(
+        ranked: &[Option<u32>],
+        judgments: &[(u32, u32, f64)],
+        n_docs: usize,
+        measure: &Measure,
+        t: f64,
+    ) -> f64 {
+        let mut hits = RowsBuf::default();
+        hits.push_row(ranked.iter().enumerate().filter_map(|(i, d)| {
+            d.map(|d| Hit {
+                rank: (i + 1) as u32,
+                grade: f64::from(d) + 1.0,
+            })
+        }));
+        let mut subtopics = RowsBuf::default();
+        subtopics.push_row(
+            judgments
+                .iter()
+                .map(|&(doc, subtopic, grade)| SubtopicGrade {
+                    doc,
+                    subtopic,
+                    grade,
+                }),
+        );
+        let mut judged_positive = RowsBuf::default();
+        judged_positive.push_row((1..=n_docs).map(|d| d as f64));
+        let p = Prepared {
+            hits,
+            judged_positive,
+            retrieved: vec![ranked.len() as u32],
+            judged_count: vec![n_docs as u32],
+            judged_negative: vec![0],
+            all_judged: true,
+            subtopics: Some(subtopics),
+        };
+        let options = EvaluationOptions {
+            threshold: t,
+            judged_only: false,
+        };
+        evaluate(&p, std::slice::from_ref(measure), options).unwrap()[0]
+    }
+
+    /// ndeval's measures written from its definitions with sets, without normalisation
+    /// shortcuts: subtopic recall, intent-aware precision and alpha-nDCG (greedy ideal by
+    /// repeated full rescoring).
+    fn naive_diversity(
+        ranked: &[Option<u32>],
+        judgments: &[(u32, u32, f64)],
+        n_docs: usize,
+        measure: &Measure,
+        t: f64,
+    ) -> f64 {
+        use std::collections::BTreeSet;
+        let rel = |d: u32| -> BTreeSet<u32> {
+            judgments
+                .iter()
+                .filter(|j| j.0 == d && j.2 >= t)
+                .map(|j| j.1)
+                .collect()
+        };
+        let all: BTreeSet<u32> = (0..n_docs as u32).flat_map(rel).collect();
+        let a = all.len() as f64;
+        if all.is_empty() {
+            return f64::NAN;
+        }
+        let k = measure.cutoff.unwrap();
+        let run: Vec<BTreeSet<u32>> = ranked
+            .iter()
+            .take(k)
+            .map(|d| d.map(rel).unwrap_or_default())
+            .collect();
+        let Kind::Diversity(which, alpha, _) = measure.kind else {
+            unreachable!()
+        };
+        let score_of = |list: &[BTreeSet<u32>], i: usize| -> f64 {
+            list[i]
+                .iter()
+                .map(|s| {
+                    (1.0 - alpha).powi(list[..i].iter().filter(|x| x.contains(s)).count() as i32)
+                })
+                .sum()
+        };
+        let dcg = |list: &[BTreeSet<u32>]| -> f64 {
+            (0..list.len())
+                .map(|i| score_of(list, i) / ((i + 2) as f64).log2())
+                .sum()
+        };
+        match which {
+            Diversity::StRecall => run.iter().flatten().collect::<BTreeSet<_>>().len() as f64 / a,
+            Diversity::PIa => run.iter().map(|s| s.len()).sum::<usize>() as f64 / (k as f64 * a),
+            Diversity::AlphaNdcg => {
+                let mut ideal: Vec<BTreeSet<u32>> = vec![];
+                let mut left: Vec<u32> = (0..n_docs as u32).collect();
+                while ideal.len() < k && !left.is_empty() {
+                    let mut best = (0, -1.0);
+                    for (i, &d) in left.iter().enumerate() {
+                        let mut with = ideal.clone();
+                        with.push(rel(d));
+                        let score = score_of(&with, ideal.len());
+                        if score >= best.1 {
+                            best = (i, score);
+                        }
+                    }
+                    ideal.push(rel(left.remove(best.0)));
+                }
+                let run_dcg = dcg(&run);
+                if run_dcg == 0.0 {
+                    0.0
+                } else {
+                    run_dcg / dcg(&ideal)
+                }
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn diversity_kernels_match_naive_definitions(
+            n_docs in 1usize..8,
+            judgments in proptest::collection::vec((0u32..8, 0u32..4, prop_oneof![Just(0.0), Just(1.0), Just(2.0)]), 0..20),
+            ranked in proptest::collection::vec(prop_oneof![Just(None), (0u32..8).prop_map(Some)], 0..12),
+            k in 1usize..15,
+            alpha in prop_oneof![Just(0.5), Just(0.0), Just(1.0), Just(0.3)],
+            t in prop_oneof![Just(1.0), Just(2.0)],
+        ) {
+            // Documents are 0..n_docs, each judged at most once per subtopic, ranked at most once.
+            let mut seen = std::collections::BTreeSet::new();
+            let judgments: Vec<(u32, u32, f64)> = judgments
+                .into_iter()
+                .filter(|j| (j.0 as usize) < n_docs && seen.insert((j.0, j.1)))
+                .collect();
+            let mut placed = std::collections::BTreeSet::new();
+            let ranked: Vec<Option<u32>> = ranked
+                .into_iter()
+                .filter(|d| d.is_none_or(|d| (d as usize) < n_docs && placed.insert(d)))
+                .collect();
+            for kernel in ["st_recall", "p_ia", "alpha_ndcg"] {
+                let params: &[f64] = if kernel == "alpha_ndcg" { &[alpha] } else { &[] };
+                let measure = Measure::new(kernel, Some(k), params, None, None).unwrap();
+                let fast = diversity_value(&ranked, &judgments, n_docs, &measure, t);
+                let slow = naive_diversity(&ranked, &judgments, n_docs, &measure, t);
+                let ok = (fast.is_nan() && slow.is_nan()) || (fast - slow).abs() < 1e-12;
+                prop_assert!(ok, "{kernel}: {fast} vs {slow}");
+            }
+        }
     }
 }
