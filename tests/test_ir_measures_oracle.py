@@ -20,13 +20,12 @@ given to ir_measures as qrels with an iteration column.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
 import math
 import random
 import warnings
-
-import contextlib
-import io
 
 import ir_measures
 import numpy as np
@@ -86,13 +85,11 @@ def expected_values(provider_name, example, qrels, run):
         except ZeroDivisionError:
             values = {}
             for q in qrels:
-                try:
+                with contextlib.suppress(ZeroDivisionError):
                     values.update(
                         (m.query_id, m.value)
                         for m in provider.iter_calc([measure], {q: qrels[q]}, {q: run[q]})
                     )
-                except ZeroDivisionError:
-                    pass
             return values
 
 
@@ -257,3 +254,36 @@ def test_rbp_residual_equals_trectools_on_binary_grades_with_a_depth():
             assert ours[q] == pytest.approx(want, abs=1e-12), (p, depth, q)
             compared += 1
         assert compared >= 3
+
+
+def test_every_measure_of_ir_measures_has_a_family():
+    # ir_measures' own registry (its documented list, with its aliases: MAP, NDCG, BPref,
+    # SetRelP, α_nDCG...): each name is read by ragmeter, with whatever parameters it needs.
+    for name in ir_measures.measures.registry:
+        tries = [name, f"{name}@5", f"{name}(max_rel=3)", f"{name}(max_rel=3)@5"]
+        families = []
+        for text in tries:
+            try:
+                families.append(ragmeter.ranking.parse_metric(text).family)
+            except ValueError:
+                continue
+        assert families, name
+
+
+def test_rr_at_k_equals_the_msmarco_provider():
+    # ir_measures computes RR@k with its msmarco provider; ragmeter's RR@k is recip_rank
+    # within the top k.
+    rng = random.Random(5)
+    qrels, run = {}, {}
+    for q in range(1, 30):
+        docs = [f"d{i}" for i in range(40)]
+        qrels[str(q)] = {d: rng.choice([0, 0, 1, 2]) for d in rng.sample(docs, 10)}
+        ranked = rng.sample(docs, rng.randint(1, 30))
+        run[str(q)] = {d: (1000 * q + 100 - i) / 8 for i, d in enumerate(ranked)}
+    for example in ["RR@10", "RR@3", "RR(rel=2)@10"]:
+        measure = ir_measures.parse_measure(example)
+        expected = {
+            m.query_id: m.value for m in ir_measures.msmarco.iter_calc([measure], qrels, run)
+        }
+        ours = ragmeter.ranking_metrics(qrels, run, metrics=[example], average=None)[example]
+        assert ours == pytest.approx(expected, abs=1e-12), example

@@ -117,3 +117,10 @@ def test_queries_without_judgments_before_the_first_diversity_judgment():
         qrels, run, metrics=["alpha_nDCG@5"], average=None, zero_division=math.nan
     )["alpha_nDCG@5"]
     assert math.isnan(values["q0"]) and values["q1"] == 1.0
+
+
+def test_readme_diversity_example():
+    # The README's example prints what pyndeval gives (0.9197... for alpha_nDCG@3).
+    from test_readme_ranking import check_block, python_block_after
+
+    assert check_block(python_block_after("### ir_measures' and ranx's measures")) == 2

@@ -88,8 +88,7 @@ _CLARKE_2008 = (
     "MacKinnon, 'Novelty and Diversity in Information Retrieval Evaluation', SIGIR 2008"
 )
 _AGRAWAL = (
-    "R. Agrawal, S. Gollapudi, A. Halverson and S. Ieong, 'Diversifying Search Results', "
-    "WSDM 2009"
+    "R. Agrawal, S. Gollapudi, A. Halverson and S. Ieong, 'Diversifying Search Results', WSDM 2009"
 )
 _DIVERSITY_UNDEFINED = "no judged document is relevant to any subtopic (ndeval then reports 0)"
 _NOVELTY = (
@@ -313,7 +312,8 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         differences="ranx counts documents judged with a negative grade as non-relevant "
         "(trec_eval: in the pool, not judged) and gives NaN (0/0) for a query without a judged "
         "non-relevant document (trec_eval: each retrieved relevant document counts 1); "
-        + _RANX_TIES + ".",
+        + _RANX_TIES
+        + ".",
         citation="C. Buckley and E. M. Voorhees, 'Retrieval Evaluation with Incomplete "
         "Information', SIGIR 2004",
     ),
@@ -1104,8 +1104,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         ir_measures_examples=("StRecall@10", "StRecall@2"),
         ir_measures_provider="pyndeval",
         subtopic_judgments=True,
-        citation="C. Zhai, W. W. Cohen and J. Lafferty, 'Beyond Independent Relevance', "
-        "SIGIR 2003",
+        citation="C. Zhai, W. W. Cohen and J. Lafferty, 'Beyond Independent Relevance', SIGIR 2003",
         reference=_NDEVAL,
         differences=_DIVERSITY_DIFFERENCES,
     ),
@@ -1116,6 +1115,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         formula="the mean over the A subtopics of AP with the documents relevant to the "
         "subtopic as relevant (over the whole ranking)",
         undefined=_DIVERSITY_UNDEFINED,
+        aliases=("MAP_IA",),
         ir_measures_name="AP_IA",
         ir_measures_examples=("AP_IA", "AP_IA(rel=2)"),
         ir_measures_provider="pyndeval",

@@ -23,9 +23,9 @@ One string names one or several measures (:class:`Measure`, one value per query 
 Names are matched case-insensitively, except trec_eval's bare families and groups, which are
 exactly as trec_eval spells them, and an ir_measures name that another family spells the same
 but for case (ir_measures' ``RBP`` is graded RBP as trectools computes it; ``rbp`` is
-trec_eval's), which is matched as ir_measures spells it. A string that trec_eval would expand (a family alone, with
-dot parameters, or a group) gives trec_eval's column names; any other string is the name of
-its one measure, as written.
+trec_eval's), which is matched as ir_measures spells it. A string that trec_eval would expand
+(a family alone, with dot parameters, or a group) gives trec_eval's column names; any other
+string is the name of its one measure, as written.
 """
 
 from __future__ import annotations
@@ -448,9 +448,7 @@ def _named_parameters(
     for name, default in fam.parameters:
         value = params.pop(name, default)
         if value is None:
-            example = ", ".join(
-                f"{n}={'3' if d is None else repr(d)}" for n, d in fam.parameters
-            )
+            example = ", ".join(f"{n}={'3' if d is None else repr(d)}" for n, d in fam.parameters)
             raise InvalidInputError(
                 f"metrics: {shorten(text)}: {fam.title} needs {name}=, e.g. "
                 f"{fam.ir_measures_name or fam.name}({example})"
