@@ -287,3 +287,26 @@ def test_rr_at_k_equals_the_msmarco_provider():
         }
         ours = ragmeter.ranking_metrics(qrels, run, metrics=[example], average=None)[example]
         assert ours == pytest.approx(expected, abs=1e-12), example
+
+
+def test_diversity_judged_only_equals_pyndeval_on_the_judged_documents():
+    # ir_measures' pyndeval provider fails with judged_only=True; what it means to do is to
+    # evaluate the run without its unjudged documents.
+    rng = random.Random(8)
+    qrels, run = {}, {}
+    for q in range(1, 9):
+        docs = [f"d{i}" for i in range(30)]
+        qrels[str(q)] = {
+            d: {s: rng.choice([0, 1, 1, 2]) for s in rng.sample("abcd", 2)}
+            for d in rng.sample(docs, 12)
+        }
+        ranked = rng.sample(docs, 25)
+        run[str(q)] = {d: (1000 * q + 100 - i) / 8 for i, d in enumerate(ranked)}
+    judged_run = {q: {d: s for d, s in r.items() if d in qrels[q]} for q, r in run.items()}
+    for example, plain in [
+        ("alpha_nDCG(judged_only=True)@10", "alpha_nDCG@10"),
+        ("P_IA(judged_only=True)@5", "P_IA@5"),
+    ]:
+        expected = expected_values("pyndeval", plain, qrels, judged_run)
+        ours = ragmeter.ranking_metrics(qrels, run, metrics=[example], average=None)[example]
+        assert ours == pytest.approx(expected, abs=1e-12), example

@@ -62,6 +62,10 @@ def test_what_a_string_names(text, family, cutoff, params, threshold):
         ("SDCG(max_rel='x')@10", r"max_rel must be a number"),
         ("Judged@0", r"positive integer"),
         ("NRBP@10", r"no cutoff"),
+        ("ERR(rel=2)@20", r"takes no rel=: it does not read a relevance threshold"),
+        ("SDCG(rel=2, max_rel=3)@10", r"takes no rel=: its gains are scaled from min_rel"),
+        ("nDCG(rel=2)@10", r"takes no rel="),
+        ("Judged@10-l2", r"takes no -l"),
     ],
 )
 def test_errors_name_the_problem(text, message):

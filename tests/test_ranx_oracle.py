@@ -43,7 +43,7 @@ def ranx_names(fam):
         bases += [f"{fam.ranx_name}@1", f"{fam.ranx_name}@3", f"{fam.ranx_name}@10"]
     for base in bases:
         names.append(base)
-        if not fam.gains_ignore_threshold:
+        if not fam.threshold_unused:
             names.append(f"{base}-l2")
     return names
 

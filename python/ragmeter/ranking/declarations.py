@@ -98,7 +98,8 @@ _NOVELTY = (
 )
 _DIVERSITY_DIFFERENCES = (
     "pyndeval orders tied scores by doc id ascending, ragmeter as trec_eval (descending); "
-    "pyndeval takes cutoffs up to 20, ragmeter any."
+    "pyndeval takes cutoffs up to 20, ragmeter any; ir_measures 0.4.3's pyndeval provider fails "
+    "with judged_only=True (it indexes a generator), ragmeter removes the unjudged documents."
 )
 _RANX = (
     "E. Bassani, 'ranx: A Blazing-Fast Python Library for Ranking Evaluation and Comparison', "
@@ -154,9 +155,11 @@ class MeasureFamily:
     reference: str = "trec_eval 10.0 (the binary built from its sources) and pytrec_eval"
     #: How ir_measures or ranx differ, in one place.
     differences: str = ""
-    #: The gains are the grades whatever the relevance threshold (trec_eval's nDCG), where
-    #: ranx would set those below its relevance level to 0.
-    gains_ignore_threshold: bool = False
+    #: The relevance threshold changes nothing: the gains are the grades (trec_eval's nDCG,
+    #: where ranx would set those below its relevance level to 0) or come from the family's own
+    #: parameters (min_rel/max_rel). ``rel=`` is refused, and ranx's ``-lN`` unless the family
+    #: has a ranx name.
+    threshold_unused: bool = False
     #: Reads diversity judgments ``{query: {doc: {subtopic: grade}}}`` (and only those).
     subtopic_judgments: bool = False
     #: ir_measures' spelling when the family is another family's ir_measures name with a
@@ -487,7 +490,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="dcg",
-        gains_ignore_threshold=True,
+        threshold_unused=True,
         title="Discounted cumulative gain",
         kernel="dcg",
         formula="sum over ranks i of gain(grade_i) / log2(i + 1), gains from the gain table "
@@ -503,7 +506,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="ideal_dcg",
-        gains_ignore_threshold=True,
+        threshold_unused=True,
         title="Ideal discounted cumulative gain",
         kernel="ideal_dcg",
         formula="the DCG of the judged documents sorted by decreasing gain",
@@ -513,7 +516,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="ndcg",
-        gains_ignore_threshold=True,
+        threshold_unused=True,
         title="Normalized discounted cumulative gain",
         kernel="ndcg",
         formula="DCG@k / IDCG@k with DCG@k = sum over ranks i <= k of gain_i / log2(i + 1), "
@@ -561,7 +564,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="ndcg_cut",
-        gains_ignore_threshold=True,
+        threshold_unused=True,
         title="nDCG at cutoffs (trec_eval)",
         kernel="ndcg",
         formula="nDCG@k with linear gains (see ndcg)",
@@ -742,6 +745,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     # ---- ir_measures' families beyond trec_eval, with their provider's semantics ----
     MeasureFamily(
         name="err",
+        threshold_unused=True,
         title="Expected reciprocal rank (gdeval)",
         kernel="err",
         formula="sum over ranks i <= k of (r_i / i) * prod over j < i of (1 - r_j), with "
@@ -761,7 +765,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="ndcg_exp",
-        gains_ignore_threshold=True,
+        threshold_unused=True,
         title="nDCG with exponential gains (gdeval)",
         kernel="ndcg_exp",
         formula="DCG@k / IDCG@k with DCG@k = sum over ranks i <= k of (2^g_i - 1) / ln(i + 1), "
@@ -780,7 +784,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="rbp_graded",
-        gains_ignore_threshold=True,
+        threshold_unused=True,
         title="Rank-biased precision, graded (ir_measures' RBP)",
         kernel="rbp_graded",
         formula="(1 - p) * sum over ranks i <= k of g_i * p^(i-1), g_i the grade of a document "
@@ -800,6 +804,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="rbp_graded_residual",
+        threshold_unused=True,
         title="Residual of graded rank-biased precision",
         kernel="rbp_graded_residual",
         formula="(1 - p) * sum over unjudged ranks i <= d of p^(i-1), plus p^d: d = k, or the "
@@ -832,6 +837,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="judged",
+        threshold_unused=True,
         title="Judged documents at k",
         kernel="judged",
         formula="|documents in the top min(k, retrieved) with a judgment (any grade)| / "
@@ -865,6 +871,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="sdcg",
+        threshold_unused=True,
         title="Scaled DCG (cwl_eval)",
         kernel="sdcg",
         formula="sum over ranks i <= k of g_i / log2(i + 1), divided by sum over i <= k of "
@@ -882,6 +889,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="nerr8",
+        threshold_unused=True,
         title="Nearly expected reciprocal rank, eq. 8 (cwl_eval)",
         kernel="nerr8",
         formula=_CWL_FORMULA + "; C_i = 1 - g_i for i < k, 0 from k on",
@@ -896,6 +904,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="nerr9",
+        threshold_unused=True,
         title="Nearly expected reciprocal rank, eq. 9 (cwl_eval)",
         kernel="nerr9",
         formula=_CWL_FORMULA + "; C_i = (i / (i + 1)) * (1 - g_i) for i < k, 0 from k on",
@@ -910,6 +919,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="nerr10",
+        threshold_unused=True,
         title="Nearly expected reciprocal rank, eq. 10 (cwl_eval)",
         kernel="nerr10",
         formula=_CWL_FORMULA + "; C_i = p * (1 - g_i), p the persistence (default 0.9)",
@@ -923,6 +933,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="nerr11",
+        threshold_unused=True,
         title="Nearly expected reciprocal rank, eq. 11 (cwl_eval)",
         kernel="nerr11",
         formula=_CWL_FORMULA + "; C_i = ((i + 2T - 1) / (i + 2T))^2 * (1 - g_i), T the "
@@ -937,6 +948,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="inst",
+        threshold_unused=True,
         title="INST (cwl_eval)",
         kernel="inst",
         formula=_CWL_FORMULA + "; C_i = ((i + T + T_i - 1) / (i + T + T_i))^2 with T_i = T - "
@@ -952,6 +964,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="insq",
+        threshold_unused=True,
         title="INSQ (cwl_eval)",
         kernel="insq",
         formula=_CWL_FORMULA + "; C_i = ((i + 2T - 1) / (i + 2T))^2, T the desired gain "
@@ -967,6 +980,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="bpm",
+        threshold_unused=True,
         title="Bejeweled player model (cwl_eval)",
         kernel="bpm",
         formula=_CWL_FORMULA + "; C_i = 1 while g_1 + ... + g_i < T and i < k (the cost "
@@ -983,7 +997,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="compat",
-        gains_ignore_threshold=True,
+        threshold_unused=True,
         title="Compatibility (rank-biased overlap with an ideal ranking)",
         kernel="compat",
         formula="RBO(ranking, ideal) = sum over d <= D of p^(d-1) * |ranking[:d] ∩ ideal[:d]| / "

@@ -491,10 +491,14 @@ def _general(text: str) -> Measure | None:
             f"metrics: {shorten(text)} needs a level, e.g. '{match['name']}@0.5'"
         )
     if match["level"] is not None:
+        if fam.threshold_unused and fam.ranx_name is None:
+            raise _unused_threshold(fam, text, "-l")
         fields["relevance_threshold"] = _threshold(float(match["level"]), text)
     if "rel" in params:
         if "relevance_threshold" in fields:
             raise InvalidInputError(f"metrics: {shorten(text)}: rel= and -l both given")
+        if fam.threshold_unused:
+            raise _unused_threshold(fam, text, "rel=")
         fields["relevance_threshold"] = _threshold(params.pop("rel"), text)
     if "judged_only" in params:
         judged_only = params.pop("judged_only")
@@ -517,6 +521,18 @@ def _general(text: str) -> Measure | None:
             f"metrics: {shorten(text)}: unknown parameter {sorted(params)[0]!r}{hint}"
         )
     return _single(fam, text, **fields)
+
+
+def _unused_threshold(fam: MeasureFamily, text: str, given: str) -> InvalidInputError:
+    scaled = [n for n, _ in fam.parameters if n in ("min_rel", "max_rel")]
+    how = (
+        "its gains are scaled from min_rel and max_rel"
+        if scaled
+        else "it does not read a relevance threshold (its gains are the grades)"
+    )
+    return InvalidInputError(
+        f"metrics: {shorten(text)}: {fam.title} takes no {given}: {how}; drop {given}"
+    )
 
 
 def _gains_param(gains: object, text: str) -> tuple[tuple[int, float], ...]:
