@@ -32,8 +32,12 @@ def _names(fam: MeasureFamily) -> str:
     parts = [f"`{ragmeter}`"]
     if fam.trec_name is not None:
         parts.append(f"trec_eval `{fam.trec_name}`")
-    if fam.ir_measures_name is not None:
-        parts.append(f"ir_measures `{fam.ir_measures_name}`")
+    ir_name = fam.ir_measures_name
+    if ir_name is None and fam.ir_measures_variant is not None:
+        ir_name = fam.ir_measures_examples[0]
+    if ir_name is not None:
+        provider = f" ({fam.ir_measures_provider})" if fam.ir_measures_provider else ""
+        parts.append(f"ir_measures `{ir_name}`{provider}")
     if fam.ranx_name is not None:
         parts.append(f"ranx `{fam.ranx_name}`")
     return ", ".join(parts)
@@ -54,6 +58,12 @@ def markdown_table() -> str:
             f"| {fam.title} | {_names(fam)} | {_cell(fam.formula)} | "
             f"{_cell(fam.undefined or 'never')} | {_SUMMARIES[fam.summary]} |"
         )
+    rows += [
+        "",
+        "Where ir_measures, ranx or another tool differ (each family's `differences`):",
+        "",
+    ]
+    rows += [f"* `{fam.name}`: {fam.differences}" for fam in FAMILIES if fam.differences]
     return "\n".join(rows)
 
 

@@ -8,9 +8,10 @@ use std::path::PathBuf;
 use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString, PyTuple};
+use ragmeter_core::csr::RowsBuf;
 use ragmeter_core::prepare::{
-    Doc, Duplicates, Found, Prepared, QueryInput, RankingInput, RankingOptions, canonical_bits,
-    prepare, show,
+    Doc, Duplicates, Found, Prepared, QueryInput, RankingInput, RankingOptions, SubtopicGrade,
+    canonical_bits, prepare, show,
 };
 use ragmeter_core::ranking::{
     EvaluationOptions, GainPairs, Measure, evaluate, kernel_names, relevance_strings,
@@ -94,6 +95,12 @@ impl PreparedRankings {
     #[getter]
     fn all_judged(&self) -> bool {
         self.inner.all_judged
+    }
+
+    /// Whether the judgments were diversity judgments `{doc_id: {subtopic: grade}}`.
+    #[getter]
+    fn has_subtopics(&self) -> bool {
+        self.inner.subtopics.is_some()
     }
 
     /// Values of `measures` for every query: an array of shape (n_queries, n_measures) in
@@ -189,6 +196,8 @@ struct Batch {
     found: Vec<(usize, usize, f64, f64)>,
     tied: Vec<(usize, usize, f64)>,
     queries: Vec<Slots>,
+    /// Diversity judgments by query, once the judgments are known to be of that form.
+    subtopics: RowsBuf<SubtopicGrade>,
 }
 
 enum RankingSlots {
@@ -284,7 +293,13 @@ struct Extractor<'a, 'py> {
     id_kind: Option<IdKind>,
     /// Keep every judged document found in a ranking, not only those with a positive grade.
     all_judged: bool,
+    /// Whether the judgments are diversity judgments `{doc_id: {subtopic: grade}}` (None until
+    /// a query with judgments says).
+    diversity: Option<bool>,
 }
+
+/// Judged documents as `judged_items` reads them: the id, its kind and the grade.
+type JudgedItems<'py> = Vec<(Bound<'py, PyAny>, IdKind, f64)>;
 
 impl<'py> Extractor<'_, 'py> {
     fn fail_type(&self, query: usize, message: String) -> PyErr {
@@ -467,6 +482,78 @@ impl<'py> Extractor<'_, 'py> {
         Ok(items)
     }
 
+    /// Diversity judgments `{doc_id: {subtopic: grade}}` of one query: the judged documents
+    /// sorted by id (byte-wise), each with 1 + its index as grade (see `Prepared::subtopics`),
+    /// and their grades by subtopic, subtopics numbered in order of appearance.
+    fn subtopic_items(
+        &mut self,
+        query: usize,
+        dict: &Bound<'py, PyDict>,
+    ) -> PyResult<(JudgedItems<'py>, Vec<SubtopicGrade>)> {
+        type Doc<'py> = (Vec<u8>, Bound<'py, PyAny>, IdKind, Vec<(u32, f64)>);
+        let mut docs: Vec<Doc<'py>> = Vec::with_capacity(dict.len());
+        let mut numbers: FxHashMap<(bool, Vec<u8>), u32> = FxHashMap::default();
+        for (id, value) in dict.iter() {
+            let kind = self.check_id(query, &id)?;
+            let Ok(grades) = value.cast::<PyDict>() else {
+                return Err(self.fail_type(
+                    query,
+                    format!(
+                        "the judgment of document {} is {} of type {}, but other documents have                          diversity judgments {{subtopic: grade}}: judge every document by subtopic",
+                        id.repr()?,
+                        value.repr()?,
+                        value.get_type().name()?
+                    ),
+                ));
+            };
+            let mut id_bytes = Vec::new();
+            self.push_id(query, &id, kind, &mut id_bytes)?;
+            let mut grades_by_subtopic = Vec::with_capacity(grades.len());
+            for (subtopic, grade) in grades.iter() {
+                let key = if let Ok(text) = subtopic.cast::<PyString>() {
+                    (true, text.to_str()?.as_bytes().to_vec())
+                } else if subtopic.is_instance_of::<PyInt>() && !subtopic.is_instance_of::<PyBool>()
+                {
+                    (false, subtopic.str()?.to_str()?.as_bytes().to_vec())
+                } else {
+                    return Err(self.fail_type(
+                        query,
+                        format!(
+                            "document {}: subtopic ids must be str or int, got {} of type {}",
+                            id.repr()?,
+                            subtopic.repr()?,
+                            subtopic.get_type().name()?
+                        ),
+                    ));
+                };
+                let grade = self.number(query, &id, &grade, "grade")?;
+                let next = u32::try_from(numbers.len())
+                    .map_err(|_| self.fail_value(query, "too many subtopics".to_string()))?;
+                let number = *numbers.entry(key).or_insert(next);
+                grades_by_subtopic.push((number, grade));
+            }
+            docs.push((id_bytes, id, kind, grades_by_subtopic));
+        }
+        docs.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut items = Vec::with_capacity(docs.len());
+        let mut grades = Vec::new();
+        for (index, (_, id, kind, by_subtopic)) in docs.into_iter().enumerate() {
+            let doc = u32::try_from(index)
+                .map_err(|_| self.fail_value(query, "too many judged documents".to_string()))?;
+            items.push((id, kind, f64::from(doc) + 1.0));
+            grades.extend(
+                by_subtopic
+                    .into_iter()
+                    .map(|(subtopic, grade)| SubtopicGrade {
+                        doc,
+                        subtopic,
+                        grade,
+                    }),
+            );
+        }
+        Ok((items, grades))
+    }
+
     /// Read a `{doc_id: score}` ranking in the joined form, in one pass over the dict.
     ///
     /// Judged documents with a positive grade are found by their Python hash (cached in the
@@ -594,7 +681,47 @@ impl<'py> Extractor<'_, 'py> {
         ranking: &Bound<'py, PyAny>,
         batch: &mut Batch,
     ) -> PyResult<()> {
-        let judged_items = self.judged_items(query, judged)?;
+        let judged_dict = judged.cast::<PyDict>().ok();
+        let diversity = match judged_dict.and_then(|d| d.iter().next()) {
+            Some((_, value)) => Some(value.is_instance_of::<PyDict>()),
+            // Empty judgments, or a collection of relevant ids (plain judgments).
+            None if judged_dict.is_some() => None,
+            None => Some(false),
+        };
+        match (self.diversity, diversity) {
+            (Some(seen), Some(now)) if seen != now => {
+                let form = |d: bool| {
+                    if d {
+                        "diversity judgments {doc_id: {subtopic: grade}}"
+                    } else {
+                        "{doc_id: grade} (or relevant ids)"
+                    }
+                };
+                return Err(self.fail_type(
+                    query,
+                    format!(
+                        "its judgments are {} but earlier queries' are {}: give every query \
+                         judgments of one form",
+                        form(now),
+                        form(seen)
+                    ),
+                ));
+            }
+            (None, Some(now)) => self.diversity = Some(now),
+            _ => {}
+        }
+        let judged_items = match (self.diversity, judged_dict) {
+            (Some(true), Some(dict)) => {
+                let (items, grades) = self.subtopic_items(query, dict)?;
+                // Queries of this batch read before the form was known had no judgments.
+                while batch.subtopics.len() < batch.queries.len() {
+                    batch.subtopics.push_row([]);
+                }
+                batch.subtopics.push_row(grades);
+                items
+            }
+            _ => self.judged_items(query, judged)?,
+        };
         let judged_start = batch.judged.len();
         let ranking_slots = if let Ok(run) = ranking.cast::<PyDict>() {
             self.join_run(query, &judged_items, run, batch)?
@@ -667,6 +794,7 @@ pub fn prepare_rankings<'py>(
         names: ByQueryId { ids: query_ids },
         id_kind: None,
         all_judged,
+        diversity: None,
     };
     // Batch k is prepared in the pool while batch k + 1 is read here (see `threads::spawn`),
     // on `n_threads - 1` threads since this one is busy reading; with one thread in all, the
@@ -699,8 +827,20 @@ pub fn prepare_rankings<'py>(
         if let Some(previous) = pending.take() {
             prepared.append(finish(previous)?);
         }
+        let subtopics = (extractor.diversity == Some(true)).then(|| {
+            let mut rows = std::mem::take(&mut batch.subtopics);
+            while rows.len() < batch.queries.len() {
+                rows.push_row([]);
+            }
+            rows
+        });
         let part = threads::spawn(Some(workers.max(1)), move || {
-            batch.with_inputs(|inputs| prepare(inputs, opts, start))
+            batch
+                .with_inputs(|inputs| prepare(inputs, opts, start))
+                .map(|mut prepared| {
+                    prepared.subtopics = subtopics;
+                    prepared
+                })
         })?;
         if workers == 0 {
             prepared.append(finish(part)?);

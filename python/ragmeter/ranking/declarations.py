@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 __all__ = [
+    "ANY_VALUE",
     "DEFAULT_DECIMAL_LEVELS",
     "DEFAULT_TREC_CUTOFFS",
     "FAMILIES",
@@ -54,6 +55,58 @@ _BUCKLEY_VOORHEES = (
 _JARVELIN = (
     "K. Järvelin and J. Kekäläinen, 'Cumulated gain-based evaluation of IR techniques', "
     "ACM TOIS 20(4), 2002"
+)
+#: In :attr:`MeasureFamily.ir_measures_variant`: the parameter may have any value.
+ANY_VALUE = "<any value>"
+
+_MOFFAT_ZOBEL = (
+    "A. Moffat and J. Zobel, 'Rank-biased precision for measurement of retrieval "
+    "effectiveness', ACM TOIS 27(1), 2008"
+)
+_GDEVAL = "gdeval.pl 1.2a (TREC Web track) through ir_measures 0.4 (provider gdeval)"
+_CWL = "cwl_eval 1.0.12 through ir_measures 0.4 (provider cwl_eval)"
+_CWL_CITATION = (
+    "L. Azzopardi, P. Thomas and A. Moffat, 'cwl_eval: An Evaluation Tool for Information "
+    "Retrieval', SIGIR 2019"
+)
+_NERR = (
+    "L. Azzopardi, J. Mackenzie and A. Moffat, 'ERR is not C/W/L: Exploring the Relationship "
+    "Between Expected Reciprocal Rank and Other Metrics', ICTIR 2021"
+)
+_CWL_FORMULA = (
+    "the C/W/L expected utility sum over i <= 1000 of W_i g_i, W_i = C_1...C_(i-1) / (sum over "
+    "m <= 1000 of C_1...C_(m-1)), g_i = (clamp(grade, min_rel, max_rel) - min_rel) / (max_rel "
+    "- min_rel) (negative grades as 0; 0 unjudged and past the ranking)"
+)
+_CWL_DIFFERENCES = (
+    "cwl_eval (as ir_measures runs it) reads the first 1000 ranks, and so does ragmeter; "
+    "ir_measures breaks ties in scores by run order, ragmeter as trec_eval (doc id descending)."
+)
+_NDEVAL = "ndeval 4.5 (TREC Web track) as pyndeval 0.0.8 runs it, through ir_measures 0.4"
+_CLARKE_2008 = (
+    "C. L. A. Clarke, M. Kolla, G. V. Cormack, O. Vechtomova, A. Ashkan, S. Büttcher and I. "
+    "MacKinnon, 'Novelty and Diversity in Information Retrieval Evaluation', SIGIR 2008"
+)
+_AGRAWAL = (
+    "R. Agrawal, S. Gollapudi, A. Halverson and S. Ieong, 'Diversifying Search Results', WSDM 2009"
+)
+_DIVERSITY_UNDEFINED = "no judged document is relevant to any subtopic (ndeval then reports 0)"
+_NOVELTY = (
+    "the subtopics of a document are those it is judged relevant to (grade >= rel, default "
+    "1); A counts the subtopics some document is relevant to; the novelty score of rank i is "
+    "the sum over its subtopics s of (1 - alpha)^(documents above i relevant to s)"
+)
+_DIVERSITY_DIFFERENCES = (
+    "pyndeval orders tied scores by doc id ascending, ragmeter as trec_eval (descending); "
+    "pyndeval takes cutoffs up to 20, ragmeter any; ir_measures 0.4.3's pyndeval provider fails "
+    "with judged_only=True (it indexes a generator), ragmeter removes the unjudged documents."
+)
+_RANX = (
+    "E. Bassani, 'ranx: A Blazing-Fast Python Library for Ranking Evaluation and Comparison', "
+    "ECIR 2022"
+)
+_RANX_TIES = (
+    "ranx breaks ties in scores by insertion order, ragmeter as trec_eval (doc id descending)"
 )
 _R_ZERO = "the query has no relevant judged document (R = 0)"
 _IDEAL_ZERO = "no judged document has a positive gain (ideal DCG = 0)"
@@ -102,6 +155,28 @@ class MeasureFamily:
     reference: str = "trec_eval 10.0 (the binary built from its sources) and pytrec_eval"
     #: How ir_measures or ranx differ, in one place.
     differences: str = ""
+    #: The relevance threshold changes nothing: the gains are the grades (trec_eval's nDCG,
+    #: where ranx would set those below its relevance level to 0) or come from the family's own
+    #: parameters (min_rel/max_rel). ``rel=`` is refused, and ranx's ``-lN`` unless the family
+    #: has a ranx name.
+    threshold_unused: bool = False
+    #: Reads diversity judgments ``{query: {doc: {subtopic: grade}}}`` (and only those).
+    subtopic_judgments: bool = False
+    #: ir_measures' spelling when the family is another family's ir_measures name with a
+    #: parameter value: ``(name, parameter, value)`` (``nDCG(dcg='exp-log2')``); with
+    #: :data:`ANY_VALUE` any value selects it and is read as usual (``NumRet(rel=2)``).
+    ir_measures_variant: tuple[str, str, object] | None = None
+    #: Named parameters (ir_measures' syntax ``NAME(p=0.8)``), in the order the kernel reads
+    #: them: ``(name, default)``; a default of None makes the parameter required.
+    parameters: tuple[tuple[str, float | None], ...] = ()
+    #: Parameters accepted with one value only, which changes nothing (ir_measures' defaults,
+    #: such as ``dcg='log2'`` of nDCG).
+    fixed_parameters: tuple[tuple[str, object], ...] = ()
+    #: Measures in ir_measures' syntax that name this family; each is tested per query
+    #: against ``ir_measures_provider`` (pinned), so they are also the documented examples.
+    ir_measures_examples: tuple[str, ...] = ()
+    #: The ir_measures provider whose semantics this family has.
+    ir_measures_provider: str | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -131,6 +206,8 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         formula="the number of queries evaluated (with missing='zero', every judged query)",
         trec_name="num_q",
         ir_measures_name="NumQ",
+        ir_measures_examples=("NumQ",),
+        ir_measures_provider="pytrec_eval",
         value_type="int",
         summary="count",
         per_query=False,
@@ -142,6 +219,8 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         formula="|ranking| after the max_docs cut (with judged_only, judged documents only)",
         trec_name="num_ret",
         ir_measures_name="NumRet",
+        ir_measures_examples=("NumRet",),
+        ir_measures_provider="pytrec_eval",
         value_type="int",
         summary="sum",
         reset_if_missing="always",
@@ -153,6 +232,8 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         formula="R = |judged documents with grade >= relevance_threshold|",
         trec_name="num_rel",
         ir_measures_name="NumRel",
+        ir_measures_examples=("NumRel",),
+        ir_measures_provider="pytrec_eval",
         value_type="int",
         summary="sum",
         complete_summary_kernel="num_judged_positive",
@@ -167,6 +248,9 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         formula="|relevant ∩ ranking|",
         trec_name="num_rel_ret",
         ir_measures_name="NumRelRet",
+        ir_measures_variant=("NumRet", "rel", ANY_VALUE),
+        ir_measures_examples=("NumRelRet", "NumRet(rel=2)"),
+        ir_measures_provider="pytrec_eval",
         value_type="int",
         summary="sum",
     ),
@@ -181,8 +265,12 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         trec_name="map",
         aliases=("ap", "average_precision", "mean_average_precision"),
         ir_measures_name="AP",
+        ranx_name="map",
+        ir_measures_examples=("AP", "AP@5", "AP(rel=2)"),
+        ir_measures_provider="pytrec_eval",
         citation=_BUCKLEY_VOORHEES,
-        differences="map@k and ir_measures' AP@k are trec_eval's map_cut.k.",
+        differences="map@k and ir_measures' AP@k are trec_eval's map_cut.k. ranx gives 0 "
+        "where R = 0 (ragmeter: undefined, see zero_division); " + _RANX_TIES + ".",
     ),
     MeasureFamily(
         name="gm_map",
@@ -204,8 +292,11 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         trec_name="Rprec",
         aliases=("rprec", "r-precision"),
         ir_measures_name="Rprec",
-        ranx_name="r_precision",
+        ranx_name="r-precision",
+        ir_measures_examples=("Rprec", "Rprec(rel=2)"),
+        ir_measures_provider="pytrec_eval",
         citation=_BUCKLEY_VOORHEES,
+        differences="ranx gives 0 where R = 0 (ragmeter: undefined); " + _RANX_TIES + ".",
     ),
     MeasureFamily(
         name="bpref",
@@ -218,7 +309,14 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         trec_name="bpref",
         ir_measures_name="Bpref",
         ranx_name="bpref",
+        ir_measures_examples=("Bpref", "Bpref(rel=2)"),
+        ir_measures_provider="pytrec_eval",
         judgment_based=True,
+        differences="ranx counts documents judged with a negative grade as non-relevant "
+        "(trec_eval: in the pool, not judged) and gives NaN (0/0) for a query without a judged "
+        "non-relevant document (trec_eval: each retrieved relevant document counts 1); "
+        + _RANX_TIES
+        + ".",
         citation="C. Buckley and E. M. Voorhees, 'Retrieval Evaluation with Incomplete "
         "Information', SIGIR 2004",
     ),
@@ -233,8 +331,11 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         aliases=("rr", "reciprocal_rank", "mean_reciprocal_rank"),
         ir_measures_name="RR",
         ranx_name="mrr",
+        ir_measures_examples=("RR", "RR(rel=2)"),
+        ir_measures_provider="pytrec_eval",
         citation="E. M. Voorhees, 'The TREC-8 Question Answering Track Report', TREC 1999",
-        differences="mrr@k is trec_eval's recip_rank after -M k.",
+        differences="mrr@k is trec_eval's recip_rank after -M k (ir_measures' RR@k, whose "
+        "provider is msmarco). " + _RANX_TIES + ".",
     ),
     MeasureFamily(
         name="iprec_at_recall",
@@ -248,7 +349,13 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         trec_parameters="levels",
         trec_defaults=DEFAULT_DECIMAL_LEVELS,
         ir_measures_name="IPrec",
+        parameters=(),
+        ir_measures_examples=("IPrec@0.0", "IPrec@1.0"),
+        ir_measures_provider="pytrec_eval",
         citation=_BUCKLEY_VOORHEES,
+        differences="ir_measures' provider, pytrec_eval-terrier 0.5.11, rounds level * R to "
+        "(long) (level * R + 0.9) relevant documents as trec_eval 9 did; ragmeter rounds to the "
+        "nearest as trec_eval 10 does (the same at the levels 0 and 1).",
     ),
     MeasureFamily(
         name="precision",
@@ -262,7 +369,10 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         aliases=("p", "prec"),
         ir_measures_name="P",
         ranx_name="precision",
+        ir_measures_examples=("P@5", "P(rel=2)@3", "P(judged_only=True)@5"),
+        ir_measures_provider="pytrec_eval",
         citation=_BUCKLEY_VOORHEES,
+        differences=_RANX_TIES + ".",
     ),
     MeasureFamily(
         name="relstring",
@@ -291,7 +401,10 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         aliases=("r",),
         ir_measures_name="R",
         ranx_name="recall",
+        ir_measures_examples=("R@5", "R@100"),
+        ir_measures_provider="pytrec_eval",
         citation=_BUCKLEY_VOORHEES,
+        differences="ranx gives 0 where R = 0 (ragmeter: undefined); " + _RANX_TIES + ".",
     ),
     MeasureFamily(
         name="infap",
@@ -304,6 +417,8 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         trec_name="infAP",
         aliases=("inf_ap",),
         ir_measures_name="infAP",
+        ir_measures_examples=("infAP", "infAP(rel=2)"),
+        ir_measures_provider="pytrec_eval",
         judgment_based=True,
         citation="E. Yilmaz and J. A. Aslam, 'Estimating Average Precision with Incomplete and "
         "Imperfect Judgments', CIKM 2006",
@@ -375,16 +490,23 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="dcg",
+        threshold_unused=True,
         title="Discounted cumulative gain",
         kernel="dcg",
         formula="sum over ranks i of gain(grade_i) / log2(i + 1), gains from the gain table "
         "(default: the grade)",
+        cutoff="optional",
         trec_name="dcg",
         trec_parameters="pairs",
+        ranx_name="dcg",
         citation=_JARVELIN,
+        differences="dcg@k cuts the ranking at k (trec_eval's dcg has no cutoff). ranx's dcg "
+        "sets the gain of grades below its relevance level to 0; ragmeter's gains ignore the "
+        "threshold, as trec_eval's; " + _RANX_TIES + ".",
     ),
     MeasureFamily(
         name="ideal_dcg",
+        threshold_unused=True,
         title="Ideal discounted cumulative gain",
         kernel="ideal_dcg",
         formula="the DCG of the judged documents sorted by decreasing gain",
@@ -394,6 +516,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="ndcg",
+        threshold_unused=True,
         title="Normalized discounted cumulative gain",
         kernel="ndcg",
         formula="DCG@k / IDCG@k with DCG@k = sum over ranks i <= k of gain_i / log2(i + 1), "
@@ -405,9 +528,20 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         trec_parameters="pairs",
         ir_measures_name="nDCG",
         ranx_name="ndcg",
+        fixed_parameters=(("dcg", "log2"),),
+        ir_measures_examples=(
+            "nDCG",
+            "nDCG@5",
+            "nDCG(dcg='log2')@10",
+            "nDCG(gains={0: 0, 1: 1, 2: 3, 3: 7, 4: 15})@10",
+            "nDCG(judged_only=True)@5",
+        ),
+        ir_measures_provider="pytrec_eval",
         citation=_JARVELIN,
         differences="The gains ignore the relevance threshold (trec_eval); ranx's ndcg sets "
-        "the gain of documents below its relevance level to 0.",
+        "the gain of documents below its relevance level to 0 and gives 0 where the ideal DCG "
+        "is 0 (ragmeter: undefined); " + _RANX_TIES + ". ir_measures' nDCG(dcg='exp-log2') is "
+        "gdeval's (see ndcg_exp).",
     ),
     MeasureFamily(
         name="ndcg_rel",
@@ -430,6 +564,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="ndcg_cut",
+        threshold_unused=True,
         title="nDCG at cutoffs (trec_eval)",
         kernel="ndcg",
         formula="nDCG@k with linear gains (see ndcg)",
@@ -475,9 +610,11 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         aliases=("hitrate",),
         ir_measures_name="Success",
         ranx_name="hit_rate",
+        ir_measures_examples=("Success@1", "Success(rel=2)@5"),
+        ir_measures_provider="pytrec_eval",
         citation="S. Tomlinson, trec_eval's success measure",
         differences="'hits@k' is ranx's count of relevant documents in the top k (see hits), "
-        "not this.",
+        "not this. " + _RANX_TIES + ".",
     ),
     MeasureFamily(
         name="hits",
@@ -489,6 +626,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         citation="ranx (E. Bassani, 'ranx: A Blazing-Fast Python Library for Ranking "
         "Evaluation and Comparison', ECIR 2022)",
         reference="ranx 0.3",
+        differences=_RANX_TIES + ".",
     ),
     MeasureFamily(
         name="set_precision",
@@ -498,6 +636,9 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         undefined=_EMPTY,
         trec_name="set_P",
         ir_measures_name="SetP",
+        fixed_parameters=(("relative", False),),
+        ir_measures_examples=("SetP", "SetP(rel=2)"),
+        ir_measures_provider="pytrec_eval",
     ),
     MeasureFamily(
         name="set_relative_precision",
@@ -506,6 +647,10 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         formula="|relevant retrieved| / min(|retrieved|, R)",
         undefined=f"{_EMPTY}, or {_R_ZERO}",
         trec_name="set_relative_P",
+        aliases=("SetRelP",),
+        ir_measures_variant=("SetP", "relative", True),
+        ir_measures_examples=("SetP(relative=True)", "SetRelP"),
+        ir_measures_provider="pytrec_eval",
     ),
     MeasureFamily(
         name="set_recall",
@@ -515,6 +660,8 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         undefined=_R_ZERO,
         trec_name="set_recall",
         ir_measures_name="SetR",
+        ir_measures_examples=("SetR",),
+        ir_measures_provider="pytrec_eval",
     ),
     MeasureFamily(
         name="set_map",
@@ -524,6 +671,8 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         undefined=f"{_EMPTY}, or {_R_ZERO}",
         trec_name="set_map",
         ir_measures_name="SetAP",
+        ir_measures_examples=("SetAP",),
+        ir_measures_provider="pytrec_eval",
     ),
     MeasureFamily(
         name="set_f",
@@ -536,6 +685,9 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         trec_parameters="values",
         trec_defaults=(1.0,),
         ir_measures_name="SetF",
+        parameters=(("beta", 1.0),),
+        ir_measures_examples=("SetF", "SetF(beta=0.5)"),
+        ir_measures_provider="pytrec_eval",
         citation="C. J. van Rijsbergen, Information Retrieval, Butterworths, 1979",
     ),
     MeasureFamily(
@@ -556,6 +708,8 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         "0.9), gains from the gain table rescaled to [0, 1] when outside it",
         trec_name="rbp",
         trec_parameters="pairs",
+        parameters=(("p", 0.9),),
+        differences="ir_measures' RBP is another family: see rbp_graded and rbp_binary.",
         citation="A. Moffat and J. Zobel, 'Rank-biased precision for measurement of retrieval "
         "effectiveness', ACM TOIS 27(1), 2008",
         reference="trec_eval 10.0 on binary judgments (its graded rbp reads uninitialised "
@@ -569,6 +723,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         "documents, 0 when no retrieved document is unjudged (trec_eval)",
         trec_name="rbp_resid",
         trec_parameters="pairs",
+        parameters=(("p", 0.9),),
         judgment_based=True,
         reset_if_missing="unparameterized",
         citation="A. Moffat and J. Zobel, 'Rank-biased precision for measurement of retrieval "
@@ -586,6 +741,475 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         aliases=("unj",),
         judgment_based=True,
         reset_if_missing="always",
+    ),
+    # ---- ir_measures' families beyond trec_eval, with their provider's semantics ----
+    MeasureFamily(
+        name="err",
+        threshold_unused=True,
+        title="Expected reciprocal rank (gdeval)",
+        kernel="err",
+        formula="sum over ranks i <= k of (r_i / i) * prod over j < i of (1 - r_j), with "
+        "r_i = (2^g_i - 1) / 2^4 for the grade g_i (0 when unjudged or not positive, 4 at most)",
+        undefined="the query has no judged document with a grade > 0 (gdeval leaves it out; "
+        "ir_measures then reports 0)",
+        cutoff="optional",
+        ir_measures_name="ERR",
+        ir_measures_examples=("ERR@20", "ERR@5", "ERR@1"),
+        ir_measures_provider="gdeval",
+        citation="O. Chapelle, D. Metzler, Y. Zhang and P. Grinspan, 'Expected Reciprocal Rank "
+        "for Graded Relevance', CIKM 2009",
+        reference=_GDEVAL,
+        differences="gdeval refuses grades above 4 and query ids that are not numbers, and "
+        "prints 5 decimals; ragmeter counts grades above 4 as 4 and keeps every digit. "
+        "Without @k, the whole ranking.",
+    ),
+    MeasureFamily(
+        name="ndcg_exp",
+        threshold_unused=True,
+        title="nDCG with exponential gains (gdeval)",
+        kernel="ndcg_exp",
+        formula="DCG@k / IDCG@k with DCG@k = sum over ranks i <= k of (2^g_i - 1) / ln(i + 1), "
+        "grades <= 0 gaining nothing, IDCG the DCG of the positive grades in decreasing order, "
+        "cut at k",
+        undefined=_IDEAL_ZERO + " (gdeval leaves the query out; ir_measures then reports 0)",
+        cutoff="optional",
+        ir_measures_variant=("nDCG", "dcg", "exp-log2"),
+        ir_measures_examples=("nDCG(dcg='exp-log2')@10", "nDCG(dcg='exp-log2')@3"),
+        ir_measures_provider="gdeval",
+        citation="C. Burges, T. Shaked, E. Renshaw, A. Lazier, M. Deeds, N. Hamilton and G. "
+        "Hullender, 'Learning to Rank using Gradient Descent', ICML 2005",
+        reference=_GDEVAL,
+        differences="gdeval refuses grades above 4 and prints 5 decimals; ragmeter takes any "
+        "grade and keeps every digit. The gains ignore the relevance threshold.",
+    ),
+    MeasureFamily(
+        name="rbp_graded",
+        threshold_unused=True,
+        title="Rank-biased precision, graded (ir_measures' RBP)",
+        kernel="rbp_graded",
+        formula="(1 - p) * sum over ranks i <= k of g_i * p^(i-1), g_i the grade of a document "
+        "judged with a grade > 0 (not rescaled), else 0; p the persistence (default 0.8)",
+        cutoff="optional",
+        ir_measures_name="RBP",
+        parameters=(("p", 0.8),),
+        ir_measures_examples=("RBP", "RBP(p=0.8)", "RBP(p=0.5)@10"),
+        ir_measures_provider="trectools",
+        citation=_MOFFAT_ZOBEL,
+        reference="trectools 0.0.50 (TrecEval.get_rbp, binary_topical_relevance=False) through "
+        "ir_measures 0.4 (provider trectools, which ir_measures' default pipeline does not "
+        "include: pin it)",
+        differences="trectools averages the weights of documents with tied scores "
+        "(average_ties); ragmeter breaks ties as trec_eval does. ir_measures' RBP(rel=...) is "
+        "cwl_eval's binary RBP (rbp_binary); trec_eval's rbp rescales graded gains.",
+    ),
+    MeasureFamily(
+        name="rbp_graded_residual",
+        threshold_unused=True,
+        title="Residual of graded rank-biased precision",
+        kernel="rbp_graded_residual",
+        formula="(1 - p) * sum over unjudged ranks i <= d of p^(i-1), plus p^d: d = k, or the "
+        "length of the ranking without @k; unjudged means absent from the judgments",
+        cutoff="optional",
+        aliases=("RBP_residual",),
+        parameters=(("p", 0.8),),
+        judgment_based=True,
+        citation=_MOFFAT_ZOBEL,
+        reference="trectools 0.0.50 (the second value of TrecEval.get_rbp) on binary grades",
+        differences="trectools' residual adds the weight of the documents with a grade > 0 "
+        "minus the graded RBP (negative for grades above 1) and, without a depth, no tail "
+        "(p^d = 0); ragmeter's is the weight of the unjudged ranks plus the tail after the "
+        "ranking (Moffat and Zobel), equal to trectools' on binary grades with @k. "
+        "trec_eval's rbp_resid is 0 when every retrieved document is judged.",
+    ),
+    MeasureFamily(
+        name="rbp_binary",
+        title="Rank-biased precision, binary (cwl_eval)",
+        kernel="rbp_binary",
+        formula="sum over ranks i <= 1000 of p^(i-1) * [g_i >= rel] / sum over i <= 1000 of "
+        "p^(i-1) (cwl_eval's C/W/L form; (1 - p) * sum of p^(i-1) to 15 digits)",
+        ir_measures_variant=("RBP", "rel", ANY_VALUE),
+        parameters=(("p", 0.8),),
+        ir_measures_examples=("RBP(rel=1)", "RBP(rel=2, p=0.9)"),
+        ir_measures_provider="cwl_eval",
+        citation=_MOFFAT_ZOBEL,
+        reference=_CWL,
+        differences="cwl_eval reads the first 1000 ranks (ir_measures' max_n); so does ragmeter.",
+    ),
+    MeasureFamily(
+        name="judged",
+        threshold_unused=True,
+        title="Judged documents at k",
+        kernel="judged",
+        formula="|documents in the top min(k, retrieved) with a judgment (any grade)| / "
+        "min(k, retrieved); the whole ranking without @k",
+        undefined=_EMPTY,
+        cutoff="optional",
+        ir_measures_name="Judged",
+        ir_measures_examples=("Judged@10", "Judged@1", "Judged"),
+        ir_measures_provider="judged",
+        judgment_based=True,
+        citation="S. MacAvaney, OpenNIR's judged@k (ir_measures' judged provider)",
+        reference="ir_measures 0.4 (provider judged)",
+        differences="ir_measures breaks ties in scores by doc id ascending, ragmeter as "
+        "trec_eval (descending).",
+    ),
+    MeasureFamily(
+        name="accuracy",
+        title="Accuracy (relevant above non-relevant)",
+        kernel="accuracy",
+        formula="1 - (sum over retrieved relevant d of the non-relevant documents above d) / "
+        "(|non-relevant retrieved| * |relevant retrieved|) within the top k; unjudged "
+        "documents are non-relevant",
+        undefined="no relevant, or no non-relevant, document is retrieved (within the top k): "
+        "ir_measures leaves the first out and divides by zero on the second",
+        cutoff="optional",
+        ir_measures_name="Accuracy",
+        ir_measures_examples=("Accuracy", "Accuracy@10", "Accuracy(rel=2)"),
+        ir_measures_provider="accuracy",
+        citation="ir_measures' accuracy provider (B. Piwowarski)",
+        reference="ir_measures 0.4 (provider accuracy)",
+    ),
+    MeasureFamily(
+        name="sdcg",
+        threshold_unused=True,
+        title="Scaled DCG (cwl_eval)",
+        kernel="sdcg",
+        formula="sum over ranks i <= k of g_i / log2(i + 1), divided by sum over i <= k of "
+        "1 / log2(i + 1); g_i = (clamp(grade, min_rel, max_rel) - min_rel) / (max_rel - "
+        "min_rel), 0 unjudged",
+        cutoff="required",
+        ir_measures_name="SDCG",
+        parameters=(("min_rel", 0.0), ("max_rel", None)),
+        fixed_parameters=(("dcg", "log2"),),
+        ir_measures_examples=("SDCG(max_rel=4)@10", "SDCG(min_rel=1, max_rel=3)@5"),
+        ir_measures_provider="cwl_eval",
+        citation=_CWL_CITATION,
+        reference=_CWL,
+        differences=_CWL_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="nerr8",
+        threshold_unused=True,
+        title="Nearly expected reciprocal rank, eq. 8 (cwl_eval)",
+        kernel="nerr8",
+        formula=_CWL_FORMULA + "; C_i = 1 - g_i for i < k, 0 from k on",
+        cutoff="required",
+        ir_measures_name="NERR8",
+        parameters=(("min_rel", 0.0), ("max_rel", None)),
+        ir_measures_examples=("NERR8(max_rel=4)@10", "NERR8(min_rel=1, max_rel=2)@3"),
+        ir_measures_provider="cwl_eval",
+        citation=_NERR,
+        reference=_CWL,
+        differences=_CWL_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="nerr9",
+        threshold_unused=True,
+        title="Nearly expected reciprocal rank, eq. 9 (cwl_eval)",
+        kernel="nerr9",
+        formula=_CWL_FORMULA + "; C_i = (i / (i + 1)) * (1 - g_i) for i < k, 0 from k on",
+        cutoff="required",
+        ir_measures_name="NERR9",
+        parameters=(("min_rel", 0.0), ("max_rel", None)),
+        ir_measures_examples=("NERR9(max_rel=4)@10", "NERR9(max_rel=3)@5"),
+        ir_measures_provider="cwl_eval",
+        citation=_NERR,
+        reference=_CWL,
+        differences=_CWL_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="nerr10",
+        threshold_unused=True,
+        title="Nearly expected reciprocal rank, eq. 10 (cwl_eval)",
+        kernel="nerr10",
+        formula=_CWL_FORMULA + "; C_i = p * (1 - g_i), p the persistence (default 0.9)",
+        ir_measures_name="NERR10",
+        parameters=(("p", 0.9), ("min_rel", 0.0), ("max_rel", None)),
+        ir_measures_examples=("NERR10(max_rel=4)", "NERR10(p=0.5, max_rel=3)"),
+        ir_measures_provider="cwl_eval",
+        citation=_NERR,
+        reference=_CWL,
+        differences=_CWL_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="nerr11",
+        threshold_unused=True,
+        title="Nearly expected reciprocal rank, eq. 11 (cwl_eval)",
+        kernel="nerr11",
+        formula=_CWL_FORMULA + "; C_i = ((i + 2T - 1) / (i + 2T))^2 * (1 - g_i), T the "
+        "desired gain (default 1)",
+        ir_measures_name="NERR11",
+        parameters=(("T", 1.0), ("min_rel", 0.0), ("max_rel", None)),
+        ir_measures_examples=("NERR11(max_rel=4)", "NERR11(T=2.0, max_rel=3)"),
+        ir_measures_provider="cwl_eval",
+        citation=_NERR,
+        reference=_CWL,
+        differences=_CWL_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="inst",
+        threshold_unused=True,
+        title="INST (cwl_eval)",
+        kernel="inst",
+        formula=_CWL_FORMULA + "; C_i = ((i + T + T_i - 1) / (i + T + T_i))^2 with T_i = T - "
+        "(g_1 + ... + g_i), T the desired gain (default 1)",
+        ir_measures_name="INST",
+        parameters=(("T", 1.0), ("min_rel", 0.0), ("max_rel", None)),
+        ir_measures_examples=("INST(max_rel=4)", "INST(T=2.0, max_rel=3)"),
+        ir_measures_provider="cwl_eval",
+        citation="P. Bailey, A. Moffat, F. Scholer and P. Thomas, 'User Variability and IR "
+        "System Evaluation', SIGIR 2015",
+        reference=_CWL,
+        differences=_CWL_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="insq",
+        threshold_unused=True,
+        title="INSQ (cwl_eval)",
+        kernel="insq",
+        formula=_CWL_FORMULA + "; C_i = ((i + 2T - 1) / (i + 2T))^2, T the desired gain "
+        "(default 1)",
+        ir_measures_name="INSQ",
+        parameters=(("T", 1.0), ("min_rel", 0.0), ("max_rel", None)),
+        ir_measures_examples=("INSQ(max_rel=4)", "INSQ(T=3.0, max_rel=2)"),
+        ir_measures_provider="cwl_eval",
+        citation="A. Moffat, F. Scholer and P. Thomas, 'Models and Metrics: IR Evaluation as a "
+        "User Process', ADCS 2012",
+        reference=_CWL,
+        differences=_CWL_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="bpm",
+        threshold_unused=True,
+        title="Bejeweled player model (cwl_eval)",
+        kernel="bpm",
+        formula=_CWL_FORMULA + "; C_i = 1 while g_1 + ... + g_i < T and i < k (the cost "
+        "budget, one per document), else 0",
+        cutoff="required",
+        ir_measures_name="BPM",
+        parameters=(("T", 1.0), ("min_rel", 0.0), ("max_rel", None)),
+        ir_measures_examples=("BPM(max_rel=4)@10", "BPM(T=2.0, max_rel=3)@5"),
+        ir_measures_provider="cwl_eval",
+        citation="F. Zhang, Y. Liu, X. Li, M. Zhang, Y. Xu and S. Ma, 'Evaluating Web Search "
+        "with a Bejeweled Player Model', SIGIR 2017",
+        reference=_CWL,
+        differences=_CWL_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="compat",
+        threshold_unused=True,
+        title="Compatibility (rank-biased overlap with an ideal ranking)",
+        kernel="compat",
+        formula="RBO(ranking, ideal) = sum over d <= D of p^(d-1) * |ranking[:d] ∩ ideal[:d]| / "
+        "d, divided by sum over d <= D of p^(d-1), D the longer of the two; ideal: the "
+        "documents with a grade > 0 by decreasing grade, ties in ranking order, those not "
+        "retrieved last; normalize=True divides by RBO(ideal, ideal)",
+        ir_measures_name="Compat",
+        aliases=("compatibility",),
+        parameters=(("p", 0.95), ("normalize", 1.0)),
+        ir_measures_examples=("Compat", "Compat(p=0.8)", "Compat(p=0.9, normalize=False)"),
+        ir_measures_provider="compat",
+        citation="C. L. A. Clarke, A. Vtyurina and M. D. Smucker, 'Assessing Top-k "
+        "Preferences', ACM TOIS 39(3), 2021",
+        reference="ir_measures 0.4 (provider compat)",
+        differences="ir_measures breaks ties in scores by doc id ascending, and orders the "
+        "ideal ranking's ties by run score with 0 for documents not retrieved (so they go "
+        "before retrieved documents with a negative score); ragmeter breaks ties as trec_eval "
+        "and puts them last. The grades ignore the relevance threshold.",
+    ),
+    # ---- ir_measures' diversity families (pyndeval), over subtopic judgments ----
+    MeasureFamily(
+        name="alpha_ndcg",
+        title="alpha-nDCG (diversity)",
+        kernel="alpha_ndcg",
+        formula=_NOVELTY + "; alpha-DCG@k = sum over i <= k of score_i / log2(i + 1), divided "
+        "by that of ndeval's greedy ideal ranking (at each rank the judged document with the "
+        "highest score, ties to the greatest doc id); 0 when the run's alpha-DCG@k is 0",
+        undefined=_DIVERSITY_UNDEFINED,
+        cutoff="required",
+        aliases=("α_nDCG",),
+        ir_measures_name="alpha_nDCG",
+        parameters=(("alpha", 0.5),),
+        ir_measures_examples=("alpha_nDCG@10", "alpha_nDCG(alpha=0.8)@5", "alpha_nDCG(rel=2)@20"),
+        ir_measures_provider="pyndeval",
+        subtopic_judgments=True,
+        citation=_CLARKE_2008,
+        reference=_NDEVAL,
+        differences=_DIVERSITY_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="alpha_dcg",
+        title="alpha-DCG (diversity)",
+        kernel="alpha_dcg",
+        formula=_NOVELTY + "; sum over i <= k of score_i / log2(i + 1), divided (for k >= 2, "
+        "as ndeval) by the same sum for A subtopics at every rank",
+        undefined=_DIVERSITY_UNDEFINED,
+        cutoff="required",
+        aliases=("α_DCG",),
+        ir_measures_name="alpha_DCG",
+        parameters=(("alpha", 0.5),),
+        ir_measures_examples=("alpha_DCG@10", "alpha_DCG(alpha=0.3)@1"),
+        ir_measures_provider="pyndeval",
+        subtopic_judgments=True,
+        citation=_CLARKE_2008,
+        reference=_NDEVAL,
+        differences=_DIVERSITY_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="err_ia",
+        title="Intent-aware ERR (diversity)",
+        kernel="err_ia",
+        formula=_NOVELTY + "; sum over i <= k of score_i / i, divided (for k >= 2, as ndeval) "
+        "by the same sum for A subtopics at every rank",
+        undefined=_DIVERSITY_UNDEFINED,
+        cutoff="required",
+        ir_measures_name="ERR_IA",
+        parameters=(("alpha", 0.5),),
+        ir_measures_examples=("ERR_IA@10", "ERR_IA(rel=2)@5"),
+        ir_measures_provider="pyndeval",
+        subtopic_judgments=True,
+        citation="O. Chapelle, S. Ji, C. Liao, E. Velipasaoglu, L. Lai and S.-L. Wu, "
+        "'Intent-based diversification of web search results', Information Retrieval 14, 2011",
+        reference=_NDEVAL,
+        differences=_DIVERSITY_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="nerr_ia",
+        title="Intent-aware ERR, normalized (diversity)",
+        kernel="nerr_ia",
+        formula="ERR-IA@k divided by that of ndeval's greedy ideal ranking (see alpha_ndcg); 0 "
+        "when the run's alpha-DCG@k is 0",
+        undefined=_DIVERSITY_UNDEFINED,
+        cutoff="required",
+        ir_measures_name="nERR_IA",
+        parameters=(("alpha", 0.5),),
+        ir_measures_examples=("nERR_IA@10", "nERR_IA@3"),
+        ir_measures_provider="pyndeval",
+        subtopic_judgments=True,
+        citation="O. Chapelle et al., Information Retrieval 14, 2011; ndeval",
+        reference=_NDEVAL,
+        differences=_DIVERSITY_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="p_ia",
+        title="Intent-aware precision (diversity)",
+        kernel="p_ia",
+        formula="(sum over the top k documents of the number of subtopics each is relevant to) "
+        "/ (k * A)",
+        undefined=_DIVERSITY_UNDEFINED,
+        cutoff="required",
+        ir_measures_name="P_IA",
+        ir_measures_examples=("P_IA@10", "P_IA(rel=2)@5"),
+        ir_measures_provider="pyndeval",
+        subtopic_judgments=True,
+        citation=_AGRAWAL,
+        reference=_NDEVAL,
+        differences=_DIVERSITY_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="st_recall",
+        title="Subtopic recall (diversity)",
+        kernel="st_recall",
+        formula="|subtopics some top-k document is relevant to| / A",
+        undefined=_DIVERSITY_UNDEFINED,
+        cutoff="required",
+        aliases=("strec",),
+        ir_measures_name="StRecall",
+        ir_measures_examples=("StRecall@10", "StRecall@2"),
+        ir_measures_provider="pyndeval",
+        subtopic_judgments=True,
+        citation="C. Zhai, W. W. Cohen and J. Lafferty, 'Beyond Independent Relevance', SIGIR 2003",
+        reference=_NDEVAL,
+        differences=_DIVERSITY_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="ap_ia",
+        title="Intent-aware average precision (diversity)",
+        kernel="ap_ia",
+        formula="the mean over the A subtopics of AP with the documents relevant to the "
+        "subtopic as relevant (over the whole ranking)",
+        undefined=_DIVERSITY_UNDEFINED,
+        aliases=("MAP_IA",),
+        ir_measures_name="AP_IA",
+        ir_measures_examples=("AP_IA", "AP_IA(rel=2)"),
+        ir_measures_provider="pyndeval",
+        subtopic_judgments=True,
+        citation=_AGRAWAL,
+        reference=_NDEVAL,
+        differences=_DIVERSITY_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="nrbp",
+        title="Novelty- and rank-biased precision (diversity)",
+        kernel="nrbp",
+        formula=_NOVELTY + "; (1 - (1 - alpha) beta) / A * sum over all ranks i of score_i * "
+        "beta^(i-1), beta the patience",
+        undefined=_DIVERSITY_UNDEFINED,
+        ir_measures_name="NRBP",
+        parameters=(("alpha", 0.5), ("beta", 0.5)),
+        ir_measures_examples=("NRBP", "NRBP(alpha=0.3, beta=0.8)"),
+        ir_measures_provider="pyndeval",
+        subtopic_judgments=True,
+        citation="C. L. A. Clarke, M. Kolla and O. Vechtomova, 'An Effectiveness Measure for "
+        "Ambiguous and Underspecified Queries', ICTIR 2009",
+        reference=_NDEVAL,
+        differences=_DIVERSITY_DIFFERENCES,
+    ),
+    MeasureFamily(
+        name="nnrbp",
+        title="Normalized NRBP (diversity)",
+        kernel="nnrbp",
+        formula="NRBP divided by that of ndeval's greedy ideal ranking (see alpha_ndcg)",
+        undefined=_DIVERSITY_UNDEFINED + "; pyndeval divides 0 by 0 there",
+        ir_measures_name="nNRBP",
+        parameters=(("alpha", 0.5), ("beta", 0.5)),
+        ir_measures_examples=("nNRBP", "nNRBP(beta=0.9)"),
+        ir_measures_provider="pyndeval",
+        subtopic_judgments=True,
+        citation="C. L. A. Clarke, M. Kolla and O. Vechtomova, ICTIR 2009",
+        reference=_NDEVAL,
+        differences=_DIVERSITY_DIFFERENCES,
+    ),
+    # ---- ranx's measures that trec_eval lacks, with ranx's semantics ----
+    MeasureFamily(
+        name="f1",
+        title="F1 at k",
+        kernel="f1",
+        formula="2 P R / (P + R) with P = |relevant in top k| / k and R = |relevant in top k| "
+        "/ |relevant|; 0 when nothing relevant is in the top k; the whole ranking without @k",
+        undefined=_R_ZERO,
+        cutoff="optional",
+        ranx_name="f1",
+        citation=_RANX,
+        reference="ranx 0.3",
+        differences="ranx gives 0 where R = 0 (ragmeter: undefined); " + _RANX_TIES + ".",
+    ),
+    MeasureFamily(
+        name="dcg_burges",
+        title="DCG with exponential gains (ranx)",
+        kernel="dcg_burges",
+        formula="sum over ranks i <= k of (2^g_i - 1) / log2(i + 1), g_i the grade when >= the "
+        "relevance threshold, else 0",
+        cutoff="optional",
+        ranx_name="dcg_burges",
+        citation="C. Burges et al., 'Learning to Rank using Gradient Descent', ICML 2005; ranx",
+        reference="ranx 0.3",
+        differences="As ranx, grades below the relevance threshold gain nothing (ragmeter's "
+        "dcg and ndcg ignore the threshold, as trec_eval's). " + _RANX_TIES + ".",
+    ),
+    MeasureFamily(
+        name="ndcg_burges",
+        title="nDCG with exponential gains (ranx)",
+        kernel="ndcg_burges",
+        formula="dcg_burges@k / the dcg_burges@k of the judged grades >= the relevance threshold "
+        "in decreasing order",
+        undefined="no judged document reaches the relevance threshold (ideal DCG = 0)",
+        cutoff="optional",
+        ranx_name="ndcg_burges",
+        citation="C. Burges et al., 'Learning to Rank using Gradient Descent', ICML 2005; ranx",
+        reference="ranx 0.3",
+        differences="ranx gives 0 where the ideal DCG is 0 (ragmeter: undefined); as ranx, "
+        "grades below the relevance threshold gain nothing; " + _RANX_TIES + ".",
     ),
 )
 

@@ -98,6 +98,7 @@ def compute_values(
     the run); ``run_tag`` is the run's tag, for ``runid``.
     """
     n = prepared.n_queries
+    _check_judgment_form(measures, prepared.has_subtopics)
     missing_rows = None
     if in_run is not None and not in_run.all() and options.missing == "zero":
         # trec_eval -c: a judged topic missing from the run is a ranking of one unjudged
@@ -164,6 +165,24 @@ def compute_values(
         texts=texts,
         complete_totals=complete_totals,
     )
+
+
+def _check_judgment_form(measures: Sequence[Measure], subtopics: bool) -> None:
+    """Diversity measures read diversity judgments ``{doc: {subtopic: grade}}``, the others
+    judgments ``{doc: grade}``: one evaluation has judgments of one form."""
+    for measure in measures:
+        if measure.family.subtopic_judgments and not subtopics:
+            raise InvalidInputError(
+                f"metrics: {measure.name} is a diversity measure: it needs judgments by "
+                f"subtopic, {{query_id: {{doc_id: {{subtopic: grade}}}}}} (ir_measures' qrels "
+                f"with an iteration column); these are {{doc_id: grade}}"
+            )
+        if subtopics and not measure.family.subtopic_judgments and measure.family.kernel:
+            raise InvalidInputError(
+                f"metrics: {measure.name} reads judgments {{doc_id: grade}}, but these are "
+                f"diversity judgments {{doc_id: {{subtopic: grade}}}}: evaluate it with one "
+                f"grade per document (for example the highest over the subtopics)"
+            )
 
 
 def _judged_only(measure: Measure, options: EvaluationOptions) -> bool:

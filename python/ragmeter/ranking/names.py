@@ -10,15 +10,22 @@ One string names one or several measures (:class:`Measure`, one value per query 
   default parameters (``P`` is P_5 ... P_1000, ``success`` is success_1, _5 and _10; the name
   as trec_eval spells it, case included), the groups ``official`` and ``all_trec``, and the
   column names trec_eval prints (``P_5``, ``ndcg_cut_10``, ``iprec_at_recall_0.10``);
-* ir_measures' (``nDCG@10``, ``P(rel=2)@5``, ``AP(rel=2)``, ``RBP(p=0.8)``, ``IPrec@0.5``):
-  parameters in parentheses, ``rel=`` a relevance threshold for that measure only;
+* ir_measures' (``nDCG@10``, ``P(rel=2)@5``, ``AP(rel=2)``, ``RBP(p=0.8)``, ``IPrec@0.5``,
+  ``nDCG(dcg='exp-log2')@10``, ``SDCG(max_rel=3)@10``, ``Judged@10``): parameters in
+  parentheses as ``name=value`` (the family's :attr:`~MeasureFamily.parameters`, ``rel=`` a
+  relevance threshold for that measure only, ``judged_only=``, ``gains=``, ``cutoff=``), and a
+  parameter value that selects another family (:attr:`~MeasureFamily.ir_measures_variant`:
+  ``nDCG(dcg='exp-log2')`` is gdeval's nDCG, ``NumRet(rel=1)`` is NumRelRet,
+  ``RBP(rel=1)`` cwl_eval's binary RBP);
 * ranx's (``ndcg@10``, ``map@100-l2``, ``hits@10``): ``-lN`` a relevance threshold for that
   measure only.
 
 Names are matched case-insensitively, except trec_eval's bare families and groups, which are
-exactly as trec_eval spells them. A string that trec_eval would expand (a family alone, with
-dot parameters, or a group) gives trec_eval's column names; any other string is the name of
-its one measure, as written.
+exactly as trec_eval spells them, and an ir_measures name that another family spells the same
+but for case (ir_measures' ``RBP`` is graded RBP as trectools computes it; ``rbp`` is
+trec_eval's), which is matched as ir_measures spells it. A string that trec_eval would expand
+(a family alone, with dot parameters, or a group) gives trec_eval's column names; any other
+string is the name of its one measure, as written.
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from typing import Any
 
 from ..exceptions import InputTypeError, InvalidInputError
 from ..options import MAX_INDEX, EvaluationOptions, shorten
-from .declarations import FAMILIES, NICKNAMES, MeasureFamily
+from .declarations import ANY_VALUE, FAMILIES, NICKNAMES, MeasureFamily
 
 __all__ = [
     "METRIC_NAMES",
@@ -107,21 +114,54 @@ MetricSpec = Measure
 
 
 def _alias_table() -> dict[str, MeasureFamily]:
+    """Every spelling, lower case. ir_measures' names come last and only where the lower-case
+    spelling is free (the others are matched exactly, see :data:`_BY_IR_NAME`)."""
     table: dict[str, MeasureFamily] = {}
     for fam in FAMILIES:
         for spelling in fam.names:
+            if spelling == fam.ir_measures_name:
+                continue
             key = spelling.lower()
             other = table.setdefault(key, fam)
             if other is not fam:
                 raise RuntimeError(f"measure name {spelling!r} names {other.name} and {fam.name}")
+    for fam in FAMILIES:
+        if fam.ir_measures_name is not None:
+            table.setdefault(fam.ir_measures_name.lower(), fam)
+    return table
+
+
+def _ir_name_table() -> dict[str, MeasureFamily]:
+    table: dict[str, MeasureFamily] = {}
+    for fam in FAMILIES:
+        if fam.ir_measures_name is not None:
+            other = table.setdefault(fam.ir_measures_name, fam)
+            if other is not fam:
+                raise RuntimeError(f"ir_measures name {fam.ir_measures_name!r} names two families")
     return table
 
 
 _BY_ALIAS = _alias_table()
+_BY_IR_NAME = _ir_name_table()
 _BY_TREC_NAME = {f.trec_name: f for f in FAMILIES if f.trec_name is not None}
 
+
+def _variant_table() -> dict[str, list[tuple[str, object, MeasureFamily]]]:
+    """By the name of the family whose ir_measures name a variant extends: (parameter, value,
+    variant family)."""
+    table: dict[str, list[tuple[str, object, MeasureFamily]]] = {}
+    for fam in FAMILIES:
+        if fam.ir_measures_variant is not None:
+            name, parameter, value = fam.ir_measures_variant
+            base = _BY_IR_NAME[name]
+            table.setdefault(base.name, []).append((parameter, value, fam))
+    return table
+
+
+_VARIANTS = _variant_table()
+
 _GENERAL = re.compile(
-    r"^(?P<name>[A-Za-z0-9_\-]+?)"
+    r"^(?P<name>[\w\-]+?)"
     r"(?:\((?P<params>.*)\))?"
     r"(?:@(?P<cutoff>[0-9.eE+]+))?"
     r"(?:-l(?P<level>[0-9]+(?:\.[0-9]+)?))?$"
@@ -198,6 +238,10 @@ def _single(fam: MeasureFamily, text: str, **fields: Any) -> Measure:
         )
     if fam.kernel is None and (fields.get("relevance_threshold") or fields.get("judged_only")):
         raise InvalidInputError(f"metrics: {shorten(text)}: {fam.name} takes no parameters")
+    if "params" not in fields:
+        named = _named_parameters(fam, {}, text)
+        if named is not None:
+            fields["params"] = named
     return Measure(name=text, family=fam, **fields)
 
 
@@ -359,17 +403,82 @@ def _ir_params(params: str, text: str) -> dict[str, Any]:
     return values
 
 
+def _family_named(name: str) -> MeasureFamily | None:
+    return _BY_IR_NAME.get(name) or _BY_ALIAS.get(name.lower())
+
+
+def _variant(fam: MeasureFamily, params: dict[str, Any], text: str) -> MeasureFamily:
+    """The family that a parameter value selects (ir_measures' ``nDCG(dcg='exp-log2')``)."""
+    for parameter, value, variant in _VARIANTS.get(fam.name, ()):
+        if parameter not in params:
+            continue
+        if value == ANY_VALUE:
+            return variant
+        if params[parameter] == value and type(params[parameter]) is type(value):
+            del params[parameter]
+            return variant
+    return fam
+
+
+def _fixed(fam: MeasureFamily, params: dict[str, Any], text: str) -> None:
+    for parameter, value in fam.fixed_parameters:
+        if parameter in params:
+            given = params.pop(parameter)
+            if given != value or type(given) is not type(value):
+                others = [
+                    f"{p}={v!r} ({f.name})"
+                    for p, v, f in _VARIANTS.get(fam.name, ())
+                    if p == parameter and v != ANY_VALUE
+                ]
+                hint = f"; {', '.join(others)}" if others else ""
+                raise InvalidInputError(
+                    f"metrics: {shorten(text)}: {parameter} must be {value!r} for "
+                    f"{fam.title}, got {shorten(given)}{hint}"
+                )
+
+
+def _named_parameters(
+    fam: MeasureFamily, params: dict[str, Any], text: str
+) -> tuple[float, ...] | None:
+    """The family's named parameters in kernel order (their defaults where not given), or
+    None for a family without them."""
+    if not fam.parameters:
+        return None
+    values = []
+    for name, default in fam.parameters:
+        value = params.pop(name, default)
+        if value is None:
+            example = ", ".join(f"{n}={'3' if d is None else repr(d)}" for n, d in fam.parameters)
+            raise InvalidInputError(
+                f"metrics: {shorten(text)}: {fam.title} needs {name}=, e.g. "
+                f"{fam.ir_measures_name or fam.name}({example})"
+            )
+        if isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, int | float):
+            raise InvalidInputError(
+                f"metrics: {shorten(text)}: {name} must be a number, got {shorten(value)}"
+            )
+        values.append(_number(str(value), text, name))
+    return tuple(values)
+
+
 def _general(text: str) -> Measure | None:
     match = _GENERAL.match(text)
     if match is None:
         return None
-    fam = _BY_ALIAS.get(match["name"].lower())
+    fam = _family_named(match["name"])
     if fam is None:
         return None
     fields: dict[str, Any] = {}
     params = _ir_params(match["params"], text) if match["params"] is not None else {}
+    fam = _variant(fam, params, text)
+    _fixed(fam, params, text)
     if "cutoff" in params:
         params["cutoff"] = str(params["cutoff"])
+    if fam.trec_parameters == "levels" and "recall" in params:
+        # ir_measures' IPrec(recall=0.5).
+        params.setdefault("cutoff", str(params.pop("recall")))
     cutoff_text = match["cutoff"] or params.pop("cutoff", None)
     if cutoff_text is not None:
         if fam.trec_parameters == "levels":
@@ -382,31 +491,48 @@ def _general(text: str) -> Measure | None:
             f"metrics: {shorten(text)} needs a level, e.g. '{match['name']}@0.5'"
         )
     if match["level"] is not None:
+        if fam.threshold_unused and fam.ranx_name is None:
+            raise _unused_threshold(fam, text, "-l")
         fields["relevance_threshold"] = _threshold(float(match["level"]), text)
     if "rel" in params:
         if "relevance_threshold" in fields:
             raise InvalidInputError(f"metrics: {shorten(text)}: rel= and -l both given")
+        if fam.threshold_unused:
+            raise _unused_threshold(fam, text, "rel=")
         fields["relevance_threshold"] = _threshold(params.pop("rel"), text)
     if "judged_only" in params:
         judged_only = params.pop("judged_only")
         if not isinstance(judged_only, bool):
             raise InvalidInputError(f"metrics: {shorten(text)}: judged_only must be True or False")
         fields["judged_only"] = judged_only
-    if "p" in params and fam.kernel in ("rbp", "rbp_residual"):
-        fields["params"] = (_number(str(params.pop("p")), text, "p"),)
-    elif fam.kernel in ("rbp", "rbp_residual"):
-        fields["params"] = (0.9,)
+    named = _named_parameters(fam, params, text)
+    if named is not None:
+        fields["params"] = named
     if "gains" in params:
         fields["gains"] = _gains_param(params.pop("gains"), text)
-    if fam.trec_parameters == "values" and fam.kernel is not None:
+    if fam.trec_parameters == "values" and fam.kernel is not None and named is None:
         fields["params"] = _checked_values(fam, list(fam.trec_defaults), text)
     if fam.name == "relstring":
         fields["params"] = tuple(fam.trec_defaults)
     if params:
+        accepted = [n for n, _ in fam.parameters] + [n for n, _ in fam.fixed_parameters]
+        hint = f" ({fam.title} takes {', '.join(accepted)})" if accepted else ""
         raise InvalidInputError(
-            f"metrics: {shorten(text)}: unknown parameter {sorted(params)[0]!r}"
+            f"metrics: {shorten(text)}: unknown parameter {sorted(params)[0]!r}{hint}"
         )
     return _single(fam, text, **fields)
+
+
+def _unused_threshold(fam: MeasureFamily, text: str, given: str) -> InvalidInputError:
+    scaled = [n for n, _ in fam.parameters if n in ("min_rel", "max_rel")]
+    how = (
+        "its gains are scaled from min_rel and max_rel"
+        if scaled
+        else "it does not read a relevance threshold (its gains are the grades)"
+    )
+    return InvalidInputError(
+        f"metrics: {shorten(text)}: {fam.title} takes no {given}: {how}; drop {given}"
+    )
 
 
 def _gains_param(gains: object, text: str) -> tuple[tuple[int, float], ...]:

@@ -91,6 +91,16 @@ pub struct QueryInput<'a> {
     pub ranking: RankingInput<'a>,
 }
 
+/// One judgment of a document for one subtopic (diversity judgments, `{doc: {subtopic:
+/// grade}}`): the document's index among its query's judged documents sorted by id
+/// (byte-wise), the subtopic's index within the query, and the grade.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SubtopicGrade {
+    pub doc: u32,
+    pub subtopic: u32,
+    pub grade: f64,
+}
+
 /// What the metrics need of every query (see `ranking`).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Prepared {
@@ -107,6 +117,11 @@ pub struct Prepared {
     pub judged_negative: Vec<u32>,
     /// Whether `hits` holds every judged ranked document (`RankingOptions::all_judged`).
     pub all_judged: bool,
+    /// Diversity judgments, per query, by document index. With them, the judged documents
+    /// were prepared with 1 + that index as their grade (so every judged document is kept,
+    /// and the `grade` of a hit names its document): only the diversity measures read such
+    /// rankings.
+    pub subtopics: Option<RowsBuf<SubtopicGrade>>,
 }
 
 impl Prepared {
@@ -143,11 +158,30 @@ impl Prepared {
         if self.is_empty() {
             self.all_judged = other.all_judged;
         }
+        // Queries without subtopic data (a batch of queries with empty judgments read before
+        // the first diversity judgment) have empty rows.
+        if self.subtopics.is_some() || other.subtopics.is_some() {
+            let mine = self
+                .subtopics
+                .get_or_insert_with(|| empty_rows(self.retrieved.len()));
+            mine.append(
+                other
+                    .subtopics
+                    .unwrap_or_else(|| empty_rows(other.retrieved.len())),
+            );
+        }
         self.hits.append(other.hits);
         self.judged_positive.append(other.judged_positive);
         self.retrieved.extend(other.retrieved);
         self.judged_count.extend(other.judged_count);
         self.judged_negative.extend(other.judged_negative);
+    }
+}
+
+fn empty_rows<T>(n: usize) -> RowsBuf<T> {
+    RowsBuf {
+        offsets: vec![0; n + 1],
+        values: Vec::new(),
     }
 }
 
@@ -695,6 +729,26 @@ mod tests {
                 ranks_by_scanning(&scores, &found, &tied)
             );
         }
+    }
+
+    #[test]
+    fn subtopics_of_queries_read_before_the_first_diversity_judgment_are_empty() {
+        let plain = scored(&[], &[(b"a", 1.0)], OPTS).unwrap();
+        let mut with = scored(&[(b"a", 1.0)], &[(b"a", 1.0)], OPTS).unwrap();
+        let grade = SubtopicGrade {
+            doc: 0,
+            subtopic: 0,
+            grade: 1.0,
+        };
+        let mut rows = RowsBuf::default();
+        rows.push_row([grade]);
+        with.subtopics = Some(rows);
+        let mut all = plain.clone();
+        all.append(with.clone());
+        all.append(plain);
+        let subtopics = all.subtopics.unwrap();
+        assert_eq!(subtopics.offsets, vec![0, 0, 1, 1]);
+        assert_eq!(subtopics.values, vec![grade]);
     }
 
     #[test]

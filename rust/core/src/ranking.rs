@@ -22,7 +22,7 @@ use std::cell::OnceCell;
 
 use rayon::prelude::*;
 
-use crate::prepare::Prepared;
+use crate::prepare::{Prepared, SubtopicGrade};
 use crate::{CoreError, CoreResult};
 
 /// A ranked judged document: its 1-based rank and its grade.
@@ -117,7 +117,96 @@ pub enum Kind {
     Rbp(f64, GainPairs),
     /// The residual of rank-biased precision (`rbp_resid.p=`).
     RbpResidual(f64),
+    /// gdeval's expected reciprocal rank: a cascade over the stopping probabilities
+    /// (2^g - 1) / 2^4 (grades above 4 count as 4).
+    Err,
+    /// gdeval's nDCG: gains 2^g - 1 over natural-log discounts (`nDCG(dcg='exp-log2')`).
+    NdcgExp,
+    /// ir_measures' graded RBP (trectools): `(1 - p) * sum of grade_i * p^(i-1)` over the
+    /// positive grades.
+    RbpGraded(f64),
+    /// The residual of the graded RBP: the weight of the unjudged ranks plus the tail p^d.
+    RbpGradedResidual(f64),
+    /// Judged documents in the top k / min(k, retrieved) (ir_measures' `Judged@k`).
+    Judged,
+    /// ir_measures' `Accuracy`: the probability that a retrieved relevant document is ranked
+    /// above a retrieved non-relevant one.
+    Accuracy,
+    /// A C/W/L measure (cwl_eval): the expected utility of a user model over 1000 ranks.
+    Cwl(CwlModel, CwlGains),
+    /// Rank-biased overlap with an ideal ranking (ir_measures' `Compat`): persistence, and
+    /// whether it is divided by the ideal ranking's own overlap.
+    Compat(f64, bool),
+    /// ranx's F1 of precision at k and recall at k.
+    F1,
+    /// ranx's DCG with gains 2^g - 1 (Burges et al.), gains below the threshold 0.
+    DcgBurges,
+    /// ranx's nDCG with gains 2^g - 1 (Burges et al.), gains below the threshold 0.
+    NdcgBurges,
+    /// A diversity measure of ndeval (pyndeval) over subtopic judgments, with its redundancy
+    /// intolerance alpha and its patience beta.
+    Diversity(Diversity, f64, f64),
 }
+
+/// ndeval's novelty and diversity measures (TREC Web track).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Diversity {
+    /// alpha-DCG@k over ndeval's "ideal ideal" (every subtopic at every rank).
+    AlphaDcg,
+    /// alpha-nDCG@k over the greedy ideal ranking.
+    AlphaNdcg,
+    /// Intent-aware ERR@k over the "ideal ideal".
+    ErrIa,
+    /// Intent-aware ERR@k over the greedy ideal ranking.
+    NErrIa,
+    /// Intent-aware precision@k.
+    PIa,
+    /// Subtopic recall@k.
+    StRecall,
+    /// Intent-aware average precision.
+    ApIa,
+    /// Novelty- and rank-biased precision.
+    Nrbp,
+    /// NRBP over the greedy ideal ranking's.
+    NNrbp,
+}
+
+/// The user model of a C/W/L measure: its continuation probability at each rank.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CwlModel {
+    /// Rank-biased precision with persistence p.
+    Rbp(f64),
+    /// Scaled DCG: DCG over the DCG of k fully relevant documents (`SDCG@k`).
+    Sdcg,
+    /// Equation 8 of Azzopardi, Mackenzie and Moffat (ICTIR 2021), truncated at k.
+    Nerr8,
+    /// Equation 9, truncated at k.
+    Nerr9,
+    /// Equation 10 with persistence phi.
+    Nerr10(f64),
+    /// Equation 11 (12 in the paper) with goal T.
+    Nerr11(f64),
+    /// INST with goal T.
+    Inst(f64),
+    /// INSQ with goal T.
+    Insq(f64),
+    /// The static Bejeweled Player Model with gain goal T and cost budget k.
+    Bpm(f64),
+}
+
+/// How a C/W/L measure turns grades into gains in [0, 1].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CwlGains {
+    /// 1 for a grade >= the relevance threshold, else 0 (ir_measures' `rel=`).
+    Binary,
+    /// `(clamp(max(grade, 0), min_rel, max_rel) - min_rel) / (max_rel - min_rel)`.
+    Scaled { min_rel: f64, max_rel: f64 },
+}
+
+/// The ranks a C/W/L measure reads: cwl_eval's `max_n` as ir_measures sets it.
+pub const CWL_DEPTH: usize = 1000;
+/// gdeval's `$MAX_JUDGMENT`: ERR's stopping probability is (2^g - 1) / 2^4.
+pub const ERR_MAX_GRADE: f64 = 4.0;
 
 /// Kernel names with whether they take a cutoff (`Some(true)`: required, `Some(false)`:
 /// optional, `None`: none) and how many parameters they read.
@@ -144,7 +233,7 @@ const KERNELS: &[(&str, Option<bool>, Params)] = &[
     ("bin_g", None, Params::None),
     ("g", None, Params::Gains),
     ("ndcg", Some(false), Params::OptionalGains),
-    ("dcg", None, Params::Gains),
+    ("dcg", Some(false), Params::Gains),
     ("ideal_dcg", None, Params::Gains),
     ("ndcg_rel", None, Params::Gains),
     ("rndcg", None, Params::Gains),
@@ -156,6 +245,34 @@ const KERNELS: &[(&str, Option<bool>, Params)] = &[
     ("utility", None, Params::Exactly(5)),
     ("rbp", None, Params::ExactlyWithGains(1)),
     ("rbp_residual", None, Params::Exactly(1)),
+    ("err", Some(false), Params::None),
+    ("ndcg_exp", Some(false), Params::None),
+    ("rbp_graded", Some(false), Params::Exactly(1)),
+    ("rbp_graded_residual", Some(false), Params::Exactly(1)),
+    ("rbp_binary", None, Params::Exactly(1)),
+    ("judged", Some(false), Params::None),
+    ("accuracy", Some(false), Params::None),
+    ("sdcg", Some(true), Params::Exactly(2)),
+    ("nerr8", Some(true), Params::Exactly(2)),
+    ("nerr9", Some(true), Params::Exactly(2)),
+    ("nerr10", None, Params::Exactly(3)),
+    ("nerr11", None, Params::Exactly(3)),
+    ("inst", None, Params::Exactly(3)),
+    ("insq", None, Params::Exactly(3)),
+    ("bpm", Some(true), Params::Exactly(3)),
+    ("compat", None, Params::Exactly(2)),
+    ("f1", Some(false), Params::None),
+    ("dcg_burges", Some(false), Params::None),
+    ("ndcg_burges", Some(false), Params::None),
+    ("alpha_dcg", Some(true), Params::Exactly(1)),
+    ("alpha_ndcg", Some(true), Params::Exactly(1)),
+    ("err_ia", Some(true), Params::Exactly(1)),
+    ("nerr_ia", Some(true), Params::Exactly(1)),
+    ("p_ia", Some(true), Params::None),
+    ("st_recall", Some(true), Params::None),
+    ("ap_ia", None, Params::None),
+    ("nrbp", None, Params::Exactly(2)),
+    ("nnrbp", None, Params::Exactly(2)),
 ];
 
 #[derive(Clone, Copy, Debug)]
@@ -315,6 +432,96 @@ impl Measure {
                 }
                 Kind::RbpResidual(p(0))
             }
+            "err" => Kind::Err,
+            "ndcg_exp" => Kind::NdcgExp,
+            "rbp_graded" | "rbp_graded_residual" | "rbp_binary" => {
+                if !(p(0) > 0.0 && p(0) < 1.0) {
+                    return Err(CoreError::argument(
+                        "metrics",
+                        format!(
+                            "{kernel}: the persistence p must be in (0, 1), got {}",
+                            p(0)
+                        ),
+                    ));
+                }
+                match kernel {
+                    "rbp_graded" => Kind::RbpGraded(p(0)),
+                    "rbp_graded_residual" => Kind::RbpGradedResidual(p(0)),
+                    _ => Kind::Cwl(CwlModel::Rbp(p(0)), CwlGains::Binary),
+                }
+            }
+            "judged" => Kind::Judged,
+            "accuracy" => Kind::Accuracy,
+            "sdcg" | "nerr8" | "nerr9" => {
+                let gains = cwl_gains(kernel, p(0), p(1))?;
+                let model = match kernel {
+                    "sdcg" => CwlModel::Sdcg,
+                    "nerr8" => CwlModel::Nerr8,
+                    _ => CwlModel::Nerr9,
+                };
+                Kind::Cwl(model, gains)
+            }
+            "nerr10" | "nerr11" | "inst" | "insq" | "bpm" => {
+                let gains = cwl_gains(kernel, p(1), p(2))?;
+                let x = p(0);
+                let model = match kernel {
+                    "nerr10" if x > 0.0 && x <= 1.0 => CwlModel::Nerr10(x),
+                    "nerr10" => {
+                        return Err(CoreError::argument(
+                            "metrics",
+                            format!("nerr10: the persistence p must be in (0, 1], got {x}"),
+                        ));
+                    }
+                    _ if x <= 0.0 => {
+                        return Err(CoreError::argument(
+                            "metrics",
+                            format!("{kernel}: the goal T must be > 0, got {x}"),
+                        ));
+                    }
+                    "nerr11" => CwlModel::Nerr11(x),
+                    "inst" => CwlModel::Inst(x),
+                    "insq" => CwlModel::Insq(x),
+                    _ => CwlModel::Bpm(x),
+                };
+                Kind::Cwl(model, gains)
+            }
+            "compat" => {
+                if !(p(0) > 0.0 && p(0) < 1.0) {
+                    return Err(CoreError::argument(
+                        "metrics",
+                        format!("compat: the persistence p must be in (0, 1), got {}", p(0)),
+                    ));
+                }
+                Kind::Compat(p(0), p(1) != 0.0)
+            }
+            "f1" => Kind::F1,
+            "dcg_burges" => Kind::DcgBurges,
+            "ndcg_burges" => Kind::NdcgBurges,
+            "alpha_dcg" | "alpha_ndcg" | "err_ia" | "nerr_ia" | "p_ia" | "st_recall" | "ap_ia"
+            | "nrbp" | "nnrbp" => {
+                let which = match kernel {
+                    "alpha_dcg" => Diversity::AlphaDcg,
+                    "alpha_ndcg" => Diversity::AlphaNdcg,
+                    "err_ia" => Diversity::ErrIa,
+                    "nerr_ia" => Diversity::NErrIa,
+                    "p_ia" => Diversity::PIa,
+                    "st_recall" => Diversity::StRecall,
+                    "ap_ia" => Diversity::ApIa,
+                    "nrbp" => Diversity::Nrbp,
+                    _ => Diversity::NNrbp,
+                };
+                let alpha = params.first().copied().unwrap_or(0.5);
+                let beta = params.get(1).copied().unwrap_or(0.5);
+                if !(0.0..=1.0).contains(&alpha) || !(0.0..=1.0).contains(&beta) {
+                    return Err(CoreError::argument(
+                        "metrics",
+                        format!(
+                            "{kernel}: alpha and beta must be in [0, 1], got {alpha} and {beta}"
+                        ),
+                    ));
+                }
+                Kind::Diversity(which, alpha, beta)
+            }
             _ => unreachable!("every name of KERNELS is matched"),
         };
         Ok(Measure {
@@ -332,7 +539,12 @@ impl Measure {
             | Kind::InfAp
             | Kind::NumNonrelJudgedRet
             | Kind::Unjudged
-            | Kind::RbpResidual(_) => true,
+            | Kind::RbpResidual(_)
+            | Kind::RbpGradedResidual(_)
+            | Kind::Judged => true,
+            // A minimum grade below 0 gives judged non-relevant documents a gain (not
+            // unjudged ones).
+            Kind::Cwl(_, CwlGains::Scaled { min_rel, .. }) => *min_rel < 0.0,
             // A user's gain for level 0 makes judged non-relevant documents count.
             Kind::G(pairs)
             | Kind::Dcg(pairs)
@@ -343,6 +555,11 @@ impl Measure {
             | Kind::Ndcg(Some(pairs)) => !pairs.is_empty(),
             _ => false,
         }
+    }
+
+    /// Whether the measure reads diversity judgments (`{doc: {subtopic: grade}}`).
+    pub fn reads_subtopics(&self) -> bool {
+        matches!(self.kind, Kind::Diversity(..))
     }
 
     /// Whether the measure reads the relevance list rank by rank (rebuilt per query).
@@ -361,6 +578,17 @@ impl Measure {
                 | Kind::Rbp(..)
                 | Kind::RbpResidual(_)
         )
+    }
+}
+
+fn cwl_gains(kernel: &str, min_rel: f64, max_rel: f64) -> CoreResult<CwlGains> {
+    if min_rel < max_rel {
+        Ok(CwlGains::Scaled { min_rel, max_rel })
+    } else {
+        Err(CoreError::argument(
+            "metrics",
+            format!("{kernel}: min_rel ({min_rel}) must be less than max_rel ({max_rel})"),
+        ))
     }
 }
 
@@ -395,6 +623,7 @@ pub fn evaluate(
     }
     let hits = prepared.hits.view();
     let judged_positive = prepared.judged_positive.view();
+    let subtopics = prepared.subtopics.as_ref().map(|rows| rows.view());
     let needs_list = measures.iter().any(Measure::reads_relevance_list);
     values
         .par_chunks_mut(n_measures)
@@ -424,6 +653,8 @@ pub fn evaluate(
                 levels: OnceCell::new(),
                 default_gains: OnceCell::new(),
                 iprec: OnceCell::new(),
+                subtopics: subtopics.map_or(&[][..], |rows| rows.row(q)),
+                n_judged: prepared.judged_count[q] as usize,
             };
             for (slot, measure) in out.iter_mut().zip(measures) {
                 *slot = query.value(measure);
@@ -442,6 +673,26 @@ fn check_prepared_for(
         return Err(CoreError::argument(
             "metrics",
             "internal: these measures need the rankings prepared with every judged document",
+        ));
+    }
+    let with_subtopics = prepared.subtopics.is_some();
+    if let Some(m) = measures
+        .iter()
+        .find(|m| m.reads_subtopics() != with_subtopics)
+    {
+        return Err(CoreError::argument(
+            "metrics",
+            if with_subtopics {
+                format!(
+                    "{:?} reads judgments {{doc: grade}}, but these are diversity judgments {{doc: {{subtopic: grade}}}}",
+                    m.kind
+                )
+            } else {
+                format!(
+                    "{:?} needs diversity judgments {{doc: {{subtopic: grade}}}}",
+                    m.kind
+                )
+            },
         ));
     }
     Ok(())
@@ -724,6 +975,10 @@ struct QueryView<'a> {
     levels: OnceCell<Vec<(f64, usize)>>,
     default_gains: OnceCell<Vec<LevelGain>>,
     iprec: OnceCell<Vec<f64>>,
+    /// Diversity judgments (empty without them).
+    subtopics: &'a [SubtopicGrade],
+    /// Judged documents of the query.
+    n_judged: usize,
 }
 
 impl QueryView<'_> {
@@ -885,6 +1140,408 @@ impl QueryView<'_> {
                     0.0
                 }
             }
+            Kind::Err => self.err(k),
+            Kind::NdcgExp => self.ndcg_exp(k),
+            Kind::RbpGraded(p) => self
+                .ranked
+                .hits
+                .iter()
+                .take_while(|h| h.rank as usize <= k)
+                .filter(|h| h.grade > 0.0)
+                .map(|h| (1.0 - p) * p.powf(f64::from(h.rank - 1)) * h.grade)
+                .fold(0.0, add),
+            Kind::RbpGradedResidual(p) => {
+                // Unjudged: absent from the judgments (a negative grade is a judgment).
+                let depth = if measure.cutoff.is_some() { k } else { num_ret };
+                let mut judged = self.ranked.hits.iter().map(|h| h.rank as usize).peekable();
+                let mut unjudged_weight = 0.0;
+                for rank in 1..=depth.min(num_ret) {
+                    if judged.next_if_eq(&rank).is_none() {
+                        unjudged_weight += (1.0 - p) * p.powf((rank - 1) as f64);
+                    }
+                }
+                unjudged_weight + p.powf(depth as f64)
+            }
+            Kind::Judged => {
+                let depth = k.min(num_ret);
+                if depth == 0 {
+                    return f64::NAN;
+                }
+                let judged = self
+                    .ranked
+                    .hits
+                    .iter()
+                    .take_while(|h| h.rank as usize <= depth)
+                    .count();
+                judged as f64 / depth as f64
+            }
+            Kind::Accuracy => {
+                let depth = k.min(num_ret);
+                let (mut rel_ret, mut nonrel_above_sum) = (0usize, 0usize);
+                for rank in self.relevant_ranks(t).take_while(|&r| r <= depth) {
+                    nonrel_above_sum += rank - 1 - rel_ret;
+                    rel_ret += 1;
+                }
+                let nonrel = depth - rel_ret;
+                if rel_ret == 0 || nonrel == 0 {
+                    return f64::NAN;
+                }
+                1.0 - nonrel_above_sum as f64 / (nonrel as f64 * rel_ret as f64)
+            }
+            Kind::Cwl(model, gains) => self.cwl(*model, *gains, t, measure.cutoff),
+            Kind::Compat(p, normalize) => self.compat(*p, *normalize),
+            Kind::F1 => {
+                if r == 0 {
+                    return f64::NAN;
+                }
+                let depth = measure.cutoff.unwrap_or(num_ret);
+                if depth == 0 {
+                    return 0.0;
+                }
+                let hits = self.relevant_within(t, depth) as f64;
+                let precision = hits / depth as f64;
+                let recall = hits / r as f64;
+                if precision + recall == 0.0 {
+                    0.0
+                } else {
+                    2.0 * ((precision * recall) / (precision + recall))
+                }
+            }
+            Kind::Diversity(which, alpha, beta) => {
+                self.diversity(*which, *alpha, *beta, t, measure.cutoff)
+            }
+            Kind::DcgBurges => self.dcg_burges(t, k),
+            Kind::NdcgBurges => {
+                let ideal = self.ideal_dcg_burges(t, k);
+                if ideal > 0.0 {
+                    self.dcg_burges(t, k) / ideal
+                } else {
+                    f64::NAN
+                }
+            }
+        }
+    }
+
+    /// ndeval's diversity measures (version 4.5, as pyndeval runs it). A document's subtopics
+    /// are those it is judged relevant to (grade >= t); only the subtopics some document is
+    /// relevant to count (A of them). Undefined when A = 0.
+    fn diversity(
+        &self,
+        which: Diversity,
+        alpha: f64,
+        beta: f64,
+        t: f64,
+        cutoff: Option<usize>,
+    ) -> f64 {
+        let sets = SubtopicSets::new(self.subtopics, self.n_judged, t);
+        let a = sets.n_covered();
+        if a == 0 {
+            return f64::NAN;
+        }
+        let af = a as f64;
+        // The subtopics of the document at each rank (empty: unjudged or relevant to none).
+        let mut at_rank: Vec<&[u32]> = vec![&[]; self.ranked.num_ret];
+        for h in self.ranked.hits {
+            // With diversity judgments a hit's grade is 1 + its document's index.
+            let doc = h.grade as usize - 1;
+            if let Some(slot) = at_rank.get_mut(h.rank as usize - 1) {
+                *slot = sets.of(doc);
+            }
+        }
+        let k = cutoff.unwrap_or(usize::MAX);
+        let top = &at_rank[..at_rank.len().min(k)];
+        let discount = |i: usize| 2f64.ln() / ((i + 2) as f64).ln();
+        // ndeval's "ideal ideal": every subtopic at every rank, its gain decaying by 1 - alpha.
+        let ideal_ideal = |weight: &dyn Fn(usize) -> f64| {
+            let (mut sum, mut gain) = (0.0, af);
+            for i in 0..k {
+                let term = gain * weight(i);
+                // The terms only decrease: once one changes nothing, none will.
+                if sum + term == sum && i > 0 {
+                    break;
+                }
+                sum += term;
+                gain *= 1.0 - alpha;
+            }
+            sum
+        };
+        // ndeval divides by the "ideal ideal" from rank 2 on only.
+        let normalize = |x: f64, ideal: f64| if k >= 2 { x / ideal } else { x };
+        match which {
+            Diversity::AlphaDcg | Diversity::AlphaNdcg | Diversity::ErrIa | Diversity::NErrIa => {
+                let dcg_like = matches!(which, Diversity::AlphaDcg | Diversity::AlphaNdcg);
+                let weight = |i: usize| {
+                    if dcg_like {
+                        discount(i)
+                    } else {
+                        1.0 / (i + 1) as f64
+                    }
+                };
+                let cumulate = |scores: &[f64]| {
+                    scores
+                        .iter()
+                        .enumerate()
+                        .map(|(i, s)| {
+                            if dcg_like {
+                                s * discount(i)
+                            } else {
+                                s / (i + 1) as f64
+                            }
+                        })
+                        .fold(0.0, add)
+                };
+                let run_scores = novelty_scores(top, sets.n_subtopics(), alpha);
+                let norm = ideal_ideal(&weight);
+                let run = normalize(cumulate(&run_scores), norm);
+                if matches!(which, Diversity::AlphaDcg | Diversity::ErrIa) {
+                    return run;
+                }
+                // ndeval's renormalisation: 0 unless the run's alpha-DCG is positive.
+                let run_dcg = run_scores
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| s * discount(i))
+                    .fold(0.0, add);
+                if run_dcg == 0.0 {
+                    return 0.0;
+                }
+                let ideal = normalize(cumulate(&sets.greedy_ideal(alpha, k)), norm);
+                run / ideal
+            }
+            Diversity::PIa => {
+                let count: usize = top.iter().map(|s| s.len()).sum();
+                count as f64 / (k as f64 * af)
+            }
+            Diversity::StRecall => {
+                let mut seen = vec![false; sets.n_subtopics()];
+                let mut covered = 0usize;
+                for &s in top.iter().flat_map(|s| s.iter()) {
+                    if !std::mem::replace(&mut seen[s as usize], true) {
+                        covered += 1;
+                    }
+                }
+                covered as f64 / af
+            }
+            Diversity::ApIa => {
+                let mut count = vec![0usize; sets.n_subtopics()];
+                let mut total = vec![0.0; sets.n_subtopics()];
+                for (i, subtopics) in at_rank.iter().enumerate() {
+                    for &s in subtopics.iter() {
+                        count[s as usize] += 1;
+                        total[s as usize] += count[s as usize] as f64 / (i + 1) as f64;
+                    }
+                }
+                let sum = (0..sets.n_subtopics())
+                    .filter(|&s| sets.n_relevant(s) > 0)
+                    .map(|s| total[s] / sets.n_relevant(s) as f64)
+                    .fold(0.0, add);
+                sum / af
+            }
+            Diversity::Nrbp | Diversity::NNrbp => {
+                let nrbp = |scores: &[f64]| {
+                    let (mut sum, mut decay) = (0.0, 1.0);
+                    for s in scores {
+                        sum += s * decay;
+                        decay *= beta;
+                    }
+                    sum * (1.0 - (1.0 - alpha) * beta) / af
+                };
+                let run = nrbp(&novelty_scores(&at_rank, sets.n_subtopics(), alpha));
+                if which == Diversity::Nrbp {
+                    run
+                } else {
+                    run / nrbp(&sets.greedy_ideal(alpha, usize::MAX))
+                }
+            }
+        }
+    }
+
+    /// gdeval's `err`: ranks up to k, grades above gdeval's maximum 4 count as 4.
+    fn err(&self, k: usize) -> f64 {
+        if self.judged.ideal.is_empty() {
+            // gdeval leaves out a topic without a positive judgment.
+            return f64::NAN;
+        }
+        let max = ERR_MAX_GRADE.exp2();
+        let (mut score, mut decay) = (0.0, 1.0);
+        // Ranks without a positive grade have r = 0: they change neither sum.
+        for h in self.ranked.hits.iter().filter(|h| h.grade > 0.0) {
+            let rank = h.rank as usize;
+            if rank > k {
+                break;
+            }
+            let r = (h.grade.min(ERR_MAX_GRADE).exp2() - 1.0) / max;
+            score += r * decay / rank as f64;
+            decay *= 1.0 - r;
+        }
+        score
+    }
+
+    /// gdeval's nDCG: `sum (2^g - 1) / ln(i + 1)` over the ranking and over the positive
+    /// grades in decreasing order, both cut at k.
+    fn ndcg_exp(&self, k: usize) -> f64 {
+        let dcg = self
+            .ranked
+            .hits
+            .iter()
+            .take_while(|h| h.rank as usize <= k)
+            .filter(|h| h.grade > 0.0)
+            .map(|h| (h.grade.exp2() - 1.0) / (h.rank as f64 + 1.0).ln())
+            .fold(0.0, add);
+        let ideal = self
+            .judged
+            .ideal
+            .iter()
+            .take(k)
+            .enumerate()
+            .map(|(i, g)| (g.exp2() - 1.0) / (i as f64 + 2.0).ln())
+            .fold(0.0, add);
+        if ideal > 0.0 { dcg / ideal } else { f64::NAN }
+    }
+
+    /// ranx's `dcg_burges`: `sum (2^g - 1) / log2(i + 1)` over the top k, grades below the
+    /// threshold gain nothing.
+    fn dcg_burges(&self, t: f64, k: usize) -> f64 {
+        self.ranked
+            .hits
+            .iter()
+            .take_while(|h| h.rank as usize <= k)
+            .filter(|h| h.grade >= t)
+            .map(|h| (h.grade.exp2() - 1.0) / (h.rank as f64 + 1.0).log2())
+            .fold(0.0, add)
+    }
+
+    fn ideal_dcg_burges(&self, t: f64, k: usize) -> f64 {
+        self.judged
+            .ideal
+            .iter()
+            .take_while(|g| **g >= t)
+            .take(k)
+            .enumerate()
+            .map(|(i, g)| (g.exp2() - 1.0) / (i as f64 + 2.0).log2())
+            .fold(0.0, add)
+    }
+
+    /// A C/W/L measure as cwl_eval computes it: over `CWL_DEPTH` ranks (gains 0 past the
+    /// ranking and for unjudged documents), the expected utility
+    /// `sum_i W_i g_i` with `W_i = C_i / sum_m C_m` and `C_i` the product of the
+    /// continuation probabilities of the ranks above i.
+    fn cwl(&self, model: CwlModel, gains: CwlGains, t: f64, cutoff: Option<usize>) -> f64 {
+        let gain_of_grade = |grade: f64| match gains {
+            CwlGains::Binary => f64::from(u8::from(grade >= t)),
+            CwlGains::Scaled { min_rel, max_rel } => {
+                (grade.max(0.0).clamp(min_rel, max_rel) - min_rel) / (max_rel - min_rel)
+            }
+        };
+        // Gains of the ranks with a judgment the ranking was prepared with; 0 elsewhere
+        // (unjudged, and judged with a grade that gains nothing unless min_rel < 0).
+        let mut g = vec![0.0; CWL_DEPTH];
+        for h in self.ranked.hits {
+            let rank = h.rank as usize;
+            if rank > CWL_DEPTH {
+                break;
+            }
+            g[rank - 1] = gain_of_grade(h.grade);
+        }
+        let k = cutoff.unwrap_or(CWL_DEPTH) as f64;
+        let (mut utility, mut mass, mut reach) = (0.0, 0.0, 1.0);
+        let mut cumulative_gain = 0.0;
+        for (i, &gain) in g.iter().enumerate() {
+            utility += reach * gain;
+            mass += reach;
+            cumulative_gain += gain;
+            let rank = (i + 1) as f64;
+            let c = match model {
+                CwlModel::Rbp(p) => p,
+                CwlModel::Sdcg => {
+                    if rank < k {
+                        (rank + 1.0).log2() / (rank + 2.0).log2()
+                    } else {
+                        0.0
+                    }
+                }
+                CwlModel::Nerr8 => {
+                    if rank < k {
+                        1.0 - gain
+                    } else {
+                        0.0
+                    }
+                }
+                CwlModel::Nerr9 => {
+                    if rank < k {
+                        (rank / (rank + 1.0)) * (1.0 - gain)
+                    } else {
+                        0.0
+                    }
+                }
+                CwlModel::Nerr10(phi) => phi * (1.0 - gain),
+                CwlModel::Nerr11(goal) => {
+                    ((rank + 2.0 * goal - 1.0) / (rank + 2.0 * goal)).powi(2) * (1.0 - gain)
+                }
+                CwlModel::Inst(goal) => {
+                    let remaining = goal - cumulative_gain;
+                    ((rank + goal + remaining - 1.0) / (rank + goal + remaining)).powi(2)
+                }
+                CwlModel::Insq(goal) => ((rank + 2.0 * goal - 1.0) / (rank + 2.0 * goal)).powi(2),
+                CwlModel::Bpm(goal) => f64::from(u8::from(cumulative_gain < goal && rank < k)),
+            };
+            reach *= c;
+        }
+        utility / mass
+    }
+
+    /// ir_measures' `Compat`: rank-biased overlap of the ranking with an ideal ranking of the
+    /// documents with a positive grade (by grade, ties in the order of the ranking, those not
+    /// retrieved last), to the depth of the longer of the two.
+    fn compat(&self, p: f64, normalize: bool) -> f64 {
+        let ideal = self.judged.ideal;
+        let n_ideal = ideal.len();
+        let depth = self.ranked.num_ret.max(n_ideal);
+        // Position in the ideal ranking of each retrieved document with a positive grade:
+        // the documents with a higher grade, then those of its grade ranked above it.
+        let mut retrieved: Vec<(f64, usize)> = self
+            .ranked
+            .hits
+            .iter()
+            .filter(|h| h.grade > 0.0)
+            .map(|h| (h.grade, h.rank as usize))
+            .collect();
+        retrieved.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        // `joins[d]`: documents in both prefixes from depth d on.
+        let mut joins = vec![0usize; depth + 1];
+        let mut i = 0;
+        while i < retrieved.len() {
+            let grade = retrieved[i].0;
+            let above = ideal.partition_point(|g| *g > grade);
+            let mut j = i;
+            while j < retrieved.len() && retrieved[j].0 == grade {
+                let position = above + (j - i) + 1;
+                let rank = retrieved[j].1;
+                if let Some(slot) = joins.get_mut(rank.max(position)) {
+                    *slot += 1;
+                }
+                j += 1;
+            }
+            i = j;
+        }
+        let (mut score, mut normalizer, mut best, mut weight) = (0.0, 0.0, 0.0, 1.0);
+        let mut overlap = 0usize;
+        for (d, joined) in joins.iter().enumerate().skip(1) {
+            overlap += joined;
+            score += weight * overlap as f64 / d as f64;
+            best += weight * d.min(n_ideal) as f64 / d as f64;
+            normalizer += weight;
+            weight *= p;
+        }
+        if depth == 0 {
+            return 0.0;
+        }
+        let value = score / normalizer;
+        let best = best / normalizer;
+        if normalize && best > 0.0 {
+            value / best
+        } else {
+            value
         }
     }
 
@@ -1292,6 +1949,120 @@ impl QueryView<'_> {
     }
 }
 
+/// The subtopics each judged document of a query is relevant to.
+struct SubtopicSets {
+    offsets: Vec<usize>,
+    subtopics: Vec<u32>,
+    /// Documents relevant to each subtopic.
+    relevant: Vec<usize>,
+}
+
+impl SubtopicSets {
+    fn new(judgments: &[SubtopicGrade], n_docs: usize, t: f64) -> Self {
+        let n_subtopics = judgments
+            .iter()
+            .map(|j| j.subtopic as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let mut per_doc: Vec<Vec<u32>> = vec![Vec::new(); n_docs];
+        let mut relevant = vec![0usize; n_subtopics];
+        for j in judgments.iter().filter(|j| j.grade >= t) {
+            if let Some(doc) = per_doc.get_mut(j.doc as usize) {
+                doc.push(j.subtopic);
+                relevant[j.subtopic as usize] += 1;
+            }
+        }
+        let mut offsets = vec![0];
+        let mut subtopics = Vec::new();
+        for mut doc in per_doc {
+            doc.sort_unstable();
+            doc.dedup();
+            subtopics.extend(doc);
+            offsets.push(subtopics.len());
+        }
+        SubtopicSets {
+            offsets,
+            subtopics,
+            relevant,
+        }
+    }
+
+    fn n_docs(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    fn n_subtopics(&self) -> usize {
+        self.relevant.len()
+    }
+
+    fn n_relevant(&self, subtopic: usize) -> usize {
+        self.relevant[subtopic]
+    }
+
+    /// Subtopics some document is relevant to (ndeval's `actualSubtopics`).
+    fn n_covered(&self) -> usize {
+        self.relevant.iter().filter(|&&n| n > 0).count()
+    }
+
+    fn of(&self, doc: usize) -> &[u32] {
+        match (self.offsets.get(doc), self.offsets.get(doc + 1)) {
+            (Some(&start), Some(&end)) => &self.subtopics[start..end],
+            _ => &[],
+        }
+    }
+
+    /// ndeval's `idealResult`: the first `limit` novelty scores of the greedy ideal ranking
+    /// (at each rank the document with the highest score, ties to the greatest id); once the
+    /// best score is 0 the remaining ranks score 0 and are left out.
+    fn greedy_ideal(&self, alpha: f64, limit: usize) -> Vec<f64> {
+        let mut gain = vec![1.0; self.n_subtopics()];
+        let mut taken = vec![false; self.n_docs()];
+        let mut scores = Vec::new();
+        while scores.len() < limit.min(self.n_docs()) {
+            let mut best: Option<(usize, f64)> = None;
+            for (doc, _) in taken.iter().enumerate().filter(|(_, taken)| !**taken) {
+                let score = self
+                    .of(doc)
+                    .iter()
+                    .map(|&s| gain[s as usize])
+                    .fold(0.0, add);
+                // Documents are indexed by id, so a later one with the same score has the
+                // greater id, which ndeval prefers.
+                if best.is_none_or(|(_, max)| score >= max) {
+                    best = Some((doc, score));
+                }
+            }
+            let Some((doc, score)) = best else { break };
+            if score == 0.0 {
+                break;
+            }
+            taken[doc] = true;
+            for &s in self.of(doc) {
+                gain[s as usize] *= 1.0 - alpha;
+            }
+            scores.push(score);
+        }
+        scores
+    }
+}
+
+/// The novelty score of each rank: the sum over the document's subtopics of (1 - alpha)^(the
+/// documents above it relevant to the subtopic).
+fn novelty_scores(at_rank: &[&[u32]], n_subtopics: usize, alpha: f64) -> Vec<f64> {
+    let mut gain = vec![1.0; n_subtopics];
+    at_rank
+        .iter()
+        .map(|subtopics| {
+            let mut score = 0.0;
+            for &s in subtopics.iter() {
+                score += gain[s as usize];
+                gain[s as usize] *= 1.0 - alpha;
+            }
+            score
+        })
+        .collect()
+}
+
 #[derive(Clone, Copy)]
 enum DcgOutput {
     Normalized,
@@ -1374,6 +2145,7 @@ mod tests {
             judged_count: vec![judged.len() as u32],
             judged_negative: vec![judged.iter().filter(|g| **g < 0.0).count() as u32],
             all_judged,
+            subtopics: None,
         }
     }
 
@@ -1516,8 +2288,9 @@ mod tests {
             let (_, cutoff, params) = KERNELS.iter().find(|k| k.0 == name).unwrap();
             let k = cutoff.map(|_| 5);
             let values: Vec<f64> = match params {
+                // Increasing: min_rel < max_rel where a kernel reads them.
                 Params::Exactly(n) | Params::ExactlyWithGains(n) | Params::AtLeast(n) => {
-                    vec![0.5; *n]
+                    (0..*n).map(|i| 0.25 * (i + 1) as f64).collect()
                 }
                 _ => vec![],
             };
@@ -1563,6 +2336,465 @@ mod tests {
             let linear = eval_one(&ranked, &judged, &m("ndcg", None), 1.0);
             let table = eval_one(&ranked, &judged, &Measure::new("ndcg", None, &[], Some(vec![]), None).unwrap(), 1.0);
             prop_assert!((linear.is_nan() && table.is_nan()) || (linear - table).abs() < 1e-12, "{linear} vs {table}");
+        }
+    }
+
+    /// A prepared query from a ranking of judgments (None: unjudged) and the judged grades of
+    /// documents that were not retrieved.
+    fn prepared_with(ranked: &[Option<f64>], unretrieved: &[f64], all_judged: bool) -> Prepared {
+        let mut hits = RowsBuf::default();
+        hits.push_row(ranked.iter().enumerate().filter_map(|(i, g)| match g {
+            Some(g) if *g > 0.0 || all_judged => Some(Hit {
+                rank: (i + 1) as u32,
+                grade: *g,
+            }),
+            _ => None,
+        }));
+        let judged: Vec<f64> = ranked
+            .iter()
+            .flatten()
+            .chain(unretrieved)
+            .copied()
+            .collect();
+        let mut judged_positive = RowsBuf::default();
+        judged_positive.push_row(judged.iter().copied().filter(|g| *g > 0.0));
+        Prepared {
+            hits,
+            judged_positive,
+            retrieved: vec![ranked.len() as u32],
+            judged_count: vec![judged.len() as u32],
+            judged_negative: vec![judged.iter().filter(|g| **g < 0.0).count() as u32],
+            all_judged,
+            subtopics: None,
+        }
+    }
+
+    fn value_of(ranked: &[Option<f64>], unretrieved: &[f64], measure: &Measure, t: f64) -> f64 {
+        let p = prepared_with(ranked, unretrieved, measure.needs_all_judged());
+        let options = EvaluationOptions {
+            threshold: t,
+            judged_only: false,
+        };
+        evaluate(&p, std::slice::from_ref(measure), options).unwrap()[0]
+    }
+
+    /// The new kernels straight from their providers' code: full grade vectors, no hits.
+    fn naive_provider(
+        ranked: &[Option<f64>],
+        unretrieved: &[f64],
+        measure: &Measure,
+        t: f64,
+    ) -> f64 {
+        let grade = |i: usize| ranked[i].unwrap_or(0.0).max(0.0);
+        let n = ranked.len();
+        let k = measure.cutoff.unwrap_or(n).min(n);
+        let mut positive: Vec<f64> = ranked
+            .iter()
+            .flatten()
+            .chain(unretrieved)
+            .copied()
+            .filter(|g| *g > 0.0)
+            .collect();
+        positive.sort_by(|a, b| b.total_cmp(a));
+        let relevant = positive.iter().filter(|g| **g >= t).count();
+        match &measure.kind {
+            Kind::Err => {
+                if positive.is_empty() {
+                    return f64::NAN;
+                }
+                let (mut score, mut decay) = (0.0, 1.0);
+                for i in 0..k {
+                    let r = (2f64.powf(grade(i).min(4.0)) - 1.0) / 16.0;
+                    score += r * decay / (i + 1) as f64;
+                    decay *= 1.0 - r;
+                }
+                score
+            }
+            Kind::NdcgExp | Kind::NdcgBurges | Kind::DcgBurges => {
+                let gain = |g: f64| match measure.kind {
+                    Kind::NdcgExp => 2f64.powf(g) - 1.0,
+                    _ if g >= t => 2f64.powf(g) - 1.0,
+                    _ => 0.0,
+                };
+                let dcg: f64 = (0..k)
+                    .map(|i| gain(grade(i)) / ((i + 2) as f64).log2())
+                    .sum();
+                let kk = measure.cutoff.unwrap_or(usize::MAX);
+                let ideal: f64 = positive
+                    .iter()
+                    .take(kk)
+                    .enumerate()
+                    .map(|(i, g)| gain(*g) / ((i + 2) as f64).log2())
+                    .sum();
+                match measure.kind {
+                    Kind::DcgBurges => dcg,
+                    _ if ideal > 0.0 => dcg / ideal,
+                    _ => f64::NAN,
+                }
+            }
+            Kind::RbpGraded(p) => (0..k)
+                .map(|i| (1.0 - p) * p.powi(i as i32) * grade(i))
+                .sum(),
+            Kind::RbpGradedResidual(p) => {
+                let unjudged: f64 = (0..k)
+                    .filter(|&i| ranked[i].is_none())
+                    .map(|i| (1.0 - p) * p.powi(i as i32))
+                    .sum();
+                unjudged + p.powi(measure.cutoff.unwrap_or(n) as i32)
+            }
+            Kind::Judged => {
+                if k == 0 {
+                    f64::NAN
+                } else {
+                    (0..k).filter(|&i| ranked[i].is_some()).count() as f64 / k as f64
+                }
+            }
+            Kind::Accuracy => {
+                // ir_measures' accuracy provider, line by line.
+                let mut nonrels = vec![0usize];
+                for g in ranked.iter().take(k) {
+                    if g.unwrap_or(0.0) >= t {
+                        nonrels.push(*nonrels.last().unwrap());
+                    } else {
+                        *nonrels.last_mut().unwrap() += 1;
+                    }
+                }
+                let last = *nonrels.last().unwrap();
+                if nonrels.len() < 2 || last == 0 {
+                    return f64::NAN;
+                }
+                let above: usize = nonrels[..nonrels.len() - 1].iter().sum();
+                1.0 - above as f64 / (last as f64 * (nonrels.len() - 1) as f64)
+            }
+            Kind::F1 => {
+                if relevant == 0 {
+                    return f64::NAN;
+                }
+                let depth = measure.cutoff.unwrap_or(n);
+                let hits = (0..k).filter(|&i| ranked[i].unwrap_or(0.0) >= t).count() as f64;
+                let (p, r) = (hits / depth as f64, hits / relevant as f64);
+                if depth == 0 || p + r == 0.0 {
+                    0.0
+                } else {
+                    2.0 * p * r / (p + r)
+                }
+            }
+            Kind::Cwl(model, gains) => {
+                // cwl_eval's c vector over 1000 ranks, then W and the expected utility.
+                let g: Vec<f64> = (0..CWL_DEPTH)
+                    .map(|i| match (i < n, gains) {
+                        (false, _) => 0.0,
+                        (true, _) if ranked[i].is_none() => 0.0,
+                        (true, CwlGains::Binary) => f64::from(u8::from(grade(i) >= t)),
+                        (true, CwlGains::Scaled { min_rel, max_rel }) => {
+                            (grade(i).clamp(*min_rel, *max_rel) - min_rel) / (max_rel - min_rel)
+                        }
+                    })
+                    .collect();
+                let kk = measure.cutoff.unwrap_or(CWL_DEPTH) as f64;
+                let mut cum = 0.0;
+                let c: Vec<f64> = g
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &gi)| {
+                        cum += gi;
+                        let r = (i + 1) as f64;
+                        match model {
+                            CwlModel::Rbp(p) => *p,
+                            CwlModel::Sdcg if r < kk => (r + 1.0).log2() / (r + 2.0).log2(),
+                            CwlModel::Nerr8 if r < kk => 1.0 - gi,
+                            CwlModel::Nerr9 if r < kk => r / (r + 1.0) * (1.0 - gi),
+                            CwlModel::Sdcg | CwlModel::Nerr8 | CwlModel::Nerr9 => 0.0,
+                            CwlModel::Nerr10(p) => p * (1.0 - gi),
+                            CwlModel::Nerr11(tt) => {
+                                ((r + 2.0 * tt - 1.0) / (r + 2.0 * tt)).powi(2) * (1.0 - gi)
+                            }
+                            CwlModel::Inst(tt) => {
+                                let ti = tt - cum;
+                                ((r + tt + ti - 1.0) / (r + tt + ti)).powi(2)
+                            }
+                            CwlModel::Insq(tt) => ((r + 2.0 * tt - 1.0) / (r + 2.0 * tt)).powi(2),
+                            CwlModel::Bpm(tt) => f64::from(u8::from(cum < *tt && r < kk)),
+                        }
+                    })
+                    .collect();
+                let mut reach = vec![1.0; CWL_DEPTH];
+                for i in 1..CWL_DEPTH {
+                    reach[i] = reach[i - 1] * c[i - 1];
+                }
+                let total: f64 = reach.iter().sum();
+                (0..CWL_DEPTH).map(|i| reach[i] / total * g[i]).sum()
+            }
+            Kind::Compat(p, normalize) => {
+                // ir_measures' compat provider with sets (documents named by rank, the
+                // unretrieved ones by a negative index).
+                let ranking: Vec<i64> = (0..n as i64).collect();
+                let mut ideal: Vec<(f64, i64)> = ranked
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, g)| g.filter(|g| *g > 0.0).map(|g| (g, i as i64)))
+                    .chain(
+                        unretrieved
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, g)| **g > 0.0)
+                            .map(|(j, g)| (*g, -1 - j as i64)),
+                    )
+                    .collect();
+                ideal.sort_by(|a, b| {
+                    b.0.total_cmp(&a.0)
+                        .then((a.1 < 0).cmp(&(b.1 < 0)))
+                        .then(a.1.cmp(&b.1))
+                });
+                let ideal: Vec<i64> = ideal.into_iter().map(|x| x.1).collect();
+                let depth = n.max(ideal.len());
+                let rbo = |a: &[i64], b: &[i64]| {
+                    let (mut sa, mut sb) = (
+                        std::collections::HashSet::new(),
+                        std::collections::HashSet::new(),
+                    );
+                    let (mut score, mut norm, mut w) = (0.0, 0.0, 1.0);
+                    for i in 0..depth {
+                        if i < a.len() {
+                            sa.insert(a[i]);
+                        }
+                        if i < b.len() {
+                            sb.insert(b[i]);
+                        }
+                        score += w * sa.intersection(&sb).count() as f64 / (i + 1) as f64;
+                        norm += w;
+                        w *= p;
+                    }
+                    if depth == 0 { 0.0 } else { score / norm }
+                };
+                let score = rbo(&ranking, &ideal);
+                let best = rbo(&ideal, &ideal);
+                if *normalize && best > 0.0 {
+                    score / best
+                } else {
+                    score
+                }
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    fn provider_kernels(k: usize) -> Vec<Measure> {
+        let mk = |kernel: &str, cutoff: Option<usize>, params: &[f64]| {
+            Measure::new(kernel, cutoff, params, None, None).unwrap()
+        };
+        let mut out = vec![];
+        for cutoff in [Some(k), None] {
+            for kernel in [
+                "err",
+                "ndcg_exp",
+                "judged",
+                "accuracy",
+                "f1",
+                "dcg_burges",
+                "ndcg_burges",
+            ] {
+                out.push(mk(kernel, cutoff, &[]));
+            }
+            out.push(mk("rbp_graded", cutoff, &[0.8]));
+            out.push(mk("rbp_graded_residual", cutoff, &[0.7]));
+        }
+        for kernel in ["sdcg", "nerr8", "nerr9"] {
+            out.push(mk(kernel, Some(k), &[0.0, 4.0]));
+            out.push(mk(kernel, Some(k), &[1.0, 3.0]));
+        }
+        for (kernel, x) in [
+            ("nerr10", 0.9),
+            ("nerr11", 2.0),
+            ("inst", 1.0),
+            ("insq", 3.0),
+        ] {
+            out.push(mk(kernel, None, &[x, 0.0, 4.0]));
+            out.push(mk(kernel, None, &[x, -1.0, 2.0]));
+        }
+        out.push(mk("bpm", Some(k), &[2.0, 0.0, 3.0]));
+        out.push(mk("rbp_binary", None, &[0.8]));
+        out.push(mk("compat", None, &[0.95, 1.0]));
+        out.push(mk("compat", None, &[0.8, 0.0]));
+        out
+    }
+
+    proptest! {
+        /// ir_measures' and ranx's kernels equal the providers' definitions written plainly.
+        #[test]
+        fn provider_kernels_match_naive_definitions(
+            ranked in proptest::collection::vec(prop_oneof![Just(None), Just(Some(-1.0)), Just(Some(0.0)), Just(Some(1.0)), Just(Some(2.0)), Just(Some(3.0)), Just(Some(4.0)), Just(Some(6.0))], 0..40),
+            unretrieved in proptest::collection::vec(prop_oneof![Just(0.0), Just(1.0), Just(2.0), Just(4.0), Just(-1.0)], 0..10),
+            k in 1usize..50,
+            t in prop_oneof![Just(1.0), Just(2.0), Just(0.5)],
+        ) {
+            for measure in provider_kernels(k) {
+                let fast = value_of(&ranked, &unretrieved, &measure, t);
+                let slow = naive_provider(&ranked, &unretrieved, &measure, t);
+                let ok = (fast.is_nan() && slow.is_nan()) || (fast - slow).abs() <= 1e-12 * slow.abs().max(1.0);
+                prop_assert!(ok, "{measure:?}: {fast} vs {slow}");
+            }
+        }
+    }
+
+    #[test]
+    fn cwl_measures_read_1000_ranks() {
+        // A relevant document at rank 1001 changes nothing; at rank 1000 it counts.
+        let mut ranked = vec![None; 1001];
+        ranked[1000] = Some(4.0);
+        let insq = Measure::new("insq", None, &[1.0, 0.0, 4.0], None, None).unwrap();
+        assert_eq!(value_of(&ranked, &[], &insq, 1.0), 0.0);
+        ranked[999] = Some(4.0);
+        assert!(value_of(&ranked, &[], &insq, 1.0) > 0.0);
+    }
+
+    /// A query with diversity judgments: `ranked` holds the judged document index at each
+    /// rank (None: unjudged), `judgments` (doc, subtopic, grade) triples of `n_docs` docs.
+    fn diversity_value(
+        ranked: &[Option<u32>],
+        judgments: &[(u32, u32, f64)],
+        n_docs: usize,
+        measure: &Measure,
+        t: f64,
+    ) -> f64 {
+        let mut hits = RowsBuf::default();
+        hits.push_row(ranked.iter().enumerate().filter_map(|(i, d)| {
+            d.map(|d| Hit {
+                rank: (i + 1) as u32,
+                grade: f64::from(d) + 1.0,
+            })
+        }));
+        let mut subtopics = RowsBuf::default();
+        subtopics.push_row(
+            judgments
+                .iter()
+                .map(|&(doc, subtopic, grade)| SubtopicGrade {
+                    doc,
+                    subtopic,
+                    grade,
+                }),
+        );
+        let mut judged_positive = RowsBuf::default();
+        judged_positive.push_row((1..=n_docs).map(|d| d as f64));
+        let p = Prepared {
+            hits,
+            judged_positive,
+            retrieved: vec![ranked.len() as u32],
+            judged_count: vec![n_docs as u32],
+            judged_negative: vec![0],
+            all_judged: true,
+            subtopics: Some(subtopics),
+        };
+        let options = EvaluationOptions {
+            threshold: t,
+            judged_only: false,
+        };
+        evaluate(&p, std::slice::from_ref(measure), options).unwrap()[0]
+    }
+
+    /// ndeval's measures written from its definitions with sets, without normalisation
+    /// shortcuts: subtopic recall, intent-aware precision and alpha-nDCG (greedy ideal by
+    /// repeated full rescoring).
+    fn naive_diversity(
+        ranked: &[Option<u32>],
+        judgments: &[(u32, u32, f64)],
+        n_docs: usize,
+        measure: &Measure,
+        t: f64,
+    ) -> f64 {
+        use std::collections::BTreeSet;
+        let rel = |d: u32| -> BTreeSet<u32> {
+            judgments
+                .iter()
+                .filter(|j| j.0 == d && j.2 >= t)
+                .map(|j| j.1)
+                .collect()
+        };
+        let all: BTreeSet<u32> = (0..n_docs as u32).flat_map(rel).collect();
+        let a = all.len() as f64;
+        if all.is_empty() {
+            return f64::NAN;
+        }
+        let k = measure.cutoff.unwrap();
+        let run: Vec<BTreeSet<u32>> = ranked
+            .iter()
+            .take(k)
+            .map(|d| d.map(rel).unwrap_or_default())
+            .collect();
+        let Kind::Diversity(which, alpha, _) = measure.kind else {
+            unreachable!()
+        };
+        let score_of = |list: &[BTreeSet<u32>], i: usize| -> f64 {
+            list[i]
+                .iter()
+                .map(|s| {
+                    (1.0 - alpha).powi(list[..i].iter().filter(|x| x.contains(s)).count() as i32)
+                })
+                .sum()
+        };
+        let dcg = |list: &[BTreeSet<u32>]| -> f64 {
+            (0..list.len())
+                .map(|i| score_of(list, i) / ((i + 2) as f64).log2())
+                .sum()
+        };
+        match which {
+            Diversity::StRecall => run.iter().flatten().collect::<BTreeSet<_>>().len() as f64 / a,
+            Diversity::PIa => run.iter().map(|s| s.len()).sum::<usize>() as f64 / (k as f64 * a),
+            Diversity::AlphaNdcg => {
+                let mut ideal: Vec<BTreeSet<u32>> = vec![];
+                let mut left: Vec<u32> = (0..n_docs as u32).collect();
+                while ideal.len() < k && !left.is_empty() {
+                    let mut best = (0, -1.0);
+                    for (i, &d) in left.iter().enumerate() {
+                        let mut with = ideal.clone();
+                        with.push(rel(d));
+                        let score = score_of(&with, ideal.len());
+                        if score >= best.1 {
+                            best = (i, score);
+                        }
+                    }
+                    ideal.push(rel(left.remove(best.0)));
+                }
+                let run_dcg = dcg(&run);
+                if run_dcg == 0.0 {
+                    0.0
+                } else {
+                    run_dcg / dcg(&ideal)
+                }
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn diversity_kernels_match_naive_definitions(
+            n_docs in 1usize..8,
+            judgments in proptest::collection::vec((0u32..8, 0u32..4, prop_oneof![Just(0.0), Just(1.0), Just(2.0)]), 0..20),
+            ranked in proptest::collection::vec(prop_oneof![Just(None), (0u32..8).prop_map(Some)], 0..12),
+            k in 1usize..15,
+            alpha in prop_oneof![Just(0.5), Just(0.0), Just(1.0), Just(0.3)],
+            t in prop_oneof![Just(1.0), Just(2.0)],
+        ) {
+            // Documents are 0..n_docs, each judged at most once per subtopic, ranked at most once.
+            let mut seen = std::collections::BTreeSet::new();
+            let judgments: Vec<(u32, u32, f64)> = judgments
+                .into_iter()
+                .filter(|j| (j.0 as usize) < n_docs && seen.insert((j.0, j.1)))
+                .collect();
+            let mut placed = std::collections::BTreeSet::new();
+            let ranked: Vec<Option<u32>> = ranked
+                .into_iter()
+                .filter(|d| d.is_none_or(|d| (d as usize) < n_docs && placed.insert(d)))
+                .collect();
+            for kernel in ["st_recall", "p_ia", "alpha_ndcg"] {
+                let params: &[f64] = if kernel == "alpha_ndcg" { &[alpha] } else { &[] };
+                let measure = Measure::new(kernel, Some(k), params, None, None).unwrap();
+                let fast = diversity_value(&ranked, &judgments, n_docs, &measure, t);
+                let slow = naive_diversity(&ranked, &judgments, n_docs, &measure, t);
+                let ok = (fast.is_nan() && slow.is_nan()) || (fast - slow).abs() < 1e-12;
+                prop_assert!(ok, "{kernel}: {fast} vs {slow}");
+            }
         }
     }
 }
