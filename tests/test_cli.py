@@ -219,3 +219,18 @@ def test_bad_flags_are_one_line_errors(flags, message, capsys):
     err = capsys.readouterr().err
     assert err.startswith("ragmeter: error: ") and message in err
     assert "Traceback" not in err
+
+
+def test_table_format_with_per_query_values(capsys):
+    qrels, run = str(ORACLE / "qrels.test"), str(ORACLE / "results.test")
+    assert main(["evaluate", "-q", "-m", "map", "-m", "P.5", "--format", "table", qrels, run]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    # The summary table, then one row per topic with every per-topic measure (-q was
+    # silently ignored by the table format before).
+    want = {(m, q): v for m, q, v in trec_eval_lines("out.test.aq", ["map", "P_5"])}
+    header = lines.index(next(line for line in lines if line.startswith("query")))
+    assert lines[header].split() == ["query", "map", "P_5"]
+    for row in lines[header + 1 :]:
+        topic, ap, p5 = row.split()
+        assert (ap, p5) == (want[("map", topic)], want[("P_5", topic)])
+    assert len(lines) - header - 1 == 3

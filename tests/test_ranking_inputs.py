@@ -326,3 +326,9 @@ def test_many_relevant_documents_retrieved_rank_in_n_log_n():
     theirs = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P.100"}).evaluate(run)["q"]
     assert ours["map"]["q"] == pytest.approx(theirs["map"], abs=1e-12)
     assert ours["P_100"]["q"] == pytest.approx(theirs["P_100"], abs=1e-12)
+
+
+@pytest.mark.parametrize("max_docs", [2**64, 10**30])
+def test_huge_max_docs_is_an_input_error_not_an_overflow(max_docs):
+    with pytest.raises(ragmeter.InvalidInputError, match="max_docs: must be a positive integer"):
+        ranking_metrics({"q": ["a"]}, {"q": ["a"]}, metrics=["mrr"], max_docs=max_docs)
