@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ._optional import import_optional
+from .exceptions import InputTypeError
 
 __all__ = ["Progress", "progress_hook"]
 
@@ -33,7 +34,7 @@ def progress_hook(
 
         return tick_callback, (lambda: None)
     if progress is not True:
-        raise TypeError(
+        raise InputTypeError(
             f"progress: expected True, False, None or a callable (done, total), "
             f"got {type(progress).__name__}"
         )

@@ -10,7 +10,7 @@ import numbers
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any, Literal, TypeAlias
 
-from .exceptions import InvalidInputError
+from .exceptions import InputTypeError, InvalidInputError
 from .options import check_n_threads
 
 __all__ = [
@@ -43,16 +43,16 @@ def resolve_normalize(normalize: object) -> tuple[str, Callable[[str], str] | No
         raise InvalidInputError(f"normalize: unknown normaliser {normalize!r}; {_NORMALIZE_HELP}")
     if callable(normalize):
         return "none", normalize
-    raise TypeError(f"normalize: got {type(normalize).__name__}; {_NORMALIZE_HELP}")
+    raise InputTypeError(f"normalize: got {type(normalize).__name__}; {_NORMALIZE_HELP}")
 
 
 def normalize_callable(function: Callable[[str], Any], text: object, place: str) -> str:
     """``function(text)``, checking that the input and the result are ``str``."""
     if not isinstance(text, str):
-        raise TypeError(f"{place} is {_type_name(text)}; expected a str")
+        raise InputTypeError(f"{place} is {_type_name(text)}; expected a str")
     result = function(text)
     if not isinstance(result, str):
-        raise TypeError(
+        raise InputTypeError(
             f"normalize returned {_type_name(result)} for {place}; a normalize callable must "
             "return a str"
         )
@@ -70,34 +70,34 @@ def as_item_list(values: object, argument: str, what: str) -> list[Any]:
     particular order, so each is refused with a TypeError that says what to pass instead.
     """
     if values is None:
-        raise TypeError(f"{argument} is None; pass a list of {what}")
+        raise InputTypeError(f"{argument} is None; pass a list of {what}")
     if isinstance(values, str):
-        raise TypeError(
+        raise InputTypeError(
             f"{argument} is a single str; pass a list of {what} (for one item, wrap it: "
             f"[{values[:30]!r}])"
         )
     if isinstance(values, (bytes, bytearray, memoryview)):
-        raise TypeError(f"{argument} is {type(values).__name__}; pass a list of {what}")
+        raise InputTypeError(f"{argument} is {type(values).__name__}; pass a list of {what}")
     if isinstance(values, Mapping):
-        raise TypeError(
+        raise InputTypeError(
             f"{argument} is a mapping; pass a list of {what} aligned by position with the "
             "other argument (e.g. [d[key] for key in keys])"
         )
     if isinstance(values, (set, frozenset)):
-        raise TypeError(
+        raise InputTypeError(
             f"{argument} is a set, which has no order to pair items by; pass a list of {what}"
         )
     if isinstance(values, list):
         return values
     if not isinstance(values, Iterable):
-        raise TypeError(f"{argument} is {_type_name(values)}; pass a list of {what}")
+        raise InputTypeError(f"{argument} is {_type_name(values)}; pass a list of {what}")
     return list(values)
 
 
 def check_unit_interval(value: object, argument: str, *, allow_zero: bool = True) -> float:
     """A real number in [0, 1] (or (0, 1] without ``allow_zero``), as a float."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{argument} must be a real number, got {_type_name(value)}")
+        raise InputTypeError(f"{argument} must be a real number, got {_type_name(value)}")
     number = float(value)
     low_ok = number >= 0.0 if allow_zero else number > 0.0
     if not (low_ok and number <= 1.0):
@@ -138,7 +138,7 @@ class SymbolTable:
             try:
                 symbol = codes.get(item)
             except TypeError:
-                raise TypeError(
+                raise InputTypeError(
                     f"{place} holds an unhashable {type(item).__name__}; the items of a "
                     "sequence must be hashable to be compared"
                 ) from None

@@ -48,7 +48,7 @@ from ._text import (
     normalize_callable,
     resolve_normalize,
 )
-from .exceptions import InvalidInputError
+from .exceptions import InputTypeError, InvalidInputError
 
 __all__ = [
     "BackendInfo",
@@ -117,11 +117,11 @@ def _check_operand(value: object, place: str) -> None:
     if isinstance(value, str) or is_token_sequence(value):
         return
     if isinstance(value, (bytes, bytearray, memoryview)):
-        raise TypeError(
+        raise InputTypeError(
             f"{place} is {type(value).__name__}; decode it to str first (distances count code "
             "points), or pass list(value) to compare byte values"
         )
-    raise TypeError(f"{place} is {_type_name(value)}; expected a str or a list/tuple of items")
+    raise InputTypeError(f"{place} is {_type_name(value)}; expected a str or a list/tuple of items")
 
 
 def _apply(function: Callable[[str], str] | None, value: object, place: str) -> object:
@@ -143,7 +143,7 @@ def _pair(a: object, b: object, normalize: object) -> tuple[int, int]:
     if isinstance(a, str) and isinstance(b, str):
         return _core.edit_count(a, b, name)
     if isinstance(a, str) or isinstance(b, str):
-        raise TypeError(
+        raise InputTypeError(
             f"cannot compare {_type_name(a)} with {_type_name(b)}: compare two str, or two "
             "lists/tuples of items (list(text) turns a str into a list of characters)"
         )
@@ -205,7 +205,7 @@ def normalized_similarity(a: str | Any, b: str | Any, *, normalize: NormalizeArg
 
 def _measure_name(measure: object) -> str:
     if not isinstance(measure, str):
-        raise TypeError(f"measure must be a str, got {_type_name(measure)}")
+        raise InputTypeError(f"measure must be a str, got {_type_name(measure)}")
     return measure
 
 
@@ -251,7 +251,7 @@ def _encode_pairs(left: list[Any], right: list[Any]) -> tuple[list[str], list[st
     for i, (x, y) in enumerate(zip(left, right, strict=True)):
         for value, place in ((x, f"a[{i}]"), (y, f"b[{i}]")):
             if not is_token_sequence(value):
-                raise TypeError(
+                raise InputTypeError(
                     f"{place} is {_type_name(value)}; a[0] is a list of items, so every item "
                     "of a and b must be a list or tuple"
                 )
@@ -284,7 +284,7 @@ def _query_and_choices(
     encoded = []
     for i, text in enumerate(texts):
         if not is_token_sequence(text):
-            raise TypeError(
+            raise InputTypeError(
                 f"choices[{i}] is {_type_name(text)}; the query is a list of items, so every "
                 "choice must be a list or tuple too"
             )
@@ -387,7 +387,7 @@ def _check_limit(limit: object) -> int | None:
     if limit is None:
         return None
     if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)):
-        raise TypeError(f"limit must be a non-negative int or None, got {_type_name(limit)}")
+        raise InputTypeError(f"limit must be a non-negative int or None, got {_type_name(limit)}")
     if limit < 0:
         raise InvalidInputError(f"limit: must be >= 0 (or None for all matches), got {limit}")
     return int(limit)

@@ -27,7 +27,7 @@ from typing import Any
 
 from . import ranking
 from ._inputs import interpret_search_result
-from .exceptions import InvalidInputError
+from .exceptions import InputTypeError, InvalidInputError
 from .options import check_choice
 
 __all__ = [
@@ -92,14 +92,14 @@ class _CorpusScorerMixin:
         if self._response_method == "search":
             search = getattr(estimator, "search", None)
             if not callable(search):
-                raise TypeError(
+                raise InputTypeError(
                     f"response_method='search' needs an estimator with a search(query) method; "
                     f"{type(estimator).__name__} has none (use response_method='predict')"
                 )
             return [interpret_search_result(search(query), query)[0] for query in X]
         predict = getattr(estimator, "predict", None)
         if not callable(predict):
-            raise TypeError(
+            raise InputTypeError(
                 f"response_method='predict' needs an estimator with predict(X); "
                 f"{type(estimator).__name__} has none (for a retriever, use "
                 f"response_method='search')"
@@ -113,7 +113,7 @@ class _CorpusScorerMixin:
         self, method_caller: Callable[..., Any], estimator: Any, X: Any, y_true: Any, **kwargs: Any
     ) -> float:
         if kwargs.get("sample_weight") is not None:
-            raise TypeError(
+            raise InputTypeError(
                 "ragmeter's corpus scorers average over queries and take no sample_weight"
             )
         kwargs.pop("sample_weight", None)
@@ -208,7 +208,7 @@ def make_corpus_scorer(
     >>> scorer = make_corpus_scorer(recall_at_k, response_method="search", k=1)
     """
     if not callable(score_func):
-        raise TypeError(f"score_func must be callable, got {score_func!r}")
+        raise InputTypeError(f"score_func must be callable, got {score_func!r}")
     check_choice("response_method", response_method, RESPONSE_METHODS)
     return _scorer_class()(score_func, 1 if greater_is_better else -1, kwargs, response_method)
 
@@ -237,7 +237,7 @@ def get_corpus_scorer(name: str, *, response_method: str = "predict", **kwargs: 
     ``"anls"``, ``"edit_similarity"``). Extra ``kwargs`` go to the metric.
     """
     if not isinstance(name, str):
-        raise TypeError(f"name must be a metric name such as 'ndcg@10', got {name!r}")
+        raise InputTypeError(f"name must be a metric name such as 'ndcg@10', got {name!r}")
     if name in _ANSWER_SCORERS:
         answers = importlib.import_module(".answers", __package__)
         return make_corpus_scorer(

@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ..exceptions import InvalidInputError
+from ..exceptions import InputTypeError, InvalidInputError
 from ._config import RetrievalConfig
 from ._documents import CorpusDocument
 from ._index import RetrievalIndex
@@ -41,7 +41,7 @@ class CustomRetrievalIndex:
         custom_scorer_fn: CustomScorer | None = None,
     ) -> None:
         if custom_scorer_fn is not None and not callable(custom_scorer_fn):
-            raise TypeError(
+            raise InputTypeError(
                 f"custom_scorer_fn: expected a callable (query, documents, config) -> hits, "
                 f"got {type(custom_scorer_fn).__name__}"
             )
@@ -100,7 +100,7 @@ class CustomRetrievalIndex:
         hits = tuple(result)
         for position, hit in enumerate(hits):
             if not hasattr(hit, "doc") or not hasattr(hit, "score"):
-                raise TypeError(
+                raise InputTypeError(
                     f"custom_scorer_fn {_name_of(self.custom_scorer_fn)} returned a "
                     f"{type(hit).__name__} at position {position}; expected RetrievalHit"
                 )
@@ -130,7 +130,7 @@ def make_pairwise_ranker(
     A score that is not a finite number raises :class:`InvalidInputError`.
     """
     if not callable(pairwise_fn):
-        raise TypeError(
+        raise InputTypeError(
             f"pairwise_fn: expected a callable (query, text) -> float, "
             f"got {type(pairwise_fn).__name__}"
         )

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from ...exceptions import InvalidInputError, JudgeTransportError
+from ...exceptions import InputTypeError, InvalidInputError, JudgeTransportError
 from .limits import Limits
 
 __all__ = [
@@ -187,7 +187,7 @@ def _response_from(value: Any, started: float, loop_time: float) -> JudgeRespons
         return JudgeResponse(
             text=json.dumps(value, ensure_ascii=False), latency_s=loop_time - started
         )
-    raise TypeError(
+    raise InputTypeError(
         f"a judge callable must return a str, a dict/list (JSON) or a JudgeResponse, "
         f"got {type(value).__name__}"
     )
