@@ -132,3 +132,12 @@ def test_no_page_refers_to_files_outside_the_repository():
         for match in re.finditer(r"\.\./shared\b|(?<![\w/])shared/[\w./-]+", page.read_text())
     ]
     assert offending == []
+
+
+def test_the_proposed_front_page_links_to_files_of_the_repository():
+    """docs/_readme_front_page.md becomes README.md: its links are relative to the root."""
+    text = (ROOT / "docs" / "_readme_front_page.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text)
+    assert targets
+    missing = [t for t in targets if "://" not in t and not (ROOT / t).is_file()]
+    assert missing == []
