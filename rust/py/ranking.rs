@@ -148,10 +148,10 @@ impl PreparedRankings {
 /// numpy's bool scalar (`np.True_`), which converts to a float as 1.0 like a bool.
 fn is_numpy_bool(value: &Bound<'_, PyAny>) -> bool {
     let ty = value.get_type();
-    ty.module().is_ok_and(|m| m.to_string() == "numpy")
-        && ty
-            .name()
-            .is_ok_and(|n| n.to_string() == "bool" || n.to_string() == "bool_")
+    let named = |text: PyResult<Bound<'_, pyo3::types::PyString>>, names: &[&str]| {
+        text.is_ok_and(|t| t.to_str().is_ok_and(|t| names.contains(&t)))
+    };
+    named(ty.module(), &["numpy"]) && named(ty.name(), &["bool", "bool_"])
 }
 
 /// Names queries by the repr of the user's query ids.
