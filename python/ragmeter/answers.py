@@ -181,6 +181,24 @@ def exact_match_score(
 
     Reference: Rajpurkar et al. (2016), "SQuAD: 100,000+ Questions for Machine Comprehension
     of Text", EMNLP.
+
+    Args:
+        references: One entry per answer: a string, or a list of acceptable strings (the best
+            one counts).
+        answers: The answers, one string each, as many as ``references``.
+        normalize: ``"squad"``, ``"basic"``, ``None`` (compare the texts as given) or a
+            callable ``str -> str``.
+        average: ``"mean"``: the mean over answers; ``None``: one score per answer.
+        n_threads: Threads of the Rust core (default ``RAGMETER_NUM_THREADS`` or all cores).
+
+    Returns:
+        A float in [0, 1], or with ``average=None`` an array of one score per answer.
+
+    Raises:
+        InvalidInputError: references and answers of different lengths, an empty list of
+            acceptable references, an unknown normaliser.
+        TypeError: an answer or reference that is not a string, or a single string given as
+            the list of answers.
     """
     return _score("exact_match", references, answers, normalize, average, n_threads)
 
@@ -226,6 +244,24 @@ def token_f1_score(
 
     Reference: Rajpurkar et al. (2016), "SQuAD: 100,000+ Questions for Machine Comprehension
     of Text", EMNLP.
+
+    Args:
+        references: One entry per answer: a string, or a list of acceptable strings (the best
+            one counts).
+        answers: The answers, one string each, as many as ``references``.
+        normalize: ``"squad"``, ``"basic"``, ``None`` (compare the texts as given) or a
+            callable ``str -> str``.
+        average: ``"mean"``: the mean over answers; ``None``: one score per answer.
+        n_threads: Threads of the Rust core (default ``RAGMETER_NUM_THREADS`` or all cores).
+
+    Returns:
+        A float in [0, 1], or with ``average=None`` an array of one score per answer.
+
+    Raises:
+        InvalidInputError: references and answers of different lengths, an empty list of
+            acceptable references, an unknown normaliser.
+        TypeError: an answer or reference that is not a string, or a single string given as
+            the list of answers.
     """
     return _score("token_f1", references, answers, normalize, average, n_threads)
 
@@ -275,6 +311,25 @@ def anls_score(
 
     Reference: Biten et al. (2019), "Scene Text Visual Question Answering", ICCV; Mathew et
     al. (2021), "DocVQA: A Dataset for VQA on Document Images", WACV.
+
+    Args:
+        references: One entry per answer: a string, or a list of acceptable strings (the best
+            one counts).
+        answers: The answers, one string each, as many as ``references``.
+        threshold: The normalised edit distance from which an answer scores 0.
+        normalize: ``"squad"``, ``"basic"``, ``None`` (compare the texts as given) or a
+            callable ``str -> str``.
+        average: ``"mean"``: the mean over answers; ``None``: one score per answer.
+        n_threads: Threads of the Rust core (default ``RAGMETER_NUM_THREADS`` or all cores).
+
+    Returns:
+        A float in [0, 1], or with ``average=None`` an array of one score per answer.
+
+    Raises:
+        InvalidInputError: references and answers of different lengths, an empty list of
+            acceptable references, an unknown normaliser.
+        TypeError: an answer or reference that is not a string, or a single string given as
+            the list of answers.
     """
     value = check_unit_interval(threshold, "threshold", allow_zero=False)
     return _score("anls", references, answers, normalize, average, n_threads, value)
@@ -317,5 +372,23 @@ def edit_similarity_score(
 
     Reference: Levenshtein (1966), "Binary codes capable of correcting deletions, insertions,
     and reversals"; the ANLS paper (Biten et al., 2019) without its threshold.
+
+    Args:
+        references: One entry per answer: a string, or a list of acceptable strings (the best
+            one counts).
+        answers: The answers, one string each, as many as ``references``.
+        normalize: ``"squad"``, ``"basic"``, ``None`` (compare the texts as given) or a
+            callable ``str -> str``.
+        average: ``"mean"``: the mean over answers; ``None``: one score per answer.
+        n_threads: Threads of the Rust core (default ``RAGMETER_NUM_THREADS`` or all cores).
+
+    Returns:
+        A float in [0, 1], or with ``average=None`` an array of one score per answer.
+
+    Raises:
+        InvalidInputError: references and answers of different lengths, an empty list of
+            acceptable references, an unknown normaliser.
+        TypeError: an answer or reference that is not a string, or a single string given as
+            the list of answers.
     """
     return _score("edit_similarity", references, answers, normalize, average, n_threads)

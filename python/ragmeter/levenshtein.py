@@ -78,6 +78,11 @@ class Match(NamedTuple):
     index: int  # type: ignore[assignment]
 
     def to_dict(self) -> dict[str, Any]:
+        """``{"choice", "distance", "similarity", "index"}``.
+
+        >>> closest("appel", ["apple", "ape"]).to_dict()
+        {'choice': 'apple', 'distance': 2, 'similarity': 0.6, 'index': 0}
+        """
         return self._asdict()
 
 

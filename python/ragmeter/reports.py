@@ -64,8 +64,15 @@ REPORT_FORMATS: dict[str, str] = {
 
 
 class Reportable(Protocol):
-    def to_dict(self) -> dict[str, Any]: ...
-    def to_rows(self) -> list[dict[str, Any]]: ...
+    """What :func:`write_report` writes: an object with a full form and a row form."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole report (JSON, YAML and TOML files)."""
+        ...
+
+    def to_rows(self) -> list[dict[str, Any]]:
+        """One row per query (JSONL files)."""
+        ...
 
 
 R = TypeVar("R", covariant=True)
@@ -75,8 +82,13 @@ T = TypeVar("T", bound=Reportable)
 class ReportClass(Protocol[R]):
     """A report type that rebuilds itself from what ``read_report`` returns."""
 
-    def from_dict(self, data: Mapping[str, Any], /) -> R: ...
-    def from_rows(self, rows: Any, /) -> R: ...
+    def from_dict(self, data: Mapping[str, Any], /) -> R:
+        """The report from its full form."""
+        ...
+
+    def from_rows(self, rows: Any, /) -> R:
+        """The report from its rows."""
+        ...
 
 
 def format_for_path(path: str | os.PathLike[str], format: str | None = None) -> str:

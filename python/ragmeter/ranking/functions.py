@@ -229,6 +229,42 @@ def precision_at_k(
     """Precision at k: ``|relevant ∩ top k| / k`` (trec_eval ``P.k``).
 
     Divides by k even when fewer than k documents were ranked. Always defined.
+
+    Parameters
+    ----------
+    y_true
+        Judgments: ``{query_id: {doc_id: grade}}`` or ``{query_id: [relevant doc ids]}``, or a
+        sequence of those aligned by position with ``y_pred``.
+    y_pred
+        Rankings: ``{query_id: [doc ids, best first]}`` or ``{query_id: {doc_id: score}}``
+        (ordered by score, ties as trec_eval breaks them), or a sequence of those.
+    k
+        The depth: the top ``k`` documents of each ranking.
+    relevance_threshold, zero_division, duplicates, missing, average, n_threads
+        As for :func:`ranking_metrics`.
+
+    Returns
+    -------
+    MeanScore or dict or numpy.ndarray
+        The mean over queries, a float that carries ``n_queries``; with ``average=None`` the
+        value of each query (a dict by query id for mappings, an array for sequences).
+
+    Raises
+    ------
+    InvalidInputError
+        A bad ``k`` or option, mappings with different queries (``missing="raise"``), nothing
+        to evaluate.
+    InputTypeError
+        Judgments or rankings of a type ragmeter cannot read.
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"d1": 2, "d4": 1}, "q2": ["d3"]}
+    >>> runs = {"q1": ["d4", "d2", "d1"], "q2": ["d5", "d3"]}
+    >>> precision_at_k(qrels, runs, k=2)  # one relevant document in each top 2
+    0.5
+    >>> precision_at_k(qrels, runs, k=2, average=None)
+    {'q1': 0.5, 'q2': 0.5}
     """
     return _single(
         f"precision{_cutoff(k, allow_none=False)}",
@@ -259,10 +295,41 @@ def recall_at_k(
 
     Undefined when the query has no relevant judged document (R = 0).
 
+    Parameters
+    ----------
+    y_true
+        Judgments: ``{query_id: {doc_id: grade}}`` or ``{query_id: [relevant doc ids]}``, or a
+        sequence of those aligned by position with ``y_pred``.
+    y_pred
+        Rankings: ``{query_id: [doc ids, best first]}`` or ``{query_id: {doc_id: score}}``
+        (ordered by score, ties as trec_eval breaks them), or a sequence of those.
+    k
+        The depth: the top ``k`` documents of each ranking.
+    relevance_threshold, zero_division, duplicates, missing, average, n_threads
+        As for :func:`ranking_metrics`.
+
+    Returns
+    -------
+    MeanScore or dict or numpy.ndarray
+        The mean over queries, a float that carries ``n_queries``; with ``average=None`` the
+        value of each query (a dict by query id for mappings, an array for sequences).
+
+    Raises
+    ------
+    InvalidInputError
+        A bad ``k`` or option, mappings with different queries (``missing="raise"``), nothing
+        to evaluate.
+    InputTypeError
+        Judgments or rankings of a type ragmeter cannot read.
+
+    Examples
+    --------
     >>> qrels = {"q1": {"d1": 2, "d4": 1}, "q2": ["d3"]}
     >>> runs = {"q1": ["d4", "d2", "d1"], "q2": ["d5", "d3"]}
-    >>> recall_at_k(qrels, runs, k=2)
+    >>> recall_at_k(qrels, runs, k=2)  # (1/2 + 1/1) / 2
     0.75
+    >>> recall_at_k(qrels, runs, k=2).n_queries
+    2
     """
     return _single(
         f"recall{_cutoff(k, allow_none=False)}",
@@ -292,6 +359,40 @@ def hit_rate_at_k(
     """Hit rate at k: 1 if a relevant document is in the top k, else 0 (trec_eval ``success.k``).
 
     Always defined.
+
+    Parameters
+    ----------
+    y_true
+        Judgments: ``{query_id: {doc_id: grade}}`` or ``{query_id: [relevant doc ids]}``, or a
+        sequence of those aligned by position with ``y_pred``.
+    y_pred
+        Rankings: ``{query_id: [doc ids, best first]}`` or ``{query_id: {doc_id: score}}``
+        (ordered by score, ties as trec_eval breaks them), or a sequence of those.
+    k
+        The depth: the top ``k`` documents of each ranking.
+    relevance_threshold, zero_division, duplicates, missing, average, n_threads
+        As for :func:`ranking_metrics`.
+
+    Returns
+    -------
+    MeanScore or dict or numpy.ndarray
+        The mean over queries, a float that carries ``n_queries``; with ``average=None`` the
+        value of each query (a dict by query id for mappings, an array for sequences).
+
+    Raises
+    ------
+    InvalidInputError
+        A bad ``k`` or option, mappings with different queries (``missing="raise"``), nothing
+        to evaluate.
+    InputTypeError
+        Judgments or rankings of a type ragmeter cannot read.
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"d1": 2, "d4": 1}, "q2": ["d3"]}
+    >>> runs = {"q1": ["d4", "d2", "d1"], "q2": ["d5", "d3"]}
+    >>> hit_rate_at_k(qrels, runs, k=1)  # q1's first document is relevant, q2's is not
+    0.5
     """
     return _single(
         f"hit_rate{_cutoff(k, allow_none=False)}",
@@ -322,6 +423,42 @@ def mean_reciprocal_rank(
     ``recip_rank``); with ``k``, only the top k count (trec_eval ``-M k`` then ``recip_rank``).
 
     Always defined.
+
+    Parameters
+    ----------
+    y_true
+        Judgments: ``{query_id: {doc_id: grade}}`` or ``{query_id: [relevant doc ids]}``, or a
+        sequence of those aligned by position with ``y_pred``.
+    y_pred
+        Rankings: ``{query_id: [doc ids, best first]}`` or ``{query_id: {doc_id: score}}``
+        (ordered by score, ties as trec_eval breaks them), or a sequence of those.
+    k
+        The depth: only the top ``k`` documents count; ``None``, the whole ranking.
+    relevance_threshold, zero_division, duplicates, missing, average, n_threads
+        As for :func:`ranking_metrics`.
+
+    Returns
+    -------
+    MeanScore or dict or numpy.ndarray
+        The mean over queries, a float that carries ``n_queries``; with ``average=None`` the
+        value of each query (a dict by query id for mappings, an array for sequences).
+
+    Raises
+    ------
+    InvalidInputError
+        A bad ``k`` or option, mappings with different queries (``missing="raise"``), nothing
+        to evaluate.
+    InputTypeError
+        Judgments or rankings of a type ragmeter cannot read.
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"d1": 2, "d4": 1}, "q2": ["d3"]}
+    >>> runs = {"q1": ["d4", "d2", "d1"], "q2": ["d5", "d3"]}
+    >>> mean_reciprocal_rank(qrels, runs)  # (1/1 + 1/2) / 2
+    0.75
+    >>> mean_reciprocal_rank(qrels, runs, k=1)  # q2's relevant document is below rank 1
+    0.5
     """
     return _single(
         f"mrr{_cutoff(k, allow_none=True)}",
@@ -352,6 +489,40 @@ def mean_average_precision(
     (within the top k if given) divided by R (trec_eval ``map``, ``map_cut.k``).
 
     Relevant documents never retrieved contribute 0. Undefined when R = 0.
+
+    Parameters
+    ----------
+    y_true
+        Judgments: ``{query_id: {doc_id: grade}}`` or ``{query_id: [relevant doc ids]}``, or a
+        sequence of those aligned by position with ``y_pred``.
+    y_pred
+        Rankings: ``{query_id: [doc ids, best first]}`` or ``{query_id: {doc_id: score}}``
+        (ordered by score, ties as trec_eval breaks them), or a sequence of those.
+    k
+        The depth: only the top ``k`` documents count; ``None``, the whole ranking.
+    relevance_threshold, zero_division, duplicates, missing, average, n_threads
+        As for :func:`ranking_metrics`.
+
+    Returns
+    -------
+    MeanScore or dict or numpy.ndarray
+        The mean over queries, a float that carries ``n_queries``; with ``average=None`` the
+        value of each query (a dict by query id for mappings, an array for sequences).
+
+    Raises
+    ------
+    InvalidInputError
+        A bad ``k`` or option, mappings with different queries (``missing="raise"``), nothing
+        to evaluate.
+    InputTypeError
+        Judgments or rankings of a type ragmeter cannot read.
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"d1": 2, "d4": 1}, "q2": ["d3"]}
+    >>> runs = {"q1": ["d4", "d2", "d1"], "q2": ["d5", "d3"]}
+    >>> mean_average_precision(qrels, runs, average=None)  # q1: (1/1 + 2/3) / 2; q2: (1/2) / 1
+    {'q1': 0.8333333333333333, 'q2': 0.5}
     """
     return _single(
         f"map{_cutoff(k, allow_none=True)}",
@@ -380,6 +551,38 @@ def r_precision(
     """R-precision: precision at R, ``|relevant ∩ top R| / R`` (trec_eval ``Rprec``).
 
     Undefined when R = 0.
+
+    Parameters
+    ----------
+    y_true
+        Judgments: ``{query_id: {doc_id: grade}}`` or ``{query_id: [relevant doc ids]}``, or a
+        sequence of those aligned by position with ``y_pred``.
+    y_pred
+        Rankings: ``{query_id: [doc ids, best first]}`` or ``{query_id: {doc_id: score}}``
+        (ordered by score, ties as trec_eval breaks them), or a sequence of those.
+    relevance_threshold, zero_division, duplicates, missing, average, n_threads
+        As for :func:`ranking_metrics`.
+
+    Returns
+    -------
+    MeanScore or dict or numpy.ndarray
+        The mean over queries, a float that carries ``n_queries``; with ``average=None`` the
+        value of each query (a dict by query id for mappings, an array for sequences).
+
+    Raises
+    ------
+    InvalidInputError
+        A bad ``k`` or option, mappings with different queries (``missing="raise"``), nothing
+        to evaluate.
+    InputTypeError
+        Judgments or rankings of a type ragmeter cannot read.
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"d1": 2, "d4": 1}, "q2": ["d3"]}
+    >>> runs = {"q1": ["d4", "d2", "d1"], "q2": ["d5", "d3"]}
+    >>> r_precision(qrels, runs)  # q1: 1 of its top 2; q2: 0 of its top 1
+    0.25
     """
     return _single(
         "r_precision",
@@ -414,9 +617,38 @@ def ndcg_at_k(
     decreasing order, cut at k (for ``k=None``, not cut). The gains ignore
     ``relevance_threshold``. Undefined when IDCG = 0 (no positive grade).
 
+    Parameters
+    ----------
+    y_true
+        Judgments: ``{query_id: {doc_id: grade}}`` or ``{query_id: [relevant doc ids]}``, or a
+        sequence of those aligned by position with ``y_pred``.
+    y_pred
+        Rankings: ``{query_id: [doc ids, best first]}`` or ``{query_id: {doc_id: score}}``
+        (ordered by score, ties as trec_eval breaks them), or a sequence of those.
+    k
+        The depth: only the top ``k`` documents count; ``None``, the whole ranking.
+    relevance_threshold, zero_division, duplicates, missing, average, n_threads
+        As for :func:`ranking_metrics`.
+
+    Returns
+    -------
+    MeanScore or dict or numpy.ndarray
+        The mean over queries, a float that carries ``n_queries``; with ``average=None`` the
+        value of each query (a dict by query id for mappings, an array for sequences).
+
+    Raises
+    ------
+    InvalidInputError
+        A bad ``k`` or option, mappings with different queries (``missing="raise"``), nothing
+        to evaluate.
+    InputTypeError
+        Judgments or rankings of a type ragmeter cannot read.
+
+    Examples
+    --------
     >>> qrels = {"q1": {"d1": 2, "d4": 1}, "q2": ["d3"]}
     >>> runs = {"q1": ["d4", "d2", "d1"], "q2": ["d5", "d3"]}
-    >>> round(ndcg_at_k(qrels, runs, k=3), 4)
+    >>> round(ndcg_at_k(qrels, runs, k=3), 4)  # q1: 2 / (2 + 1/log2(3)); q2: 1/log2(3)
     0.6956
     """
     return _single(

@@ -50,22 +50,32 @@ class CustomRetrievalIndex:
 
     @property
     def config(self) -> RetrievalConfig:
+        """The default search settings (``top_k``, thresholds...), as given."""
         return self._inner.config
 
     def build(self, documents: Iterable[CorpusDocument]) -> CustomRetrievalIndex:
+        """Index ``documents`` (as :meth:`RetrievalIndex.build`) and return the index itself.
+
+        Raises:
+            InvalidInputError: the documents are not ``CorpusDocument`` objects, or two share
+                a ``doc_id``.
+        """
         self._inner.build(documents)
         return self
 
     @property
     def documents(self) -> tuple[CorpusDocument, ...]:
+        """The indexed documents, in build order (what ``custom_scorer_fn`` receives)."""
         return self._inner.documents
 
     @property
     def n_documents(self) -> int:
+        """The number of indexed documents."""
         return self._inner.n_documents
 
     @property
     def has_embeddings(self) -> bool:
+        """True when semantic search can run (every document has a finite embedding)."""
         return self._inner.has_embeddings
 
     def __repr__(self) -> str:
@@ -82,6 +92,40 @@ class CustomRetrievalIndex:
         config: RetrievalConfig | None = None,
         query_embedding: Any = None,
     ) -> RetrievalResponse:
+        """The hits ``custom_scorer_fn(query, documents, config)`` returns for ``query``.
+
+        Without a custom scorer, the built-in search of :class:`RetrievalIndex`. The scorer's
+        hits are kept in the order it returns them (the scorers of :func:`make_pairwise_ranker`
+        and :func:`make_levenshtein_ranker` sort them and cut them to ``top_k``); a scorer that
+        returns a :class:`RetrievalResponse` has it returned as is.
+
+        Args:
+            query: The query text.
+            config: Settings for this search only (default: the index's), passed to the scorer.
+            query_embedding: Passed on to the built-in search when there is no custom scorer.
+
+        Returns:
+            A :class:`RetrievalResponse` of the hits.
+
+        Raises:
+            InvalidInputError: the index is empty (call ``build`` first).
+            RuntimeError: the scorer raised; the message names it, the query and the exception
+                (which is chained).
+            TypeError: the scorer returned something other than hits (objects with ``doc``
+                and ``score``).
+
+        Example:
+            >>> from ragmeter import CorpusDocument, CustomRetrievalIndex, RetrievalHit
+            >>> def longest_first(query, documents, config):
+            ...     ranked = sorted(documents, key=lambda d: -len(d.text))[: config.top_k]
+            ...     return [RetrievalHit(doc=d, score=float(len(d.text)), match_mode="length")
+            ...             for d in ranked]
+            >>> index = CustomRetrievalIndex(custom_scorer_fn=longest_first).build(
+            ...     [CorpusDocument(doc_id=i, input_path="-", chunk_index=0, text=t)
+            ...      for i, t in (("a", "short"), ("b", "much longer"))])
+            >>> [hit.doc.doc_id for hit in index.search("anything")]
+            ['b', 'a']
+        """
         if self.custom_scorer_fn is None:
             return self._inner.search(query, config=config, query_embedding=query_embedding)
         if not self._inner.documents:

@@ -193,10 +193,12 @@ class RetrievalIndex:
 
     @property
     def documents(self) -> tuple[CorpusDocument, ...]:
+        """The indexed documents, in build order."""
         return self._documents
 
     @property
     def n_documents(self) -> int:
+        """The number of indexed documents."""
         return len(self._documents)
 
     @property
@@ -206,6 +208,8 @@ class RetrievalIndex:
 
     @property
     def backend_name(self) -> str | None:
+        """The semantic search backend (``"bruteforce"``: exact cosine over all documents), or
+        None when the documents have no embeddings."""
         return "bruteforce" if self.has_embeddings else None
 
     @property

@@ -49,6 +49,9 @@ class LegStatus(StrEnum):
 
 
 class LegKind(StrEnum):
+    """The kind of one leg of a search: ``lexical`` (BM25, substring), ``dense`` (embeddings),
+    ``graph`` or ``metadata``."""
+
     LEXICAL = "lexical"
     DENSE = "dense"
     GRAPH = "graph"
@@ -56,6 +59,10 @@ class LegKind(StrEnum):
 
 
 class ErrorCategory(StrEnum):
+    """What kind of problem an :class:`ErrorRecord` reports: the ``source`` of the documents,
+    ``parse``, ``validation`` of the input, a missing ``capability`` (a hybrid search without a
+    query embedding), ``security``, ``resource`` or an ``internal`` error."""
+
     SOURCE = "source"
     PARSE = "parse"
     VALIDATION = "validation"
@@ -79,6 +86,7 @@ class ErrorRecord:
     details: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     def to_dict(self) -> dict[str, Any]:
+        """The record as plain JSON-ready values (the category as its string)."""
         return {
             "code": self.code,
             "category": str(self.category),
@@ -115,6 +123,7 @@ class LegOutcome:
         return self.status in (LegStatus.SUCCESS, LegStatus.EMPTY)
 
     def to_dict(self) -> dict[str, Any]:
+        """The outcome as plain JSON-ready values (its error as :meth:`ErrorRecord.to_dict`)."""
         return {
             "leg": str(self.leg),
             "status": str(self.status),
@@ -204,6 +213,7 @@ class RetrievalResponse(Sequence[RetrievalHit]):
         return next((leg for leg in self.legs if leg.leg is kind), None)
 
     def error_records(self) -> list[ErrorRecord]:
+        """The errors of the legs that degraded or failed, in leg order."""
         return [leg.error for leg in self.legs if leg.error is not None]
 
     @property

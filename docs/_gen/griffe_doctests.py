@@ -1,0 +1,74 @@
+"""A griffe extension: docstring examples render as code on the API pages.
+
+The docstrings are written for ``doctest`` (they run in the test suite). Two forms would
+otherwise render as Markdown text, where ``['P_5', 'P_10']`` reads as a link reference:
+
+- a Google-style ``Example:`` section, which griffe reads as an admonition, not as the
+  ``Examples:`` section it renders as code: it is renamed ``Examples:``;
+- ``>>>`` blocks in a docstring without an examples section: each block (up to the next blank
+  line) is put in a ``pycon`` fence.
+
+It also splits the Google-style entries that document several parameters at once
+(``a, b: The two raters' ratings.``, possibly with the names wrapped over two lines), which
+griffe reads as one parameter named ``a, b``, into one entry per parameter.
+
+Only the rendered text changes; the docstrings in the code stay as they are.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import griffe
+
+_EXAMPLE_HEADING = re.compile(r"^(\s*)Example:\s*$", re.MULTILINE)
+_HAS_EXAMPLES_SECTION = re.compile(r"^\s*Examples:?\s*$", re.MULTILINE)
+
+
+def _fence_doctests(text: str) -> str:
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.lstrip().startswith(">>>"):
+            indent = line[: len(line) - len(line.lstrip())]
+            block = []
+            while i < len(lines) and lines[i].strip():
+                block.append(lines[i][len(indent) :] if lines[i].startswith(indent) else lines[i])
+                i += 1
+            out += [f"{indent}```pycon", *(f"{indent}{b}" for b in block), f"{indent}```"]
+            continue
+        out.append(line)
+        i += 1
+    return "\n".join(out)
+
+
+_NAMES = r"[A-Za-z_]\w*(?:, [A-Za-z_]\w*)+"
+_WRAPPED_NAMES = re.compile(rf"^(\s+)({_NAMES}),\n\s+((?:[A-Za-z_]\w*, )*[A-Za-z_]\w*):", re.M)
+_SHARED_ENTRY = re.compile(rf"^(\s+)({_NAMES}):(.*)$", re.M)
+
+
+def _split_shared_entries(text: str) -> str:
+    text = _WRAPPED_NAMES.sub(lambda m: f"{m[1]}{m[2]}, {m[3]}:", text)
+    return _SHARED_ENTRY.sub(
+        lambda m: "\n".join(f"{m[1]}{name}:{m[3]}" for name in m[2].split(", ")), text
+    )
+
+
+def rendered_docstring(text: str) -> str:
+    """``text`` with its examples in the forms griffe renders as code."""
+    text = _split_shared_entries(text)
+    text = _EXAMPLE_HEADING.sub(r"\1Examples:", text)
+    if _HAS_EXAMPLES_SECTION.search(text):
+        return text
+    return _fence_doctests(text)
+
+
+class DoctestFences(griffe.Extension):
+    """Rewrites every loaded docstring with :func:`rendered_docstring`."""
+
+    def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:
+        if obj.docstring is not None:
+            obj.docstring.value = rendered_docstring(obj.docstring.value)

@@ -1,0 +1,322 @@
+"""Pages generated at build time (mkdocs-gen-files), so that they cannot drift from the code.
+
+- ``measures/index.md`` and one page per measure family, from ``ragmeter.ranking.FAMILIES``
+  (names in every spelling, parameters, formula, when undefined, citation, reference
+  implementation, differences from ranx and ir_measures);
+- the prompts, fields and docstring of each built-in judge metric, appended to its hand-written
+  page ``judges/<name>.md``, and the table of ``judges/index.md``;
+- the usage and ``--help`` of every subcommand, appended to ``command.md``;
+- ``changelog.md`` from the repository's ``CHANGELOG.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import io
+import json
+import math
+import os
+from pathlib import Path
+
+import mkdocs_gen_files
+
+from ragmeter.cli import COMMANDS, _parser, usage
+from ragmeter.judges.metrics import BUILTIN_METRICS
+from ragmeter.ranking import FAMILIES, MeasureFamily
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_CUTOFF = {
+    "required": "required: `{name}@k` (the measure at depth k)",
+    "optional": "optional: `{name}@k` cuts the ranking at k; without it, the whole ranking",
+    "none": "none (`{name}@k` is refused)",
+}
+_TREC_STYLE = {
+    "cutoffs": "cutoffs, `{trec}.5,10` (one measure per positive integer)",
+    "levels": "recall levels, `{trec}.0.1,0.5` (one measure per level)",
+    "values": "one parameter value, `{trec}.{values}`",
+    "pairs": "named values and gains of relevance levels, `{trec}.1=3,2=7` or `{trec}.p=0.8`",
+    "none": "none",
+}
+_SUMMARY = {
+    "mean": "the mean over queries, added in trec_eval's order (query ids sorted byte-wise)",
+    "geometric": "the geometric mean over queries: exp(mean(log(max(value, 0.00001))))",
+    "sum": "the sum over queries",
+    "count": "the number of queries",
+    "run": "the run's tag",
+    "none": "none: a value per query only",
+}
+_SUMMARY_SHORT = {
+    "mean": "mean",
+    "geometric": "geometric mean",
+    "sum": "sum",
+    "count": "count",
+    "run": "run tag",
+    "none": "per query only",
+}
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _number(value: object) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _ragmeter_spelling(family: MeasureFamily) -> str:
+    return family.name + {"required": "@k", "optional": "[@k]", "none": ""}[family.cutoff]
+
+
+def _ir_measures_spelling(family: MeasureFamily) -> str | None:
+    if family.ir_measures_name is not None:
+        return family.ir_measures_name
+    if family.ir_measures_variant is not None and family.ir_measures_examples:
+        return family.ir_measures_examples[0]
+    return None
+
+
+def _names_rows(family: MeasureFamily) -> list[str]:
+    rows = ["| syntax | name |", "|---|---|"]
+    ragmeter_names = [f"`{_ragmeter_spelling(family)}`"]
+    ragmeter_names += [f"`{alias}`" for alias in family.aliases]
+    rows.append(f"| ragmeter | {', '.join(ragmeter_names)} |")
+    if family.trec_name is not None:
+        trec = f"`{family.trec_name}`"
+        if family.trec_defaults:
+            defaults = ",".join(_number(v) for v in family.trec_defaults)
+            trec += f" (bare: `{family.trec_name}.{defaults}`)"
+        rows.append(f"| trec_eval (`-m`) | {trec} |")
+    ir_name = _ir_measures_spelling(family)
+    if ir_name is not None:
+        provider = f" (provider {family.ir_measures_provider})" if family.ir_measures_provider else ""
+        rows.append(f"| ir_measures | `{_cell(ir_name)}`{provider} |")
+    if family.ranx_name is not None:
+        rows.append(f"| ranx | `{family.ranx_name}` |")
+    return rows
+
+
+def _parameters(family: MeasureFamily) -> list[str]:
+    lines = [f"- Cutoff: {_CUTOFF[family.cutoff].format(name=family.name)}."]
+    if family.trec_name is not None:
+        style = _TREC_STYLE[family.trec_parameters].format(
+            trec=family.trec_name,
+            values=",".join(_number(v) for v in family.trec_defaults) or "1",
+        )
+        lines.append(f"- trec_eval parameters: {style}.")
+    for name, default in family.parameters:
+        given = "required" if default is None else f"default `{_number(default)}`"
+        lines.append(f"- `{name}=` ({given}), in ir_measures' syntax `{family.name}({name}=...)`.")
+    for name, value in family.fixed_parameters:
+        lines.append(f"- `{name}={value!r}` is accepted and changes nothing (ir_measures' default).")
+    if family.subtopic_judgments:
+        lines.append(
+            "- Judgments: by subtopic, `{query_id: {doc_id: {subtopic: grade}}}` "
+            "(and only those)."
+        )
+    if family.threshold_unused:
+        lines.append(
+            "- The relevance threshold changes nothing here: `rel=` is refused"
+            + (", and ranx's `-lN` too." if family.ranx_name is None else ".")
+        )
+    else:
+        lines.append(
+            "- Relevance threshold: `relevance_threshold=` (trec_eval `-l`), or per measure "
+            "`rel=` (ir_measures) or `-lN` (ranx)."
+        )
+    return lines
+
+
+def _undefined(family: MeasureFamily) -> list[str]:
+    if family.undefined is None:
+        return ["Never: every query has a value."]
+    printed = "NaN" if math.isnan(family.trec_eval_undefined) else _number(
+        family.trec_eval_undefined
+    )
+    return [
+        f"When {family.undefined}.",
+        "",
+        "The value then follows `zero_division` (see "
+        "[undefined values](../semantics.md#undefined-values)): the default `\"warn\"` scores "
+        f"0 with an `UndefinedMetricWarning`; `zero_division=\"trec_eval\"` gives what trec_eval "
+        f"prints ({printed}); `np.nan` leaves the query out of the mean.",
+    ]
+
+
+def measure_page(family: MeasureFamily) -> str:
+    lines = [f"# {family.title}", "", f"`{family.name}`", "", "## Names", ""]
+    lines += _names_rows(family)
+    lines += ["", "## Per query", "", _cell(family.formula) + "."]
+    lines += ["", "## Over queries", "", _SUMMARY[family.summary] + "."]
+    if not family.per_query:
+        lines += ["", "`ragmeter evaluate -q` prints it in the summary only, as trec_eval does."]
+    lines += ["", "## When undefined", "", *_undefined(family)]
+    lines += ["", "## Parameters", "", *_parameters(family)]
+    if family.ir_measures_examples:
+        lines += [
+            "",
+            "## ir_measures examples",
+            "",
+            f"Each is tested per query against ir_measures' `{family.ir_measures_provider}` "
+            "provider:",
+            "",
+        ]
+        lines += [f"- `{example}`" for example in family.ir_measures_examples]
+    lines += [
+        "",
+        "## Reference implementation",
+        "",
+        f"{family.reference}.",
+        "",
+        "## Citation",
+        "",
+        f"{family.citation}.",
+    ]
+    lines += ["", "## Differences from ranx, ir_measures and trec_eval", ""]
+    lines.append(family.differences or "None known: the values are the reference's.")
+    lines += [
+        "",
+        "## Ask for it",
+        "",
+        "```python",
+        "from ragmeter import ranking_metrics",
+        "",
+        f"ranking_metrics(qrels, run, metrics=[{_example_name(family)!r}])",
+        "```",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _example_name(family: MeasureFamily) -> str:
+    if family.cutoff == "required":
+        return f"{family.name}@10"
+    return family.name
+
+
+def measures_index() -> str:
+    lines = [
+        "# Ranking measures",
+        "",
+        "Every measure family ragmeter computes, in trec_eval's order (the order in which "
+        "`ragmeter evaluate` prints them). Each page is generated from the family's one "
+        "declaration in `ragmeter.ranking.FAMILIES`, the same declaration the name parser, the "
+        "evaluation, the command and the tests read.",
+        "",
+        "Names are read in four syntaxes, case-insensitively where no other family differs "
+        "only by case: ragmeter's (`ndcg@10`), trec_eval's (`ndcg_cut.10`, `P.5,10`, the column "
+        "names `P_5`), ir_measures' (`nDCG@10`, `P(rel=2)@5`, `RBP(p=0.8)`) and ranx's "
+        "(`ndcg@10`, `map@100-l2`). `ragmeter.parse_measures(name)` shows what a name stands "
+        "for. Ties in scores are always broken as trec_eval breaks them (doc id descending); "
+        "see [semantics](../semantics.md).",
+        "",
+        "| measure | ragmeter | trec_eval | ir_measures | ranx | undefined when | over queries |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for family in FAMILIES:
+        ir_name = _ir_measures_spelling(family)
+        cells = [
+            f"[{family.title}]({family.name}.md)",
+            f"`{_ragmeter_spelling(family)}`",
+            f"`{family.trec_name}`" if family.trec_name else "",
+            f"`{_cell(ir_name)}`" if ir_name else "",
+            f"`{family.ranx_name}`" if family.ranx_name else "",
+            _cell(family.undefined or "never"),
+            _SUMMARY_SHORT[family.summary],
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "The groups `official` (what `trec_eval` prints by default) and `all_trec` (every "
+        "trec_eval measure) are read wherever a measure name is.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _metric_section(name: str) -> str:
+    metric = BUILTIN_METRICS[name]()
+    doc = inspect.getdoc(type(metric)) or ""
+    lines = ["", "## Definition (from the class docstring)", "", f"`ragmeter.judges.{type(metric).__name__}`", ""]
+    lines += ["```text", doc, "```"]
+    lines += ["", "## Sample fields", ""]
+    required = ", ".join(f"`{field}`" for field in metric.required_fields) or "none"
+    lines.append(f"Required: {required}.")
+    if metric.empty_allowed:
+        allowed = ", ".join(f"`{field}`" for field in metric.empty_allowed)
+        lines.append(f"May be empty (the metric decides what that scores): {allowed}.")
+    lines.append(
+        "A required field the sample does not have makes the row `undefined` with reason "
+        "`missing_<field>`; an empty one `no_<field>`."
+    )
+    if metric.needs_embedder:
+        lines.append("The run needs an embedder (`embedder=`).")
+    lines += ["", "## Prompts", ""]
+    lines.append(
+        "The user message is the template with its `$placeholders` filled; the answer's JSON "
+        "Schema is always appended, so every answer can be validated. The system message is "
+        "`ragmeter.judges.prompts.DEFAULT_SYSTEM_PROMPT` unless replaced."
+    )
+    for prompt in metric.prompts:
+        lines += [
+            "",
+            f"### `{prompt.name}` version {prompt.version}",
+            "",
+            "```text",
+            prompt.template.strip(),
+            "```",
+            "",
+            "Answer schema:",
+            "",
+            "```json",
+            json.dumps(prompt.schema, indent=2, ensure_ascii=False),
+            "```",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def judges_table() -> str:
+    lines = ["| metric | class | needs | embedder |", "|---|---|---|---|"]
+    for name, cls in BUILTIN_METRICS.items():
+        metric = cls()
+        fields = ", ".join(f"`{field}`" for field in metric.required_fields)
+        lines.append(
+            f"| [`{name}`]({name}.md) | `{cls.__name__}` | {fields} | "
+            f"{'yes' if metric.needs_embedder else 'no'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def command_help() -> str:
+    os.environ["COLUMNS"] = "100"  # argparse wraps at the terminal's width
+    parser = _parser()
+    lines = ["", "## `ragmeter` without arguments", "", "```text", usage().rstrip(), "```"]
+    subparsers = next(
+        action for action in parser._actions if action.__class__.__name__ == "_SubParsersAction"
+    )
+    for name in COMMANDS:
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            subparsers.choices[name].print_help()
+        lines += ["", f"## `ragmeter {name}`", "", "```text", buffer.getvalue().rstrip(), "```"]
+    return "\n".join(lines) + "\n"
+
+
+for family in FAMILIES:
+    with mkdocs_gen_files.open(f"measures/{family.name}.md", "w") as page:
+        page.write(measure_page(family))
+with mkdocs_gen_files.open("measures/index.md", "w") as page:
+    page.write(measures_index())
+
+for name in BUILTIN_METRICS:
+    with mkdocs_gen_files.open(f"judges/{name}.md", "a") as page:
+        page.write(_metric_section(name))
+with mkdocs_gen_files.open("judges/index.md", "a") as page:
+    page.write("\n" + judges_table())
+
+with mkdocs_gen_files.open("command.md", "a") as page:
+    page.write(command_help())
+
+with mkdocs_gen_files.open("changelog.md", "w") as page:
+    page.write((ROOT / "CHANGELOG.md").read_text(encoding="utf-8"))
