@@ -332,3 +332,9 @@ def test_many_relevant_documents_retrieved_rank_in_n_log_n():
 def test_huge_max_docs_is_an_input_error_not_an_overflow(max_docs):
     with pytest.raises(ragmeter.InvalidInputError, match="max_docs: must be a positive integer"):
         ranking_metrics({"q": ["a"]}, {"q": ["a"]}, metrics=["mrr"], max_docs=max_docs)
+
+
+@pytest.mark.parametrize("name", ["prefs", "prefs_simp", "map_avgjg", "P_avgjg.5", "qrels_jg"])
+def test_trec_eval_measures_of_other_formats_are_refused_with_the_reason(name):
+    with pytest.raises(ValueError, match="preference or judgment-group files"):
+        ranking_metrics({"q": ["a"]}, {"q": ["a"]}, metrics=[name])

@@ -85,7 +85,7 @@ def random_files(directory: Path, seed: int, *, graded: bool, complete: bool):
 
 def measure_options() -> list[list[str]]:
     """``-m`` options: every trec_eval family by its name, and with other parameters."""
-    options = [["-m", "all_trec"], ["-m", "official"], []]
+    options = [["-m", "all_trec"], ["-m", "official"], ["-m", "set"], []]
     for fam in TREC_FAMILIES:
         name = fam.trec_name
         variants = [name]

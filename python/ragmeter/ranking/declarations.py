@@ -24,6 +24,7 @@ __all__ = [
     "DEFAULT_TREC_CUTOFFS",
     "FAMILIES",
     "NICKNAMES",
+    "NOT_READ",
     "MeasureFamily",
     "ParameterStyle",
     "Summary",
@@ -1214,7 +1215,9 @@ FAMILIES: tuple[MeasureFamily, ...] = (
 )
 
 
-#: trec_eval's measure groups (``-m official``, ``-m all_trec``), in trec_eval's order.
+#: trec_eval's measure groups (``-m official``, ``-m set``, ``-m all_trec``), in trec_eval's
+#: order. (trec_eval's ``prefs``, ``all_prefs`` and ``qrels_jg`` groups read preference and
+#: judgment-group files, which ragmeter does not read.)
 NICKNAMES: dict[str, tuple[str, ...]] = {
     "official": (
         "runid",
@@ -1229,6 +1232,19 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
         "recip_rank",
         "iprec_at_recall",
         "P",
+    ),
+    "set": (
+        "runid",
+        "num_q",
+        "num_ret",
+        "num_rel",
+        "num_rel_ret",
+        "utility",
+        "set_P",
+        "set_recall",
+        "set_relative_P",
+        "set_map",
+        "set_F",
     ),
     "all_trec": (
         "runid",
@@ -1269,6 +1285,36 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
         "set_F",
         "num_nonrel_judged_ret",
     ),
+}
+
+#: trec_eval's names that need another input format than qrels and a run (its ``-R prefs`` and
+#: ``-R qrels_jg`` files): refused with this reason.
+NOT_READ: dict[str, str] = {
+    name: "it reads trec_eval's preference or judgment-group files (-R prefs, -R qrels_jg), "
+    "which ragmeter does not read"
+    for name in (
+        "all_prefs",
+        "prefs",
+        "qrels_jg",
+        "prefs_num_prefs_poss",
+        "prefs_num_prefs_ful",
+        "prefs_num_prefs_ful_ret",
+        "prefs_simp",
+        "prefs_pair",
+        "prefs_avgjg",
+        "prefs_avgjg_Rnonrel",
+        "prefs_simp_ret",
+        "prefs_pair_ret",
+        "prefs_avgjg_ret",
+        "prefs_avgjg_Rnonrel_ret",
+        "prefs_simp_imp",
+        "prefs_pair_imp",
+        "prefs_avgjg_imp",
+        "map_avgjg",
+        "P_avgjg",
+        "Rprec_mult_avgjg",
+        "yaap",
+    )
 }
 
 _BY_NAME = {f.name: f for f in FAMILIES}

@@ -40,7 +40,7 @@ from typing import Any
 
 from ..exceptions import InputTypeError, InvalidInputError
 from ..options import MAX_INDEX, EvaluationOptions, shorten
-from .declarations import ANY_VALUE, FAMILIES, NICKNAMES, MeasureFamily
+from .declarations import ANY_VALUE, FAMILIES, NICKNAMES, NOT_READ, MeasureFamily
 
 __all__ = [
     "METRIC_NAMES",
@@ -170,6 +170,12 @@ _COLUMN = re.compile(r"^(?P<name>.+?)_(?P<param>[0-9]+(?:\.[0-9]+)?)$")
 
 
 def _unknown(text: str) -> InvalidInputError:
+    family = text.partition(".")[0]
+    if family in NOT_READ:
+        return InvalidInputError(
+            f"metrics: {shorten(text)} is a trec_eval measure ragmeter does not compute: "
+            f"{NOT_READ[family]}"
+        )
     close = difflib.get_close_matches(text.lower(), list(_BY_ALIAS), n=1, cutoff=0.75)
     hint = f"did you mean {close[0]!r}? " if close else ""
     return InvalidInputError(
