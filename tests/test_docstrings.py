@@ -125,7 +125,11 @@ def test_docstring_examples_run(module_name, monkeypatch, tmp_path):
 
 #: The modules whose public functions, classes and methods carry numpy-style ``Parameters`` and
 #: ``Returns`` sections (see the module documentation for the rule).
-SECTIONED = ("ragmeter.levenshtein",)
+SECTIONED = (
+    "ragmeter.exceptions",
+    "ragmeter.levenshtein",
+    "ragmeter.options",
+)
 
 _SECTION_TITLE = re.compile(r"^(?P<title>[A-Z][A-Za-z ]*)\n-{3,}[ ]*$", re.M)
 _ENTRY_NAMES = re.compile(r"^(?P<names>\*{0,2}\w+(?:, \*{0,2}\w+)*)(?:[ ]+:.*)?$")
