@@ -129,6 +129,7 @@ SECTIONED = (
     "ragmeter.exceptions",
     "ragmeter.levenshtein",
     "ragmeter.options",
+    "ragmeter.scorers",
 )
 
 _SECTION_TITLE = re.compile(r"^(?P<title>[A-Z][A-Za-z ]*)\n-{3,}[ ]*$", re.M)
