@@ -126,6 +126,7 @@ def test_docstring_examples_run(module_name, monkeypatch, tmp_path):
 #: The modules whose public functions, classes and methods carry numpy-style ``Parameters`` and
 #: ``Returns`` sections (see the module documentation for the rule).
 SECTIONED = (
+    "ragmeter.answers",
     "ragmeter.exceptions",
     "ragmeter.levenshtein",
     "ragmeter.options",
