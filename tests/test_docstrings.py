@@ -56,6 +56,8 @@ DOCUMENTED = (
     "ragmeter.exceptions",
     "ragmeter.levenshtein",
     "ragmeter.options",
+    "ragmeter.retrieval",
+    "ragmeter.retrieval._estimator",
     "ragmeter.ranking.declarations",
     "ragmeter.ranking.evaluation",
     "ragmeter.ranking.functions",
@@ -130,6 +132,8 @@ SECTIONED = (
     "ragmeter.exceptions",
     "ragmeter.levenshtein",
     "ragmeter.options",
+    "ragmeter.retrieval",
+    "ragmeter.retrieval._estimator",
     "ragmeter.scorers",
 )
 
