@@ -64,11 +64,32 @@ def normalize_squad(text: str) -> str:
     " ", text)``, where a word character is a Unicode letter or number), and collapse white
     space (``" ".join(text.split())``).
 
-    >>> normalize_squad("The  Eiffel-Tower!")
-    'eiffeltower'
-
     Reference: Rajpurkar et al. (2016), "SQuAD: 100,000+ Questions for Machine Comprehension
     of Text", ``evaluate-v1.1.py``.
+
+    Parameters
+    ----------
+    text
+        The text to normalise.
+
+    Returns
+    -------
+    str
+        The normalised text (``""`` when nothing is left).
+
+    Raises
+    ------
+    InputTypeError
+        A ``TypeError``: ``text`` is not a ``str``.
+
+    Examples
+    --------
+    The hyphen is removed without a space, so the two words join:
+
+    >>> normalize_squad("The  Eiffel-Tower!")
+    'eiffeltower'
+    >>> normalize_squad("An apple, a pear and the plum.")
+    'apple pear and plum'
     """
     return _core.normalize_text(text, "squad")
 
@@ -78,6 +99,24 @@ def normalize_basic(text: str) -> str:
 
     This is the normalisation of the DocVQA / ST-VQA ANLS evaluation: punctuation is kept.
 
+    Parameters
+    ----------
+    text
+        The text to normalise.
+
+    Returns
+    -------
+    str
+        The lower-cased text, its runs of white space replaced by one space, without leading
+        or trailing space.
+
+    Raises
+    ------
+    InputTypeError
+        A ``TypeError``: ``text`` is not a ``str``.
+
+    Examples
+    --------
     >>> normalize_basic("  The Eiffel\\nTower. ")
     'the eiffel tower.'
     """
@@ -175,30 +214,45 @@ def exact_match_score(
     ``normalize="squad"`` this is the official SQuAD v1.1 exact-match score (as a fraction, not a
     percentage): see :func:`normalize_squad`.
 
-    >>> exact_match_score(["The Eiffel Tower", ["Paris", "City of Paris"]],
-    ...                   ["eiffel tower.", "Paris, France"])
-    0.5
-
     Reference: Rajpurkar et al. (2016), "SQuAD: 100,000+ Questions for Machine Comprehension
     of Text", EMNLP.
 
-    Args:
-        references: One entry per answer: a string, or a list of acceptable strings (the best
-            one counts).
-        answers: The answers, one string each, as many as ``references``.
-        normalize: ``"squad"``, ``"basic"``, ``None`` (compare the texts as given) or a
-            callable ``str -> str``.
-        average: ``"mean"``: the mean over answers; ``None``: one score per answer.
-        n_threads: Threads of the Rust core (default ``RAGMETER_NUM_THREADS`` or all cores).
+    Parameters
+    ----------
+    references
+        One entry per answer: a string, or a list of acceptable strings (the best one counts).
+    answers
+        The answers, one string each, as many as ``references``.
+    normalize
+        ``"squad"``, ``"basic"``, ``None`` (compare the texts as given) or a callable
+        ``str -> str`` applied to both sides; default ``"squad"``.
+    average
+        ``"mean"`` (default): the mean over answers; ``None``: one score per answer.
+    n_threads
+        Threads of the Rust core (default ``RAGMETER_NUM_THREADS`` or all cores).
 
-    Returns:
-        A float in [0, 1], or with ``average=None`` an array of one score per answer.
+    Returns
+    -------
+    float or numpy.ndarray
+        The mean in [0, 1] (a :class:`~ragmeter.MeanScore`, a ``float`` that carries
+        ``n_queries``), or with ``average=None`` a float64 array of one score per answer.
 
-    Raises:
-        InvalidInputError: references and answers of different lengths, an empty list of
-            acceptable references, an unknown normaliser.
-        TypeError: an answer or reference that is not a string, or a single string given as
-            the list of answers.
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError``: references and answers of different lengths, an empty list of
+        acceptable references, no answers with ``average="mean"``, an unknown normaliser or
+        ``average``, a bad ``n_threads``.
+    InputTypeError
+        A ``TypeError``: an answer or reference that is not a string, a single string (or
+        None, a mapping, a set) given as the list of answers or references, a ``normalize``
+        callable that does not return a string.
+
+    Examples
+    --------
+    >>> exact_match_score(["The Eiffel Tower", ["Paris", "City of Paris"]],
+    ...                   ["eiffel tower.", "Paris, France"])
+    0.5
     """
     return _score("exact_match", references, answers, normalize, average, n_threads)
 
@@ -238,30 +292,45 @@ def token_f1_score(
     scored an empty pair 0). With the default ``normalize="squad"`` this is the official SQuAD
     v1.1 F1 (as a fraction, not a percentage).
 
-    >>> round(token_f1_score(["The Eiffel Tower", ["Paris", "City of Paris"]],
-    ...                      ["eiffel tower.", "Paris, France"]), 3)
-    0.833
-
     Reference: Rajpurkar et al. (2016), "SQuAD: 100,000+ Questions for Machine Comprehension
     of Text", EMNLP.
 
-    Args:
-        references: One entry per answer: a string, or a list of acceptable strings (the best
-            one counts).
-        answers: The answers, one string each, as many as ``references``.
-        normalize: ``"squad"``, ``"basic"``, ``None`` (compare the texts as given) or a
-            callable ``str -> str``.
-        average: ``"mean"``: the mean over answers; ``None``: one score per answer.
-        n_threads: Threads of the Rust core (default ``RAGMETER_NUM_THREADS`` or all cores).
+    Parameters
+    ----------
+    references
+        One entry per answer: a string, or a list of acceptable strings (the best one counts).
+    answers
+        The answers, one string each, as many as ``references``.
+    normalize
+        ``"squad"``, ``"basic"``, ``None`` (compare the texts as given) or a callable
+        ``str -> str`` applied to both sides; default ``"squad"``.
+    average
+        ``"mean"`` (default): the mean over answers; ``None``: one score per answer.
+    n_threads
+        Threads of the Rust core (default ``RAGMETER_NUM_THREADS`` or all cores).
 
-    Returns:
-        A float in [0, 1], or with ``average=None`` an array of one score per answer.
+    Returns
+    -------
+    float or numpy.ndarray
+        The mean in [0, 1] (a :class:`~ragmeter.MeanScore`, a ``float`` that carries
+        ``n_queries``), or with ``average=None`` a float64 array of one score per answer.
 
-    Raises:
-        InvalidInputError: references and answers of different lengths, an empty list of
-            acceptable references, an unknown normaliser.
-        TypeError: an answer or reference that is not a string, or a single string given as
-            the list of answers.
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError``: references and answers of different lengths, an empty list of
+        acceptable references, no answers with ``average="mean"``, an unknown normaliser or
+        ``average``, a bad ``n_threads``.
+    InputTypeError
+        A ``TypeError``: an answer or reference that is not a string, a single string (or
+        None, a mapping, a set) given as the list of answers or references, a ``normalize``
+        callable that does not return a string.
+
+    Examples
+    --------
+    >>> round(token_f1_score(["The Eiffel Tower", ["Paris", "City of Paris"]],
+    ...                      ["eiffel tower.", "Paris, France"]), 3)
+    0.833
     """
     return _score("token_f1", references, answers, normalize, average, n_threads)
 
@@ -305,31 +374,47 @@ def anls_score(
     The default ``normalize="basic"`` lower-cases and collapses white space and keeps
     punctuation, as the DocVQA evaluation does (see :func:`normalize_basic`).
 
-    >>> round(anls_score(["The Eiffel Tower", ["Paris", "City of Paris"]],
-    ...                  ["eiffel tower.", "Paris, France"]), 3)
-    0.344
-
     Reference: Biten et al. (2019), "Scene Text Visual Question Answering", ICCV; Mathew et
     al. (2021), "DocVQA: A Dataset for VQA on Document Images", WACV.
 
-    Args:
-        references: One entry per answer: a string, or a list of acceptable strings (the best
-            one counts).
-        answers: The answers, one string each, as many as ``references``.
-        threshold: The normalised edit distance from which an answer scores 0.
-        normalize: ``"squad"``, ``"basic"``, ``None`` (compare the texts as given) or a
-            callable ``str -> str``.
-        average: ``"mean"``: the mean over answers; ``None``: one score per answer.
-        n_threads: Threads of the Rust core (default ``RAGMETER_NUM_THREADS`` or all cores).
+    Parameters
+    ----------
+    references
+        One entry per answer: a string, or a list of acceptable strings (the best one counts).
+    answers
+        The answers, one string each, as many as ``references``.
+    threshold
+        The normalised edit distance from which an answer scores 0, in (0, 1]; default 0.5.
+    normalize
+        ``"squad"``, ``"basic"``, ``None`` (compare the texts as given) or a callable
+        ``str -> str`` applied to both sides; default ``"basic"``.
+    average
+        ``"mean"`` (default): the mean over answers; ``None``: one score per answer.
+    n_threads
+        Threads of the Rust core (default ``RAGMETER_NUM_THREADS`` or all cores).
 
-    Returns:
-        A float in [0, 1], or with ``average=None`` an array of one score per answer.
+    Returns
+    -------
+    float or numpy.ndarray
+        The mean in [0, 1] (a :class:`~ragmeter.MeanScore`, a ``float`` that carries
+        ``n_queries``), or with ``average=None`` a float64 array of one score per answer.
 
-    Raises:
-        InvalidInputError: references and answers of different lengths, an empty list of
-            acceptable references, an unknown normaliser.
-        TypeError: an answer or reference that is not a string, or a single string given as
-            the list of answers.
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError``: references and answers of different lengths, an empty list of
+        acceptable references, no answers with ``average="mean"``, an unknown normaliser or
+        ``average``, a bad ``n_threads``, a ``threshold`` outside (0, 1].
+    InputTypeError
+        A ``TypeError``: an answer or reference that is not a string, a single string (or
+        None, a mapping, a set) given as the list of answers or references, a ``normalize``
+        callable that does not return a string.
+
+    Examples
+    --------
+    >>> round(anls_score(["The Eiffel Tower", ["Paris", "City of Paris"]],
+    ...                  ["eiffel tower.", "Paris, France"]), 3)
+    0.344
     """
     value = check_unit_interval(threshold, "threshold", allow_zero=False)
     return _score("anls", references, answers, normalize, average, n_threads, value)
@@ -367,28 +452,43 @@ def edit_similarity_score(
     strings), averaged over answers. By default the texts are compared as given
     (``normalize=None``): case and white space count as edits.
 
-    >>> edit_similarity_score(["kitten"], ["sitting"])  # 3 edits over 7 code points
-    0.5714285714285714
-
     Reference: Levenshtein (1966), "Binary codes capable of correcting deletions, insertions,
     and reversals"; the ANLS paper (Biten et al., 2019) without its threshold.
 
-    Args:
-        references: One entry per answer: a string, or a list of acceptable strings (the best
-            one counts).
-        answers: The answers, one string each, as many as ``references``.
-        normalize: ``"squad"``, ``"basic"``, ``None`` (compare the texts as given) or a
-            callable ``str -> str``.
-        average: ``"mean"``: the mean over answers; ``None``: one score per answer.
-        n_threads: Threads of the Rust core (default ``RAGMETER_NUM_THREADS`` or all cores).
+    Parameters
+    ----------
+    references
+        One entry per answer: a string, or a list of acceptable strings (the best one counts).
+    answers
+        The answers, one string each, as many as ``references``.
+    normalize
+        ``"squad"``, ``"basic"``, ``None`` (compare the texts as given) or a callable
+        ``str -> str`` applied to both sides; default ``None``.
+    average
+        ``"mean"`` (default): the mean over answers; ``None``: one score per answer.
+    n_threads
+        Threads of the Rust core (default ``RAGMETER_NUM_THREADS`` or all cores).
 
-    Returns:
-        A float in [0, 1], or with ``average=None`` an array of one score per answer.
+    Returns
+    -------
+    float or numpy.ndarray
+        The mean in [0, 1] (a :class:`~ragmeter.MeanScore`, a ``float`` that carries
+        ``n_queries``), or with ``average=None`` a float64 array of one score per answer.
 
-    Raises:
-        InvalidInputError: references and answers of different lengths, an empty list of
-            acceptable references, an unknown normaliser.
-        TypeError: an answer or reference that is not a string, or a single string given as
-            the list of answers.
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError``: references and answers of different lengths, an empty list of
+        acceptable references, no answers with ``average="mean"``, an unknown normaliser or
+        ``average``, a bad ``n_threads``.
+    InputTypeError
+        A ``TypeError``: an answer or reference that is not a string, a single string (or
+        None, a mapping, a set) given as the list of answers or references, a ``normalize``
+        callable that does not return a string.
+
+    Examples
+    --------
+    >>> edit_similarity_score(["kitten"], ["sitting"])  # 3 edits over 7 code points
+    0.5714285714285714
     """
     return _score("edit_similarity", references, answers, normalize, average, n_threads)

@@ -25,48 +25,140 @@ __all__ = [
 
 
 class RagmeterError(Exception):
-    """Base class of every ragmeter exception."""
+    """Base class of every ragmeter exception: ``except RagmeterError`` catches them all.
+
+    It is never raised itself. Each subclass is also the built-in exception that fits it
+    (``ValueError``, ``TypeError``, ``ImportError``, ``RuntimeError``), so code that catches
+    built-in exceptions keeps working.
+
+    Examples
+    --------
+    >>> from ragmeter import precision_at_k
+    >>> try:
+    ...     precision_at_k({"q1": ["d1"]}, {"q1": ["d1"]}, k=0)
+    ... except RagmeterError as error:
+    ...     print(type(error).__name__, isinstance(error, ValueError))
+    InvalidInputError True
+    """
 
 
 class InvalidInputError(RagmeterError, ValueError):
-    """An argument has a value ragmeter cannot evaluate (raised by the Rust core as well)."""
+    """An argument has a value ragmeter cannot evaluate; also a :class:`ValueError`.
+
+    Raised by the Python layer and by the Rust core alike when a value is out of range or
+    inconsistent: an unknown measure name, ``k=0``, judgments and rankings of different
+    queries (``missing="raise"``), a ranking that repeats a document (``duplicates="raise"``),
+    lists of different lengths. The message has the form ``"argument: problem; what to do"``
+    and names the query or ``file:line`` where there is one.
+
+    Examples
+    --------
+    >>> from ragmeter import parse_metric
+    >>> try:
+    ...     parse_metric("P.5,10")
+    ... except ValueError as error:
+    ...     print(error)
+    metrics: 'P.5,10' stands for 2 measures (P_5, P_10); name one of them
+    """
 
 
 class InputTypeError(RagmeterError, TypeError):
-    """An argument has a type ragmeter cannot evaluate; the message names the argument, the type
-    received and the types accepted."""
+    """An argument has a type ragmeter cannot evaluate; also a :class:`TypeError`.
+
+    Raised when an input is not of a kind ragmeter reads: a single ``str`` where a list of
+    answers is expected, ``None`` or a set in place of a list, judgments or rankings of a type
+    ragmeter cannot read, an option of the wrong type. The message names the argument, the
+    type received and the types accepted.
+
+    Examples
+    --------
+    >>> from ragmeter import exact_match_score
+    >>> try:
+    ...     exact_match_score(["Paris"], "Paris")
+    ... except TypeError as error:
+    ...     print(error)
+    answers is a single str; pass a list of answers (one str each) (for one item, wrap it: ...)
+    """
 
 
 class TrecFormatError(InvalidInputError):
-    """A TREC run or qrels file has a malformed line; the message gives ``path:line``."""
+    """A TREC run or qrels file has a malformed line; also a :class:`ValueError`.
+
+    Raised by the TREC readers (:mod:`ragmeter.io`, the ``ragmeter`` command) for a line with
+    the wrong number of columns, a grade or score that is not a number, or a document listed
+    twice for one query; the message gives ``path:line`` and the offending line. A
+    subclass of :class:`InvalidInputError`.
+    """
 
 
 class MissingDependencyError(RagmeterError, ImportError):
-    """An optional dependency is not installed; the message names the extra to install."""
+    """An optional dependency is not installed; also an :class:`ImportError`.
+
+    Raised on first use of a feature that needs an extra (scikit-learn for
+    :class:`~ragmeter.retrieval.RetrievalEstimator`, httpx for the LLM judges, matplotlib for
+    the plots, ...), never at ``import ragmeter``. The message names the package and the
+    command that installs it, such as ``pip install 'ragmeter[sklearn]'``.
+    """
 
 
 class UndefinedMetricWarning(UserWarning):
-    """A metric is undefined for some queries and was scored by ``zero_division``.
+    """A metric is undefined for some queries and was scored by ``zero_division``; a
+    :class:`UserWarning`.
 
-    Raised, as in scikit-learn, when ``zero_division="warn"`` (the default) replaces an
+    Issued, as in scikit-learn, when ``zero_division="warn"`` (the default) replaces an
     undefined value (recall, MAP or R-precision without relevant documents, nDCG without a
-    positive grade) by 0.0.
+    positive grade) by 0.0; the message names the measure, how many queries and why. The
+    judges' agreement statistics issue it too when they return ``nan``. Pass
+    ``zero_division=np.nan``, ``0.0`` or ``1.0`` to choose the value silently.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from ragmeter import recall_at_k
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     value = recall_at_k({"q1": {"d1": 0}}, {"q1": ["d1"]}, k=1)  # no relevant document
+    >>> value, caught[0].category.__name__
+    (0.0, 'UndefinedMetricWarning')
     """
 
 
 class JudgeError(RagmeterError):
-    """Base class of the errors raised by LLM judges (:mod:`ragmeter.judges`)."""
+    """Base class of the errors raised by LLM judges (:mod:`ragmeter.judges`).
+
+    Not raised itself: :class:`JudgeConfigurationError`, :class:`JudgeCacheError`,
+    :class:`JudgeOutputError` and :class:`JudgeTransportError` are. With
+    ``on_error="record"`` (the default) an evaluation records a sample's output or transport
+    error as its status instead of raising it.
+    """
 
 
 class JudgeConfigurationError(JudgeError, InvalidInputError):
-    """No judge, model or embedder is configured; the message says exactly what to set."""
+    """No judge, model, embedder or API key is configured; also a :class:`ValueError`.
+
+    Raised before any call is made, when a metric needs a judge, a model, an embedder or an
+    API key that was given neither as an argument nor through the environment; the message
+    says exactly what to set.
+    """
 
 
 class JudgeOutputError(JudgeError):
     """A judge's answer could not be parsed or validated, even after the bounded re-asks.
 
-    ``task`` names the prompt, ``attempts`` counts the answers received and ``errors`` holds the
-    validation message of each answer, in order.
+    Raised (or recorded as the sample's error) when every answer of a judge to one prompt was
+    unusable: not the requested JSON, a verdict outside the allowed values, missing items. Not
+    a ``ValueError``: the input was fine, the judge's answer was not.
+
+    Parameters
+    ----------
+    message
+        What went wrong, with the last problem.
+    task
+        The name of the prompt that was asked.
+    attempts
+        How many answers were received.
+    errors
+        The validation message of each answer, in order.
     """
 
     def __init__(
@@ -81,10 +173,30 @@ class JudgeOutputError(JudgeError):
 class JudgeTransportError(JudgeError):
     """A judge or embedding endpoint failed to answer (HTTP status, timeout, broken connection).
 
-    ``retryable`` is true for 408/409/429/5xx, timeouts and broken connections; ``fatal`` is
-    true when every further call would fail the same way (401, 403, 404, exhausted quota), which
-    stops a whole evaluation instead of recording one error per sample. ``retry_after`` holds the
-    server's ``Retry-After`` in seconds when it sent one.
+    Raised (or recorded as the sample's error) once the retries are exhausted. Not a
+    ``ValueError``: the input was fine, the endpoint failed.
+
+    Parameters
+    ----------
+    message
+        What failed: the endpoint and the cause (secrets redacted).
+    status
+        The HTTP status, or None when there was no response.
+    kind
+        What failed: ``"http"`` (an error status), ``"timeout"``, ``"deadline"`` (the call's
+        overall deadline passed), ``"connect"`` or ``"connection"`` (no connection, or one that
+        broke off), ``"protocol"`` (a response that is not the API's) or ``"client"`` (an
+        error of the provider's client library).
+    retryable
+        True for 408/409/429/5xx, timeouts and broken connections.
+    fatal
+        True when every further call would fail the same way (401, 403, 404, exhausted quota,
+        a server that is not running), which stops a whole evaluation instead of recording one
+        error per sample.
+    retry_after
+        The server's ``Retry-After`` in seconds, when it sent one.
+    body
+        The beginning of the response body, for the diagnosis.
     """
 
     def __init__(
@@ -109,19 +221,36 @@ class JudgeTransportError(JudgeError):
 
 class RetrievalError(RagmeterError, RuntimeError):
     """A search failed, was cancelled or returned a partial (degraded) ranking while being
-    evaluated; the message names the query and the status."""
+    evaluated; also a :class:`RuntimeError`.
+
+    Raised by :func:`~ragmeter.evaluate_retrieval` (unless ``on_degraded="warn"``) and by
+    ``RetrievalEstimator.predict``, so that an incomplete ranking is never scored as if it were
+    complete. The message names the query
+    and the status; the retriever's own exception, if any, is chained.
+    """
 
 
 class RetrievalWarning(UserWarning):
-    """Some searches of an evaluation failed or were degraded and were scored as returned
-    (``on_degraded="warn"``); the report keeps their statuses."""
+    """Some searches of an evaluation failed or were degraded and were scored as returned; a
+    :class:`UserWarning`.
+
+    Issued by :func:`~ragmeter.evaluate_retrieval` with ``on_degraded="warn"``, once per
+    evaluation; the report keeps each query's status.
+    """
 
 
 class JudgeCacheError(JudgeError, InvalidInputError):
     """A judge cache file cannot be used (not a database, another application's, damaged);
-    the message names the file and what to do."""
+    also a :class:`ValueError`.
+
+    Raised when the cache is opened (before any judge is called) or read; the message names
+    the file and what to do.
+    """
 
 
 class JudgeOutputTruncatedError(JudgeOutputError):
-    """A judge's last answer was cut off at the token limit (``finish_reason="length"``); the
-    message names ``max_tokens``."""
+    """A judge's last answer was cut off at the token limit (``finish_reason="length"``).
+
+    A :class:`JudgeOutputError` (same attributes) whose message names ``max_tokens``: raise it,
+    or ask for fewer items per call.
+    """

@@ -68,8 +68,30 @@ MeasureName = Literal["distance", "similarity", "normalized_distance", "normaliz
 
 
 class Match(NamedTuple):
-    """One ranked choice: the choice as given, its distance to the query, its normalised
-    similarity (in [0, 1]) and its position in the choices."""
+    """One ranked choice, as :func:`rank` and :func:`closest` return it.
+
+    A named tuple: ``match.choice`` and ``match[0]`` are the same value. Its field ``index``
+    shadows :meth:`tuple.index` (as in rapidfuzz's results).
+
+    Attributes
+    ----------
+    choice
+        The choice as given in ``choices`` (not ``key(choice)`` nor its normalised text).
+    distance
+        The Levenshtein distance between the query and the choice, after ``key`` and
+        ``normalize``.
+    similarity
+        The normalised similarity ``1 - distance / max(len(query), len(choice))``, in [0, 1]
+        (1.0 when both are empty).
+    index
+        The position of the choice in ``choices`` (0-based).
+
+    Examples
+    --------
+    >>> match = closest("colour", ["color", "flavour"])  # 1 deletion over 6 code points
+    >>> match.choice, match.distance, round(match.similarity, 4), match.index
+    ('color', 1, 0.8333, 0)
+    """
 
     choice: Any
     distance: int
@@ -78,16 +100,39 @@ class Match(NamedTuple):
     index: int  # type: ignore[assignment]
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"choice", "distance", "similarity", "index"}``.
+        """The match as a dictionary, for JSON or a DataFrame row.
 
-        >>> closest("appel", ["apple", "ape"]).to_dict()
+        Returns
+        -------
+        dict
+            ``{"choice": ..., "distance": ..., "similarity": ..., "index": ...}``.
+
+        Examples
+        --------
+        >>> closest("appel", ["apple", "ape"]).to_dict()  # 2 substitutions over 5 code points
         {'choice': 'apple', 'distance': 2, 'similarity': 0.6, 'index': 0}
         """
         return self._asdict()
 
 
 class BackendInfo(NamedTuple):
-    """What computes the distances (see :func:`backend_info`)."""
+    """What computes the distances, as :func:`backend_info` reports it.
+
+    Attributes
+    ----------
+    name
+        The implementation: ``"ragmeter"`` (its Rust core).
+    available
+        Whether it can run; always True, as the core is built into ragmeter.
+    version
+        ragmeter's version.
+    license
+        The implementation's licence (``"MIT"``).
+    implementation
+        The algorithm and the version of the ``rapidfuzz`` Rust crate the core is built with.
+    reason
+        Why this implementation is in use.
+    """
 
     name: str
     available: bool
@@ -102,6 +147,17 @@ def backend_info() -> BackendInfo:
 
     ``implementation`` names the algorithm and the version of the ``rapidfuzz`` Rust crate
     the core is built with (the long-string fallback).
+
+    Returns
+    -------
+    BackendInfo
+        The name, availability, version, licence and algorithm of the implementation.
+
+    Examples
+    --------
+    >>> info = backend_info()
+    >>> info.name, info.available, info.license
+    ('ragmeter', True, 'MIT')
     """
     kernel, crate_version = _core.edit_backend()
     return BackendInfo(
@@ -170,18 +226,76 @@ def _no_named_normalizer(name: str) -> None:
 def distance(a: str | Any, b: str | Any, *, normalize: NormalizeArg = None) -> int:
     """Levenshtein distance: the fewest single-item insertions, deletions and substitutions.
 
-    >>> distance("kitten", "sitting")
+    Parameters
+    ----------
+    a, b
+        Two ``str`` (compared code point by code point), or two lists or tuples of hashable
+        items (tokens, compared item by item; items are equal when they are equal as
+        dictionary keys).
+    normalize
+        ``None`` (compare as given), ``"basic"`` (lower case, white space collapsed),
+        ``"squad"`` (also without ASCII punctuation and the articles a/an/the), or a callable
+        applied to ``a`` and to ``b`` first. The named normalisers apply to strings only.
+
+    Returns
+    -------
+    int
+        The number of edits, from 0 to ``max(len(a), len(b))``.
+
+    Raises
+    ------
+    InputTypeError
+        A ``TypeError``: ``a`` or ``b`` is neither a ``str`` nor a list or tuple (``bytes``
+        included: decode it first), a ``str`` is compared with a list, an item is unhashable,
+        ``normalize`` is of another type or a callable ``normalize`` returns something else.
+    InvalidInputError
+        A ``ValueError``: an unknown normaliser name, or a named normaliser applied to lists.
+
+    Examples
+    --------
+    >>> distance("kitten", "sitting")  # k -> s, e -> i, insert g
     3
     >>> distance("Straße", "strasse", normalize="basic")  # 'ß' -> 's', insert 's'
     2
+    >>> distance("The cat!", "a cat", normalize="squad")  # both read "cat"
+    0
+    >>> distance(["the", "cat", "sat"], ["the", "cat", "sits"])  # one token substituted
+    1
     """
     return _pair(a, b, normalize)[0]
 
 
 def similarity(a: str | Any, b: str | Any, *, normalize: NormalizeArg = None) -> int:
-    """``max(len(a), len(b)) - distance(a, b)``.
+    """Levenshtein similarity: ``max(len(a), len(b)) - distance(a, b)``.
 
-    >>> similarity("kitten", "sitting")
+    Parameters
+    ----------
+    a, b
+        Two ``str`` (compared code point by code point), or two lists or tuples of hashable
+        items (tokens, compared item by item; items are equal when they are equal as
+        dictionary keys).
+    normalize
+        ``None`` (compare as given), ``"basic"`` (lower case, white space collapsed),
+        ``"squad"`` (also without ASCII punctuation and the articles a/an/the), or a callable
+        applied to ``a`` and to ``b`` first. The named normalisers apply to strings only.
+
+    Returns
+    -------
+    int
+        From 0 to ``max(len(a), len(b))``; 0 for two empty inputs.
+
+    Raises
+    ------
+    InputTypeError
+        A ``TypeError``: ``a`` or ``b`` is neither a ``str`` nor a list or tuple (``bytes``
+        included: decode it first), a ``str`` is compared with a list, an item is unhashable,
+        ``normalize`` is of another type or a callable ``normalize`` returns something else.
+    InvalidInputError
+        A ``ValueError``: an unknown normaliser name, or a named normaliser applied to lists.
+
+    Examples
+    --------
+    >>> similarity("kitten", "sitting")  # 7 - 3
     4
     """
     edits, longest = _pair(a, b, normalize)
@@ -189,20 +303,78 @@ def similarity(a: str | Any, b: str | Any, *, normalize: NormalizeArg = None) ->
 
 
 def normalized_distance(a: str | Any, b: str | Any, *, normalize: NormalizeArg = None) -> float:
-    """``distance(a, b) / max(len(a), len(b))``, in [0, 1]; 0.0 when both are empty.
+    """Normalised Levenshtein distance: ``distance(a, b) / max(len(a), len(b))``.
 
+    Parameters
+    ----------
+    a, b
+        Two ``str`` (compared code point by code point), or two lists or tuples of hashable
+        items (tokens, compared item by item; items are equal when they are equal as
+        dictionary keys).
+    normalize
+        ``None`` (compare as given), ``"basic"`` (lower case, white space collapsed),
+        ``"squad"`` (also without ASCII punctuation and the articles a/an/the), or a callable
+        applied to ``a`` and to ``b`` first. The named normalisers apply to strings only.
+
+    Returns
+    -------
+    float
+        In [0, 1]; 0.0 when both are empty.
+
+    Raises
+    ------
+    InputTypeError
+        A ``TypeError``: ``a`` or ``b`` is neither a ``str`` nor a list or tuple (``bytes``
+        included: decode it first), a ``str`` is compared with a list, an item is unhashable,
+        ``normalize`` is of another type or a callable ``normalize`` returns something else.
+    InvalidInputError
+        A ``ValueError``: an unknown normaliser name, or a named normaliser applied to lists.
+
+    Examples
+    --------
     >>> normalized_distance("kitten", "sitting")  # 3 / 7
     0.42857142857142855
+    >>> normalized_distance("", "")
+    0.0
     """
     edits, longest = _pair(a, b, normalize)
     return edits / longest if longest else 0.0
 
 
 def normalized_similarity(a: str | Any, b: str | Any, *, normalize: NormalizeArg = None) -> float:
-    """``1 - normalized_distance(a, b)``, in [0, 1]; 1.0 when both are empty.
+    """Normalised Levenshtein similarity: ``1 - normalized_distance(a, b)``.
 
-    >>> normalized_similarity("kitten", "sitting")
+    Parameters
+    ----------
+    a, b
+        Two ``str`` (compared code point by code point), or two lists or tuples of hashable
+        items (tokens, compared item by item; items are equal when they are equal as
+        dictionary keys).
+    normalize
+        ``None`` (compare as given), ``"basic"`` (lower case, white space collapsed),
+        ``"squad"`` (also without ASCII punctuation and the articles a/an/the), or a callable
+        applied to ``a`` and to ``b`` first. The named normalisers apply to strings only.
+
+    Returns
+    -------
+    float
+        In [0, 1]; 1.0 when both are empty.
+
+    Raises
+    ------
+    InputTypeError
+        A ``TypeError``: ``a`` or ``b`` is neither a ``str`` nor a list or tuple (``bytes``
+        included: decode it first), a ``str`` is compared with a list, an item is unhashable,
+        ``normalize`` is of another type or a callable ``normalize`` returns something else.
+    InvalidInputError
+        A ``ValueError``: an unknown normaliser name, or a named normaliser applied to lists.
+
+    Examples
+    --------
+    >>> normalized_similarity("kitten", "sitting")  # 1 - 3 / 7
     0.5714285714285714
+    >>> normalized_similarity("abc", "")
+    0.0
     """
     edits, longest = _pair(a, b, normalize)
     return 1.0 - (edits / longest if longest else 0.0)
@@ -224,13 +396,41 @@ def pairwise(
 ) -> NDArray[Any]:
     """``measure(a[i], b[i])`` for every ``i``, as a NumPy array.
 
-    ``measure`` is ``"distance"`` or ``"similarity"`` (int64 array) or
-    ``"normalized_distance"`` or ``"normalized_similarity"`` (float64 array). ``a`` and ``b``
-    must have the same length. Items are all ``str``, or (when the first item of ``a`` is a list
-    or tuple) all lists/tuples of hashable items.
+    Parameters
+    ----------
+    a, b
+        Two lists (or other iterables, but not a bare ``str``, a mapping or a set) of the same
+        length. Their items are all ``str``, or, when the first item of ``a`` is a list or
+        tuple, all lists or tuples of hashable items.
+    measure
+        ``"distance"`` or ``"similarity"`` (an int64 array), ``"normalized_distance"`` or
+        ``"normalized_similarity"`` (a float64 array).
+    normalize
+        ``None``, ``"basic"``, ``"squad"`` or a callable, as for :func:`distance`.
+    n_threads
+        Threads, the calling thread included (None: ``RAGMETER_NUM_THREADS`` or every core);
+        the result does not depend on it.
 
+    Returns
+    -------
+    numpy.ndarray
+        One value per pair, in the order of ``a`` and ``b``.
+
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError``: ``a`` and ``b`` of different lengths, an unknown ``measure`` or
+        normaliser, a bad ``n_threads``.
+    InputTypeError
+        A ``TypeError``: ``a`` or ``b`` is not a list of items (a single ``str``, None, a
+        mapping, a set), or an item has another type than the first.
+
+    Examples
+    --------
     >>> pairwise(["kitten", "abc"], ["sitting", "abd"])
     array([3, 1])
+    >>> pairwise(["flaw", ""], ["lawn", ""], measure="normalized_similarity")  # 1 - 2 / 4
+    array([0.5, 1. ])
     """
     measure_name = _measure_name(measure)
     threads = check_n_threads(n_threads)
@@ -311,8 +511,39 @@ def one_to_many(
     normalize: NormalizeArg = None,
     n_threads: int | None = None,
 ) -> NDArray[Any]:
-    """``measure(query, choice)`` for every choice, as a NumPy array (see :func:`pairwise`).
+    """``measure(query, choice)`` for every choice, as a NumPy array.
 
+    Parameters
+    ----------
+    query
+        A ``str``, or a list or tuple of hashable items.
+    choices
+        A list (or other iterable, but not a bare ``str``, a mapping or a set) of items of the
+        query's kind: ``str``, or lists or tuples of items.
+    measure
+        ``"distance"`` or ``"similarity"`` (an int64 array), ``"normalized_distance"`` or
+        ``"normalized_similarity"`` (a float64 array).
+    normalize
+        ``None``, ``"basic"``, ``"squad"`` or a callable, as for :func:`distance`.
+    n_threads
+        Threads, the calling thread included (None: ``RAGMETER_NUM_THREADS`` or every core);
+        the result does not depend on it.
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per choice, in the order of ``choices``.
+
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError``: an unknown ``measure`` or normaliser, a bad ``n_threads``.
+    InputTypeError
+        A ``TypeError``: ``query`` is neither a ``str`` nor a list or tuple, ``choices`` is not
+        a list of items, or a choice is not of the query's kind.
+
+    Examples
+    --------
     >>> one_to_many("kitten", ["sitting", "kitten", ""], measure="normalized_similarity")
     array([0.57142857, 1.        , 0.        ])
     """
@@ -341,8 +572,52 @@ def rank(
     ``score_cutoff`` (in [0, 1]) are dropped; ``limit`` keeps the first ``limit`` matches
     (``None``: all; ``0`` returns ``[]`` without reading ``choices``).
 
+    Parameters
+    ----------
+    query
+        A ``str``, or a list or tuple of hashable items.
+    choices
+        A list (or other iterable, but not a bare ``str``, a mapping or a set) of candidates.
+    key
+        A function giving the text (or item list) to compare of each choice, such as
+        ``lambda doc: doc.text``; None compares the choices themselves.
+    limit
+        The most matches to return (None: all).
+    score_cutoff
+        The smallest normalised similarity kept, in [0, 1] (0.0 keeps every choice).
+    normalize
+        ``None``, ``"basic"``, ``"squad"`` or a callable, applied to the query and to every
+        compared text (see :func:`distance`).
+    n_threads
+        Threads, the calling thread included (None: ``RAGMETER_NUM_THREADS`` or every core);
+        the result does not depend on it.
+
+    Returns
+    -------
+    list of Match
+        Best first; empty when no choice reaches ``score_cutoff``.
+
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError``: ``score_cutoff`` outside [0, 1], a negative ``limit``, an unknown
+        normaliser, a bad ``n_threads``.
+    InputTypeError
+        A ``TypeError``: ``query`` or a (keyed) choice of the wrong kind, ``choices`` not a
+        list, ``limit`` or ``score_cutoff`` not a number.
+
+    Examples
+    --------
+    Similarities 5/6 (one insertion), 3/5, 3/5 and 2/5; ``apple`` and ``ape`` tie and keep
+    their input order:
+
     >>> [m.choice for m in rank("appel", ["apple", "ape", "appeal", "maple"])]
     ['appeal', 'apple', 'ape', 'maple']
+    >>> [m.index for m in rank("appel", ["apple", "ape", "appeal", "maple"], score_cutoff=0.5)]
+    [2, 0, 1]
+    >>> docs = [{"id": 7, "title": "Paris"}, {"id": 9, "title": "Lyon"}]
+    >>> rank("paris", docs, key=lambda d: d["title"], normalize="basic", limit=1)[0].choice
+    {'id': 7, 'title': 'Paris'}
     """
     cutoff = check_unit_interval(score_cutoff, "score_cutoff")
     top = _check_limit(limit)
@@ -373,8 +648,40 @@ def closest(
     """The best match of :func:`rank`, or ``None`` when no choice reaches ``score_cutoff``
     (or there are no choices).
 
-    >>> closest("appel", ["apple", "ape", "maple"])
+    Parameters
+    ----------
+    query
+        A ``str``, or a list or tuple of hashable items.
+    choices
+        A list (or other iterable, but not a bare ``str``, a mapping or a set) of candidates.
+    key
+        A function giving the text (or item list) to compare of each choice, such as
+        ``lambda doc: doc.text``; None compares the choices themselves.
+    score_cutoff
+        The smallest normalised similarity accepted, in [0, 1].
+    normalize
+        ``None``, ``"basic"``, ``"squad"`` or a callable (see :func:`distance`).
+    n_threads
+        Threads, the calling thread included (None: ``RAGMETER_NUM_THREADS`` or every core).
+
+    Returns
+    -------
+    Match or None
+        The most similar choice (the first of the tied ones), or None.
+
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError``: ``score_cutoff`` outside [0, 1], an unknown normaliser.
+    InputTypeError
+        A ``TypeError``: ``query`` or a choice of the wrong kind, ``choices`` not a list.
+
+    Examples
+    --------
+    >>> closest("appel", ["apple", "ape", "maple"])  # apple and ape tie at 3/5
     Match(choice='apple', distance=2, similarity=0.6, index=0)
+    >>> print(closest("appel", ["maple"], score_cutoff=0.5))  # 3 edits over 5: 0.4
+    None
     """
     matches = rank(
         query,

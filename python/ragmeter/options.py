@@ -49,13 +49,62 @@ MAX_THREADS: int = _core.MAX_THREADS
 
 
 def shorten(value: object, limit: int = 60) -> str:
-    """``repr(value)``, cut to ``limit`` characters for an error message."""
+    """``repr(value)``, cut to ``limit`` characters for an error message.
+
+    A longer text keeps its first ``limit - 5`` characters, then ``...'`` and its last
+    character, so ``limit`` characters in all.
+
+    Parameters
+    ----------
+    value
+        Any value.
+    limit
+        The most characters of the result.
+
+    Returns
+    -------
+    str
+        The representation, whole or cut.
+
+    Examples
+    --------
+    >>> shorten("short")
+    "'short'"
+    >>> shorten("a" * 100, limit=12)  # 7 characters of the repr, "...'", its closing quote
+    "'aaaaaa...''"
+    """
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 5] + "...'" + text[-1:]
 
 
 def check_choice(argument: str, value: object, choices: Sequence[object]) -> None:
-    """Refuse ``value`` unless it is one of ``choices``."""
+    """Refuse ``value`` unless it is one of ``choices`` (equal and of the same type).
+
+    The type must match too, so ``True`` is not accepted for ``1`` nor ``1`` for ``1.0``.
+
+    Parameters
+    ----------
+    argument
+        The argument's name, for the message.
+    value
+        The value given.
+    choices
+        The accepted values.
+
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError`` naming the argument, the accepted values and the value given.
+
+    Examples
+    --------
+    >>> check_choice("missing", "zero", ("raise", "zero", "skip"))
+    >>> try:
+    ...     check_choice("missing", "ignore", ("raise", "zero", "skip"))
+    ... except ValueError as error:
+    ...     print(error)
+    missing: must be one of 'raise', 'zero', 'skip'; got 'ignore'
+    """
     if not any(value == c and type(value) is type(c) for c in choices):
         shown = ", ".join(repr(c) for c in choices)
         raise InvalidInputError(f"{argument}: must be one of {shown}; got {shorten(value)}")
@@ -64,7 +113,44 @@ def check_choice(argument: str, value: object, choices: Sequence[object]) -> Non
 def check_positive_int(
     argument: str, value: object, *, allow_none: bool = False, maximum: int = MAX_INDEX
 ) -> int | None:
-    """A positive ``int`` (numpy integers accepted) up to ``maximum``, or None if allowed."""
+    """A positive ``int`` (numpy integers accepted) up to ``maximum``, or None if allowed.
+
+    Parameters
+    ----------
+    argument
+        The argument's name, for the message.
+    value
+        The value given.
+    allow_none
+        Accept None (which then means "no limit" or "the default").
+    maximum
+        The largest value accepted (default :data:`MAX_INDEX`).
+
+    Returns
+    -------
+    int or None
+        ``value`` as a Python ``int``, or None.
+
+    Raises
+    ------
+    InputTypeError
+        A ``TypeError``: ``value`` is not an integer (a ``bool`` or a ``float`` is refused).
+    InvalidInputError
+        A ``ValueError``: ``value`` is below 1 or above ``maximum``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_positive_int("k", np.int64(10))
+    10
+    >>> print(check_positive_int("k", None, allow_none=True))
+    None
+    >>> try:
+    ...     check_positive_int("k", 2.0)
+    ... except TypeError as error:
+    ...     print(error)
+    k: must be a positive integer; got 2.0 of type float
+    """
     if value is None and allow_none:
         return None
     expected = "a positive integer" + (" or None" if allow_none else "")
@@ -82,7 +168,37 @@ def check_positive_int(
 
 
 def check_threshold(relevance_threshold: object, argument: str = "relevance_threshold") -> float:
-    """A finite number > 0: documents with a grade at least it are relevant."""
+    """A finite number > 0: documents with a grade at least it are relevant.
+
+    Parameters
+    ----------
+    relevance_threshold
+        The value given (an int, a float or a NumPy number).
+    argument
+        The argument's name, for the message.
+
+    Returns
+    -------
+    float
+        The threshold as a ``float``.
+
+    Raises
+    ------
+    InputTypeError
+        A ``TypeError``: not a real number (a ``bool`` is refused).
+    InvalidInputError
+        A ``ValueError``: zero, negative, infinite or NaN.
+
+    Examples
+    --------
+    >>> check_threshold(2)
+    2.0
+    >>> try:
+    ...     check_threshold(0)
+    ... except ValueError as error:
+    ...     print(error)
+    relevance_threshold: must be a finite number > 0 (documents with a grade >= it are ...; got 0
+    """
     if isinstance(relevance_threshold, bool) or not isinstance(relevance_threshold, numbers.Real):
         raise InputTypeError(
             f"{argument}: must be a number > 0 (documents with a grade >= it are relevant); got "
@@ -101,13 +217,64 @@ def check_threshold(relevance_threshold: object, argument: str = "relevance_thre
 
 
 def check_n_threads(n_threads: object) -> int | None:
-    """None (every core, or ``RAGMETER_NUM_THREADS``) or an int from 1 to :data:`MAX_THREADS`."""
+    """None (every core, or ``RAGMETER_NUM_THREADS``) or an int from 1 to :data:`MAX_THREADS`.
+
+    Parameters
+    ----------
+    n_threads
+        The value given.
+
+    Returns
+    -------
+    int or None
+        ``n_threads`` as a Python ``int``, or None.
+
+    Raises
+    ------
+    InputTypeError
+        A ``TypeError``: not an integer.
+    InvalidInputError
+        A ``ValueError``: below 1 or above :data:`MAX_THREADS`.
+
+    Examples
+    --------
+    >>> check_n_threads(4)
+    4
+    >>> print(check_n_threads(None))
+    None
+    """
     return check_positive_int("n_threads", n_threads, allow_none=True, maximum=MAX_THREADS)
 
 
 def check_zero_division(zero_division: object) -> str | float:
-    """Return ``"warn"``, ``"trec_eval"``, 0.0, 1.0 or nan, or raise naming the accepted
-    values."""
+    """Check a ``zero_division`` option (see :class:`EvaluationOptions`).
+
+    Parameters
+    ----------
+    zero_division
+        The value given: ``"warn"``, ``"trec_eval"``, or a number equal to 0, 1 or NaN.
+
+    Returns
+    -------
+    str or float
+        ``"warn"``, ``"trec_eval"``, ``0.0``, ``1.0`` or ``nan``.
+
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError`` naming the accepted values, for any other value (``True`` and
+        ``False`` included).
+
+    Examples
+    --------
+    >>> check_zero_division(1)
+    1.0
+    >>> try:
+    ...     check_zero_division(0.5)
+    ... except ValueError as error:
+    ...     print(error)
+    zero_division: must be "warn", "trec_eval", 0.0, 1.0 or np.nan; got 0.5
+    """
     if isinstance(zero_division, str):
         if zero_division in ("warn", "trec_eval"):
             return zero_division
@@ -125,31 +292,45 @@ def check_zero_division(zero_division: object) -> str | float:
 class EvaluationOptions:
     """How rankings are evaluated; every field is checked when the object is made.
 
+    The object is frozen: :meth:`replace` makes a changed copy. NumPy numbers are accepted and
+    stored as Python numbers.
+
     Parameters
     ----------
     relevance_threshold
-        Grade from which a judged document is relevant (trec_eval ``-l``); a measure can set its
-        own (``"P(rel=2)@5"``, ``"map@100-l2"``).
+        Grade from which a judged document is relevant (trec_eval ``-l``), a finite number
+        > 0, default 1; a measure can set its own (``"P(rel=2)@5"``, ``"map@100-l2"``).
     zero_division
         Value of an undefined measure: ``"warn"`` (0.0 and an
         :class:`~ragmeter.UndefinedMetricWarning`), ``0.0``, ``1.0``, ``np.nan`` (left out
         of the mean), or ``"trec_eval"`` (what trec_eval prints, silently: 0, or NaN where it
-        divides 0 by 0, which then makes the mean NaN too).
+        divides 0 by 0, which then makes the mean NaN too). Default ``"warn"``.
     duplicates
-        ``"raise"`` refuses a ranking that repeats a document; ``"first"`` keeps its best
-        position.
+        ``"raise"`` (default) refuses a ranking that repeats a document; ``"first"`` keeps its
+        best position.
     missing
-        Judged queries without a ranking: ``"raise"``, ``"zero"`` (scored as empty rankings,
-        trec_eval ``-c``) or ``"skip"``.
+        Judged queries without a ranking: ``"raise"`` (default), ``"zero"`` (scored as empty
+        rankings, trec_eval ``-c``) or ``"skip"``.
     max_docs
-        Keep the first ``max_docs`` documents of each ranking (trec_eval ``-M``).
+        Keep the first ``max_docs`` documents of each ranking (trec_eval ``-M``); a positive
+        int, or None (default) for every document.
     judged_only
         Remove documents without a judgment from the rankings before evaluating (trec_eval
-        ``-J``).
+        ``-J``); default False.
     collection_size
-        Number of documents in the collection, for ``utility`` (trec_eval ``-N``).
+        Number of documents in the collection, for ``utility`` (trec_eval ``-N``); an int
+        >= 0, default 0.
     n_threads
-        Threads of the Rust core (None: ``RAGMETER_NUM_THREADS`` or every core).
+        Threads of the Rust core, from 1 to :data:`MAX_THREADS` (None, the default:
+        ``RAGMETER_NUM_THREADS`` or every core).
+
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError`` for a value out of range or not among the choices, naming the field.
+    InputTypeError
+        A ``TypeError`` for a value of the wrong type (``judged_only="yes"``,
+        ``max_docs=2.5``).
 
     Examples
     --------
@@ -198,7 +379,30 @@ class EvaluationOptions:
         set_field(self, "n_threads", check_n_threads(self.n_threads))
 
     def replace(self, **changes: Any) -> EvaluationOptions:
-        """A copy with ``changes``, checked like the original."""
+        """A copy with ``changes``, checked like the original.
+
+        Parameters
+        ----------
+        **changes
+            New values of fields, by name.
+
+        Returns
+        -------
+        EvaluationOptions
+            The copy; the original is unchanged.
+
+        Raises
+        ------
+        InputTypeError
+            A ``TypeError``: a name that is not a field (the message lists the fields).
+        InvalidInputError
+            A ``ValueError``: a new value out of range.
+
+        Examples
+        --------
+        >>> EvaluationOptions().replace(relevance_threshold=2).relevance_threshold
+        2.0
+        """
         names = {f.name for f in fields(self)}
         unknown = sorted(set(changes) - names)
         if unknown:

@@ -132,15 +132,24 @@ class _CorpusScorerMixin:
 
 @dataclass(frozen=True)
 class ScorerBackendInfo:
-    """Which base class the corpus scorers use."""
+    """Which base class the corpus scorers use, as :func:`scorer_backend_info` reports it.
 
-    #: ``"sklearn"`` (scikit-learn's ``_BaseScorer``) or ``"vendored"``.
+    Parameters
+    ----------
+    backend
+        ``"sklearn"`` (scikit-learn's ``_BaseScorer``) or ``"vendored"`` (ragmeter's copy of
+        its contract, used without scikit-learn).
+    base_class
+        The qualified name of the base class.
+    sklearn_version
+        The installed scikit-learn version, or None.
+    metadata_routing
+        Whether ``set_score_request`` (scikit-learn's metadata routing) is available.
+    """
+
     backend: str
-    #: Qualified name of the base class.
     base_class: str
-    #: Installed scikit-learn version, or None.
     sklearn_version: str | None
-    #: Whether ``set_score_request`` (metadata routing) is available.
     metadata_routing: bool
 
 
@@ -180,7 +189,25 @@ def __getattr__(name: str) -> Any:
 
 
 def scorer_backend_info() -> ScorerBackendInfo:
-    """Report the base class of the corpus scorers: scikit-learn's or the vendored copy."""
+    """Report the base class of the corpus scorers: scikit-learn's or the vendored copy.
+
+    scikit-learn's is used whenever it can be imported; the answer is computed once per
+    process.
+
+    Returns
+    -------
+    ScorerBackendInfo
+        The backend, its base class, the scikit-learn version and whether metadata routing
+        is available.
+
+    Examples
+    --------
+    >>> info = scorer_backend_info()
+    >>> info.backend in ("sklearn", "vendored")
+    True
+    >>> info.metadata_routing == (info.backend == "sklearn")
+    True
+    """
     base, version = _base()
     return ScorerBackendInfo(
         backend="vendored" if base is _VendoredBaseScorer else "sklearn",
@@ -203,9 +230,52 @@ def make_corpus_scorer(
     position. Predictions come from ``estimator.predict(X)`` (``response_method="predict"``)
     or from ``estimator.search(query)`` for each query (``"search"``). The score is
     ``score_func(y, predictions, **kwargs)``, negated when ``greater_is_better`` is False.
+    The scorer averages over queries and takes no ``sample_weight``.
 
-    >>> from ragmeter import make_corpus_scorer, recall_at_k
+    Parameters
+    ----------
+    score_func
+        A metric ``score_func(y_true, y_pred, **kwargs)``: a ranking metric such as
+        :func:`~ragmeter.recall_at_k`, an answer metric such as
+        :func:`~ragmeter.token_f1_score`, or any function of that form.
+    greater_is_better
+        False for a loss: the scorer then returns the negated value, as scikit-learn's
+        model selection maximises scores.
+    response_method
+        ``"predict"`` (one ranking or answer per query from ``estimator.predict(X)``) or
+        ``"search"`` (``estimator.search(query)`` for each query; the hits' ``doc.doc_id``,
+        or the ids themselves, form the ranking).
+    **kwargs
+        Passed to ``score_func`` at every call (``k=10``, ``relevance_threshold=2``...).
+
+    Returns
+    -------
+    CorpusScorer
+        A callable ``scorer(estimator, X, y) -> float`` that scikit-learn's
+        ``cross_validate``, ``GridSearchCV`` and ``RandomizedSearchCV`` accept as ``scoring``.
+        Calling it raises :class:`~ragmeter.InputTypeError` when the estimator has no
+        ``predict`` (or ``search``) method or a ``sample_weight`` is given.
+
+    Raises
+    ------
+    InputTypeError
+        A ``TypeError``: ``score_func`` is not callable.
+    InvalidInputError
+        A ``ValueError``: ``response_method`` is neither ``"predict"`` nor ``"search"``.
+
+    Examples
+    --------
+    BM25 ranks only the documents that hold a query word, so ``"cat"`` finds ``d1`` (relevant)
+    and ``"dog"`` finds ``d2`` (not relevant): recall@1 is 1 and 0, 0.5 on average.
+
+    >>> from ragmeter import CorpusDocument, RetrievalIndex, recall_at_k
+    >>> index = RetrievalIndex().build([
+    ...     CorpusDocument(doc_id="d1", input_path="pets.txt", text="the cat sat"),
+    ...     CorpusDocument(doc_id="d2", input_path="pets.txt", text="the dog barked"),
+    ... ])
     >>> scorer = make_corpus_scorer(recall_at_k, response_method="search", k=1)
+    >>> scorer(index, ["cat", "dog"], [{"d1": 1}, {"d1": 1}])
+    0.5
     """
     if not callable(score_func):
         raise InputTypeError(f"score_func must be callable, got {score_func!r}")
@@ -214,8 +284,45 @@ def make_corpus_scorer(
 
 
 def measure_score(y_true: Any, y_pred: Any, *, measure: str, **kwargs: Any) -> Any:
-    """The value of one ranking measure (any name :func:`ragmeter.parse_metric` reads) over
-    the queries: the score function of :func:`get_corpus_scorer`'s ranking scorers."""
+    """The value of one ranking measure over the queries: the score function of
+    :func:`get_corpus_scorer`'s ranking scorers.
+
+    Parameters
+    ----------
+    y_true
+        Judgments, as for :func:`~ragmeter.ranking_metrics`: a sequence of
+        ``{doc_id: grade}`` (or lists of relevant ids) aligned with ``y_pred``, or a mapping
+        by query id.
+    y_pred
+        Rankings (lists of doc ids, best first, or ``{doc_id: score}``), aligned with
+        ``y_true``.
+    measure
+        One measure name that :func:`ragmeter.parse_metric` reads (``"ndcg@10"``, ``"P_5"``,
+        ``"nDCG@10"``...).
+    **kwargs
+        Options of :func:`~ragmeter.ranking_metrics` (``relevance_threshold``,
+        ``zero_division``, ``missing``...).
+
+    Returns
+    -------
+    MeanScore
+        The mean over queries (a ``float``), or a :class:`~ragmeter.CountScore` for a count.
+
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError``: an unknown measure or option, judgments and rankings that do not
+        align.
+    InputTypeError
+        A ``TypeError``: judgments or rankings of a type ragmeter cannot read.
+
+    Examples
+    --------
+    The one relevant document is ranked second: nDCG = (1 / log2(3)) / 1.
+
+    >>> round(measure_score([{"d1": 1}], [["d2", "d1"]], measure="ndcg@10"), 4)
+    0.6309
+    """
     return ranking.ranking_metrics(y_true, y_pred, metrics=[measure], **kwargs)[measure]
 
 
@@ -235,6 +342,50 @@ def get_corpus_scorer(name: str, *, response_method: str = "predict", **kwargs: 
     ``"precision@5"``, ``"hit_rate@1"``, ``"r_precision"``, ...; see
     :func:`ragmeter.parse_metric`) and answer metrics (``"exact_match"``, ``"token_f1"``,
     ``"anls"``, ``"edit_similarity"``). Extra ``kwargs`` go to the metric.
+
+    Parameters
+    ----------
+    name
+        A ranking measure name (scored by :func:`measure_score`) or an answer metric name.
+    response_method
+        ``"predict"`` or ``"search"``, as for :func:`make_corpus_scorer`.
+    **kwargs
+        Options of the metric (``relevance_threshold=2``, ``normalize="basic"``...).
+
+    Returns
+    -------
+    CorpusScorer
+        A scorer ``scorer(estimator, X, y) -> float`` (see :func:`make_corpus_scorer`); every
+        one of these is greater-is-better.
+
+    Raises
+    ------
+    InputTypeError
+        A ``TypeError``: ``name`` is not a ``str``.
+    InvalidInputError
+        A ``ValueError``: an unknown name (the message lists the answer metrics too), a bad
+        ``response_method``.
+
+    Examples
+    --------
+    An estimator with ``predict`` that returns one ranking per query; the relevant document
+    is first for the first query and absent for the second:
+
+    >>> class FixedRanker:
+    ...     def predict(self, queries):
+    ...         return [["d1", "d2"], ["d3"]]
+    >>> scorer = get_corpus_scorer("mrr")
+    >>> scorer(FixedRanker(), ["q1", "q2"], [{"d1": 1}, {"d2": 1}])  # (1 + 0) / 2
+    0.5
+
+    An answer metric reads one answer per query (after SQuAD's normalisation, "The Eiffel
+    Tower" matches "eiffel tower"; "Paris" does not match "Lyon"):
+
+    >>> class FixedAnswerer:
+    ...     def predict(self, questions):
+    ...         return ["The Eiffel Tower", "Paris"]
+    >>> get_corpus_scorer("exact_match")(FixedAnswerer(), ["q1", "q2"], ["eiffel tower", "Lyon"])
+    0.5
     """
     if not isinstance(name, str):
         raise InputTypeError(f"name must be a metric name such as 'ndcg@10', got {name!r}")

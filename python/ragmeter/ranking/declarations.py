@@ -121,6 +121,97 @@ class MeasureFamily:
     ``cutoff`` says whether ``name@k`` is ``required`` (a measure at a depth), ``optional``
     (the whole ranking without it) or refused (``none``). ``trec_defaults`` are the parameters
     trec_eval uses when the family is named bare (``-m P`` is ``-m P.5,10,...,1000``).
+
+    Frozen; the families are declared once, in :data:`FAMILIES`.
+
+    Parameters
+    ----------
+    name
+        The canonical name (``"precision"``, ``"ndcg_cut"``), the family's key.
+    title
+        A title for people (``"Precision at k"``).
+    kernel
+        The Rust core's kernel that computes it, or None for the measures that are not
+        numbers computed per ranking (``runid``, ``num_q``, ``relstring``).
+    formula
+        The definition, in plain text.
+    undefined
+        When a query leaves the measure undefined, and why (``"the query has no relevant
+        judged document (R = 0)"``); None: always defined.
+    cutoff
+        ``"required"``, ``"optional"`` or ``"none"`` (default), as above.
+    trec_name
+        trec_eval's name (``"P"``), or None when trec_eval does not compute it.
+    trec_parameters
+        How trec_eval reads the parameters after ``NAME.`` (see :data:`ParameterStyle`);
+        default ``"none"``.
+    trec_defaults
+        trec_eval's parameters when the family is named bare.
+    aliases
+        Other spellings ragmeter accepts (``"p"``, ``"prec"``).
+    ir_measures_name
+        ir_measures' name (``"P"``, ``"nDCG"``), or None.
+    ranx_name
+        ranx's name (``"precision"``), or None.
+    value_type
+        ``"float"`` (default), ``"int"`` (counts) or ``"str"`` (``runid``, ``relstring``).
+    summary
+        How the value over all queries is formed (see :data:`Summary`); default ``"mean"``.
+    per_query
+        Printed per query by ``ragmeter evaluate -q`` (trec_eval prints gm_*, num_q and runid
+        only in the summary); default True.
+    judgment_based
+        Reads the judged non-relevant and unjudged documents of the rankings (slower to
+        prepare); default False.
+    reset_if_missing
+        trec_eval ``-c`` scores a judged topic missing from the run as a ranking of one
+        unjudged document, then resets a few measures to 0 (or ``""``): ``"always"``, or
+        ``"unparameterized"`` only when named without parameters (trec_eval compares the
+        printed name with strcmp); None (default): no reset.
+    complete_summary_kernel
+        The kernel whose per-query values add up to the summary under ``missing="zero"``
+        (trec_eval ``-c``), where that differs from the family's own; None (default).
+    trec_eval_undefined
+        What trec_eval prints for an undefined value (``zero_division="trec_eval"``): 0
+        (default), or NaN where it divides 0 by 0.
+    citation
+        Where the measure is defined (default: trec_eval 10.0).
+    reference
+        The reference implementation its values are tested against.
+    differences
+        How ir_measures or ranx differ, in one place; default empty.
+    threshold_unused
+        The relevance threshold changes nothing: the gains are the grades (trec_eval's nDCG,
+        where ranx would set those below its relevance level to 0) or come from the family's
+        own parameters (min_rel/max_rel). ``rel=`` is refused, and ranx's ``-lN`` unless the
+        family has a ranx name. Default False.
+    subtopic_judgments
+        Reads diversity judgments ``{query: {doc: {subtopic: grade}}}`` (and only those);
+        default False.
+    ir_measures_variant
+        ir_measures' spelling when the family is another family's ir_measures name with a
+        parameter value: ``(name, parameter, value)`` (``nDCG(dcg='exp-log2')``); with
+        :data:`ANY_VALUE` any value selects it and is read as usual (``NumRet(rel=2)``).
+        None (default) otherwise.
+    parameters
+        Named parameters (ir_measures' syntax ``NAME(p=0.8)``), in the order the kernel reads
+        them: ``(name, default)``; a default of None makes the parameter required.
+    fixed_parameters
+        Parameters accepted with one value only, which changes nothing (ir_measures'
+        defaults, such as ``dcg='log2'`` of nDCG): ``(name, value)``.
+    ir_measures_examples
+        Measures in ir_measures' syntax that name this family; each is tested per query
+        against ``ir_measures_provider`` (pinned), so they are also the documented examples.
+    ir_measures_provider
+        The ir_measures provider whose semantics this family has, or None.
+
+    Examples
+    --------
+    >>> precision = family("precision")
+    >>> precision.trec_name, precision.cutoff, precision.trec_defaults[:3]
+    ('P', 'required', (5, 10, 15))
+    >>> precision.names
+    ('precision', 'p', 'prec', 'P')
     """
 
     name: str
@@ -137,46 +228,20 @@ class MeasureFamily:
     ranx_name: str | None = None
     value_type: Literal["float", "int", "str"] = "float"
     summary: Summary = "mean"
-    #: Printed per query by ``ragmeter evaluate -q`` (trec_eval prints gm_*, num_q and runid
-    #: only in the summary).
     per_query: bool = True
-    #: Reads the judged non-relevant and unjudged documents of the rankings (slower to prepare).
     judgment_based: bool = False
-    #: trec_eval ``-c`` scores a judged topic missing from the run as a ranking of one unjudged
-    #: document, then resets a few measures to 0 (or ''): ``always``, or ``unparameterized``
-    #: only when named without parameters (trec_eval compares the printed name with strcmp).
     reset_if_missing: Literal["always", "unparameterized"] | None = None
-    #: The kernel whose per-query values add up to the summary under missing="zero" (trec_eval
-    #: ``-c``), where that differs from the family's own.
     complete_summary_kernel: str | None = None
-    #: What trec_eval prints for an undefined value (zero_division="trec_eval"): 0, or NaN
-    #: where it divides 0 by 0.
     trec_eval_undefined: float = 0.0
     citation: str = _TREC
     reference: str = "trec_eval 10.0 (the binary built from its sources) and pytrec_eval"
-    #: How ir_measures or ranx differ, in one place.
     differences: str = ""
-    #: The relevance threshold changes nothing: the gains are the grades (trec_eval's nDCG,
-    #: where ranx would set those below its relevance level to 0) or come from the family's own
-    #: parameters (min_rel/max_rel). ``rel=`` is refused, and ranx's ``-lN`` unless the family
-    #: has a ranx name.
     threshold_unused: bool = False
-    #: Reads diversity judgments ``{query: {doc: {subtopic: grade}}}`` (and only those).
     subtopic_judgments: bool = False
-    #: ir_measures' spelling when the family is another family's ir_measures name with a
-    #: parameter value: ``(name, parameter, value)`` (``nDCG(dcg='exp-log2')``); with
-    #: :data:`ANY_VALUE` any value selects it and is read as usual (``NumRet(rel=2)``).
     ir_measures_variant: tuple[str, str, object] | None = None
-    #: Named parameters (ir_measures' syntax ``NAME(p=0.8)``), in the order the kernel reads
-    #: them: ``(name, default)``; a default of None makes the parameter required.
     parameters: tuple[tuple[str, float | None], ...] = ()
-    #: Parameters accepted with one value only, which changes nothing (ir_measures' defaults,
-    #: such as ``dcg='log2'`` of nDCG).
     fixed_parameters: tuple[tuple[str, object], ...] = ()
-    #: Measures in ir_measures' syntax that name this family; each is tested per query
-    #: against ``ir_measures_provider`` (pinned), so they are also the documented examples.
     ir_measures_examples: tuple[str, ...] = ()
-    #: The ir_measures provider whose semantics this family has.
     ir_measures_provider: str | None = None
 
     @property
@@ -1321,5 +1386,27 @@ _BY_NAME = {f.name: f for f in FAMILIES}
 
 
 def family(name: str) -> MeasureFamily:
-    """The family whose canonical name is ``name``."""
+    """The family whose canonical name is ``name``.
+
+    Parameters
+    ----------
+    name
+        A canonical name (:attr:`MeasureFamily.name`), not an alias nor another syntax's
+        spelling (:func:`~ragmeter.parse_metric` reads those).
+
+    Returns
+    -------
+    MeasureFamily
+        The family's declaration.
+
+    Raises
+    ------
+    KeyError
+        No family has that canonical name.
+
+    Examples
+    --------
+    >>> family("ndcg_cut").trec_name
+    'ndcg_cut'
+    """
     return _BY_NAME[name]

@@ -36,7 +36,31 @@ MIN_GEO_MEAN = 0.00001
 
 def needs_all_judged(measures: Sequence[Measure], options: EvaluationOptions) -> bool:
     """Whether the rankings must be prepared with every judged document (not only those with
-    a positive grade): the judgment-based measures and judged-only evaluation need them."""
+    a positive grade): the judgment-based measures and judged-only evaluation need them.
+
+    Parameters
+    ----------
+    measures
+        The measures to compute.
+    options
+        The evaluation's options (``judged_only``).
+
+    Returns
+    -------
+    bool
+        True when ``judged_only`` is set (for the evaluation or one measure), for
+        ``relstring``, and for the measures that read judged non-relevant documents
+        (``bpref``, ``num_nonrel_judged_ret``...).
+
+    Examples
+    --------
+    >>> from ragmeter.options import EvaluationOptions
+    >>> from ragmeter.ranking import parse_metric
+    >>> needs_all_judged([parse_metric("bpref")], EvaluationOptions())  # counts judged nonrel
+    True
+    >>> needs_all_judged([parse_metric("P@5")], EvaluationOptions())
+    False
+    """
     if options.judged_only or any(m.judged_only for m in measures):
         return True
     if any(m.family.name == "relstring" for m in measures):
@@ -47,20 +71,50 @@ def needs_all_judged(measures: Sequence[Measure], options: EvaluationOptions) ->
 
 @dataclass
 class QueryValues:
-    """Per-query values of some measures over aligned queries, before ``zero_division``."""
+    """Per-query values of some measures over aligned queries, before ``zero_division``.
+
+    What :func:`~ragmeter.ranking.functions.ranking_values` and :func:`compute_values`
+    return and :func:`summarize` reads; the rows are the queries, the columns the measures.
+
+    Parameters
+    ----------
+    measures
+        The measures, one per column.
+    numbers
+        Shape (n_queries, n_measures); NaN where undefined (and in the columns of text
+        measures).
+    queries
+        The aligned queries: their ids (``queries.query_ids``, one per row), whether they
+        came keyed by id, and those missing from the run or unjudged.
+    options
+        The evaluation's options (``zero_division`` is applied by :func:`summarize`).
+    texts
+        Per-query text of ``runid`` and ``relstring``, by column.
+    complete_totals
+        Per-query values whose total is the summary under ``missing="zero"``, by column.
+    """
 
     measures: list[Measure]
-    #: (n_queries, n_measures); NaN where undefined (and in the columns of text measures).
     numbers: np.ndarray
     queries: AlignedQueries
     options: EvaluationOptions
-    #: Per-query text of ``runid`` and ``relstring``, by column.
     texts: dict[int, list[str]] = field(default_factory=dict)
-    #: Per-query values whose total is the summary under missing="zero", by column.
     complete_totals: dict[int, np.ndarray] = field(default_factory=dict)
 
     def select(self, rows: np.ndarray) -> QueryValues:
-        """The values of the rows where ``rows`` (a boolean mask) is true."""
+        """The values of the rows where ``rows`` (a boolean mask) is true.
+
+        Parameters
+        ----------
+        rows
+            A boolean array with one entry per query.
+
+        Returns
+        -------
+        QueryValues
+            The selected queries' values, in their order; the queries' judgments and
+            rankings are not carried over.
+        """
         ids = [q for q, keep in zip(self.queries.query_ids, rows, strict=True) if keep]
         queries = AlignedQueries(
             query_ids=ids,
@@ -96,6 +150,33 @@ def compute_values(
 
     ``in_run`` marks the queries that have a ranking (the others were judged but missing from
     the run); ``run_tag`` is the run's tag, for ``runid``.
+
+    Parameters
+    ----------
+    prepared
+        The rankings as the Rust core prepared them (one row per query).
+    measures
+        The measures to compute.
+    queries
+        The aligned queries of ``prepared``'s rows.
+    options
+        The evaluation's options.
+    in_run
+        A boolean array, true for the queries that have a ranking; with ``missing="zero"``
+        the others are scored as trec_eval ``-c`` scores them. None: every query has one.
+    run_tag
+        The run's tag (the 6th column of a TREC run), the value of ``runid``.
+
+    Returns
+    -------
+    QueryValues
+        The per-query values, NaN where undefined.
+
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError``: ``runid`` without a run tag, a diversity measure without
+        judgments by subtopic, or another measure with them.
     """
     n = prepared.n_queries
     _check_judgment_form(measures, prepared.has_subtopics)
@@ -205,7 +286,49 @@ def _sequential_sum(values: np.ndarray) -> float:
 
 
 def summarize(values: QueryValues, *, average: Average, stacklevel: int = 3) -> MetricResults:
-    """Apply ``zero_division`` to the per-query values and summarise them (or not)."""
+    """Apply ``zero_division`` to the per-query values and summarise them (or not).
+
+    The summaries follow trec_eval: values added one by one in trec_eval's query order, in
+    double precision; a geometric mean over ``log(max(value, 0.00001))``; counts as ints.
+    With ``zero_division=np.nan`` the undefined values are left out of the mean.
+
+    Parameters
+    ----------
+    values
+        The per-query values (:func:`compute_values`).
+    average
+        ``"mean"``: one summary per measure (a :class:`~ragmeter.MeanScore` or a
+        :class:`~ragmeter.CountScore`; ``runid`` a ``str``); None: the per-query values, by
+        query id for keyed queries, in input order otherwise.
+    stacklevel
+        The ``stacklevel`` of the :class:`~ragmeter.UndefinedMetricWarning`, so that it
+        points at the user's call.
+
+    Returns
+    -------
+    MetricResults
+        ``{measure name: value}``, with the queries' ids and those missing from the run or
+        unjudged.
+
+    Examples
+    --------
+    ``q2`` has no relevant document, so its recall@1 is undefined and left out of the mean;
+    MRR is 1/2 for ``q1`` (relevant document second) and 0 for ``q2``:
+
+    >>> import numpy as np
+    >>> from ragmeter.options import EvaluationOptions
+    >>> from ragmeter.ranking.functions import ranking_values
+    >>> values = ranking_values(
+    ...     {"q1": {"d1": 1}, "q2": {"d9": 0}},
+    ...     {"q1": ["d2", "d1"], "q2": ["d1"]},
+    ...     ["recall@1", "mrr"],
+    ...     EvaluationOptions(zero_division=np.nan),
+    ... )
+    >>> values.numbers.tolist()
+    [[0.0, 0.5], [nan, 0.0]]
+    >>> summarize(values, average="mean")
+    {'recall@1': 0.0, 'mrr': 0.25}
+    """
     queries = values.queries
     results = MetricResults()
     results.query_ids = queries.query_ids

@@ -158,7 +158,46 @@ def ranking_values(
     run_tag: str | None = None,
 ) -> QueryValues:
     """Per-query values (NaN where undefined) of the aligned queries, before
-    ``zero_division``; ``run_tag`` is the value of ``runid``, if any."""
+    ``zero_division``; ``run_tag`` is the value of ``runid``, if any.
+
+    The first half of :func:`ranking_metrics` (the second is
+    :func:`~ragmeter.ranking.evaluation.summarize`), for the callers that need the values of
+    each query: comparisons, significance tests, the ``ragmeter`` command.
+
+    Parameters
+    ----------
+    y_true, y_pred
+        Judgments and rankings, as for :func:`ranking_metrics`.
+    metrics
+        Measure names (or one name) in any syntax :func:`~ragmeter.parse_measures` reads.
+    options
+        The evaluation's options.
+    run_tag
+        The run's tag (the 6th column of a TREC run), the value of ``runid``.
+
+    Returns
+    -------
+    QueryValues
+        One row per aligned query, one column per measure.
+
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError``: an unknown measure, a measure named twice, no query to evaluate,
+        judgments and rankings of different queries (``missing="raise"``), a ranking that
+        repeats a document (``duplicates="raise"``).
+    InputTypeError
+        A ``TypeError``: judgments or rankings of a type ragmeter cannot read.
+
+    Examples
+    --------
+    >>> from ragmeter.options import EvaluationOptions
+    >>> values = ranking_values(
+    ...     {"q1": {"d1": 1}}, {"q1": ["d2", "d1"]}, "mrr", EvaluationOptions()
+    ... )
+    >>> values.queries.query_ids, values.numbers.tolist()  # d1 second: 1/2
+    (['q1'], [[0.5]])
+    """
     measures = measures_of(metrics)
     queries = align_queries(y_true, y_pred, missing=options.missing)
     if not queries.query_ids:

@@ -70,10 +70,39 @@ METRIC_NAMES = (
 class Measure:
     """One measure: a family with its parameters; ``name`` is its key in results.
 
-    ``cutoff`` is the depth k (None: the whole ranking), ``params`` the family's numeric
-    parameters (recall level, multiple of R, β, coefficients, persistence, length...),
-    ``gains`` trec_eval's gain table (``(level, gain)`` pairs) or None, and
-    ``relevance_threshold``/``judged_only`` override the evaluation's for this measure.
+    Made by :func:`parse_metric` and :func:`parse_measures` from a name, which check it
+    against the family's rules; the constructor itself checks nothing. Frozen.
+
+    Parameters
+    ----------
+    name
+        The measure's key in results, as written (``"ndcg@10"``, ``"P_5"``).
+    family
+        The :class:`~ragmeter.ranking.MeasureFamily` it belongs to.
+    cutoff
+        The depth k (None: the whole ranking).
+    params
+        The family's numeric parameters, in the order of its
+        :attr:`~MeasureFamily.parameters` (recall level, multiple of R, β, coefficients,
+        persistence, length...); empty for families without any.
+    gains
+        trec_eval's gain table, ``(level, gain)`` pairs (``ndcg.1=3,2=7``), or None: the
+        grades are the gains.
+    relevance_threshold
+        The grade from which a document is relevant for this measure only
+        (``"P(rel=2)@5"``, ``"map@100-l2"``); None: the evaluation's.
+    judged_only
+        Remove unjudged documents for this measure only (``"P(judged_only=True)@5"``); None:
+        the evaluation's.
+    trec_syntax
+        Written in trec_eval's syntax (the ``ragmeter`` command merges those as trec_eval
+        does).
+
+    Examples
+    --------
+    >>> m = parse_metric("P(rel=2)@5")
+    >>> m.name, m.kind, m.cutoff, m.relevance_threshold
+    ('P(rel=2)@5', 'precision', 5, 2.0)
     """
 
     name: str
@@ -83,7 +112,6 @@ class Measure:
     gains: tuple[tuple[int, float], ...] | None = None
     relevance_threshold: float | None = None
     judged_only: bool | None = None
-    #: Written in trec_eval's syntax (the command merges those as trec_eval does).
     trec_syntax: bool = False
 
     @property
@@ -97,11 +125,44 @@ class Measure:
         return self.cutoff
 
     def can_be_undefined(self) -> bool:
-        """Whether some queries can leave the measure undefined (see the family's rule)."""
+        """Whether some queries can leave the measure undefined (see the family's rule).
+
+        Returns
+        -------
+        bool
+            True when the family declares when it is undefined (:attr:`MeasureFamily.undefined`);
+            such values follow ``zero_division``.
+
+        Examples
+        --------
+        >>> parse_metric("recall@10").can_be_undefined()  # R = 0 divides by zero
+        True
+        >>> parse_metric("precision@10").can_be_undefined()  # divides by k
+        False
+        """
         return self.family.undefined is not None
 
     def kernel_args(self, options: EvaluationOptions) -> tuple[Any, ...]:
-        """The measure as the Rust core takes it."""
+        """The measure as the Rust core takes it.
+
+        Parameters
+        ----------
+        options
+            The evaluation's options (``utility`` reads their ``collection_size``).
+
+        Returns
+        -------
+        tuple
+            ``(kernel, cutoff, params, gains, relevance_threshold)``: the kernel's name, the
+            cutoff or None, the parameters as a list of floats, the gain table as a list of
+            pairs or None, and the measure's own relevance threshold or None.
+
+        Examples
+        --------
+        >>> from ragmeter.options import EvaluationOptions
+        >>> parse_metric("ndcg@10").kernel_args(EvaluationOptions())
+        ('ndcg', 10, [], None, None)
+        """
         params = list(self.params)
         if self.family.kernel == "utility":
             params.append(float(options.collection_size))
@@ -581,6 +642,29 @@ def _column(text: str) -> Measure | None:
 def parse_measures(text: str) -> list[Measure]:
     """The measures a name stands for (one, or several for trec_eval groups and families).
 
+    Parameters
+    ----------
+    text
+        A name in ragmeter's, trec_eval's, ir_measures' or ranx's syntax (see the module
+        documentation); white space around it is ignored.
+
+    Returns
+    -------
+    list of Measure
+        One measure, or those of a trec_eval family with parameters (``"P.5,10"``), named
+        bare (``"P"``: trec_eval's default cutoffs) or a group (``"official"``,
+        ``"all_trec"``), named as trec_eval prints them.
+
+    Raises
+    ------
+    InputTypeError
+        A ``TypeError``: ``text`` is not a ``str``.
+    InvalidInputError
+        A ``ValueError``: an unknown name (the message lists the syntaxes), a cutoff that
+        is not a positive integer, a parameter the family does not take or out of its range.
+
+    Examples
+    --------
     >>> [m.name for m in parse_measures("P.5,10")]
     ['P_5', 'P_10']
     >>> parse_measures("ndcg@10")[0].cutoff
@@ -622,9 +706,31 @@ def parse_metric(name: str) -> Measure:
     ``ndcg_cut_10``, ``set_F.0.5``), ir_measures' (``nDCG@10``, ``P(rel=2)@5``) and ranx's
     (``map@100-l2``) are accepted.
 
+    Parameters
+    ----------
+    name
+        The name of one measure.
+
+    Returns
+    -------
+    Measure
+        The parsed measure.
+
+    Raises
+    ------
+    InputTypeError
+        A ``TypeError``: ``name`` is not a ``str``.
+    InvalidInputError
+        A ``ValueError``: as for :func:`parse_measures`, and a name that stands for several
+        measures (``"P.5,10"``, ``"official"``).
+
+    Examples
+    --------
     >>> m = parse_metric("ndcg_cut_10")
     >>> (m.kind, m.k)
     ('ndcg_cut', 10)
+    >>> parse_metric("map@100-l2").relevance_threshold  # ranx's -l2: grades >= 2 relevant
+    2.0
     """
     measures = parse_measures(name)
     if len(measures) != 1:

@@ -41,17 +41,28 @@ DEFAULT_INDEX_CACHE_SIZE = 4
 
 @dataclass(frozen=True)
 class IndexCacheInfo:
-    """What the index cache holds and how it was used since it was created or cleared."""
+    """What the index cache holds and how it was used since it was created or cleared, as
+    :func:`index_cache_info` reports it.
 
-    #: Fits that found their corpus' index.
+    Parameters
+    ----------
+    hits
+        Fits that found their corpus' index.
+    misses
+        Fits that built one.
+    size
+        Indexes held now, at most ``maxsize``.
+    maxsize
+        The most indexes held (:func:`set_index_cache_size`).
+    nbytes
+        Bytes of the NumPy arrays of the held indexes (postings, idf, embeddings); the
+        documents themselves and the vocabularies are not counted.
+    """
+
     hits: int
-    #: Fits that built one.
     misses: int
-    #: Indexes held now, at most ``maxsize``.
     size: int
     maxsize: int
-    #: Bytes of the NumPy arrays of the held indexes (postings, idf, embeddings); the
-    #: documents themselves and the vocabularies are not counted.
     nbytes: int
 
 
@@ -175,16 +186,52 @@ index_cache = IndexCache()
 
 
 def index_cache_info() -> IndexCacheInfo:
-    """Hits, misses, size, maximum size and array bytes of the estimators' index cache."""
+    """Hits, misses, size, maximum size and array bytes of the estimators' index cache.
+
+    Returns
+    -------
+    IndexCacheInfo
+        The counts since the cache was created or last cleared.
+
+    Examples
+    --------
+    >>> clear_index_cache()
+    >>> info = index_cache_info()
+    >>> info.hits, info.misses, info.size
+    (0, 0, 0)
+    """
     return index_cache.info()
 
 
 def clear_index_cache() -> None:
-    """Drop every index the estimators' cache holds and reset its counters."""
+    """Drop every index the estimators' cache holds and reset its counters.
+
+    Estimators fitted before keep their own index; the next fit builds again.
+    """
     index_cache.clear()
 
 
 def set_index_cache_size(maxsize: int) -> None:
     """Keep at most ``maxsize`` indexes (default 4; 0 keeps none), evicting the least recently
-    used now if more are held."""
+    used now if more are held.
+
+    The setting holds for the process, for every :class:`RetrievalEstimator`.
+
+    Parameters
+    ----------
+    maxsize
+        The most corpora whose built index is kept: an int >= 0.
+
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError``: ``maxsize`` is negative or not an int.
+
+    Examples
+    --------
+    >>> set_index_cache_size(2)
+    >>> index_cache_info().maxsize
+    2
+    >>> set_index_cache_size(DEFAULT_INDEX_CACHE_SIZE)
+    """
     index_cache.resize(maxsize)

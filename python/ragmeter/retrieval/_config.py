@@ -24,33 +24,77 @@ DEFAULT_BM25_DELTA = {"bm25l": 0.5, "bm25plus": 1.0}
 
 @dataclass(frozen=True)
 class RetrievalConfig:
-    """How a :class:`RetrievalIndex` searches.
+    """How a :class:`RetrievalIndex` searches: the mode, the number of hits, the thresholds,
+    the hybrid fusion and BM25's parameters.
 
-    * ``top_k``: the most hits a search returns (>= 1).
-    * ``match_mode``: ``"keyword"`` (BM25), ``"strict"`` (case-folded substring),
-      ``"semantic"`` (cosine over document embeddings) or ``"hybrid"`` (reciprocal rank fusion
-      of the keyword and semantic legs).
-    * ``keyword_threshold``: BM25 scores below it are dropped (only positive scores are ever
-      returned).
-    * ``semantic_threshold``: the smallest cosine kept, in [-1, 1].
-    * ``hybrid_alpha``: weight of the semantic leg in the fusion, in [0, 1]; the keyword leg
-      weighs ``1 - hybrid_alpha``.
-    * ``rrf_k``: the reciprocal rank fusion constant (Cormack, Clarke and Buettcher, SIGIR 2009).
-    * ``use_normalized_text``: search ``document.normalized_text`` when it is set.
-    * ``case_sensitive``: strict matching without case folding.
-    * ``bm25_k1`` (>= 0) and ``bm25_b`` (in [0, 1]): BM25's term-frequency saturation and
-      length normalisation.
-    * ``bm25_variant``: ``"lucene"`` (Lucene's idf ``ln(1 + (N - df + 0.5) / (df + 0.5))``
-      with the classic ``(k1 + 1)`` numerator), ``"okapi"`` (rank_bm25's ``BM25Okapi``: idf
-      ``ln((N - df + 0.5) / (df + 0.5))``, a negative idf replaced by 0.25 times the mean idf),
-      ``"bm25l"`` or ``"bm25plus"`` (BM25L and BM25+, Lv and Zhai 2011, as written by Trotman
-      et al. 2014). :class:`RetrievalIndex` gives the formulas.
-    * ``bm25_delta``: the lower bound of BM25L and BM25+ (>= 0; None: 0.5 for BM25L, 1.0 for
-      BM25+); ignored by the other variants, as scikit-learn's SVC ignores ``degree`` unless
-      its kernel is polynomial.
+    Every field is checked when the object is made. Values may be NumPy scalars (a
+    scikit-learn parameter grid or distribution gives those); they are stored as Python
+    ``int``, ``float``, ``bool`` and ``str``. The object is frozen; one built index searches
+    under any config (``index.search(query, config=...)``), so a grid over these fields builds
+    the index once.
 
-    Values may be NumPy scalars (a scikit-learn parameter grid or distribution gives those);
-    they are stored as Python ``int``, ``float``, ``bool`` and ``str``.
+    Parameters
+    ----------
+    top_k
+        The most hits a search returns; an int >= 1, default 10.
+    match_mode
+        ``"keyword"`` (default: BM25), ``"strict"`` (the query as a case-folded substring of
+        the text), ``"semantic"`` (cosine between the query's and the documents' embeddings)
+        or ``"hybrid"`` (reciprocal rank fusion of the keyword and semantic legs).
+    keyword_threshold
+        BM25 scores below it are dropped; any finite number, default 0.0. Only scores > 0
+        are ever returned, so a threshold <= 0 drops nothing more.
+    semantic_threshold
+        The smallest cosine kept by the semantic leg, in [-1, 1]; default 0.0, which drops
+        the documents pointing away from the query (-1.0 keeps every document).
+    hybrid_alpha
+        Weight of the semantic leg in the hybrid fusion, in [0, 1], default 0.5; the keyword
+        leg weighs ``1 - hybrid_alpha``.
+    rrf_k
+        The reciprocal rank fusion constant (Cormack, Clarke and Buettcher, SIGIR 2009): a
+        hit at 0-based rank ``r`` of a leg adds ``weight / (rrf_k + r + 1)``. An int >= 0,
+        default 60; a smaller value favours the top ranks of each leg more.
+    use_normalized_text
+        Search ``document.normalized_text`` when it is set (and not empty) instead of
+        ``document.text``; default True. BM25 reads a document's ``tokens`` first when they
+        are given.
+    case_sensitive
+        For ``"strict"`` matching only: compare without case folding; default False.
+    bm25_k1
+        BM25's term-frequency saturation: how much a repeated query term adds (0: a term
+        counts once, whatever its frequency). A finite number >= 0, default 1.5; 1.2 to 2.0
+        is usual.
+    bm25_b
+        BM25's length normalisation, in [0, 1], default 0.75: the length factor is
+        ``L = 1 - b + b * length / mean length`` (see :class:`RetrievalIndex`), so 0 ignores
+        the document's length and 1 weighs it in full.
+    bm25_variant
+        ``"lucene"`` (default: Lucene's idf ``ln(1 + (N - df + 0.5) / (df + 0.5))``, always
+        positive, with the classic ``(k1 + 1)`` numerator), ``"okapi"`` (rank_bm25's
+        ``BM25Okapi``: idf ``ln((N - df + 0.5) / (df + 0.5))``, a negative idf replaced by
+        0.25 times the mean idf), ``"bm25l"`` or ``"bm25plus"`` (BM25L and BM25+, Lv and Zhai
+        2011, as written by Trotman et al. 2014). :class:`RetrievalIndex` gives the formulas.
+    bm25_delta
+        The lower bound ``delta`` of BM25L and BM25+: a finite number >= 0, or None (default)
+        for the variant's default, 0.5 for BM25L and 1.0 for BM25+ (:attr:`bm25_delta_value`).
+        Ignored by the other variants, as scikit-learn's SVC ignores ``degree`` unless its
+        kernel is polynomial.
+
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError`` naming the field, for a value of the wrong type or out of its range.
+
+    Examples
+    --------
+    >>> config = RetrievalConfig(top_k=5, bm25_variant="bm25plus")
+    >>> config.bm25_k1, config.bm25_delta_value
+    (1.5, 1.0)
+    >>> try:
+    ...     RetrievalConfig(bm25_b=1.5)
+    ... except ValueError as error:
+    ...     print(error)
+    bm25_b: BM25's length normalisation must lie in [0, 1], got 1.5
     """
 
     top_k: int = 10

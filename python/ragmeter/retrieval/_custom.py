@@ -32,6 +32,24 @@ class CustomRetrievalIndex:
     whose status is ``success`` or ``empty``. Without a scorer the index searches like a
     :class:`RetrievalIndex` with the same config. An exception raised by the scorer becomes a
     :class:`RuntimeError` naming the scorer.
+
+    Parameters
+    ----------
+    config
+        The default search settings, passed to the scorer (None: ``RetrievalConfig()``, whose
+        ``top_k`` is 10).
+    custom_scorer_fn
+        ``custom_scorer_fn(query, documents, config)``, returning the hits (or a
+        :class:`RetrievalResponse`); ``documents`` is the list of indexed documents in build
+        order. :func:`make_pairwise_ranker` and :func:`make_levenshtein_ranker` make one.
+        None: search as a :class:`RetrievalIndex`.
+
+    Raises
+    ------
+    InputTypeError
+        A ``TypeError``: ``custom_scorer_fn`` is not callable.
+    InvalidInputError
+        A ``ValueError``: ``config`` is not a :class:`RetrievalConfig`.
     """
 
     def __init__(
@@ -56,9 +74,21 @@ class CustomRetrievalIndex:
     def build(self, documents: Iterable[CorpusDocument]) -> CustomRetrievalIndex:
         """Index ``documents`` (as :meth:`RetrievalIndex.build`) and return the index itself.
 
-        Raises:
-            InvalidInputError: the documents are not ``CorpusDocument`` objects, or two share
-                a ``doc_id``.
+        Parameters
+        ----------
+        documents
+            The :class:`CorpusDocument` objects, with unique ``doc_id`` values.
+
+        Returns
+        -------
+        CustomRetrievalIndex
+            The index itself.
+
+        Raises
+        ------
+        InvalidInputError
+            A ``ValueError``: no documents, an item that is not a ``CorpusDocument``, two
+            documents with one ``doc_id`` (see :meth:`RetrievalIndex.build`).
         """
         self._inner.build(documents)
         return self
@@ -99,32 +129,44 @@ class CustomRetrievalIndex:
         and :func:`make_levenshtein_ranker` sort them and cut them to ``top_k``); a scorer that
         returns a :class:`RetrievalResponse` has it returned as is.
 
-        Args:
-            query: The query text.
-            config: Settings for this search only (default: the index's), passed to the scorer.
-            query_embedding: Passed on to the built-in search when there is no custom scorer.
+        Parameters
+        ----------
+        query
+            The query text.
+        config
+            Settings for this search only (default: the index's), passed to the scorer.
+        query_embedding
+            Passed on to the built-in search when there is no custom scorer.
 
-        Returns:
-            A :class:`RetrievalResponse` of the hits.
+        Returns
+        -------
+        RetrievalResponse
+            The hits, with status ``success`` or ``empty`` (a response the scorer returned
+            is returned as it is).
 
-        Raises:
-            InvalidInputError: the index is empty (call ``build`` first).
-            RuntimeError: the scorer raised; the message names it, the query and the exception
-                (which is chained).
-            TypeError: the scorer returned something other than hits (objects with ``doc``
-                and ``score``).
+        Raises
+        ------
+        InvalidInputError
+            A ``ValueError``: the index is empty (call ``build`` first).
+        RuntimeError
+            The scorer raised; the message names it, the query and the exception (which is
+            chained).
+        InputTypeError
+            A ``TypeError``: the scorer returned something other than hits (objects with
+            ``doc`` and ``score``).
 
-        Example:
-            >>> from ragmeter import CorpusDocument, CustomRetrievalIndex, RetrievalHit
-            >>> def longest_first(query, documents, config):
-            ...     ranked = sorted(documents, key=lambda d: -len(d.text))[: config.top_k]
-            ...     return [RetrievalHit(doc=d, score=float(len(d.text)), match_mode="length")
-            ...             for d in ranked]
-            >>> index = CustomRetrievalIndex(custom_scorer_fn=longest_first).build(
-            ...     [CorpusDocument(doc_id=i, input_path="-", chunk_index=0, text=t)
-            ...      for i, t in (("a", "short"), ("b", "much longer"))])
-            >>> [hit.doc.doc_id for hit in index.search("anything")]
-            ['b', 'a']
+        Examples
+        --------
+        >>> from ragmeter import CorpusDocument, CustomRetrievalIndex, RetrievalHit
+        >>> def longest_first(query, documents, config):
+        ...     ranked = sorted(documents, key=lambda d: -len(d.text))[: config.top_k]
+        ...     return [RetrievalHit(doc=d, score=float(len(d.text)), match_mode="length")
+        ...             for d in ranked]
+        >>> index = CustomRetrievalIndex(custom_scorer_fn=longest_first).build(
+        ...     [CorpusDocument(doc_id=i, input_path="-", chunk_index=0, text=t)
+        ...      for i, t in (("a", "short"), ("b", "much longer"))])
+        >>> [hit.doc.doc_id for hit in index.search("anything")]
+        ['b', 'a']
         """
         if self.custom_scorer_fn is None:
             return self._inner.search(query, config=config, query_embedding=query_embedding)
@@ -171,7 +213,55 @@ def make_pairwise_ranker(
     ``greater_is_better=False``, for distances) are dropped; the rest are sorted best first,
     ties in document order, and cut to ``config.top_k``. Each hit carries ``score ==
     native_score``, a 0-based ``rank`` and ``native_metric`` (default: the function's name).
-    A score that is not a finite number raises :class:`InvalidInputError`.
+    A score that is not a finite number raises :class:`InvalidInputError` (which
+    :meth:`CustomRetrievalIndex.search` reports as a :class:`RuntimeError` naming the ranker).
+
+    Parameters
+    ----------
+    pairwise_fn
+        ``pairwise_fn(query, text) -> float``: a similarity (or, with
+        ``greater_is_better=False``, a distance), called once per document and search.
+    use_normalized_text
+        Score ``normalized_text`` when a document has one; default True.
+    score_cutoff
+        Documents scoring below it (above it for distances) are dropped; None (default)
+        keeps every document. A finite number.
+    match_mode
+        The ``match_mode`` of the hits; default ``"pairwise"``.
+    native_metric
+        The ``native_metric`` of the hits (None: ``pairwise_fn``'s name).
+    greater_is_better
+        True (default) for a similarity, False for a distance (lowest first).
+
+    Returns
+    -------
+    callable
+        ``ranker(query, documents, config) -> list[RetrievalHit]``, a ``custom_scorer_fn``
+        for :class:`CustomRetrievalIndex`.
+
+    Raises
+    ------
+    InputTypeError
+        A ``TypeError``: ``pairwise_fn`` is not callable.
+    InvalidInputError
+        A ``ValueError``: ``score_cutoff`` is infinite or NaN.
+
+    Examples
+    --------
+    Rank by the number of words shared with the query (2, 1 and 0 here; the cutoff drops
+    the last):
+
+    >>> from ragmeter.retrieval import CorpusDocument, CustomRetrievalIndex
+    >>> def shared_words(query, text):
+    ...     return len(set(query.split()) & set(text.split()))
+    >>> ranker = make_pairwise_ranker(shared_words, score_cutoff=1)
+    >>> index = CustomRetrievalIndex(custom_scorer_fn=ranker).build([
+    ...     CorpusDocument(doc_id="d1", input_path="pets.txt", text="the cat sat"),
+    ...     CorpusDocument(doc_id="d2", input_path="pets.txt", text="the dog sat"),
+    ...     CorpusDocument(doc_id="d3", input_path="pets.txt", text="a bird flew"),
+    ... ])
+    >>> [(hit.doc.doc_id, hit.score, hit.native_metric) for hit in index.search("the cat")]
+    [('d1', 2.0, 'shared_words'), ('d2', 1.0, 'shared_words')]
     """
     if not callable(pairwise_fn):
         raise InputTypeError(
@@ -237,6 +327,42 @@ def make_levenshtein_ranker(
     dropped and at most ``config.top_k`` hits are returned, with ``match_mode="levenshtein"``
     and ``native_metric="normalized_levenshtein_similarity"``. ``normalize`` is applied to the
     query and every text first (as in :func:`ragmeter.levenshtein.rank`; None: compare as is).
+
+    Parameters
+    ----------
+    use_normalized_text
+        Compare with ``normalized_text`` when a document has one; default True.
+    score_cutoff
+        The smallest normalised similarity kept, in [0, 1]; default 0.0 (keep all).
+    normalize
+        ``None``, ``"basic"``, ``"squad"`` or a callable ``str -> str``, as in
+        :func:`ragmeter.levenshtein.rank`; it is checked at the first search.
+
+    Returns
+    -------
+    callable
+        ``ranker(query, documents, config) -> list[RetrievalHit]``, a ``custom_scorer_fn``
+        for :class:`CustomRetrievalIndex`.
+
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError``: ``score_cutoff`` outside [0, 1].
+
+    Examples
+    --------
+    ``"mitten"`` is one substitution from ``"kitten"`` (similarity 5/6), ``"sitting"``
+    three edits over 7 code points (4/7):
+
+    >>> from ragmeter.retrieval import CorpusDocument, CustomRetrievalIndex, RetrievalConfig
+    >>> index = CustomRetrievalIndex(
+    ...     RetrievalConfig(top_k=2), custom_scorer_fn=make_levenshtein_ranker()
+    ... ).build([
+    ...     CorpusDocument(doc_id=name, input_path="words.txt", text=name)
+    ...     for name in ("sitting", "mitten", "kitten")
+    ... ])
+    >>> [(hit.doc.doc_id, round(hit.score, 4)) for hit in index.search("kitten")]
+    [('kitten', 1.0), ('mitten', 0.8333)]
     """
     if not 0.0 <= score_cutoff <= 1.0:
         raise InvalidInputError(

@@ -23,7 +23,54 @@ class CorpusDocument:
     so rebuilding the same corpus gives the same identifiers.
 
     ``tokens`` (pre-tokenised text for BM25) and ``embedding`` (a vector for semantic search)
-    are not part of equality; ``metadata`` is compared but not hashed.
+    are not part of equality; ``metadata`` is compared but not hashed. The object is frozen.
+    :meth:`create` takes the first three fields by position.
+
+    Parameters
+    ----------
+    doc_id
+        The identifier the judgments name: a ``str`` or an ``int`` (one type per corpus).
+        None (default): derived with :meth:`make_doc_id`.
+    input_path
+        The path or URI of the source; required, not empty.
+    chunk_index
+        The position of this chunk in its source (an ``int``); default 0.
+    text
+        The chunk's text; required, not empty (drop empty chunks before indexing).
+    normalized_text
+        A cleaned version of ``text`` to search instead (see ``use_normalized_text`` of
+        :class:`~ragmeter.retrieval.RetrievalConfig`); None (default): search ``text``.
+    tokens
+        The tokens BM25 reads, in place of :func:`~ragmeter.retrieval.tokenize` of the text
+        (a sequence of ``str``, not a single ``str``; stored as a tuple). Queries are still
+        tokenised with :func:`~ragmeter.retrieval.tokenize`, so the tokens must be of that
+        form to match.
+    embedding
+        The chunk's vector for semantic and hybrid search (stored as a tuple of floats);
+        every document of an index needs one, of the same dimension, for a dense index to be
+        built.
+    language, char_start, char_end, parent_doc_id, url
+        Descriptive fields carried along with the hits (the language of the text, the
+        chunk's character span in its source, the identifier of the document it was cut
+        from, a link); the index does not read them.
+    metadata
+        Any other information, as a mapping (default empty); compared, not hashed, not read
+        by the index.
+
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError``: an empty or non-``str`` ``input_path`` or ``text``, a
+        ``chunk_index`` that is not an int, a ``doc_id`` that is neither a ``str`` nor an
+        ``int``, ``tokens`` given as a single ``str``.
+
+    Examples
+    --------
+    >>> doc = CorpusDocument(doc_id="d1", input_path="faq.md", text="Reset your password")
+    >>> doc.doc_id, doc.chunk_index, doc.search_text
+    ('d1', 0, 'Reset your password')
+    >>> CorpusDocument(input_path="a.txt", text="kitten").doc_id  # derived: make_doc_id
+    'f63b9487d491c342'
     """
 
     doc_id: DocId | None = None
@@ -76,8 +123,34 @@ class CorpusDocument:
 
     @staticmethod
     def make_doc_id(input_path: str, chunk_index: int, text: str) -> str:
-        """16 hexadecimal characters of SHA-256 over the path, the chunk index and the first
-        64 characters of the text."""
+        """The identifier given to a document without one.
+
+        16 hexadecimal characters of SHA-256 over ``f"{input_path}\\x1f{chunk_index}\\x1f"``
+        followed by the first 64 characters of the text, encoded as UTF-8: the same chunk of
+        the same source always gets the same identifier.
+
+        Parameters
+        ----------
+        input_path
+            The path or URI of the source.
+        chunk_index
+            The position of the chunk in its source.
+        text
+            The chunk's text (only its first 64 characters count).
+
+        Returns
+        -------
+        str
+            16 lower-case hexadecimal characters.
+
+        Examples
+        --------
+        >>> import hashlib
+        >>> CorpusDocument.make_doc_id("a.txt", 0, "kitten")
+        'f63b9487d491c342'
+        >>> hashlib.sha256("a.txt\\x1f0\\x1fkitten".encode()).hexdigest()[:16]
+        'f63b9487d491c342'
+        """
         key = f"{input_path}\x1f{chunk_index}\x1f{text[:64]}".encode()
         return hashlib.sha256(key).hexdigest()[:16]
 
@@ -92,7 +165,40 @@ class CorpusDocument:
         embedding: Sequence[float] | None = None,
         **fields: Any,
     ) -> CorpusDocument:
-        """Positional factory: ``CorpusDocument.create("a.txt", 0, "kitten")``."""
+        """Make a document from its source, chunk index and text, given by position.
+
+        Parameters
+        ----------
+        input_path
+            The path or URI of the source.
+        chunk_index
+            The position of the chunk in its source.
+        text
+            The chunk's text.
+        doc_id
+            The identifier (None: derived with :meth:`make_doc_id`).
+        embedding
+            The chunk's vector, any sequence of numbers (None: no embedding).
+        **fields
+            Any other field of :class:`CorpusDocument` by name (``normalized_text``,
+            ``tokens``, ``metadata``...).
+
+        Returns
+        -------
+        CorpusDocument
+            The document, checked as the constructor checks it.
+
+        Raises
+        ------
+        InvalidInputError
+            A ``ValueError``: a field the constructor refuses.
+
+        Examples
+        --------
+        >>> doc = CorpusDocument.create("a.txt", 0, "kitten", embedding=[1, 0])
+        >>> doc.doc_id, doc.embedding
+        ('f63b9487d491c342', (1.0, 0.0))
+        """
         return cls(
             doc_id=doc_id,
             input_path=input_path,

@@ -73,9 +73,60 @@ class RetrievalEstimator(BaseEstimator):
     :func:`~ragmeter.retrieval.set_index_cache_size`): every parameter above is applied at
     search time, so the fits of a grid or of a cross-validation after the first cost a
     lookup. ``clone`` shares ``documents`` instead of deep-copying the corpus (the estimator
-    never changes it). Fitted attributes: ``index_`` (the shared :class:`RetrievalIndex`,
-    whose own ``config`` is the default: search it with ``config=config_``), ``config_`` (the
-    :class:`RetrievalConfig` of the parameters) and ``n_documents_``.
+    never changes it).
+
+    Parameters
+    ----------
+    documents
+        The corpus (a list of :class:`CorpusDocument`), or None to index ``X`` in
+        :meth:`fit`.
+    top_k, match_mode, keyword_threshold, semantic_threshold, hybrid_alpha, rrf_k
+        The search settings, with the defaults and ranges of :class:`RetrievalConfig`.
+    use_normalized_text, case_sensitive
+        As in :class:`RetrievalConfig`.
+    bm25_k1, bm25_b, bm25_variant, bm25_delta
+        BM25's parameters and variant, as in :class:`RetrievalConfig`.
+    n_threads
+        Threads of the Rust core for BM25 (None: ``RAGMETER_NUM_THREADS`` or every core).
+
+    Attributes
+    ----------
+    index_
+        The shared :class:`RetrievalIndex` of the corpus, whose own ``config`` is the default:
+        search it with ``config=config_``.
+    config_
+        The :class:`RetrievalConfig` of the parameters.
+    n_documents_
+        The number of indexed documents.
+
+    Examples
+    --------
+    >>> from ragmeter import CorpusDocument, get_corpus_scorer
+    >>> corpus = [
+    ...     CorpusDocument(doc_id="d1", input_path="pets.txt", text="the cat sat"),
+    ...     CorpusDocument(doc_id="d2", input_path="pets.txt", text="the dog barked"),
+    ... ]
+    >>> estimator = RetrievalEstimator(documents=corpus, top_k=1).fit()
+    >>> estimator.predict(["cat", "dog barked", "bird"]).tolist()
+    [['d1'], ['d2'], []]
+
+    Tune the mode by cross-validation over queries. "sat the" is not a substring of either
+    document, so strict matching misses it (MRR 0.5 on that fold, 0.75 on average) while
+    BM25 ranks ``d1`` first for every query (MRR 1.0):
+
+    >>> from sklearn.model_selection import GridSearchCV
+    >>> queries = ["cat", "dog", "the cat", "sat the"]
+    >>> qrels = [{"d1": 1}, {"d2": 1}, {"d1": 1}, {"d1": 1}]
+    >>> search = GridSearchCV(
+    ...     RetrievalEstimator(documents=corpus),
+    ...     {"match_mode": ["keyword", "strict"]},
+    ...     scoring=get_corpus_scorer("mrr"),
+    ...     cv=2,
+    ... ).fit(queries, qrels)
+    >>> search.best_params_, float(search.best_score_)
+    ({'match_mode': 'keyword'}, 1.0)
+    >>> search.cv_results_["mean_test_score"].tolist()
+    [1.0, 0.75]
     """
 
     def __init__(
@@ -163,7 +214,36 @@ class RetrievalEstimator(BaseEstimator):
 
     def fit(self, X: Any = None, y: Any = None) -> RetrievalEstimator:
         """Index the corpus (``documents``, or ``X`` when ``documents`` is None) and check the
-        parameters. See the class documentation for what ``X`` and ``y`` are."""
+        parameters. See the class documentation for what ``X`` and ``y`` are.
+
+        The index comes from the shared cache when this corpus was indexed before.
+
+        Parameters
+        ----------
+        X
+            Without ``documents``: the corpus (a list of :class:`CorpusDocument`). With
+            ``documents``: the training queries (``str`` or ``(text, embedding)`` pairs),
+            only checked, or None.
+        y
+            With ``documents``: the queries' judgments, unused (nothing is learned). Without
+            ``documents``: must be None.
+
+        Returns
+        -------
+        RetrievalEstimator
+            The estimator itself, fitted.
+
+        Raises
+        ------
+        InvalidInputError
+            A ``ValueError``: a parameter out of its range (as :class:`RetrievalConfig`
+            checks it; ``n_threads`` from 1 to ``MAX_THREADS``), no corpus, an item of the
+            corpus that is not a :class:`CorpusDocument`, judgments ``y`` without
+            ``documents=``, ``X`` that is not a list of queries when ``documents`` is given,
+            and the errors of :meth:`RetrievalIndex.build`.
+        InputTypeError
+            A ``TypeError``: ``n_threads`` is not an integer.
+        """
         config = self._config()
         check_n_threads(self.n_threads)
         if self.documents is None:
@@ -186,7 +266,33 @@ class RetrievalEstimator(BaseEstimator):
         return self
 
     def predict(self, X: Any) -> np.ndarray:
-        """One ranking per query: a 1-D object array of lists of ``doc_id``, best first."""
+        """One ranking per query: a 1-D object array of lists of ``doc_id``, best first.
+
+        Parameters
+        ----------
+        X
+            The queries: ``str``, or ``(text, embedding)`` pairs for the semantic and hybrid
+            modes (a list, a 1-D array or a pandas Series).
+
+        Returns
+        -------
+        numpy.ndarray
+            A 1-D object array of one list of at most ``top_k`` ``doc_id`` per query.
+
+        Raises
+        ------
+        RetrievalError
+            A ``RuntimeError``: a search did not run completely (a hybrid query without an
+            embedding, a semantic search without document embeddings); the message names the
+            query.
+        InvalidInputError
+            A ``ValueError``: ``X`` is not a sequence of queries (a single ``str``, a
+            mapping, a 2-D array, a sparse matrix, documents), a semantic query without an
+            embedding (when the documents have some), or a query embedding of the wrong
+            dimension, zero or not finite.
+        sklearn.exceptions.NotFittedError
+            :meth:`fit` was not called.
+        """
         _validation.check_is_fitted(self)
         queries = _queries("X", X)
         texts = [text for text, _ in queries]
@@ -221,7 +327,28 @@ class RetrievalEstimator(BaseEstimator):
 
     def search(self, query: str, *, query_embedding: Any = None) -> RetrievalResponse:
         """The fitted index's :meth:`RetrievalIndex.search` with this estimator's settings, so
-        a tuned estimator can be passed to :func:`~ragmeter.evaluate_retrieval`."""
+        a tuned estimator can be passed to :func:`~ragmeter.evaluate_retrieval`.
+
+        Parameters
+        ----------
+        query
+            The query text.
+        query_embedding
+            The query's vector, for the semantic and hybrid modes.
+
+        Returns
+        -------
+        RetrievalResponse
+            The hits and the status of each leg (a partial search is returned with its
+            status, not refused as by :meth:`predict`).
+
+        Raises
+        ------
+        InvalidInputError
+            A ``ValueError``: as for :meth:`RetrievalIndex.search`.
+        sklearn.exceptions.NotFittedError
+            :meth:`fit` was not called.
+        """
         _validation.check_is_fitted(self)
         index: RetrievalIndex = self.index_
         return index.search(query, config=self.config_, query_embedding=query_embedding)

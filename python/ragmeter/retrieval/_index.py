@@ -41,7 +41,26 @@ def _doc_id(doc: CorpusDocument) -> DocId:
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-cased ``\\w+`` runs: the tokens of BM25 documents (without ``tokens``) and queries."""
+    """Lower-cased ``\\w+`` runs: the tokens of BM25 documents (without ``tokens``) and queries.
+
+    A word character is a Unicode letter, digit or underscore (Python's ``re``); everything
+    else separates tokens and is dropped.
+
+    Parameters
+    ----------
+    text
+        The text to split.
+
+    Returns
+    -------
+    list of str
+        The tokens, in order, repeats kept.
+
+    Examples
+    --------
+    >>> tokenize("Reset your PASSWORD: it's quick (2 min)")
+    ['reset', 'your', 'password', 'it', 's', 'quick', '2', 'min']
+    """
     return _WORD.findall(text.lower())
 
 
@@ -80,6 +99,64 @@ class RetrievalIndex:
     Building tokenises the documents once per text choice (``use_normalized_text``) and
     normalises the embeddings once; every other setting is applied at search time, so one
     built index answers searches under any ``config``.
+
+    Parameters
+    ----------
+    config
+        The default search settings (None: ``RetrievalConfig()``, BM25 keyword search of the
+        top 10); each search may pass its own.
+
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError``: ``config`` is not a :class:`RetrievalConfig`.
+
+    Examples
+    --------
+    Three documents; the first two hold "sat", only the first "cat" ("cats" is another
+    token). With ``N = 3``, ``df`` 1 and 2, lengths 6, 3, 3 (mean 4), Lucene's BM25 gives
+    0.8007 + 0.3837 to the first document and 0.5296 to the second:
+
+    >>> from ragmeter.retrieval import CorpusDocument, RetrievalConfig
+    >>> docs = [
+    ...     CorpusDocument(doc_id="d1", input_path="pets.txt", chunk_index=0,
+    ...                    text="The cat sat on the mat", embedding=[1.0, 0.0]),
+    ...     CorpusDocument(doc_id="d2", input_path="pets.txt", chunk_index=1,
+    ...                    text="The dog sat", embedding=[0.6, 0.8]),
+    ...     CorpusDocument(doc_id="d3", input_path="pets.txt", chunk_index=2,
+    ...                    text="Cats and dogs", embedding=[0.0, 1.0]),
+    ... ]
+    >>> index = RetrievalIndex().build(docs)
+    >>> [(hit.doc.doc_id, round(hit.score, 4)) for hit in index.search("cat sat")]
+    [('d1', 1.1844), ('d2', 0.5296)]
+
+    rank_bm25's ``BM25Okapi`` gives the same as ``bm25_variant="okapi"`` (the idf of "sat",
+    negative, becomes 0.25 times the mean idf):
+
+    >>> okapi = RetrievalConfig(bm25_variant="okapi")
+    >>> [round(hit.score, 4) for hit in index.search("cat sat", config=okapi)]
+    [0.4749, 0.0799]
+
+    Strict matching finds the case-folded substring ("cat" is in "cats"):
+
+    >>> index.search("CAT", config=RetrievalConfig(match_mode="strict")).doc_ids
+    ['d1', 'd3']
+
+    Semantic search ranks by cosine with the query's embedding, ``1.4 / sqrt(2)`` for the
+    second document and ``1 / sqrt(2)`` for the two others (tied, in build order):
+
+    >>> semantic = RetrievalConfig(match_mode="semantic")
+    >>> hits = index.search("pets", config=semantic, query_embedding=[1.0, 1.0])
+    >>> [(hit.doc.doc_id, round(hit.score, 4)) for hit in hits]
+    [('d2', 0.9899), ('d1', 0.7071), ('d3', 0.7071)]
+
+    Hybrid search fuses both legs; without a query embedding it returns the keyword hits,
+    ``degraded``:
+
+    >>> hybrid = RetrievalConfig(match_mode="hybrid")
+    >>> response = index.search("cat sat", config=hybrid)
+    >>> str(response.status), response.doc_ids
+    ('degraded', ['d1', 'd2'])
     """
 
     def __init__(self, config: RetrievalConfig | None = None) -> None:
@@ -103,7 +180,30 @@ class RetrievalIndex:
     # -- building -----------------------------------------------------------------------------
 
     def build(self, documents: Iterable[CorpusDocument]) -> RetrievalIndex:
-        """Index ``documents`` (replacing any previous build) and return the index."""
+        """Index ``documents`` (replacing any previous build) and return the index.
+
+        A dense index (for semantic and hybrid search) is built when every document has an
+        embedding, all finite, non-zero and of one dimension; when only some documents have
+        one, or one is zero or not finite, a warning says so and no dense index is built.
+
+        Parameters
+        ----------
+        documents
+            The :class:`CorpusDocument` objects to index (any iterable), with unique
+            ``doc_id`` values, all ``str`` or all ``int``.
+
+        Returns
+        -------
+        RetrievalIndex
+            The index itself, so that ``RetrievalIndex().build(docs)`` reads in one line.
+
+        Raises
+        ------
+        InvalidInputError
+            A ``ValueError``: no documents, an item that is not a document, two documents
+            with one ``doc_id``, ``doc_id`` values mixing ``str`` and ``int``, embeddings of
+            different dimensions.
+        """
         docs = tuple(documents)
         if not docs:
             raise InvalidInputError("documents: cannot build an index over no documents")
@@ -242,7 +342,35 @@ class RetrievalIndex:
         config: RetrievalConfig | None = None,
         query_embedding: Sequence[float] | np.ndarray | None = None,
     ) -> RetrievalResponse:
-        """Search with ``config`` (default: the index's) and return a :class:`RetrievalResponse`."""
+        """Search with ``config`` (default: the index's) and return a :class:`RetrievalResponse`.
+
+        The class documentation describes each mode. A search whose leg cannot run does not
+        raise: a semantic search without document embeddings is ``failed``, a hybrid search
+        without a query embedding is ``degraded`` (see :class:`RetrievalStatus`).
+
+        Parameters
+        ----------
+        query
+            The query text.
+        config
+            Settings for this search only (None: the index's ``config``).
+        query_embedding
+            The query's vector, from the model that embedded the documents, for the semantic
+            and hybrid modes (ignored by the others).
+
+        Returns
+        -------
+        RetrievalResponse
+            The hits, best first, at most ``top_k``, with the status of each leg.
+
+        Raises
+        ------
+        InvalidInputError
+            A ``ValueError``: the index is empty (call :meth:`build` first), ``query`` is not
+            a ``str``, ``config`` is not a :class:`RetrievalConfig`, a semantic search
+            without ``query_embedding`` on an index with embeddings, a query embedding of
+            another dimension than the documents', zero or not finite.
+        """
         if not isinstance(query, str):
             raise InvalidInputError(f"query: expected a str, got {type(query).__name__}")
         return self.search_many([query], config=config, query_embeddings=[query_embedding])[0]
@@ -263,6 +391,38 @@ class RetrievalIndex:
         matrix product per block of queries. Those cosines may differ from a single search's
         (a matrix-vector product) in the last bits, so two documents whose cosines tie up to
         rounding may come in the other order; everything else is equal.
+
+        Parameters
+        ----------
+        queries
+            The query texts (a list, not a single ``str``).
+        config
+            Settings for these searches (None: the index's ``config``).
+        query_embeddings
+            One vector per query (None where a query has none), or None for no embeddings.
+        n_threads
+            Threads of the Rust core for BM25 (None: ``RAGMETER_NUM_THREADS`` or every core).
+
+        Returns
+        -------
+        list of RetrievalResponse
+            One response per query, in the order of ``queries``.
+
+        Raises
+        ------
+        InvalidInputError
+            A ``ValueError``: as for :meth:`search`, and ``queries`` given as a single
+            ``str``, or ``query_embeddings`` of another length than ``queries``.
+
+        Examples
+        --------
+        >>> from ragmeter.retrieval import CorpusDocument
+        >>> index = RetrievalIndex().build([
+        ...     CorpusDocument(doc_id="d1", input_path="pets.txt", text="the cat sat"),
+        ...     CorpusDocument(doc_id="d2", input_path="pets.txt", text="the dog barked"),
+        ... ])
+        >>> [response.doc_ids for response in index.search_many(["cat", "dog", "bird"])]
+        [['d1'], ['d2'], []]
         """
         searches = self._search_batch(queries, config, query_embeddings, n_threads)
         return [
@@ -410,7 +570,40 @@ class RetrievalIndex:
     def query(
         self, vector: Sequence[float] | np.ndarray, k: int | None = None
     ) -> list[tuple[DocId, float]]:
-        """The ``k`` (default ``top_k``) documents with the highest cosine to ``vector``."""
+        """The ``k`` (default ``top_k``) documents with the highest cosine to ``vector``.
+
+        Unlike a semantic :meth:`search`, no ``semantic_threshold`` applies: negative cosines
+        are kept. Ties keep the build order.
+
+        Parameters
+        ----------
+        vector
+            The query's embedding, of the documents' dimension.
+        k
+            How many documents (None: the config's ``top_k``).
+
+        Returns
+        -------
+        list of (doc_id, float)
+            The documents' identifiers and cosines, highest first.
+
+        Raises
+        ------
+        InvalidInputError
+            A ``ValueError``: the index has no dense index (not every document has an
+            embedding), or ``vector`` is of another dimension, zero or not finite.
+
+        Examples
+        --------
+        >>> from ragmeter.retrieval import CorpusDocument
+        >>> index = RetrievalIndex().build([
+        ...     CorpusDocument(doc_id="x", input_path="v", text="east", embedding=[1, 0]),
+        ...     CorpusDocument(doc_id="y", input_path="v", text="north", embedding=[0, 1]),
+        ...     CorpusDocument(doc_id="z", input_path="v", text="west", embedding=[-1, 0]),
+        ... ])
+        >>> [(doc_id, round(cosine, 4)) for doc_id, cosine in index.query([3, 4], k=2)]
+        [('y', 0.8), ('x', 0.6)]
+        """
         if self._embeddings is None:
             raise InvalidInputError(
                 "query: this index has no dense index (not every document has an embedding)"

@@ -29,7 +29,32 @@ __all__ = [
 
 
 class RetrievalStatus(StrEnum):
-    """Status of a whole search."""
+    """Status of a whole search, as :attr:`RetrievalResponse.status` gives it.
+
+    A ``str`` enum: ``RetrievalStatus.SUCCESS == "success"``. :func:`~ragmeter.evaluate_retrieval`
+    refuses to score a ``degraded``, ``failed`` or ``cancelled`` search unless
+    ``on_degraded="warn"``, and ``RetrievalEstimator.predict`` always refuses them.
+
+    Attributes
+    ----------
+    SUCCESS
+        Every requested leg ran and the search has hits.
+    EMPTY
+        Every requested leg ran and found nothing: a complete, empty ranking.
+    DEGRADED
+        Some leg failed or degraded and the hits of the others were returned: a partial
+        ranking.
+    FAILED
+        Every requested leg failed: no ranking.
+    CANCELLED
+        The search was stopped before it finished (set by a retriever; never derived from
+        the legs).
+
+    Examples
+    --------
+    >>> RetrievalStatus("degraded") is RetrievalStatus.DEGRADED
+    True
+    """
 
     SUCCESS = "success"
     EMPTY = "empty"
@@ -39,7 +64,22 @@ class RetrievalStatus(StrEnum):
 
 
 class LegStatus(StrEnum):
-    """Status of one leg (lexical, dense, ...) of a search."""
+    """Status of one leg (lexical, dense, ...) of a search, as :attr:`LegOutcome.status`.
+
+    Attributes
+    ----------
+    SUCCESS
+        The leg ran and found hits.
+    EMPTY
+        The leg ran and found nothing.
+    DEGRADED
+        The leg ran in part (its :class:`ErrorRecord` says why).
+    FAILED
+        The leg could not run (its :class:`ErrorRecord` says why).
+    SKIPPED
+        The search mode does not use this leg (the dense leg of a keyword search); a skipped
+        leg does not count towards the search's status.
+    """
 
     SUCCESS = "success"
     EMPTY = "empty"
@@ -75,7 +115,27 @@ class ErrorCategory(StrEnum):
 @dataclass(frozen=True)
 class ErrorRecord:
     """Why a leg failed or degraded: a stable ``code`` (``"NO_QUERY_EMBEDDING"``) and a
-    message for people."""
+    message for people.
+
+    Parameters
+    ----------
+    code
+        A stable identifier of the problem, for programs: ``"NO_DENSE_INDEX"`` (the
+        documents have no embeddings), ``"NO_QUERY_EMBEDDING"`` (the query has none), or a
+        custom retriever's own.
+    category
+        What kind of problem (an :class:`ErrorCategory` or its string).
+    message
+        What happened, for people.
+    stage
+        The step that failed (``"retrieve"``), or None.
+    source_id
+        The source concerned, or None.
+    exception_type
+        The name of the exception behind the problem, or None.
+    details
+        Any other information, as a mapping (not hashed).
+    """
 
     code: str
     category: ErrorCategory | str
@@ -86,7 +146,14 @@ class ErrorRecord:
     details: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     def to_dict(self) -> dict[str, Any]:
-        """The record as plain JSON-ready values (the category as its string)."""
+        """The record as plain JSON-ready values (the category as its string).
+
+        Returns
+        -------
+        dict
+            ``code``, ``category``, ``message``, ``stage``, ``source_id``,
+            ``exception_type`` and ``details`` (a plain ``dict``).
+        """
         return {
             "code": self.code,
             "category": str(self.category),
@@ -100,7 +167,30 @@ class ErrorRecord:
 
 @dataclass(frozen=True)
 class LegOutcome:
-    """What one leg of a search did. A degraded or failed leg must carry its ``error``."""
+    """What one leg of a search did. A degraded or failed leg must carry its ``error``.
+
+    Parameters
+    ----------
+    leg
+        Which leg (a :class:`LegKind` or its string).
+    status
+        What it did (a :class:`LegStatus` or its string).
+    hit_count
+        How many hits it produced.
+    generation
+        The :attr:`~RetrievalIndex.index_generation` of the index it searched, or None.
+    backend
+        What ran it (``"bm25"``, ``"bruteforce"``...), or None.
+    error
+        Why it degraded or failed; required for those statuses.
+
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError``: a degraded or failed leg without ``error``.
+    ValueError
+        A ``leg`` or ``status`` string that names no member of its enum.
+    """
 
     leg: LegKind
     status: LegStatus
@@ -123,7 +213,14 @@ class LegOutcome:
         return self.status in (LegStatus.SUCCESS, LegStatus.EMPTY)
 
     def to_dict(self) -> dict[str, Any]:
-        """The outcome as plain JSON-ready values (its error as :meth:`ErrorRecord.to_dict`)."""
+        """The outcome as plain JSON-ready values (its error as :meth:`ErrorRecord.to_dict`).
+
+        Returns
+        -------
+        dict
+            ``leg``, ``status``, ``hit_count``, ``generation``, ``backend`` and ``error``
+            (None or a dict).
+        """
         return {
             "leg": str(self.leg),
             "status": str(self.status),
@@ -136,7 +233,19 @@ class LegOutcome:
 
 @dataclass(frozen=True)
 class LegContribution:
-    """A leg's part in a fused hit: its 0-based rank there and its native score."""
+    """A leg's part in a fused hit: its 0-based rank there and its native score.
+
+    Parameters
+    ----------
+    leg
+        Which leg ranked the document.
+    rank
+        The document's 0-based rank in that leg.
+    native_score
+        The leg's own score of the document (BM25 score, cosine), or None.
+    native_metric
+        What that score is (``"bm25"``, ``"cosine_similarity"``), or None.
+    """
 
     leg: LegKind
     rank: int
@@ -147,7 +256,35 @@ class LegContribution:
 @dataclass(frozen=True)
 class RetrievalHit:
     """A ranked document. Only ``doc``, ``score`` and ``match_mode`` take part in equality;
-    the other fields say where the hit came from. ``rank`` is 0-based."""
+    the other fields say where the hit came from. ``rank`` is 0-based.
+
+    Parameters
+    ----------
+    doc
+        The document found.
+    score
+        Its score in this search, higher is better: the BM25 score (keyword), 1.0 (strict),
+        the cosine (semantic), the fused reciprocal rank score (hybrid), or a custom
+        scorer's.
+    match_mode
+        The mode that found it (``"keyword"``, ``"strict"``, ``"semantic"``, ``"hybrid"``,
+        or a custom ranker's, such as ``"levenshtein"``).
+    backend
+        What computed it (``"bm25"``, ``"substring"``, ``"bruteforce"``, ``"rrf"``...), or
+        None.
+    index_generation
+        The :attr:`~RetrievalIndex.index_generation` of the index searched, or None.
+    native_score
+        The score as its method defines it (equal to ``score`` but for fused hits, where it is
+        None), or None.
+    native_metric
+        What the native score is (``"bm25"``, ``"cosine_similarity"``,
+        ``"reciprocal_rank_fusion"``...), or None.
+    contributions
+        For a fused (hybrid) hit, each leg's rank and native score; empty otherwise.
+    rank
+        The hit's 0-based position in the response, or None.
+    """
 
     doc: CorpusDocument
     score: float
@@ -167,7 +304,41 @@ class RetrievalResponse(Sequence[RetrievalHit]):
 
     When ``status`` is not given it is derived from the legs, ignoring skipped ones: every leg
     failed -> ``failed``; some leg failed or degraded -> ``degraded``; no hits -> ``empty``;
-    otherwise ``success``.
+    otherwise ``success``. ``len(response)``, iteration, indexing and ``bool(response)`` act
+    on the hits.
+
+    Parameters
+    ----------
+    hits
+        The hits, best first (any sequence; stored as a tuple).
+    legs
+        The outcome of each leg of the search (stored as a tuple).
+    query
+        The query text, or None.
+    status
+        The overall status (a :class:`RetrievalStatus` or its string); None (default):
+        derived from the legs as above.
+
+    Raises
+    ------
+    ValueError
+        A ``status`` string that names no :class:`RetrievalStatus`.
+
+    Examples
+    --------
+    A hybrid search whose dense leg failed returns the keyword hits, marked ``degraded``:
+
+    >>> from ragmeter.retrieval import CorpusDocument, ErrorRecord
+    >>> doc = CorpusDocument(doc_id="d1", input_path="faq.md", text="Reset your password")
+    >>> keyword = LegOutcome("lexical", "success", hit_count=1)
+    >>> dense = LegOutcome("dense", "failed", error=ErrorRecord(
+    ...     "NO_QUERY_EMBEDDING", "capability", "the query has no embedding"))
+    >>> response = RetrievalResponse(
+    ...     (RetrievalHit(doc, 2.5, "hybrid"),), (keyword, dense), query="password")
+    >>> str(response.status), response.doc_ids, len(response)
+    ('degraded', ['d1'], 1)
+    >>> [record.code for record in response.error_records()]
+    ['NO_QUERY_EMBEDDING']
     """
 
     hits: tuple[RetrievalHit, ...] = ()
@@ -208,12 +379,34 @@ class RetrievalResponse(Sequence[RetrievalHit]):
         return bool(self.hits)
 
     def leg(self, kind: LegKind | str) -> LegOutcome | None:
-        """The outcome of the leg of this kind, or None when the search had no such leg."""
+        """The outcome of the leg of this kind, or None when the search had no such leg.
+
+        Parameters
+        ----------
+        kind
+            A :class:`LegKind` or its string (``"lexical"``, ``"dense"``...).
+
+        Returns
+        -------
+        LegOutcome or None
+            The first leg of that kind.
+
+        Raises
+        ------
+        ValueError
+            A string that names no :class:`LegKind`.
+        """
         kind = LegKind(kind)
         return next((leg for leg in self.legs if leg.leg is kind), None)
 
     def error_records(self) -> list[ErrorRecord]:
-        """The errors of the legs that degraded or failed, in leg order."""
+        """The errors of the legs that degraded or failed, in leg order.
+
+        Returns
+        -------
+        list of ErrorRecord
+            Empty when every leg ran.
+        """
         return [leg.error for leg in self.legs if leg.error is not None]
 
     @property
@@ -227,7 +420,14 @@ class RetrievalResponse(Sequence[RetrievalHit]):
         return [hit.doc.doc_id for hit in self.hits]
 
     def to_dict(self) -> dict[str, Any]:
-        """Status, query, hit count and legs (not the hits themselves)."""
+        """Status, query, hit count and legs (not the hits themselves), as JSON-ready values.
+
+        Returns
+        -------
+        dict
+            ``status`` (a string), ``query``, ``hit_count`` and ``legs`` (each as
+            :meth:`LegOutcome.to_dict`).
+        """
         return {
             "status": str(self.status),
             "query": self.query,
