@@ -620,3 +620,27 @@ def test_levenshtein_ranker_orders_by_similarity_then_distance_then_document_ord
     assert [h.score for h in folded.build(shouting).search("kitten")] == [1.0]
     exact = CustomRetrievalIndex(custom_scorer_fn=make_levenshtein_ranker())
     assert [h.score for h in exact.build(shouting).search("kitten")] == [0.0]
+
+
+def test_ranker_factories_check_their_arguments_at_once():
+    from ragmeter.exceptions import InputTypeError, InvalidInputError
+    from ragmeter.retrieval import make_levenshtein_ranker, make_pairwise_ranker
+
+    with pytest.raises(InputTypeError, match="score_cutoff: must be a number"):
+        make_levenshtein_ranker(score_cutoff="a")
+    with pytest.raises(InputTypeError, match="score_cutoff: must be a number"):
+        make_pairwise_ranker(lambda q, t: 1.0, score_cutoff="x")
+    with pytest.raises(InvalidInputError, match=r"score_cutoff: .* \[0, 1\]"):
+        make_levenshtein_ranker(score_cutoff=2)
+    with pytest.raises(TypeError, match="normalize"):
+        make_levenshtein_ranker(normalize=3)
+
+
+def test_unknown_statuses_name_the_argument():
+    from ragmeter.exceptions import InvalidInputError
+    from ragmeter.retrieval import RetrievalResponse
+
+    with pytest.raises(InvalidInputError, match="status: must be one of 'success'"):
+        RetrievalResponse(status="bogus")
+    with pytest.raises(InvalidInputError, match="kind: must be one of"):
+        RetrievalResponse().leg("bogus")

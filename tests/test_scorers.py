@@ -170,3 +170,17 @@ def test_without_scikit_learn():
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
     assert "sklearn" not in sys.modules or ragmeter  # the parent process is unaffected
+
+
+def test_a_search_scorer_refuses_incomplete_searches():
+    # A failed or degraded search was scored as if its ranking were complete; evaluate_retrieval
+    # and RetrievalEstimator.predict refuse it, and so does the scorer.
+    from ragmeter import RetrievalError
+    from ragmeter.retrieval import RetrievalResponse, RetrievalStatus
+
+    class Failing:
+        def search(self, query):
+            return RetrievalResponse(status=RetrievalStatus.FAILED)
+
+    with pytest.raises(RetrievalError, match="the search failed"):
+        get_corpus_scorer("recall@1", response_method="search")(Failing(), QUERIES, QRELS)

@@ -27,7 +27,7 @@ from typing import Any
 
 from . import ranking
 from ._inputs import interpret_search_result
-from .exceptions import InputTypeError, InvalidInputError
+from .exceptions import InputTypeError, InvalidInputError, RetrievalError
 from .options import check_choice
 
 __all__ = [
@@ -96,7 +96,7 @@ class _CorpusScorerMixin:
                     f"response_method='search' needs an estimator with a search(query) method; "
                     f"{type(estimator).__name__} has none (use response_method='predict')"
                 )
-            return [interpret_search_result(search(query), query)[0] for query in X]
+            return [_complete_ranking(search(query), query) for query in X]
         predict = getattr(estimator, "predict", None)
         if not callable(predict):
             raise InputTypeError(
@@ -128,6 +128,19 @@ class _CorpusScorerMixin:
         return (
             f"make_corpus_scorer({name}{sign}, response_method={self._response_method!r}{kwargs})"
         )
+
+
+def _complete_ranking(result: Any, query: Any) -> list[Any]:
+    """The ranked ids of a search, refused when the search failed or was cut short: a scorer
+    never scores an incomplete search as if it were complete."""
+    ids, status, error = interpret_search_result(result, query)
+    if status not in ("success", "empty"):
+        raise RetrievalError(
+            f"query {query!r}: the search {status}" + (f" ({error})" if error else "") + "; a "
+            "scorer cannot score an incomplete search as complete (evaluate_retrieval with "
+            "on_degraded='warn' scores such searches as returned and keeps their statuses)"
+        )
+    return ids
 
 
 @dataclass(frozen=True)

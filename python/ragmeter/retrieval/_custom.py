@@ -6,6 +6,8 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from .. import levenshtein
+from .._text import resolve_normalize
 from ..exceptions import InputTypeError, InvalidInputError
 from ._config import RetrievalConfig
 from ._documents import CorpusDocument
@@ -268,8 +270,8 @@ def make_pairwise_ranker(
             f"pairwise_fn: expected a callable (query, text) -> float, "
             f"got {type(pairwise_fn).__name__}"
         )
-    if score_cutoff is not None and not math.isfinite(score_cutoff):
-        raise InvalidInputError(f"score_cutoff: must be a finite number, got {score_cutoff!r}")
+    if score_cutoff is not None:
+        _check_cutoff(score_cutoff)
     metric = (
         native_metric
         if native_metric is not None
@@ -312,6 +314,17 @@ def make_pairwise_ranker(
     return pairwise_ranker
 
 
+def _check_cutoff(score_cutoff: object) -> float:
+    if isinstance(score_cutoff, bool) or not isinstance(score_cutoff, int | float):
+        raise InputTypeError(
+            f"score_cutoff: must be a number, got {score_cutoff!r} of type "
+            f"{type(score_cutoff).__name__}"
+        )
+    if not math.isfinite(score_cutoff):
+        raise InvalidInputError(f"score_cutoff: must be a finite number, got {score_cutoff!r}")
+    return float(score_cutoff)
+
+
 def make_levenshtein_ranker(
     *,
     use_normalized_text: bool = True,
@@ -336,7 +349,7 @@ def make_levenshtein_ranker(
         The smallest normalised similarity kept, in [0, 1]; default 0.0 (keep all).
     normalize
         ``None``, ``"basic"``, ``"squad"`` or a callable ``str -> str``, as in
-        :func:`ragmeter.levenshtein.rank`; it is checked at the first search.
+        :func:`ragmeter.levenshtein.rank`; checked here.
 
     Returns
     -------
@@ -364,11 +377,11 @@ def make_levenshtein_ranker(
     >>> [(hit.doc.doc_id, round(hit.score, 4)) for hit in index.search("kitten")]
     [('kitten', 1.0), ('mitten', 0.8333)]
     """
-    if not 0.0 <= score_cutoff <= 1.0:
+    if not 0.0 <= _check_cutoff(score_cutoff) <= 1.0:
         raise InvalidInputError(
             f"score_cutoff: a normalised similarity cutoff must lie in [0, 1], got {score_cutoff!r}"
         )
-    from .. import levenshtein
+    resolve_normalize(normalize)  # a bad normalize is an error here, not at the first search
 
     def levenshtein_ranker(
         query: str, documents: list[CorpusDocument], config: RetrievalConfig

@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 from ..exceptions import InvalidInputError
 from ._documents import CorpusDocument
+
+_E = TypeVar("_E", bound=StrEnum)
 
 __all__ = [
     "ErrorCategory",
@@ -26,6 +28,15 @@ __all__ = [
     "RetrievalResponse",
     "RetrievalStatus",
 ]
+
+
+def _member(enum: type[_E], value: object, argument: str) -> _E:
+    """``enum(value)``, or an :class:`InvalidInputError` naming the argument and the members."""
+    try:
+        return enum(value)  # type: ignore[arg-type]
+    except ValueError:
+        names = ", ".join(repr(m.value) for m in enum)
+        raise InvalidInputError(f"{argument}: must be one of {names}; got {value!r}") from None
 
 
 class RetrievalStatus(StrEnum):
@@ -188,8 +199,8 @@ class LegOutcome:
     ------
     InvalidInputError
         A ``ValueError``: a degraded or failed leg without ``error``.
-    ValueError
-        A ``leg`` or ``status`` string that names no member of its enum.
+    InvalidInputError
+        A ``ValueError``: a ``leg`` or ``status`` string that names no member of its enum.
     """
 
     leg: LegKind
@@ -200,8 +211,8 @@ class LegOutcome:
     error: ErrorRecord | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "leg", LegKind(self.leg))
-        object.__setattr__(self, "status", LegStatus(self.status))
+        object.__setattr__(self, "leg", _member(LegKind, self.leg, "leg"))
+        object.__setattr__(self, "status", _member(LegStatus, self.status, "status"))
         if self.status in (LegStatus.DEGRADED, LegStatus.FAILED) and self.error is None:
             raise InvalidInputError(
                 f"error: a {self.status} {self.leg} leg needs an ErrorRecord saying why"
@@ -352,7 +363,7 @@ class RetrievalResponse(Sequence[RetrievalHit]):
         if self.status is None:
             object.__setattr__(self, "status", self._derive_status())
         else:
-            object.__setattr__(self, "status", RetrievalStatus(self.status))
+            object.__setattr__(self, "status", _member(RetrievalStatus, self.status, "status"))
 
     def _derive_status(self) -> RetrievalStatus:
         requested = [leg for leg in self.legs if leg.status is not LegStatus.SKIPPED]
@@ -396,7 +407,7 @@ class RetrievalResponse(Sequence[RetrievalHit]):
         ValueError
             A string that names no :class:`LegKind`.
         """
-        kind = LegKind(kind)
+        kind = _member(LegKind, kind, "kind")
         return next((leg for leg in self.legs if leg.leg is kind), None)
 
     def error_records(self) -> list[ErrorRecord]:
