@@ -414,12 +414,19 @@ def test_edited_jsonl_rows_and_comparisons_are_refused(tmp_path, spec_report):
     comparison = spec_report.compare(spec_report)
     for edit, message in [
         (lambda d: d["metrics"][0].update(p_value=1.5), r"p_value: 1.5 lies outside"),
-        (lambda d: d["metrics"][0].update(metric="bogus"), r"unknown metric 'bogus'"),
+        (lambda d: d["metrics"][0].update(metric=""), r"metric: expected a metric name"),
+        (lambda d: d["metrics"][0].update(metric="bogus"), r"one difference per query id"),
         (lambda d: d["metrics"][0].update(wins=5), r"wins \+ ties \+ losses must equal n_pairs"),
-        (lambda d: d.update(method="bogus"), r"method: must be 'exact' or 'sampled'"),
+        (lambda d: d.update(method="bogus"), r"method: must be one of \('exact', 'sampled'\)"),
+        (lambda d: d.update(test="z"), r"test: must be one of"),
         (lambda d: d.update(query_ids=[[1], 2]), r"query_ids: every query id must be"),
         (lambda d: d.update(n_resamples=0), r"n_resamples: must be an int >= 1"),
-        (lambda d: d["differences"]["mrr"].__setitem__(0, 3.0), r"differences: mrr: 3.0 lies"),
+        (lambda d: d.update(format_version=1), r"format_version: 1; this version"),
+        (
+            lambda d: d["differences"]["mrr"].__setitem__(0, 3.0),
+            r"metric 'mrr': n_pairs, wins, ties and losses",
+        ),
+        (lambda d: d["metrics"][1].update(delta=0.5), r"metric 'mrr': delta 0.5 is not the mean"),
     ]:
         path = _edited(tmp_path, comparison, edit)
         with pytest.raises(InvalidInputError, match=r"edited.json: .*" + message):
