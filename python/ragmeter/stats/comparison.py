@@ -178,8 +178,10 @@ def _align(
 
 
 def _pairs(names: Sequence[str], baseline: str | None) -> list[tuple[int, int]]:
+    """``(candidate, baseline)`` indices: every other system against the baseline, or every
+    pair with the later system (in the order given) as the candidate."""
     if baseline is None:
-        return [(a, b) for a in range(len(names)) for b in range(a + 1, len(names))]
+        return [(b, a) for b in range(1, len(names)) for a in range(b)]
     base = names.index(baseline)
     return [(c, base) for c in range(len(names)) if c != base]
 

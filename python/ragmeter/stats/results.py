@@ -258,7 +258,8 @@ class Comparison:
     examined, ``random_state`` the seed of the sampled test and of the bootstrap,
     ``confidence_level`` and ``n_bootstrap`` those of the intervals; ``alpha`` the
     significance level; ``correction`` the p-value correction (and ``family`` what it was
-    applied over); ``excluded`` the queries each system had that the comparison left out
+    applied over, ``n_tests`` tests: more than the metrics here when the comparison is part of
+    a campaign); ``excluded`` the queries each system had that the comparison left out
     (``missing="skip"``).
     """
 
@@ -277,6 +278,7 @@ class Comparison:
     correction: str | None = None
     family: str = "all"
     excluded: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    n_tests: int | None = None
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Comparison):
@@ -329,7 +331,10 @@ class Comparison:
             self.correction,
             self.family,
             self.alpha,
-            n_tests=len(self.metrics),
+            n_tests=self.n_tests or len(self.metrics),
+            n_pairs=(self.n_tests or len(self.metrics)) // max(1, len(self.metrics))
+            if self.family == "all"
+            else self.n_tests,
         )
 
     def to_table(self, digits: int = 4) -> str:
@@ -394,6 +399,7 @@ class Comparison:
             "alpha": self.alpha,
             "correction": self.correction,
             "family": self.family,
+            "n_tests": self.n_tests,
             "excluded": {k: list(v) for k, v in self.excluded.items()},
             "metrics": [m.to_dict() for m in self.metrics],
             "query_ids": list(self.query_ids),
@@ -436,6 +442,9 @@ class Comparison:
             query_ids=query_ids,
             differences=checked,
             excluded=_check_excluded(data.get("excluded") or {}),
+            n_tests=None
+            if data.get("n_tests") is None
+            else positive_int("n_tests", data["n_tests"]),
             **settings,
         )
 
@@ -578,18 +587,17 @@ def _describe(
     """The caption's sentence: the test, how its p-values were computed, the correction."""
     name = TESTS[test]
     if test == "sign-flip":
-        how = (
-            f"exact over all {n_resamples:,} sign vectors"
+        name += (
+            f", exact over all {n_resamples:,} sign vectors"
             if method == "exact"
-            else f"{n_resamples:,} sampled sign vectors, seed {seed}"
+            else f", {n_resamples:,} sampled sign vectors (seed {seed})"
         )
-        name += f" ({how})"
     elif test == "bootstrap":
-        name += f" ({n_resamples:,} resamples, seed {seed})"
+        name += f", {n_resamples:,} resamples (seed {seed})"
     if test == "tukey":
         adjustment = (
-            "p-values adjusted over all pairs of systems, per metric (Tukey's HSD treats the "
-            "queries as independent samples)"
+            "p-values adjusted over all pairs of systems of each metric, the queries taken as "
+            "independent samples"
         )
     elif correction is None:
         adjustment = "no correction for multiple tests"
@@ -602,7 +610,7 @@ def _describe(
             else "per metric"
         )
         adjustment = f"p-values adjusted by {CORRECTIONS[correction]} {scope}"
-    return f"{name}; {adjustment}; significance level α = {alpha:g}."
+    return f"{name}; {adjustment}; α = {alpha:g}."
 
 
 # -- the campaign -----------------------------------------------------------------------------
@@ -723,7 +731,13 @@ class MultipleComparison:
             correction=self.correction,
             family=self.family,
             excluded=self.excluded,
+            n_tests=self._family_size(),
         )
+
+    def _family_size(self) -> int:
+        """How many tests the correction adjusted over together."""
+        per_metric = len(self.pairs)
+        return per_metric * len(self.metric_names) if self.family == "all" else per_metric
 
     @property
     def comparisons(self) -> dict[Any, Comparison]:
@@ -828,9 +842,8 @@ class MultipleComparison:
                     bold[s][m] = printed[s] == best
         caption = (
             f"Means over {len(self.query_ids)} queries. A superscript lists the systems whose "
-            f"mean is significantly lower ({self.describe_test()}"
+            f"mean is significantly lower: {self.describe_test()}"
         )
-        caption = caption.rstrip(".") + ")."
         return SystemsTable(
             systems=self.systems,
             metrics=self.metric_names,
