@@ -267,7 +267,7 @@ def test_readme_examples_work_as_written(tmp_path, monkeypatch, capsys):
     end = readme.find("\n## ", readme.index("## Compare two systems"))
     sections = readme[start : end if end != -1 else len(readme)]
     blocks = [block.split("```", 1)[0] for block in sections.split("```python\n")[1:]]
-    assert len(blocks) == 4  # the fourth, "Tune a retriever with scikit-learn", prints nothing
+    assert len(blocks) == 5  # the second, "Tune a retriever with scikit-learn", prints nothing
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}
     for block in blocks:
@@ -279,11 +279,19 @@ def test_readme_examples_work_as_written(tmp_path, monkeypatch, capsys):
     assert printed[4] == (
         "[('recall@1', -0.5, 1.0), ('mrr', -0.6666666666666666, 0.5), ('ndcg@3', -0.75, 0.5)]"
     )
+    # the campaign's table as the README shows it (its caption wrapped over three lines)
+    shown = sections[sections.index("print(campaign.to_table())") :].splitlines()[1:10]
+    shown = [line.removeprefix("#").removeprefix(" ") for line in shown]
+    table_start = printed.index(shown[0])
+    assert printed[table_start : table_start + 6] == shown[:6]
+    assert printed[table_start + 6] == " ".join(shown[6:9])
+    assert float(printed[table_start + 7]) < 0.05
     assert {p.name for p in tmp_path.iterdir()} == {
         "baseline.json",
         "baseline.jsonl",
         "baseline.yaml",
         "baseline.toml",
+        "campaign.json",
     }
 
 
