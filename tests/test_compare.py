@@ -236,6 +236,12 @@ def test_settings_metrics_and_names_are_checked():
         compare_many({"a": a, "b": a}, test="tukey", correction="holm")
     with pytest.raises(InvalidInputError, match="baseline: 'z' is not one of"):
         compare_many({"a": a, "b": a}, baseline="z")
+    # the baseline's results themselves, whatever their own name
+    d = PerQueryResults({"m": [0.1, 0.3]}, ["x", "y"], name="own name")
+    result = compare_many({"a": PerQueryResults({"m": [0.5, 0.2]}, ["x", "y"]), "d": d}, baseline=d)
+    assert result.baseline == "d" and result.pairs == (("a", "d"),)
+    with pytest.raises(InvalidInputError, match="not among the systems"):
+        compare_many({"a": a, "d": d}, baseline=c)
 
 
 # -- every test of a campaign against its oracle ----------------------------------------------

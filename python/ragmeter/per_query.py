@@ -96,6 +96,7 @@ class PerQueryResults:
         missing_from_run: Sequence[QueryId] = (),
         unjudged: Sequence[QueryId] = (),
     ) -> None:
+        """See the class documentation."""
         if not isinstance(values, Mapping) or not values:
             raise InvalidInputError(
                 "values: expected {metric: per-query values} with at least one metric"
@@ -189,6 +190,7 @@ class PerQueryResults:
         return len(self._metrics)
 
     def __eq__(self, other: object) -> bool:
+        """Equal names, metrics, query ids, values (NaN equal to NaN) and failures."""
         if not isinstance(other, PerQueryResults):
             return NotImplemented
         return (

@@ -66,6 +66,7 @@ class QueryRecord:
     error: str | None = None
 
     def __eq__(self, other: object) -> bool:
+        """Equal fields, NaN equal to NaN."""
         if not isinstance(other, QueryRecord):
             return NotImplemented
         return canonical(self.to_dict()) == canonical(other.to_dict())
@@ -73,6 +74,7 @@ class QueryRecord:
     __hash__ = None  # type: ignore[assignment]
 
     def to_dict(self) -> dict[str, Any]:
+        """The record as a JSON-ready dict (NaN stays NaN)."""
         return {
             "query_id": self.query_id,
             "query": self.query,
@@ -157,6 +159,7 @@ class RetrievalEvaluation:
         object.__setattr__(self, "_metric_names", names)
 
     def __eq__(self, other: object) -> bool:
+        """Equal names, parameters and records, NaN equal to NaN."""
         if not isinstance(other, RetrievalEvaluation):
             return NotImplemented
         return (
@@ -178,18 +181,22 @@ class RetrievalEvaluation:
 
     @property
     def metric_names(self) -> tuple[str, ...]:
+        """The evaluated metrics, in order."""
         return self._metric_names
 
     @property
     def n_queries(self) -> int:
+        """How many queries were searched."""
         return len(self.records)
 
     @property
     def query_ids(self) -> list[QueryId]:
+        """The queries, in order."""
         return [r.query_id for r in self.records]
 
     @property
     def zero_division(self) -> str | float:
+        """What an undefined value counts as (``"warn"``: 0 with a warning; NaN: left out)."""
         return _zero_division_value(self.parameters.get("zero_division", "warn"))
 
     def _scored(self, metric: str) -> np.ndarray:
@@ -247,6 +254,7 @@ class RetrievalEvaluation:
         }
 
     def __getitem__(self, query_id: QueryId) -> QueryRecord:
+        """The record of one query (``KeyError`` when there is none)."""
         for record in self.records:
             if record.query_id == query_id and type(record.query_id) is type(query_id):
                 return record
@@ -331,6 +339,7 @@ class RetrievalEvaluation:
 
     @classmethod
     def from_rows(cls, rows: Sequence[Mapping[str, Any]]) -> RetrievalEvaluation:
+        """Rebuild an evaluation from :meth:`to_rows` output (one row per query)."""
         if not rows:
             raise InvalidInputError("rows: an evaluation report needs at least one query row")
         for row in rows:

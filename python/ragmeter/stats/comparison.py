@@ -319,9 +319,13 @@ def compare_many(
     if baseline is None or isinstance(baseline, str):
         baseline_name = baseline
     else:
-        matches = [n for n, r in named.items() if r is baseline or r.name == _name_of(baseline)]
+        # The baseline's results themselves: found among the systems as given.
+        originals = list(systems.values()) if isinstance(systems, Mapping) else list(systems)
+        matches = [n for n, r in zip(named, originals, strict=True) if r is baseline]
         if len(matches) != 1:
-            raise InvalidInputError("baseline: the baseline's results are not among the systems")
+            raise InvalidInputError(
+                "baseline: these results are not among the systems; pass the name of one"
+            )
         baseline_name = matches[0]
     if baseline_name is not None and baseline_name not in named:
         raise InvalidInputError(
@@ -461,6 +465,7 @@ def compare_many(
         for m, metric in enumerate(chosen):
 
             def value(key: str, r: int = row, c: int = m) -> float:
+                """One statistic of this pair and metric."""
                 return float(stats[key][r, c])
 
             items.append(
@@ -511,11 +516,6 @@ def compare_many(
         excluded=excluded,
         failed=failed,
     )
-
-
-def _name_of(results: Any) -> str | None:
-    name = getattr(results, "name", None)
-    return name if isinstance(name, str) else None
 
 
 def compare(

@@ -187,6 +187,7 @@ class MetricComparison:
         where = f"metric {metric!r}"
 
         def count(key: str) -> int:
+            """A non-negative int field."""
             value = data[key]
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise InvalidInputError(f"{where}: {key} must be a count, got {value!r}")
@@ -281,6 +282,7 @@ class Comparison:
     n_tests: int | None = None
 
     def __eq__(self, other: object) -> bool:
+        """Equal when the reports are equal (NaN equal to NaN)."""
         if not isinstance(other, Comparison):
             return NotImplemented
         return bool(canonical(self.to_dict()) == canonical(other.to_dict()))
@@ -288,6 +290,7 @@ class Comparison:
     __hash__ = None  # type: ignore[assignment]
 
     def __getitem__(self, metric: str) -> MetricComparison:
+        """The comparison of one metric; ``KeyError`` naming the compared metrics."""
         for item in self.metrics:
             if item.metric == metric:
                 return item
@@ -655,6 +658,9 @@ class MultipleComparison:
         excluded: Mapping[str, Sequence[Any]] | None = None,
         failed: Mapping[str, Mapping[str, Sequence[Any]]] | None = None,
     ) -> None:
+        """Build a campaign's result (:func:`~ragmeter.compare_many` does; the arguments are
+        the attributes described above, ``results`` the :class:`MetricComparison` of every
+        pair, keyed by ``(candidate, baseline)``)."""
         self.systems = tuple(systems)
         self.baseline = baseline
         self.metric_names = tuple(metrics)
@@ -688,6 +694,9 @@ class MultipleComparison:
             raise KeyError(f"{system!r} is not one of the systems {list(self.systems)}") from None
 
     def __getitem__(self, key: str | tuple[str, str]) -> Comparison:
+        """``result["a", "b"]``: ``a`` against ``b`` (mirrored when the pair was compared the
+        other way round); ``result["a"]``: ``a`` against the baseline. ``KeyError`` for a
+        system or pair that was not compared."""
         if isinstance(key, tuple):
             candidate, baseline = key
         elif self.baseline is None:
@@ -777,6 +786,7 @@ class MultipleComparison:
         }
 
     def __eq__(self, other: object) -> bool:
+        """Equal when the reports are equal (NaN equal to NaN)."""
         if not isinstance(other, MultipleComparison):
             return NotImplemented
         return bool(canonical(self.to_dict()) == canonical(other.to_dict()))

@@ -60,12 +60,15 @@ class SystemsTable:
 
     @property
     def labels(self) -> list[str]:
+        """The systems' labels (:func:`system_labels`)."""
         return system_labels(len(self.systems))
 
     def number(self, value: float) -> str:
+        """A mean as printed (``n/a`` when undefined)."""
         return "n/a" if math.isnan(value) else f"{value:.{self.digits}f}"
 
     def marks(self, system: int, metric: int) -> str:
+        """The labels of the systems ``system`` beats on ``metric``."""
         labels = self.labels
         beaten = [labels[j] for j in self.beats[system][metric]]
         return ("" if len(self.systems) <= 26 else ",").join(beaten)
