@@ -494,6 +494,8 @@ pub fn bootstrap_mean_differences(
 const SUPER_BATCH: usize = 16 * BATCH as usize;
 /// Systems' columns (system x metric) summed together: one table row is one cache line.
 const BLOCK: usize = 8;
+/// Bootstrap resamples whose draws are counted before they are summed.
+const DRAW_BLOCK: usize = 64;
 /// Groups of 8 queries whose tables are built at once (`GROUP_CHUNK * 256 * BLOCK * 8` bytes).
 const GROUP_CHUNK: usize = 32;
 
@@ -1043,25 +1045,53 @@ pub fn bootstrap_pairs(
                 Vec::new()
             };
             let mut draws = vec![0u32; size * watched.len()];
-            for r in 0..size {
-                let sum = &mut sums[r * n_columns..(r + 1) * n_columns];
-                for _ in 0..n {
-                    let i = uniform_below(&mut rng, n as u64) as usize;
-                    for (s, v) in sum
-                        .iter_mut()
-                        .zip(&rows[i * n_columns..(i + 1) * n_columns])
-                    {
-                        *s += v;
+            // Resamples in blocks: first how often each query was drawn ([query][resample],
+            // the draws of `bootstrap_mean_differences`, in its order), then one pass over the
+            // queries adds each query's row to the sums of the resamples that drew it (the
+            // rows are read in order, the block's sums stay in cache; integer sums do not
+            // depend on the order of the draws).
+            let mut drawn = vec![0u32; n * DRAW_BLOCK];
+            for block_start in (0..size).step_by(DRAW_BLOCK) {
+                let width = DRAW_BLOCK.min(size - block_start);
+                drawn.fill(0);
+                for r in 0..width {
+                    for _ in 0..n {
+                        let i = uniform_below(&mut rng, n as u64) as usize;
+                        drawn[i * DRAW_BLOCK + r] += 1;
                     }
-                    if any_undefined {
-                        let count = &mut counts[r * n_columns..(r + 1) * n_columns];
-                        let defined = &row_defined[i * n_columns..(i + 1) * n_columns];
-                        for (c, d) in count.iter_mut().zip(defined) {
-                            *c += d;
+                }
+                for i in 0..n {
+                    let times = &drawn[i * DRAW_BLOCK..i * DRAW_BLOCK + width];
+                    let row = &rows[i * n_columns..(i + 1) * n_columns];
+                    let defined = &row_defined[i * n_columns..(i + 1) * n_columns];
+                    for (r, &c) in times.iter().enumerate() {
+                        if c == 0 {
+                            continue;
+                        }
+                        let at = (block_start + r) * n_columns;
+                        let sum = &mut sums[at..at + n_columns];
+                        if c == 1 {
+                            for (s, v) in sum.iter_mut().zip(row) {
+                                *s += v;
+                            }
+                        } else {
+                            let c = i64::from(c);
+                            for (s, v) in sum.iter_mut().zip(row) {
+                                *s += c * v;
+                            }
+                        }
+                        if any_undefined {
+                            let count = &mut counts[at..at + n_columns];
+                            let c = i64::from(c);
+                            for (k, d) in count.iter_mut().zip(defined) {
+                                *k += c * d;
+                            }
                         }
                     }
                     if let Some(&slot) = watch_slot.get(i).filter(|&&s| s != usize::MAX) {
-                        draws[r * watched.len() + slot] += 1;
+                        for (r, &c) in times.iter().enumerate() {
+                            draws[(block_start + r) * watched.len() + slot] = c;
+                        }
                     }
                 }
             }
