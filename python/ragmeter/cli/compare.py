@@ -13,6 +13,7 @@ tag.
 from __future__ import annotations
 
 import argparse
+import copy
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -82,6 +83,14 @@ def add_parser(sub: Any) -> None:
         "{query_id: {doc_id: score}}",
     )
     for action in _evaluate_options():
+        if action.dest == "metrics":
+            # The same option with compare's default in its help.
+            action = copy.copy(action)
+            action.help = (
+                "measure (repeatable), named as for `ragmeter evaluate` (trec_eval's, "
+                "ragmeter's, ir_measures' or ranx's names; trec_eval's merge rule); default: "
+                + ", ".join(DEFAULT_MEASURES)
+            )
         parser._add_action(action)
     parser.add_argument(
         "--baseline",
