@@ -159,10 +159,23 @@ class PerQueryResults:
         return len(self._query_ids)
 
     def array(self, metric: str | None = None) -> np.ndarray:
-        """The values (read-only) of ``metric`` (1-D, aligned with :attr:`query_ids`), or of
-        every metric (metrics x queries) when ``metric`` is None.
+        """The values of one metric, or of every metric.
 
-        Raises ``KeyError`` (naming the metrics there are) for an unknown metric."""
+        Parameters
+        ----------
+        metric
+            The metric; None: every metric.
+
+        Returns
+        -------
+        numpy.ndarray
+            Read-only: 1-D aligned with :attr:`query_ids`, or metrics x queries.
+
+        Raises
+        ------
+        KeyError
+            An unknown metric (the message names the metrics there are).
+        """
         if metric is None:
             return self._matrix
         return self._matrix[self._row(metric)]
@@ -210,13 +223,24 @@ class PerQueryResults:
         )
 
     def to_dict(self) -> dict[str, dict[QueryId, float]]:
-        """``{metric: {query_id: value}}`` (NaN where undefined)."""
+        """All the values.
+
+        Returns
+        -------
+        dict
+            ``{metric: {query_id: value}}`` (NaN where undefined).
+        """
         return {metric: self[metric] for metric in self._metrics}
 
     def means(self) -> dict[str, MeanScore]:
-        """``{metric: mean}`` over the queries where the value is defined; each mean is a
-        :class:`~ragmeter.MeanScore` that says over how many queries it is and how many were
-        undefined (a failed value counts as undefined)."""
+        """Every metric's mean over the queries where its value is defined.
+
+        Returns
+        -------
+        dict
+            ``{metric: MeanScore}``: each mean says over how many queries it is and how many were
+            undefined (a failed value counts as undefined).
+        """
         means = {}
         for row, metric in enumerate(self._metrics):
             values = self._matrix[row]
@@ -234,7 +258,23 @@ class PerQueryResults:
     ) -> PerQueryResults:
         """The values of some queries (in the given order) and some metrics.
 
-        Raises ``KeyError`` for a query or metric that is not here."""
+        Parameters
+        ----------
+        query_ids
+            The queries (default: all, in order).
+        metrics
+            The metrics (default: all).
+
+        Returns
+        -------
+        PerQueryResults
+            The selection, with the same name and settings.
+
+        Raises
+        ------
+        KeyError
+            A query or metric that is not here.
+        """
         ids = list(self._query_ids if query_ids is None else query_ids)
         names = list(self._metrics if metrics is None else metrics)
         position = {q: i for i, q in enumerate(self._query_ids)}
@@ -254,7 +294,18 @@ class PerQueryResults:
         )
 
     def renamed(self, name: str | None) -> PerQueryResults:
-        """The same values under another system name."""
+        """The same values under another system name.
+
+        Parameters
+        ----------
+        name
+            The new name.
+
+        Returns
+        -------
+        PerQueryResults
+            A copy sharing the (read-only) values.
+        """
         copy = PerQueryResults.__new__(PerQueryResults)
         copy.__dict__.update(self.__dict__)
         copy.name = name
@@ -293,15 +344,25 @@ class PerQueryResults:
         return columns, {c: data[c] for c in columns}
 
     def to_pandas(self, form: Form = "wide") -> Any:
-        """A pandas DataFrame (the ``pandas`` extra).
+        """A pandas DataFrame of the values (the ``pandas`` extra).
 
-        ``form="wide"``: one row per query, a ``query_id`` column and one column per metric;
-        ``form="long"``: one row per (query, metric) with ``value`` and ``status`` (``ok``,
-        ``undefined`` or ``failed``). A ``system`` column comes first when the results have a
-        name. Undefined values are NaN.
+        Parameters
+        ----------
+        form
+            ``"wide"``: one row per query, a ``query_id`` column and one column per metric;
+            ``"long"``: one row per (query, metric) with ``value`` and ``status`` (``ok``,
+            ``undefined`` or ``failed``). A ``system`` column comes first when the results have a
+            name. Undefined values are NaN.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The table.
 
         Raises
         ------
+        InvalidInputError
+            An unknown ``form``.
         MissingDependencyError
             pandas is not installed.
         """
@@ -310,10 +371,25 @@ class PerQueryResults:
         return pd.DataFrame(data, columns=columns)
 
     def to_polars(self, form: Form = "wide") -> Any:
-        """A polars DataFrame (the ``polars`` extra), with the columns of :meth:`to_pandas`.
+        """A polars DataFrame of the values (the ``polars`` extra).
+
+        Parameters
+        ----------
+        form
+            ``"wide"``: one row per query, a ``query_id`` column and one column per metric;
+            ``"long"``: one row per (query, metric) with ``value`` and ``status`` (``ok``,
+            ``undefined`` or ``failed``). A ``system`` column comes first when the results have a
+            name. Undefined values are NaN.
+
+        Returns
+        -------
+        polars.DataFrame
+            The table.
 
         Raises
         ------
+        InvalidInputError
+            An unknown ``form``.
         MissingDependencyError
             polars is not installed.
         """
@@ -322,10 +398,25 @@ class PerQueryResults:
         return pl.DataFrame(data, strict=False).select(columns)
 
     def to_arrow(self, form: Form = "wide") -> Any:
-        """A ``pyarrow.Table`` (the ``arrow`` extra), with the columns of :meth:`to_pandas`.
+        """A ``pyarrow.Table`` of the values (the ``arrow`` extra).
+
+        Parameters
+        ----------
+        form
+            ``"wide"``: one row per query, a ``query_id`` column and one column per metric;
+            ``"long"``: one row per (query, metric) with ``value`` and ``status`` (``ok``,
+            ``undefined`` or ``failed``). A ``system`` column comes first when the results have a
+            name. Undefined values are NaN.
+
+        Returns
+        -------
+        pyarrow.Table
+            The table.
 
         Raises
         ------
+        InvalidInputError
+            An unknown ``form``.
         MissingDependencyError
             pyarrow is not installed.
         """
@@ -451,8 +542,22 @@ def _from_judges(results: Any, name: str | None) -> PerQueryResults:
 
 
 def per_query_results(results: Any, name: str | None = None) -> PerQueryResults:
-    """``results`` as :class:`PerQueryResults`, whatever produced them (see the module
-    documentation); ``name`` names the system (default: the name the results carry).
+    """Per-query results of any kind as :class:`PerQueryResults` (see the module
+    documentation for what is read and how).
+
+    Parameters
+    ----------
+    results
+        Per-query results: ``MetricResults`` of per-query values, a ``RetrievalEvaluation`` (or
+        anything with ``per_query_results()``), ``JudgeResults``, ``PerQueryResults`` or
+        ``{metric: {query_id: value}}``.
+    name
+        The system's name (default: the name the results carry).
+
+    Returns
+    -------
+    PerQueryResults
+        The values, with the name, settings and failures.
 
     Raises
     ------

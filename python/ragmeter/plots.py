@@ -86,10 +86,25 @@ def plot_query_deltas(
     ax: Any = None,
     path: str | os.PathLike[str] | None = None,
 ) -> Any:
-    """Per-query differences (candidate - baseline) of a :class:`~ragmeter.Comparison` on
-    ``metric`` (default: the first compared metric), sorted, as bars: green where the
-    candidate wins, red where it loses. The title gives the mean difference, wins/ties/losses
-    and the p-value. Returns the figure; saves it to ``path`` when given.
+    """Per-query differences (candidate - baseline) of a comparison on one metric, sorted, as
+    bars: green where the candidate wins, red where it loses. The title gives the mean
+    difference, wins/ties/losses and the p-value.
+
+    Parameters
+    ----------
+    comparison
+        A :class:`~ragmeter.Comparison`.
+    metric
+        The metric (default: the first compared metric).
+    ax
+        Matplotlib axes to draw into (default: a new figure).
+    path
+        Where to save the figure (its suffix gives the format).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
 
     Raises
     ------
@@ -131,10 +146,26 @@ def plot_metrics(
     ax: Any = None,
     path: str | os.PathLike[str] | None = None,
 ) -> Any:
-    """Bar chart of the metric means of one system, or grouped bars for several (one colour
-    per system): ``evaluations`` is one per-query result, a sequence of named ones or
-    ``{name: results}``. Bars are labelled with their value; the legend says over how many
-    queries each system was evaluated. Returns the figure; saves it to ``path`` when given.
+    """Bar chart of the metric means of one system, or grouped bars for several (one colour per
+    system). Bars are labelled with their value; the legend says over how many queries each
+    system was evaluated.
+
+    Parameters
+    ----------
+    evaluations
+        One per-query result (:func:`~ragmeter.per_query_results` reads it), a sequence of named
+        ones or ``{name: results}``.
+    metrics
+        The metrics (default: the first system's).
+    ax
+        Matplotlib axes to draw into (default: a new figure).
+    path
+        Where to save the figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
 
     Raises
     ------
@@ -181,10 +212,28 @@ def plot_per_query(
     ax: Any = None,
     path: str | os.PathLike[str] | None = None,
 ) -> Any:
-    """The per-query (per-topic) values of several systems on ``metric``: one line of markers
-    per system, queries on the x axis sorted by the values of ``sort_by`` (a system's name;
-    default: the mean over the systems), descending. Only the queries every system holds are
-    drawn; undefined values (NaN) leave gaps. Returns the figure; saves it to ``path``.
+    """The per-query (per-topic) values of several systems on one metric: one line of markers
+    per system, queries on the x axis sorted by the values of ``sort_by`` (default: the mean
+    over the systems), descending. Only the queries every system holds are drawn; undefined
+    values (NaN) leave gaps.
+
+    Parameters
+    ----------
+    systems
+        ``{name: results}`` or a sequence of named per-query results.
+    metric
+        The metric.
+    sort_by
+        A system's name whose values order the queries.
+    ax
+        Matplotlib axes to draw into (default: a new figure).
+    path
+        Where to save the figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
 
     Raises
     ------

@@ -51,10 +51,24 @@ REPORT_VERSION = 1
 class QueryRecord:
     """What happened to one query.
 
-    ``values`` holds the metric values as computed, NaN where a metric is undefined for this
-    query (no relevant document, or no positive grade for nDCG); the evaluation's
-    ``zero_division`` decides what an undefined value counts as. ``latency`` is the wall-clock
-    time of the search call in seconds. ``error`` says why a search failed or degraded.
+    Parameters
+    ----------
+    query_id
+        The query's id (str or int).
+    query
+        Its text.
+    status
+        How the search ended: one of :data:`STATUSES`.
+    latency
+        The wall-clock time of the search call, in seconds.
+    retrieved
+        The ranked document ids.
+    values
+        The metric values as computed, NaN where a metric is undefined for this query (no
+        relevant document, or no positive grade for nDCG); the evaluation's ``zero_division``
+        decides what an undefined value counts as.
+    error
+        Why a search failed or degraded (None when it did not).
     """
 
     query_id: QueryId
@@ -74,7 +88,13 @@ class QueryRecord:
     __hash__ = None  # type: ignore[assignment]
 
     def to_dict(self) -> dict[str, Any]:
-        """The record as a JSON-ready dict (NaN stays NaN)."""
+        """The record as a dict.
+
+        Returns
+        -------
+        dict
+            JSON-ready (NaN stays NaN).
+        """
         return {
             "query_id": self.query_id,
             "query": self.query,
@@ -87,8 +107,26 @@ class QueryRecord:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], metrics: Sequence[str]) -> QueryRecord:
-        """Rebuild a record of a report, checking every field (a report read from a file
-        may have been edited)."""
+        """Rebuild a record of a report, checking every field (a report read from a file may have
+        been edited).
+
+        Parameters
+        ----------
+        data
+            What :meth:`to_dict` returned.
+        metrics
+            The evaluation's metrics (the values must be theirs).
+
+        Returns
+        -------
+        QueryRecord
+            The rebuilt record.
+
+        Raises
+        ------
+        InvalidInputError
+            A field of the wrong type or out of range, an unknown status or metric.
+        """
         if not isinstance(data, Mapping):
             raise InvalidInputError(f"a query record must be a mapping, got {type(data).__name__}")
         query_id = data["query_id"]
@@ -132,12 +170,27 @@ class QueryRecord:
 
 @dataclass(frozen=True, eq=False)
 class RetrievalEvaluation:
-    """The result of :func:`evaluate_retrieval`: one :class:`QueryRecord` per query plus the
-    parameters the metrics were computed with.
+    """The result of :func:`~ragmeter.evaluate_retrieval`: one :class:`QueryRecord` per query
+    plus the parameters the metrics were computed with.
 
     Every summary is derived from the records: :attr:`metrics` (means), :attr:`per_query`,
     :attr:`status_counts`, :attr:`latency`. Two evaluations are equal when their name,
     parameters and records are equal, NaN included.
+
+    Parameters
+    ----------
+    records
+        One record per query (distinct query ids, at least one).
+    parameters
+        The settings of the evaluation: ``metrics`` (required), ``relevance_threshold``,
+        ``zero_division``, ``duplicates``, ``on_degraded``, ``retriever``.
+    name
+        The system's name, used in comparisons, reports and plots.
+
+    Raises
+    ------
+    InvalidInputError
+        No record, no metric, a query id twice.
     """
 
     records: tuple[QueryRecord, ...]
@@ -263,10 +316,16 @@ class RetrievalEvaluation:
     # -- comparisons ---------------------------------------------------------------------------
 
     def per_query_results(self) -> PerQueryResults:
-        """The per-query values as :class:`~ragmeter.PerQueryResults` (undefined values as
-        ``zero_division`` says, as in :attr:`per_query`), with the evaluation's name and the
-        settings that decide what the values mean (``relevance_threshold``,
-        ``zero_division``): what :func:`ragmeter.compare` and the plots read."""
+        """The per-query values as :class:`~ragmeter.PerQueryResults`: what
+        :func:`ragmeter.compare` and the plots read.
+
+        Returns
+        -------
+        PerQueryResults
+            Undefined values as ``zero_division`` says (as in :attr:`per_query`), with the
+            evaluation's name and the settings that decide what the values mean
+            (``relevance_threshold``, ``zero_division``).
+        """
         parameters = {
             key: self.parameters[key]
             for key in ("relevance_threshold", "zero_division")
@@ -280,10 +339,20 @@ class RetrievalEvaluation:
         )
 
     def compare(self, baseline: Any, **options: Any) -> Comparison:
-        """Compare this evaluation (the candidate) with ``baseline`` (any per-query results)
-        on the same queries; see :func:`ragmeter.compare` for the options (``test``,
-        ``n_resamples``, ``random_state``, ``method``, ``confidence_level``, ``n_bootstrap``,
-        ``metrics``, ``missing``...).
+        """Compare this evaluation (the candidate) with a baseline on the same queries.
+
+        Parameters
+        ----------
+        baseline
+            Any per-query results of the same queries (:func:`~ragmeter.per_query_results`).
+        options
+            The options of :func:`ragmeter.compare` (``test``, ``n_resamples``, ``random_state``,
+            ``method``, ``confidence_level``, ``n_bootstrap``, ``metrics``, ``missing``...).
+
+        Returns
+        -------
+        Comparison
+            One :class:`~ragmeter.MetricComparison` per metric and the per-query differences.
 
         Raises
         ------
@@ -296,7 +365,13 @@ class RetrievalEvaluation:
     # -- serialisation -------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """The full report: parameters, summaries and one entry per query (NaN as NaN)."""
+        """The full report: parameters, summaries and one entry per query.
+
+        Returns
+        -------
+        dict
+            JSON-ready (NaN stays NaN; report writers turn it into null).
+        """
         return {
             "kind": REPORT_KIND,
             "format_version": REPORT_VERSION,
@@ -313,7 +388,23 @@ class RetrievalEvaluation:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RetrievalEvaluation:
-        """Rebuild an evaluation from :meth:`to_dict` output (summaries are recomputed)."""
+        """Rebuild an evaluation from :meth:`to_dict` output (summaries are recomputed).
+
+        Parameters
+        ----------
+        data
+            What :meth:`to_dict` returned (or a report file held).
+
+        Returns
+        -------
+        RetrievalEvaluation
+            The rebuilt evaluation.
+
+        Raises
+        ------
+        InvalidInputError
+            Not such a report, a field of the wrong type or out of range.
+        """
         _check_kind(data)
         parameters = _parameters_from_plain(data.get("parameters"))
         metrics = list(parameters["metrics"])
@@ -324,9 +415,14 @@ class RetrievalEvaluation:
         return cls(records=records, parameters=parameters, name=_report_name(data.get("name")))
 
     def to_rows(self) -> list[dict[str, Any]]:
-        """One flat row per query (for JSONL, dataframes and log pipelines): the record's
-        fields, one column per metric (the raw value, NaN when undefined), the evaluation's
-        name and its parameters."""
+        """One flat row per query (for JSONL, dataframes and log pipelines).
+
+        Returns
+        -------
+        list of dict
+            The record's fields, one column per metric (the raw value, NaN when undefined), the
+            evaluation's name and its parameters.
+        """
         parameters = _parameters_to_plain(self.parameters)
         rows = []
         for record in self.records:
@@ -339,7 +435,18 @@ class RetrievalEvaluation:
 
     @classmethod
     def from_rows(cls, rows: Sequence[Mapping[str, Any]]) -> RetrievalEvaluation:
-        """Rebuild an evaluation from :meth:`to_rows` output (one row per query)."""
+        """Rebuild an evaluation from :meth:`to_rows` output.
+
+        Parameters
+        ----------
+        rows
+            One row per query.
+
+        Returns
+        -------
+        RetrievalEvaluation
+            The rebuilt evaluation.
+        """
         if not rows:
             raise InvalidInputError("rows: an evaluation report needs at least one query row")
         for row in rows:
@@ -353,21 +460,65 @@ class RetrievalEvaluation:
         return cls(records=records, parameters=parameters, name=_report_name(rows[0].get("name")))
 
     def write(self, path: str | os.PathLike[str], *, format: str | None = None) -> os.PathLike[str]:
-        """Write the report to ``path``, atomically; the format comes from the suffix
-        (``.json``, ``.jsonl``, ``.yaml``/``.yml``, ``.toml``) unless ``format`` is given."""
+        """Write the report to a file, atomically.
+
+        Parameters
+        ----------
+        path
+            The file; its suffix gives the format (``.json``, ``.jsonl``, ``.yaml``/``.yml``,
+            ``.toml``).
+        format
+            The format, when the suffix does not say it.
+
+        Returns
+        -------
+        pathlib.Path
+            The path written.
+        """
         return write_report(self, path, format=format)
 
     @classmethod
     def read(
         cls, path: str | os.PathLike[str], *, format: str | None = None
     ) -> RetrievalEvaluation:
-        """Read a report written by :meth:`write`; the result equals the written evaluation.
-        A file that is not exactly such a report (edited by hand, damaged) is an
-        :class:`InvalidInputError` naming the file and the field."""
+        """Read a report written by :meth:`write`.
+
+        Parameters
+        ----------
+        path
+            The report file.
+        format
+            Its format, when the suffix does not say it.
+
+        Returns
+        -------
+        RetrievalEvaluation
+            The evaluation (equal to the one written).
+
+        Raises
+        ------
+        InvalidInputError
+            A file that is not exactly such a report (edited by hand, damaged), naming the file and
+            the field.
+        """
         return load_report(cls, path, format=format)
 
     def plot(self, path: str | os.PathLike[str] | None = None, **options: Any) -> Any:
-        """Bar chart of the metric means (matplotlib; see :func:`ragmeter.plots.plot_metrics`)."""
+        """Bar chart of the metric means (:func:`ragmeter.plots.plot_metrics`; the ``plot``
+        extra).
+
+        Parameters
+        ----------
+        path
+            Where to save the figure.
+        options
+            Passed to :func:`~ragmeter.plots.plot_metrics` (``metrics``, ``ax``).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure.
+        """
         return plot_metrics(self, path=path, **options)
 
 

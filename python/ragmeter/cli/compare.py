@@ -60,7 +60,13 @@ def _evaluate_options() -> list[argparse.Action]:
 
 
 def add_parser(sub: Any) -> None:
-    """The ``compare`` subcommand's options."""
+    """Add the ``compare`` subcommand and its options.
+
+    Parameters
+    ----------
+    sub
+        The subparsers of the ``ragmeter`` command.
+    """
     parser = sub.add_parser(
         "compare",
         help="test which runs differ significantly (all pairs or against a baseline) and "
@@ -174,7 +180,26 @@ def _system_names(runs: list[str], tags: list[Any]) -> list[str]:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    """Evaluate and compare the runs of ``args``; print the table to ``out``."""
+    """Evaluate and compare the runs of ``args``; print the table.
+
+    Parameters
+    ----------
+    args
+        The parsed options.
+    out
+        Where the table goes (messages about the runs go to stderr).
+
+    Returns
+    -------
+    int
+        The exit status (0).
+
+    Raises
+    ------
+    InvalidInputError
+        Fewer than two runs, no comparable measure, an unknown baseline, and every error of the
+        evaluation or the comparison (the command prints it and exits with status 2).
+    """
     if len(args.runs) < 2:
         raise InvalidInputError("runs: a comparison needs at least two run files")
     measures = _comparable(command_measures(args.metrics or list(DEFAULT_MEASURES)))

@@ -10,11 +10,23 @@ __all__ = ["CountScore", "MeanScore", "MetricResults"]
 class MeanScore(float):
     """A mean over queries that remembers what it averaged.
 
-    It is a ``float`` (prints, compares and computes like one) with three attributes:
-    ``n_queries``, the number of queries (answers, for the answer metrics) in the mean;
-    ``n_undefined``, the number of queries whose value was undefined (scored by
-    ``zero_division``, or excluded when it is NaN); and ``metric``, the metric's name.
+    It is a ``float`` (prints, compares and computes like one) with three attributes, its
+    keyword parameters.
 
+    Parameters
+    ----------
+    value
+        The mean.
+    n_queries
+        The number of queries (answers, for the answer metrics) in the mean.
+    n_undefined
+        The number of queries whose value was undefined (scored by ``zero_division``, or
+        excluded when it is NaN).
+    metric
+        The metric's name.
+
+    Examples
+    --------
     >>> m = MeanScore(0.5, n_queries=4, n_undefined=1, metric="map")
     >>> m.describe()
     'map = 0.5000 over 4 queries (1 undefined)'
@@ -35,7 +47,13 @@ class MeanScore(float):
         return (_make_mean, (float(self), self.n_queries, self.n_undefined, self.metric))
 
     def describe(self) -> str:
-        """``"ndcg@10 = 0.6956 over 2 queries (0 undefined)"``."""
+        """The mean in words.
+
+        Returns
+        -------
+        str
+            ``"ndcg@10 = 0.6956 over 2 queries (0 undefined)"``.
+        """
         return (
             f"{self.metric} = {float(self):.4f} over {self.n_queries} queries "
             f"({self.n_undefined} undefined)"
@@ -50,6 +68,17 @@ class CountScore(int):
     """A total over queries (``num_ret``, ``num_rel``, ...) or the number of queries
     (``num_q``): an ``int`` that says over how many queries it was counted.
 
+    Parameters
+    ----------
+    value
+        The total.
+    n_queries
+        The number of queries it was counted over.
+    metric
+        The measure's name.
+
+    Examples
+    --------
     >>> CountScore(1500, n_queries=3, metric="num_ret").describe()
     'num_ret = 1500 over 3 queries'
     """
@@ -67,7 +96,13 @@ class CountScore(int):
         return (_make_count, (int(self), self.n_queries, self.metric))
 
     def describe(self) -> str:
-        """``"num_ret = 1500 over 3 queries"``."""
+        """The total in words.
+
+        Returns
+        -------
+        str
+            ``"num_ret = 1500 over 3 queries"``.
+        """
         return f"{self.metric} = {int(self)} over {self.n_queries} queries"
 
 

@@ -544,8 +544,37 @@ def compare(
     to 16 queries, ``n_resamples`` seeded sign vectors beyond, the same sign vectors for every
     metric) and a confidence interval of ``delta`` at ``confidence_level`` (None or, for the
     bootstrap intervals, ``n_bootstrap=0`` skips it). Queries where a value is undefined (NaN)
-    are left out of that metric. ``correction`` adjusts the p-values over the metrics (None by
-    default: one comparison). The other parameters are those of :func:`compare_many`.
+    are left out of that metric.
+
+    Parameters
+    ----------
+    candidate, baseline
+        Per-query results of the two systems (named by their own names, else
+        ``"candidate"`` and ``"baseline"``).
+    metrics
+        The metrics to compare (default: those both have).
+    test
+        ``"sign-flip"`` (default), ``"t"``, ``"wilcoxon"``, ``"bootstrap"`` or ``"tukey"``
+        (see :func:`compare_many`).
+    correction
+        Adjusts the p-values over the metrics: None (default: one comparison), ``"holm"``,
+        ``"bonferroni"`` or ``"bh"``.
+    alpha
+        The significance level of :meth:`MetricComparison.significant` and the tables.
+    method, n_resamples, random_state
+        The sign-flip test's method, sign vectors (or the bootstrap test's resamples) and seed.
+    confidence_level, n_bootstrap
+        The intervals' level (None: none) and the bootstrap resamples of the percentile
+        intervals (0: none).
+    missing
+        ``"raise"`` (default) or ``"skip"`` (see :func:`compare_many`).
+    n_threads
+        Threads of the Rust core.
+
+    Returns
+    -------
+    Comparison
+        One :class:`MetricComparison` per metric and the per-query differences.
 
     Raises
     ------
@@ -597,5 +626,18 @@ def compare(
 
 def compare_evaluations(candidate: Any, baseline: Any, **options: Any) -> Comparison:
     """Another name of :func:`compare` (kept for code written before it accepted any
-    per-query results)."""
+    per-query results).
+
+    Parameters
+    ----------
+    candidate, baseline
+        Per-query results of the two systems.
+    options
+        The options of :func:`compare`.
+
+    Returns
+    -------
+    Comparison
+        What :func:`compare` returns.
+    """
     return compare(candidate, baseline, **options)

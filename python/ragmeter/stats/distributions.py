@@ -58,6 +58,18 @@ def normal_cdf(x: np.ndarray | float) -> np.ndarray:
     1e-16 (for absolute accuracy, as in sums of probabilities; use :func:`normal_two_sided`
     for small tail probabilities).
 
+    Parameters
+    ----------
+    x
+        Where to evaluate it.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``P(Z <= x)``, in the shape of ``x``.
+
+    Examples
+    --------
     >>> float(normal_cdf(1.959963984540054).round(12))
     0.975
     """
@@ -90,6 +102,18 @@ def normal_two_sided(z: np.ndarray | float) -> np.ndarray:
     """``P(|Z| >= |z|)`` for a standard normal ``Z``, elementwise, to full relative accuracy
     (``erfc(|z| / sqrt(2))``); NaN stays NaN.
 
+    Parameters
+    ----------
+    z
+        The statistics.
+
+    Returns
+    -------
+    numpy.ndarray
+        The two-sided p-values, in the shape of ``z``.
+
+    Examples
+    --------
     >>> round(float(normal_two_sided(1.959963984540054)), 12)
     0.05
     """
@@ -139,6 +163,20 @@ def student_t_two_sided(t: np.ndarray | float, df: np.ndarray | float) -> np.nda
     (Gamma(df / 2) sqrt(df pi))`` comes from a series that keeps its full precision at large
     ``df``. The relative error is below 1e-13 for every ``df >= 1`` (tested against scipy).
 
+    Parameters
+    ----------
+    t
+        The t statistics.
+    df
+        Degrees of freedom (broadcast against ``t``).
+
+    Returns
+    -------
+    numpy.ndarray
+        The two-sided p-values.
+
+    Examples
+    --------
     >>> round(float(student_t_two_sided(2.0, 10)), 12)
     0.073388034771
     """
@@ -190,8 +228,22 @@ def _t_quantile(probability: float, df: float) -> float:
 
 def student_t_quantile(probability: float, df: float) -> float:
     """The ``probability`` quantile of Student's t with ``df`` degrees of freedom
-    (``scipy.stats.t.ppf``), for ``0 < probability < 1``.
+    (``scipy.stats.t.ppf``), for ``0 < probability < 1`` (NaN outside).
 
+    Parameters
+    ----------
+    probability
+        The quantile's probability.
+    df
+        Degrees of freedom.
+
+    Returns
+    -------
+    float
+        The quantile, by bisection to full double precision.
+
+    Examples
+    --------
     >>> round(student_t_quantile(0.975, 10), 10)
     2.228138852
     """
@@ -221,6 +273,18 @@ def wilcoxon_distribution(n: int) -> np.ndarray:
     of the positive differences) for ``n`` differences without ties or zeros: element ``k``
     is ``P(W+ = k)``, ``k = 0 .. n (n + 1) / 2``.
 
+    Parameters
+    ----------
+    n
+        The number of differences.
+
+    Returns
+    -------
+    numpy.ndarray
+        The probabilities, from exact counts of the subsets of ranks.
+
+    Examples
+    --------
     >>> wilcoxon_distribution(3).tolist()
     [0.125, 0.125, 0.125, 0.25, 0.125, 0.125, 0.125]
     """
@@ -311,6 +375,22 @@ def studentized_range_sf(q: np.ndarray | float, k: int, df: float) -> np.ndarray
     per ``k`` (quintic Hermite interpolation). As scipy does, ``df >= 100000`` uses the limit
     of infinite degrees of freedom.
 
+    Parameters
+    ----------
+    q
+        The studentized ranges.
+    k
+        The number of means.
+    df
+        Degrees of freedom.
+
+    Returns
+    -------
+    numpy.ndarray
+        The survival probabilities, in the shape of ``q`` (to about 1e-11, absolute).
+
+    Examples
+    --------
     >>> round(float(studentized_range_sf(3.5, 3, 12)), 6)
     0.069995
     """

@@ -50,6 +50,18 @@ def adjust_p_values(p_values: Any, method: Correction = "holm") -> np.ndarray:
       expected share of false rejections among the rejections) for independent or positively
       dependent tests.
 
+    Parameters
+    ----------
+    p_values
+        The family's p-values (any shape; NaN entries are left out).
+    method
+        ``"holm"`` (default), ``"bonferroni"`` or ``"bh"``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The adjusted p-values, in the shape of ``p_values``.
+
     Raises
     ------
     InvalidInputError
@@ -91,10 +103,23 @@ def adjust_p_values(p_values: Any, method: Correction = "holm") -> np.ndarray:
 
 @dataclass(frozen=True)
 class TukeyResult:
-    """The result of :func:`tukey_hsd`, each a ``k x k`` array over the groups: ``statistic``
-    (mean of group ``i`` minus mean of group ``j``), ``p_value`` (adjusted over all pairs),
-    ``ci_low``/``ci_high`` (simultaneous intervals at ``confidence_level``), with the
-    degrees of freedom ``df`` and the number of groups ``k``."""
+    """The result of :func:`tukey_hsd`.
+
+    Parameters
+    ----------
+    statistic
+        ``k x k``: the mean of group ``i`` minus the mean of group ``j``.
+    p_value
+        ``k x k``: p-values adjusted over all pairs.
+    ci_low, ci_high
+        ``k x k``: simultaneous confidence intervals of the differences.
+    confidence_level
+        Their level.
+    df
+        The degrees of freedom of the pooled variance.
+    k
+        The number of groups.
+    """
 
     statistic: np.ndarray
     p_value: np.ndarray
@@ -131,6 +156,18 @@ def tukey_hsd(groups: Any, *, confidence_level: float = 0.95) -> TukeyResult:
     The groups are treated as independent samples, as scipy and ranx treat them; the
     per-query values of systems are paired (every system on the same queries), so this test is
     conservative for them (Carterette 2012 removes the query effect with a two-way ANOVA).
+
+    Parameters
+    ----------
+    groups
+        A sequence of 1-D samples, or a 2-D array with one group per row.
+    confidence_level
+        The level of the simultaneous intervals.
+
+    Returns
+    -------
+    TukeyResult
+        Differences, adjusted p-values and intervals of every pair of groups.
 
     Raises
     ------

@@ -101,9 +101,23 @@ def _unwrap(values: np.ndarray, single: bool) -> Any:
 
 @dataclass(frozen=True)
 class SignFlipResult:
-    """p-values of :func:`sign_flip_test` (a float for 1-D input, an array per row for 2-D),
-    the counts of sign vectors at least as extreme as the observed one, how many sign vectors
-    were examined (``2**n_pairs`` when exact) and the seed (None when exact)."""
+    """The result of :func:`sign_flip_test`.
+
+    Parameters
+    ----------
+    p_value
+        The two-sided p-value: a float for 1-D input, an array (one per row) for 2-D.
+    count
+        Sign vectors at least as extreme as the observed one (same shape).
+    n_patterns
+        Sign vectors examined: ``2**n_pairs`` when exact, ``n_resamples`` when sampled.
+    method
+        ``"exact"`` or ``"sampled"``.
+    n_pairs
+        The number of pairs (queries).
+    random_state
+        The seed of the sampled test (None when exact).
+    """
 
     p_value: Any
     count: Any
@@ -141,6 +155,24 @@ def sign_flip_test(
     * ``method="auto"`` (default) is exact up to 16 pairs and sampled beyond.
 
     All-zero differences give p = 1.
+
+    Parameters
+    ----------
+    differences
+        One row of per-pair differences, or a 2-D array with one row per metric.
+    method
+        ``"auto"`` (default), ``"exact"`` or ``"sampled"``.
+    n_resamples
+        Random sign vectors of the sampled test.
+    random_state
+        Seed of the sampled test (None: fresh entropy, recorded in the result).
+    n_threads
+        Threads of the Rust core.
+
+    Returns
+    -------
+    SignFlipResult
+        p-values, counts, the number of sign vectors and the seed.
 
     Raises
     ------
@@ -198,8 +230,33 @@ def bootstrap_confidence_interval(
     Each of ``n_resamples`` resamples draws the pairs with replacement (from a portable
     generator in fixed batches, independent of ``n_threads``); the interval is the
     ``(1 - confidence_level) / 2`` and ``(1 + confidence_level) / 2`` quantiles of the resampled
-    means (linear interpolation). Returns ``(low, high)``: floats for one row, arrays for 2-D.
+    means (linear interpolation).
 
+    Parameters
+    ----------
+    differences
+        One row of per-pair differences, or a 2-D array with one row per metric.
+    confidence_level
+        The interval's level, strictly between 0 and 1.
+    n_resamples
+        Resamples of the pairs.
+    random_state
+        Seed (None: fresh entropy).
+    n_threads
+        Threads of the Rust core.
+
+    Returns
+    -------
+    tuple
+        ``(low, high)``: floats for one row, arrays for 2-D.
+
+    Raises
+    ------
+    InvalidInputError
+        Infinite differences, a level outside (0, 1), a bad ``n_resamples`` or seed.
+
+    Examples
+    --------
     >>> bootstrap_confidence_interval([0.25] * 7)
     (0.25, 0.25)
     """
@@ -231,14 +288,34 @@ class PairedTestResult:
     :func:`paired_bootstrap_test`: floats for one row of differences, arrays (one entry per
     row) for 2-D input.
 
-    ``statistic`` is the test's statistic (t; ``min(W+, W-)`` for Wilcoxon, as scipy reports
-    it; the mean difference for the bootstrap), ``p_value`` the two-sided p-value, ``method``
-    how it was computed (``"t"``; ``"exact"``, ``"permutation"`` or ``"normal"`` for Wilcoxon;
-    ``"sampled"`` for the bootstrap), ``mean`` the mean difference, ``effect_size`` Cohen's
-    ``d_z`` (the mean difference over the standard deviation of the differences, NaN when that
-    is 0), ``ci_low``/``ci_high`` the confidence interval of the mean difference at
-    ``confidence_level`` (t interval, or bootstrap percentiles; None for Wilcoxon), ``df`` the
-    degrees of freedom of the t-test.
+    Parameters
+    ----------
+    test
+        ``"t"``, ``"wilcoxon"`` or ``"bootstrap"``.
+    statistic
+        The test's statistic: t; ``min(W+, W-)`` for Wilcoxon, as scipy reports it; the mean
+        difference for the bootstrap.
+    p_value
+        The two-sided p-value.
+    method
+        How it was computed: ``"t"``; ``"exact"``, ``"permutation"`` or ``"normal"`` for
+        Wilcoxon (a list for 2-D input); ``"sampled"`` for the bootstrap.
+    n_pairs
+        The number of pairs.
+    mean
+        The mean difference.
+    effect_size
+        Cohen's ``d_z``: the mean difference over the standard deviation of the differences
+        (NaN when that is 0).
+    ci_low, ci_high
+        The confidence interval of the mean difference at ``confidence_level`` (the t
+        interval, or bootstrap percentiles; None for Wilcoxon).
+    confidence_level
+        The interval's level.
+    df
+        The degrees of freedom of the t-test.
+    n_resamples, random_state
+        The bootstrap's resamples and seed.
     """
 
     test: str
@@ -365,6 +442,18 @@ def paired_t_test(differences: Any, *, confidence_level: float = 0.95) -> Paired
     infinite and p = 0 when the mean is not 0, and both are NaN when it is (every difference
     is 0), as in scipy; fewer than 2 pairs give NaN.
 
+    Parameters
+    ----------
+    differences
+        One row of per-pair differences, or a 2-D array with one test per row.
+    confidence_level
+        The level of the t interval of the mean difference.
+
+    Returns
+    -------
+    PairedTestResult
+        t, the p-value, the degrees of freedom, the interval and Cohen's ``d_z``.
+
     Raises
     ------
     InvalidInputError
@@ -403,6 +492,22 @@ def wilcoxon_test(differences: Any) -> PairedTestResult:
     sign vector is enumerated, and otherwise the normal approximation with the tie correction
     (no continuity correction). ``statistic`` is ``min(W+, W-)``. As in scipy, more than 13
     pairs that are all zero give NaN (the normal approximation has no variance).
+
+    Parameters
+    ----------
+    differences
+        One row of per-pair differences, or a 2-D array with one test per row.
+
+    Returns
+    -------
+    PairedTestResult
+        ``min(W+, W-)``, the p-value and how it was computed, the mean difference and Cohen's
+        ``d_z``.
+
+    Raises
+    ------
+    InvalidInputError
+        NaN or infinite differences.
 
     Examples
     --------
@@ -444,6 +549,29 @@ def paired_bootstrap_test(
     varies around 0; Efron and Tibshirani 1993, section 16.4), compared exactly; the interval
     holds the ``(1 -+ confidence_level) / 2`` quantiles of the resampled means. The draws are
     those of :func:`bootstrap_confidence_interval` for the same ``random_state``.
+
+    Parameters
+    ----------
+    differences
+        One row of per-pair differences, or a 2-D array with one test per row.
+    n_resamples
+        Resamples of the pairs.
+    confidence_level
+        The level of the percentile interval.
+    random_state
+        Seed (None: fresh entropy, recorded in the result).
+    n_threads
+        Threads of the Rust core.
+
+    Returns
+    -------
+    PairedTestResult
+        The mean difference, the p-value, the interval and Cohen's ``d_z``.
+
+    Raises
+    ------
+    InvalidInputError
+        NaN or infinite differences, a bad level, ``n_resamples`` or seed.
 
     Examples
     --------

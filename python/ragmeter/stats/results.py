@@ -90,19 +90,37 @@ def _optional_number(data: Mapping[str, Any], key: str, where: str, **bounds: fl
 class MetricComparison:
     """One metric of a comparison of a candidate with a baseline.
 
-    ``delta`` is the mean over paired queries of candidate minus baseline (the ``n_pairs``
-    queries where both values are defined); ``candidate_mean``/``baseline_mean`` the two
-    means over the same queries; ``wins``/``ties``/``losses`` count the queries where the
-    candidate scored higher/equal/lower. ``p_value`` is the two-sided p-value of the
-    comparison's test, ``statistic`` that test's statistic (t for the t-test, ``min(W+, W-)``
-    for Wilcoxon, the mean difference otherwise) and ``p_value_method`` how the p-value was
-    computed (``exact``/``sampled`` sign vectors, ``t``, ``exact``/``permutation``/``normal``
-    for Wilcoxon, ``sampled`` resamples, ``tukey``). ``ci_low``/``ci_high`` bound the confidence
-    interval of ``delta`` (the t interval for the t-test, Tukey's simultaneous interval, else
-    bootstrap percentiles); ``effect_size`` is Cohen's ``d_z`` (``delta`` over the standard
-    deviation of the differences); ``p_value_adjusted`` the corrected p-value. NaN (for the
-    optional fields None) means undefined: no paired query, no variance for the t-test, no
-    interval asked for, no correction.
+    NaN (for the optional fields None) means undefined: no paired query, no variance for the
+    t-test, no interval asked for, no correction.
+
+    Parameters
+    ----------
+    metric
+        The metric's name.
+    delta
+        The mean over the paired queries (the ``n_pairs`` queries where both values are
+        defined) of candidate minus baseline.
+    wins, ties, losses
+        Queries where the candidate scored higher, the same, lower.
+    p_value
+        The two-sided p-value of the comparison's test.
+    n_pairs
+        The paired queries of this metric.
+    candidate_mean, baseline_mean
+        The two means over the same queries.
+    ci_low, ci_high
+        The confidence interval of ``delta`` (the t interval for the t-test, Tukey's
+        simultaneous interval, else bootstrap percentiles).
+    p_value_adjusted
+        The corrected p-value.
+    statistic
+        The test's statistic: t for the t-test, ``min(W+, W-)`` for Wilcoxon, the mean
+        difference otherwise.
+    effect_size
+        Cohen's ``d_z``: ``delta`` over the standard deviation of the differences.
+    p_value_method
+        How the p-value was computed: ``exact`` or ``sampled`` sign vectors, ``t``,
+        ``exact``/``permutation``/``normal`` for Wilcoxon, ``sampled`` resamples, ``tukey``.
     """
 
     metric: str
@@ -129,13 +147,31 @@ class MetricComparison:
                 object.__setattr__(self, name, None)
 
     def significant(self, alpha: float) -> bool:
-        """Whether the null hypothesis is rejected at ``alpha`` (the adjusted p-value when
-        there is one)."""
+        """Whether the null hypothesis is rejected at ``alpha``.
+
+        Parameters
+        ----------
+        alpha
+            The significance level.
+
+        Returns
+        -------
+        bool
+            The adjusted p-value (the p-value without a correction) is at most ``alpha``;
+            never when it is undefined.
+        """
         p = self.p_value if self.p_value_adjusted is None else self.p_value_adjusted
         return not math.isnan(p) and p <= alpha
 
     def mirrored(self) -> MetricComparison:
-        """The same comparison with candidate and baseline swapped."""
+        """The same comparison with candidate and baseline swapped.
+
+        Returns
+        -------
+        MetricComparison
+            Negated difference, interval, statistic and effect size; wins and losses swapped;
+            the same p-values.
+        """
         return replace(
             self,
             delta=-self.delta,
@@ -152,7 +188,13 @@ class MetricComparison:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields as a JSON-ready dict (NaN stays NaN; report writers turn it into null)."""
+        """The fields as a dict.
+
+        Returns
+        -------
+        dict
+            JSON-ready (NaN stays NaN; report writers turn it into null).
+        """
         return {
             "metric": self.metric,
             "delta": self.delta,
@@ -175,6 +217,16 @@ class MetricComparison:
     def from_dict(cls, data: Mapping[str, Any]) -> MetricComparison:
         """Rebuild one metric of a comparison report, checking every field (a report read
         from a file may have been edited).
+
+        Parameters
+        ----------
+        data
+            What :meth:`to_dict` returned.
+
+        Returns
+        -------
+        MetricComparison
+            The rebuilt comparison.
 
         Raises
         ------
@@ -251,17 +303,41 @@ def _check_excluded(value: Any) -> dict[str, tuple[Any, ...]]:
 class Comparison:
     """A candidate against a baseline on the same queries, metric by metric.
 
-    ``metrics`` holds a :class:`MetricComparison` per metric (also reachable as
-    ``comparison["ndcg@10"]``); ``differences`` the per-query differences (NaN where a value
-    is undefined), aligned with ``query_ids``. ``test`` names the test (see
-    :data:`TESTS`); ``method`` is how its p-values were computed (``"exact"`` or
-    ``"sampled"`` for the sign-flip test); ``n_resamples`` the sign vectors (or resamples)
-    examined, ``random_state`` the seed of the sampled test and of the bootstrap,
-    ``confidence_level`` and ``n_bootstrap`` those of the intervals; ``alpha`` the
-    significance level; ``correction`` the p-value correction (and ``family`` what it was
-    applied over, ``n_tests`` tests: more than the metrics here when the comparison is part of
-    a campaign); ``excluded`` the queries each system had that the comparison left out
-    (``missing="skip"``).
+    ``comparison["ndcg@10"]`` is the :class:`MetricComparison` of one metric.
+
+    Parameters
+    ----------
+    candidate, baseline
+        The systems' names.
+    metrics
+        One :class:`MetricComparison` per metric.
+    query_ids
+        The paired queries.
+    differences
+        ``{metric: per-query differences}`` aligned with ``query_ids`` (NaN where a value is
+        undefined).
+    method
+        How the p-values were computed (``"exact"`` or ``"sampled"`` for the sign-flip test; see
+        :data:`TEST_METHODS`).
+    n_resamples
+        Sign vectors (or bootstrap resamples) examined.
+    random_state
+        The seed of the sampled test and of the bootstrap.
+    confidence_level, n_bootstrap
+        The intervals' level and bootstrap resamples (None and 0: none).
+    test
+        The test (a key of :data:`TESTS`).
+    alpha
+        The significance level.
+    correction
+        The p-value correction (None: none).
+    family
+        What the correction adjusted over: ``"all"`` or ``"metric"``.
+    excluded
+        The queries each system had that the comparison left out (``missing="skip"``).
+    n_tests
+        The tests the correction adjusted over together: more than the metrics here when the
+        comparison is part of a campaign.
     """
 
     candidate: str
@@ -325,7 +401,13 @@ class Comparison:
         return self.to_table()
 
     def describe_test(self) -> str:
-        """One sentence: the test, how its p-values were computed, the correction, alpha."""
+        """The test, how its p-values were computed, the correction and alpha.
+
+        Returns
+        -------
+        str
+            One sentence, as the tables' captions say it.
+        """
         return _describe(
             self.test,
             self.method,
@@ -341,8 +423,19 @@ class Comparison:
         )
 
     def to_table(self, digits: int = 4) -> str:
-        """A plain-text table: one line per metric (means, difference, interval, effect size,
-        W/T/L, p-value, adjusted p-value), under a title that says what was tested."""
+        """A plain-text table: one line per metric (means, difference, interval, effect size, W/T/L,
+        p-value, adjusted p-value), under a title that says what was tested.
+
+        Parameters
+        ----------
+        digits
+            Decimals of the means and differences.
+
+        Returns
+        -------
+        str
+            The table.
+        """
         header = ["metric", "baseline", "candidate", "delta", "d_z", "W/T/L", "p-value"]
         if self.confidence_level is not None:
             header.insert(4, f"{self.confidence_level:.0%} CI")
@@ -386,7 +479,13 @@ class Comparison:
         return "\n".join([title, *lines, *notes])
 
     def to_dict(self) -> dict[str, Any]:
-        """The full report: settings, one entry per metric, the per-query differences."""
+        """The full report: settings, one entry per metric, the per-query differences.
+
+        Returns
+        -------
+        dict
+            JSON-ready (NaN stays NaN; report writers turn it into null).
+        """
         return {
             "kind": COMPARISON_KIND,
             "format_version": FORMAT_VERSION,
@@ -411,13 +510,24 @@ class Comparison:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Comparison:
-        """Rebuild a comparison from :meth:`to_dict` output, checking every field.
+        """Rebuild a comparison from :meth:`to_dict` output, checking every field (counts and mean
+        differences must be those of the per-query differences).
+
+        Parameters
+        ----------
+        data
+            What :meth:`to_dict` returned (or a report file held).
+
+        Returns
+        -------
+        Comparison
+            The rebuilt comparison.
 
         Raises
         ------
         InvalidInputError
-            Not a comparison report, a report of another format version, a field of the
-            wrong type or out of range.
+            Not a comparison report, a report of another format version, a field of the wrong type
+            or out of range, a summary that does not match the differences.
         """
         if data.get("kind") != COMPARISON_KIND:
             raise InvalidInputError(f"not a ragmeter comparison report (kind {data.get('kind')!r})")
@@ -452,8 +562,14 @@ class Comparison:
         )
 
     def to_rows(self) -> list[dict[str, Any]]:
-        """One row per metric (for JSONL and dataframes), with the comparison's settings and
-        the metric's per-query differences on every row."""
+        """One row per metric (for JSONL and dataframes).
+
+        Returns
+        -------
+        list of dict
+            Each row holds the comparison's settings, the metric's fields and its per-query
+            differences.
+        """
         settings = {k: v for k, v in self.to_dict().items() if k not in ("metrics", "differences")}
         return [
             {**settings, **m.to_dict(), "differences": list(self.differences[m.metric])}
@@ -462,7 +578,18 @@ class Comparison:
 
     @classmethod
     def from_rows(cls, rows: Sequence[Mapping[str, Any]]) -> Comparison:
-        """Rebuild a comparison from :meth:`to_rows` output."""
+        """Rebuild a comparison from :meth:`to_rows` output.
+
+        Parameters
+        ----------
+        rows
+            What :meth:`to_rows` returned.
+
+        Returns
+        -------
+        Comparison
+            The rebuilt comparison (checked as :meth:`from_dict` checks it).
+        """
         if not rows:
             raise InvalidInputError("rows: a comparison report needs at least one metric row")
         metric_fields = set(MetricComparison.__dataclass_fields__)
@@ -476,20 +603,66 @@ class Comparison:
         )
 
     def write(self, path: str | os.PathLike[str], *, format: str | None = None) -> Any:
-        """Write the comparison (json, jsonl: one row per metric, yaml, toml), atomically;
-        returns the path."""
+        """Write the comparison to a report file, atomically.
+
+        Parameters
+        ----------
+        path
+            The file; its suffix gives the format (``.json``, ``.jsonl``: one row per metric,
+            ``.yaml``, ``.toml``).
+        format
+            The format, when the suffix does not say it.
+
+        Returns
+        -------
+        pathlib.Path
+            The path written.
+        """
         return write_report(self, path, format=format)
 
     @classmethod
     def read(cls, path: str | os.PathLike[str], *, format: str | None = None) -> Comparison:
-        """Read a comparison written by :meth:`write` (validated: a file that is not exactly
-        what ragmeter writes is an :class:`~ragmeter.InvalidInputError` naming the field)."""
+        """Read a comparison written by :meth:`write`.
+
+        Parameters
+        ----------
+        path
+            The report file.
+        format
+            Its format, when the suffix does not say it.
+
+        Returns
+        -------
+        Comparison
+            The comparison (equal to the one written).
+
+        Raises
+        ------
+        InvalidInputError
+            A file that is not exactly what ragmeter writes (edited, damaged), naming the field.
+        """
         return load_report(cls, path, format=format)
 
     def plot(
         self, metric: str | None = None, path: str | os.PathLike[str] | None = None, **options: Any
     ) -> Any:
-        """Per-query difference plot of ``metric`` (:func:`ragmeter.plots.plot_query_deltas`)."""
+        """Per-query difference plot of one metric (:func:`ragmeter.plots.plot_query_deltas`; the
+        ``plot`` extra).
+
+        Parameters
+        ----------
+        metric
+            The metric (default: the first).
+        path
+            Where to save the figure (its suffix gives the format).
+        options
+            Passed to :func:`~ragmeter.plots.plot_query_deltas` (``ax``).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure.
+        """
         return plot_query_deltas(self, metric, path=path, **options)
 
 
@@ -620,21 +793,45 @@ def _describe(
 
 
 class MultipleComparison:
-    """Several systems compared on the same queries: every system against a baseline, or
-    every pair (``baseline`` is None), over several metrics, with corrected p-values.
+    """Several systems compared on the same queries: every system against a baseline, or every
+    pair (``baseline`` is None), over several metrics, with corrected p-values.
 
-    Attributes: ``systems`` (names, in order: the table's rows and letters), ``baseline``,
-    ``metric_names``, ``query_ids`` (the paired queries), ``values`` (systems x metrics x
-    queries, NaN where undefined), ``pairs`` (``(candidate, baseline)`` names, in order),
-    ``test``, ``method``, ``correction``, ``family``, ``alpha``, ``confidence_level``,
-    ``n_resamples``, ``n_bootstrap``, ``random_state``, ``excluded`` (queries left out by
-    ``missing="skip"``, per system) and ``failed`` (values that are NaN because an evaluation
-    failed, per system and metric).
+    :func:`~ragmeter.compare_many` builds it. ``result["a", "b"]`` is the :class:`Comparison`
+    of ``a`` against ``b`` (in either order: the other order is mirrored), ``result["a"]`` that
+    of ``a`` against the baseline; :attr:`comparisons` holds them all. The paper table comes as
+    :meth:`to_table`, :meth:`to_markdown`, :meth:`to_latex`, :meth:`to_csv` and
+    :meth:`to_json`. The parameters are also its attributes (``metrics`` as ``metric_names``),
+    with ``pairs``: the compared ``(candidate, baseline)`` names, in order.
 
-    ``result["a", "b"]`` is the :class:`Comparison` of ``a`` against ``b`` (in either order:
-    the other order is mirrored), ``result["a"]`` that of ``a`` against the baseline;
-    :attr:`comparisons` holds them all. The paper table comes as :meth:`to_table`,
-    :meth:`to_markdown`, :meth:`to_latex`, :meth:`to_csv` and :meth:`to_json`.
+    Parameters
+    ----------
+    systems
+        The systems' names, in order: the table's rows and labels.
+    baseline
+        The baseline's name, or None when every pair was compared.
+    metrics
+        The compared metrics.
+    query_ids
+        The paired queries.
+    values
+        Systems x metrics x queries, NaN where a value is undefined.
+    results
+        ``{(candidate, baseline): one MetricComparison per metric}``.
+    test, method
+        The test (a key of :data:`TESTS`) and how its p-values were computed.
+    correction, family
+        The p-value correction (None: none; ``"tukey"`` for Tukey's test) and what it adjusted
+        over (``"all"`` or ``"metric"``).
+    alpha
+        The significance level of the marks.
+    confidence_level
+        The intervals' level (None: no interval).
+    n_resamples, n_bootstrap, random_state
+        Sign vectors or resamples of the test, bootstrap resamples of the intervals, the seed.
+    excluded
+        Per system, the queries left out by ``missing="skip"``.
+    failed
+        Per system and metric, the queries whose value is NaN because an evaluation failed.
     """
 
     def __init__(
@@ -658,9 +855,7 @@ class MultipleComparison:
         excluded: Mapping[str, Sequence[Any]] | None = None,
         failed: Mapping[str, Mapping[str, Sequence[Any]]] | None = None,
     ) -> None:
-        """Build a campaign's result (:func:`~ragmeter.compare_many` does; the arguments are
-        the attributes described above, ``results`` the :class:`MetricComparison` of every
-        pair, keyed by ``(candidate, baseline)``)."""
+        """Build a campaign's result (see the class documentation)."""
         self.systems = tuple(systems)
         self.baseline = baseline
         self.metric_names = tuple(metrics)
@@ -755,8 +950,24 @@ class MultipleComparison:
         return {(pair[0] if self.baseline is not None else pair): self[pair] for pair in self.pairs}
 
     def metric_comparisons(self, candidate: str, baseline: str) -> tuple[MetricComparison, ...]:
-        """The :class:`MetricComparison` of every metric of one pair (mirrored when the pair
-        was compared the other way round), without building the per-query differences."""
+        """The comparisons of every metric of one pair, without building the per-query
+        differences.
+
+        Parameters
+        ----------
+        candidate, baseline
+            The pair (mirrored when it was compared the other way round).
+
+        Returns
+        -------
+        tuple of MetricComparison
+            One per metric.
+
+        Raises
+        ------
+        KeyError
+            The pair was not compared.
+        """
         if (candidate, baseline) in self._results:
             return self._results[candidate, baseline]
         if (baseline, candidate) in self._results:
@@ -764,7 +975,13 @@ class MultipleComparison:
         raise KeyError(f"{candidate!r} and {baseline!r} were not compared")
 
     def means(self) -> dict[str, dict[str, float]]:
-        """``{system: {metric: mean over the paired queries where it is defined}}``."""
+        """Every system's mean of every metric over the paired queries where it is defined.
+
+        Returns
+        -------
+        dict
+            ``{system: {metric: mean}}`` (NaN without a defined value).
+        """
         defined = ~np.isnan(self.values)
         with np.errstate(invalid="ignore", divide="ignore"):
             table = np.where(defined, self.values, 0.0).sum(axis=2) / defined.sum(axis=2)
@@ -774,7 +991,13 @@ class MultipleComparison:
         }
 
     def per_system(self) -> dict[str, PerQueryResults]:
-        """``{system: PerQueryResults}`` of the paired queries."""
+        """Every system's per-query values.
+
+        Returns
+        -------
+        dict
+            ``{system: PerQueryResults}`` of the paired queries.
+        """
         return {
             system: PerQueryResults(
                 {m: self.values[s, i] for i, m in enumerate(self.metric_names)},
@@ -807,8 +1030,13 @@ class MultipleComparison:
     # -- tables --------------------------------------------------------------------------------
 
     def describe_test(self) -> str:
-        """The caption's sentence: the test, the correction and what it was applied over,
-        the significance level."""
+        """The caption's sentence: the test, the correction and what it was applied over, alpha.
+
+        Returns
+        -------
+        str
+            The sentence.
+        """
         return _describe(
             self.test,
             self.method,
@@ -822,10 +1050,22 @@ class MultipleComparison:
         )
 
     def systems_table(self, digits: int = 4) -> SystemsTable:
-        """The data of the paper table (see :class:`~ragmeter.stats.tables.SystemsTable`):
-        a system's mean carries the labels of the systems it beats significantly (a higher
-        mean over the queries the two share and a p-value, adjusted if corrected, at most
-        ``alpha``); the best mean of each metric, as printed, is bold."""
+        """The data of the paper table.
+
+        A system's mean carries the labels of the systems it beats significantly (a higher mean
+        over the queries the two share and a p-value, adjusted if corrected, at most ``alpha``);
+        the best mean of each metric, as printed, is bold.
+
+        Parameters
+        ----------
+        digits
+            Decimals of the means.
+
+        Returns
+        -------
+        SystemsTable
+            What the renderers of :mod:`ragmeter.stats.tables` print.
+        """
         means = self.means()
         n_systems, n_metrics = len(self.systems), len(self.metric_names)
         beats: list[list[list[int]]] = [[[] for _ in range(n_metrics)] for _ in range(n_systems)]
@@ -866,8 +1106,13 @@ class MultipleComparison:
         )
 
     def notes(self) -> list[str]:
-        """What a reader of the table must know besides the caption: queries left out,
-        failed values, pairs whose p-value is undefined, the baseline."""
+        """What a reader of the table must know besides the caption.
+
+        Returns
+        -------
+        list of str
+            Queries left out, failed values, pairs whose p-value is undefined, the baseline.
+        """
         notes = []
         if self.baseline is not None:
             notes.append(
@@ -897,26 +1142,69 @@ class MultipleComparison:
         return notes
 
     def to_table(self, digits: int = 4) -> str:
-        """The paper table as aligned text (a star marks the best mean of each metric)."""
+        """The paper table as aligned text (a star marks the best mean of each metric).
+
+        Parameters
+        ----------
+        digits
+            Decimals of the means.
+
+        Returns
+        -------
+        str
+            The table, its caption and notes.
+        """
         return render_text(self.systems_table(digits))
 
     def to_markdown(self, digits: int = 4) -> str:
-        """The paper table as a GitHub-flavoured Markdown table, with its caption below."""
+        """The paper table as a GitHub-flavoured Markdown table, with its caption below.
+
+        Parameters
+        ----------
+        digits
+            Decimals of the means.
+
+        Returns
+        -------
+        str
+            The Markdown text.
+        """
         return render_markdown(self.systems_table(digits))
 
     def to_latex(
         self, digits: int = 4, *, label: str = "tab:comparison", standalone: bool = False
     ) -> str:
-        """The paper table as a LaTeX ``table`` with a ``booktabs`` tabular (the best mean of
-        each metric in bold, superscript letters of the systems each mean beats, the test,
-        correction and alpha in the caption). Needs ``\\usepackage{booktabs}``;
-        ``standalone=True`` returns a whole document."""
+        """The paper table as a LaTeX ``table`` with a ``booktabs`` tabular.
+
+        The best mean of each metric is bold, each mean carries the superscript labels of the
+        systems it beats, and the caption gives the test, the correction and alpha. It needs
+        ``\\usepackage{booktabs}``.
+
+        Parameters
+        ----------
+        digits
+            Decimals of the means.
+        label
+            The table's ``\\label``.
+        standalone
+            Return a whole compilable document.
+
+        Returns
+        -------
+        str
+            The LaTeX source.
+        """
         return render_latex(self.systems_table(digits), label=label, standalone=standalone)
 
     def pair_rows(self) -> list[dict[str, Any]]:
-        """One row per compared pair and metric: both means, the difference and its interval,
-        the effect size, W/T/L, the test's statistic and p-values, whether it is significant,
-        and the settings."""
+        """One row per compared pair and metric.
+
+        Returns
+        -------
+        list of dict
+            Both means, the difference and its interval, the effect size, W/T/L, the test's
+            statistic and p-values, whether it is significant, and the settings.
+        """
         rows = []
         for (candidate, baseline), items in self._results.items():
             for item in items:
@@ -935,16 +1223,44 @@ class MultipleComparison:
         return rows
 
     def to_csv(self) -> str:
-        """:meth:`pair_rows` as CSV (empty cells where a value is undefined)."""
+        """The rows of :meth:`pair_rows` as CSV.
+
+        Returns
+        -------
+        str
+            RFC 4180 CSV with a header row (empty cells where a value is undefined).
+        """
         return render_csv(self.pair_rows())
 
     def to_pandas(self) -> Any:
-        """:meth:`pair_rows` as a pandas DataFrame (the ``pandas`` extra)."""
+        """The rows of :meth:`pair_rows` as a pandas DataFrame (the ``pandas`` extra).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per pair and metric.
+
+        Raises
+        ------
+        MissingDependencyError
+            pandas is not installed.
+        """
         pd = import_optional("pandas", extra="pandas", purpose="MultipleComparison.to_pandas()")
         return pd.DataFrame(self.pair_rows())
 
     def to_json(self, *, indent: int | None = 2) -> str:
-        """The full report (:meth:`to_dict`) as strict JSON (an undefined value is null)."""
+        """The full report (:meth:`to_dict`) as strict JSON.
+
+        Parameters
+        ----------
+        indent
+            Indentation (None: one line).
+
+        Returns
+        -------
+        str
+            The JSON text (an undefined value is null).
+        """
         return json.dumps(_strict(self.to_dict()), indent=indent, ensure_ascii=False)
 
     # -- reports -------------------------------------------------------------------------------
@@ -963,8 +1279,14 @@ class MultipleComparison:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        """The full report: systems, settings, every system's per-query values and every
-        pair's comparison."""
+        """The full report: systems, settings, every system's per-query values and every pair's
+        comparison.
+
+        Returns
+        -------
+        dict
+            JSON-ready (NaN stays NaN; report writers turn it into null).
+        """
         return {
             "kind": MULTIPLE_COMPARISON_KIND,
             "format_version": FORMAT_VERSION,
@@ -997,11 +1319,21 @@ class MultipleComparison:
     def from_dict(cls, data: Mapping[str, Any]) -> MultipleComparison:
         """Rebuild a comparison from :meth:`to_dict` output, checking every field.
 
+        Parameters
+        ----------
+        data
+            What :meth:`to_dict` returned (or a report file held).
+
+        Returns
+        -------
+        MultipleComparison
+            The rebuilt comparison.
+
         Raises
         ------
         InvalidInputError
-            Not such a report, another format version, a field of the wrong type or out of
-            range, values not aligned with the queries, pairs of unknown systems.
+            Not such a report, another format version, a field of the wrong type or out of range,
+            values not aligned with the queries, pairs of unknown systems.
         """
         if data.get("kind") != MULTIPLE_COMPARISON_KIND:
             raise InvalidInputError(
@@ -1061,9 +1393,15 @@ class MultipleComparison:
         )
 
     def to_rows(self) -> list[dict[str, Any]]:
-        """Rows for JSONL, each with the settings: one ``"row": "system"`` row per system
-        (its per-query values) and one ``"row": "pair"`` row per compared pair
-        (``pair_candidate``, ``pair_baseline``) and metric."""
+        """Rows for JSONL, each with the settings.
+
+        Returns
+        -------
+        list of dict
+            One ``"row": "system"`` row per system (its per-query values) and one
+            ``"row": "pair"`` row per compared pair (``pair_candidate``, ``pair_baseline``) and
+            metric.
+        """
         full = self.to_dict()
         head = {k: v for k, v in full.items() if k not in ("values", "comparisons")}
         rows: list[dict[str, Any]] = [
@@ -1085,7 +1423,18 @@ class MultipleComparison:
 
     @classmethod
     def from_rows(cls, rows: Sequence[Mapping[str, Any]]) -> MultipleComparison:
-        """Rebuild a comparison from :meth:`to_rows` output."""
+        """Rebuild a comparison from :meth:`to_rows` output.
+
+        Parameters
+        ----------
+        rows
+            What :meth:`to_rows` returned.
+
+        Returns
+        -------
+        MultipleComparison
+            The rebuilt comparison (checked as :meth:`from_dict` checks it).
+        """
         if not rows:
             raise InvalidInputError("rows: a comparison report needs at least one row")
         metric_fields = set(MetricComparison.__dataclass_fields__)
@@ -1111,12 +1460,38 @@ class MultipleComparison:
         )
 
     def write(self, path: str | os.PathLike[str], *, format: str | None = None) -> Any:
-        """Write the comparison (json, jsonl, yaml, toml), atomically; returns the path."""
+        """Write the comparison to a report file, atomically.
+
+        Parameters
+        ----------
+        path
+            The file; its suffix gives the format (``.json``, ``.jsonl``, ``.yaml``, ``.toml``).
+        format
+            The format, when the suffix does not say it.
+
+        Returns
+        -------
+        pathlib.Path
+            The path written.
+        """
         return write_report(self, path, format=format)
 
     @classmethod
     def read(cls, path: str | os.PathLike[str], *, format: str | None = None) -> MultipleComparison:
-        """Read a comparison written by :meth:`write` (validated on reading)."""
+        """Read a comparison written by :meth:`write` (validated on reading).
+
+        Parameters
+        ----------
+        path
+            The report file.
+        format
+            Its format, when the suffix does not say it.
+
+        Returns
+        -------
+        MultipleComparison
+            The comparison (equal to the one written).
+        """
         return load_report(cls, path, format=format)
 
     def plot(
@@ -1125,9 +1500,23 @@ class MultipleComparison:
         path: str | os.PathLike[str] | None = None,
         **options: Any,
     ) -> Any:
-        """Per-query values of every system on ``metric`` (default: the first), queries
-        sorted by the baseline's value (or the mean over systems):
-        :func:`ragmeter.plots.plot_per_query`."""
+        """Every system's per-query values of one metric (:func:`ragmeter.plots.plot_per_query`;
+        the ``plot`` extra), queries sorted by the baseline's value (or the mean over systems).
+
+        Parameters
+        ----------
+        metric
+            The metric (default: the first).
+        path
+            Where to save the figure.
+        options
+            Passed to :func:`~ragmeter.plots.plot_per_query` (``ax``).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure.
+        """
         return plot_per_query(
             self.per_system(),
             metric or self.metric_names[0],

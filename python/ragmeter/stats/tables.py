@@ -18,6 +18,7 @@ from typing import Any
 
 __all__ = [
     "SystemsTable",
+    "latex_escape",
     "render_csv",
     "render_latex",
     "render_markdown",
@@ -30,6 +31,18 @@ def system_labels(n: int) -> list[str]:
     """Labels of ``n`` systems: ``a`` to ``z`` up to 26 systems (as ranx), ``1`` to ``n``
     beyond (then significance marks are separated by commas).
 
+    Parameters
+    ----------
+    n
+        The number of systems.
+
+    Returns
+    -------
+    list of str
+        The labels, in order.
+
+    Examples
+    --------
     >>> system_labels(3), system_labels(28)[-2:]
     (['a', 'b', 'c'], ['27', '28'])
     """
@@ -42,11 +55,22 @@ def system_labels(n: int) -> list[str]:
 class SystemsTable:
     """What the systems table shows.
 
-    ``means[s][m]`` is system ``s``'s mean of metric ``m`` (NaN: no defined value);
-    ``beats[s][m]`` the indices of the systems it beats significantly on that metric;
-    ``bold[s][m]`` whether the mean is the best of its column (as printed); ``caption`` says
-    what the marks mean (test, correction, alpha); ``notes`` what else a reader must know
-    (excluded queries, failures, undefined p-values).
+    Parameters
+    ----------
+    systems, metrics
+        The rows' systems and the columns' metrics.
+    means
+        ``means[s][m]``: system ``s``'s mean of metric ``m`` (NaN: no defined value).
+    beats
+        ``beats[s][m]``: the indices of the systems ``s`` beats significantly on ``m``.
+    bold
+        ``bold[s][m]``: whether the mean is the best of its column (as printed).
+    caption
+        What the marks mean (test, correction, alpha).
+    notes
+        What else a reader must know (excluded queries, failures, undefined p-values).
+    digits
+        Decimals of the means.
     """
 
     systems: Sequence[str]
@@ -64,19 +88,52 @@ class SystemsTable:
         return system_labels(len(self.systems))
 
     def number(self, value: float) -> str:
-        """A mean as printed (``n/a`` when undefined)."""
+        """A mean as printed.
+
+        Parameters
+        ----------
+        value
+            The mean.
+
+        Returns
+        -------
+        str
+            ``digits`` decimals, or ``n/a`` when undefined.
+        """
         return "n/a" if math.isnan(value) else f"{value:.{self.digits}f}"
 
     def marks(self, system: int, metric: int) -> str:
-        """The labels of the systems ``system`` beats on ``metric``."""
+        """The labels of the systems one system beats on one metric.
+
+        Parameters
+        ----------
+        system, metric
+            Indices of the row and the column.
+
+        Returns
+        -------
+        str
+            The labels, joined (by commas beyond 26 systems).
+        """
         labels = self.labels
         beaten = [labels[j] for j in self.beats[system][metric]]
         return ("" if len(self.systems) <= 26 else ",").join(beaten)
 
 
 def render_text(table: SystemsTable) -> str:
-    """An aligned plain-text table: the marks follow each mean after a space, the best mean
-    of each metric is starred, and the caption and notes follow the table."""
+    """An aligned plain-text table: the marks follow each mean after a space, the best mean of
+    each metric is starred, and the caption and notes follow the table.
+
+    Parameters
+    ----------
+    table
+        What to print.
+
+    Returns
+    -------
+    str
+        The text.
+    """
     header = ["", "system", *table.metrics]
     rows = [header]
     for s, system in enumerate(table.systems):
@@ -102,7 +159,18 @@ def _markdown_cell(text: str) -> str:
 
 def render_markdown(table: SystemsTable) -> str:
     """A GitHub-flavoured Markdown table (the best mean in bold, the marks as
-    ``<sup>...</sup>``), then the caption and notes as a paragraph."""
+    ``<sup>...</sup>``), then the caption and notes as a paragraph.
+
+    Parameters
+    ----------
+    table
+        What to print.
+
+    Returns
+    -------
+    str
+        The Markdown text.
+    """
     header = ["", "System", *(_markdown_cell(m) for m in table.metrics)]
     lines = [
         "| " + " | ".join(header) + " |",
@@ -141,9 +209,21 @@ _LATEX_SPECIAL = {
 
 
 def latex_escape(text: str) -> str:
-    """``text`` with LaTeX's special characters escaped and a few symbols (α, ×, ≤, ≥)
-    written as math, so that pdflatex compiles it.
+    """``text`` with LaTeX's special characters escaped and a few symbols (α, ×, ≤, ≥) written
+    as math, so that pdflatex compiles it.
 
+    Parameters
+    ----------
+    text
+        Plain text.
+
+    Returns
+    -------
+    str
+        LaTeX source.
+
+    Examples
+    --------
     >>> print(latex_escape("ndcg_cut_10 & P@5 (α = 5%)"))
     ndcg\\_cut\\_10 \\& P@5 ($\\alpha$ = 5\\%)
     """
@@ -154,10 +234,23 @@ def render_latex(
     table: SystemsTable, *, label: str = "tab:comparison", standalone: bool = False
 ) -> str:
     """A ``table`` environment with a ``booktabs`` tabular (``\\toprule``, ``\\midrule``,
-    ``\\bottomrule``): the best mean of each metric in ``\\textbf``, the marks as
-    superscripts, the caption (test, correction, alpha, what the marks mean) and the notes in
-    ``\\caption``. ``standalone=True`` wraps it in a compilable document (``\\usepackage
-    {booktabs}``)."""
+    ``\\bottomrule``): the best mean of each metric in ``\\textbf``, the marks as superscripts,
+    the caption (test, correction, alpha, what the marks mean) and the notes in ``\\caption``.
+
+    Parameters
+    ----------
+    table
+        What to print.
+    label
+        The table's ``\\label``.
+    standalone
+        Wrap it in a compilable document (``\\usepackage{booktabs}``).
+
+    Returns
+    -------
+    str
+        The LaTeX source.
+    """
     columns = "cl" + "r" * len(table.metrics)
     lines = [
         r"\begin{table}[t]",
@@ -193,8 +286,19 @@ def render_latex(
 
 
 def render_csv(rows: Sequence[Mapping[str, Any]]) -> str:
-    """Rows of dicts as CSV (RFC 4180, a header row from the first row's keys; NaN and None
-    as empty cells)."""
+    """Rows of dicts as CSV (RFC 4180, a header row from the first row's keys; NaN and None as
+    empty cells).
+
+    Parameters
+    ----------
+    rows
+        The rows (every row with the first row's keys).
+
+    Returns
+    -------
+    str
+        The CSV text (empty without rows).
+    """
     if not rows:
         return ""
     buffer = io.StringIO()
