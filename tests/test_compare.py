@@ -132,6 +132,14 @@ def test_every_kind_of_result_becomes_per_query_results(tmp_path, campaign):
     assert math.isnan(plain["m"]["b"]) and per_query_results(plain) is plain
     with pytest.raises(InvalidInputError, match="per_query=True"):
         per_query_results(ranking_metrics(qrels, runs["dense"], metrics=["map"]))
+    # the per-query MetricResults are tables too
+    table = trec.to_pandas()
+    assert list(table.columns) == ["query_id", *METRICS]
+    assert table.set_index("query_id")["ndcg@10"].to_dict() == pytest.approx(
+        from_mapping["ndcg@10"], abs=1e-12
+    )
+    assert trec.to_polars().shape == (len(qrels), 1 + len(METRICS))
+    assert trec.to_arrow("long").num_rows == len(qrels) * len(METRICS)
     with pytest.raises(InputTypeError, match="cannot read per-query values"):
         per_query_results(42)
     with pytest.raises(InvalidInputError, match="appear more than once"):
@@ -626,6 +634,7 @@ OWNED_MODULES = [
     "stats/results.py",
     "stats/tables.py",
     "per_query.py",
+    "ranking/results.py",
     "plots.py",
     "harness.py",
     "retrieval_evaluation.py",
