@@ -779,10 +779,10 @@ def _describe(
         adjustment = "no correction for multiple tests"
     else:
         scope = (
-            f"over all {n_tests} tests"
+            ("over 1 test" if n_tests == 1 else f"over all {n_tests} tests")
             if family == "all"
             else f"per metric (over {n_pairs} pairs)"
-            if n_pairs is not None
+            if n_pairs is not None and n_pairs != 1
             else "per metric"
         )
         adjustment = f"p-values adjusted by {CORRECTIONS[correction]} {scope}"
