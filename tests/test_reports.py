@@ -267,7 +267,7 @@ def test_readme_examples_work_as_written(tmp_path, monkeypatch, capsys):
     end = readme.find("\n## ", readme.index("## Compare two systems"))
     sections = readme[start : end if end != -1 else len(readme)]
     blocks = [block.split("```", 1)[0] for block in sections.split("```python\n")[1:]]
-    assert len(blocks) == 4  # the fourth, "Tune a retriever with scikit-learn", prints nothing
+    assert len(blocks) == 5  # the second, "Tune a retriever with scikit-learn", prints nothing
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}
     for block in blocks:
@@ -279,11 +279,19 @@ def test_readme_examples_work_as_written(tmp_path, monkeypatch, capsys):
     assert printed[4] == (
         "[('recall@1', -0.5, 1.0), ('mrr', -0.6666666666666666, 0.5), ('ndcg@3', -0.75, 0.5)]"
     )
+    # the campaign's table as the README shows it (its caption wrapped over three lines)
+    shown = sections[sections.index("print(campaign.to_table())") :].splitlines()[1:10]
+    shown = [line.removeprefix("#").removeprefix(" ") for line in shown]
+    table_start = printed.index(shown[0])
+    assert printed[table_start : table_start + 6] == shown[:6]
+    assert printed[table_start + 6] == " ".join(shown[6:9])
+    assert float(printed[table_start + 7]) < 0.05
     assert {p.name for p in tmp_path.iterdir()} == {
         "baseline.json",
         "baseline.jsonl",
         "baseline.yaml",
         "baseline.toml",
+        "campaign.json",
     }
 
 
@@ -414,12 +422,19 @@ def test_edited_jsonl_rows_and_comparisons_are_refused(tmp_path, spec_report):
     comparison = spec_report.compare(spec_report)
     for edit, message in [
         (lambda d: d["metrics"][0].update(p_value=1.5), r"p_value: 1.5 lies outside"),
-        (lambda d: d["metrics"][0].update(metric="bogus"), r"unknown metric 'bogus'"),
+        (lambda d: d["metrics"][0].update(metric=""), r"metric: expected a metric name"),
+        (lambda d: d["metrics"][0].update(metric="bogus"), r"one difference per query id"),
         (lambda d: d["metrics"][0].update(wins=5), r"wins \+ ties \+ losses must equal n_pairs"),
-        (lambda d: d.update(method="bogus"), r"method: must be 'exact' or 'sampled'"),
+        (lambda d: d.update(method="bogus"), r"method: must be one of \('exact', 'sampled'\)"),
+        (lambda d: d.update(test="z"), r"test: must be one of"),
         (lambda d: d.update(query_ids=[[1], 2]), r"query_ids: every query id must be"),
         (lambda d: d.update(n_resamples=0), r"n_resamples: must be an int >= 1"),
-        (lambda d: d["differences"]["mrr"].__setitem__(0, 3.0), r"differences: mrr: 3.0 lies"),
+        (lambda d: d.update(format_version=1), r"format_version: 1; this version"),
+        (
+            lambda d: d["differences"]["mrr"].__setitem__(0, 3.0),
+            r"metric 'mrr': n_pairs, wins, ties and losses",
+        ),
+        (lambda d: d["metrics"][1].update(delta=0.5), r"metric 'mrr': delta 0.5 is not the mean"),
     ]:
         path = _edited(tmp_path, comparison, edit)
         with pytest.raises(InvalidInputError, match=r"edited.json: .*" + message):

@@ -31,9 +31,10 @@ from .exceptions import (
     TrecFormatError,
     UndefinedMetricWarning,
 )
-from .harness import QueryRecord, RetrievalEvaluation, evaluate_retrieval
+from .harness import evaluate_retrieval
 from .io.trec import evaluate_trec, read_trec_qrels, read_trec_run, write_trec_run
 from .options import EvaluationOptions
+from .per_query import PerQueryResults, per_query_results
 from .ranking import (
     CountScore,
     MeanScore,
@@ -60,6 +61,7 @@ from .retrieval import (
     make_levenshtein_ranker,
     make_pairwise_ranker,
 )
+from .retrieval_evaluation import QueryRecord, RetrievalEvaluation
 from .scorers import (
     ScorerBackendInfo,
     get_corpus_scorer,
@@ -70,12 +72,19 @@ from .stats import (
     Comparison,
     MetricComparison,
     MultipleComparison,
+    PairedTestResult,
     SignFlipResult,
+    TukeyResult,
     adjust_p_values,
     bootstrap_confidence_interval,
+    compare,
     compare_evaluations,
     compare_many,
+    paired_bootstrap_test,
+    paired_t_test,
     sign_flip_test,
+    tukey_hsd,
+    wilcoxon_test,
 )
 
 __all__ = [
@@ -95,6 +104,8 @@ __all__ = [
     "MetricResults",
     "MissingDependencyError",
     "MultipleComparison",
+    "PairedTestResult",
+    "PerQueryResults",
     "QueryRecord",
     "RagmeterError",
     "RetrievalConfig",
@@ -108,11 +119,13 @@ __all__ = [
     "ScorerBackendInfo",
     "SignFlipResult",
     "TrecFormatError",
+    "TukeyResult",
     "UndefinedMetricWarning",
     "__version__",
     "adjust_p_values",
     "anls_score",
     "bootstrap_confidence_interval",
+    "compare",
     "compare_evaluations",
     "compare_many",
     "edit_similarity_score",
@@ -131,8 +144,11 @@ __all__ = [
     "ndcg_at_k",
     "normalize_basic",
     "normalize_squad",
+    "paired_bootstrap_test",
+    "paired_t_test",
     "parse_measures",
     "parse_metric",
+    "per_query_results",
     "precision_at_k",
     "r_precision",
     "ranking_metrics",
@@ -142,6 +158,8 @@ __all__ = [
     "scorer_backend_info",
     "sign_flip_test",
     "token_f1_score",
+    "tukey_hsd",
+    "wilcoxon_test",
     "write_trec_run",
 ]
 

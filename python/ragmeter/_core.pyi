@@ -114,6 +114,29 @@ def bootstrap_mean_differences(
     seed: int,
     n_threads: int | None = None,
 ) -> npt.NDArray[np.float64]: ...
+def sign_flip_pairs(
+    values: npt.NDArray[np.float64],
+    pairs: npt.NDArray[np.uint64],
+    *,
+    exact: bool,
+    n_resamples: int,
+    seed: int,
+    n_threads: int | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint64], int]: ...
+def bootstrap_pairs(
+    values: npt.NDArray[np.float64],
+    pairs: npt.NDArray[np.uint64],
+    *,
+    n_resamples: int,
+    seed: int,
+    confidence_level: float,
+    n_threads: int | None = None,
+) -> tuple[
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.uint64],
+    npt.NDArray[np.uint64],
+]: ...
 
 # BM25 over term-major postings (rust/py/bm25.rs).
 def bm25_postings(

@@ -1,8 +1,15 @@
 """Figures of evaluations and comparisons (needs matplotlib: ``pip install 'ragmeter[plot]'``).
 
-Figures are built with :class:`matplotlib.figure.Figure` directly, not pyplot, so they need no
-display and leave pyplot's global state alone. Pass ``path`` to save the figure (the format
-comes from the suffix: ``.png``, ``.svg``, ``.pdf``, ...) or ``ax`` to draw into your own axes.
+* :func:`plot_metrics`: the metric means of one or several systems, as grouped bars;
+* :func:`plot_per_query`: the per-query (per-topic) values of several systems on one metric,
+  queries sorted by a baseline's value (or by the mean over the systems);
+* :func:`plot_query_deltas`: the per-query differences of a comparison, sorted.
+
+Every function reads per-query results of any kind (:func:`~ragmeter.per_query_results`:
+TREC results, ``ranking_metrics(average=None)``, evaluations, the judges' results). Figures
+are built with :class:`matplotlib.figure.Figure` directly, not pyplot, so they need no display
+and leave pyplot's global state alone. Pass ``path`` to save the figure (the format comes from
+the suffix: ``.png``, ``.svg``, ``.pdf``, ...) or ``ax`` to draw into your own axes.
 """
 
 from __future__ import annotations
@@ -11,18 +18,15 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ._optional import import_optional
 from .exceptions import InvalidInputError
+from .per_query import PerQueryResults, per_query_results
 
-if TYPE_CHECKING:
-    from .harness import RetrievalEvaluation
-    from .stats import Comparison
-
-__all__ = ["plot_metrics", "plot_query_deltas"]
+__all__ = ["plot_metrics", "plot_per_query", "plot_query_deltas"]
 
 
 def _axes(ax: Any, size: tuple[float, float]) -> tuple[Any, Any]:
@@ -46,17 +50,67 @@ def _save(figure: Any, path: str | os.PathLike[str] | None) -> None:
         temporary.unlink(missing_ok=True)
 
 
+def _is_column(value: Any) -> bool:
+    """Whether ``value`` is one metric's per-query values (numbers by query id, or in order)."""
+    if isinstance(value, Mapping):
+        items: Any = value.values()
+    elif isinstance(value, np.ndarray | list | tuple):
+        items = value
+    else:
+        return False
+    return all(v is None or isinstance(v, int | float | np.number) for v in items)
+
+
+def _named(systems: Any) -> dict[str, PerQueryResults]:
+    """``{name: PerQueryResults}`` from one result, ``{name: results}`` or a sequence of
+    results (``{metric: {query_id: value}}`` is one system)."""
+    if isinstance(systems, Mapping):
+        if systems and all(_is_column(v) for v in systems.values()):
+            single = per_query_results(systems)
+            return {single.name or "system": single}
+        return {name: per_query_results(r, name) for name, r in systems.items()}
+    if isinstance(systems, Sequence) and not isinstance(systems, str | bytes):
+        named = {}
+        for i, r in enumerate(systems):
+            results = per_query_results(r)
+            named[results.name or f"system {i + 1}"] = results
+        return named
+    single = per_query_results(systems)
+    return {single.name or "system": single}
+
+
 def plot_query_deltas(
-    comparison: Comparison,
+    comparison: Any,
     metric: str | None = None,
     *,
     ax: Any = None,
     path: str | os.PathLike[str] | None = None,
 ) -> Any:
-    """Per-query differences (candidate - baseline) of ``metric`` (default: the first
-    compared metric), sorted, as bars: green where the candidate wins, red where it loses.
-    The title gives the mean difference, wins/ties/losses and the p-value. Returns the
-    figure; saves it to ``path`` when given."""
+    """Per-query differences (candidate - baseline) of a comparison on one metric, sorted, as
+    bars: green where the candidate wins, red where it loses. The title gives the mean
+    difference, wins/ties/losses and the p-value.
+
+    Parameters
+    ----------
+    comparison
+        A :class:`~ragmeter.Comparison`.
+    metric
+        The metric (default: the first compared metric).
+    ax
+        Matplotlib axes to draw into (default: a new figure).
+    path
+        Where to save the figure (its suffix gives the format).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    Raises
+    ------
+    MissingDependencyError
+        matplotlib is not installed (the ``plot`` extra).
+    """
     name = metric if metric is not None else comparison.metrics[0].metric
     result = comparison[name]
     deltas = np.array(comparison.differences[name], dtype=np.float64)
@@ -86,25 +140,41 @@ def plot_query_deltas(
 
 
 def plot_metrics(
-    evaluations: RetrievalEvaluation
-    | Sequence[RetrievalEvaluation]
-    | Mapping[str, RetrievalEvaluation],
+    evaluations: Any,
     *,
     metrics: Sequence[str] | None = None,
     ax: Any = None,
     path: str | os.PathLike[str] | None = None,
 ) -> Any:
-    """Bar chart of the metric means of one evaluation, or grouped bars for several (one
-    colour per system). Bars are labelled with their value; the legend says over how many
-    queries each system was evaluated. Returns the figure; saves it to ``path`` when given."""
-    from .harness import RetrievalEvaluation
+    """Bar chart of the metric means of one system, or grouped bars for several (one colour per
+    system). Bars are labelled with their value; the legend says over how many queries each
+    system was evaluated.
 
-    if isinstance(evaluations, RetrievalEvaluation):
-        named = {evaluations.name or "system": evaluations}
-    elif isinstance(evaluations, Mapping):
-        named = dict(evaluations)
-    else:
-        named = {e.name or f"system {i + 1}": e for i, e in enumerate(evaluations)}
+    Parameters
+    ----------
+    evaluations
+        One per-query result (:func:`~ragmeter.per_query_results` reads it), a sequence of named
+        ones or ``{name: results}``.
+    metrics
+        The metrics (default: the first system's).
+    ax
+        Matplotlib axes to draw into (default: a new figure).
+    path
+        Where to save the figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    Raises
+    ------
+    InvalidInputError
+        Nothing to plot, a metric a system lacks.
+    MissingDependencyError
+        matplotlib is not installed (the ``plot`` extra).
+    """
+    named = _named(evaluations)
     if not named:
         raise InvalidInputError("evaluations: nothing to plot")
     first = next(iter(named.values()))
@@ -112,8 +182,8 @@ def plot_metrics(
     figure, axes = _axes(ax, (max(4.5, 1.0 + len(names) * (0.8 + 0.4 * len(named))), 3.5))
     width = 0.8 / len(named)
     positions = np.arange(len(names))
-    for i, (label, evaluation) in enumerate(named.items()):
-        means = evaluation.metrics
+    for i, (label, results) in enumerate(named.items()):
+        means = results.means()
         missing = [m for m in names if m not in means]
         if missing:
             raise InvalidInputError(f"metrics: {missing} were not evaluated for {label!r}")
@@ -122,12 +192,90 @@ def plot_metrics(
             positions + (i - (len(named) - 1) / 2) * width,
             values,
             width=width,
-            label=f"{label} ({evaluation.n_queries} queries)",
+            label=f"{label} ({results.n_queries} queries)",
         )
         axes.bar_label(bars, labels=[f"{v:.3f}" for v in values], fontsize=7, padding=1)
     axes.set_xticks(positions, names)
     axes.set_ylabel("mean over queries")
-    axes.set_ylim(0.0, 1.1)
+    top = max([1.0, *(float(v) for r in named.values() for v in r.means().values() if v == v)])
+    axes.set_ylim(0.0, 1.1 * top)
     axes.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=min(len(named), 4), fontsize=8)
+    _save(figure, path)
+    return figure
+
+
+def plot_per_query(
+    systems: Any,
+    metric: str,
+    *,
+    sort_by: str | None = None,
+    ax: Any = None,
+    path: str | os.PathLike[str] | None = None,
+) -> Any:
+    """The per-query (per-topic) values of several systems on one metric: one line of markers
+    per system, queries on the x axis sorted by the values of ``sort_by`` (default: the mean
+    over the systems), descending. Only the queries every system holds are drawn; undefined
+    values (NaN) leave gaps.
+
+    Parameters
+    ----------
+    systems
+        ``{name: results}`` or a sequence of named per-query results.
+    metric
+        The metric.
+    sort_by
+        A system's name whose values order the queries.
+    ax
+        Matplotlib axes to draw into (default: a new figure).
+    path
+        Where to save the figure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure.
+
+    Raises
+    ------
+    InvalidInputError
+        A metric a system lacks, an unknown ``sort_by``, no query every system holds.
+    MissingDependencyError
+        matplotlib is not installed (the ``plot`` extra).
+    """
+    named = _named(systems)
+    for name, results in named.items():
+        if metric not in results:
+            raise InvalidInputError(f"metric: {metric!r} was not evaluated for {name!r}")
+    if sort_by is not None and sort_by not in named:
+        raise InvalidInputError(f"sort_by: {sort_by!r} is not one of the systems {list(named)}")
+    first = next(iter(named.values()))
+    shared = set(first.query_ids)
+    for results in named.values():
+        shared &= set(results.query_ids)
+    ids = [q for q in first.query_ids if q in shared]
+    if not ids:
+        raise InvalidInputError("systems: no query is held by every system")
+    matrix = np.array([r.select(ids, [metric]).array(metric) for r in named.values()])
+    if sort_by is None:
+        defined = ~np.isnan(matrix)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            key = np.where(defined, matrix, 0.0).sum(axis=0) / defined.sum(axis=0)
+    else:
+        key = matrix[list(named).index(sort_by)]
+    order = np.argsort(np.where(np.isnan(key), -np.inf, key), kind="stable")[::-1]
+    figure, axes = _axes(ax, (max(6.0, min(14.0, 2.0 + len(ids) * 0.06)), 3.8))
+    x = np.arange(len(ids))
+    for name, row in zip(named, matrix, strict=True):
+        axes.plot(x, row[order], marker="o", markersize=2.5, linewidth=0.8, label=name)
+    what = f"sorted by {sort_by}" if sort_by else "sorted by the mean over systems"
+    axes.set_xlabel(f"queries, {what} ({len(ids)})")
+    axes.set_ylabel(metric)
+    axes.set_title(f"{metric} per query, {len(named)} systems", fontsize=9)
+    axes.set_xlim(-0.5, len(ids) - 0.5)
+    if len(ids) > 40:
+        axes.set_xticks([])
+    else:
+        axes.set_xticks(x, [str(ids[i]) for i in order], rotation=90, fontsize=6)
+    axes.legend(loc="upper right", fontsize=8, ncols=max(1, len(named) // 8))
     _save(figure, path)
     return figure

@@ -46,7 +46,9 @@ mod _core {
     };
 
     #[pymodule_export]
-    use crate::stats::{bootstrap_mean_differences, sign_flip_test};
+    use crate::stats::{
+        bootstrap_mean_differences, bootstrap_pairs, sign_flip_pairs, sign_flip_test,
+    };
 
     #[pymodule_export]
     use crate::bm25::{bm25_idf, bm25_postings, bm25_top_k};

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..exceptions import RagmeterError
-from . import demo, evaluate
+from . import compare, demo, evaluate
 
 __all__ = ["COMMANDS", "main"]
 
@@ -23,6 +23,11 @@ COMMANDS = {
         evaluate,
         "evaluate run files against judgments, as trec_eval does (same flags and output)",
         "ragmeter evaluate -q -m all_trec qrels.txt run.txt",
+    ),
+    "compare": (
+        compare,
+        "test which runs differ significantly and print the paper table (text, Markdown, LaTeX)",
+        "ragmeter compare -m map -m ndcg_cut.10 --test t --format latex qrels.txt run1 run2 run3",
     ),
     "demo": (
         demo,

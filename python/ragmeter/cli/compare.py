@@ -1,0 +1,283 @@
+"""``ragmeter compare QRELS RUN RUN [RUN ...]``: which runs differ significantly, as a table.
+
+Every run is evaluated as ``ragmeter evaluate`` evaluates it (the same files, TREC or JSON, the
+same measures and flags: ``-m``, ``-c``, ``-M``, ``-l``, ``-J``, ``-N``, ``--missing``; these
+options are ``evaluate``'s own definitions), per query, with trec_eval's values for undefined
+measures; then the runs are compared pairwise on the same queries by
+:func:`ragmeter.compare_many` (every pair, or every run against ``--baseline``), and the paper
+table is printed as text, Markdown, LaTeX, CSV or JSON. A system is named by its run tag (the
+sixth column of a TREC run; a JSON run's file name), or by its file name when two runs share a
+tag.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..exceptions import InvalidInputError
+from ..per_query import PerQueryResults, per_query_results
+from ..ranking.names import Measure, parse_measures
+from ..stats.comparison import TESTS, compare_many
+from ..stats.multiple import CORRECTIONS
+from .evaluate import _run_all, _undefined_notes, command_measures
+from .evaluate import add_parser as add_evaluate_parser
+
+__all__ = ["DEFAULT_MEASURES", "add_parser", "run"]
+
+#: The measures compared when no ``-m`` is given (trec_eval's names).
+DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10")
+#: ``evaluate``'s options that ``compare`` shares (by their destinations).
+SHARED_OPTIONS = (
+    "metrics",
+    "complete",
+    "max_docs",
+    "relevance_threshold",
+    "judged_only",
+    "collection_size",
+    "missing",
+    "threads",
+    "progress",
+    "dask",
+)
+FORMATS = ("table", "markdown", "latex", "csv", "json")
+
+
+def _evaluate_options() -> list[argparse.Action]:
+    """The actions of ``ragmeter evaluate`` that ``compare`` shares: one definition of each
+    flag (its names, type, default and help). argparse can share options between parsers only
+    by copying actions (``parents=`` copies every one, and evaluate's parser has options that
+    make no sense here), so they are taken from evaluate's parser one by one."""
+    holder = argparse.ArgumentParser(add_help=False)
+    sub = holder.add_subparsers()
+    add_evaluate_parser(sub)
+    evaluate_parser = sub.choices["evaluate"]
+    by_dest = {action.dest: action for action in evaluate_parser._actions}
+    return [by_dest[dest] for dest in SHARED_OPTIONS]
+
+
+def add_parser(sub: Any) -> None:
+    """Add the ``compare`` subcommand and its options.
+
+    Parameters
+    ----------
+    sub
+        The subparsers of the ``ragmeter`` command.
+    """
+    parser = sub.add_parser(
+        "compare",
+        help="test which runs differ significantly (all pairs or against a baseline) and "
+        "print the table: text, Markdown, LaTeX, CSV or JSON",
+        description="Evaluate runs per query (as `ragmeter evaluate` does, with the same "
+        "files and flags) and compare them pairwise on the same queries: every pair, or every "
+        "run against --baseline, over several measures, with corrected p-values. Default "
+        f"measures: {', '.join(DEFAULT_MEASURES)}.",
+    )
+    parser.add_argument(
+        "qrels",
+        type=Path,
+        help="qrels file: query_id iteration doc_id grade, or a .json {query_id: {doc_id: grade}}",
+    )
+    parser.add_argument(
+        "runs",
+        type=Path,
+        nargs="+",
+        help="two or more run files: query_id Q0 doc_id rank score tag, or .json "
+        "{query_id: {doc_id: score}}",
+    )
+    for action in _evaluate_options():
+        if action.dest == "metrics":
+            # The same option with compare's default in its help.
+            action = copy.copy(action)
+            action.help = (
+                "measure (repeatable), named as for `ragmeter evaluate` (trec_eval's, "
+                "ragmeter's, ir_measures' or ranx's names; trec_eval's merge rule); default: "
+                + ", ".join(DEFAULT_MEASURES)
+            )
+        parser._add_action(action)
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        help="compare every run with this one (its file, file name or run tag); default: "
+        "every pair",
+    )
+    parser.add_argument(
+        "--test",
+        choices=tuple(TESTS),
+        default="sign-flip",
+        help="sign-flip (paired randomisation test, the default), t (paired t-test, ranx's "
+        "default), wilcoxon, bootstrap, or tukey (Tukey's HSD over all pairs)",
+    )
+    parser.add_argument(
+        "--correction",
+        choices=(*CORRECTIONS, "none", "auto"),
+        default="auto",
+        help="p-value correction: holm (the default), bonferroni, bh (Benjamini-Hochberg) or "
+        "none; tukey adjusts its own",
+    )
+    parser.add_argument(
+        "--family",
+        choices=("all", "metric"),
+        default="all",
+        help="what the correction adjusts over: every test (all, the default) or the pairs "
+        "of each measure (metric)",
+    )
+    parser.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="significance level of the marks (default 0.05); intervals are at 1 - alpha",
+    )
+    parser.add_argument(
+        "--resamples",
+        type=int,
+        default=9999,
+        help="sign vectors of the sign-flip test, resamples of the bootstrap (default 9999)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the sampled tests (default 0)")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="table",
+        help="table (aligned text, the default), markdown, latex (booktabs), csv (one row per "
+        "pair and measure) or json (the full report)",
+    )
+    parser.add_argument(
+        "--details",
+        action="store_true",
+        help="with --format table, also print every pair's comparison (differences, "
+        "intervals, effect sizes, W/T/L, p-values)",
+    )
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help="also write the full report to this file (.json, .jsonl, .yaml or .toml)",
+    )
+
+
+def _comparable(measures: list[Measure]) -> list[Measure]:
+    """The measures with a numeric value per query (not runid, relstring, num_q or the gm_*
+    summaries, which trec_eval only prints over all topics)."""
+    return [
+        m
+        for m in measures
+        if m.family.per_query and m.family.value_type != "str" and m.family.summary != "count"
+    ]
+
+
+def _system_names(runs: list[str], tags: list[Any]) -> list[str]:
+    """Run tags when every run has one and they differ, else file names, else the paths."""
+    if all(isinstance(t, str) and t for t in tags) and len(set(tags)) == len(tags):
+        return [str(t) for t in tags]
+    names = [Path(run).name for run in runs]
+    if len(set(names)) == len(names):
+        return names
+    return list(runs)
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    """Evaluate and compare the runs of ``args``; print the table.
+
+    Parameters
+    ----------
+    args
+        The parsed options.
+    out
+        Where the table goes (messages about the runs go to stderr).
+
+    Returns
+    -------
+    int
+        The exit status (0).
+
+    Raises
+    ------
+    InvalidInputError
+        Fewer than two runs, no comparable measure, an unknown baseline, and every error of the
+        evaluation or the comparison (the command prints it and exits with status 2).
+    """
+    if len(args.runs) < 2:
+        raise InvalidInputError("runs: a comparison needs at least two run files")
+    measures = _comparable(command_measures(args.metrics or list(DEFAULT_MEASURES)))
+    if not measures:
+        raise InvalidInputError(
+            "-m: none of these measures has a value per query to compare (runid, relstring, "
+            "num_q and the gm_* means have none); name measures such as map or ndcg_cut.10"
+        )
+    runid = parse_measures("runid")[0]
+    options = {
+        "metrics": [*measures, runid],
+        "complete": args.complete,
+        "max_docs": args.max_docs,
+        "missing": args.missing,
+        "relevance_threshold": args.relevance_threshold,
+        "judged_only": args.judged_only,
+        "collection_size": args.collection_size,
+        "zero_division": "trec_eval",
+        "n_threads": args.threads,
+    }
+    args.per_query = True
+    runs, tags, per_query = [], [], []
+    for run_path, (means, values), _messages in _run_all(args, options):
+        for note in _undefined_notes(means, measures):
+            print(f"ragmeter: {run_path}: {note}", file=sys.stderr)
+        if means.unjudged:
+            print(
+                f"ragmeter: {run_path}: {len(means.unjudged)} run topics without judgments "
+                "were ignored",
+                file=sys.stderr,
+            )
+        runs.append(run_path)
+        tags.append(means.get("runid"))
+        per_query.append(values)
+    names = _system_names(runs, tags)
+    systems: dict[str, PerQueryResults] = {
+        name: per_query_results(values, name) for name, values in zip(names, per_query, strict=True)
+    }
+    baseline = None
+    if args.baseline is not None:
+        candidates = [
+            name
+            for name, path in zip(names, runs, strict=True)
+            if args.baseline in (name, path, Path(path).name, str(Path(path)))
+        ]
+        if len(candidates) != 1:
+            raise InvalidInputError(
+                f"--baseline: {args.baseline!r} is none of the runs (their names: {names})"
+            )
+        baseline = candidates[0]
+    result = compare_many(
+        systems,
+        baseline=baseline,
+        metrics=[m.name for m in measures],
+        test=args.test,
+        correction=None if args.correction == "none" else args.correction,
+        family=args.family,
+        alpha=args.alpha,
+        n_resamples=args.resamples,
+        random_state=args.seed,
+        confidence_level=1.0 - args.alpha if 0 < args.alpha < 1 else 0.95,
+        missing="skip" if args.missing == "skip" else "raise",
+        n_threads=args.threads,
+    )
+    if args.output is not None:
+        path = result.write(args.output)
+        print(f"ragmeter: wrote {path}", file=sys.stderr)
+    if args.format == "table":
+        out.write(result.to_table() + "\n")
+        if args.details:
+            for candidate, against in result.pairs:
+                out.write("\n" + result[candidate, against].to_table() + "\n")
+    elif args.format == "markdown":
+        out.write(result.to_markdown())
+    elif args.format == "latex":
+        out.write(result.to_latex())
+    elif args.format == "csv":
+        out.write(result.to_csv())
+    else:
+        out.write(result.to_json() + "\n")
+    return 0

@@ -1,0 +1,51 @@
+"""Paired significance tests and comparisons of systems evaluated on the same queries.
+
+* :mod:`~ragmeter.stats.paired`: tests of arrays of per-query differences (the sign-flip
+  test, the paired t-test, the Wilcoxon signed-rank test, the paired bootstrap);
+* :mod:`~ragmeter.stats.multiple`: p-value corrections (Holm, Bonferroni,
+  Benjamini-Hochberg) and Tukey's HSD;
+* :mod:`~ragmeter.stats.distributions`: the distributions behind the p-values (numpy only);
+* :mod:`~ragmeter.stats.comparison`: :func:`compare` and :func:`compare_many` over any
+  per-query results;
+* :mod:`~ragmeter.stats.results`: their results (:class:`Comparison`,
+  :class:`MultipleComparison`) and reports;
+* :mod:`~ragmeter.stats.tables`: the comparison tables as text, Markdown, LaTeX and CSV.
+"""
+
+from __future__ import annotations
+
+from .comparison import compare, compare_evaluations, compare_many
+from .multiple import CORRECTIONS, TukeyResult, adjust_p_values, tukey_hsd
+from .paired import (
+    EXACT_MAX_PAIRS,
+    PairedTestResult,
+    SignFlipResult,
+    bootstrap_confidence_interval,
+    paired_bootstrap_test,
+    paired_t_test,
+    sign_flip_test,
+    wilcoxon_test,
+)
+from .results import TESTS, Comparison, MetricComparison, MultipleComparison
+
+__all__ = [
+    "CORRECTIONS",
+    "EXACT_MAX_PAIRS",
+    "TESTS",
+    "Comparison",
+    "MetricComparison",
+    "MultipleComparison",
+    "PairedTestResult",
+    "SignFlipResult",
+    "TukeyResult",
+    "adjust_p_values",
+    "bootstrap_confidence_interval",
+    "compare",
+    "compare_evaluations",
+    "compare_many",
+    "paired_bootstrap_test",
+    "paired_t_test",
+    "sign_flip_test",
+    "tukey_hsd",
+    "wilcoxon_test",
+]

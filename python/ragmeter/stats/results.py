@@ -1,0 +1,1536 @@
+"""The results of comparisons, and their tables and reports.
+
+* :class:`MetricComparison`: one metric of a candidate against a baseline;
+* :class:`Comparison`: a candidate against a baseline, metric by metric, with the per-query
+  differences;
+* :class:`MultipleComparison`: a campaign (every system against a baseline, or every pair),
+  with the paper table as text, Markdown, LaTeX (booktabs), CSV and JSON
+  (:mod:`~ragmeter.stats.tables` renders them) and reports in every format of
+  :mod:`ragmeter.reports`.
+
+:mod:`~ragmeter.stats.comparison` computes them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from .._core import __version__
+from .._nan_equal import canonical
+from .._optional import import_optional
+from ..exceptions import InvalidInputError
+from ..per_query import PerQueryResults
+from ..plots import plot_per_query, plot_query_deltas
+from ..reports import load_report, report_number, write_report
+from ._arguments import check_level, check_seed, positive_int
+from .multiple import CORRECTIONS
+from .tables import (
+    SystemsTable,
+    render_csv,
+    render_latex,
+    render_markdown,
+    render_text,
+    system_labels,
+)
+
+__all__ = [
+    "COMPARISON_KIND",
+    "FORMAT_VERSION",
+    "MULTIPLE_COMPARISON_KIND",
+    "TESTS",
+    "Comparison",
+    "MetricComparison",
+    "MultipleComparison",
+]
+
+COMPARISON_KIND = "ragmeter.comparison"
+MULTIPLE_COMPARISON_KIND = "ragmeter.multiple_comparison"
+#: The format of comparison reports (2: any test, corrections, campaigns of many systems).
+FORMAT_VERSION = 2
+
+#: The tests of :func:`~ragmeter.compare`, with how captions name them.
+TESTS: dict[str, str] = {
+    "sign-flip": "two-sided paired sign-flip (randomisation) test",
+    "t": "two-sided paired t-test",
+    "wilcoxon": "two-sided Wilcoxon signed-rank test",
+    "bootstrap": "two-sided paired bootstrap test",
+    "tukey": "Tukey's HSD test",
+}
+#: How each test's p-values may have been computed (``method`` of a comparison; Wilcoxon's
+#: differ by metric and pair, ``mixed`` when they do).
+TEST_METHODS: dict[str, tuple[str, ...]] = {
+    "sign-flip": ("exact", "sampled"),
+    "t": ("t",),
+    "wilcoxon": ("exact", "permutation", "normal", "mixed"),
+    "bootstrap": ("sampled",),
+    "tukey": ("tukey",),
+}
+P_VALUE_METHODS = ("exact", "sampled", "t", "permutation", "normal", "tukey")
+
+# -- results ----------------------------------------------------------------------------------
+
+
+def _number(value: Any, field_name: str, *, minimum: float = -math.inf) -> float:
+    return report_number(value, field_name, minimum=minimum)
+
+
+def _optional_number(data: Mapping[str, Any], key: str, where: str, **bounds: float) -> Any:
+    value = data.get(key)
+    return None if value is None else report_number(value, f"{where}: {key}", **bounds)
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    """One metric of a comparison of a candidate with a baseline.
+
+    NaN (for the optional fields None) means undefined: no paired query, no variance for the
+    t-test, no interval asked for, no correction.
+
+    Parameters
+    ----------
+    metric
+        The metric's name.
+    delta
+        The mean over the paired queries (the ``n_pairs`` queries where both values are
+        defined) of candidate minus baseline.
+    wins, ties, losses
+        Queries where the candidate scored higher, the same, lower.
+    p_value
+        The two-sided p-value of the comparison's test.
+    n_pairs
+        The paired queries of this metric.
+    candidate_mean, baseline_mean
+        The two means over the same queries.
+    ci_low, ci_high
+        The confidence interval of ``delta`` (the t interval for the t-test, Tukey's
+        simultaneous interval, else bootstrap percentiles).
+    p_value_adjusted
+        The corrected p-value.
+    statistic
+        The test's statistic: t for the t-test, ``min(W+, W-)`` for Wilcoxon, the mean
+        difference otherwise.
+    effect_size
+        Cohen's ``d_z``: ``delta`` over the standard deviation of the differences.
+    p_value_method
+        How the p-value was computed: ``exact`` or ``sampled`` sign vectors, ``t``,
+        ``exact``/``permutation``/``normal`` for Wilcoxon, ``sampled`` resamples, ``tukey``.
+    """
+
+    metric: str
+    delta: float
+    wins: int
+    ties: int
+    losses: int
+    p_value: float
+    n_pairs: int
+    candidate_mean: float
+    baseline_mean: float
+    ci_low: float | None = None
+    ci_high: float | None = None
+    p_value_adjusted: float | None = None
+    statistic: float | None = None
+    effect_size: float | None = None
+    p_value_method: str | None = None
+
+    def __post_init__(self) -> None:
+        # An optional value that is undefined is None, as reports read it back (JSON's null).
+        for name in ("ci_low", "ci_high", "p_value_adjusted", "statistic", "effect_size"):
+            value = getattr(self, name)
+            if value is not None and math.isnan(value):
+                object.__setattr__(self, name, None)
+
+    def significant(self, alpha: float) -> bool:
+        """Whether the null hypothesis is rejected at ``alpha``.
+
+        Parameters
+        ----------
+        alpha
+            The significance level.
+
+        Returns
+        -------
+        bool
+            The adjusted p-value (the p-value without a correction) is at most ``alpha``;
+            never when it is undefined.
+        """
+        p = self.p_value if self.p_value_adjusted is None else self.p_value_adjusted
+        return not math.isnan(p) and p <= alpha
+
+    def mirrored(self) -> MetricComparison:
+        """The same comparison with candidate and baseline swapped.
+
+        Returns
+        -------
+        MetricComparison
+            Negated difference, interval, statistic and effect size; wins and losses swapped;
+            the same p-values.
+        """
+        return replace(
+            self,
+            delta=-self.delta,
+            wins=self.losses,
+            losses=self.wins,
+            candidate_mean=self.baseline_mean,
+            baseline_mean=self.candidate_mean,
+            ci_low=None if self.ci_high is None else -self.ci_high,
+            ci_high=None if self.ci_low is None else -self.ci_low,
+            statistic=None
+            if self.statistic is None or self.p_value_method in ("exact", "permutation", "normal")
+            else -self.statistic,
+            effect_size=None if self.effect_size is None else -self.effect_size,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a dict.
+
+        Returns
+        -------
+        dict
+            JSON-ready (NaN stays NaN; report writers turn it into null).
+        """
+        return {
+            "metric": self.metric,
+            "delta": self.delta,
+            "wins": self.wins,
+            "ties": self.ties,
+            "losses": self.losses,
+            "p_value": self.p_value,
+            "n_pairs": self.n_pairs,
+            "candidate_mean": self.candidate_mean,
+            "baseline_mean": self.baseline_mean,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+            "p_value_adjusted": self.p_value_adjusted,
+            "statistic": self.statistic,
+            "effect_size": self.effect_size,
+            "p_value_method": self.p_value_method,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MetricComparison:
+        """Rebuild one metric of a comparison report, checking every field (a report read
+        from a file may have been edited).
+
+        Parameters
+        ----------
+        data
+            What :meth:`to_dict` returned.
+
+        Returns
+        -------
+        MetricComparison
+            The rebuilt comparison.
+
+        Raises
+        ------
+        InvalidInputError
+            A field of the wrong type or out of range, counts that do not add up.
+        """
+        metric = data["metric"]
+        if not isinstance(metric, str) or not metric:
+            raise InvalidInputError(f"metric: expected a metric name, got {metric!r}")
+        where = f"metric {metric!r}"
+
+        def count(key: str) -> int:
+            """A non-negative int field."""
+            value = data[key]
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise InvalidInputError(f"{where}: {key} must be a count, got {value!r}")
+            return value
+
+        wins, ties, losses, n_pairs = (count(k) for k in ("wins", "ties", "losses", "n_pairs"))
+        if wins + ties + losses != n_pairs:
+            raise InvalidInputError(f"{where}: wins + ties + losses must equal n_pairs")
+        method = data.get("p_value_method")
+        if method is not None and method not in P_VALUE_METHODS:
+            raise InvalidInputError(
+                f"{where}: p_value_method must be one of {P_VALUE_METHODS}, got {method!r}"
+            )
+        probability = {"minimum": 0.0, "maximum": 1.0}
+        return cls(
+            metric=metric,
+            delta=_number(data.get("delta"), f"{where}: delta"),
+            wins=wins,
+            ties=ties,
+            losses=losses,
+            p_value=report_number(data.get("p_value"), f"{where}: p_value", **probability),
+            n_pairs=n_pairs,
+            candidate_mean=_number(data.get("candidate_mean"), f"{where}: candidate_mean"),
+            baseline_mean=_number(data.get("baseline_mean"), f"{where}: baseline_mean"),
+            ci_low=_optional_number(data, "ci_low", where),
+            ci_high=_optional_number(data, "ci_high", where),
+            p_value_adjusted=_optional_number(data, "p_value_adjusted", where, **probability),
+            statistic=_optional_number(data, "statistic", where),
+            effect_size=_optional_number(data, "effect_size", where),
+            p_value_method=method,
+        )
+
+
+def _format_p(p: float | None) -> str:
+    if p is None or math.isnan(p):
+        return "n/a"
+    return f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}"
+
+
+def _check_name(value: Any, field_name: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise InvalidInputError(f"{field_name}: expected the name of a system, got {value!r}")
+    return value
+
+
+def _check_query_ids(ids: Any) -> tuple[Any, ...]:
+    if not isinstance(ids, list | tuple) or any(
+        isinstance(q, bool) or not isinstance(q, str | int) for q in ids
+    ):
+        raise InvalidInputError("query_ids: every query id must be a str or an int")
+    return tuple(ids)
+
+
+def _check_excluded(value: Any) -> dict[str, tuple[Any, ...]]:
+    if not isinstance(value, Mapping):
+        raise InvalidInputError("excluded: expected {system: [query ids]}")
+    return {_check_name(k, "excluded"): _check_query_ids(v) for k, v in value.items()}
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """A candidate against a baseline on the same queries, metric by metric.
+
+    ``comparison["ndcg@10"]`` is the :class:`MetricComparison` of one metric.
+
+    Parameters
+    ----------
+    candidate, baseline
+        The systems' names.
+    metrics
+        One :class:`MetricComparison` per metric.
+    query_ids
+        The paired queries.
+    differences
+        ``{metric: per-query differences}`` aligned with ``query_ids`` (NaN where a value is
+        undefined).
+    method
+        How the p-values were computed (``"exact"`` or ``"sampled"`` for the sign-flip test; see
+        :data:`TEST_METHODS`).
+    n_resamples
+        Sign vectors (or bootstrap resamples) examined.
+    random_state
+        The seed of the sampled test and of the bootstrap.
+    confidence_level, n_bootstrap
+        The intervals' level and bootstrap resamples (None and 0: none).
+    test
+        The test (a key of :data:`TESTS`).
+    alpha
+        The significance level.
+    correction
+        The p-value correction (None: none).
+    family
+        What the correction adjusted over: ``"all"`` or ``"metric"``.
+    excluded
+        The queries each system had that the comparison left out (``missing="skip"``).
+    n_tests
+        The tests the correction adjusted over together: more than the metrics here when the
+        comparison is part of a campaign.
+    """
+
+    candidate: str
+    baseline: str
+    metrics: tuple[MetricComparison, ...]
+    query_ids: tuple[Any, ...]
+    differences: Mapping[str, tuple[float, ...]]
+    method: str
+    n_resamples: int
+    random_state: int | None
+    confidence_level: float | None
+    n_bootstrap: int
+    test: str = "sign-flip"
+    alpha: float = 0.05
+    correction: str | None = None
+    family: str = "all"
+    excluded: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    n_tests: int | None = None
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when the reports are equal (NaN equal to NaN)."""
+        if not isinstance(other, Comparison):
+            return NotImplemented
+        return bool(canonical(self.to_dict()) == canonical(other.to_dict()))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __getitem__(self, metric: str) -> MetricComparison:
+        """The comparison of one metric; ``KeyError`` naming the compared metrics."""
+        for item in self.metrics:
+            if item.metric == metric:
+                return item
+        raise KeyError(f"{metric!r} is not compared here; metrics: {self.metric_names}")
+
+    @property
+    def metric_names(self) -> list[str]:
+        """The compared metrics, in order."""
+        return [m.metric for m in self.metrics]
+
+    @property
+    def n_pairs(self) -> int:
+        """How many queries the two systems were paired on."""
+        return len(self.query_ids)
+
+    @property
+    def per_query(self) -> dict[str, dict[Any, float]]:
+        """``{metric: {query_id: candidate - baseline}}``."""
+        return {
+            metric: dict(zip(self.query_ids, values, strict=True))
+            for metric, values in self.differences.items()
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"Comparison(candidate={self.candidate!r}, baseline={self.baseline!r}, "
+            f"n_pairs={self.n_pairs}, test={self.test!r}, method={self.method!r}, "
+            f"metrics={self.metric_names})"
+        )
+
+    def __str__(self) -> str:
+        return self.to_table()
+
+    def describe_test(self) -> str:
+        """The test, how its p-values were computed, the correction and alpha.
+
+        Returns
+        -------
+        str
+            One sentence, as the tables' captions say it.
+        """
+        return _describe(
+            self.test,
+            self.method,
+            self.n_resamples,
+            self.random_state,
+            self.correction,
+            self.family,
+            self.alpha,
+            n_tests=self.n_tests or len(self.metrics),
+            n_pairs=(self.n_tests or len(self.metrics)) // max(1, len(self.metrics))
+            if self.family == "all"
+            else self.n_tests,
+        )
+
+    def to_table(self, digits: int = 4) -> str:
+        """A plain-text table: one line per metric (means, difference, interval, effect size, W/T/L,
+        p-value, adjusted p-value), under a title that says what was tested.
+
+        Parameters
+        ----------
+        digits
+            Decimals of the means and differences.
+
+        Returns
+        -------
+        str
+            The table.
+        """
+        header = ["metric", "baseline", "candidate", "delta", "d_z", "W/T/L", "p-value"]
+        if self.confidence_level is not None:
+            header.insert(4, f"{self.confidence_level:.0%} CI")
+        adjusted = any(m.p_value_adjusted is not None for m in self.metrics)
+        if adjusted:
+            header.append("adjusted p")
+        rows = [header]
+        for m in self.metrics:
+            size = m.effect_size
+            row = [
+                m.metric,
+                f"{m.baseline_mean:.{digits}f}",
+                f"{m.candidate_mean:.{digits}f}",
+                f"{m.delta:+.{digits}f}",
+                "n/a" if size is None or math.isnan(size) else f"{size:+.2f}",
+                f"{m.wins}/{m.ties}/{m.losses}",
+                _format_p(m.p_value),
+            ]
+            if self.confidence_level is not None:
+                row.insert(
+                    4,
+                    "n/a"
+                    if m.ci_low is None or m.ci_high is None or math.isnan(m.ci_low)
+                    else f"[{m.ci_low:+.{digits}f}, {m.ci_high:+.{digits}f}]",
+                )
+            if adjusted:
+                row.append(_format_p(m.p_value_adjusted))
+            rows.append(row)
+        widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+        lines = [
+            "  ".join(
+                cell.ljust(w) if i == 0 else cell.rjust(w)
+                for i, (cell, w) in enumerate(zip(r, widths, strict=True))
+            )
+            for r in rows
+        ]
+        title = f"{self.candidate} vs {self.baseline}: {self.n_pairs} paired queries, " + (
+            self.describe_test()
+        )
+        notes = _excluded_notes(self.excluded)
+        return "\n".join([title, *lines, *notes])
+
+    def to_dict(self) -> dict[str, Any]:
+        """The full report: settings, one entry per metric, the per-query differences.
+
+        Returns
+        -------
+        dict
+            JSON-ready (NaN stays NaN; report writers turn it into null).
+        """
+        return {
+            "kind": COMPARISON_KIND,
+            "format_version": FORMAT_VERSION,
+            "ragmeter_version": __version__,
+            "candidate": self.candidate,
+            "baseline": self.baseline,
+            "test": self.test,
+            "method": self.method,
+            "n_resamples": self.n_resamples,
+            "random_state": self.random_state,
+            "confidence_level": self.confidence_level,
+            "n_bootstrap": self.n_bootstrap,
+            "alpha": self.alpha,
+            "correction": self.correction,
+            "family": self.family,
+            "n_tests": self.n_tests,
+            "excluded": {k: list(v) for k, v in self.excluded.items()},
+            "metrics": [m.to_dict() for m in self.metrics],
+            "query_ids": list(self.query_ids),
+            "differences": {k: list(v) for k, v in self.differences.items()},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Comparison:
+        """Rebuild a comparison from :meth:`to_dict` output, checking every field (counts and mean
+        differences must be those of the per-query differences).
+
+        Parameters
+        ----------
+        data
+            What :meth:`to_dict` returned (or a report file held).
+
+        Returns
+        -------
+        Comparison
+            The rebuilt comparison.
+
+        Raises
+        ------
+        InvalidInputError
+            Not a comparison report, a report of another format version, a field of the wrong type
+            or out of range, a summary that does not match the differences.
+        """
+        if data.get("kind") != COMPARISON_KIND:
+            raise InvalidInputError(f"not a ragmeter comparison report (kind {data.get('kind')!r})")
+        _check_version(data)
+        metrics = tuple(MetricComparison.from_dict(m) for m in data["metrics"])
+        query_ids = _check_query_ids(data.get("query_ids") or [])
+        differences = data.get("differences") or {}
+        if sorted(differences) != sorted(m.metric for m in metrics) or any(
+            len(values) != len(query_ids) for values in differences.values()
+        ):
+            raise InvalidInputError(
+                "differences: expected one difference per query id for each compared metric"
+            )
+        settings = _check_settings(data)
+        checked = {
+            k: tuple(_number(v, f"differences: {k}") for v in values)
+            for k, values in differences.items()
+        }
+        for item in metrics:
+            _check_summary(item, checked[item.metric])
+        return cls(
+            candidate=_check_name(data["candidate"], "candidate"),
+            baseline=_check_name(data["baseline"], "baseline"),
+            metrics=metrics,
+            query_ids=query_ids,
+            differences=checked,
+            excluded=_check_excluded(data.get("excluded") or {}),
+            n_tests=None
+            if data.get("n_tests") is None
+            else positive_int("n_tests", data["n_tests"]),
+            **settings,
+        )
+
+    def to_rows(self) -> list[dict[str, Any]]:
+        """One row per metric (for JSONL and dataframes).
+
+        Returns
+        -------
+        list of dict
+            Each row holds the comparison's settings, the metric's fields and its per-query
+            differences.
+        """
+        settings = {k: v for k, v in self.to_dict().items() if k not in ("metrics", "differences")}
+        return [
+            {**settings, **m.to_dict(), "differences": list(self.differences[m.metric])}
+            for m in self.metrics
+        ]
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[Mapping[str, Any]]) -> Comparison:
+        """Rebuild a comparison from :meth:`to_rows` output.
+
+        Parameters
+        ----------
+        rows
+            What :meth:`to_rows` returned.
+
+        Returns
+        -------
+        Comparison
+            The rebuilt comparison (checked as :meth:`from_dict` checks it).
+        """
+        if not rows:
+            raise InvalidInputError("rows: a comparison report needs at least one metric row")
+        metric_fields = set(MetricComparison.__dataclass_fields__)
+        first = {k: v for k, v in rows[0].items() if k not in metric_fields | {"differences"}}
+        return cls.from_dict(
+            {
+                **first,
+                "metrics": [{k: row.get(k) for k in metric_fields} for row in rows],
+                "differences": {row["metric"]: row["differences"] for row in rows},
+            }
+        )
+
+    def write(self, path: str | os.PathLike[str], *, format: str | None = None) -> Any:
+        """Write the comparison to a report file, atomically.
+
+        Parameters
+        ----------
+        path
+            The file; its suffix gives the format (``.json``, ``.jsonl``: one row per metric,
+            ``.yaml``, ``.toml``).
+        format
+            The format, when the suffix does not say it.
+
+        Returns
+        -------
+        pathlib.Path
+            The path written.
+        """
+        return write_report(self, path, format=format)
+
+    @classmethod
+    def read(cls, path: str | os.PathLike[str], *, format: str | None = None) -> Comparison:
+        """Read a comparison written by :meth:`write`.
+
+        Parameters
+        ----------
+        path
+            The report file.
+        format
+            Its format, when the suffix does not say it.
+
+        Returns
+        -------
+        Comparison
+            The comparison (equal to the one written).
+
+        Raises
+        ------
+        InvalidInputError
+            A file that is not exactly what ragmeter writes (edited, damaged), naming the field.
+        """
+        return load_report(cls, path, format=format)
+
+    def plot(
+        self, metric: str | None = None, path: str | os.PathLike[str] | None = None, **options: Any
+    ) -> Any:
+        """Per-query difference plot of one metric (:func:`ragmeter.plots.plot_query_deltas`; the
+        ``plot`` extra).
+
+        Parameters
+        ----------
+        metric
+            The metric (default: the first).
+        path
+            Where to save the figure (its suffix gives the format).
+        options
+            Passed to :func:`~ragmeter.plots.plot_query_deltas` (``ax``).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure.
+        """
+        return plot_query_deltas(self, metric, path=path, **options)
+
+
+def _check_summary(item: MetricComparison, differences: Sequence[float]) -> None:
+    """A metric's counts and mean difference must be those of its per-query differences (a
+    report whose summary was edited is refused)."""
+    d = np.array(differences, dtype=np.float64)
+    defined = d[~np.isnan(d)]
+    found = (
+        int(defined.size),
+        int((defined > 0).sum()),
+        int((defined == 0).sum()),
+        int((defined < 0).sum()),
+    )
+    if found != (item.n_pairs, item.wins, item.ties, item.losses):
+        raise InvalidInputError(
+            f"metric {item.metric!r}: n_pairs, wins, ties and losses {found} are those of "
+            f"its differences, not {(item.n_pairs, item.wins, item.ties, item.losses)}"
+        )
+    if defined.size:
+        mean = float(defined.mean())
+        scale = max(1.0, float(np.abs(defined).max()))
+        if math.isnan(item.delta) or abs(item.delta - mean) > 1e-9 * scale:
+            raise InvalidInputError(
+                f"metric {item.metric!r}: delta {item.delta!r} is not the mean of its "
+                f"differences ({mean!r})"
+            )
+
+
+def _check_version(data: Mapping[str, Any]) -> None:
+    version = data.get("format_version")
+    if version != FORMAT_VERSION:
+        raise InvalidInputError(
+            f"format_version: {version!r}; this version of ragmeter reads comparison reports "
+            f"of format {FORMAT_VERSION} (compare the systems again to write one)"
+        )
+
+
+def _check_settings(data: Mapping[str, Any]) -> dict[str, Any]:
+    test = data.get("test")
+    if test not in TESTS:
+        raise InvalidInputError(f"test: must be one of {list(TESTS)}, got {test!r}")
+    method = data.get("method")
+    if method not in TEST_METHODS[test]:
+        raise InvalidInputError(
+            f"method: must be one of {TEST_METHODS[test]} for test {test!r}, got {method!r}"
+        )
+    resampled = test in ("sign-flip", "bootstrap")
+    correction = data.get("correction")
+    if correction is not None and correction not in (*CORRECTIONS, "tukey"):
+        raise InvalidInputError(f"correction: unknown correction {correction!r}")
+    family = data.get("family", "all")
+    if family not in ("all", "metric"):
+        raise InvalidInputError(f"family: must be 'all' or 'metric', got {family!r}")
+    level = data.get("confidence_level")
+    if level is not None:
+        check_level("confidence_level", level)
+    seed = data.get("random_state")
+    if seed is not None:
+        check_seed(seed)
+    return {
+        "test": test,
+        "method": method,
+        "n_resamples": positive_int("n_resamples", data["n_resamples"], allow_zero=not resampled),
+        "random_state": seed,
+        "confidence_level": level,
+        "n_bootstrap": positive_int("n_bootstrap", data.get("n_bootstrap", 0), allow_zero=True),
+        "alpha": check_level("alpha", data.get("alpha")),
+        "correction": correction,
+        "family": family,
+    }
+
+
+def _excluded_notes(excluded: Mapping[str, Sequence[Any]]) -> list[str]:
+    notes = []
+    for system, ids in excluded.items():
+        if ids:
+            shown = ", ".join(repr(q) for q in list(ids)[:5]) + (", ..." if len(ids) > 5 else "")
+            notes.append(
+                f"{len(ids)} queries of {system} are not in every system and were left out "
+                f"(missing='skip'): {shown}."
+            )
+    return notes
+
+
+def _describe(
+    test: str,
+    method: str,
+    n_resamples: int,
+    seed: int | None,
+    correction: str | None,
+    family: str,
+    alpha: float,
+    *,
+    n_tests: int,
+    n_pairs: int | None = None,
+) -> str:
+    """The caption's sentence: the test, how its p-values were computed, the correction."""
+    name = TESTS[test]
+    if test == "sign-flip":
+        name += (
+            f", exact over all {n_resamples:,} sign vectors"
+            if method == "exact"
+            else f", {n_resamples:,} sampled sign vectors (seed {seed})"
+        )
+    elif test == "bootstrap":
+        name += f", {n_resamples:,} resamples (seed {seed})"
+    if test == "tukey":
+        adjustment = (
+            "p-values adjusted over all pairs of systems of each metric, the queries taken as "
+            "independent samples"
+        )
+    elif correction is None:
+        adjustment = "no correction for multiple tests"
+    else:
+        scope = (
+            ("over 1 test" if n_tests == 1 else f"over all {n_tests} tests")
+            if family == "all"
+            else f"per metric (over {n_pairs} pairs)"
+            if n_pairs is not None and n_pairs != 1
+            else "per metric"
+        )
+        adjustment = f"p-values adjusted by {CORRECTIONS[correction]} {scope}"
+    return f"{name}; {adjustment}; α = {alpha:g}."
+
+
+# -- the campaign -----------------------------------------------------------------------------
+
+
+class MultipleComparison:
+    """Several systems compared on the same queries: every system against a baseline, or every
+    pair (``baseline`` is None), over several metrics, with corrected p-values.
+
+    :func:`~ragmeter.compare_many` builds it. ``result["a", "b"]`` is the :class:`Comparison`
+    of ``a`` against ``b`` (in either order: the other order is mirrored), ``result["a"]`` that
+    of ``a`` against the baseline; :attr:`comparisons` holds them all. The paper table comes as
+    :meth:`to_table`, :meth:`to_markdown`, :meth:`to_latex`, :meth:`to_csv` and
+    :meth:`to_json`. The parameters are also its attributes (``metrics`` as ``metric_names``),
+    with ``pairs``: the compared ``(candidate, baseline)`` names, in order.
+
+    Parameters
+    ----------
+    systems
+        The systems' names, in order: the table's rows and labels.
+    baseline
+        The baseline's name, or None when every pair was compared.
+    metrics
+        The compared metrics.
+    query_ids
+        The paired queries.
+    values
+        Systems x metrics x queries, NaN where a value is undefined.
+    results
+        ``{(candidate, baseline): one MetricComparison per metric}``.
+    test, method
+        The test (a key of :data:`TESTS`) and how its p-values were computed.
+    correction, family
+        The p-value correction (None: none; ``"tukey"`` for Tukey's test) and what it adjusted
+        over (``"all"`` or ``"metric"``).
+    alpha
+        The significance level of the marks.
+    confidence_level
+        The intervals' level (None: no interval).
+    n_resamples, n_bootstrap, random_state
+        Sign vectors or resamples of the test, bootstrap resamples of the intervals, the seed.
+    excluded
+        Per system, the queries left out by ``missing="skip"``.
+    failed
+        Per system and metric, the queries whose value is NaN because an evaluation failed.
+    """
+
+    def __init__(
+        self,
+        *,
+        systems: Sequence[str],
+        baseline: str | None,
+        metrics: Sequence[str],
+        query_ids: Sequence[Any],
+        values: np.ndarray,
+        results: Mapping[tuple[str, str], Sequence[MetricComparison]],
+        test: str,
+        method: str,
+        correction: str | None,
+        family: str,
+        alpha: float,
+        confidence_level: float | None,
+        n_resamples: int,
+        n_bootstrap: int,
+        random_state: int | None,
+        excluded: Mapping[str, Sequence[Any]] | None = None,
+        failed: Mapping[str, Mapping[str, Sequence[Any]]] | None = None,
+    ) -> None:
+        """Build a campaign's result (see the class documentation)."""
+        self.systems = tuple(systems)
+        self.baseline = baseline
+        self.metric_names = tuple(metrics)
+        self.query_ids = tuple(query_ids)
+        array = np.array(values, dtype=np.float64)
+        array.setflags(write=False)
+        self.values = array
+        self._results = {pair: tuple(items) for pair, items in results.items()}
+        self.pairs = tuple(self._results)
+        self.test = test
+        self.method = method
+        self.correction = correction
+        self.family = family
+        self.alpha = alpha
+        self.confidence_level = confidence_level
+        self.n_resamples = n_resamples
+        self.n_bootstrap = n_bootstrap
+        self.random_state = random_state
+        self.excluded = {k: tuple(v) for k, v in (excluded or {}).items()}
+        self.failed = {
+            system: {m: tuple(ids) for m, ids in by_metric.items()}
+            for system, by_metric in (failed or {}).items()
+        }
+
+    # -- access --------------------------------------------------------------------------------
+
+    def _index(self, system: str) -> int:
+        try:
+            return self.systems.index(system)
+        except ValueError:
+            raise KeyError(f"{system!r} is not one of the systems {list(self.systems)}") from None
+
+    def __getitem__(self, key: str | tuple[str, str]) -> Comparison:
+        """``result["a", "b"]``: ``a`` against ``b`` (mirrored when the pair was compared the
+        other way round); ``result["a"]``: ``a`` against the baseline. ``KeyError`` for a
+        system or pair that was not compared."""
+        if isinstance(key, tuple):
+            candidate, baseline = key
+        elif self.baseline is None:
+            raise KeyError(
+                "every pair was compared (no baseline): ask for result[candidate, baseline]"
+            )
+        else:
+            candidate, baseline = key, self.baseline
+        self._index(candidate), self._index(baseline)
+        if (candidate, baseline) in self._results:
+            return self._comparison(candidate, baseline, self._results[candidate, baseline])
+        if (baseline, candidate) in self._results:
+            mirrored = tuple(m.mirrored() for m in self._results[baseline, candidate])
+            return self._comparison(candidate, baseline, mirrored)
+        raise KeyError(
+            f"{candidate!r} and {baseline!r} were not compared (every system was compared "
+            f"with the baseline {self.baseline!r})"
+        )
+
+    def _comparison(
+        self, candidate: str, baseline: str, items: Sequence[MetricComparison]
+    ) -> Comparison:
+        a, b = self._index(candidate), self._index(baseline)
+        differences = {
+            metric: tuple((self.values[a, m] - self.values[b, m]).tolist())
+            for m, metric in enumerate(self.metric_names)
+        }
+        return Comparison(
+            candidate=candidate,
+            baseline=baseline,
+            metrics=tuple(items),
+            query_ids=self.query_ids,
+            differences=differences,
+            method=self.method,
+            n_resamples=self.n_resamples,
+            random_state=self.random_state,
+            confidence_level=self.confidence_level,
+            n_bootstrap=self.n_bootstrap,
+            test=self.test,
+            alpha=self.alpha,
+            correction=self.correction,
+            family=self.family,
+            excluded=self.excluded,
+            n_tests=self._family_size(),
+        )
+
+    def _family_size(self) -> int:
+        """How many tests the correction adjusted over together."""
+        per_metric = len(self.pairs)
+        return per_metric * len(self.metric_names) if self.family == "all" else per_metric
+
+    @property
+    def comparisons(self) -> dict[Any, Comparison]:
+        """Every compared pair's :class:`Comparison`: keyed by the candidate's name when
+        there is a baseline, by ``(candidate, baseline)`` for all pairs."""
+        return {(pair[0] if self.baseline is not None else pair): self[pair] for pair in self.pairs}
+
+    def metric_comparisons(self, candidate: str, baseline: str) -> tuple[MetricComparison, ...]:
+        """The comparisons of every metric of one pair, without building the per-query
+        differences.
+
+        Parameters
+        ----------
+        candidate, baseline
+            The pair (mirrored when it was compared the other way round).
+
+        Returns
+        -------
+        tuple of MetricComparison
+            One per metric.
+
+        Raises
+        ------
+        KeyError
+            The pair was not compared.
+        """
+        if (candidate, baseline) in self._results:
+            return self._results[candidate, baseline]
+        if (baseline, candidate) in self._results:
+            return tuple(m.mirrored() for m in self._results[baseline, candidate])
+        raise KeyError(f"{candidate!r} and {baseline!r} were not compared")
+
+    def means(self) -> dict[str, dict[str, float]]:
+        """Every system's mean of every metric over the paired queries where it is defined.
+
+        Returns
+        -------
+        dict
+            ``{system: {metric: mean}}`` (NaN without a defined value).
+        """
+        defined = ~np.isnan(self.values)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            table = np.where(defined, self.values, 0.0).sum(axis=2) / defined.sum(axis=2)
+        return {
+            system: {m: float(table[s, i]) for i, m in enumerate(self.metric_names)}
+            for s, system in enumerate(self.systems)
+        }
+
+    def per_system(self) -> dict[str, PerQueryResults]:
+        """Every system's per-query values.
+
+        Returns
+        -------
+        dict
+            ``{system: PerQueryResults}`` of the paired queries.
+        """
+        return {
+            system: PerQueryResults(
+                {m: self.values[s, i] for i, m in enumerate(self.metric_names)},
+                self.query_ids,
+                name=system,
+                failed=self.failed.get(system),
+            )
+            for s, system in enumerate(self.systems)
+        }
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when the reports are equal (NaN equal to NaN)."""
+        if not isinstance(other, MultipleComparison):
+            return NotImplemented
+        return bool(canonical(self.to_dict()) == canonical(other.to_dict()))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        design = "all pairs" if self.baseline is None else f"baseline={self.baseline!r}"
+        return (
+            f"MultipleComparison(systems={list(self.systems)}, {design}, test={self.test!r}, "
+            f"correction={self.correction!r}, metrics={list(self.metric_names)}, "
+            f"n_queries={len(self.query_ids)})"
+        )
+
+    def __str__(self) -> str:
+        return self.to_table()
+
+    # -- tables --------------------------------------------------------------------------------
+
+    def describe_test(self) -> str:
+        """The caption's sentence: the test, the correction and what it was applied over, alpha.
+
+        Returns
+        -------
+        str
+            The sentence.
+        """
+        return _describe(
+            self.test,
+            self.method,
+            self.n_resamples,
+            self.random_state,
+            self.correction,
+            self.family,
+            self.alpha,
+            n_tests=len(self.pairs) * len(self.metric_names),
+            n_pairs=len(self.pairs),
+        )
+
+    def systems_table(self, digits: int = 4) -> SystemsTable:
+        """The data of the paper table.
+
+        A system's mean carries the labels of the systems it beats significantly (a higher mean
+        over the queries the two share and a p-value, adjusted if corrected, at most ``alpha``);
+        the best mean of each metric, as printed, is bold.
+
+        Parameters
+        ----------
+        digits
+            Decimals of the means.
+
+        Returns
+        -------
+        SystemsTable
+            What the renderers of :mod:`ragmeter.stats.tables` print.
+        """
+        means = self.means()
+        n_systems, n_metrics = len(self.systems), len(self.metric_names)
+        beats: list[list[list[int]]] = [[[] for _ in range(n_metrics)] for _ in range(n_systems)]
+        for candidate, baseline in self.pairs:
+            a, b = self._index(candidate), self._index(baseline)
+            for m, item in enumerate(self._results[candidate, baseline]):
+                if not item.significant(self.alpha) or math.isnan(item.delta):
+                    continue
+                if item.delta > 0:
+                    beats[a][m].append(b)
+                elif item.delta < 0:
+                    beats[b][m].append(a)
+        for row in beats:
+            for cell in row:
+                cell.sort()
+        table_means = [[means[s][m] for m in self.metric_names] for s in self.systems]
+        bold = [[False] * n_metrics for _ in range(n_systems)]
+        for m in range(n_metrics):
+            printed = [round(row[m], digits) for row in table_means]
+            defined = [v for v in printed if not math.isnan(v)]
+            if defined and len(self.systems) > 1:
+                best = max(defined)
+                for s in range(n_systems):
+                    bold[s][m] = printed[s] == best
+        caption = (
+            f"Means over {len(self.query_ids)} queries. A superscript lists the systems whose "
+            f"mean is significantly lower: {self.describe_test()}"
+        )
+        return SystemsTable(
+            systems=self.systems,
+            metrics=self.metric_names,
+            means=table_means,
+            beats=beats,
+            bold=bold,
+            caption=caption,
+            notes=self.notes(),
+            digits=digits,
+        )
+
+    def notes(self) -> list[str]:
+        """What a reader of the table must know besides the caption.
+
+        Returns
+        -------
+        list of str
+            Queries left out, failed values, pairs whose p-value is undefined, the baseline.
+        """
+        notes = []
+        if self.baseline is not None:
+            notes.append(
+                f"Every system was tested against the baseline {self.baseline} only "
+                f"(label {system_labels(len(self.systems))[self._index(self.baseline)]})."
+            )
+        notes += _excluded_notes(self.excluded)
+        for system, by_metric in self.failed.items():
+            for metric, ids in by_metric.items():
+                if ids:
+                    notes.append(
+                        f"{len(ids)} values of {metric} of {system} failed (an evaluation "
+                        "error) and were left out of its pairs."
+                    )
+        undefined = [
+            (pair, item.metric)
+            for pair, items in self._results.items()
+            for item in items
+            if math.isnan(item.p_value)
+        ]
+        if undefined:
+            (a, b), metric = undefined[0]
+            notes.append(
+                f"{len(undefined)} p-values are undefined (no paired query, or no variance "
+                f"for the test), e.g. {a} vs {b} on {metric}; they are never significant."
+            )
+        return notes
+
+    def to_table(self, digits: int = 4) -> str:
+        """The paper table as aligned text (a star marks the best mean of each metric).
+
+        Parameters
+        ----------
+        digits
+            Decimals of the means.
+
+        Returns
+        -------
+        str
+            The table, its caption and notes.
+        """
+        return render_text(self.systems_table(digits))
+
+    def to_markdown(self, digits: int = 4) -> str:
+        """The paper table as a GitHub-flavoured Markdown table, with its caption below.
+
+        Parameters
+        ----------
+        digits
+            Decimals of the means.
+
+        Returns
+        -------
+        str
+            The Markdown text.
+        """
+        return render_markdown(self.systems_table(digits))
+
+    def to_latex(
+        self, digits: int = 4, *, label: str = "tab:comparison", standalone: bool = False
+    ) -> str:
+        """The paper table as a LaTeX ``table`` with a ``booktabs`` tabular.
+
+        The best mean of each metric is bold, each mean carries the superscript labels of the
+        systems it beats, and the caption gives the test, the correction and alpha. It needs
+        ``\\usepackage{booktabs}``.
+
+        Parameters
+        ----------
+        digits
+            Decimals of the means.
+        label
+            The table's ``\\label``.
+        standalone
+            Return a whole compilable document.
+
+        Returns
+        -------
+        str
+            The LaTeX source.
+        """
+        return render_latex(self.systems_table(digits), label=label, standalone=standalone)
+
+    def pair_rows(self) -> list[dict[str, Any]]:
+        """One row per compared pair and metric.
+
+        Returns
+        -------
+        list of dict
+            Both means, the difference and its interval, the effect size, W/T/L, the test's
+            statistic and p-values, whether it is significant, and the settings.
+        """
+        rows = []
+        for (candidate, baseline), items in self._results.items():
+            for item in items:
+                rows.append(
+                    {
+                        "candidate": candidate,
+                        "baseline": baseline,
+                        **item.to_dict(),
+                        "significant": item.significant(self.alpha),
+                        "test": self.test,
+                        "correction": self.correction,
+                        "alpha": self.alpha,
+                        "confidence_level": self.confidence_level,
+                    }
+                )
+        return rows
+
+    def to_csv(self) -> str:
+        """The rows of :meth:`pair_rows` as CSV.
+
+        Returns
+        -------
+        str
+            RFC 4180 CSV with a header row (empty cells where a value is undefined).
+        """
+        return render_csv(self.pair_rows())
+
+    def to_pandas(self) -> Any:
+        """The rows of :meth:`pair_rows` as a pandas DataFrame (the ``pandas`` extra).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per pair and metric.
+
+        Raises
+        ------
+        MissingDependencyError
+            pandas is not installed.
+        """
+        pd = import_optional("pandas", extra="pandas", purpose="MultipleComparison.to_pandas()")
+        return pd.DataFrame(self.pair_rows())
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """The full report (:meth:`to_dict`) as strict JSON.
+
+        Parameters
+        ----------
+        indent
+            Indentation (None: one line).
+
+        Returns
+        -------
+        str
+            The JSON text (an undefined value is null).
+        """
+        return json.dumps(_strict(self.to_dict()), indent=indent, ensure_ascii=False)
+
+    # -- reports -------------------------------------------------------------------------------
+
+    def _settings(self) -> dict[str, Any]:
+        return {
+            "test": self.test,
+            "method": self.method,
+            "n_resamples": self.n_resamples,
+            "random_state": self.random_state,
+            "confidence_level": self.confidence_level,
+            "n_bootstrap": self.n_bootstrap,
+            "alpha": self.alpha,
+            "correction": self.correction,
+            "family": self.family,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """The full report: systems, settings, every system's per-query values and every pair's
+        comparison.
+
+        Returns
+        -------
+        dict
+            JSON-ready (NaN stays NaN; report writers turn it into null).
+        """
+        return {
+            "kind": MULTIPLE_COMPARISON_KIND,
+            "format_version": FORMAT_VERSION,
+            "ragmeter_version": __version__,
+            "systems": list(self.systems),
+            "baseline": self.baseline,
+            "metrics": list(self.metric_names),
+            **self._settings(),
+            "query_ids": list(self.query_ids),
+            "excluded": {k: list(v) for k, v in self.excluded.items()},
+            "failed": {
+                s: {m: list(ids) for m, ids in by_metric.items()}
+                for s, by_metric in self.failed.items()
+            },
+            "values": {
+                system: {m: self.values[s, i].tolist() for i, m in enumerate(self.metric_names)}
+                for s, system in enumerate(self.systems)
+            },
+            "comparisons": [
+                {
+                    "candidate": candidate,
+                    "baseline": baseline,
+                    "metrics": [item.to_dict() for item in items],
+                }
+                for (candidate, baseline), items in self._results.items()
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MultipleComparison:
+        """Rebuild a comparison from :meth:`to_dict` output, checking every field.
+
+        Parameters
+        ----------
+        data
+            What :meth:`to_dict` returned (or a report file held).
+
+        Returns
+        -------
+        MultipleComparison
+            The rebuilt comparison.
+
+        Raises
+        ------
+        InvalidInputError
+            Not such a report, another format version, a field of the wrong type or out of range,
+            values not aligned with the queries, pairs of unknown systems.
+        """
+        if data.get("kind") != MULTIPLE_COMPARISON_KIND:
+            raise InvalidInputError(
+                f"not a ragmeter multiple comparison report (kind {data.get('kind')!r})"
+            )
+        _check_version(data)
+        systems = [_check_name(s, "systems") for s in data["systems"]]
+        if len(set(systems)) != len(systems) or len(systems) < 2:
+            raise InvalidInputError("systems: expected at least 2 distinct system names")
+        baseline = data.get("baseline")
+        if baseline is not None and baseline not in systems:
+            raise InvalidInputError(f"baseline: {baseline!r} is not one of the systems")
+        metrics = [_check_name(m, "metrics") for m in data["metrics"]]
+        query_ids = _check_query_ids(data["query_ids"])
+        raw = data["values"]
+        if not isinstance(raw, Mapping) or list(raw) != systems:
+            raise InvalidInputError("values: expected {system: {metric: values}} for every system")
+        values = np.full((len(systems), len(metrics), len(query_ids)), math.nan)
+        for s, system in enumerate(systems):
+            by_metric = raw[system]
+            if not isinstance(by_metric, Mapping) or list(by_metric) != metrics:
+                raise InvalidInputError(f"values: {system!r} must hold every metric, in order")
+            for m, metric in enumerate(metrics):
+                column = by_metric[metric]
+                if not isinstance(column, list) or len(column) != len(query_ids):
+                    raise InvalidInputError(
+                        f"values: {system!r} {metric!r} must hold one value per query"
+                    )
+                values[s, m] = [_number(v, f"values: {system} {metric}") for v in column]
+        results: dict[tuple[str, str], tuple[MetricComparison, ...]] = {}
+        for entry in data["comparisons"]:
+            pair = (entry["candidate"], entry["baseline"])
+            if pair[0] not in systems or pair[1] not in systems or pair[0] == pair[1]:
+                raise InvalidInputError(f"comparisons: {pair} is not a pair of the systems")
+            items = tuple(MetricComparison.from_dict(m) for m in entry["metrics"])
+            if [i.metric for i in items] != metrics:
+                raise InvalidInputError(f"comparisons: {pair} must compare every metric")
+            results[pair] = items
+        failed = data.get("failed") or {}
+        if not isinstance(failed, Mapping):
+            raise InvalidInputError("failed: expected {system: {metric: [query ids]}}")
+        return cls(
+            systems=systems,
+            baseline=baseline,
+            metrics=metrics,
+            query_ids=query_ids,
+            values=values,
+            results=results,
+            excluded=_check_excluded(data.get("excluded") or {}),
+            failed={
+                _check_name(s, "failed"): {
+                    _check_name(m, "failed"): _check_query_ids(ids) for m, ids in v.items()
+                }
+                for s, v in failed.items()
+            },
+            **_check_settings(data),
+        )
+
+    def to_rows(self) -> list[dict[str, Any]]:
+        """Rows for JSONL, each with the settings.
+
+        Returns
+        -------
+        list of dict
+            One ``"row": "system"`` row per system (its per-query values) and one
+            ``"row": "pair"`` row per compared pair (``pair_candidate``, ``pair_baseline``) and
+            metric.
+        """
+        full = self.to_dict()
+        head = {k: v for k, v in full.items() if k not in ("values", "comparisons")}
+        rows: list[dict[str, Any]] = [
+            {**head, "row": "system", "system": system, "values": full["values"][system]}
+            for system in self.systems
+        ]
+        for entry in full["comparisons"]:
+            for item in entry["metrics"]:
+                rows.append(
+                    {
+                        **head,
+                        "row": "pair",
+                        "pair_candidate": entry["candidate"],
+                        "pair_baseline": entry["baseline"],
+                        **item,
+                    }
+                )
+        return rows
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[Mapping[str, Any]]) -> MultipleComparison:
+        """Rebuild a comparison from :meth:`to_rows` output.
+
+        Parameters
+        ----------
+        rows
+            What :meth:`to_rows` returned.
+
+        Returns
+        -------
+        MultipleComparison
+            The rebuilt comparison (checked as :meth:`from_dict` checks it).
+        """
+        if not rows:
+            raise InvalidInputError("rows: a comparison report needs at least one row")
+        metric_fields = set(MetricComparison.__dataclass_fields__)
+        row_fields = {"row", "system", "values", "pair_candidate", "pair_baseline"}
+        head = {k: v for k, v in rows[0].items() if k not in row_fields | metric_fields}
+        values = {row["system"]: row["values"] for row in rows if row.get("row") == "system"}
+        comparisons: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for row in rows:
+            if row.get("row") == "pair":
+                pair = (row["pair_candidate"], row["pair_baseline"])
+                comparisons.setdefault(pair, []).append({k: row.get(k) for k in metric_fields})
+            elif row.get("row") != "system":
+                raise InvalidInputError(f"rows: unknown row kind {row.get('row')!r}")
+        return cls.from_dict(
+            {
+                **head,
+                "values": values,
+                "comparisons": [
+                    {"candidate": a, "baseline": b, "metrics": items}
+                    for (a, b), items in comparisons.items()
+                ],
+            }
+        )
+
+    def write(self, path: str | os.PathLike[str], *, format: str | None = None) -> Any:
+        """Write the comparison to a report file, atomically.
+
+        Parameters
+        ----------
+        path
+            The file; its suffix gives the format (``.json``, ``.jsonl``, ``.yaml``, ``.toml``).
+        format
+            The format, when the suffix does not say it.
+
+        Returns
+        -------
+        pathlib.Path
+            The path written.
+        """
+        return write_report(self, path, format=format)
+
+    @classmethod
+    def read(cls, path: str | os.PathLike[str], *, format: str | None = None) -> MultipleComparison:
+        """Read a comparison written by :meth:`write` (validated on reading).
+
+        Parameters
+        ----------
+        path
+            The report file.
+        format
+            Its format, when the suffix does not say it.
+
+        Returns
+        -------
+        MultipleComparison
+            The comparison (equal to the one written).
+        """
+        return load_report(cls, path, format=format)
+
+    def plot(
+        self,
+        metric: str | None = None,
+        path: str | os.PathLike[str] | None = None,
+        **options: Any,
+    ) -> Any:
+        """Every system's per-query values of one metric (:func:`ragmeter.plots.plot_per_query`;
+        the ``plot`` extra), queries sorted by the baseline's value (or the mean over systems).
+
+        Parameters
+        ----------
+        metric
+            The metric (default: the first).
+        path
+            Where to save the figure.
+        options
+            Passed to :func:`~ragmeter.plots.plot_per_query` (``ax``).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+            The figure.
+        """
+        return plot_per_query(
+            self.per_system(),
+            metric or self.metric_names[0],
+            sort_by=self.baseline,
+            path=path,
+            **options,
+        )
+
+
+def _strict(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        return {k: _strict(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_strict(v) for v in value]
+    return value
