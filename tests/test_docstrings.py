@@ -54,8 +54,11 @@ DOCUMENTED = (
     "ragmeter.answers",
     "ragmeter.demo",
     "ragmeter.exceptions",
+    "ragmeter.harness",
     "ragmeter.levenshtein",
     "ragmeter.options",
+    "ragmeter.per_query",
+    "ragmeter.plots",
     "ragmeter.ranking.declarations",
     "ragmeter.ranking.evaluation",
     "ragmeter.ranking.functions",
@@ -68,7 +71,9 @@ DOCUMENTED = (
     "ragmeter.ranking.names",
     "ragmeter.reports",
     "ragmeter.retrieval",
+    "ragmeter.retrieval_evaluation",
     "ragmeter.scorers",
+    "ragmeter.stats",
 )
 #: Defined elsewhere and documented with their own module (see DOCUMENTED's comment).
 ELSEWHERE = (
@@ -134,15 +139,20 @@ def test_docstring_examples_run(module_name, monkeypatch, tmp_path):
 SECTIONED = (
     "ragmeter.answers",
     "ragmeter.exceptions",
+    "ragmeter.harness",
     "ragmeter.levenshtein",
     "ragmeter.options",
+    "ragmeter.per_query",
+    "ragmeter.plots",
     "ragmeter.ranking.declarations",
     "ragmeter.ranking.evaluation",
     "ragmeter.ranking.functions",
     "ragmeter.ranking.names",
     "ragmeter.retrieval",
     "ragmeter.retrieval._estimator",
+    "ragmeter.retrieval_evaluation",
     "ragmeter.scorers",
+    "ragmeter.stats",
 )
 
 _SECTION_TITLE = re.compile(r"^(?P<title>[A-Z][A-Za-z ]*)\n-{3,}[ ]*$", re.M)

@@ -29,13 +29,11 @@ Form = Literal["long", "wide"]
 class MeanScore(float):
     """A mean over queries that remembers what it averaged.
 
-    It is a ``float`` (prints, compares and computes like one) with three attributes, its
-    keyword parameters.
+    It is a ``float`` (prints, compares and computes like one): ``MeanScore(value,
+    n_queries=..., n_undefined=..., metric=...)``, with three attributes.
 
-    Parameters
+    Attributes
     ----------
-    value
-        The mean.
     n_queries
         The number of queries (answers, for the answer metrics) in the mean.
     n_undefined
@@ -85,12 +83,11 @@ def _make_mean(value: float, n_queries: int, n_undefined: int, metric: str) -> M
 
 class CountScore(int):
     """A total over queries (``num_ret``, ``num_rel``, ...) or the number of queries
-    (``num_q``): an ``int`` that says over how many queries it was counted.
+    (``num_q``): an ``int`` that says over how many queries it was counted:
+    ``CountScore(value, n_queries=..., metric=...)``.
 
-    Parameters
+    Attributes
     ----------
-    value
-        The total.
     n_queries
         The number of queries it was counted over.
     metric
