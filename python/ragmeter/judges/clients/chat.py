@@ -296,10 +296,10 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
         headers: Extra HTTP headers.
         transport: An ``httpx`` transport to use instead (for example
             ``httpx.MockTransport``).
-        lean_transport: ``True`` (default): a lean keep-alive HTTP/1.1 transport for direct
-            ``http://`` and ``https://`` URLs (about 20x less CPU per call than httpx's);
-            ``False``, or a URL behind an environment proxy: httpx's transport without
-            keep-alive. On either, a response is never paired with another request.
+        lean_transport: ``True`` (default): a lean HTTP/1.1 transport for direct
+            ``http://`` and ``https://`` URLs (far less CPU per call than httpx's);
+            ``False``, or a URL behind an environment proxy: httpx's transport. Neither keeps
+            connections alive, so a response is never paired with another request.
         verify: TLS certificate checks: ``True`` (certifi's CAs), ``False``, or an
             ``ssl.SSLContext`` (a private CA).
 

@@ -1,9 +1,10 @@
 """HTTP endpoints of OpenAI-compatible servers: POST JSON, get JSON, or a typed transport error.
 
-Endpoints reached directly (``http://`` and ``https://``) use the lean keep-alive transport of
+Endpoints reached directly (``http://`` and ``https://``) use the lean transport of
 :mod:`ragmeter.judges.clients.transport`; endpoints behind an environment proxy, or with
-``lean_transport=False``, use httpx's transport without keep-alive, since httpx cannot tell a
-stale extra response left on a kept-alive connection from the answer to the next request. A
+``lean_transport=False``, use httpx's transport. Neither keeps connections alive: a stale extra
+response left on a kept-alive connection cannot be told from the answer to the next request, so
+each request has its own connection and reads only its own answer. A
 ``transport`` given by the caller (for example ``httpx.MockTransport``) is used as is.
 
 ``timeout_s`` bounds a whole request, from connecting to the last byte of the body, whatever the

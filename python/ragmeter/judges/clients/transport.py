@@ -9,10 +9,13 @@ exceptions stay httpx's), over TCP for ``http://`` and TLS for ``https://`` URLs
 Content-Length or chunked bodies. Endpoints behind an environment proxy keep httpx's transport.
 
 Pairing is certain: HTTP/1.1 has no request ids, so a response belongs to a request only by
-its order on the connection. A connection is put back for reuse only after a complete,
-explicitly framed response with nothing after it, and it is reused only if nothing arrived
-while it was idle; a server or proxy that sends one response too many loses the connection
-instead of handing its stale answer to the next request.
+its order on the connection, and a server or proxy that sends one response too many can do so
+at any moment, even after a check for unread bytes. So by default every request has its own
+connection (``Connection: close``): the only response it can read is the answer to it. With
+``keep_alive=True`` (faster for many short requests over TLS) a connection is put back for
+reuse only after a complete, explicitly framed response with nothing after it, and reused only
+if nothing arrived while it was idle, which catches a stale response that has arrived, not one
+still on its way.
 """
 
 from __future__ import annotations
@@ -101,11 +104,14 @@ def make_lean_transport(
     *,
     max_connections: int,
     ssl_context: ssl.SSLContext | None = None,
+    keep_alive: bool = False,
     keepalive_expiry: float = 5.0,
 ) -> Any:
     """A new transport (an ``httpx.AsyncBaseTransport``) with at most ``max_connections``.
 
-    ``ssl_context`` verifies ``https://`` servers (default: httpx's, with certifi's CAs).
+    ``ssl_context`` verifies ``https://`` servers (default: httpx's, with certifi's CAs);
+    ``keep_alive`` reuses connections (see the module documentation: pairing is then checked,
+    not certain).
     """
     global _TRANSPORT_CLASS
     if _TRANSPORT_CLASS is None:
@@ -113,6 +119,7 @@ def make_lean_transport(
     return _TRANSPORT_CLASS(
         max_connections=max_connections,
         ssl_context=ssl_context,
+        keep_alive=keep_alive,
         keepalive_expiry=keepalive_expiry,
     )
 
@@ -126,8 +133,10 @@ def _define(httpx: Any) -> Any:
             *,
             max_connections: int,
             ssl_context: ssl.SSLContext | None,
+            keep_alive: bool,
             keepalive_expiry: float,
         ):
+            self._keep_alive = keep_alive
             self._slots = asyncio.Semaphore(max_connections)
             self._idle: dict[tuple[str, str, int], deque[_Connection]] = {}
             self._keepalive_expiry = keepalive_expiry
@@ -186,7 +195,13 @@ def _define(httpx: Any) -> Any:
             body = await request.aread()
             target = url.raw_path
             lines = [b"%s %s HTTP/1.1" % (request.method.encode("ascii"), target)]
-            lines.extend(b"%s: %s" % (name, value) for name, value in request.headers.raw)
+            lines.extend(
+                b"%s: %s" % (name, value)
+                for name, value in request.headers.raw
+                if self._keep_alive or name.lower() != b"connection"
+            )
+            if not self._keep_alive:
+                lines.append(b"Connection: close")
             payload = b"\r\n".join(lines) + b"\r\n\r\n" + body
             async with self._slots:
                 for attempt in (0, 1):
@@ -251,7 +266,7 @@ def _define(httpx: Any) -> Any:
                     ) from exc
             closing = index.get(b"connection", b"").lower() == b"close" or version == b"HTTP/1.0"
             # Bytes after a complete response answer no request: the connection is out of step.
-            if framed and not closing and connection.clean():
+            if self._keep_alive and framed and not closing and connection.clean():
                 connection.idle_since = time.monotonic()
                 self._idle.setdefault(key, deque()).append(connection)
             else:
