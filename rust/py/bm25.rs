@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use ragmeter_core::bm25::{self, Params, TermMatrix, Variant};
 use ragmeter_core::csr::Rows;
 
-use crate::errors::{ByPosition, to_pyerr};
+use crate::error::{ByPosition, to_pyerr};
 use crate::threads;
 
 type PostingsArrays<'py> = (

@@ -599,12 +599,7 @@ pub fn prepare(
     opts: RankingOptions,
     query_base: usize,
 ) -> CoreResult<Prepared> {
-    if opts.max_docs == Some(0) {
-        return Err(CoreError::argument(
-            "max_docs",
-            "must be a positive integer or None, got 0",
-        ));
-    }
+    check_options(opts)?;
     let outputs: Vec<QueryOutput> = queries
         .par_iter()
         .with_min_len(16)
@@ -614,6 +609,40 @@ pub fn prepare(
                 .map_err(|message| CoreError::query(query_base + q, message))
         })
         .collect::<CoreResult<_>>()?;
+    Ok(assemble(outputs, opts))
+}
+
+/// `prepare` on the calling thread alone (for callers that spread parts of their input over
+/// threads themselves).
+pub fn prepare_serial(
+    queries: &[QueryInput<'_>],
+    opts: RankingOptions,
+    query_base: usize,
+) -> CoreResult<Prepared> {
+    check_options(opts)?;
+    let mut scratch = Scratch::default();
+    let outputs: Vec<QueryOutput> = queries
+        .iter()
+        .enumerate()
+        .map(|(q, query)| {
+            prepare_query(query, opts, &mut scratch)
+                .map_err(|message| CoreError::query(query_base + q, message))
+        })
+        .collect::<CoreResult<_>>()?;
+    Ok(assemble(outputs, opts))
+}
+
+fn check_options(opts: RankingOptions) -> CoreResult<()> {
+    if opts.max_docs == Some(0) {
+        return Err(CoreError::argument(
+            "max_docs",
+            "must be a positive integer or None, got 0",
+        ));
+    }
+    Ok(())
+}
+
+fn assemble(outputs: Vec<QueryOutput>, opts: RankingOptions) -> Prepared {
     let mut prepared = Prepared {
         all_judged: opts.all_judged,
         ..Prepared::default()
@@ -625,7 +654,7 @@ pub fn prepare(
         prepared.judged_count.push(out.judged_count);
         prepared.judged_negative.push(out.judged_negative);
     }
-    Ok(prepared)
+    prepared
 }
 
 #[cfg(test)]

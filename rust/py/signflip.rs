@@ -6,7 +6,7 @@ use numpy::{
 use pyo3::prelude::*;
 use ragmeter_core::signflip::{self, SignFlipMethod};
 
-use crate::errors::{ByPosition, to_pyerr};
+use crate::error::{ByPosition, to_pyerr};
 use crate::threads;
 
 type SignFlipOutput<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<u64>>, u64);
