@@ -6,7 +6,7 @@ use numpy::{
 use pyo3::prelude::*;
 use ragmeter_core::signflip::{self, SignFlipMethod};
 
-use crate::error::{ByPosition, to_pyerr};
+use crate::error::ByPosition;
 use crate::threads;
 
 type SignFlipOutput<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<u64>>, u64);
@@ -31,10 +31,9 @@ pub fn sign_flip_test<'py>(
     } else {
         SignFlipMethod::Sampled { n_resamples, seed }
     };
-    let result = threads::run(py, n_threads, || {
+    let result = threads::enter_core(py, n_threads, &ByPosition, || {
         signflip::sign_flip_test(values, n_metrics, n_pairs, method)
-    })?
-    .map_err(|e| to_pyerr(e, &ByPosition))?;
+    })?;
     Ok((
         result.p_values.into_pyarray(py),
         result.counts.into_pyarray(py),
@@ -55,10 +54,9 @@ pub fn bootstrap_mean_differences<'py>(
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let (n_metrics, n_pairs) = (differences.shape()[0], differences.shape()[1]);
     let values = differences.as_slice()?;
-    let means = threads::run(py, n_threads, || {
+    let means = threads::enter_core(py, n_threads, &ByPosition, || {
         signflip::bootstrap_mean_differences(values, n_metrics, n_pairs, n_resamples, seed)
-    })?
-    .map_err(|e| to_pyerr(e, &ByPosition))?;
+    })?;
     let columns = usize::try_from(n_resamples).unwrap_or(usize::MAX);
     means.into_pyarray(py).reshape([n_metrics, columns])
 }
