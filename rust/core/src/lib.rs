@@ -11,6 +11,7 @@ pub mod normalize;
 pub mod prepare;
 pub mod ranking;
 pub mod signflip;
+pub mod table;
 pub mod trec;
 
 pub use error::{CoreError, CoreResult};

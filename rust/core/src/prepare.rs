@@ -632,6 +632,44 @@ pub fn prepare_serial(
     Ok(assemble(outputs, opts))
 }
 
+/// Queries prepared one at a time, in order, on the calling thread (for callers that build
+/// each query's input themselves and spread groups of queries over threads).
+pub struct PreparedBuilder {
+    prepared: Prepared,
+    scratch: Scratch,
+    opts: RankingOptions,
+}
+
+impl PreparedBuilder {
+    pub fn new(opts: RankingOptions) -> CoreResult<Self> {
+        check_options(opts)?;
+        Ok(PreparedBuilder {
+            prepared: Prepared {
+                all_judged: opts.all_judged,
+                ..Prepared::default()
+            },
+            scratch: Scratch::default(),
+            opts,
+        })
+    }
+
+    /// Prepare the next query; the error is its message (the caller names the query).
+    pub fn push(&mut self, query: &QueryInput<'_>) -> Result<(), String> {
+        let out = prepare_query(query, self.opts, &mut self.scratch)?;
+        let prepared = &mut self.prepared;
+        prepared.hits.push_row(out.hits);
+        prepared.judged_positive.push_row(out.judged_positive);
+        prepared.retrieved.push(out.retrieved);
+        prepared.judged_count.push(out.judged_count);
+        prepared.judged_negative.push(out.judged_negative);
+        Ok(())
+    }
+
+    pub fn finish(self) -> Prepared {
+        self.prepared
+    }
+}
+
 fn check_options(opts: RankingOptions) -> CoreResult<()> {
     if opts.max_docs == Some(0) {
         return Err(CoreError::argument(
