@@ -13,6 +13,7 @@ mod prepare;
 mod ranking;
 mod signflip;
 mod strings;
+mod table;
 mod threads;
 mod trec;
 
@@ -47,6 +48,9 @@ mod _core {
 
     #[pymodule_export]
     use crate::trec::{prepare_trec, read_trec};
+
+    #[pymodule_export]
+    use crate::table::{prepare_tables, read_table_dict};
 
     #[pymodule_export]
     use crate::edit::{edit_backend, edit_count, edit_one_to_many, edit_pairwise, edit_rank};

@@ -199,7 +199,8 @@ type DictionaryHashes = HashMap<(usize, usize, usize), Arc<Vec<u64>>>;
 
 impl<'a> Ids<'a> {
     /// The ids of `array`, or a description of its type if ids cannot be read from it.
-    fn of(array: &'a ArrayRef, cache: &mut DictionaryHashes) -> Result<Ids<'a>, String> {
+    /// With `cache` None, dictionary values are not hashed (`get_hashed` must not be used).
+    fn of(array: &'a ArrayRef, cache: Option<&mut DictionaryHashes>) -> Result<Ids<'a>, String> {
         Ok(match array.data_type() {
             DataType::Utf8 => {
                 let strings = array.as_string::<i32>();
@@ -233,7 +234,14 @@ impl<'a> Ids<'a> {
                         array.data_type()
                     ));
                 }
-                let values = Ids::of(values_array, cache)?;
+                let Some(cache) = cache else {
+                    return Ok(Ids::Dictionary {
+                        keys,
+                        values: Box::new(Ids::of(values_array, None)?),
+                        hashes: Arc::new(Vec::new()),
+                    });
+                };
+                let values = Ids::of(values_array, None)?;
                 let data = values_array.to_data();
                 let key = (
                     data.buffers().first().map_or(0, |b| b.as_ptr() as usize),
@@ -402,10 +410,10 @@ impl<'a> BatchColumns<'a> {
 
 /// The columns of `batch` named by `columns`, checked: present, of a type ragmeter reads, and
 /// without nulls.
-pub fn batch_columns<'a>(
+fn batch_columns<'a>(
     batch: &'a RecordBatch,
     columns: &Columns,
-    cache: &mut DictionaryHashes,
+    cache: Option<&mut DictionaryHashes>,
 ) -> CoreResult<BatchColumns<'a>> {
     let schema = batch.schema();
     let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
@@ -457,7 +465,7 @@ pub fn batch_columns<'a>(
             )));
         }
     }
-    let id_column = |array: &'a ArrayRef, name: &str, cache: &mut DictionaryHashes| {
+    let id_column = |array: &'a ArrayRef, name: &str, cache: Option<&mut DictionaryHashes>| {
         Ids::of(array, cache).map_err(|type_name| {
             columns.error(format_args!(
                 "column '{name}' is {type_name}; ids are read from text or integer columns \
@@ -465,7 +473,7 @@ pub fn batch_columns<'a>(
             ))
         })
     };
-    let query_ids = id_column(query, &columns.query, cache)?;
+    let query_ids = id_column(query, &columns.query, None)?;
     let doc_ids = id_column(doc, &columns.doc, cache)?;
     let value_numbers = Numbers::of(value).map_err(|type_name| {
         columns.error(format_args!(
@@ -509,12 +517,26 @@ impl ValueKind {
     }
 }
 
+/// Check that `batch` has the columns of `columns`, of types ragmeter reads, without nulls.
+pub fn check_batch(batch: &RecordBatch, columns: &Columns) -> CoreResult<()> {
+    batch_columns(batch, columns, None).map(|_| ())
+}
+
+/// `scan_queries` over the rows `rows` of `batch`.
+pub fn scan_batch(
+    batch: &RecordBatch,
+    columns: &Columns,
+    rows: Range<usize>,
+) -> CoreResult<Vec<Range<u32>>> {
+    scan_queries(&batch_columns(batch, columns, None)?, columns, rows)
+}
+
 /// Rows of one batch read per task when scanning: enough to be worth a thread.
 pub const SCAN_ROWS: usize = 1 << 16;
 
 /// The runs of adjacent rows with one query id among `rows` of a batch (a table sorted or
 /// grouped by query has one per query and batch).
-pub fn scan_queries(
+fn scan_queries(
     columns: &BatchColumns<'_>,
     names: &Columns,
     rows: Range<usize>,
@@ -567,7 +589,7 @@ impl<'a> Table<'a> {
         let mut cache = DictionaryHashes::new();
         let batches = batches
             .iter()
-            .map(|b| batch_columns(b, columns, &mut cache))
+            .map(|b| batch_columns(b, columns, Some(&mut cache)))
             .collect::<CoreResult<Vec<_>>>()?;
         Ok(Table {
             columns,
@@ -623,6 +645,48 @@ impl<'a> Table<'a> {
         }
         Ok(by_query)
     }
+}
+
+/// The rows of one query of a table, for readers that turn tables into Python objects.
+pub struct QueryRows<'a> {
+    pub id: Id<'a>,
+    /// (document id, value) in table order.
+    pub docs: Vec<(Id<'a>, f64)>,
+}
+
+/// The rows of `table` grouped by query, queries in order of first appearance.
+pub fn grouped<'a>(table: &Table<'a>) -> CoreResult<Vec<QueryRows<'a>>> {
+    let mut index = FxHashMap::default();
+    let mut ids = Vec::new();
+    let segments = table.group(&mut index, &mut ids)?;
+    ids.iter()
+        .zip(&segments)
+        .map(|(&id, segments)| {
+            let mut docs = Vec::new();
+            for segment in segments {
+                let batch = &table.batches[segment.batch as usize];
+                for row in segment.rows.0 as usize..segment.rows.1 as usize {
+                    let value = batch.value(row);
+                    let doc = batch.doc.get(row);
+                    match (doc, value) {
+                        (Ok(doc), Ok(value)) => docs.push((doc, value)),
+                        (Err(message), _) | (_, Err(message)) => {
+                            return Err(table.columns.error(message));
+                        }
+                    }
+                }
+            }
+            Ok(QueryRows { id, docs })
+        })
+        .collect()
+}
+
+/// Whether the value column of `table` holds integers (grades are then read back as ints).
+pub fn integer_values(table: &Table<'_>) -> bool {
+    table
+        .batches
+        .iter()
+        .all(|b| matches!(b.value, Numbers::Int(_)))
 }
 
 /// Judgments and a run joined on the judged queries, prepared.
@@ -1079,7 +1143,7 @@ mod tests {
         let mut cache = DictionaryHashes::new();
         let mut out = Vec::new();
         for (b, batch) in batches.iter().enumerate() {
-            let cols = batch_columns(batch, names, &mut cache)?;
+            let cols = batch_columns(batch, names, Some(&mut cache))?;
             for run in scan_queries(&cols, names, 0..cols.rows())? {
                 out.push(Segment {
                     batch: b as u32,
