@@ -50,6 +50,22 @@ pub fn prepare_trec(
     };
     let (prepared, query_ids, in_run, run_only, tag) =
         threads::enter_core(py, n_threads, &ByPosition, || {
+            let ids = |v: &[&[u8]]| v.iter().map(|q| q.to_vec()).collect::<Vec<_>>();
+            if trec::is_compressed(&run_path)? {
+                // A compressed run is read block by block (bounded memory) when it is grouped
+                // by query, as runs are written; else whole, below.
+                let qrels_bytes = trec::read(&qrels_path)?;
+                let qrels = trec::parse(&qrels_bytes, trec::TrecKind::Qrels, &qrels_path)?;
+                if let Some(joined) = trec::stream_join_and_prepare(&qrels, &run_path, opts)? {
+                    return Ok((
+                        joined.prepared,
+                        ids(&joined.query_ids),
+                        joined.in_run,
+                        joined.run_only,
+                        joined.run_tag,
+                    ));
+                }
+            }
             let (qrels_bytes, run_bytes) =
                 rayon::join(|| trec::read(&qrels_path), || trec::read(&run_path));
             let (qrels_bytes, run_bytes) = (qrels_bytes?, run_bytes?);
@@ -59,7 +75,6 @@ pub fn prepare_trec(
             );
             let (qrels, run) = (qrels?, run?);
             let joined = trec::join_and_prepare(&qrels, &run, opts)?;
-            let ids = |v: &[&[u8]]| v.iter().map(|q| q.to_vec()).collect::<Vec<_>>();
             Ok((
                 joined.prepared,
                 ids(&joined.query_ids),

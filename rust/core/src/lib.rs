@@ -4,6 +4,7 @@
 
 pub mod answers;
 pub mod bm25;
+pub mod compressed;
 pub mod csr;
 pub mod edit;
 pub mod error;

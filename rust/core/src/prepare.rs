@@ -154,6 +154,21 @@ impl Prepared {
         Ok(())
     }
 
+    /// Append query `row` of `other` (prepared without diversity judgments).
+    pub fn push_row_of(&mut self, other: &Prepared, row: usize) {
+        if self.is_empty() {
+            self.all_judged = other.all_judged;
+        }
+        let hits = other.hits.view();
+        self.hits.push_row(hits.row(row).iter().copied());
+        let positive = other.judged_positive.view();
+        self.judged_positive
+            .push_row(positive.row(row).iter().copied());
+        self.retrieved.push(other.retrieved[row]);
+        self.judged_count.push(other.judged_count[row]);
+        self.judged_negative.push(other.judged_negative[row]);
+    }
+
     pub fn append(&mut self, other: Prepared) {
         if self.is_empty() {
             self.all_judged = other.all_judged;
