@@ -28,7 +28,8 @@ def open_table(path: str, columns: TableColumns, kind: str, delimiter: str) -> A
     pyarrow = pyarrow_module("pyarrow", path)
     csv_module = pyarrow_module("pyarrow.csv", path)
     with pyarrow.input_stream(path, compression="detect") as stream:
-        first = stream.readline().decode("utf-8", "replace").rstrip("\r\n")
+        head = stream.read(1 << 16)
+    first = head.split(b"\n", 1)[0].decode("utf-8", "replace").rstrip("\r").lstrip("\ufeff")
     names = header(first, delimiter)
     if columns.query not in names:
         raise InvalidInputError(

@@ -1,11 +1,12 @@
 """The file formats ragmeter reads, one row each, and how a file's format is recognised.
 
 A file's format is read from its content where the name leaves a doubt: binary formats by their
-magic bytes (Parquet ``PAR1``, Arrow IPC ``ARROW1`` or a stream's continuation marker,
-compressed TREC text ``gzip``/``bzip2``/``xz``/``zstd``), text by its first line (a JSON object,
-a CSV or TSV header naming the query id column, else TREC). A file whose suffix names one
-format but whose content is another's is refused, and so is binary data ragmeter cannot read,
-with a message naming the formats it reads. A new format is one module and one row of
+magic bytes, whatever the name (Parquet ``PAR1``, Arrow IPC ``ARROW1`` or a stream's
+continuation marker, compressed text ``gzip``/``bzip2``/``xz``/``zstd``: TREC, or CSV/TSV when
+the name says so), text by its first line (a JSON object, a CSV or TSV header naming the query
+id column, else TREC). A file named as Parquet or Arrow IPC that does not start like one is
+refused (damaged or misnamed), and so is binary data ragmeter cannot read, with a message naming
+the formats it reads. A new format is one module and one row of
 :data:`FORMATS`.
 """
 
@@ -142,13 +143,8 @@ def detect(path: str | os.PathLike[str], columns: TableColumns | None = None) ->
     head = _head(name)
     by_suffix = _by_suffix(name)
     if _parquet.sniff(head) or _ipc.sniff(head):
-        found = _BY_NAME["parquet" if _parquet.sniff(head) else "ipc"]
-        if by_suffix is not None and by_suffix.reads_as != "table":
-            raise InvalidInputError(
-                f"{name}: is named like a {by_suffix.name} file but holds {found.description} "
-                "data; rename it"
-            )
-        return found
+        # The content decides, whatever the name says.
+        return _BY_NAME["parquet" if _parquet.sniff(head) else "ipc"]
     for compression, (magic, suffix) in COMPRESSIONS.items():
         if head.startswith(magic):
             inner = name[: -len(suffix)] if name.lower().endswith(suffix) else name
