@@ -170,15 +170,29 @@ def evaluation_values(
     options: EvaluationOptions,
     *,
     columns: TableColumns | None = None,
+    run_tag: str | None = None,
+    allow_empty: bool = False,
 ) -> QueryValues:
     """Per-query values (NaN where undefined, before ``zero_division``) of a run against
-    judgments, both from any source, with trec_eval's semantics (see :func:`evaluate`)."""
+    judgments, both from any source, with trec_eval's semantics (see :func:`evaluate`).
+
+    ``run_tag`` is the value of ``runid`` (default: a TREC run's tag, a run file's name without
+    the suffix); with ``allow_empty``, no judged query in the run gives no values rather than
+    an error."""
     columns = columns or TableColumns()
     judged = _resolve(qrels, "qrels", "qrels", columns)
     ranked = _resolve(run, "run", "run", columns)
     if judged.reads_as == ranked.reads_as == "trec":
-        return trec_values(judged.value, ranked.value, metrics=metrics, options=options)
-    run_tag = Path(ranked.path).stem if ranked.path else None
+        values = trec_values(
+            judged.value, ranked.value, metrics=metrics, options=options, allow_empty=allow_empty
+        )
+        if run_tag is not None:
+            for column, measure in enumerate(values.measures):
+                if measure.family.name == "runid":
+                    values.texts[column] = [run_tag] * len(values.queries.query_ids)
+        return values
+    if run_tag is None:
+        run_tag = Path(ranked.path).stem if ranked.path else None
     if judged.reads_as == ranked.reads_as == "table":
         return table_values(
             judged.value,
@@ -190,6 +204,7 @@ def evaluation_values(
             unjudged="ignore",
             arguments=("qrels", "run"),
             sources=(judged.path, ranked.path),
+            allow_empty=allow_empty,
         )
     judgments = _as_mapping(judged, "qrels", "qrels", columns, options.n_threads)
     ranking = _as_mapping(ranked, "run", "run", columns, options.n_threads)
@@ -197,7 +212,9 @@ def evaluation_values(
     unjudged = [query for query in ranking if query not in judgments]
     if unjudged:
         ranking = {query: docs for query, docs in ranking.items() if query in judgments}
-    values = ranking_values(judgments, ranking, metrics, options, run_tag=run_tag)
+    values = ranking_values(
+        judgments, ranking, metrics, options, run_tag=run_tag, allow_empty=allow_empty
+    )
     values.queries.unjudged = unjudged
     return values
 
@@ -231,7 +248,7 @@ def evaluate(
     are ignored (listed in the result's ``unjudged``), a judged topic missing from the run is
     an error unless ``complete=True`` (trec_eval ``-c``) or ``missing="skip"``, and documents are
     ordered by score, ties by document id byte-wise descending. A run file's ``runid`` is its
-    tag (TREC) or its name without the suffix (other files).
+    tag when both files are TREC files, else the run file's name without the suffix.
 
     Parameters
     ----------

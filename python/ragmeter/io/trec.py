@@ -179,8 +179,10 @@ def trec_values(
     *,
     metrics: Iterable[str] | str,
     options: EvaluationOptions,
+    allow_empty: bool = False,
 ) -> QueryValues:
-    """Per-query values (NaN where undefined) of the judged topics, before ``zero_division``."""
+    """Per-query values (NaN where undefined) of the judged topics, before ``zero_division``;
+    with ``allow_empty``, no judged topic in the run gives no values rather than an error."""
     measures = measures_of(metrics)
     prepared, query_ids, in_run, run_only, tag = _core.prepare_trec(
         os.fspath(qrels_path),
@@ -211,7 +213,7 @@ def trec_values(
     values = compute_values(prepared, measures, queries, options, in_run=in_run_mask, run_tag=tag)
     if options.missing == "skip" and not in_run_mask.all():
         values = values.select(in_run_mask)
-    if not values.queries.query_ids:
+    if not values.queries.query_ids and not allow_empty:
         raise InvalidInputError(
             f"run: no judged topic of {os.fspath(qrels_path)!r} is in the run "
             f"{os.fspath(run_path)!r}; nothing to evaluate"

@@ -192,15 +192,24 @@ def ranking_values(
     *,
     run_tag: str | None = None,
     columns: TableColumns | None = None,
+    allow_empty: bool = False,
 ) -> QueryValues:
     """Per-query values (NaN where undefined) of the aligned queries, before
     ``zero_division``; ``run_tag`` is the value of ``runid``, if any. Tables (see
-    :func:`ranking_metrics`) are read with ``columns``."""
+    :func:`ranking_metrics`) are read with ``columns``. With ``allow_empty``, no query to
+    evaluate gives no values rather than an error."""
     columns = columns or TableColumns()
     table_true, table_pred = is_table(y_true), is_table(y_pred)
     if table_true and table_pred:
         return table_values(
-            y_true, y_pred, metrics, options, columns=columns, run_tag=run_tag, unjudged="raise"
+            y_true,
+            y_pred,
+            metrics,
+            options,
+            columns=columns,
+            run_tag=run_tag,
+            unjudged="raise",
+            allow_empty=allow_empty,
         )
     if table_true and isinstance(y_pred, Mapping):
         y_true = read_table(y_true, "y_true", columns, "qrels", options.n_threads)
@@ -208,7 +217,7 @@ def ranking_values(
         y_pred = read_table(y_pred, "y_pred", columns, "run", options.n_threads)
     measures = measures_of(metrics)
     queries = align_queries(y_true, y_pred, missing=options.missing)
-    if not queries.query_ids:
+    if not queries.query_ids and not allow_empty:
         raise InvalidInputError(
             "y_true: there is no query to evaluate (no judged query"
             + (" with a ranking" if queries.missing_from_run else "")
@@ -252,6 +261,7 @@ def table_values(
     unjudged: str = "raise",
     arguments: tuple[str, str] = ("y_true", "y_pred"),
     sources: tuple[str, str] = ("", ""),
+    allow_empty: bool = False,
 ) -> QueryValues:
     """Per-query values of judgments and a run given as tables, imported by the Rust core
     from their Arrow buffers and evaluated in trec_eval's query order.
@@ -260,6 +270,7 @@ def table_values(
     judgments are an error with ``unjudged="raise"`` and ``options.missing="raise"`` (as for
     mappings), else ignored and listed in the result's ``unjudged`` (as for TREC files).
     ``arguments`` and ``sources`` name the tables in errors (``sources`` are paths or empty).
+    With ``allow_empty``, no query to evaluate gives no values rather than an error.
     """
     measures = measures_of(metrics)
     prepared, query_ids, in_run, run_only = _core.prepare_tables(
@@ -302,7 +313,7 @@ def table_values(
     )
     if options.missing == "skip" and not in_run_mask.all():
         values = values.select(in_run_mask)
-    if not values.queries.query_ids:
+    if not values.queries.query_ids and not allow_empty:
         raise InvalidInputError(
             f"{arguments[0]}: there is no query to evaluate (no judged query"
             + (" with a ranking" if missing_from_run else "")
