@@ -312,6 +312,9 @@ def _normalized(
     ids: list[Any], objs: list[Any], core_types: frozenset[type], convert: Any
 ) -> list[Any]:
     """`objs`, each object the core cannot read as it is converted (one type check a query)."""
+    if all(map(core_types.__contains__, map(type, objs))):
+        # The common case, at C speed: nothing to convert.
+        return objs
     for i, obj in enumerate(objs):
         if type(obj) not in core_types:
             objs[i] = convert(ids[i], obj)
@@ -321,13 +324,22 @@ def _normalized(
 def _align_mappings(
     y_true: Mapping[Any, Any], y_pred: Mapping[Any, Any], missing: str
 ) -> AlignedQueries:
-    if y_true.keys() == y_pred.keys():
-        # The common case, at C speed: the same queries on both sides.
-        ids = list(y_true)
+    ids = list(y_true)
+    if isinstance(y_true, dict) and isinstance(y_pred, dict) and ids == list(y_pred):
+        # The commonest case, without a hash lookup per query: the same queries in the same
+        # order on both sides (a run written query by query for the judged queries).
         return AlignedQueries(
             query_ids=ids,
             judgments=_normalized(ids, list(y_true.values()), _CORE_JUDGMENTS, _judgments),
-            rankings=_normalized(ids, [y_pred[q] for q in ids], _CORE_RANKINGS, _ranking),
+            rankings=_normalized(ids, list(y_pred.values()), _CORE_RANKINGS, _ranking),
+            keyed=True,
+        )
+    if y_true.keys() == y_pred.keys():
+        # The same queries on both sides, at C speed.
+        return AlignedQueries(
+            query_ids=ids,
+            judgments=_normalized(ids, list(y_true.values()), _CORE_JUDGMENTS, _judgments),
+            rankings=_normalized(ids, list(map(y_pred.__getitem__, ids)), _CORE_RANKINGS, _ranking),
             keyed=True,
         )
     missing_from_run = [q for q in y_true if q not in y_pred]

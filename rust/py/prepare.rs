@@ -258,6 +258,8 @@ struct Extractor<'a, 'py> {
     /// Tables of `join_run`, kept from query to query (no allocation per query).
     positive: FxHashMap<isize, usize>,
     next: Vec<usize>,
+    tie_scores: Vec<u64>,
+    tie_counts: Vec<usize>,
 }
 
 /// Judged documents as `judged_items` reads them: the id, its kind and the grade.
@@ -608,23 +610,38 @@ impl<'py> Extractor<'_, 'py> {
         })?;
 
         // Documents tied with a found document: counted over the scores, then (only if some
-        // other document has such a score) read in a second pass.
+        // other document has such a score) read in a second pass. The found scores are few:
+        // sorted vectors kept from query to query, no map per query.
         let tied_start = batch.tied.len();
         let found = &batch.found[found_start..];
         if !found.is_empty() {
-            let mut expected_ties: FxHashMap<u64, usize> = FxHashMap::default();
-            for f in found {
-                *expected_ties.entry(canonical_bits(f.2)).or_default() += 1;
-            }
-            let filter = ScoreFilter::new(expected_ties.keys().copied());
-            let mut seen: FxHashMap<u64, usize> = FxHashMap::default();
+            let mut expected = std::mem::take(&mut self.tie_scores);
+            expected.clear();
+            expected.extend(found.iter().map(|f| canonical_bits(f.2)));
+            expected.sort_unstable();
+            let mut counts = std::mem::take(&mut self.tie_counts);
+            counts.clear();
+            counts.resize(expected.len(), 0usize);
+            let filter = ScoreFilter::new(expected.iter().copied());
             for &s in &batch.scores[scores_start..] {
                 let bits = canonical_bits(s);
-                if filter.may_contain(bits) && expected_ties.contains_key(&bits) {
-                    *seen.entry(bits).or_default() += 1;
+                if filter.may_contain(bits)
+                    && let Ok(i) = expected.binary_search(&bits)
+                {
+                    counts[i] += 1;
                 }
             }
-            if seen == expected_ties {
+            // Each found score was seen once per found document with it (the equal entries of
+            // `expected` share the count of the first): any more is another document.
+            let mut others = false;
+            let mut i = 0;
+            while i < expected.len() {
+                let group = expected[i..].iter().take_while(|&&b| b == expected[i]).count();
+                let seen: usize = counts[i..i + group].iter().sum();
+                others |= seen != group;
+                i += group;
+            }
+            if !others {
                 // No other document has the score of a found one: only found documents can
                 // tie with each other.
                 for &(s, e, score, _) in &batch.found[found_start..] {
@@ -635,13 +652,15 @@ impl<'py> Extractor<'_, 'py> {
                     let (id, score) = (id.to_owned(), score.to_owned());
                     let kind = self.check_id(query, &id)?;
                     let score = self.number(query, &id, &score, "score")?;
-                    if expected_ties.contains_key(&canonical_bits(score)) {
+                    if expected.binary_search(&canonical_bits(score)).is_ok() {
                         let (s, e) = self.push_id(query, &id, kind, &mut batch.bytes)?;
                         batch.tied.push((s, e, score));
                     }
                     Ok(())
                 })?;
             }
+            self.tie_scores = expected;
+            self.tie_counts = counts;
         }
         self.positive = positive;
         self.next = next;
@@ -782,6 +801,8 @@ pub fn prepare_rankings<'py>(
         diversity: None,
         positive: FxHashMap::default(),
         next: Vec::new(),
+        tie_scores: Vec::new(),
+        tie_counts: Vec::new(),
     };
     let names = ByQueryId { ids: query_ids };
     let mut prepared = Prepared::default();
