@@ -105,13 +105,21 @@ class TableColumns:
 
     def spec(self, argument: str, source: str, kind: str) -> tuple[str, str, str, str, str, Any]:
         """The columns as the Rust core takes them, for a table of ``kind`` (``"qrels"`` or
-        ``"run"``) given as ``argument``."""
+        ``"run"``) given as ``argument``.
+
+        >>> TableColumns().spec("y_pred", "", "run")
+        ('y_pred', '', 'query_id', 'doc_id', 'score', 'rank')
+        """
         if kind == "qrels":
             return (argument, source, self.query, self.doc, self.relevance, None)
         return (argument, source, self.query, self.doc, self.score, self.rank)
 
     def wanted(self, kind: str) -> tuple[str, ...]:
-        """The columns a table of ``kind`` may need."""
+        """The columns a table of ``kind`` may need.
+
+        >>> TableColumns(relevance="grade").wanted("qrels")
+        ('query_id', 'doc_id', 'grade')
+        """
         if kind == "qrels":
             return (self.query, self.doc, self.relevance)
         return (self.query, self.doc, self.score, self.rank)
@@ -123,6 +131,12 @@ def arrow_source(obj: Any, argument: str, columns: TableColumns, kind: str) -> A
     A pandas DataFrame goes through pyarrow (the ``arrow`` extra); a column the table needs
     that is an index level of the DataFrame is read as a column (``reset_index``). Only the
     columns the evaluation reads are converted.
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"doc_id": ["d1"], "relevance": [2]},
+    ...                      index=pd.Index(["q1"], name="query_id"))
+    >>> arrow_source(frame, "y_true", TableColumns(), "qrels").column_names
+    ['query_id', 'doc_id', 'relevance']
     """
     if _is_pandas_frame(obj):
         pyarrow = import_optional(

@@ -178,7 +178,13 @@ def evaluation_values(
 
     ``run_tag`` is the value of ``runid`` (default: a TREC run's tag, a run file's name without
     the suffix); with ``allow_empty``, no judged query in the run gives no values rather than
-    an error."""
+    an error.
+
+    >>> from ragmeter.io.trec import trec_options
+    >>> values = evaluation_values({"q": {"d": 1}}, {"q": {"d": 0.5}}, ["P.1"], trec_options())
+    >>> values.numbers.tolist()
+    [[1.0]]
+    """
     columns = columns or TableColumns()
     judged = _resolve(qrels, "qrels", "qrels", columns)
     ranked = _resolve(run, "run", "run", columns)
@@ -292,7 +298,12 @@ def means_and_per_query(
     qrels: Any, run: Any, **options: Any
 ) -> tuple[MetricResults, MetricResults]:
     """Means and per-query values from one reading of the sources (the command's ``-q``);
-    ``options`` are those of :func:`evaluate` but ``per_query``."""
+    ``options`` are those of :func:`evaluate` but ``per_query``.
+
+    >>> means, per_query = means_and_per_query({"q": {"d": 1}}, {"q": {"d": 0.5}}, metrics=["P.1"])
+    >>> means, per_query
+    ({'P_1': 1.0}, {'P_1': {'q': 1.0}})
+    """
     metrics = options.pop("metrics", TREC_DEFAULT_METRICS)
     columns = _columns(
         **{

@@ -54,7 +54,7 @@ def _tsv(path: str, columns: TableColumns, kind: str) -> Any:
 FORMATS: tuple[Format, ...] = (
     Format(
         "trec",
-        "TREC text (qrels: query_id iteration doc_id grade; runs: query_id Q0 doc_id rank "
+        "TREC text (qrels: query_id iteration doc_id grade, runs: query_id Q0 doc_id rank "
         "score tag), also compressed (.gz, .bz2, .xz, .zst)",
         (".txt", ".trec", ".qrels", ".run"),
         "trec",
@@ -90,7 +90,11 @@ COMPRESSIONS: dict[str, tuple[bytes, str]] = {
 
 
 def formats_read() -> str:
-    """The formats ragmeter reads, for messages."""
+    """The formats ragmeter reads, for messages.
+
+    >>> formats_read().split("; ")[1]
+    'JSON {query_id: {doc_id: value}}'
+    """
     return "; ".join(f.description for f in FORMATS)
 
 
@@ -127,12 +131,10 @@ def detect(path: str | os.PathLike[str], columns: TableColumns | None = None) ->
 
     >>> import tempfile, pathlib
     >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> (folder / "run.txt").write_text("q1 Q0 d1 1 0.5 tag\\n")
-    19
+    >>> _ = (folder / "run.txt").write_text("q1 Q0 d1 1 0.5 tag\\n")
     >>> detect(folder / "run.txt").name
     'trec'
-    >>> (folder / "run.csv").write_text("query_id,doc_id,score\\nq1,d1,0.5\\n")
-    33
+    >>> _ = (folder / "run.csv").write_text("query_id,doc_id,score\\nq1,d1,0.5\\n")
     >>> detect(folder / "run.csv").name
     'csv'
     """

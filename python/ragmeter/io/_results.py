@@ -48,7 +48,17 @@ def _row(run: str, query: str, measure: Measure, value: Any) -> dict[str, Any]:
 def result_rows(
     report: dict[str, tuple[Any, Any]], measures: list[Measure], *, summary: bool
 ) -> Iterator[dict[str, Any]]:
-    """The rows of ``{run: (means, per-query values or None)}``."""
+    """The rows of ``{run: (means, per-query values or None)}``.
+
+    >>> from ragmeter.io import means_and_per_query
+    >>> from ragmeter.ranking import parse_measures
+    >>> report = {"run.txt": means_and_per_query({"q": {"d": 1}}, {"q": {"d": 0.5}},
+    ...                                          metrics=["P.1"])}
+    >>> for row in result_rows(report, parse_measures("P.1"), summary=True):
+    ...     print(row["query_id"], row["measure"], row["value"], row["n_queries"])
+    q P_1 1.0 None
+    all P_1 1.0 1
+    """
     for run, (means, per_query) in report.items():
         if per_query is not None:
             ids = sorted(means.query_ids, key=lambda q: str(q).encode("utf-8", "surrogatepass"))
@@ -64,7 +74,13 @@ def result_rows(
 
 
 def write_csv(rows: Iterable[dict[str, Any]], out: TextIO) -> None:
-    """Rows as CSV with a header (undefined values are empty cells)."""
+    """Rows as CSV with a header (undefined values are empty cells).
+
+    >>> import sys
+    >>> write_csv([dict.fromkeys(COLUMNS, None) | {"run": "r", "measure": "map"}], sys.stdout)
+    run,query_id,measure,value,text,n_queries,n_undefined
+    r,,map,,,,
+    """
     writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
     for row in rows:
@@ -72,14 +88,23 @@ def write_csv(rows: Iterable[dict[str, Any]], out: TextIO) -> None:
 
 
 def write_jsonl(rows: Iterable[dict[str, Any]], out: TextIO) -> None:
-    """Rows as JSON lines (undefined values are null)."""
+    """Rows as JSON lines (undefined values are null).
+
+    >>> import sys
+    >>> write_jsonl([{"run": "r", "query_id": "all", "measure": "map", "value": None}], sys.stdout)
+    {"run": "r", "query_id": "all", "measure": "map", "value": null}
+    """
     for row in rows:
         out.write(json.dumps(row, allow_nan=False, ensure_ascii=False))
         out.write("\n")
 
 
 def write_parquet(rows: list[dict[str, Any]]) -> bytes:
-    """Rows as the bytes of a Parquet file (needs the ``arrow`` extra)."""
+    """Rows as the bytes of a Parquet file (needs the ``arrow`` extra).
+
+    >>> write_parquet([dict.fromkeys(COLUMNS, None) | {"run": "r", "value": 0.5}])[:4]
+    b'PAR1'
+    """
     pyarrow = import_optional("pyarrow", extra="arrow", purpose="--format parquet")
     parquet = import_optional("pyarrow.parquet", extra="arrow", purpose="--format parquet")
     schema = pyarrow.schema(

@@ -61,6 +61,7 @@ __all__ = [
     "r_precision",
     "ranking_metrics",
     "ranking_values",
+    "read_table",
     "recall_at_k",
     "table_values",
 ]
@@ -243,7 +244,13 @@ def read_table(
     table: Any, argument: str, columns: TableColumns, kind: str, n_threads: int | None
 ) -> dict[Any, dict[Any, Any]]:
     """A table as ``{query_id: {doc_id: value}}`` (grades for ``kind="qrels"``, scores for
-    ``"run"``, ``-rank`` from a rank column), read by the Rust core."""
+    ``"run"``, ``-rank`` from a rank column), read by the Rust core.
+
+    >>> import pyarrow as pa
+    >>> run = pa.table({"query_id": [1, 1], "doc_id": [7, 9], "score": [0.5, 0.25]})
+    >>> read_table(run, "y_pred", TableColumns(), "run", None)
+    {1: {7: 0.5, 9: 0.25}}
+    """
     source = arrow_source(table, argument, columns, kind)
     return _core.read_table_dict(
         source, columns.spec(argument, "", kind), kind, n_threads=n_threads
@@ -271,6 +278,13 @@ def table_values(
     mappings), else ignored and listed in the result's ``unjudged`` (as for TREC files).
     ``arguments`` and ``sources`` name the tables in errors (``sources`` are paths or empty).
     With ``allow_empty``, no query to evaluate gives no values rather than an error.
+
+    >>> import pyarrow as pa
+    >>> qrels = pa.table({"query_id": ["q"], "doc_id": ["d2"], "relevance": [1]})
+    >>> run = pa.table({"query_id": ["q", "q"], "doc_id": ["d1", "d2"], "rank": [1, 2]})
+    >>> values = table_values(qrels, run, ["mrr"], EvaluationOptions(), columns=TableColumns())
+    >>> values.queries.query_ids, values.numbers.tolist()
+    (['q'], [[0.5]])
     """
     measures = measures_of(metrics)
     prepared, query_ids, in_run, run_only = _core.prepare_tables(
