@@ -636,7 +636,10 @@ impl<'py> Extractor<'_, 'py> {
             let mut others = false;
             let mut i = 0;
             while i < expected.len() {
-                let group = expected[i..].iter().take_while(|&&b| b == expected[i]).count();
+                let group = expected[i..]
+                    .iter()
+                    .take_while(|&&b| b == expected[i])
+                    .count();
                 let seen: usize = counts[i..i + group].iter().sum();
                 others |= seen != group;
                 i += group;

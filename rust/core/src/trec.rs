@@ -171,99 +171,11 @@ struct ChunkError {
     message: String,
 }
 
-/// Powers of ten that are exact doubles.
-const EXACT_POWERS_OF_TEN: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-];
-
-/// Whether the 8 bytes of `word` are all ASCII digits (fast_float's test: a byte is a digit
-/// when its high nibble is 3 and adding 6 does not carry into the high nibble).
-fn eight_digits(word: u64) -> bool {
-    const HIGH: u64 = 0xF0F0_F0F0_F0F0_F0F0;
-    ((word & HIGH) | ((word.wrapping_add(0x0606_0606_0606_0606) & HIGH) >> 4))
-        == 0x3333_3333_3333_3333
-}
-
-/// The value of 8 ASCII digits read as a little-endian word (fast_float's SWAR: pairs, then
-/// quadruples, then the whole, in three multiplications).
-fn eight_digits_value(word: u64) -> u64 {
-    const PAIRS: u64 = 0x0000_00FF_0000_00FF;
-    const HIGH_PAIRS: u64 = 100 + (1_000_000 << 32);
-    const LOW_PAIRS: u64 = 1 + (10_000 << 32);
-    let v = word.wrapping_sub(0x3030_3030_3030_3030);
-    let v = v.wrapping_mul(10).wrapping_add(v >> 8);
-    ((v & PAIRS)
-        .wrapping_mul(HIGH_PAIRS)
-        .wrapping_add(((v >> 16) & PAIRS).wrapping_mul(LOW_PAIRS)))
-        >> 32
-}
-
-/// `value` followed by the decimal `digits` (at most 19 digits in all, so no overflow), or
-/// `None` if a byte is not a digit. Eight digits at a time.
-fn append_digits(mut value: u64, digits: &[u8]) -> Option<u64> {
-    let mut words = digits.chunks_exact(8);
-    for word in &mut words {
-        let word = u64::from_le_bytes(word.try_into().ok()?);
-        if !eight_digits(word) {
-            return None;
-        }
-        value = value * 100_000_000 + eight_digits_value(word);
-    }
-    for &b in words.remainder() {
-        if !b.is_ascii_digit() {
-            return None;
-        }
-        value = value * 10 + u64::from(b - b'0');
-    }
-    Some(value)
-}
-
-/// A plain decimal (`-12.3456`, `7`, `.5`, `0.000123`) read exactly with Clinger's fast
-/// path: its significant digits form an integer below 2^53 and its scale is at most 10^22, so
-/// both are exact doubles and one correctly rounded division gives the correctly rounded
-/// value. `None` for anything else (exponents, more digits), which the standard parser then
-/// reads.
-fn parse_plain_decimal(field: &[u8]) -> Option<f64> {
-    let (negative, body) = match field.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        Some((b'+', rest)) => (false, rest),
-        _ => (false, field),
-    };
-    let (integer, fraction) = match memchr::memchr(b'.', body) {
-        Some(point) => (&body[..point], &body[point + 1..]),
-        None => (body, &[][..]),
-    };
-    if integer.is_empty() && fraction.is_empty() || fraction.len() >= EXACT_POWERS_OF_TEN.len() {
-        return None;
-    }
-    // Leading zeros (`0.000123`) are not significant digits (they are all '0', so skipping
-    // them skips no check).
-    let zeros = |digits: &[u8]| digits.iter().take_while(|&&b| b == b'0').count();
-    let integer = &integer[zeros(integer)..];
-    let fraction_digits = if integer.is_empty() {
-        &fraction[zeros(fraction)..]
-    } else {
-        fraction
-    };
-    if integer.len() + fraction_digits.len() > 19 {
-        return None;
-    }
-    let mantissa = append_digits(append_digits(0, integer)?, fraction_digits)?;
-    if mantissa >= 1 << 53 {
-        return None;
-    }
-    let x = mantissa as f64 / EXACT_POWERS_OF_TEN[fraction.len()];
-    Some(if negative { -x } else { x })
-}
-
 /// A run score: any number but NaN (trec_eval reads scores with `atof`, so `inf` and `1e400`
-/// are infinite scores there too).
+/// are infinite scores there too). Read by `fast-float2` (Clinger's fast path, else
+/// Eisel-Lemire) from the bytes, correctly rounded as `str::parse` rounds (tested against it).
 fn parse_number(field: &[u8]) -> Option<f64> {
-    if let Some(x) = parse_plain_decimal(field) {
-        return Some(x);
-    }
-    let x = std::str::from_utf8(field).ok()?.parse::<f64>().ok()?;
+    let x = fast_float2::parse::<f64, _>(field).ok()?;
     (!x.is_nan()).then_some(x)
 }
 
@@ -1180,16 +1092,13 @@ mod tests {
             proptest::prop_assert_eq!(got.to_bits(), want.to_bits(), "{}", text);
         }
 
+        /// Any text made of a number's characters reads as `str::parse` reads it (or not at
+        /// all), through either path.
         #[test]
-        fn eight_digit_words_are_read_like_bytes(bytes in proptest::array::uniform8(proptest::prop_oneof![
-            proptest::num::u8::ANY, (b'0'..=b'9'), (b'0'..=b'9'), (b'0'..=b'9')])) {
-            let word = u64::from_le_bytes(bytes);
-            let digits = bytes.iter().all(u8::is_ascii_digit);
-            proptest::prop_assert_eq!(eight_digits(word), digits);
-            if digits {
-                let value = bytes.iter().fold(0u64, |v, &b| v * 10 + u64::from(b - b'0'));
-                proptest::prop_assert_eq!(eight_digits_value(word), value);
-            }
+        fn number_like_text_reads_like_std(text in "[-+]?[0-9]{0,22}(\\.[0-9]{0,22})?([eE][-+]?[0-9]{0,4})?|[-+]?(inf|INF|infinity|nan|NaN|1_0|0x1|1e|\\.e1|e5)") {
+            let want = text.parse::<f64>().ok().filter(|x| !x.is_nan());
+            let got = parse_number(text.as_bytes());
+            proptest::prop_assert_eq!(got.map(f64::to_bits), want.map(f64::to_bits), "{}", text);
         }
 
         #[test]
@@ -1480,10 +1389,6 @@ mod tests {
             "0.00000000000000000000001",
         ] {
             let want = text.parse::<f64>().ok();
-            let fast = parse_plain_decimal(text.as_bytes());
-            if let Some(x) = fast {
-                assert_eq!(Some(x.to_bits()), want.map(f64::to_bits), "{text}");
-            }
             assert_eq!(
                 parse_number(text.as_bytes()).map(f64::to_bits),
                 want.map(f64::to_bits),
