@@ -1,15 +1,19 @@
 """Ranking metrics: ragmeter vs pytrec_eval, ranx and ir_measures, in one run.
 
     python benches/bench_ranking.py [--queries 10000] [--docs 1000] [--judged 50]
+        [--modes dicts,trec,arrow,gz]
 
 A deterministic synthetic run (10,000 queries x 1,000 scored docs, ~50 judged docs per query
 with grades 0-3) is evaluated for ndcg@10, map, recall@100, mrr and precision@10 together,
-from Python dicts and from TREC files. Each (tool, input) pair runs in its own process so its
-peak memory is its own: the peak resident memory during the evaluation, above the memory held
-before it (the dicts, for the dict input). ranx is timed warm (its numba JIT compiled on a toy
-run first). Prints times, ratios to ragmeter, lines per second and peak memory. With
-``--rounds N`` the tools alternate N times in fresh processes and each reports its median
-round: on a shared machine one process can be up to 40% slower than the next.
+from Python dicts, from TREC files, from pyarrow tables (``arrow``: ragmeter and ranx, whose
+``from_df`` reads DataFrames) and from gzipped TREC files (``gz``: ragmeter only). Each (tool,
+input) pair runs in its own process so its peak memory is its own: the peak resident memory
+during the evaluation, above the memory held before it (the dicts or tables, for in-memory
+inputs); for tables the input's own size (``Table.nbytes``) is printed too. ranx is timed warm
+(its numba JIT compiled on a toy run first). Prints times, ratios to ragmeter, lines per
+second and peak memory. With ``--rounds N`` the tools alternate N times in fresh processes and
+each reports its median round: on a shared machine one process can be up to 40% slower than the
+next.
 """
 
 from __future__ import annotations
@@ -58,13 +62,14 @@ def _evaluate(tool: str, mode: str, data: dict) -> dict[str, float]:
     if tool == "ragmeter":
         import ragmeter
 
-        if mode == "dicts":
+        if mode in ("dicts", "arrow"):
             res = ragmeter.ranking_metrics(
                 data["qrels"], data["run"], metrics=METRICS["ragmeter"], zero_division=0.0
             )
         else:
+            run = data["gz_path"] if mode == "gz" else data["run_path"]
             res = ragmeter.evaluate_trec(
-                data["qrels_path"], data["run_path"], metrics=METRICS["ragmeter"], zero_division=0.0
+                data["qrels_path"], run, metrics=METRICS["ragmeter"], zero_division=0.0
             )
         return {k: float(v) for k, v in res.items()}
     if tool == "pytrec_eval":
@@ -84,7 +89,15 @@ def _evaluate(tool: str, mode: str, data: dict) -> dict[str, float]:
     if tool == "ranx":
         from ranx import Qrels, Run, evaluate
 
-        if mode == "dicts":
+        if mode == "arrow":
+            qrels = Qrels.from_df(
+                data["qrels"].to_pandas(),
+                q_id_col="query_id",
+                doc_id_col="doc_id",
+                score_col="relevance",
+            )
+            run = Run.from_df(data["run"].to_pandas(), q_id_col="query_id", doc_id_col="doc_id")
+        elif mode == "dicts":
             qrels, run = Qrels(data["qrels"]), Run(data["run"])
         else:
             qrels = Qrels.from_file(str(data["qrels_path"]), kind="trec")
@@ -108,10 +121,15 @@ def _evaluate(tool: str, mode: str, data: dict) -> dict[str, float]:
 
 def worker(tool: str, mode: str, args: argparse.Namespace) -> None:
     data: dict = {}
+    input_mib = 0.0
     if mode == "dicts":
         data["qrels"], data["run"] = make_dicts(args.queries, args.docs, args.judged)
+    elif mode == "arrow":
+        data["qrels"], data["run"] = _tables(args)
+        input_mib = (data["qrels"].nbytes + data["run"].nbytes) / 2**20
     else:
         data["qrels_path"], data["run_path"] = _paths(args)
+        data["gz_path"] = _gzipped(data["run_path"])
     if tool == "ranx":
         from ranx import Qrels, Run, evaluate
 
@@ -135,10 +153,46 @@ def worker(tool: str, mode: str, args: argparse.Namespace) -> None:
                 "all": times,
                 "peak_mib": peak,
                 "held_mib": held,
+                "input_mib": input_mib,
                 "means": means,
             }
         )
     )
+
+
+def _tables(args: argparse.Namespace):
+    """The benchmark's judgments and run as pyarrow tables (long format, rows grouped by
+    query as a retrieval system writes them), built from the TREC files by pyarrow's reader."""
+    import pyarrow as pa
+    import pyarrow.csv as csv
+
+    qrels_path, run_path = _paths(args)
+    options = csv.ParseOptions(delimiter=" ")
+
+    def read(path: Path, names: list[str], keep: list[str]):
+        read_options = csv.ReadOptions(column_names=names, block_size=1 << 26)
+        types = {"query_id": pa.string(), "doc_id": pa.string()}
+        convert = csv.ConvertOptions(column_types=types, include_columns=keep)
+        return csv.read_csv(path, read_options, options, convert).combine_chunks()
+
+    qrels = read(
+        qrels_path, ["query_id", "q0", "doc_id", "relevance"], ["query_id", "doc_id", "relevance"]
+    )
+    run = read(
+        run_path,
+        ["query_id", "q0", "doc_id", "rank", "score", "tag"],
+        ["query_id", "doc_id", "score"],
+    )
+    return qrels, run
+
+
+def _gzipped(run_path: Path) -> Path:
+    import gzip
+
+    gz_path = run_path.with_suffix(".run.gz")
+    if not gz_path.exists():
+        gz_path.write_bytes(gzip.compress(run_path.read_bytes(), 1))
+    return gz_path
 
 
 def _paths(args: argparse.Namespace) -> tuple[Path, Path]:
@@ -186,12 +240,17 @@ def main() -> None:
         f"{args.queries} queries x {args.docs} docs, ~{args.judged} judged per query; "
         f"metrics {', '.join(METRICS['ragmeter'])}; best of {args.repeat}"
     )
+    all_results: dict[str, dict[str, dict]] = {}
     for mode in args.modes.split(","):
         # Tools alternate over the rounds, so a slow spell of the machine hits all of them; each
         # tool's time is the median over rounds of its best-of-repeat time in a fresh process.
         runs: dict[str, list[dict]] = {}
         for _ in range(args.rounds):
             for tool in args.tools.split(","):
+                if (mode == "gz" and tool != "ragmeter") or (
+                    mode == "arrow" and tool not in ("ragmeter", "ranx")
+                ):
+                    continue
                 out = subprocess.run(
                     [*base, "--worker", tool, mode], capture_output=True, text=True
                 )
@@ -207,17 +266,28 @@ def main() -> None:
                 spread = ", ".join(f"{r['seconds']:.3f}" for r in tool_runs)
                 print(f"  {tool} ({mode}) seconds per round: {spread}")
         ours = results.get("ragmeter")
-        print(f"\nfrom {mode}" + (f" ({n_lines:,} lines)" if mode == "trec" else ""))
+        lines = mode in ("trec", "gz")
+        print(f"\nfrom {mode}" + (f" ({n_lines:,} lines)" if lines else ""))
         print(
             f"  {'tool':<12} {'seconds':>8} {'vs ragmeter':>12} {'peak MiB':>9}"
-            + (f" {'lines/s':>12}" if mode == "trec" else "")
+            + (f" {'lines/s':>12}" if lines else "")
+            + (f" {'input MiB':>10} {'peak/input':>10}" if mode == "arrow" else "")
         )
         for tool, r in results.items():
             ratio = r["seconds"] / ours["seconds"] if ours else float("nan")
             line = f"  {tool:<12} {r['seconds']:>8.3f} {ratio:>11.1f}x {r['peak_mib']:>9.0f}"
-            if mode == "trec":
+            if lines:
                 line += f" {n_lines / r['seconds']:>12,.0f}"
+            if mode == "arrow":
+                line += f" {r['input_mib']:>10.0f} {r['peak_mib'] / r['input_mib']:>9.0%}"
             print(line)
+        all_results[mode] = results
+    if "ragmeter" in all_results.get("arrow", {}) and "ragmeter" in all_results.get("trec", {}):
+        arrow, trec = all_results["arrow"]["ragmeter"], all_results["trec"]["ragmeter"]
+        print(
+            f"\nragmeter from an Arrow table vs the same data as TREC files: "
+            f"{trec['seconds'] / arrow['seconds']:.1f}x faster"
+        )
         for tool, r in results.items():
             print(f"  means {tool}: " + ", ".join(f"{k}={v:.6f}" for k, v in r["means"].items()))
 

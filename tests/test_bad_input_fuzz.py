@@ -147,7 +147,7 @@ json_values = st.recursive(
 @given(qrels=json_values, run=json_values)
 @pytest.mark.filterwarnings("ignore")
 def test_json_inputs_of_any_shape_give_input_errors(tmp_path, qrels, run):
-    from ragmeter.io._json import evaluate_files
+    from ragmeter.io import means_and_per_query
 
     paths = []
     for name, data in (("q.json", qrels), ("r.json", run)):
@@ -157,7 +157,7 @@ def test_json_inputs_of_any_shape_give_input_errors(tmp_path, qrels, run):
             return
         (tmp_path / name).write_text(text, encoding="utf-8", errors="surrogatepass")
         paths.append(str(tmp_path / name))
-    _only_input_errors(lambda: evaluate_files(*paths, per_query=True, metrics=["mrr", "map"]))
+    _only_input_errors(lambda: means_and_per_query(*paths, metrics=["mrr", "map"]))
 
 
 @settings(

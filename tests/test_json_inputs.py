@@ -10,7 +10,8 @@ import pytest
 
 from ragmeter import InvalidInputError
 from ragmeter.cli import main
-from ragmeter.io._json import evaluate_files, read_json
+from ragmeter.io import evaluate
+from ragmeter.io._json import read_json
 
 
 def _write(tmp_path, name, text):
@@ -20,7 +21,7 @@ def _write(tmp_path, name, text):
 
 
 def _evaluate(qrels, run):
-    return evaluate_files(qrels, run, per_query=False, metrics=["mrr"])
+    return evaluate(qrels, run, metrics=["mrr"]), None
 
 
 @pytest.mark.parametrize(

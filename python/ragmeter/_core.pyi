@@ -62,6 +62,25 @@ def read_trec(
     path: str, kind: str, *, n_threads: int | None = None
 ) -> dict[str, dict[str, Any]]: ...
 
+# Tables in long format (rust/py/table.rs): objects with the Arrow PyCapsule interface. A table's
+# columns: (argument, source, query column, doc column, value column, rank column or None).
+_ColumnSpec = tuple[str, str, str, str, str, str | None]
+
+def prepare_tables(
+    qrels: object,
+    run: object,
+    qrels_columns: _ColumnSpec,
+    run_columns: _ColumnSpec,
+    *,
+    duplicates_first: bool = False,
+    max_docs: int | None = None,
+    all_judged: bool = False,
+    n_threads: int | None = None,
+) -> tuple[PreparedRankings, list[Any], list[bool], list[Any]]: ...
+def read_table_dict(
+    source: object, columns: _ColumnSpec, kind: str, *, n_threads: int | None = None
+) -> dict[Any, dict[Any, Any]]: ...
+
 # Edit distance and answer metrics (rust/py/edit.rs). Strings are borrowed as UTF-8; lists are
 # checked item by item in Rust. Normaliser names: "none", "basic", "squad".
 def normalize_text(text: object, normalize_name: str) -> str: ...

@@ -3,7 +3,8 @@
 * :func:`read_regular_text`: the UTF-8 text of a regular file. Anything else (a FIFO, a device
   such as ``/dev/zero``, a directory) is refused by name before it is opened: a FIFO would
   wait for a writer and a device could be read until memory runs out.
-* :func:`atomic_write_text`: readers see the old file or the new one, never a part of it.
+* :func:`atomic_write_text`, :func:`atomic_write_bytes`: readers see the old file or the new
+  one, never a part of it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from .exceptions import InvalidInputError
 
-__all__ = ["atomic_write_text", "read_regular_text"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "read_regular_text"]
 
 
 def _describe(mode: int) -> str:
@@ -74,12 +75,6 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
     * Symlinks: a symlink at ``path`` is kept and the file it points to is replaced (written
       next to the link's target, so the rename stays on one file system).
     """
-    target = Path(path)
-    real = Path(os.path.realpath(target))
-    try:
-        existing_mode: int | None = stat.S_IMODE(os.stat(real).st_mode)
-    except FileNotFoundError:
-        existing_mode = None
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -89,6 +84,24 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
             f"{text[exc.start]!r} (in {context!r}), which is not Unicode text; fix the string "
             "it comes from (e.g. decode bytes with errors='replace')"
         ) from None
+    return atomic_write_bytes(path, data)
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically and durably, and return ``path``; the rules of
+    :func:`atomic_write_text` (permissions, symlinks, a temporary file removed on error).
+
+    >>> import tempfile, pathlib
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.bin"
+    >>> atomic_write_bytes(target, b"PAR1").read_bytes()
+    b'PAR1'
+    """
+    target = Path(path)
+    real = Path(os.path.realpath(target))
+    try:
+        existing_mode: int | None = stat.S_IMODE(os.stat(real).st_mode)
+    except FileNotFoundError:
+        existing_mode = None
     flags = (
         os.O_WRONLY
         | os.O_CREAT

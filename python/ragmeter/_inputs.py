@@ -1,9 +1,15 @@
 """Every input rule of ragmeter, in one place.
 
-Judgments (*qrels*) and rankings arrive as mappings keyed by query id or as sequences aligned by
-position. This module checks the outer structure (which queries, in which order, of which
-container types) with one cheap Python loop over the queries; the documents inside each query
+Judgments (*qrels*) and rankings arrive as mappings keyed by query id, as sequences aligned by
+position, or as tables in long format (one row per judged or ranked document). This module
+checks the outer structure (which queries, in which order, of which container types) with one
+cheap Python loop over the queries; the documents inside each query, and every row of a table,
 are read by the Rust core, which checks ids, grades, scores and duplicates.
+
+Tables are any object with the Arrow PyCapsule interface (``__arrow_c_stream__`` or
+``__arrow_c_array__``: pyarrow Tables, RecordBatches and RecordBatchReaders, polars DataFrames
+and LazyFrames once collected, DuckDB results) and pandas DataFrames (through pyarrow, the
+``arrow`` extra). Their columns are named as in ir_measures and ranx (:class:`TableColumns`).
 """
 
 from __future__ import annotations
@@ -14,15 +20,19 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ._optional import import_optional
 from .exceptions import InputTypeError, InvalidInputError
 from .options import check_choice
 
 __all__ = [
     "MISSING_CHOICES",
     "AlignedQueries",
+    "TableColumns",
     "align_queries",
+    "arrow_source",
     "interpret_search_result",
     "is_series",
+    "is_table",
     "trec_order",
 ]
 
@@ -45,6 +55,105 @@ def is_series(obj: object) -> bool:
 def _is_dataframe(obj: object) -> bool:
     cls = type(obj)
     return cls.__name__ == "DataFrame" and cls.__module__.split(".")[0] in {"pandas", "polars"}
+
+
+def _is_pandas_frame(obj: object) -> bool:
+    cls = type(obj)
+    return cls.__name__ == "DataFrame" and cls.__module__.split(".")[0] == "pandas"
+
+
+def is_table(obj: object) -> bool:
+    """True for a table ragmeter reads in long format: an object with the Arrow PyCapsule
+    interface, or a pandas or polars DataFrame (never a Series: a Series holds one entry per
+    query).
+
+    >>> is_table({"q1": {"d1": 1}})
+    False
+    """
+    if is_series(obj) or isinstance(obj, type):
+        return False
+    return (
+        _is_dataframe(obj)
+        or hasattr(obj, "__arrow_c_stream__")
+        or hasattr(obj, "__arrow_c_array__")
+    )
+
+
+@dataclass(frozen=True)
+class TableColumns:
+    """The column names of tables of judgments and runs (ir_measures' and ranx's by default).
+
+    Judgments have ``query``, ``doc`` and ``relevance`` columns; runs have ``query``, ``doc``
+    and ``score`` columns, or a ``rank`` column (1 is the best) when there is no score column.
+
+    >>> TableColumns(score="sim").score
+    'sim'
+    """
+
+    query: str = "query_id"
+    doc: str = "doc_id"
+    relevance: str = "relevance"
+    score: str = "score"
+    rank: str = "rank"
+
+    def __post_init__(self) -> None:
+        for name in ("query", "doc", "relevance", "score", "rank"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or not value:
+                argument = f"{name}_col"
+                raise InputTypeError(f"{argument}: a column name is a non-empty str, got {value!r}")
+
+    def spec(self, argument: str, source: str, kind: str) -> tuple[str, str, str, str, str, Any]:
+        """The columns as the Rust core takes them, for a table of ``kind`` (``"qrels"`` or
+        ``"run"``) given as ``argument``.
+
+        >>> TableColumns().spec("y_pred", "", "run")
+        ('y_pred', '', 'query_id', 'doc_id', 'score', 'rank')
+        """
+        if kind == "qrels":
+            return (argument, source, self.query, self.doc, self.relevance, None)
+        return (argument, source, self.query, self.doc, self.score, self.rank)
+
+    def wanted(self, kind: str) -> tuple[str, ...]:
+        """The columns a table of ``kind`` may need.
+
+        >>> TableColumns(relevance="grade").wanted("qrels")
+        ('query_id', 'doc_id', 'grade')
+        """
+        if kind == "qrels":
+            return (self.query, self.doc, self.relevance)
+        return (self.query, self.doc, self.score, self.rank)
+
+
+def arrow_source(obj: Any, argument: str, columns: TableColumns, kind: str) -> Any:
+    """``obj`` as an object the Rust core imports through the Arrow PyCapsule interface.
+
+    A pandas DataFrame goes through pyarrow (the ``arrow`` extra); a column the table needs
+    that is an index level of the DataFrame is read as a column (``reset_index``). Only the
+    columns the evaluation reads are converted.
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"doc_id": ["d1"], "relevance": [2]},
+    ...                      index=pd.Index(["q1"], name="query_id"))
+    >>> arrow_source(frame, "y_true", TableColumns(), "qrels").column_names
+    ['query_id', 'doc_id', 'relevance']
+    """
+    if _is_pandas_frame(obj):
+        pyarrow = import_optional(
+            "pyarrow", extra="arrow", purpose=f"{argument}: reading a pandas DataFrame"
+        )
+        frame = obj
+        index_names = [name for name in frame.index.names if name is not None]
+        if any(name in columns.wanted(kind) for name in index_names):
+            frame = frame.reset_index()
+        present = [c for c in columns.wanted(kind) if c in frame.columns]
+        if len(present) < 2:
+            present = list(frame.columns)
+        return pyarrow.Table.from_pandas(frame[present], preserve_index=False)
+    if _is_dataframe(obj) and not hasattr(obj, "__arrow_c_stream__"):
+        # polars before its PyCapsule support.
+        return obj.to_arrow()  # type: ignore[attr-defined]
+    return obj
 
 
 @dataclass
@@ -142,10 +251,11 @@ def _container_kind(name: str, obj: object) -> str:
         raise InputTypeError(
             f"{name} must be a mapping {{query_id: ...}} or a sequence of queries, got a str"
         )
-    if _is_dataframe(obj):
+    if is_table(obj):
         raise InputTypeError(
-            f"{name} is a DataFrame: pass a mapping {{query_id: ...}} or one entry per query "
-            f"(for example a Series or a list)"
+            f"{name} is a table ({type(obj).__name__}): a table is read in long format (columns "
+            f"query_id, doc_id and relevance or score) together with a table or a mapping "
+            f"{{query_id: ...}} on the other side, not with a sequence of queries"
         )
     if is_series(obj):
         return "series"
@@ -216,6 +326,9 @@ def _normalized(
     ids: list[Any], objs: list[Any], core_types: frozenset[type], convert: Any
 ) -> list[Any]:
     """`objs`, each object the core cannot read as it is converted (one type check a query)."""
+    if all(map(core_types.__contains__, map(type, objs))):
+        # The common case, at C speed: nothing to convert.
+        return objs
     for i, obj in enumerate(objs):
         if type(obj) not in core_types:
             objs[i] = convert(ids[i], obj)
@@ -225,13 +338,22 @@ def _normalized(
 def _align_mappings(
     y_true: Mapping[Any, Any], y_pred: Mapping[Any, Any], missing: str
 ) -> AlignedQueries:
-    if y_true.keys() == y_pred.keys():
-        # The common case, at C speed: the same queries on both sides.
-        ids = list(y_true)
+    ids = list(y_true)
+    if isinstance(y_true, dict) and isinstance(y_pred, dict) and ids == list(y_pred):
+        # The commonest case, without a hash lookup per query: the same queries in the same
+        # order on both sides (a run written query by query for the judged queries).
         return AlignedQueries(
             query_ids=ids,
             judgments=_normalized(ids, list(y_true.values()), _CORE_JUDGMENTS, _judgments),
-            rankings=_normalized(ids, [y_pred[q] for q in ids], _CORE_RANKINGS, _ranking),
+            rankings=_normalized(ids, list(y_pred.values()), _CORE_RANKINGS, _ranking),
+            keyed=True,
+        )
+    if y_true.keys() == y_pred.keys():
+        # The same queries on both sides, at C speed.
+        return AlignedQueries(
+            query_ids=ids,
+            judgments=_normalized(ids, list(y_true.values()), _CORE_JUDGMENTS, _judgments),
+            rankings=_normalized(ids, list(map(y_pred.__getitem__, ids)), _CORE_RANKINGS, _ranking),
             keyed=True,
         )
     missing_from_run = [q for q in y_true if q not in y_pred]

@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use ragmeter_core::bm25::{self, Params, TermMatrix, Variant};
 use ragmeter_core::csr::Rows;
 
-use crate::errors::{ByPosition, to_pyerr};
+use crate::error::{ByPosition, to_pyerr};
 use crate::threads;
 
 type PostingsArrays<'py> = (
@@ -35,10 +35,9 @@ pub fn bm25_postings<'py>(
     n_threads: Option<usize>,
 ) -> PyResult<PostingsArrays<'py>> {
     let (offsets, ids) = (doc_offsets.as_slice()?, term_ids.as_slice()?);
-    let postings = threads::run(py, n_threads, || {
+    let postings = threads::enter_core(py, n_threads, &ByPosition, || {
         bm25::build_postings(Rows::new("documents", offsets, ids)?, n_terms)
-    })?
-    .map_err(|e| to_pyerr(e, &ByPosition))?;
+    })?;
     Ok((
         postings.offsets.into_pyarray(py),
         postings.docs.into_pyarray(py),
@@ -68,10 +67,9 @@ pub fn bm25_idf<'py>(
         tfs.as_slice()?,
         doc_lengths.as_slice()?,
     );
-    let values = threads::run(py, n_threads, || {
+    let values = threads::enter_core(py, n_threads, &ByPosition, || {
         TermMatrix::new(offsets, docs, tfs, lengths).map(|matrix| bm25::idf(&matrix, variant))
-    })?
-    .map_err(|e| to_pyerr(e, &ByPosition))?;
+    })?;
     Ok(values.into_pyarray(py))
 }
 
@@ -117,12 +115,11 @@ pub fn bm25_top_k<'py>(
         query_offsets.as_slice()?,
         query_terms.as_slice()?,
     );
-    let ranked = threads::run(py, n_threads, || {
+    let ranked = threads::enter_core(py, n_threads, &ByPosition, || {
         let matrix = TermMatrix::new(offsets, docs, tfs, lengths)?;
         let queries = Rows::new("queries", query_offsets, query_terms)?;
         bm25::top_k(&matrix, idf, queries, params, k, min_score)
-    })?
-    .map_err(|e| to_pyerr(e, &ByPosition))?;
+    })?;
     Ok((
         ranked.offsets.into_pyarray(py),
         ranked.docs.into_pyarray(py),

@@ -2,13 +2,20 @@
 //! releases the GIL around the kernels of `ragmeter-core`, and maps their errors. Users import
 //! `ragmeter`, never this module.
 
+mod answers;
 mod bm25;
 mod borrowed;
 mod edit;
-mod errors;
+mod error;
+mod normalize;
+mod pipeline;
+mod prepare;
 mod ranking;
-mod stats;
+mod signflip;
+mod strings;
+mod table;
 mod threads;
+mod trec;
 
 use pyo3::prelude::*;
 
@@ -34,19 +41,28 @@ mod _core {
     #[pymodule_export]
     use super::pool_threads;
     #[pymodule_export]
-    use super::ranking::{
-        PreparedRankings, measure_kernels, needs_all_judged, prepare_rankings, prepare_trec,
-        read_trec,
-    };
+    use crate::ranking::{PreparedRankings, measure_kernels, needs_all_judged};
 
     #[pymodule_export]
-    use crate::edit::{
-        answer_scores, edit_backend, edit_count, edit_one_to_many, edit_pairwise, edit_rank,
-        normalize_text,
-    };
+    use crate::prepare::prepare_rankings;
 
     #[pymodule_export]
-    use crate::stats::{
+    use crate::trec::{prepare_trec, read_trec};
+
+    #[pymodule_export]
+    use crate::table::{prepare_tables, read_table_dict};
+
+    #[pymodule_export]
+    use crate::edit::{edit_backend, edit_count, edit_one_to_many, edit_pairwise, edit_rank};
+
+    #[pymodule_export]
+    use crate::answers::answer_scores;
+
+    #[pymodule_export]
+    use crate::normalize::normalize_text;
+
+    #[pymodule_export]
+    use crate::signflip::{
         bootstrap_mean_differences, bootstrap_pairs, sign_flip_pairs, sign_flip_test,
     };
 

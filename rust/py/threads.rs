@@ -31,7 +31,7 @@ fn default_threads() -> PyResult<usize> {
     match std::env::var("RAGMETER_NUM_THREADS") {
         Ok(value) => match value.trim().parse::<usize>() {
             Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
-            _ => Err(crate::errors::invalid_input(format!(
+            _ => Err(crate::error::invalid_input(format!(
                 "RAGMETER_NUM_THREADS: must be an integer from 1 to {MAX_THREADS}, got {:?}; \
                  unset it to use every core",
                 value.chars().take(40).collect::<String>()
@@ -47,7 +47,7 @@ fn default_threads() -> PyResult<usize> {
 pub fn resolve(n_threads: Option<usize>) -> PyResult<usize> {
     match n_threads {
         Some(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
-        Some(n) => Err(crate::errors::invalid_input(format!(
+        Some(n) => Err(crate::error::invalid_input(format!(
             "n_threads: must be an integer from 1 to {MAX_THREADS} or None (all cores), got {n}"
         ))),
         None => default_threads(),
@@ -141,4 +141,22 @@ impl<T: Send> Pending<T> {
             )),
         }
     }
+}
+
+/// Run the core work `f` in ragmeter's pool of `n_threads` threads without the GIL, and turn
+/// its error into the Python exception that `crate::error` maps it to, naming queries with
+/// `names`. Every binding that calls into `ragmeter-core` goes through here (as polars'
+/// bindings go through `enter_polars`), so no call holds the GIL while the core works and no
+/// core error escapes unmapped.
+pub fn enter_core<T, F>(
+    py: Python<'_>,
+    n_threads: Option<usize>,
+    names: &dyn crate::error::QueryNamer,
+    f: F,
+) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce() -> ragmeter_core::CoreResult<T> + Send,
+{
+    run(py, n_threads, f)?.map_err(|e| crate::error::to_pyerr(e, names))
 }

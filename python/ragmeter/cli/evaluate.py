@@ -3,13 +3,19 @@
 Entirely in the Rust core: the same flags (``-q``, ``-m``, ``-c``, ``-M``, ``-l``, ``-J``,
 ``-N``, ``-n``), the same measures and groups (``-m official``, the default, and ``-m
 all_trec``), and for one run the same output, line for line, so ``ragmeter evaluate`` can
-replace ``trec_eval`` in a script. It also prints a table or JSON.
+replace ``trec_eval`` in a script. It also prints a table or JSON, and writes CSV, JSON lines
+or Parquet (``--format``, ``--output``).
+
+The files may be in any format of :data:`ragmeter.io.FORMATS` (TREC text, also compressed;
+JSON; Parquet; Arrow IPC/Feather; CSV and TSV), recognised by name and content, with the same
+semantics; binary data in no such format is refused with a message naming the formats read.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import io
 import json
 import math
 import sys
@@ -18,12 +24,18 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from .._files import atomic_write_bytes, atomic_write_text
 from .._progress import progress_hook
-from ..exceptions import RagmeterError, UndefinedMetricWarning
+from ..exceptions import InvalidInputError, RagmeterError, UndefinedMetricWarning
+from ..io import evaluate, means_and_per_query
+from ..io._results import result_rows, write_csv, write_jsonl, write_parquet
 from ..ranking.declarations import FAMILIES
 from ..ranking.names import Measure, parse_measures
 
-__all__ = ["add_parser", "command_measures", "run"]
+__all__ = ["OUTPUT_FORMATS", "add_parser", "command_measures", "run"]
+
+#: The command's ``--format`` choices.
+OUTPUT_FORMATS = ("trec", "table", "json", "csv", "jsonl", "parquet")
 
 
 def add_parser(sub: Any) -> None:
@@ -31,20 +43,25 @@ def add_parser(sub: Any) -> None:
     ev = sub.add_parser(
         "evaluate",
         help="evaluate TREC run files against a qrels file (trec_eval semantics)",
-        description="Evaluate run files against a qrels file: TREC files, or JSON objects "
-        "(files ending in .json, as pytrec_eval and ranx store them). Judged topics are "
-        "evaluated; run topics without judgments are ignored and counted.",
+        description="Evaluate run files against a qrels file: TREC files (also compressed: "
+        ".gz, .bz2, .xz, .zst), JSON objects (as pytrec_eval and ranx store them), or tables "
+        "in long format (Parquet files or directories, Arrow IPC/Feather, CSV and TSV with a "
+        "header: columns query_id, doc_id and relevance or score/rank). The format is "
+        "recognised by name and content. Judged topics are evaluated; run topics without "
+        "judgments are ignored and counted.",
     )
     ev.add_argument(
         "qrels",
         type=Path,
-        help="qrels file: query_id iteration doc_id grade, or a .json {query_id: {doc_id: grade}}",
+        help="qrels file: query_id iteration doc_id grade, a .json {query_id: {doc_id: "
+        "grade}}, or a table with query_id, doc_id and relevance columns",
     )
     ev.add_argument(
         "runs",
         type=Path,
         nargs="+",
-        help="run files: query_id Q0 doc_id rank score tag, or .json {query_id: {doc_id: score}}",
+        help="run files: query_id Q0 doc_id rank score tag, a .json {query_id: {doc_id: "
+        "score}}, or tables with query_id, doc_id and score (or rank) columns",
     )
     ev.add_argument(
         "-m",
@@ -116,10 +133,30 @@ def add_parser(sub: Any) -> None:
     )
     ev.add_argument(
         "--format",
-        choices=("trec", "table", "json"),
+        choices=OUTPUT_FORMATS,
         default="trec",
-        help="trec_eval's three columns, an aligned table, or JSON",
+        help="trec_eval's three columns, an aligned table, JSON, or one row per value (run, "
+        "query_id, measure, value, ...) as CSV, JSON lines or Parquet",
     )
+    ev.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=None,
+        help="write the output to this file (replaced atomically) instead of stdout",
+    )
+    for option, default, what in (
+        ("--query-col", "query_id", "query ids"),
+        ("--doc-col", "doc_id", "document ids"),
+        ("--relevance-col", "relevance", "grades of judgments"),
+        ("--score-col", "score", "scores of runs"),
+        ("--rank-col", "rank", "ranks of runs without a score column (1 first)"),
+    ):
+        ev.add_argument(
+            option,
+            default=default,
+            help=f"column of the {what} in tables (Parquet, IPC, CSV, TSV); default {default}",
+        )
     ev.add_argument("--threads", type=int, default=None, help="threads of the Rust core")
     ev.add_argument(
         "--progress",
@@ -136,17 +173,11 @@ def add_parser(sub: Any) -> None:
 
 
 def _evaluate_one(qrels: str, run: str, *, per_query: bool, **options: Any) -> tuple[Any, Any]:
-    """``(means, per-query values or None)`` of one run (also a Dask task). Two TREC files go
-    through the native path of ``evaluate_trec``; a ``.json`` file on either side through
-    ``ranking_metrics``, with the same semantics."""
-    from ..io._json import evaluate_files, is_json_path
-    from ..io.trec import evaluate_trec, trec_means_and_per_query
-
-    if is_json_path(qrels) or is_json_path(run):
-        return evaluate_files(qrels, run, per_query=per_query, **options)
+    """``(means, per-query values or None)`` of one run (also a Dask task), in whatever
+    formats the files are (:func:`ragmeter.io.evaluate`)."""
     if per_query:
-        return trec_means_and_per_query(qrels, run, **options)
-    return evaluate_trec(qrels, run, **options), None
+        return means_and_per_query(qrels, run, **options)
+    return evaluate(qrels, run, **options), None
 
 
 def _run_all(
@@ -285,7 +316,17 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         "collection_size": args.collection_size,
         "zero_division": "trec_eval",
         "n_threads": args.threads,
+        "query_col": args.query_col,
+        "doc_col": args.doc_col,
+        "relevance_col": args.relevance_col,
+        "score_col": args.score_col,
+        "rank_col": args.rank_col,
     }
+    if args.format == "parquet" and args.output is None and out.isatty():
+        raise InvalidInputError(
+            "--format parquet: Parquet is binary; write it to a file with --output FILE (or "
+            "redirect stdout to a file)"
+        )
     report = {}
     for run, (means, per_query), _messages in _run_all(args, options):
         for note in _undefined_notes(means, measures):
@@ -297,6 +338,30 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             )
         report[str(run)] = (means, per_query)
 
+    if args.format == "parquet":
+        rows = list(result_rows(report, measures, summary=not args.no_summary))
+        data = write_parquet(rows)
+        if args.output is not None:
+            atomic_write_bytes(args.output, data)
+        else:
+            out.flush()
+            out.buffer.write(data)  # type: ignore[attr-defined]
+            out.buffer.flush()  # type: ignore[attr-defined]
+        return 0
+    text = io.StringIO() if args.output is not None else out
+    _write_text(args, report, measures, text)
+    if args.output is not None:
+        assert isinstance(text, io.StringIO)
+        atomic_write_text(args.output, text.getvalue())
+    return 0
+
+
+def _write_text(
+    args: argparse.Namespace,
+    report: dict[str, tuple[Any, Any]],
+    measures: list[Measure],
+    out: TextIO,
+) -> None:
     if args.format == "json":
         payload = {
             run: {
@@ -310,6 +375,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         }
         json.dump(payload, out, indent=2, allow_nan=False, default=_json_default)
         out.write("\n")
+    elif args.format in ("csv", "jsonl"):
+        rows = result_rows(report, measures, summary=not args.no_summary)
+        (write_csv if args.format == "csv" else write_jsonl)(rows, out)
     elif args.format == "table":
         _print_tables(report, measures, out, summary=not args.no_summary)
     else:
@@ -318,7 +386,6 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 print(f"# {run}", file=out)
             for line in _trec_lines(measures, means, per_query, summary=not args.no_summary):
                 print(line, file=out)
-    return 0
 
 
 def _print_tables(

@@ -1,7 +1,9 @@
 """TREC run and qrels files, parsed and evaluated in the Rust core.
 
 A qrels line is ``query_id iteration doc_id grade``; a run line is
-``query_id Q0 doc_id rank score run_tag``. Fields are separated by white space, a line whose
+``query_id Q0 doc_id rank score run_tag``. Files compressed with gzip, bzip2, xz or zstd
+(recognised by their first bytes, whatever their name) are decompressed by the Rust core as
+they are read. Fields are separated by white space, a line whose
 first non-blank character is ``#`` is a comment (a ``#`` inside an id belongs to the id), and
 the rank column is ignored: documents are ordered by score, ties by doc id byte-wise
 descending, as trec_eval orders them. A document listed twice for one query is an error
@@ -31,6 +33,7 @@ __all__ = [
     "read_trec_qrels",
     "read_trec_run",
     "trec_means_and_per_query",
+    "trec_values",
     "write_trec_run",
 ]
 
@@ -119,7 +122,7 @@ def evaluate_trec(
     relevance_threshold, zero_division, duplicates, n_threads
         As in :func:`~ragmeter.ranking_metrics`.
     """
-    values = _trec_values(
+    values = trec_values(
         qrels_path,
         run_path,
         metrics=metrics,
@@ -164,20 +167,22 @@ def trec_means_and_per_query(
     ``options`` are those of :func:`evaluate_trec` but ``per_query``.
     """
     metrics = options.pop("metrics", TREC_DEFAULT_METRICS)
-    values = _trec_values(qrels_path, run_path, metrics=metrics, options=trec_options(**options))
+    values = trec_values(qrels_path, run_path, metrics=metrics, options=trec_options(**options))
     means = summarize(values, average="mean")
     per_query = summarize(values, average=None)
     return means, per_query
 
 
-def _trec_values(
+def trec_values(
     qrels_path: PathLike,
     run_path: PathLike,
     *,
     metrics: Iterable[str] | str,
     options: EvaluationOptions,
+    allow_empty: bool = False,
 ) -> QueryValues:
-    """Per-query values (NaN where undefined) of the judged topics, before ``zero_division``."""
+    """Per-query values (NaN where undefined) of the judged topics, before ``zero_division``;
+    with ``allow_empty``, no judged topic in the run gives no values rather than an error."""
     measures = measures_of(metrics)
     prepared, query_ids, in_run, run_only, tag = _core.prepare_trec(
         os.fspath(qrels_path),
@@ -208,7 +213,7 @@ def _trec_values(
     values = compute_values(prepared, measures, queries, options, in_run=in_run_mask, run_tag=tag)
     if options.missing == "skip" and not in_run_mask.all():
         values = values.select(in_run_mask)
-    if not values.queries.query_ids:
+    if not values.queries.query_ids and not allow_empty:
         raise InvalidInputError(
             f"run: no judged topic of {os.fspath(qrels_path)!r} is in the run "
             f"{os.fspath(run_path)!r}; nothing to evaluate"

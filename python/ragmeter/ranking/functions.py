@@ -13,7 +13,11 @@ trec_eval's, so the numbers agree with trec_eval, pytrec_eval and ir_measures:
   divide by R; nDCG uses the grade as a linear gain, a ``log2(rank + 1)`` discount and an ideal
   ranking of all judged positive grades cut at k; its gains ignore ``relevance_threshold``;
 * a mean over queries adds the per-query values one by one in trec_eval's order (query ids
-  sorted byte-wise as text) in double precision, so it prints exactly as trec_eval's.
+  sorted byte-wise as text) in double precision, so it prints exactly as trec_eval's;
+* judgments and rankings may also be tables in long format, one row per document (pyarrow,
+  polars, DuckDB, pandas; columns ``query_id``, ``doc_id`` and ``relevance``, ``score`` or
+  ``rank``, as in ir_measures and ranx), read by the Rust core from their Arrow buffers with the
+  same semantics.
 
 Undefined values (division by ``R = 0``, or an ideal DCG of 0 for nDCG) follow
 ``zero_division`` as in scikit-learn: ``"warn"`` scores 0.0 with an
@@ -28,13 +32,13 @@ J. Kekäläinen, "Cumulated gain-based evaluation of IR techniques", ACM TOIS 20
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
 from .. import _core
-from .._inputs import align_queries
+from .._inputs import AlignedQueries, TableColumns, align_queries, arrow_source, is_table
 from ..exceptions import InvalidInputError
 from ..options import (
     Duplicates,
@@ -57,7 +61,9 @@ __all__ = [
     "r_precision",
     "ranking_metrics",
     "ranking_values",
+    "read_table",
     "recall_at_k",
+    "table_values",
 ]
 
 #: The measures :func:`ranking_metrics` computes when none are named.
@@ -77,6 +83,11 @@ def ranking_metrics(
     max_docs: int | None = None,
     judged_only: bool = False,
     n_threads: int | None = None,
+    query_col: str = "query_id",
+    doc_col: str = "doc_id",
+    relevance_col: str = "relevance",
+    score_col: str = "score",
+    rank_col: str = "rank",
 ) -> MetricResults:
     """Several ranking metrics in one validated pass.
 
@@ -84,10 +95,11 @@ def ranking_metrics(
     ----------
     y_true
         Judgments: ``{query_id: {doc_id: grade}}`` or ``{query_id: [relevant doc ids]}``, or a
-        sequence of those aligned by position with ``y_pred``.
+        sequence of those aligned by position with ``y_pred``, or a table in long format with
+        one row per judged document (see Notes).
     y_pred
         Rankings: ``{query_id: [doc ids, best first]}`` or ``{query_id: {doc_id: score}}``, or
-        a sequence of those.
+        a sequence of those, or a table with one row per ranked document.
     metrics
         Measure names in ragmeter's, trec_eval's, ir_measures' or ranx's syntax:
         ``"ndcg@10"``, ``"recall@100"``, ``"precision@5"``, ``"hit_rate@1"``, ``"mrr"``,
@@ -113,6 +125,9 @@ def ranking_metrics(
         Remove documents without a judgment from the rankings first (trec_eval ``-J``).
     n_threads
         Threads of the Rust core (default: ``RAGMETER_NUM_THREADS`` or all cores).
+    query_col, doc_col, relevance_col, score_col, rank_col
+        Column names of tables (ir_measures' and ranx's by default). A run table is ordered
+        by its score column, or by its rank column (1 first) when it has no score column.
 
     Returns
     -------
@@ -128,11 +143,31 @@ def ranking_metrics(
     InputTypeError
         A ``TypeError``: judgments or rankings of a type ragmeter cannot read.
 
+    Notes
+    -----
+    Tables are objects with the Arrow PyCapsule interface (pyarrow Tables, RecordBatches and
+    RecordBatchReaders, polars DataFrames, DuckDB results) or pandas DataFrames (through
+    pyarrow: ``pip install 'ragmeter[arrow]'``). Their rows reach the Rust core as Arrow buffers,
+    without a Python loop per row; ids are text or integer columns, dictionary-encoded or not
+    (one id type per column pair), values are numeric columns. A table on one side and a
+    mapping on the other are evaluated too (the table is then read into a mapping). Results
+    are keyed by query id, as for mappings.
+
     Examples
     --------
     >>> qrels = {"q1": {"d1": 2, "d4": 1}, "q2": ["d3"]}
     >>> runs = {"q1": ["d4", "d2", "d1"], "q2": ["d5", "d3"]}
     >>> ranking_metrics(qrels, runs, metrics=["mrr", "hit_rate@1"])
+    {'mrr': 0.75, 'hit_rate@1': 0.5}
+
+    The same judgments and run as tables (here pyarrow; polars or pandas work alike):
+
+    >>> import pyarrow as pa
+    >>> qrels = pa.table({"query_id": ["q1", "q1", "q2"], "doc_id": ["d1", "d4", "d3"],
+    ...                   "relevance": [2, 1, 1]})
+    >>> run = pa.table({"query_id": ["q1", "q1", "q1", "q2", "q2"],
+    ...                 "doc_id": ["d4", "d2", "d1", "d5", "d3"], "rank": [1, 2, 3, 1, 2]})
+    >>> ranking_metrics(qrels, run, metrics=["mrr", "hit_rate@1"])
     {'mrr': 0.75, 'hit_rate@1': 0.5}
     """
     check_choice("average", average, ("mean", None))
@@ -145,7 +180,8 @@ def ranking_metrics(
         judged_only=judged_only,
         n_threads=n_threads,
     )
-    values = ranking_values(y_true, y_pred, metrics, options)
+    columns = TableColumns(query_col, doc_col, relevance_col, score_col, rank_col)
+    values = ranking_values(y_true, y_pred, metrics, options, columns=columns)
     return summarize(values, average=average)
 
 
@@ -156,9 +192,13 @@ def ranking_values(
     options: EvaluationOptions,
     *,
     run_tag: str | None = None,
+    columns: TableColumns | None = None,
+    allow_empty: bool = False,
 ) -> QueryValues:
     """Per-query values (NaN where undefined) of the aligned queries, before
-    ``zero_division``; ``run_tag`` is the value of ``runid``, if any.
+    ``zero_division``; ``run_tag`` is the value of ``runid``, if any. Tables (see
+    :func:`ranking_metrics`) are read with ``columns``. With ``allow_empty``, no query to
+    evaluate gives no values rather than an error.
 
     The first half of :func:`ranking_metrics` (the second is
     :func:`~ragmeter.ranking.evaluation.summarize`), for the callers that need the values of
@@ -174,6 +214,10 @@ def ranking_values(
         The evaluation's options.
     run_tag
         The run's tag (the 6th column of a TREC run), the value of ``runid``.
+    columns
+        The column names of table inputs.
+    allow_empty
+        Give no values, rather than an error, when there is no query to evaluate.
 
     Returns
     -------
@@ -198,9 +242,26 @@ def ranking_values(
     >>> values.queries.query_ids, values.numbers.tolist()  # d1 second: 1/2
     (['q1'], [[0.5]])
     """
+    columns = columns or TableColumns()
+    table_true, table_pred = is_table(y_true), is_table(y_pred)
+    if table_true and table_pred:
+        return table_values(
+            y_true,
+            y_pred,
+            metrics,
+            options,
+            columns=columns,
+            run_tag=run_tag,
+            unjudged="raise",
+            allow_empty=allow_empty,
+        )
+    if table_true and isinstance(y_pred, Mapping):
+        y_true = read_table(y_true, "y_true", columns, "qrels", options.n_threads)
+    elif table_pred and isinstance(y_true, Mapping):
+        y_pred = read_table(y_pred, "y_pred", columns, "run", options.n_threads)
     measures = measures_of(metrics)
     queries = align_queries(y_true, y_pred, missing=options.missing)
-    if not queries.query_ids:
+    if not queries.query_ids and not allow_empty:
         raise InvalidInputError(
             "y_true: there is no query to evaluate (no judged query"
             + (" with a ranking" if queries.missing_from_run else "")
@@ -220,6 +281,169 @@ def ranking_values(
         absent = set(queries.missing_from_run)
         in_run = np.array([q not in absent for q in queries.query_ids], dtype=bool)
     return compute_values(prepared, measures, queries, options, in_run=in_run, run_tag=run_tag)
+
+
+def read_table(
+    table: Any, argument: str, columns: TableColumns, kind: str, n_threads: int | None
+) -> dict[Any, dict[Any, Any]]:
+    """A table as ``{query_id: {doc_id: value}}`` (grades for ``kind="qrels"``, scores for
+    ``"run"``, ``-rank`` from a rank column), read by the Rust core.
+
+    Parameters
+    ----------
+    table
+        A table in long format: an object with ``__arrow_c_stream__`` (pyarrow, polars,
+        DuckDB) or a pandas DataFrame.
+    argument
+        The argument's name, for errors (``"y_true"``).
+    columns
+        The names of the table's columns.
+    kind
+        ``"qrels"`` (a relevance column) or ``"run"`` (a score or rank column).
+    n_threads
+        Threads of the Rust pool (None: all).
+
+    Returns
+    -------
+    dict
+        ``{query_id: {doc_id: value}}``, ids of the table's type (str or int).
+
+    Raises
+    ------
+    InvalidInputError
+        A missing column, a null id or value, a value that is not a number.
+    InputTypeError
+        An object that is not a table, a column of a type ragmeter cannot read.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> run = pa.table({"query_id": [1, 1], "doc_id": [7, 9], "score": [0.5, 0.25]})
+    >>> read_table(run, "y_pred", TableColumns(), "run", None)
+    {1: {7: 0.5, 9: 0.25}}
+    """
+    source = arrow_source(table, argument, columns, kind)
+    return _core.read_table_dict(
+        source, columns.spec(argument, "", kind), kind, n_threads=n_threads
+    )
+
+
+def table_values(
+    qrels: Any,
+    run: Any,
+    metrics: Iterable[str] | str,
+    options: EvaluationOptions,
+    *,
+    columns: TableColumns,
+    run_tag: str | None = None,
+    unjudged: str = "raise",
+    arguments: tuple[str, str] = ("y_true", "y_pred"),
+    sources: tuple[str, str] = ("", ""),
+    allow_empty: bool = False,
+) -> QueryValues:
+    """Per-query values of judgments and a run given as tables, imported by the Rust core
+    from their Arrow buffers and evaluated in trec_eval's query order.
+
+    Judged queries missing from the run follow ``options.missing``; run queries without
+    judgments are an error with ``unjudged="raise"`` and ``options.missing="raise"`` (as for
+    mappings), else ignored and listed in the result's ``unjudged`` (as for TREC files).
+    ``arguments`` and ``sources`` name the tables in errors (``sources`` are paths or empty).
+    With ``allow_empty``, no query to evaluate gives no values rather than an error.
+
+    Parameters
+    ----------
+    qrels, run
+        The judgments and the run, as tables in long format.
+    metrics
+        Measure names (or one name) in any syntax :func:`~ragmeter.parse_measures` reads.
+    options
+        The evaluation's options.
+    columns
+        The names of the tables' columns.
+    run_tag
+        The value of ``runid``.
+    unjudged
+        ``"raise"``: run queries without judgments are an error (as for mappings); else they
+        are ignored and listed.
+    arguments, sources
+        The tables' argument names and paths, for errors.
+    allow_empty
+        Give no values, rather than an error, when there is no query to evaluate.
+
+    Returns
+    -------
+    QueryValues
+        One row per evaluated query (trec_eval's order), one column per measure.
+
+    Raises
+    ------
+    InvalidInputError
+        As :func:`ranking_values`, and a missing or null column.
+    InputTypeError
+        An object that is not a table, a column of a type ragmeter cannot read.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> qrels = pa.table({"query_id": ["q"], "doc_id": ["d2"], "relevance": [1]})
+    >>> run = pa.table({"query_id": ["q", "q"], "doc_id": ["d1", "d2"], "rank": [1, 2]})
+    >>> values = table_values(qrels, run, ["mrr"], EvaluationOptions(), columns=TableColumns())
+    >>> values.queries.query_ids, values.numbers.tolist()
+    (['q'], [[0.5]])
+    """
+    measures = measures_of(metrics)
+    prepared, query_ids, in_run, run_only = _core.prepare_tables(
+        arrow_source(qrels, arguments[0], columns, "qrels"),
+        arrow_source(run, arguments[1], columns, "run"),
+        columns.spec(arguments[0], sources[0], "qrels"),
+        columns.spec(arguments[1], sources[1], "run"),
+        duplicates_first=options.duplicates == "first",
+        max_docs=options.max_docs,
+        all_judged=needs_all_judged(measures, options),
+        n_threads=options.n_threads,
+    )
+    in_run_mask = np.asarray(in_run, dtype=bool)
+    missing_from_run = [q for q, present in zip(query_ids, in_run, strict=True) if not present]
+    where = [f"{a} ({s})" if s else a for a, s in zip(arguments, sources, strict=True)]
+    if options.missing == "raise" and (missing_from_run or (run_only and unjudged == "raise")):
+        parts = []
+        if missing_from_run:
+            parts.append(f"judged queries missing from {where[1]}: {_preview(missing_from_run)}")
+        if run_only and unjudged == "raise":
+            parts.append(
+                f"{where[1]} queries without judgments in {where[0]}: {_preview(run_only)}"
+            )
+        raise InvalidInputError(
+            f"{arguments[1]}: the judgments and the run do not hold the same queries; "
+            + "; ".join(parts)
+            + '. Pass missing="zero" (trec_eval -c) to score judged queries without a ranking '
+            'as empty rankings, or missing="skip" to evaluate only the queries in both'
+        )
+    queries = AlignedQueries(
+        query_ids=query_ids,
+        judgments=[],
+        rankings=[],
+        keyed=True,
+        missing_from_run=missing_from_run,
+        unjudged=run_only,
+    )
+    values = compute_values(
+        prepared, measures, queries, options, in_run=in_run_mask, run_tag=run_tag
+    )
+    if options.missing == "skip" and not in_run_mask.all():
+        values = values.select(in_run_mask)
+    if not values.queries.query_ids and not allow_empty:
+        raise InvalidInputError(
+            f"{arguments[0]}: there is no query to evaluate (no judged query"
+            + (" with a ranking" if missing_from_run else "")
+            + f" in {where[0]} and {where[1]})"
+        )
+    return values
+
+
+def _preview(ids: list[Any], limit: int = 5) -> str:
+    shown = ", ".join(repr(q) for q in ids[:limit])
+    return shown + (f", ... ({len(ids)} in all)" if len(ids) > limit else "")
 
 
 def _single(

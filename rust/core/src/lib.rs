@@ -4,6 +4,7 @@
 
 pub mod answers;
 pub mod bm25;
+pub mod compressed;
 pub mod csr;
 pub mod edit;
 pub mod error;
@@ -11,6 +12,7 @@ pub mod normalize;
 pub mod prepare;
 pub mod ranking;
 pub mod signflip;
+pub mod table;
 pub mod trec;
 
 pub use error::{CoreError, CoreResult};

@@ -154,6 +154,21 @@ impl Prepared {
         Ok(())
     }
 
+    /// Append query `row` of `other` (prepared without diversity judgments).
+    pub fn push_row_of(&mut self, other: &Prepared, row: usize) {
+        if self.is_empty() {
+            self.all_judged = other.all_judged;
+        }
+        let hits = other.hits.view();
+        self.hits.push_row(hits.row(row).iter().copied());
+        let positive = other.judged_positive.view();
+        self.judged_positive
+            .push_row(positive.row(row).iter().copied());
+        self.retrieved.push(other.retrieved[row]);
+        self.judged_count.push(other.judged_count[row]);
+        self.judged_negative.push(other.judged_negative[row]);
+    }
+
     pub fn append(&mut self, other: Prepared) {
         if self.is_empty() {
             self.all_judged = other.all_judged;
@@ -250,6 +265,11 @@ fn count_ranks(
     } else {
         ranks_by_sorting(scores, found, tied)
     };
+    hits_of(found, ranks, limit)
+}
+
+/// The hits of the found documents ranked within `limit`, by rank.
+fn hits_of(found: &[Found<'_>], ranks: Vec<usize>, limit: usize) -> Result<Vec<Hit>, String> {
     let mut hits = Vec::with_capacity(found.len());
     for (f, rank) in found.iter().zip(ranks) {
         if rank <= limit {
@@ -323,7 +343,162 @@ pub fn canonical_bits(score: f64) -> u64 {
     if score == 0.0 { 0 } else { score.to_bits() }
 }
 
+/// An open-addressing table of the ids of one query's documents (by their index in a slice),
+/// reused from query to query: the per-document work of preparing a scored ranking is one
+/// hash, one probe here to find repeated ids and one to find judged ones, in tables small
+/// enough to stay in the cache. A slot holds the low 32 bits of the id's hash and 1 + the
+/// document's index (0: empty), so most probes never read the id itself.
+#[derive(Default)]
+struct IdTable {
+    slots: Vec<u64>,
+    shift: u32,
+}
+
+impl IdTable {
+    /// Empty the table, sized for `n` ids (load factor at most one half).
+    fn reset(&mut self, n: usize) {
+        let capacity = (n.max(8) * 2).next_power_of_two();
+        self.slots.clear();
+        self.slots.resize(capacity, 0);
+        self.shift = 64 - capacity.trailing_zeros();
+    }
+
+    /// The index of an id equal to the one of `hash` for which `same(index)` holds, after
+    /// inserting `index` under `hash` if there was none.
+    fn insert(&mut self, hash: u64, index: u32, same: impl Fn(u32) -> bool) -> Option<u32> {
+        let tag = hash & 0xFFFF_FFFF;
+        let mask = self.slots.len() - 1;
+        let mut at = (hash >> self.shift) as usize;
+        loop {
+            let slot = self.slots[at];
+            if slot == 0 {
+                self.slots[at] = (tag << 32) | (u64::from(index) + 1);
+                return None;
+            }
+            let other = (slot & 0xFFFF_FFFF) as u32 - 1;
+            if slot >> 32 == tag && same(other) {
+                return Some(other);
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// The index of the id of `hash` for which `same(index)` holds, if any.
+    fn find(&self, hash: u64, same: impl Fn(u32) -> bool) -> Option<u32> {
+        let tag = hash & 0xFFFF_FFFF;
+        let mask = self.slots.len() - 1;
+        let mut at = (hash >> self.shift) as usize;
+        loop {
+            let slot = self.slots[at];
+            if slot == 0 {
+                return None;
+            }
+            let other = (slot & 0xFFFF_FFFF) as u32 - 1;
+            if slot >> 32 == tag && same(other) {
+                return Some(other);
+            }
+            at = (at + 1) & mask;
+        }
+    }
+}
+
+fn id_hash(id: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(id)
+}
+
+/// Buffers one thread reuses from query to query.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    judged: IdTable,
+    ranked: IdTable,
+    scores: Vec<f64>,
+}
+
+/// Ranks of the judged documents of a scored ranking with unique ids (the common case, and
+/// every TREC run trec_eval accepts): one pass finds repeated ids and judged documents; a
+/// repeated id is an error, or with `Duplicates::KeepFirst` hands the query to
+/// `scored_hits_with_duplicates`.
 fn scored_hits(
+    ranking: &[Doc<'_>],
+    judged: &[Doc<'_>],
+    opts: RankingOptions,
+    limit: usize,
+    scratch: &mut Scratch,
+) -> Result<(Vec<Hit>, usize), String> {
+    let n_judged = to_u32(judged.len())?;
+    to_u32(ranking.len())?;
+    scratch.judged.reset(judged.len());
+    for (i, &(id, _)) in judged.iter().enumerate() {
+        let same = |j: u32| judged[j as usize].0 == id;
+        if scratch.judged.insert(id_hash(id), i as u32, same).is_some() {
+            return Err(format!("document {} is judged twice", show(id)));
+        }
+    }
+    scratch.ranked.reset(ranking.len());
+    scratch.scores.clear();
+    let mut found = Vec::new();
+    for (i, &(id, score)) in ranking.iter().enumerate() {
+        let hash = id_hash(id);
+        let same = |j: u32| ranking[j as usize].0 == id;
+        if scratch.ranked.insert(hash, i as u32, same).is_some() {
+            if opts.duplicates == Duplicates::Raise {
+                return Err(duplicate_message(id));
+            }
+            let grades = grade_table(judged)?;
+            return scored_hits_with_duplicates(ranking, &grades, opts, limit);
+        }
+        scratch.scores.push(score);
+        if n_judged > 0
+            && let Some(j) = scratch.judged.find(hash, |j| judged[j as usize].0 == id)
+        {
+            let grade = judged[j as usize].1;
+            if opts.keeps(grade) {
+                found.push(Found { id, score, grade });
+            }
+        }
+    }
+    let hits = if found.len() <= LINEAR_RANKS_UP_TO {
+        let ranks = ranks_by_scanning_docs(&scratch.scores, ranking, &found);
+        hits_of(&found, ranks, limit)?
+    } else {
+        let found_scores: FxHashSet<u64> = found.iter().map(|f| canonical_bits(f.score)).collect();
+        let tied: Vec<Doc<'_>> = ranking
+            .iter()
+            .filter(|d| found_scores.contains(&canonical_bits(d.1)))
+            .copied()
+            .collect();
+        count_ranks(&scratch.scores, &found, &tied, limit)?
+    };
+    Ok((hits, ranking.len()))
+}
+
+/// `ranks_by_scanning` without a list of tied documents: the documents tied with a found one
+/// are looked for only when its score occurs more than once.
+fn ranks_by_scanning_docs(scores: &[f64], docs: &[Doc<'_>], found: &[Found<'_>]) -> Vec<usize> {
+    found
+        .iter()
+        .map(|f| {
+            let (mut higher, mut equal) = (0usize, 0usize);
+            for &s in scores {
+                higher += usize::from(s > f.score);
+                equal += usize::from(s == f.score);
+            }
+            let tied_before = if equal > 1 {
+                docs.iter()
+                    .filter(|&&(id, s)| s == f.score && id > f.id)
+                    .count()
+            } else {
+                0
+            };
+            1 + higher + tied_before
+        })
+        .collect()
+}
+
+/// A scored ranking that repeats ids, with `Duplicates::KeepFirst`: each id keeps its best
+/// score.
+fn scored_hits_with_duplicates(
     ranking: &[Doc<'_>],
     grades: &FxHashMap<&[u8], f64>,
     opts: RankingOptions,
@@ -402,7 +577,11 @@ fn ordered_hits(
     Ok((hits, rank))
 }
 
-fn prepare_query(query: &QueryInput<'_>, opts: RankingOptions) -> Result<QueryOutput, String> {
+fn prepare_query(
+    query: &QueryInput<'_>,
+    opts: RankingOptions,
+    scratch: &mut Scratch,
+) -> Result<QueryOutput, String> {
     let limit = opts.max_docs.unwrap_or(usize::MAX);
     let judged_positive: Vec<f64> = query
         .judged
@@ -412,7 +591,7 @@ fn prepare_query(query: &QueryInput<'_>, opts: RankingOptions) -> Result<QueryOu
         .collect();
     let (hits, n_ranked) = match query.ranking {
         RankingInput::Ordered(ids) => ordered_hits(ids, &grade_table(query.judged)?, opts, limit)?,
-        RankingInput::Scored(docs) => scored_hits(docs, &grade_table(query.judged)?, opts, limit)?,
+        RankingInput::Scored(docs) => scored_hits(docs, query.judged, opts, limit, scratch)?,
         RankingInput::Joined {
             scores,
             found,
@@ -435,20 +614,88 @@ pub fn prepare(
     opts: RankingOptions,
     query_base: usize,
 ) -> CoreResult<Prepared> {
+    check_options(opts)?;
+    let outputs: Vec<QueryOutput> = queries
+        .par_iter()
+        .with_min_len(16)
+        .enumerate()
+        .map_init(Scratch::default, |scratch, (q, query)| {
+            prepare_query(query, opts, scratch)
+                .map_err(|message| CoreError::query(query_base + q, message))
+        })
+        .collect::<CoreResult<_>>()?;
+    Ok(assemble(outputs, opts))
+}
+
+/// `prepare` on the calling thread alone (for callers that spread parts of their input over
+/// threads themselves).
+pub fn prepare_serial(
+    queries: &[QueryInput<'_>],
+    opts: RankingOptions,
+    query_base: usize,
+) -> CoreResult<Prepared> {
+    check_options(opts)?;
+    let mut scratch = Scratch::default();
+    let outputs: Vec<QueryOutput> = queries
+        .iter()
+        .enumerate()
+        .map(|(q, query)| {
+            prepare_query(query, opts, &mut scratch)
+                .map_err(|message| CoreError::query(query_base + q, message))
+        })
+        .collect::<CoreResult<_>>()?;
+    Ok(assemble(outputs, opts))
+}
+
+/// Queries prepared one at a time, in order, on the calling thread (for callers that build
+/// each query's input themselves and spread groups of queries over threads).
+pub struct PreparedBuilder {
+    prepared: Prepared,
+    scratch: Scratch,
+    opts: RankingOptions,
+}
+
+impl PreparedBuilder {
+    pub fn new(opts: RankingOptions) -> CoreResult<Self> {
+        check_options(opts)?;
+        Ok(PreparedBuilder {
+            prepared: Prepared {
+                all_judged: opts.all_judged,
+                ..Prepared::default()
+            },
+            scratch: Scratch::default(),
+            opts,
+        })
+    }
+
+    /// Prepare the next query; the error is its message (the caller names the query).
+    pub fn push(&mut self, query: &QueryInput<'_>) -> Result<(), String> {
+        let out = prepare_query(query, self.opts, &mut self.scratch)?;
+        let prepared = &mut self.prepared;
+        prepared.hits.push_row(out.hits);
+        prepared.judged_positive.push_row(out.judged_positive);
+        prepared.retrieved.push(out.retrieved);
+        prepared.judged_count.push(out.judged_count);
+        prepared.judged_negative.push(out.judged_negative);
+        Ok(())
+    }
+
+    pub fn finish(self) -> Prepared {
+        self.prepared
+    }
+}
+
+fn check_options(opts: RankingOptions) -> CoreResult<()> {
     if opts.max_docs == Some(0) {
         return Err(CoreError::argument(
             "max_docs",
             "must be a positive integer or None, got 0",
         ));
     }
-    let outputs: Vec<QueryOutput> = queries
-        .par_iter()
-        .with_min_len(16)
-        .enumerate()
-        .map(|(q, query)| {
-            prepare_query(query, opts).map_err(|message| CoreError::query(query_base + q, message))
-        })
-        .collect::<CoreResult<_>>()?;
+    Ok(())
+}
+
+fn assemble(outputs: Vec<QueryOutput>, opts: RankingOptions) -> Prepared {
     let mut prepared = Prepared {
         all_judged: opts.all_judged,
         ..Prepared::default()
@@ -460,7 +707,7 @@ pub fn prepare(
         prepared.judged_count.push(out.judged_count);
         prepared.judged_negative.push(out.judged_negative);
     }
-    Ok(prepared)
+    prepared
 }
 
 #[cfg(test)]
@@ -702,6 +949,50 @@ mod tests {
             for p in [scored(&judged, &ranking, opts).unwrap(), joined(&judged, &ranking, opts).unwrap()] {
                 prop_assert_eq!(&p.hits.values, &want);
                 prop_assert_eq!(p.retrieved[0], n);
+            }
+        }
+
+        /// A scored ranking that repeats ids: refused, or with `KeepFirst` ranked as the
+        /// ranking of each id at its best score; many judged documents take the sorting path.
+        #[test]
+        fn repeated_ids_keep_their_best_score(
+            ranking in proptest::collection::vec((ids(), prop_oneof![Just(0.0), Just(-0.0), Just(1.0), Just(0.5), Just(2.0)]), 0..12),
+            judged in proptest::collection::btree_map(ids(), prop_oneof![Just(-1.0), Just(0.0), Just(1.0), Just(3.0)], 0..8),
+            max_docs in prop_oneof![Just(None), Just(Some(2usize))],
+            all_judged in proptest::bool::ANY,
+            many in proptest::bool::ANY,
+        ) {
+            let ranking: Vec<Doc<'_>> = ranking.iter().map(|(k, v)| (k.as_slice(), *v)).collect();
+            let extra: Vec<Vec<u8>> = (0..if many { 40 } else { 0 }).map(|i| format!("x{i}").into_bytes()).collect();
+            let mut judged: Vec<Doc<'_>> = judged.iter().map(|(k, v)| (k.as_slice(), *v)).collect();
+            let mut ranking = ranking;
+            for (i, id) in extra.iter().enumerate() {
+                judged.push((id.as_slice(), 1.0));
+                ranking.push((id.as_slice(), (i % 3) as f64));
+            }
+            let mut best: Vec<Doc<'_>> = Vec::new();
+            for &(id, score) in &ranking {
+                match best.iter_mut().find(|d| d.0 == id) {
+                    Some(d) => d.1 = d.1.max(score),
+                    None => best.push((id, score)),
+                }
+            }
+            let repeated = best.len() < ranking.len();
+            let (want, n) = by_sorting(&judged, &best, max_docs, all_judged);
+            let raise = RankingOptions { max_docs, all_judged, ..OPTS };
+            let keep = RankingOptions { duplicates: Duplicates::KeepFirst, ..raise };
+            let got = scored(&judged, &ranking, keep).unwrap();
+            prop_assert_eq!(&got.hits.values, &want);
+            prop_assert_eq!(got.retrieved[0], n);
+            match scored(&judged, &ranking, raise) {
+                Ok(p) => {
+                    prop_assert!(!repeated);
+                    prop_assert_eq!(&p.hits.values, &want);
+                }
+                Err(e) => {
+                    prop_assert!(repeated);
+                    prop_assert!(e.to_string().contains("appears more than once"), "{}", e);
+                }
             }
         }
 

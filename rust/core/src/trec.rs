@@ -171,99 +171,11 @@ struct ChunkError {
     message: String,
 }
 
-/// Powers of ten that are exact doubles.
-const EXACT_POWERS_OF_TEN: [f64; 23] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-];
-
-/// Whether the 8 bytes of `word` are all ASCII digits (fast_float's test: a byte is a digit
-/// when its high nibble is 3 and adding 6 does not carry into the high nibble).
-fn eight_digits(word: u64) -> bool {
-    const HIGH: u64 = 0xF0F0_F0F0_F0F0_F0F0;
-    ((word & HIGH) | ((word.wrapping_add(0x0606_0606_0606_0606) & HIGH) >> 4))
-        == 0x3333_3333_3333_3333
-}
-
-/// The value of 8 ASCII digits read as a little-endian word (fast_float's SWAR: pairs, then
-/// quadruples, then the whole, in three multiplications).
-fn eight_digits_value(word: u64) -> u64 {
-    const PAIRS: u64 = 0x0000_00FF_0000_00FF;
-    const HIGH_PAIRS: u64 = 100 + (1_000_000 << 32);
-    const LOW_PAIRS: u64 = 1 + (10_000 << 32);
-    let v = word.wrapping_sub(0x3030_3030_3030_3030);
-    let v = v.wrapping_mul(10).wrapping_add(v >> 8);
-    ((v & PAIRS)
-        .wrapping_mul(HIGH_PAIRS)
-        .wrapping_add(((v >> 16) & PAIRS).wrapping_mul(LOW_PAIRS)))
-        >> 32
-}
-
-/// `value` followed by the decimal `digits` (at most 19 digits in all, so no overflow), or
-/// `None` if a byte is not a digit. Eight digits at a time.
-fn append_digits(mut value: u64, digits: &[u8]) -> Option<u64> {
-    let mut words = digits.chunks_exact(8);
-    for word in &mut words {
-        let word = u64::from_le_bytes(word.try_into().ok()?);
-        if !eight_digits(word) {
-            return None;
-        }
-        value = value * 100_000_000 + eight_digits_value(word);
-    }
-    for &b in words.remainder() {
-        if !b.is_ascii_digit() {
-            return None;
-        }
-        value = value * 10 + u64::from(b - b'0');
-    }
-    Some(value)
-}
-
-/// A plain decimal (`-12.3456`, `7`, `.5`, `0.000123`) read exactly with Clinger's fast
-/// path: its significant digits form an integer below 2^53 and its scale is at most 10^22, so
-/// both are exact doubles and one correctly rounded division gives the correctly rounded
-/// value. `None` for anything else (exponents, more digits), which the standard parser then
-/// reads.
-fn parse_plain_decimal(field: &[u8]) -> Option<f64> {
-    let (negative, body) = match field.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        Some((b'+', rest)) => (false, rest),
-        _ => (false, field),
-    };
-    let (integer, fraction) = match memchr::memchr(b'.', body) {
-        Some(point) => (&body[..point], &body[point + 1..]),
-        None => (body, &[][..]),
-    };
-    if integer.is_empty() && fraction.is_empty() || fraction.len() >= EXACT_POWERS_OF_TEN.len() {
-        return None;
-    }
-    // Leading zeros (`0.000123`) are not significant digits (they are all '0', so skipping
-    // them skips no check).
-    let zeros = |digits: &[u8]| digits.iter().take_while(|&&b| b == b'0').count();
-    let integer = &integer[zeros(integer)..];
-    let fraction_digits = if integer.is_empty() {
-        &fraction[zeros(fraction)..]
-    } else {
-        fraction
-    };
-    if integer.len() + fraction_digits.len() > 19 {
-        return None;
-    }
-    let mantissa = append_digits(append_digits(0, integer)?, fraction_digits)?;
-    if mantissa >= 1 << 53 {
-        return None;
-    }
-    let x = mantissa as f64 / EXACT_POWERS_OF_TEN[fraction.len()];
-    Some(if negative { -x } else { x })
-}
-
 /// A run score: any number but NaN (trec_eval reads scores with `atof`, so `inf` and `1e400`
-/// are infinite scores there too).
+/// are infinite scores there too). Read by `fast-float2` (Clinger's fast path, else
+/// Eisel-Lemire) from the bytes, correctly rounded as `str::parse` rounds (tested against it).
 fn parse_number(field: &[u8]) -> Option<f64> {
-    if let Some(x) = parse_plain_decimal(field) {
-        return Some(x);
-    }
-    let x = std::str::from_utf8(field).ok()?.parse::<f64>().ok()?;
+    let x = fast_float2::parse::<f64, _>(field).ok()?;
     (!x.is_nan()).then_some(x)
 }
 
@@ -624,22 +536,33 @@ fn parse_chunk(chunk: &[u8], kind: TrecKind) -> Result<Chunk<'_>, ChunkError> {
 /// Never memory-mapped from the file: a mapped file that shrinks while it is read kills the
 /// process with SIGBUS, which nothing can catch, and a run rewritten by a retrieval job while
 /// an evaluation reads it is ordinary. The buffer is an anonymous map (lazily zeroed by the
-/// kernel, and allocated fallibly: a file larger than memory is an error, not an abort).
+/// kernel, and allocated fallibly: a file larger than memory is an error, not an abort), or
+/// the decompressed text of a compressed file.
 #[derive(Debug)]
-pub struct FileBytes(memmap2::Mmap);
+pub struct FileBytes(Bytes);
+
+#[derive(Debug)]
+enum Bytes {
+    Read(memmap2::Mmap),
+    Decompressed(Vec<u8>),
+}
 
 impl std::ops::Deref for FileBytes {
     type Target = [u8];
 
     fn deref(&self) -> &[u8] {
-        &self.0
+        match &self.0 {
+            Bytes::Read(map) => map,
+            Bytes::Decompressed(text) => text,
+        }
     }
 }
 
 /// Blocks read by one thread at a time: large files are read by every thread of the pool.
 const READ_BLOCK_BYTES: usize = 4 << 20;
 
-/// Read a TREC file into memory (the caller keeps the bytes alive while it uses the parse).
+/// Read a TREC file into memory (the caller keeps the bytes alive while it uses the parse); a
+/// compressed file (`crate::compressed`) is decompressed.
 ///
 /// Only regular files are read: a directory, a FIFO or a device (`/dev/zero`) is refused
 /// before it is opened (opening a FIFO would wait for a writer; a device could be read until
@@ -654,20 +577,13 @@ pub fn read(path: &Path) -> CoreResult<FileBytes> {
     };
     let refuse =
         |message: String| CoreError::argument("path", format!("{}: {message}", path.display()));
-    let kind = std::fs::metadata(path).map_err(io_error)?.file_type();
-    if !kind.is_file() {
-        return Err(refuse(format!(
-            "is {}, not a regular file; TREC files are read from regular files only (save \
-             the output of a pipe or a program to a file first)",
-            describe_file_type(kind)
-        )));
-    }
-    let file = File::open(path).map_err(io_error)?;
+    let file = open_regular(path)?;
     let before = file.metadata().map_err(io_error)?;
-    if !before.is_file() {
-        return Err(refuse(String::from(
-            "was replaced by something that is not a regular file while it was opened",
-        )));
+    if let Some((compression, reader)) =
+        crate::compressed::open(path, file.try_clone().map_err(io_error)?)?
+    {
+        let text = crate::compressed::read_all(path, compression, reader)?;
+        return Ok(FileBytes(Bytes::Decompressed(text)));
     }
     let len = usize::try_from(before.len())
         .map_err(|_| refuse(String::from("is too large to be read on this platform")))?;
@@ -700,7 +616,55 @@ pub fn read(path: &Path) -> CoreResult<FileBytes> {
     if after.len() != before.len() || after.modified().ok() != before.modified().ok() {
         return Err(changed("it was modified"));
     }
-    Ok(FileBytes(bytes.make_read_only().map_err(io_error)?))
+    Ok(FileBytes(Bytes::Read(
+        bytes.make_read_only().map_err(io_error)?,
+    )))
+}
+
+/// Whether the regular file at `path` is compressed (`crate::compressed`).
+pub fn is_compressed(path: &Path) -> CoreResult<bool> {
+    let mut file = open_regular(path)?;
+    let mut head = [0u8; 8];
+    let mut n = 0;
+    while n < head.len() {
+        match std::io::Read::read(&mut file, &mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(source) => {
+                return Err(CoreError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        }
+    }
+    Ok(crate::compressed::Compression::of(&head[..n]).is_some())
+}
+
+/// Open `path` if it is a regular file (see `read`).
+fn open_regular(path: &Path) -> CoreResult<File> {
+    let io_error = |source| CoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let refuse =
+        |message: String| CoreError::argument("path", format!("{}: {message}", path.display()));
+    let kind = std::fs::metadata(path).map_err(io_error)?.file_type();
+    if !kind.is_file() {
+        return Err(refuse(format!(
+            "is {}, not a regular file; TREC files are read from regular files only (save \
+             the output of a pipe or a program to a file first)",
+            describe_file_type(kind)
+        )));
+    }
+    let file = File::open(path).map_err(io_error)?;
+    if !file.metadata().map_err(io_error)?.is_file() {
+        return Err(refuse(String::from(
+            "was replaced by something that is not a regular file while it was opened",
+        )));
+    }
+    Ok(file)
 }
 
 fn describe_file_type(kind: std::fs::FileType) -> &'static str {
@@ -820,6 +784,278 @@ pub fn join_and_prepare<'a>(
     })
 }
 
+/// A qrels file and a compressed run read block by block (`stream_join_and_prepare`).
+#[derive(Debug)]
+pub struct StreamedJoin<'a> {
+    /// Judged query ids in trec_eval's order (sorted byte-wise).
+    pub query_ids: Vec<&'a [u8]>,
+    pub in_run: Vec<bool>,
+    /// Run queries without judgments, in run order.
+    pub run_only: Vec<Vec<u8>>,
+    pub prepared: Prepared,
+    /// The run tag of the run's last line.
+    pub run_tag: Option<Vec<u8>>,
+}
+
+/// The query a block ended with, which the next block may continue: its id and documents,
+/// copied out of the block (`arena` holds the ids).
+struct OpenQuery {
+    id: Vec<u8>,
+    arena: Vec<u8>,
+    docs: Vec<(usize, usize, f64)>,
+}
+
+impl OpenQuery {
+    fn of(id: &[u8], docs: &[Doc<'_>]) -> Self {
+        let mut arena = Vec::new();
+        let mut kept = Vec::with_capacity(docs.len());
+        for &(doc, value) in docs {
+            let start = arena.len();
+            arena.extend_from_slice(doc);
+            kept.push((start, arena.len(), value));
+        }
+        OpenQuery {
+            id: id.to_vec(),
+            arena,
+            docs: kept,
+        }
+    }
+
+    fn docs(&self) -> Vec<Doc<'_>> {
+        self.docs
+            .iter()
+            .map(|&(s, e, v)| (&self.arena[s..e], v))
+            .collect()
+    }
+}
+
+/// A run whose query comes back after other queries: it is read whole instead.
+struct NotGrouped;
+
+/// What `stream_join_and_prepare` keeps from block to block.
+struct Stream<'q, 'a> {
+    path: &'q Path,
+    qrels: &'q TrecFile<'a>,
+    opts: RankingOptions,
+    /// The qrels query of each sorted position, and the sorted position of each id.
+    order: Vec<usize>,
+    position: FxHashMap<&'a [u8], usize>,
+    /// Prepared queries: (sorted position, part, row in part).
+    placed: Vec<(usize, usize, usize)>,
+    parts: Vec<Prepared>,
+    closed: rustc_hash::FxHashSet<Vec<u8>>,
+    run_only: Vec<Vec<u8>>,
+    open: Option<OpenQuery>,
+    lines_before: usize,
+    run_tag: Option<Vec<u8>>,
+}
+
+impl Stream<'_, '_> {
+    /// Parse one block of whole lines and prepare the queries it completes.
+    fn block(&mut self, block: &[u8]) -> CoreResult<Result<(), NotGrouped>> {
+        let lines_before = self.lines_before;
+        let file = parse(block, TrecKind::Run, self.path).map_err(|e| match e {
+            CoreError::Format {
+                path,
+                line,
+                message,
+            } => CoreError::Format {
+                path,
+                line: lines_before + line,
+                message,
+            },
+            other => other,
+        })?;
+        self.lines_before += memchr::memchr_iter(b'\n', block).count();
+        if let Some(tag) = file.run_tag {
+            self.run_tag = Some(tag.to_vec());
+        }
+        let ids = &file.query_ids;
+        if ids.is_empty() {
+            return Ok(Ok(()));
+        }
+        if ids.iter().any(|id| self.closed.contains(*id)) {
+            return Ok(Err(NotGrouped));
+        }
+        let open = self.open.take();
+        let carried = open.as_ref().filter(|o| ids[0] == o.id.as_slice());
+        let mut complete: Vec<(&[u8], Vec<Doc<'_>>)> = Vec::new();
+        if let Some(done) = open.as_ref().filter(|o| ids[0] != o.id.as_slice()) {
+            if ids.contains(&done.id.as_slice()) {
+                return Ok(Err(NotGrouped));
+            }
+            complete.push((&done.id, done.docs()));
+        }
+        let rows = file.docs.view();
+        let mut next_open = None;
+        for (q, &id) in ids.iter().enumerate() {
+            let mut docs = match carried {
+                Some(o) if q == 0 => o.docs(),
+                _ => Vec::new(),
+            };
+            docs.extend_from_slice(rows.row(q));
+            if q + 1 == ids.len() {
+                // The last query may go on in the next block.
+                next_open = Some(OpenQuery::of(id, &docs));
+            } else {
+                complete.push((id, docs));
+            }
+        }
+        self.prepare(&complete)?;
+        self.open = next_open;
+        Ok(Ok(()))
+    }
+
+    /// Prepare completed queries (judged ones; the others are listed as run-only).
+    fn prepare(&mut self, complete: &[(&[u8], Vec<Doc<'_>>)]) -> CoreResult<()> {
+        let judged_rows = self.qrels.docs.view();
+        let mut inputs = Vec::new();
+        let mut positions = Vec::new();
+        for (id, docs) in complete {
+            self.closed.insert(id.to_vec());
+            match self.position.get(id) {
+                Some(&position) => {
+                    inputs.push(QueryInput {
+                        judged: judged_rows.row(self.order[position]),
+                        ranking: RankingInput::Scored(docs),
+                    });
+                    positions.push(position);
+                }
+                None => self.run_only.push(id.to_vec()),
+            }
+        }
+        if inputs.is_empty() {
+            return Ok(());
+        }
+        let part = prepare(&inputs, self.opts, 0).map_err(|e| match e {
+            CoreError::InvalidQuery { query, message, .. } => CoreError::InvalidQuery {
+                query,
+                query_id: positions.get(query).map(|&p| {
+                    String::from_utf8_lossy(self.qrels.query_ids[self.order[p]]).into_owned()
+                }),
+                message,
+            },
+            other => other,
+        })?;
+        let index = self.parts.len();
+        self.parts.push(part);
+        self.placed.extend(
+            positions
+                .into_iter()
+                .enumerate()
+                .map(|(row, position)| (position, index, row)),
+        );
+        Ok(())
+    }
+}
+
+/// Join a qrels file and a compressed run read in blocks of lines (`crate::compressed`), each
+/// block parsed and its completed queries prepared while the next is decompressed, so that the
+/// run's text is never held whole: memory is bounded by a block, the largest query and the
+/// prepared results. None when the run is not compressed, or when a query of the run comes back
+/// after other queries (the run is not grouped by query): the caller then reads it whole.
+pub fn stream_join_and_prepare<'a>(
+    qrels: &TrecFile<'a>,
+    run_path: &Path,
+    opts: RankingOptions,
+) -> CoreResult<Option<StreamedJoin<'a>>> {
+    stream_in_blocks(qrels, run_path, opts, crate::compressed::BLOCK_BYTES)
+}
+
+fn stream_in_blocks<'a>(
+    qrels: &TrecFile<'a>,
+    run_path: &Path,
+    opts: RankingOptions,
+    block_bytes: usize,
+) -> CoreResult<Option<StreamedJoin<'a>>> {
+    let file = open_regular(run_path)?;
+    let Some((compression, reader)) = crate::compressed::open(run_path, file)? else {
+        return Ok(None);
+    };
+    let mut blocks = crate::compressed::LineBlocks::new(run_path, compression, reader, block_bytes);
+    let mut order: Vec<usize> = (0..qrels.query_ids.len()).collect();
+    order.sort_unstable_by_key(|&q| qrels.query_ids[q]);
+    let position = order
+        .iter()
+        .enumerate()
+        .map(|(p, &q)| (qrels.query_ids[q], p))
+        .collect();
+    let mut stream = Stream {
+        path: run_path,
+        qrels,
+        opts,
+        order,
+        position,
+        placed: Vec::new(),
+        parts: Vec::new(),
+        closed: Default::default(),
+        run_only: Vec::new(),
+        open: None,
+        lines_before: 0,
+        run_tag: None,
+    };
+    let mut next = blocks.next_block()?;
+    while let Some(block) = next.take() {
+        // Decompress the next block while this one is parsed and prepared.
+        let (read, done) = rayon::join(|| blocks.next_block(), || stream.block(&block));
+        if done?.is_err() {
+            return Ok(None);
+        }
+        next = read?;
+    }
+    if let Some(last) = stream.open.take() {
+        stream.prepare(&[(&last.id, last.docs())])?;
+    }
+    // Judged queries absent from the run: empty rankings.
+    let n = qrels.query_ids.len();
+    let mut in_run = vec![false; n];
+    for &(position, _, _) in &stream.placed {
+        in_run[position] = true;
+    }
+    let judged_rows = qrels.docs.view();
+    let absent: Vec<usize> = (0..n).filter(|&p| !in_run[p]).collect();
+    let inputs: Vec<QueryInput<'_>> = absent
+        .iter()
+        .map(|&p| QueryInput {
+            judged: judged_rows.row(stream.order[p]),
+            ranking: RankingInput::Scored(&[]),
+        })
+        .collect();
+    let empty = prepare(&inputs, opts, 0).map_err(|e| match e {
+        CoreError::InvalidQuery { query, message, .. } => CoreError::InvalidQuery {
+            query,
+            query_id: absent
+                .get(query)
+                .map(|&p| String::from_utf8_lossy(qrels.query_ids[stream.order[p]]).into_owned()),
+            message,
+        },
+        other => other,
+    })?;
+    let index = stream.parts.len();
+    stream.parts.push(empty);
+    stream.placed.extend(
+        absent
+            .iter()
+            .enumerate()
+            .map(|(row, &position)| (position, index, row)),
+    );
+    stream.placed.sort_unstable_by_key(|p| p.0);
+    let mut prepared = Prepared {
+        all_judged: opts.all_judged,
+        ..Prepared::default()
+    };
+    for &(_, part, row) in &stream.placed {
+        prepared.push_row_of(&stream.parts[part], row);
+    }
+    Ok(Some(StreamedJoin {
+        query_ids: stream.order.iter().map(|&q| qrels.query_ids[q]).collect(),
+        in_run,
+        run_only: stream.run_only,
+        prepared,
+        run_tag: stream.run_tag,
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -856,16 +1092,13 @@ mod tests {
             proptest::prop_assert_eq!(got.to_bits(), want.to_bits(), "{}", text);
         }
 
+        /// Any text made of a number's characters reads as `str::parse` reads it (or not at
+        /// all), through either path.
         #[test]
-        fn eight_digit_words_are_read_like_bytes(bytes in proptest::array::uniform8(proptest::prop_oneof![
-            proptest::num::u8::ANY, (b'0'..=b'9'), (b'0'..=b'9'), (b'0'..=b'9')])) {
-            let word = u64::from_le_bytes(bytes);
-            let digits = bytes.iter().all(u8::is_ascii_digit);
-            proptest::prop_assert_eq!(eight_digits(word), digits);
-            if digits {
-                let value = bytes.iter().fold(0u64, |v, &b| v * 10 + u64::from(b - b'0'));
-                proptest::prop_assert_eq!(eight_digits_value(word), value);
-            }
+        fn number_like_text_reads_like_std(text in "[-+]?[0-9]{0,22}(\\.[0-9]{0,22})?([eE][-+]?[0-9]{0,4})?|[-+]?(inf|INF|infinity|nan|NaN|1_0|0x1|1e|\\.e1|e5)") {
+            let want = text.parse::<f64>().ok().filter(|x| !x.is_nan());
+            let got = parse_number(text.as_bytes());
+            proptest::prop_assert_eq!(got.map(f64::to_bits), want.map(f64::to_bits), "{}", text);
         }
 
         #[test]
@@ -1156,10 +1389,6 @@ mod tests {
             "0.00000000000000000000001",
         ] {
             let want = text.parse::<f64>().ok();
-            let fast = parse_plain_decimal(text.as_bytes());
-            if let Some(x) = fast {
-                assert_eq!(Some(x.to_bits()), want.map(f64::to_bits), "{text}");
-            }
             assert_eq!(
                 parse_number(text.as_bytes()).map(f64::to_bits),
                 want.map(f64::to_bits),
@@ -1341,6 +1570,88 @@ mod tests {
         text.extend_from_slice(b"q1 Q0 dx 1 bad run\n");
         let err = parse(&text, TrecKind::Run, p()).unwrap_err().to_string();
         assert!(err.contains("mem.txt:20001"), "{err}");
+    }
+
+    fn gzip_file(name: &str, text: &[u8]) -> std::path::PathBuf {
+        use std::io::Write;
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(text).unwrap();
+        temporary(name, &encoder.finish().unwrap())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+        /// A compressed run read in blocks gives what the whole file gives, and a run that is
+        /// not grouped by query is left to the whole-file path.
+        #[test]
+        fn streamed_runs_equal_whole_runs(
+            qrels in mostly_valid(TrecKind::Qrels),
+            lines in proptest::collection::vec((0u8..4, 0u8..6, proptest::prop_oneof![proptest::prelude::Just(0.5f64), proptest::prelude::Just(0.25), proptest::prelude::Just(1.0)]), 0..40),
+            grouped in proptest::bool::ANY,
+            block_bytes in 1usize..120,
+            keep_first in proptest::bool::ANY,
+        ) {
+            let mut lines = lines;
+            if grouped {
+                lines.sort_by_key(|l| l.0);
+            }
+            let run: Vec<u8> = lines
+                .iter()
+                .enumerate()
+                .flat_map(|(i, (q, d, s))| format!("q{q} Q0 d{d} {i} {s} tag{i}\n").into_bytes())
+                .collect();
+            let Ok(qrels) = parse(&qrels, TrecKind::Qrels, p()) else { return Ok(()); };
+            let duplicates = if keep_first { Duplicates::KeepFirst } else { Duplicates::Raise };
+            let opts = RankingOptions { duplicates, max_docs: None, all_judged: keep_first };
+            let path = gzip_file(&format!("stream-{block_bytes}-{}.gz", lines.len()), &run);
+            let streamed = stream_in_blocks(&qrels, &path, opts, block_bytes);
+            std::fs::remove_file(&path).unwrap();
+            let whole = parse(&run, TrecKind::Run, p()).unwrap();
+            let want = join_and_prepare(&qrels, &whole, opts);
+            match (want, streamed) {
+                (Ok(want), Ok(Some(got))) => {
+                    proptest::prop_assert_eq!(&got.query_ids, &want.query_ids);
+                    proptest::prop_assert_eq!(&got.in_run, &want.in_run);
+                    let run_only: Vec<&[u8]> = got.run_only.iter().map(Vec::as_slice).collect();
+                    proptest::prop_assert_eq!(&run_only, &want.run_only);
+                    proptest::prop_assert_eq!(&got.prepared, &want.prepared);
+                    proptest::prop_assert_eq!(got.run_tag.as_deref(), whole.run_tag);
+                }
+                (_, Ok(None)) => proptest::prop_assert!(!grouped),
+                // Both refuse the run (the first offending query may differ: the whole path
+                // reports it in trec_eval's order, the stream in run order).
+                (Err(want), Err(got)) => proptest::prop_assert!(
+                    matches!((&want, &got), (CoreError::InvalidQuery { query_id: Some(_), .. }, CoreError::InvalidQuery { query_id: Some(_), .. })),
+                    "{} / {}", want, got
+                ),
+                (want, got) => proptest::prop_assert!(false, "whole {:?} streamed {:?}", want.map(|w| w.query_ids), got.map(|g| g.map(|g| g.query_ids))),
+            }
+        }
+    }
+
+    #[test]
+    fn streamed_errors_give_the_line_of_the_whole_file() {
+        let mut run = Vec::new();
+        for i in 0..500 {
+            run.extend_from_slice(format!("q{} Q0 d{i} 1 0.5 r\n", i / 100).as_bytes());
+        }
+        run.extend_from_slice(b"q9 Q0 dx 1 bad r\n");
+        let path = gzip_file("bad-line.gz", &run);
+        let qrels = parse(b"q1 0 d1 1\n", TrecKind::Qrels, p()).unwrap();
+        let opts = RankingOptions {
+            duplicates: Duplicates::Raise,
+            max_docs: None,
+            all_judged: false,
+        };
+        let err = stream_in_blocks(&qrels, &path, opts, 1000)
+            .unwrap_err()
+            .to_string();
+        std::fs::remove_file(&path).unwrap();
+        assert!(
+            err.contains(":501: the score 'bad' is not a number"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ use numpy::{
 use pyo3::prelude::*;
 use ragmeter_core::signflip::{self, SignFlipMethod};
 
-use crate::errors::{ByPosition, to_pyerr};
+use crate::error::ByPosition;
 use crate::threads;
 
 type SignFlipOutput<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<u64>>, u64);
@@ -32,10 +32,9 @@ pub fn sign_flip_test<'py>(
     } else {
         SignFlipMethod::Sampled { n_resamples, seed }
     };
-    let result = threads::run(py, n_threads, || {
+    let result = threads::enter_core(py, n_threads, &ByPosition, || {
         signflip::sign_flip_test(values, n_metrics, n_pairs, method)
-    })?
-    .map_err(|e| to_pyerr(e, &ByPosition))?;
+    })?;
     Ok((
         result.p_values.into_pyarray(py),
         result.counts.into_pyarray(py),
@@ -56,10 +55,9 @@ pub fn bootstrap_mean_differences<'py>(
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let (n_metrics, n_pairs) = (differences.shape()[0], differences.shape()[1]);
     let values = differences.as_slice()?;
-    let means = threads::run(py, n_threads, || {
+    let means = threads::enter_core(py, n_threads, &ByPosition, || {
         signflip::bootstrap_mean_differences(values, n_metrics, n_pairs, n_resamples, seed)
-    })?
-    .map_err(|e| to_pyerr(e, &ByPosition))?;
+    })?;
     let columns = usize::try_from(n_resamples).unwrap_or(usize::MAX);
     means.into_pyarray(py).reshape([n_metrics, columns])
 }
@@ -79,7 +77,7 @@ fn campaign<'a>(
         n_queries: shape[2],
     };
     if pairs.shape()[1] != 2 {
-        return Err(crate::errors::invalid_input(format!(
+        return Err(crate::error::invalid_input(format!(
             "pairs: expected one row of two system indices per pair, got {} columns",
             pairs.shape()[1]
         )));
@@ -113,10 +111,9 @@ pub fn sign_flip_pairs<'py>(
         SignFlipMethod::Sampled { n_resamples, seed }
     };
     let n_metrics = systems.n_metrics;
-    let result = threads::run(py, n_threads, || {
+    let result = threads::enter_core(py, n_threads, &ByPosition, || {
         signflip::sign_flip_pairs(systems, &pairs, method)
-    })?
-    .map_err(|e| to_pyerr(e, &ByPosition))?;
+    })?;
     let shape = [pairs.len(), n_metrics];
     Ok((
         result.p_values.into_pyarray(py).reshape(shape)?,
@@ -149,10 +146,9 @@ pub fn bootstrap_pairs<'py>(
 ) -> PyResult<BootstrapOutput<'py>> {
     let (systems, pairs) = campaign(&values, &pairs)?;
     let n_metrics = systems.n_metrics;
-    let result = threads::run(py, n_threads, || {
+    let result = threads::enter_core(py, n_threads, &ByPosition, || {
         signflip::bootstrap_pairs(systems, &pairs, n_resamples, seed, confidence_level)
-    })?
-    .map_err(|e| to_pyerr(e, &ByPosition))?;
+    })?;
     let shape = [pairs.len(), n_metrics];
     Ok((
         result.low.into_pyarray(py).reshape(shape)?,

@@ -1,0 +1,192 @@
+"""The file formats ragmeter reads, one row each, and how a file's format is recognised.
+
+A file's format is read from its content where the name leaves a doubt: binary formats by their
+magic bytes, whatever the name (Parquet ``PAR1``, Arrow IPC ``ARROW1`` or a stream's
+continuation marker, compressed text ``gzip``/``bzip2``/``xz``/``zstd``: TREC, or CSV/TSV when
+the name says so), text by its first line (a JSON object, a CSV or TSV header naming the query
+id column, else TREC). A file named as Parquet or Arrow IPC that does not start like one is
+refused (damaged or misnamed), and so is binary data ragmeter cannot read, with a message naming
+the formats it reads. A new format is one module and one row of
+:data:`FORMATS`.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._inputs import TableColumns
+from ..exceptions import InvalidInputError
+from . import _delimited, _ipc, _parquet
+
+__all__ = ["COMPRESSIONS", "FORMATS", "Format", "detect", "formats_read"]
+
+
+@dataclass(frozen=True)
+class Format:
+    """One file format.
+
+    ``reads_as`` says how an evaluation reads it: ``"trec"`` (parsed by the Rust core),
+    ``"mapping"`` (read into ``{query_id: {doc_id: value}}``) or ``"table"`` (imported as Arrow
+    batches by the Rust core; ``open(path, columns, kind)`` gives the batches).
+    """
+
+    name: str
+    description: str
+    suffixes: tuple[str, ...]
+    reads_as: str
+    open: Callable[[str, TableColumns, str], Any] | None = None
+
+
+def _csv(path: str, columns: TableColumns, kind: str) -> Any:
+    return _delimited.open_table(path, columns, kind, ",")
+
+
+def _tsv(path: str, columns: TableColumns, kind: str) -> Any:
+    return _delimited.open_table(path, columns, kind, "\t")
+
+
+#: Every format ragmeter reads.
+FORMATS: tuple[Format, ...] = (
+    Format(
+        "trec",
+        "TREC text (qrels: query_id iteration doc_id grade, runs: query_id Q0 doc_id rank "
+        "score tag), also compressed (.gz, .bz2, .xz, .zst)",
+        (".txt", ".trec", ".qrels", ".run"),
+        "trec",
+    ),
+    Format("json", "JSON {query_id: {doc_id: value}}", (".json",), "mapping"),
+    Format(
+        "parquet",
+        "Parquet (a file or a directory of files)",
+        (".parquet", ".pq"),
+        "table",
+        _parquet.open_table,
+    ),
+    Format(
+        "ipc",
+        "Arrow IPC / Feather",
+        (".arrow", ".feather", ".ipc", ".arrows"),
+        "table",
+        _ipc.open_table,
+    ),
+    Format("csv", "CSV with a header row", (".csv",), "table", _csv),
+    Format("tsv", "TSV with a header row", (".tsv",), "table", _tsv),
+)
+
+_BY_NAME = {f.name: f for f in FORMATS}
+
+#: Compressed files: magic bytes and suffix of each compression the readers decompress.
+COMPRESSIONS: dict[str, tuple[bytes, str]] = {
+    "gzip": (b"\x1f\x8b", ".gz"),
+    "bzip2": (b"BZh", ".bz2"),
+    "xz": (b"\xfd7zXZ\x00", ".xz"),
+    "zstd": (b"\x28\xb5\x2f\xfd", ".zst"),
+}
+
+
+def formats_read() -> str:
+    """The formats ragmeter reads, for messages.
+
+    >>> formats_read().split("; ")[1]
+    'JSON {query_id: {doc_id: value}}'
+    """
+    return "; ".join(f.description for f in FORMATS)
+
+
+def _by_suffix(name: str) -> Format | None:
+    suffix = Path(name).suffix.lower()
+    return next((f for f in FORMATS if suffix in f.suffixes), None)
+
+
+def _head(path: str, size: int = 4096) -> bytes:
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        kind = "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "not a regular file"
+        raise InvalidInputError(
+            f"{path}: is {kind}; judgments and runs are read from regular files only (save the "
+            "output of a pipe or a program to a file first)"
+        )
+    with open(path, "rb") as handle:
+        return handle.read(size)
+
+
+def _is_text(head: bytes) -> bool:
+    if b"\x00" in head:
+        return False
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as error:
+        # A character cut by the end of the sample is still text.
+        return error.start >= len(head) - 3 and error.reason == "unexpected end of data"
+    return True
+
+
+def detect(path: str | os.PathLike[str], columns: TableColumns | None = None) -> Format:
+    """The format of the file (or Parquet directory) at ``path``.
+
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "run.txt").write_text("q1 Q0 d1 1 0.5 tag\\n")
+    >>> detect(folder / "run.txt").name
+    'trec'
+    >>> _ = (folder / "run.csv").write_text("query_id,doc_id,score\\nq1,d1,0.5\\n")
+    >>> detect(folder / "run.csv").name
+    'csv'
+    """
+    columns = columns or TableColumns()
+    name = os.fspath(path)
+    if os.path.isdir(name):
+        return _BY_NAME["parquet"]
+    head = _head(name)
+    by_suffix = _by_suffix(name)
+    if _parquet.sniff(head) or _ipc.sniff(head):
+        # The content decides, whatever the name says.
+        return _BY_NAME["parquet" if _parquet.sniff(head) else "ipc"]
+    for compression, (magic, suffix) in COMPRESSIONS.items():
+        if head.startswith(magic):
+            inner = name[: -len(suffix)] if name.lower().endswith(suffix) else name
+            inner_format = _by_suffix(inner)
+            if inner_format is not None and inner_format.name in ("csv", "tsv"):
+                return inner_format
+            if inner_format is not None and inner_format.reads_as != "trec":
+                raise InvalidInputError(
+                    f"{name}: {inner_format.description} compressed with {compression} is not "
+                    f"read; decompress it first (compressed TREC, CSV and TSV files are read)"
+                )
+            return _BY_NAME["trec"]
+    if (
+        by_suffix is not None
+        and by_suffix.reads_as == "table"
+        and by_suffix.name
+        not in (
+            "csv",
+            "tsv",
+        )
+    ):
+        raise InvalidInputError(
+            f"{name}: is named like a {by_suffix.description} file but does not start like one "
+            f"(it starts with {head[:8]!r}); is it damaged or misnamed?"
+        )
+    if not _is_text(head):
+        raise InvalidInputError(
+            f"{name}: is binary data in no format ragmeter reads (it starts with {head[:8]!r}); "
+            f"the formats read are: {formats_read()}"
+        )
+    text = head.decode("utf-8", "replace").lstrip("\ufeff")
+    if by_suffix is not None and by_suffix.name == "json":
+        return by_suffix
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        return _BY_NAME["json"]
+    first_line = stripped.splitlines()[0] if stripped else ""
+    for delimiter, format_name in ((",", "csv"), ("\t", "tsv")):
+        if columns.query in _delimited.header(first_line, delimiter):
+            return _BY_NAME[format_name]
+    if by_suffix is not None and by_suffix.name == "csv":
+        return by_suffix  # the CSV reader names the missing header column
+    return _BY_NAME["trec"]

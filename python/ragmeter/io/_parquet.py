@@ -1,0 +1,30 @@
+"""Parquet files and directories of Parquet files (datasets, e.g. partitioned by query id),
+read with pyarrow's dataset scanner: only the columns an evaluation needs, batch by batch,
+decoded on pyarrow's threads while the Rust core reads the batches before."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .._inputs import TableColumns
+from ._arrow_files import needed_columns, pyarrow_module
+
+__all__ = ["MAGIC", "open_table", "sniff"]
+
+#: A Parquet file starts (and ends) with these bytes.
+MAGIC = b"PAR1"
+
+
+def sniff(head: bytes) -> bool:
+    """Whether a file starting with ``head`` is a Parquet file."""
+    return head.startswith(MAGIC)
+
+
+def open_table(path: str, columns: TableColumns, kind: str) -> Any:
+    """A RecordBatchReader over the columns of ``path`` (a file or a directory of files) that
+    an evaluation of ``kind`` (``"qrels"`` or ``"run"``) reads."""
+    dataset_module = pyarrow_module("pyarrow.dataset", path)
+    dataset = dataset_module.dataset(os.fspath(path), format="parquet")
+    wanted = needed_columns(dataset.schema.names, columns, kind)
+    return dataset.scanner(columns=wanted).to_reader()

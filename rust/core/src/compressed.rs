@@ -1,0 +1,299 @@
+//! Compressed TREC files: gzip (also several members, as `cat a.gz b.gz` makes), bzip2, xz and
+//! zstd (also several frames), recognised by their first bytes whatever the file's name, and
+//! decompressed as a stream by pure-Rust decoders (`flate2` with `zlib-rs`, `bzip2` with
+//! `libbz2-rs-sys`, `lzma-rust2`, `ruzstd`).
+//!
+//! Memory stays bounded: `LineBlocks` hands out the text in blocks of whole lines, so a run can
+//! be parsed and prepared block by block (`trec::stream_join_and_prepare`) without the whole
+//! decompressed text in memory; `read_all` (judgments, and runs that are not grouped by query)
+//! grows its buffer fallibly, so a file that decompresses to more than the memory available
+//! is an error, not an aborted process. Decoders whose memory depends on the file's header are
+//! capped (`MAX_WINDOW_BYTES`).
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use crate::{CoreError, CoreResult};
+
+/// A compression format of TREC files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    Gzip,
+    Bzip2,
+    Xz,
+    Zstd,
+}
+
+impl Compression {
+    /// The compression of a file that starts with `head`, if any.
+    pub fn of(head: &[u8]) -> Option<Compression> {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Some(Compression::Gzip)
+        } else if head.starts_with(b"BZh") {
+            Some(Compression::Bzip2)
+        } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
+            Some(Compression::Xz)
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Some(Compression::Zstd)
+        } else {
+            None
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::Gzip => "gzip",
+            Compression::Bzip2 => "bzip2",
+            Compression::Xz => "xz",
+            Compression::Zstd => "zstd",
+        }
+    }
+}
+
+/// The largest dictionary or window a file may ask the xz and zstd decoders for (xz -9 uses
+/// 64 MiB, zstd's default limit is 128 MiB).
+const MAX_WINDOW_BYTES: u64 = 1 << 30;
+
+/// Blocks of decompressed text handed out by `LineBlocks`.
+pub const BLOCK_BYTES: usize = 8 << 20;
+
+/// Frames of a zstd stream, one after the other.
+struct ZstdFrames<R: BufRead> {
+    decoder: Option<ruzstd::decoding::StreamingDecoder<R, ruzstd::decoding::FrameDecoder>>,
+}
+
+impl<R: BufRead> Read for ZstdFrames<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            let Some(decoder) = self.decoder.as_mut() else {
+                return Ok(0);
+            };
+            let n = decoder.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            // The frame ended: another frame may follow.
+            let Some(decoder) = self.decoder.take() else {
+                return Ok(0);
+            };
+            let (mut source, frame_decoder) = decoder.into_parts();
+            if source.fill_buf()?.is_empty() {
+                return Ok(0);
+            }
+            self.decoder = Some(
+                ruzstd::decoding::StreamingDecoder::new_with_decoder(source, frame_decoder)
+                    .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?,
+            );
+        }
+    }
+}
+
+fn damaged(path: &Path, compression: Compression, error: impl std::fmt::Display) -> CoreError {
+    CoreError::argument(
+        "path",
+        format!(
+            "{}: the {} data cannot be decompressed ({error}); the file is damaged or \
+             truncated",
+            path.display(),
+            compression.name()
+        ),
+    )
+}
+
+/// A decompressing reader over the regular file `file` (at `path`), or None if it is not
+/// compressed.
+pub fn open(path: &Path, file: File) -> CoreResult<Option<(Compression, Box<dyn Read + Send>)>> {
+    let mut source = BufReader::with_capacity(1 << 16, file);
+    let head = source.fill_buf().map_err(|source| CoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let Some(compression) = Compression::of(head) else {
+        return Ok(None);
+    };
+    let reader: Box<dyn Read + Send> = match compression {
+        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(source)),
+        Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(source)),
+        Compression::Xz => Box::new(lzma_rust2::XzReader::new_mem_limit(
+            source,
+            true,
+            (MAX_WINDOW_BYTES / 1024) as u32,
+        )),
+        Compression::Zstd => {
+            let decoder = ruzstd::decoding::StreamingDecoder::new_with_max_window_size(
+                source,
+                MAX_WINDOW_BYTES,
+            )
+            .map_err(|e| damaged(path, compression, e))?;
+            Box::new(ZstdFrames {
+                decoder: Some(decoder),
+            })
+        }
+    };
+    Ok(Some((compression, reader)))
+}
+
+/// Fill `buf` from `reader` up to `limit` bytes (or the end); false at the end of the data.
+fn fill(
+    reader: &mut dyn Read,
+    buf: &mut Vec<u8>,
+    limit: usize,
+    path: &Path,
+    compression: Compression,
+) -> CoreResult<bool> {
+    let mut chunk = [0u8; 1 << 16];
+    while buf.len() < limit {
+        let n = match reader.read(&mut chunk) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(damaged(path, compression, e)),
+        };
+        if n == 0 {
+            return Ok(false);
+        }
+        buf.try_reserve(n).map_err(|_| {
+            CoreError::argument(
+                "path",
+                format!(
+                    "{}: decompresses to more than the memory available ({} bytes read so far)",
+                    path.display(),
+                    buf.len()
+                ),
+            )
+        })?;
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    Ok(true)
+}
+
+/// The whole decompressed text of a compressed file.
+pub fn read_all(
+    path: &Path,
+    compression: Compression,
+    mut reader: Box<dyn Read + Send>,
+) -> CoreResult<Vec<u8>> {
+    let mut text = Vec::new();
+    fill(&mut *reader, &mut text, usize::MAX, path, compression)?;
+    Ok(text)
+}
+
+/// The decompressed text of a file in blocks that end at line ends (the last block ends where
+/// the file ends).
+pub struct LineBlocks {
+    reader: Box<dyn Read + Send>,
+    compression: Compression,
+    path: std::path::PathBuf,
+    /// The start of the next block: the bytes after the last line end read.
+    tail: Vec<u8>,
+    done: bool,
+    block_bytes: usize,
+}
+
+impl LineBlocks {
+    /// Blocks of about `block_bytes` (`BLOCK_BYTES` unless testing).
+    pub fn new(
+        path: &Path,
+        compression: Compression,
+        reader: Box<dyn Read + Send>,
+        block_bytes: usize,
+    ) -> Self {
+        LineBlocks {
+            reader,
+            compression,
+            path: path.to_path_buf(),
+            tail: Vec::new(),
+            done: false,
+            block_bytes,
+        }
+    }
+
+    /// The next block of whole lines, or None at the end. A line longer than a block makes
+    /// the block as long as the line.
+    pub fn next_block(&mut self) -> CoreResult<Option<Vec<u8>>> {
+        if self.done {
+            return Ok(None);
+        }
+        let mut block = std::mem::take(&mut self.tail);
+        let mut limit = self.block_bytes.max(block.len() + 1);
+        loop {
+            let more = fill(
+                &mut *self.reader,
+                &mut block,
+                limit,
+                &self.path,
+                self.compression,
+            )?;
+            if !more {
+                self.done = true;
+                return Ok((!block.is_empty()).then_some(block));
+            }
+            if let Some(end) = memchr::memrchr(b'\n', &block) {
+                self.tail = block.split_off(end + 1);
+                return Ok(Some(block));
+            }
+            limit = limit.saturating_mul(2);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn temporary(name: &str, contents: &[u8]) -> std::path::PathBuf {
+        let path = std::env::temp_dir().join(format!("ragmeter-gz-{}-{name}", std::process::id()));
+        std::fs::write(&path, contents).unwrap();
+        path
+    }
+
+    fn gzip(text: &[u8]) -> Vec<u8> {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        encoder.write_all(text).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    #[test]
+    fn multi_member_gzip_reads_whole_and_in_line_blocks() {
+        let part: Vec<u8> = (0..200_000)
+            .flat_map(|i| format!("q{} Q0 d{i} 1 0.5 r\n", i % 7).into_bytes())
+            .collect();
+        let mut contents = gzip(&part);
+        contents.extend(gzip(b"last Q0 d 1 0.5 r"));
+        let path = temporary("multi.gz", &contents);
+        let mut want = part.clone();
+        want.extend_from_slice(b"last Q0 d 1 0.5 r");
+        let (compression, reader) = open(&path, File::open(&path).unwrap()).unwrap().unwrap();
+        assert_eq!(compression, Compression::Gzip);
+        assert_eq!(read_all(&path, compression, reader).unwrap(), want);
+        let (compression, reader) = open(&path, File::open(&path).unwrap()).unwrap().unwrap();
+        let mut blocks = LineBlocks::new(&path, compression, reader, BLOCK_BYTES / 8);
+        let mut got = Vec::new();
+        let mut n = 0;
+        while let Some(block) = blocks.next_block().unwrap() {
+            assert!(block.ends_with(b"\n") || block.ends_with(b"0.5 r"));
+            got.extend(block);
+            n += 1;
+        }
+        assert!(n > 1, "{n} blocks");
+        assert_eq!(got, want);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn damaged_data_is_an_error_and_plain_text_is_not_compressed() {
+        let mut contents = gzip(b"q 0 d 1\n");
+        let cut = contents.len() - 12;
+        contents.truncate(cut);
+        let path = temporary("cut.gz", &contents);
+        let (compression, reader) = open(&path, File::open(&path).unwrap()).unwrap().unwrap();
+        let err = read_all(&path, compression, reader)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("cannot be decompressed"), "{err}");
+        std::fs::write(&path, b"q 0 d 1\n").unwrap();
+        assert!(open(&path, File::open(&path).unwrap()).unwrap().is_none());
+        std::fs::remove_file(&path).unwrap();
+    }
+}

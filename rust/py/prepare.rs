@@ -1,0 +1,846 @@
+//! Judgments and rankings given as Python objects (dicts, lists, sets) read into the core's
+//! input form (`ragmeter_core::prepare`), batch by batch, while the pool prepares the batch
+//! read before (`crate::pipeline`).
+
+use std::ops::Range;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyFrozenSet, PyInt, PyList, PySet, PyString, PyTuple};
+use ragmeter_core::csr::RowsBuf;
+use ragmeter_core::prepare::{
+    Doc, Duplicates, Found, Prepared, QueryInput, RankingInput, RankingOptions, SubtopicGrade,
+    canonical_bits, prepare_serial,
+};
+use rustc_hash::FxHashMap;
+
+use crate::borrowed::for_each_item;
+use crate::error::{QueryNamer, invalid_input, to_pyerr, type_error};
+use crate::pipeline::{Batch as PipelineBatch, pipelined};
+use crate::ranking::PreparedRankings;
+
+/// numpy's bool scalar (`np.True_`), which converts to a float as 1.0 like a bool.
+fn is_numpy_bool(value: &Bound<'_, PyAny>) -> bool {
+    let ty = value.get_type();
+    ty.module().is_ok_and(|m| m == "numpy") && ty.name().is_ok_and(|n| n == "bool" || n == "bool_")
+}
+
+/// Names queries by the repr of the user's query ids.
+struct ByQueryId<'a, 'py> {
+    ids: &'a Bound<'py, PyList>,
+}
+
+impl QueryNamer for ByQueryId<'_, '_> {
+    fn name(&self, query: usize) -> String {
+        self.ids
+            .get_item(query)
+            .and_then(|id| id.repr().map(|r| r.to_string()))
+            .unwrap_or_else(|_| format!("at position {query}"))
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum IdKind {
+    Str,
+    Int,
+}
+
+impl IdKind {
+    fn name(self) -> &'static str {
+        match self {
+            IdKind::Str => "str",
+            IdKind::Int => "int",
+        }
+    }
+}
+
+/// Documents of a batch of queries, copied out of the Python objects so the kernels can run
+/// without the GIL. Ids are stored as byte ranges into `bytes` (UTF-8 for str ids, decimal
+/// text for int ids); a `{doc_id: score}` ranking is read in the joined form of
+/// `ragmeter_core::prepare`, which copies only the ids the ranks depend on.
+#[derive(Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    judged: Vec<(usize, usize, f64)>,
+    ordered: Vec<(usize, usize)>,
+    scores: Vec<f64>,
+    found: Vec<(usize, usize, f64, f64)>,
+    tied: Vec<(usize, usize, f64)>,
+    queries: Vec<Slots>,
+    /// The lengths of the vectors above before each query, and after the last.
+    marks: Vec<Marks>,
+    /// Diversity judgments by query, once the judgments are known to be of that form.
+    subtopics: RowsBuf<SubtopicGrade>,
+    /// Whether `subtopics` holds a row for every query (the judgments are diversity ones).
+    diversity: bool,
+    /// Position of the batch's first query among all queries.
+    first_query: usize,
+    /// Where each part of the batch starts (query positions within the batch), and its end.
+    part_starts: Vec<usize>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Marks {
+    judged: usize,
+    ordered: usize,
+    scores: usize,
+    found: usize,
+    tied: usize,
+}
+
+enum RankingSlots {
+    Ordered(Range<usize>),
+    Joined {
+        scores: Range<usize>,
+        found: Range<usize>,
+        tied: Range<usize>,
+    },
+}
+
+struct Slots {
+    judged: Range<usize>,
+    ranking: RankingSlots,
+}
+
+impl Batch {
+    fn new(first_query: usize) -> Self {
+        Batch {
+            first_query,
+            marks: vec![Marks::default()],
+            part_starts: vec![0],
+            ..Batch::default()
+        }
+    }
+
+    fn n_docs(&self) -> usize {
+        self.judged.len() + self.ordered.len() + self.scores.len()
+    }
+
+    /// Record the end of the query just added, and end a part after `PART_DOCS` documents.
+    fn end_query(&mut self) {
+        self.marks.push(Marks {
+            judged: self.judged.len(),
+            ordered: self.ordered.len(),
+            scores: self.scores.len(),
+            found: self.found.len(),
+            tied: self.tied.len(),
+        });
+        let part_start = self.marks[*self.part_starts.last().unwrap_or(&0)];
+        let docs = self.judged.len() + self.ordered.len() + self.scores.len()
+            - (part_start.judged + part_start.ordered + part_start.scores);
+        if docs >= PART_DOCS {
+            self.part_starts.push(self.queries.len());
+        }
+    }
+
+    /// Close the batch: its last part, and a subtopic row for every query if any has one.
+    fn close(&mut self, diversity: bool) {
+        if self.part_starts.last() != Some(&self.queries.len()) {
+            self.part_starts.push(self.queries.len());
+        }
+        self.diversity = diversity;
+        if diversity {
+            while self.subtopics.len() < self.queries.len() {
+                self.subtopics.push_row([]);
+            }
+        }
+    }
+
+    fn n_parts(&self) -> usize {
+        self.part_starts.len() - 1
+    }
+
+    /// Prepare the queries of part `part`.
+    fn prepare_part(
+        &self,
+        part: usize,
+        opts: RankingOptions,
+    ) -> ragmeter_core::CoreResult<Prepared> {
+        let queries = self.part_starts[part]..self.part_starts[part + 1];
+        let base = self.first_query + queries.start;
+        let mut prepared =
+            self.with_inputs(queries.clone(), |inputs| prepare_serial(inputs, opts, base))?;
+        if self.diversity {
+            let view = self.subtopics.view();
+            let mut rows = RowsBuf::default();
+            for q in queries {
+                rows.push_row(view.row(q).iter().copied());
+            }
+            prepared.subtopics = Some(rows);
+        }
+        Ok(prepared)
+    }
+
+    /// Run `f` over the queries `queries` of the batch in the core's form (slices into the
+    /// batch).
+    fn with_inputs<T>(&self, queries: Range<usize>, f: impl FnOnce(&[QueryInput<'_>]) -> T) -> T {
+        let (lo, hi) = (self.marks[queries.start], self.marks[queries.end]);
+        let id = |s: usize, e: usize| &self.bytes[s..e];
+        let judged: Vec<Doc<'_>> = self.judged[lo.judged..hi.judged]
+            .iter()
+            .map(|&(s, e, g)| (id(s, e), g))
+            .collect();
+        let ordered: Vec<&[u8]> = self.ordered[lo.ordered..hi.ordered]
+            .iter()
+            .map(|&(s, e)| id(s, e))
+            .collect();
+        let found: Vec<Found<'_>> = self.found[lo.found..hi.found]
+            .iter()
+            .map(|&(s, e, score, grade)| Found {
+                id: id(s, e),
+                score,
+                grade,
+            })
+            .collect();
+        let tied: Vec<Doc<'_>> = self.tied[lo.tied..hi.tied]
+            .iter()
+            .map(|&(s, e, score)| (id(s, e), score))
+            .collect();
+        let shift = |r: &Range<usize>, by: usize| r.start - by..r.end - by;
+        let inputs: Vec<QueryInput<'_>> = self.queries[queries]
+            .iter()
+            .map(|slots| QueryInput {
+                judged: &judged[shift(&slots.judged, lo.judged)],
+                ranking: match &slots.ranking {
+                    RankingSlots::Ordered(r) => {
+                        RankingInput::Ordered(&ordered[shift(r, lo.ordered)])
+                    }
+                    RankingSlots::Joined {
+                        scores,
+                        found: f,
+                        tied: t,
+                    } => RankingInput::Joined {
+                        scores: &self.scores[scores.clone()],
+                        found: &found[shift(f, lo.found)],
+                        tied: &tied[shift(t, lo.tied)],
+                    },
+                },
+            })
+            .collect();
+        f(&inputs)
+    }
+}
+
+/// A one-hash Bloom filter of scores with 4096 bits: with the few dozen scores of a query's
+/// found documents, about 1% of other scores pass it, so the branch on it is predictable (a
+/// 64-bit filter let about half through and cost more than the hash lookups it saved).
+struct ScoreFilter([u64; 64]);
+
+impl ScoreFilter {
+    fn new(scores: impl Iterator<Item = u64>) -> Self {
+        let mut filter = ScoreFilter([0; 64]);
+        for bits in scores {
+            let (word, bit) = Self::slot(bits);
+            filter.0[word] |= bit;
+        }
+        filter
+    }
+
+    /// Fibonacci hashing of the score's bits: the top 12 bits pick one of 4096.
+    fn slot(bits: u64) -> (usize, u64) {
+        let h = bits.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52;
+        ((h >> 6) as usize, 1 << (h & 63))
+    }
+
+    fn may_contain(&self, bits: u64) -> bool {
+        let (word, bit) = Self::slot(bits);
+        self.0[word] & bit != 0
+    }
+}
+
+struct Extractor<'a, 'py> {
+    names: ByQueryId<'a, 'py>,
+    id_kind: Option<IdKind>,
+    /// Keep every judged document found in a ranking, not only those with a positive grade.
+    all_judged: bool,
+    /// Whether the judgments are diversity judgments `{doc_id: {subtopic: grade}}` (None until
+    /// a query with judgments says).
+    diversity: Option<bool>,
+    /// Tables of `join_run`, kept from query to query (no allocation per query).
+    positive: FxHashMap<isize, usize>,
+    next: Vec<usize>,
+    tie_scores: Vec<u64>,
+    tie_counts: Vec<usize>,
+}
+
+/// Judged documents as `judged_items` reads them: the id, its kind and the grade.
+type JudgedItems<'py> = Vec<(Bound<'py, PyAny>, IdKind, f64)>;
+
+impl<'py> Extractor<'_, 'py> {
+    fn fail_type(&self, query: usize, message: String) -> PyErr {
+        type_error(format!("query {}: {message}", self.names.name(query)))
+    }
+
+    fn fail_value(&self, query: usize, message: String) -> PyErr {
+        invalid_input(format!("query {}: {message}", self.names.name(query)))
+    }
+
+    /// Check that `id` is a str or an int of the same kind as every id before it.
+    fn check_id(&mut self, query: usize, id: &Bound<'py, PyAny>) -> PyResult<IdKind> {
+        // Exact types first: a pointer comparison, no call into the interpreter.
+        let kind = if id.is_exact_instance_of::<PyString>() || id.is_instance_of::<PyString>() {
+            IdKind::Str
+        } else if id.is_instance_of::<PyInt>() && !id.is_instance_of::<PyBool>() {
+            IdKind::Int
+        } else {
+            let type_name = id.get_type().name()?;
+            return Err(self.fail_type(
+                query,
+                format!(
+                    "document ids must be str or int, got {} of type {type_name}",
+                    id.repr()?
+                ),
+            ));
+        };
+        match self.id_kind {
+            Some(seen) if seen == kind => {}
+            None => self.id_kind = Some(kind),
+            Some(seen) => {
+                return Err(self.fail_type(
+                    query,
+                    format!(
+                        "document id {} is {} but earlier ids are {}: use one id type per evaluation \
+                         (\"1\" and 1 would never match)",
+                        id.repr()?,
+                        kind.name(),
+                        seen.name()
+                    ),
+                ));
+            }
+        }
+        Ok(kind)
+    }
+
+    /// Append the bytes of a checked id to the batch; return its byte range.
+    fn push_id(
+        &self,
+        query: usize,
+        id: &Bound<'py, PyAny>,
+        kind: IdKind,
+        bytes: &mut Vec<u8>,
+    ) -> PyResult<(usize, usize)> {
+        let start = bytes.len();
+        match kind {
+            IdKind::Str => {
+                let text = id.cast::<PyString>()?.to_str().map_err(|_| {
+                    self.fail_value(
+                        query,
+                        format!(
+                            "document id {} is not valid Unicode (it holds a lone surrogate); \
+                             ids must encode as UTF-8",
+                            id.repr().map(|r| r.to_string()).unwrap_or_default()
+                        ),
+                    )
+                })?;
+                bytes.extend_from_slice(text.as_bytes())
+            }
+            IdKind::Int => {
+                let n: i64 = id.extract().map_err(|_| {
+                    self.fail_value(query, format!("document id {id} does not fit in 64 bits"))
+                })?;
+                bytes.extend_from_slice(n.to_string().as_bytes());
+            }
+        }
+        Ok((start, bytes.len()))
+    }
+
+    fn number(
+        &self,
+        query: usize,
+        id: &Bound<'py, PyAny>,
+        value: &Bound<'py, PyAny>,
+        what: &str,
+    ) -> PyResult<f64> {
+        // Exact floats and ints (the common grades and scores) are read without a call into
+        // Python code; an int read as f64 rounds as float(int) does.
+        let exact_int = || {
+            value
+                .is_exact_instance_of::<PyInt>()
+                .then(|| value.extract::<i64>().ok())
+                .flatten()
+        };
+        let x = if let Ok(f) = value.cast_exact::<PyFloat>() {
+            f.value()
+        } else if let Some(int) = exact_int() {
+            int as f64
+        } else if let Ok(f) = value.cast::<PyFloat>() {
+            f.value()
+        } else if value.is_instance_of::<PyBool>() || is_numpy_bool(value) {
+            return Err(self.fail_type(
+                query,
+                format!(
+                    "the {what} of document {} is a bool ({}); {what}s must be numbers: pass 1 \
+                     or 0 if that is what you mean",
+                    id.repr().map(|r| r.to_string()).unwrap_or_default(),
+                    value.repr().map(|r| r.to_string()).unwrap_or_default()
+                ),
+            ));
+        } else {
+            value.extract::<f64>().map_err(|_| {
+                let type_name = value
+                    .get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default();
+                self.fail_type(
+                    query,
+                    format!(
+                        "the {what} of document {} must be a number, got {} of type {type_name}",
+                        id.repr().map(|r| r.to_string()).unwrap_or_default(),
+                        value.repr().map(|r| r.to_string()).unwrap_or_default()
+                    ),
+                )
+            })?
+        };
+        if x.is_nan() || (what == "grade" && x.is_infinite()) {
+            return Err(self.fail_value(
+                query,
+                format!(
+                    "the {what} of document {} is {}; {what}s must be {}",
+                    id.repr()?,
+                    if x.is_nan() {
+                        "NaN".to_string()
+                    } else {
+                        x.to_string()
+                    },
+                    if what == "grade" {
+                        "finite numbers"
+                    } else {
+                        "numbers (not NaN)"
+                    }
+                ),
+            ));
+        }
+        Ok(x)
+    }
+
+    /// The (id, id kind, grade) triples of one query's judgments, ids checked.
+    fn judged_items(
+        &mut self,
+        query: usize,
+        obj: &Bound<'py, PyAny>,
+    ) -> PyResult<Vec<(Bound<'py, PyAny>, IdKind, f64)>> {
+        if let Ok(dict) = obj.cast::<PyDict>() {
+            let mut items = Vec::with_capacity(dict.len());
+            for_each_item(dict, |id, grade| {
+                let (id, grade) = (id.to_owned(), grade.to_owned());
+                let kind = self.check_id(query, &id)?;
+                let grade = self.number(query, &id, &grade, "grade")?;
+                items.push((id, kind, grade));
+                Ok(())
+            })?;
+            return Ok(items);
+        }
+        let is_set = obj.is_instance_of::<PySet>() || obj.is_instance_of::<PyFrozenSet>();
+        if !(is_set || obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>()) {
+            return Err(self.fail_type(
+                query,
+                format!(
+                    "judgments must be a dict {{doc_id: grade}} or a list, tuple or set of relevant doc ids, got {}",
+                    obj.get_type().name()?
+                ),
+            ));
+        }
+        let distinct = PySet::empty(obj.py())?;
+        let mut items = Vec::new();
+        for id in obj.try_iter()? {
+            let id = id?;
+            let kind = self.check_id(query, &id)?;
+            if !is_set {
+                if distinct.contains(&id)? {
+                    return Err(
+                        self.fail_value(query, format!("document {} is judged twice", id.repr()?))
+                    );
+                }
+                distinct.add(&id)?;
+            }
+            items.push((id, kind, 1.0));
+        }
+        Ok(items)
+    }
+
+    /// Diversity judgments `{doc_id: {subtopic: grade}}` of one query: the judged documents
+    /// sorted by id (byte-wise), each with 1 + its index as grade (see `Prepared::subtopics`),
+    /// and their grades by subtopic, subtopics numbered in order of appearance.
+    fn subtopic_items(
+        &mut self,
+        query: usize,
+        dict: &Bound<'py, PyDict>,
+    ) -> PyResult<(JudgedItems<'py>, Vec<SubtopicGrade>)> {
+        type Doc<'py> = (Vec<u8>, Bound<'py, PyAny>, IdKind, Vec<(u32, f64)>);
+        let mut docs: Vec<Doc<'py>> = Vec::with_capacity(dict.len());
+        let mut numbers: FxHashMap<(bool, Vec<u8>), u32> = FxHashMap::default();
+        for (id, value) in dict.iter() {
+            let kind = self.check_id(query, &id)?;
+            let Ok(grades) = value.cast::<PyDict>() else {
+                return Err(self.fail_type(
+                    query,
+                    format!(
+                        "the judgment of document {} is {} of type {}, but other documents have                          diversity judgments {{subtopic: grade}}: judge every document by subtopic",
+                        id.repr()?,
+                        value.repr()?,
+                        value.get_type().name()?
+                    ),
+                ));
+            };
+            let mut id_bytes = Vec::new();
+            self.push_id(query, &id, kind, &mut id_bytes)?;
+            let mut grades_by_subtopic = Vec::with_capacity(grades.len());
+            for (subtopic, grade) in grades.iter() {
+                let key = if let Ok(text) = subtopic.cast::<PyString>() {
+                    (true, text.to_str()?.as_bytes().to_vec())
+                } else if subtopic.is_instance_of::<PyInt>() && !subtopic.is_instance_of::<PyBool>()
+                {
+                    (false, subtopic.str()?.to_str()?.as_bytes().to_vec())
+                } else {
+                    return Err(self.fail_type(
+                        query,
+                        format!(
+                            "document {}: subtopic ids must be str or int, got {} of type {}",
+                            id.repr()?,
+                            subtopic.repr()?,
+                            subtopic.get_type().name()?
+                        ),
+                    ));
+                };
+                let grade = self.number(query, &id, &grade, "grade")?;
+                let next = u32::try_from(numbers.len())
+                    .map_err(|_| self.fail_value(query, "too many subtopics".to_string()))?;
+                let number = *numbers.entry(key).or_insert(next);
+                grades_by_subtopic.push((number, grade));
+            }
+            docs.push((id_bytes, id, kind, grades_by_subtopic));
+        }
+        docs.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut items = Vec::with_capacity(docs.len());
+        let mut grades = Vec::new();
+        for (index, (_, id, kind, by_subtopic)) in docs.into_iter().enumerate() {
+            let doc = u32::try_from(index)
+                .map_err(|_| self.fail_value(query, "too many judged documents".to_string()))?;
+            items.push((id, kind, f64::from(doc) + 1.0));
+            grades.extend(
+                by_subtopic
+                    .into_iter()
+                    .map(|(subtopic, grade)| SubtopicGrade {
+                        doc,
+                        subtopic,
+                        grade,
+                    }),
+            );
+        }
+        Ok((items, grades))
+    }
+
+    /// Read a `{doc_id: score}` ranking in the joined form, in one pass over the dict.
+    ///
+    /// Judged documents with a positive grade are found by their Python hash (cached in the
+    /// str, whose header the type check reads anyway) in a small table, and confirmed by
+    /// equality: looking each of them up in the run dict instead costs several cache misses
+    /// per lookup on large runs. Ids are copied only for the found documents, and for other
+    /// documents with exactly the score of a found one (rare; a second pass finds them).
+    fn join_run(
+        &mut self,
+        query: usize,
+        judged_items: &[(Bound<'py, PyAny>, IdKind, f64)],
+        run: &Bound<'py, PyDict>,
+        batch: &mut Batch,
+    ) -> PyResult<RankingSlots> {
+        // Judged documents whose ranks are kept (those with a positive grade, or all of them)
+        // by Python hash: the first of each hash in `positive`, the others chained through
+        // `next` (no allocation per document).
+        let mut positive = std::mem::take(&mut self.positive);
+        positive.clear();
+        let mut next = std::mem::take(&mut self.next);
+        next.clear();
+        next.resize(judged_items.len(), usize::MAX);
+        for (i, (id, _, grade)) in judged_items.iter().enumerate() {
+            batch.judged.push((0, 0, *grade));
+            if (*grade > 0.0 || self.all_judged)
+                && let Some(first) = positive.insert(id.hash()?, i)
+            {
+                next[i] = first;
+            }
+        }
+        let found_start = batch.found.len();
+        let scores_start = batch.scores.len();
+        batch.scores.reserve(run.len());
+        let expected = self.id_kind;
+        for_each_item(run, |id, score| {
+            // The common case on borrowed items: an id of the expected exact type and a float
+            // score, read without running Python code. Anything else takes the owned path.
+            let fast_kind = match expected {
+                Some(IdKind::Str) if id.is_exact_instance_of::<PyString>() => Some(IdKind::Str),
+                Some(IdKind::Int) if id.is_exact_instance_of::<PyInt>() => Some(IdKind::Int),
+                _ => None,
+            };
+            let fast = match (fast_kind, score.cast::<PyFloat>()) {
+                (Some(kind), Ok(float)) => {
+                    let value = float.value();
+                    (!value.is_nan()).then_some((kind, value))
+                }
+                _ => None,
+            };
+            let owned;
+            let (id, kind, score): (&Bound<'py, PyAny>, IdKind, f64) = match fast {
+                Some((kind, score)) => (&id, kind, score),
+                None => {
+                    owned = id.to_owned();
+                    let score = score.to_owned();
+                    let kind = self.check_id(query, &owned)?;
+                    (&owned, kind, self.number(query, &owned, &score, "score")?)
+                }
+            };
+            batch.scores.push(score);
+            // Hashing an exact str or int runs no Python code; other ids are owned here.
+            if !positive.is_empty()
+                && let Some(&first) = positive.get(&id.hash()?)
+            {
+                // A judged id's __eq__ may be Python code: compare with an owned reference.
+                let id = id.clone();
+                let mut candidate = first;
+                while candidate != usize::MAX {
+                    let (judged_id, _, grade) = &judged_items[candidate];
+                    if judged_id.eq(&id)? {
+                        let (s, e) = self.push_id(query, &id, kind, &mut batch.bytes)?;
+                        batch.found.push((s, e, score, *grade));
+                    }
+                    candidate = next[candidate];
+                }
+            }
+            Ok(())
+        })?;
+
+        // Documents tied with a found document: counted over the scores, then (only if some
+        // other document has such a score) read in a second pass. The found scores are few:
+        // sorted vectors kept from query to query, no map per query.
+        let tied_start = batch.tied.len();
+        let found = &batch.found[found_start..];
+        if !found.is_empty() {
+            let mut expected = std::mem::take(&mut self.tie_scores);
+            expected.clear();
+            expected.extend(found.iter().map(|f| canonical_bits(f.2)));
+            expected.sort_unstable();
+            let mut counts = std::mem::take(&mut self.tie_counts);
+            counts.clear();
+            counts.resize(expected.len(), 0usize);
+            let filter = ScoreFilter::new(expected.iter().copied());
+            for &s in &batch.scores[scores_start..] {
+                let bits = canonical_bits(s);
+                if filter.may_contain(bits)
+                    && let Ok(i) = expected.binary_search(&bits)
+                {
+                    counts[i] += 1;
+                }
+            }
+            // Each found score was seen once per found document with it (the equal entries of
+            // `expected` share the count of the first): any more is another document.
+            let mut others = false;
+            let mut i = 0;
+            while i < expected.len() {
+                let group = expected[i..]
+                    .iter()
+                    .take_while(|&&b| b == expected[i])
+                    .count();
+                let seen: usize = counts[i..i + group].iter().sum();
+                others |= seen != group;
+                i += group;
+            }
+            if !others {
+                // No other document has the score of a found one: only found documents can
+                // tie with each other.
+                for &(s, e, score, _) in &batch.found[found_start..] {
+                    batch.tied.push((s, e, score));
+                }
+            } else {
+                for_each_item(run, |id, score| {
+                    let (id, score) = (id.to_owned(), score.to_owned());
+                    let kind = self.check_id(query, &id)?;
+                    let score = self.number(query, &id, &score, "score")?;
+                    if expected.binary_search(&canonical_bits(score)).is_ok() {
+                        let (s, e) = self.push_id(query, &id, kind, &mut batch.bytes)?;
+                        batch.tied.push((s, e, score));
+                    }
+                    Ok(())
+                })?;
+            }
+            self.tie_scores = expected;
+            self.tie_counts = counts;
+        }
+        self.positive = positive;
+        self.next = next;
+        Ok(RankingSlots::Joined {
+            scores: scores_start..batch.scores.len(),
+            found: found_start..batch.found.len(),
+            tied: tied_start..batch.tied.len(),
+        })
+    }
+
+    fn add_query(
+        &mut self,
+        query: usize,
+        judged: &Bound<'py, PyAny>,
+        ranking: &Bound<'py, PyAny>,
+        batch: &mut Batch,
+    ) -> PyResult<()> {
+        let judged_dict = judged.cast::<PyDict>().ok();
+        let diversity = match judged_dict.and_then(|d| d.iter().next()) {
+            Some((_, value)) => Some(value.is_instance_of::<PyDict>()),
+            // Empty judgments, or a collection of relevant ids (plain judgments).
+            None if judged_dict.is_some() => None,
+            None => Some(false),
+        };
+        match (self.diversity, diversity) {
+            (Some(seen), Some(now)) if seen != now => {
+                let form = |d: bool| {
+                    if d {
+                        "diversity judgments {doc_id: {subtopic: grade}}"
+                    } else {
+                        "{doc_id: grade} (or relevant ids)"
+                    }
+                };
+                return Err(self.fail_type(
+                    query,
+                    format!(
+                        "its judgments are {} but earlier queries' are {}: give every query \
+                         judgments of one form",
+                        form(now),
+                        form(seen)
+                    ),
+                ));
+            }
+            (None, Some(now)) => self.diversity = Some(now),
+            _ => {}
+        }
+        let judged_items = match (self.diversity, judged_dict) {
+            (Some(true), Some(dict)) => {
+                let (items, grades) = self.subtopic_items(query, dict)?;
+                // Queries of this batch read before the form was known had no judgments.
+                while batch.subtopics.len() < batch.queries.len() {
+                    batch.subtopics.push_row([]);
+                }
+                batch.subtopics.push_row(grades);
+                items
+            }
+            _ => self.judged_items(query, judged)?,
+        };
+        let judged_start = batch.judged.len();
+        let ranking_slots = if let Ok(run) = ranking.cast::<PyDict>() {
+            self.join_run(query, &judged_items, run, batch)?
+        } else if ranking.is_instance_of::<PyList>() || ranking.is_instance_of::<PyTuple>() {
+            for (id, kind, grade) in &judged_items {
+                let (s, e) = self.push_id(query, id, *kind, &mut batch.bytes)?;
+                batch.judged.push((s, e, *grade));
+            }
+            let start = batch.ordered.len();
+            for id in ranking.try_iter()? {
+                let id = id?;
+                let kind = self.check_id(query, &id)?;
+                let range = self.push_id(query, &id, kind, &mut batch.bytes)?;
+                batch.ordered.push(range);
+            }
+            RankingSlots::Ordered(start..batch.ordered.len())
+        } else {
+            return Err(self.fail_type(
+                query,
+                format!(
+                    "a ranking must be a list or tuple of doc ids (best first) or a dict {{doc_id: score}}, got {}",
+                    ranking.get_type().name()?
+                ),
+            ));
+        };
+        batch.queries.push(Slots {
+            judged: judged_start..batch.judged.len(),
+            ranking: ranking_slots,
+        });
+        Ok(())
+    }
+}
+
+/// Documents per batch: bounds the memory of the copied ids, keeps batches large enough for
+/// the threads, and small enough that little of the pool's work is left when reading ends.
+const BATCH_DOCS: usize = 1 << 18;
+
+/// Documents per part of a batch (the unit of work one thread takes at a time).
+const PART_DOCS: usize = 1 << 13;
+
+/// A call with fewer documents in all is prepared on the calling thread (a hand-off to the pool
+/// costs more).
+const INLINE_DOCS: usize = 4096;
+
+/// Convert aligned per-query judgments and rankings (Python objects) into `PreparedRankings`.
+#[pyfunction]
+#[pyo3(signature = (query_ids, judgments, rankings, *, duplicates_first=false, max_docs=None, all_judged=false, n_threads=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn prepare_rankings<'py>(
+    py: Python<'py>,
+    query_ids: &Bound<'py, PyList>,
+    judgments: &Bound<'py, PyList>,
+    rankings: &Bound<'py, PyList>,
+    duplicates_first: bool,
+    max_docs: Option<usize>,
+    all_judged: bool,
+    n_threads: Option<usize>,
+) -> PyResult<PreparedRankings> {
+    let n = query_ids.len();
+    if judgments.len() != n || rankings.len() != n {
+        return Err(invalid_input(format!(
+            "internal: {n} query ids, {} judgments and {} rankings",
+            judgments.len(),
+            rankings.len()
+        )));
+    }
+    let opts = RankingOptions {
+        duplicates: if duplicates_first {
+            Duplicates::KeepFirst
+        } else {
+            Duplicates::Raise
+        },
+        max_docs,
+        all_judged,
+    };
+    let mut extractor = Extractor {
+        names: ByQueryId { ids: query_ids },
+        id_kind: None,
+        all_judged,
+        diversity: None,
+        positive: FxHashMap::default(),
+        next: Vec::new(),
+        tie_scores: Vec::new(),
+        tie_counts: Vec::new(),
+    };
+    let names = ByQueryId { ids: query_ids };
+    let mut prepared = Prepared::default();
+    let mut start = 0;
+    let read = || -> PyResult<Option<PipelineBatch<Batch>>> {
+        if start >= n {
+            return Ok(None);
+        }
+        let mut batch = Batch::new(start);
+        let mut end = start;
+        while end < n && batch.n_docs() < BATCH_DOCS {
+            let judged = judgments.get_item(end)?;
+            extractor.add_query(end, &judged, &rankings.get_item(end)?, &mut batch)?;
+            batch.end_query();
+            end += 1;
+        }
+        batch.close(extractor.diversity == Some(true));
+        let inline = start == 0 && end == n && batch.n_docs() < INLINE_DOCS;
+        start = end;
+        let parts = batch.n_parts();
+        Ok(Some(PipelineBatch {
+            input: batch,
+            parts,
+            inline,
+        }))
+    };
+    pipelined(
+        py,
+        n_threads,
+        read,
+        move |batch: &Batch, part| batch.prepare_part(part, opts),
+        |part| {
+            prepared.append(part.map_err(|e| to_pyerr(e, &names))?);
+            Ok(())
+        },
+    )?;
+    Ok(PreparedRankings::new(prepared))
+}

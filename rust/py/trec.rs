@@ -1,0 +1,148 @@
+//! Bindings of the TREC file readers (`ragmeter_core::trec`): files read, parsed, joined and
+//! prepared without the GIL.
+
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use ragmeter_core::prepare::{Duplicates, RankingOptions, show};
+use ragmeter_core::trec;
+
+use crate::error::{ByPosition, invalid_input};
+use crate::ranking::PreparedRankings;
+use crate::threads;
+
+fn utf8<'a>(bytes: &'a [u8], what: &str) -> PyResult<&'a str> {
+    std::str::from_utf8(bytes)
+        .map_err(|_| invalid_input(format!("{what} {} is not valid UTF-8", show(bytes))))
+}
+
+/// Judged query ids (sorted byte-wise, trec_eval's order), whether each is in the run, the
+/// run's unjudged query ids and the run's tag.
+type TrecJoin = (
+    PreparedRankings,
+    Vec<String>,
+    Vec<bool>,
+    Vec<String>,
+    Option<String>,
+);
+
+/// Read, parse, join and prepare a qrels file and a run file without the GIL.
+#[pyfunction]
+#[pyo3(signature = (qrels_path, run_path, *, duplicates_first=false, max_docs=None, all_judged=false, n_threads=None))]
+pub fn prepare_trec(
+    py: Python<'_>,
+    qrels_path: PathBuf,
+    run_path: PathBuf,
+    duplicates_first: bool,
+    max_docs: Option<usize>,
+    all_judged: bool,
+    n_threads: Option<usize>,
+) -> PyResult<TrecJoin> {
+    let opts = RankingOptions {
+        duplicates: if duplicates_first {
+            Duplicates::KeepFirst
+        } else {
+            Duplicates::Raise
+        },
+        max_docs,
+        all_judged,
+    };
+    let (prepared, query_ids, in_run, run_only, tag) =
+        threads::enter_core(py, n_threads, &ByPosition, || {
+            let ids = |v: &[&[u8]]| v.iter().map(|q| q.to_vec()).collect::<Vec<_>>();
+            if trec::is_compressed(&run_path)? {
+                // A compressed run is read block by block (bounded memory) when it is grouped
+                // by query, as runs are written; else whole, below.
+                let qrels_bytes = trec::read(&qrels_path)?;
+                let qrels = trec::parse(&qrels_bytes, trec::TrecKind::Qrels, &qrels_path)?;
+                if let Some(joined) = trec::stream_join_and_prepare(&qrels, &run_path, opts)? {
+                    return Ok((
+                        joined.prepared,
+                        ids(&joined.query_ids),
+                        joined.in_run,
+                        joined.run_only,
+                        joined.run_tag,
+                    ));
+                }
+            }
+            let (qrels_bytes, run_bytes) =
+                rayon::join(|| trec::read(&qrels_path), || trec::read(&run_path));
+            let (qrels_bytes, run_bytes) = (qrels_bytes?, run_bytes?);
+            let (qrels, run) = rayon::join(
+                || trec::parse(&qrels_bytes, trec::TrecKind::Qrels, &qrels_path),
+                || trec::parse(&run_bytes, trec::TrecKind::Run, &run_path),
+            );
+            let (qrels, run) = (qrels?, run?);
+            let joined = trec::join_and_prepare(&qrels, &run, opts)?;
+            Ok((
+                joined.prepared,
+                ids(&joined.query_ids),
+                joined.in_run,
+                ids(&joined.run_only),
+                run.run_tag.map(<[u8]>::to_vec),
+            ))
+        })?;
+    let decode = |ids: Vec<Vec<u8>>| -> PyResult<Vec<String>> {
+        ids.iter()
+            .map(|q| utf8(q, "query id").map(str::to_owned))
+            .collect()
+    };
+    Ok((
+        PreparedRankings::new(prepared),
+        decode(query_ids)?,
+        in_run,
+        decode(run_only)?,
+        tag.map(|t| String::from_utf8_lossy(&t).into_owned()),
+    ))
+}
+
+/// A TREC file as a dict {query_id: {doc_id: value}}: grades (ints when written as integers)
+/// for qrels, scores for runs. A document listed twice for one query is an error.
+#[pyfunction]
+#[pyo3(signature = (path, kind, *, n_threads=None))]
+pub fn read_trec<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    kind: &str,
+    n_threads: Option<usize>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let kind = match kind {
+        "qrels" => trec::TrecKind::Qrels,
+        "run" => trec::TrecKind::Run,
+        other => {
+            return Err(invalid_input(format!(
+                "kind: expected 'qrels' or 'run', got {other:?}"
+            )));
+        }
+    };
+    let bytes = threads::enter_core(py, n_threads, &ByPosition, || trec::read(&path))?;
+    let file = threads::enter_core(py, n_threads, &ByPosition, || {
+        trec::parse(&bytes, kind, &path)
+    })?;
+    let out = PyDict::new(py);
+    let rows = file.docs.view();
+    for (q, query_id) in file.query_ids.iter().enumerate() {
+        let docs = PyDict::new(py);
+        let first = file.docs.offsets[q];
+        for (i, &(doc, value)) in rows.row(q).iter().enumerate() {
+            let key = PyString::new(py, utf8(doc, "document id")?);
+            if docs.contains(&key)? {
+                let line = trec::line_of(&bytes, doc);
+                return Err(crate::error::format_error(format!(
+                    "{}:{line}: document {} is listed twice for query {}",
+                    path.display(),
+                    show(doc),
+                    show(query_id)
+                )));
+            }
+            if kind == trec::TrecKind::Qrels && file.integral[first + i] {
+                docs.set_item(key, value as i64)?;
+            } else {
+                docs.set_item(key, value)?;
+            }
+        }
+        out.set_item(utf8(query_id, "query id")?, docs)?;
+    }
+    Ok(out)
+}
