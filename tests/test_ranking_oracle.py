@@ -76,7 +76,7 @@ def _compare(qrels, run, threshold, judged_only):
         run,
         metrics=REQUESTS,
         relevance_threshold=threshold,
-        judged_only=judged_only,
+        judged_docs_only=judged_only,
         zero_division="trec_eval",
         average=None,
     )

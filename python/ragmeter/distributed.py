@@ -206,7 +206,7 @@ def evaluate_runs(
     relevance_threshold: float = 1,
     zero_division: ZeroDivision = "warn",
     duplicates: Duplicates = "raise",
-    judged_only: bool = False,
+    judged_docs_only: bool = False,
     collection_size: int = 0,
     n_threads: int | None = None,
     client: Any = None,
@@ -221,7 +221,7 @@ def evaluate_runs(
         The judgments and the runs, as paths the workers can open, in any of the formats of
         :data:`ragmeter.io.FORMATS`.
     metrics, per_query, complete, max_docs, missing, relevance_threshold, zero_division, \
-duplicates, judged_only, collection_size, n_threads
+duplicates, judged_docs_only, collection_size, n_threads
         As in :func:`ragmeter.evaluate_trec`, applied to every run.
     client
         A ``dask.distributed.Client``; ``None`` uses Dask's current default scheduler (a
@@ -254,7 +254,7 @@ duplicates, judged_only, collection_size, n_threads
         relevance_threshold=relevance_threshold,
         zero_division=zero_division,
         duplicates=duplicates,
-        judged_only=judged_only,
+        judged_docs_only=judged_docs_only,
         collection_size=collection_size,
         n_threads=n_threads,
     )
@@ -281,7 +281,7 @@ duplicates, judged_only, collection_size, n_threads
         "relevance_threshold": relevance_threshold,
         "zero_division": zero_division,
         "duplicates": duplicates,
-        "judged_only": judged_only,
+        "judged_docs_only": judged_docs_only,
         "collection_size": collection_size,
         "n_threads": n_threads,
     }
@@ -410,7 +410,7 @@ def evaluate_partitioned(
     relevance_threshold: float = 1,
     zero_division: ZeroDivision = "warn",
     duplicates: Duplicates = "raise",
-    judged_only: bool = False,
+    judged_docs_only: bool = False,
     collection_size: int = 0,
     n_threads: int | None = None,
     client: Any = None,
@@ -436,7 +436,7 @@ def evaluate_partitioned(
         be in one partition: a query found in two is an error naming it and both partitions
         (repartition the run by query id first, e.g. with Dask's ``shuffle(query_col)``).
     metrics, per_query, complete, max_docs, missing, relevance_threshold, zero_division, \
-duplicates, judged_only, collection_size, n_threads
+duplicates, judged_docs_only, collection_size, n_threads
         As in :func:`ragmeter.evaluate_trec`; ``n_threads`` is per task.
     client
         A ``dask.distributed.Client``; ``None`` uses Dask's current default scheduler.
@@ -468,7 +468,7 @@ duplicates, judged_only, collection_size, n_threads
         relevance_threshold=relevance_threshold,
         zero_division=zero_division,
         duplicates=duplicates,
-        judged_only=judged_only,
+        judged_docs_only=judged_docs_only,
         collection_size=collection_size,
         n_threads=n_threads,
     )

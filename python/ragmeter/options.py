@@ -314,7 +314,7 @@ class EvaluationOptions:
     max_docs
         Keep the first ``max_docs`` documents of each ranking (trec_eval ``-M``); a positive
         int, or None (default) for every document.
-    judged_only
+    judged_docs_only
         Remove documents without a judgment from the rankings before evaluating (trec_eval
         ``-J``); default False.
     collection_size
@@ -329,7 +329,7 @@ class EvaluationOptions:
     InvalidInputError
         A ``ValueError`` for a value out of range or not among the choices, naming the field.
     InputTypeError
-        A ``TypeError`` for a value of the wrong type (``judged_only="yes"``,
+        A ``TypeError`` for a value of the wrong type (``judged_docs_only="yes"``,
         ``max_docs=2.5``).
 
     Examples
@@ -348,7 +348,7 @@ class EvaluationOptions:
     duplicates: Duplicates = "raise"
     missing: Missing = "raise"
     max_docs: int | None = None
-    judged_only: bool = False
+    judged_docs_only: bool = False
     collection_size: int = 0
     n_threads: int | None = None
 
@@ -359,9 +359,9 @@ class EvaluationOptions:
         check_choice("duplicates", self.duplicates, ("raise", "first"))
         check_choice("missing", self.missing, ("raise", "zero", "skip"))
         set_field(self, "max_docs", check_positive_int("max_docs", self.max_docs, allow_none=True))
-        if not isinstance(self.judged_only, bool):
+        if not isinstance(self.judged_docs_only, bool):
             raise InputTypeError(
-                f"judged_only: must be True or False; got {shorten(self.judged_only)}"
+                f"judged_docs_only: must be True or False; got {shorten(self.judged_docs_only)}"
             )
         if isinstance(self.collection_size, bool) or not isinstance(
             self.collection_size, numbers.Integral

@@ -105,8 +105,10 @@ def add_parser(sub: Any) -> None:
     )
     ev.add_argument(
         "-J",
+        "--judged-docs-only",
         "--judged-only",
         "--Judged_docs_only",
+        dest="judged_docs_only",
         action="store_true",
         help="remove documents without a judgment from the rankings (trec_eval -J)",
     )
@@ -312,7 +314,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         "max_docs": args.max_docs,
         "missing": args.missing,
         "relevance_threshold": args.relevance_threshold,
-        "judged_only": args.judged_only,
+        "judged_docs_only": args.judged_docs_only,
         "collection_size": args.collection_size,
         "zero_division": "trec_eval",
         "n_threads": args.threads,

@@ -237,7 +237,7 @@ def evaluate(
     relevance_threshold: float = 1,
     zero_division: ZeroDivision = "warn",
     duplicates: Duplicates = "raise",
-    judged_only: bool = False,
+    judged_docs_only: bool = False,
     collection_size: int = 0,
     n_threads: int | None = None,
     query_col: str = "query_id",
@@ -261,7 +261,7 @@ def evaluate(
     qrels, run
         The judgments and the run.
     metrics, per_query, complete, max_docs, missing, relevance_threshold, zero_division, \
-duplicates, judged_only, collection_size, n_threads
+duplicates, judged_docs_only, collection_size, n_threads
         As in :func:`evaluate_trec`.
     query_col, doc_col, relevance_col, score_col, rank_col
         Column names of tables and of Parquet, IPC, CSV and TSV files; a run is ordered by its
@@ -285,7 +285,7 @@ duplicates, judged_only, collection_size, n_threads
         relevance_threshold=relevance_threshold,
         zero_division=zero_division,
         duplicates=duplicates,
-        judged_only=judged_only,
+        judged_docs_only=judged_docs_only,
         collection_size=collection_size,
         n_threads=n_threads,
     )

@@ -88,7 +88,7 @@ def evaluate_trec(
     relevance_threshold: float = 1,
     zero_division: ZeroDivision = "warn",
     duplicates: Duplicates = "raise",
-    judged_only: bool = False,
+    judged_docs_only: bool = False,
     collection_size: int = 0,
     n_threads: int | None = None,
 ) -> MetricResults:
@@ -115,7 +115,7 @@ def evaluate_trec(
         What to do with judged topics missing from the run when ``complete`` is False:
         ``"raise"`` (the default; trec_eval 10 stops too), ``"zero"`` or ``"skip"`` (average
         over the topics the run has, as trec_eval 9 did).
-    judged_only
+    judged_docs_only
         trec_eval ``-J``: documents without a judgment are removed from the rankings.
     collection_size
         trec_eval ``-N``: documents in the collection, for ``utility``.
@@ -133,7 +133,7 @@ def evaluate_trec(
             relevance_threshold=relevance_threshold,
             zero_division=zero_division,
             duplicates=duplicates,
-            judged_only=judged_only,
+            judged_docs_only=judged_docs_only,
             collection_size=collection_size,
             n_threads=n_threads,
         ),

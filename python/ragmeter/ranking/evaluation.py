@@ -43,13 +43,13 @@ def needs_all_judged(measures: Sequence[Measure], options: EvaluationOptions) ->
     measures
         The measures to compute.
     options
-        The evaluation's options (``judged_only``).
+        The evaluation's options (``judged_docs_only``).
 
     Returns
     -------
     bool
-        True when ``judged_only`` is set (for the evaluation or one measure), for
-        ``relstring``, and for the measures that read judged non-relevant documents
+        True when ``judged_docs_only`` is set for the evaluation (or ``judged_only`` for one
+        measure), for ``relstring``, and for the measures that read judged non-relevant documents
         (``bpref``, ``num_nonrel_judged_ret``...).
 
     Examples
@@ -61,7 +61,7 @@ def needs_all_judged(measures: Sequence[Measure], options: EvaluationOptions) ->
     >>> needs_all_judged([parse_metric("P@5")], EvaluationOptions())
     False
     """
-    if options.judged_only or any(m.judged_only for m in measures):
+    if options.judged_docs_only or any(m.judged_only for m in measures):
         return True
     if any(m.family.name == "relstring" for m in measures):
         return True
@@ -267,7 +267,7 @@ def _check_judgment_form(measures: Sequence[Measure], subtopics: bool) -> None:
 
 
 def _judged_only(measure: Measure, options: EvaluationOptions) -> bool:
-    return options.judged_only if measure.judged_only is None else measure.judged_only
+    return options.judged_docs_only if measure.judged_only is None else measure.judged_only
 
 
 def trec_order(query_ids: Sequence[Any], keyed: bool) -> np.ndarray:

@@ -81,7 +81,7 @@ def ranking_metrics(
     missing: Missing = "raise",
     average: Average = "mean",
     max_docs: int | None = None,
-    judged_only: bool = False,
+    judged_docs_only: bool = False,
     n_threads: int | None = None,
     query_col: str = "query_id",
     doc_col: str = "doc_id",
@@ -121,7 +121,7 @@ def ranking_metrics(
         order for sequences.
     max_docs
         Keep only the first ``max_docs`` ranked documents (trec_eval ``-M``).
-    judged_only
+    judged_docs_only
         Remove documents without a judgment from the rankings first (trec_eval ``-J``).
     n_threads
         Threads of the Rust core (default: ``RAGMETER_NUM_THREADS`` or all cores).
@@ -177,7 +177,7 @@ def ranking_metrics(
         duplicates=duplicates,
         missing=missing,
         max_docs=max_docs,
-        judged_only=judged_only,
+        judged_docs_only=judged_docs_only,
         n_threads=n_threads,
     )
     columns = TableColumns(query_col, doc_col, relevance_col, score_col, rank_col)
