@@ -1,13 +1,10 @@
 """Every code example of the documentation runs, and prints what the page says it prints.
 
-Each page of ``docs/`` (and the proposed README front page) is parsed by sybil: a ```python
+Each page of ``docs/`` and README.md (the front page) is parsed by sybil: a ```python
 block made of ``>>>`` examples is run as a doctest (its output is compared), any other
 ```python block is executed; the examples of one page share one namespace, in page order, in a
 fresh temporary directory. ``<!-- skip: next -->`` before a block skips it (a block that needs a
 server or a cluster says so in the text).
-
-README.md's examples are checked by tests/test_readme_*.py; once README.md is the short front
-page (it then carries the marker below), this test runs it too.
 """
 
 from __future__ import annotations
@@ -24,8 +21,7 @@ from sybil.parsers.markdown import PythonCodeBlockParser, SkipParser
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-#: Carried by the front page; a README.md that has it is run here.
-FRONT_PAGE_MARKER = "<!-- docs-examples: run -->"
+README = ROOT / "README.md"
 
 _SYBIL = Sybil(
     parsers=[
@@ -37,19 +33,23 @@ _SYBIL = Sybil(
 
 
 def _pages() -> list[Path]:
-    pages = sorted(path for path in DOCS.rglob("*.md") if "_gen" not in path.parts)
-    readme = ROOT / "README.md"
-    if FRONT_PAGE_MARKER in readme.read_text(encoding="utf-8"):
-        pages.append(readme)
-    return pages
+    return [*sorted(path for path in DOCS.rglob("*.md") if "_gen" not in path.parts), README]
 
 
 PAGES = _pages()
 
 
 def test_the_pages_are_found():
-    names = {path.relative_to(DOCS).as_posix() for path in PAGES if DOCS in path.parents}
-    assert {"getting-started.md", "_readme_front_page.md", "judges/groundedness.md"} <= names
+    names = {path.relative_to(ROOT).as_posix() for path in PAGES}
+    assert {"README.md", "docs/getting-started.md", "docs/judges/groundedness.md"} <= names
+
+
+def test_every_python_block_of_the_front_page_is_a_checked_example():
+    """README.md's examples are doctests (their output is compared), and there are some."""
+    examples = [example.parsed for example in _SYBIL.parse(README)]
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    assert len(blocks) >= 5 and len(examples) >= len(blocks)
+    assert all(block.startswith(">>> ") for block in blocks)
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda path: path.relative_to(ROOT).as_posix())

@@ -124,20 +124,67 @@ def test_pages_link_to_html_files_so_they_open_from_disk(site):
     assert 'href="getting-started.html"' in index
 
 
+_PAGES = [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md", ROOT / "CHANGELOG.md"]
+#: Paths that exist only on the machine the project was built on: its shared material
+#: (``../shared``, ``shared/...``) and absolute paths of a home, a work or a temporary directory.
+_OUTSIDE = re.compile(
+    r"\.\./shared\b|(?<![\w/])shared/[\w./-]+|(?<![\w.])/(?:work|home|tmp|root|Users)/[\w./-]*"
+    r"|file://"
+)
+#: The target of a Markdown link or image: ``[text](target)``, ``![alt](target "title")``.
+_LINK = re.compile(r"\]\(\s*<?([^)\s>]+)")
+
+
+def test_the_checks_below_see_every_page():
+    names = {page.relative_to(ROOT).as_posix() for page in _PAGES}
+    assert {"README.md", "CHANGELOG.md", "docs/index.md", "docs/architecture.md"} <= names
+
+
 def test_no_page_refers_to_files_outside_the_repository():
-    pages = [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md", ROOT / "CHANGELOG.md"]
     offending = [
         f"{page.relative_to(ROOT)}: {match.group(0)}"
-        for page in pages
-        for match in re.finditer(r"\.\./shared\b|(?<![\w/])shared/[\w./-]+", page.read_text())
+        for page in _PAGES
+        for match in _OUTSIDE.finditer(page.read_text(encoding="utf-8"))
     ]
     assert offending == []
 
 
-def test_the_proposed_front_page_links_to_files_of_the_repository():
-    """docs/_readme_front_page.md becomes README.md: its links are relative to the root."""
-    text = (ROOT / "docs" / "_readme_front_page.md").read_text(encoding="utf-8")
-    targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text)
-    assert targets
-    missing = [t for t in targets if "://" not in t and not (ROOT / t).is_file()]
-    assert missing == []
+def test_the_check_for_outside_files_finds_them():
+    found = _OUTSIDE.findall(
+        "see ../shared/reference/x.md, shared/notes.txt, /work/main/a.py, /tmp/site and"
+        " file:///home/u/x.html; not benches/README.md or https://example.org/work/"
+    )
+    assert found == [
+        "../shared",
+        "shared/notes.txt",
+        "/work/main/a.py",
+        "/tmp/site",
+        "file://",
+        "/home/u/x.html",
+    ]
+
+
+def test_every_link_of_the_front_page_and_the_docs_is_a_file_of_the_repository():
+    """README.md's links are relative to the root, a docs page's to its folder; none leaves the
+    repository (the site's own links are also checked by mkdocs build --strict)."""
+    checked, outside, missing = 0, [], []
+    for page in _PAGES:
+        for target in _LINK.findall(page.read_text(encoding="utf-8")):
+            if "://" in target or target.startswith(("#", "mailto:")):
+                continue
+            path = (page.parent / target.split("#", 1)[0]).resolve()
+            checked += 1
+            if ROOT.resolve() not in path.parents:
+                outside.append(f"{page.relative_to(ROOT)}: {target}")
+            elif not path.exists() and not _generated_page(path):
+                missing.append(f"{page.relative_to(ROOT)}: {target}")
+    assert checked > 50
+    assert outside == [] and missing == []
+
+
+def _generated_page(path: Path) -> bool:
+    """A page docs/_gen/pages.py writes when the site is built (a measure family's page)."""
+    docs = (ROOT / "docs").resolve()
+    relative = path.relative_to(docs).as_posix() if docs in path.parents else ""
+    names = {f"measures/{family.name}.md" for family in FAMILIES} | {"changelog.md"}
+    return relative in names

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from doc_pages import DOCS, python_blocks, run_examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -261,38 +262,58 @@ def test_demo_without_matplotlib_still_writes_reports(tmp_path, monkeypatch):
     assert (tmp_path / "keyword.json").exists()
 
 
-def test_readme_examples_work_as_written(tmp_path, monkeypatch, capsys):
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    start = readme.index("## Evaluate a retriever")
-    end = readme.find("\n## ", readme.index("## Compare two systems"))
-    sections = readme[start : end if end != -1 else len(readme)]
-    blocks = [block.split("```", 1)[0] for block in sections.split("```python\n")[1:]]
-    assert len(blocks) == 5  # the second, "Tune a retriever with scikit-learn", prints nothing
+def test_the_comparisons_guide_prints_what_it_shows_and_scipy_agrees(tmp_path, monkeypatch):
+    """docs/guides/comparisons.md runs as written (every example prints what the page shows) and
+    writes its reports; its p-values are scipy's and statsmodels'."""
+    from scipy.stats import permutation_test, ttest_rel
+    from statsmodels.stats.multitest import multipletests
+
     monkeypatch.chdir(tmp_path)
-    namespace: dict = {}
-    for block in blocks:
-        exec(compile(block, "README.md", "exec"), namespace)
-    printed = capsys.readouterr().out.splitlines()
-    assert printed[0] == "{'recall@1': 0.5, 'mrr': 0.6666666666666666, 'ndcg@3': 0.75}"
-    assert printed[1] == "{'success': 2}"
-    assert printed[3] == "2"
-    assert printed[4] == (
-        "[('recall@1', -0.5, 1.0), ('mrr', -0.6666666666666666, 0.5), ('ndcg@3', -0.75, 0.5)]"
-    )
-    # the campaign's table as the README shows it (its caption wrapped over three lines)
-    shown = sections[sections.index("print(campaign.to_table())") :].splitlines()[1:10]
-    shown = [line.removeprefix("#").removeprefix(" ") for line in shown]
-    table_start = printed.index(shown[0])
-    assert printed[table_start : table_start + 6] == shown[:6]
-    assert printed[table_start + 6] == " ".join(shown[6:9])
-    assert float(printed[table_start + 7]) < 0.05
-    assert {p.name for p in tmp_path.iterdir()} == {
+    namespace = run_examples(python_blocks(DOCS / "guides" / "comparisons.md"), name="comparisons")
+    assert {p.name for p in tmp_path.iterdir()} >= {
         "baseline.json",
         "baseline.jsonl",
         "baseline.yaml",
         "baseline.toml",
         "campaign.json",
     }
+    for suffix in ("json", "jsonl", "yaml", "toml"):
+        assert (
+            type(namespace["report"]).read(tmp_path / f"baseline.{suffix}") == namespace["report"]
+        )
+    # Two systems: the exact two-sided sign-flip p-value of each metric is scipy's exact
+    # paired permutation test of the mean difference.
+    candidate, baseline = namespace["candidate"], namespace["report"]
+    for result in namespace["comparison"].metrics:
+        queries = sorted(baseline.per_query[result.metric])
+        differences = np.array(
+            [
+                candidate.per_query[result.metric][q] - baseline.per_query[result.metric][q]
+                for q in queries
+            ]
+        )
+        exact = permutation_test(
+            (differences,), np.mean, permutation_type="samples", n_resamples=np.inf
+        )
+        assert result.p_value == pytest.approx(exact.pvalue, abs=1e-12), result.metric
+    # The campaign: paired t-tests of every pair and metric, Holm-adjusted over all 6 tests.
+    systems, campaign = namespace["systems"], namespace["campaign"]
+    pairs = [("strict", "bm25"), ("strict", "bm25 k1=0"), ("bm25", "bm25 k1=0")]
+    tests, raw = [], []
+    for a, b in pairs:
+        for metric in ("ndcg@5", "mrr"):
+            queries = sorted(systems[a].per_query[metric])
+            first = [systems[a].per_query[metric][q] for q in queries]
+            second = [systems[b].per_query[metric][q] for q in queries]
+            tests.append((a, b, metric))
+            raw.append(ttest_rel(first, second).pvalue)
+    adjusted = multipletests(raw, method="holm")[1]
+    for (a, b, metric), p_raw, p_adjusted in zip(tests, raw, adjusted, strict=True):
+        result = campaign[a, b][metric]
+        assert result.p_value == pytest.approx(p_raw, rel=1e-9), (a, b, metric)
+        assert result.p_value_adjusted == pytest.approx(p_adjusted, rel=1e-9), (a, b, metric)
+    # The marks the table shows: bm25 and bm25 k1=0 beat strict, and do not differ.
+    assert max(adjusted[:4]) < 0.05 < min(adjusted[4:])
 
 
 # -- every report reads back equal, whatever its text ---------------------------------------

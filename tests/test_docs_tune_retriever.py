@@ -1,76 +1,44 @@
-"""The README's "Tune a retriever with scikit-learn" example runs as written, its comments say
-what it returns, and its numbers agree with bm25s's rankings scored by pytrec_eval."""
+"""The example of the tuning guide (docs/guides/tune-retriever.md, "The estimator") prints what
+the page shows, and its numbers agree with bm25s's rankings scored by pytrec_eval."""
 
 from __future__ import annotations
 
-import ast
 import re
-from pathlib import Path
 
 import bm25s
 import numpy as np
 import pytest
 import pytrec_eval
+from doc_pages import DOCS, python_blocks, run_examples
 
 from ragmeter.retrieval import clear_index_cache, index_cache_info
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+PAGE = DOCS / "guides" / "tune-retriever.md"
 
 
-def example() -> str:
-    section = README[README.index("### Tune a retriever with scikit-learn") :]
-    match = re.search(r"```python\n(.*?)```", section, re.S)
-    assert match, "no python block in the section"
-    return match.group(1)
-
-
-def promised(comment: str) -> object:
-    """The literal a comment starts with: all of it, or what comes before ": "."""
-    for text in (comment, comment.split(": ", 1)[0]):
-        try:
-            return ast.literal_eval(text.strip())
-        except (ValueError, SyntaxError):
-            continue
-    raise AssertionError(f"comment {comment!r} promises no literal")
-
-
-def run_example() -> tuple[dict, int]:
-    """Run the block statement by statement; each expression must equal its comment."""
-    code = example()
-    lines = code.splitlines()
-    namespace: dict = {}
-    checked = 0
-    for statement in ast.parse(code).body:
-        source = ast.get_source_segment(code, statement)
-        assert source is not None
-        last_line = lines[statement.end_lineno - 1]
-        comment = last_line.partition("  # ")[2]
-        if isinstance(statement, ast.Expr) and comment:
-            value = eval(compile(ast.Expression(statement.value), "README.md", "eval"), namespace)
-            assert value == promised(comment), (source, value, comment)
-            checked += 1
-        else:
-            exec(compile(ast.Module([statement], []), "README.md", "exec"), namespace)
-    return namespace, checked
+def run_example() -> dict:
+    """Run the page's block; every example must print what the page shows."""
+    blocks = python_blocks(PAGE, "## The estimator")
+    assert len(blocks) == 1 and "GridSearchCV(" in blocks[0]
+    return run_examples(blocks, name="tune-retriever")
 
 
 def words(text):
     return re.findall(r"\w+", text.lower())
 
 
-def test_tuning_example_returns_what_its_comments_say():
+def test_tuning_example_prints_what_the_page_shows_and_builds_one_index():
     clear_index_cache()
-    namespace, checked = run_example()
-    assert checked == 4
+    namespace = run_example()
     search = namespace["search"]
-    # What the README says: 33 fits (8 candidates x 4 folds and the refit), one index built.
+    # What the page says: 33 fits (8 candidates x 4 folds and the refit), one index built.
     assert search.n_splits_ == 4 and len(search.cv_results_["params"]) == 8
     info = index_cache_info()
     assert (info.misses, info.hits) == (1, 32)
 
 
 def test_tuning_example_scores_equal_bm25s_rankings_scored_by_pytrec_eval():
-    namespace, _ = run_example()
+    namespace = run_example()
     search, documents = namespace["search"], namespace["corpus"]
     X, y = namespace["X"], namespace["y"]
     corpus_tokens = [words(doc.text) for doc in documents]
