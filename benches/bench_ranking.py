@@ -90,13 +90,19 @@ def _evaluate(tool: str, mode: str, data: dict) -> dict[str, float]:
         from ranx import Qrels, Run, evaluate
 
         if mode == "arrow":
+            # ranx's from_df asserts object (str) id columns; pandas 3 reads Arrow strings as
+            # its own str dtype.
+            frames = {}
+            for name in ("qrels", "run"):
+                frame = data[name].to_pandas()
+                frames[name] = frame.astype({"query_id": object, "doc_id": object})
             qrels = Qrels.from_df(
-                data["qrels"].to_pandas(),
+                frames["qrels"],
                 q_id_col="query_id",
                 doc_id_col="doc_id",
                 score_col="relevance",
             )
-            run = Run.from_df(data["run"].to_pandas(), q_id_col="query_id", doc_id_col="doc_id")
+            run = Run.from_df(frames["run"], q_id_col="query_id", doc_id_col="doc_id")
         elif mode == "dicts":
             qrels, run = Qrels(data["qrels"]), Run(data["run"])
         else:
