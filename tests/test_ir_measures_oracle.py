@@ -34,6 +34,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ragmeter
+from ragmeter.cli import main
 from ragmeter.ranking import FAMILIES
 
 # cwl_eval warns about every min_rel/max_rel it did not see; pyndeval-style stderr chatter.
@@ -310,3 +311,88 @@ def test_diversity_judged_only_equals_pyndeval_on_the_judged_documents():
         expected = expected_values("pyndeval", plain, qrels, judged_run)
         ours = ragmeter.ranking_metrics(qrels, run, metrics=[example], average=None)[example]
         assert ours == pytest.approx(expected, abs=1e-12), example
+
+
+def _write_diversity_files(directory, rng):
+    """A diversity qrels file (ndeval's ``topic subtopic doc grade``) and a run file, with a
+    judged topic missing from the run and a run topic without judgments."""
+    qrels_lines, run_lines = [], []
+    for q in range(1, 10):
+        docs = [f"d{i}" for i in range(30)]
+        for d in rng.sample(docs, 12):
+            for s in rng.sample(["1", "2", "3", "4"], 2):
+                qrels_lines.append(f"{q} {s} {d} {rng.choice([0, 1, 1, 2])}")
+        if q == 9:
+            continue  # judged, not in the run
+        for i, d in enumerate(rng.sample(docs, 25)):
+            run_lines.append(f"{q} Q0 {d} {i + 1} {(1000 * q + 100 - i) / 8} tag")
+    run_lines += ["77 Q0 d1 1 1.0 tag"]  # a run topic without judgments: ignored
+    rng.shuffle(qrels_lines)
+    qrels_path, run_path = directory / "div.qrels", directory / "div.run"
+    qrels_path.write_text("\n".join(qrels_lines) + "\n")
+    run_path.write_text("\n".join(run_lines) + "\n")
+    return qrels_path, run_path
+
+
+def test_diversity_measures_from_trec_files_equal_pyndeval_on_files_read_by_ir_measures(
+    tmp_path,
+):
+    # ir_measures reads the qrels file's second column as the subtopic for its pyndeval
+    # provider; evaluate_trec and the command must read the same files the same way.
+    qrels_path, run_path = _write_diversity_files(tmp_path, random.Random(21))
+    examples = ["alpha_nDCG@10", "P_IA@5", "ERR_IA@20", "nERR_IA@10", "StRecall@10"]
+    ir_qrels = list(ir_measures.read_trec_qrels(str(qrels_path)))
+    ir_run = list(ir_measures.read_trec_run(str(run_path)))
+    ours = ragmeter.evaluate_trec(
+        qrels_path, run_path, metrics=examples, per_query=True, complete=True
+    )
+    for example in examples:
+        measure = ir_measures.parse_measure(example)
+        with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
+            warnings.simplefilter("ignore")
+            expected = {
+                m.query_id: m.value
+                for m in ir_measures.pyndeval.iter_calc([measure], ir_qrels, ir_run)
+            }
+        # pyndeval scores the judged topic the run lacks (0), as trec_eval -c does.
+        assert sorted(expected) == [str(q) for q in range(1, 10)]
+        assert ours[example] == pytest.approx(expected, abs=1e-12), example
+    assert ours.unjudged == ["77"]
+    assert ours.missing_from_run == ["9"]
+
+
+def test_diversity_qrels_file_read_by_subtopic_and_by_the_command(tmp_path, capsys):
+    qrels_path, run_path = _write_diversity_files(tmp_path, random.Random(22))
+    expected_qrels: dict = {}
+    for line in qrels_path.read_text().splitlines():
+        q, s, d, g = line.split()
+        expected_qrels.setdefault(q, {}).setdefault(d, {})[s] = int(g)
+    assert ragmeter.read_trec_qrels(qrels_path, subtopics=True) == expected_qrels
+    measure = ir_measures.parse_measure("alpha_nDCG@10")
+    with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
+        warnings.simplefilter("ignore")
+        (aggregate,) = ir_measures.pyndeval.calc_aggregate(
+            [measure],
+            list(ir_measures.read_trec_qrels(str(qrels_path))),
+            list(ir_measures.read_trec_run(str(run_path))),
+        ).values()
+    # pyndeval averages over the judged topics, the one the run lacks scoring 0: trec_eval -c.
+    assert main(["evaluate", str(qrels_path), str(run_path), "-m", "alpha_nDCG@10", "-c"]) in (
+        0,
+        None,
+    )
+    printed = capsys.readouterr().out.split()
+    assert float(printed[-1]) == pytest.approx(aggregate, abs=5e-5)
+
+
+def test_diversity_qrels_errors_name_the_file_and_line(tmp_path):
+    path = tmp_path / "bad.qrels"
+    path.write_text("q1 1 d1 1\nq1 1 d1 2\n")
+    with pytest.raises(ragmeter.TrecFormatError, match=r"bad\.qrels:2: .*judged twice"):
+        ragmeter.read_trec_qrels(path, subtopics=True)
+    path.write_text("q1 1 d1 x\n")
+    with pytest.raises(ragmeter.TrecFormatError, match=r"bad\.qrels:1: the grade 'x'"):
+        ragmeter.read_trec_qrels(path, subtopics=True)
+    path.write_text("q1 d1 1\n")
+    with pytest.raises(ragmeter.TrecFormatError, match=r"bad\.qrels:1: expected 4 columns"):
+        ragmeter.read_trec_qrels(path, subtopics=True)

@@ -12,6 +12,7 @@ descending, as trec_eval orders them. A document listed twice for one query is a
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable
 from typing import Any
@@ -19,12 +20,14 @@ from typing import Any
 import numpy as np
 
 from .. import _core
+from .._files import read_regular_text
 from .._inputs import AlignedQueries
-from ..exceptions import InputTypeError, InvalidInputError
-from ..options import Duplicates, EvaluationOptions, Missing, ZeroDivision, check_choice
+from ..exceptions import InputTypeError, InvalidInputError, TrecFormatError
+from ..options import Duplicates, EvaluationOptions, Missing, ZeroDivision, check_choice, shorten
 from ..ranking.evaluation import QueryValues, compute_values, needs_all_judged, summarize
-from ..ranking.names import measures_of
+from ..ranking.names import Measure, measures_of
 from ..ranking.results import MetricResults
+from ._formats import COMPRESSIONS
 from ._trec_writer import write_trec_run
 
 __all__ = [
@@ -56,14 +59,100 @@ PathLike = str | os.PathLike[str]
 
 
 def read_trec_qrels(
-    path: PathLike, *, n_threads: int | None = None
-) -> dict[str, dict[str, int | float]]:
+    path: PathLike, *, subtopics: bool = False, n_threads: int | None = None
+) -> dict[str, dict[str, Any]]:
     """Read a qrels file into ``{query_id: {doc_id: grade}}`` (ints when written as integers).
 
-    Raises :class:`~ragmeter.TrecFormatError` (a ``ValueError``) with ``path:line`` for a
-    malformed line or a document judged twice for one query.
+    With ``subtopics=True`` the file holds diversity judgments, as ndeval and ir_measures read
+    them: the second column (trec_eval's ignored "iteration") is the subtopic, and the result
+    is ``{query_id: {doc_id: {subtopic: grade}}}``, what the diversity measures
+    (``alpha_ndcg@k``, ``err_ia@k``, ...) read.
+
+    Parameters
+    ----------
+    path
+        A qrels file: ``query_id iteration doc_id grade`` per line (``query_id subtopic doc_id
+        grade`` with ``subtopics``); plain text, or compressed (gzip, bzip2, xz, zstd) without
+        ``subtopics``.
+    subtopics
+        Read the second column as the subtopic (diversity judgments).
+    n_threads
+        Threads of the Rust core (None: all).
+
+    Returns
+    -------
+    dict
+        ``{query_id: {doc_id: grade}}``, or ``{query_id: {doc_id: {subtopic: grade}}}``.
+
+    Raises
+    ------
+    TrecFormatError
+        A ``ValueError`` with ``path:line`` for a malformed line, or a document judged twice
+        for one query (for one subtopic of one query, with ``subtopics``).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "div.qrels"
+    >>> _ = path.write_text("q1 1 d1 1\\nq1 2 d1 1\\nq1 2 d2 0\\n")
+    >>> read_trec_qrels(path, subtopics=True)
+    {'q1': {'d1': {'1': 1, '2': 1}, 'd2': {'2': 0}}}
     """
+    if subtopics:
+        return _read_subtopic_qrels(path)
     return _core.read_trec(os.fspath(path), "qrels", n_threads=n_threads)
+
+
+def _read_subtopic_qrels(path: PathLike) -> dict[str, dict[str, dict[str, int | float]]]:
+    """Diversity qrels ``query_id subtopic doc_id grade`` (ndeval's format) as nested dicts."""
+    name = os.fspath(path)
+    with open(name, "rb") as file:
+        head = file.read(8)
+    for compression, (magic, _) in COMPRESSIONS.items():
+        if head.startswith(magic):
+            raise TrecFormatError(
+                f"{name}: a {compression}-compressed file; diversity qrels are read as plain "
+                f"text: decompress it first"
+            )
+    text = read_regular_text(name, "a qrels file")
+    qrels: dict[str, dict[str, dict[str, int | float]]] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 4:
+            raise TrecFormatError(
+                f"{name}:{number}: expected 4 columns (query_id subtopic doc_id grade), got "
+                f"{len(fields)}: {shorten(line)}"
+            )
+        query, subtopic, doc, text_grade = fields
+        grade = _grade(text_grade)
+        if grade is None:
+            raise TrecFormatError(
+                f"{name}:{number}: the grade {shorten(text_grade)} is not a finite number: "
+                f"{shorten(line)}"
+            )
+        by_subtopic = qrels.setdefault(query, {}).setdefault(doc, {})
+        if subtopic in by_subtopic:
+            raise TrecFormatError(
+                f"{name}:{number}: document {doc!r} is judged twice for subtopic "
+                f"{subtopic!r} of query {query!r}: {shorten(line)}"
+            )
+        by_subtopic[subtopic] = grade
+    return qrels
+
+
+def _grade(text: str) -> int | float | None:
+    """A grade as written: an int, else a finite float; None if it is neither."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
 
 
 def read_trec_run(path: PathLike, *, n_threads: int | None = None) -> dict[str, dict[str, float]]:
@@ -184,14 +273,19 @@ def trec_values(
     """Per-query values (NaN where undefined) of the judged topics, before ``zero_division``;
     with ``allow_empty``, no judged topic in the run gives no values rather than an error."""
     measures = measures_of(metrics)
-    prepared, query_ids, in_run, run_only, tag = _core.prepare_trec(
-        os.fspath(qrels_path),
-        os.fspath(run_path),
-        duplicates_first=options.duplicates == "first",
-        max_docs=options.max_docs,
-        all_judged=needs_all_judged(measures, options),
-        n_threads=options.n_threads,
-    )
+    if any(m.family.subtopic_judgments for m in measures):
+        prepared, query_ids, in_run, run_only, tag = _prepare_subtopic_trec(
+            qrels_path, run_path, measures, options
+        )
+    else:
+        prepared, query_ids, in_run, run_only, tag = _core.prepare_trec(
+            os.fspath(qrels_path),
+            os.fspath(run_path),
+            duplicates_first=options.duplicates == "first",
+            max_docs=options.max_docs,
+            all_judged=needs_all_judged(measures, options),
+            n_threads=options.n_threads,
+        )
     in_run_mask = np.asarray(in_run, dtype=bool)
     missing_from_run = [q for q, present in zip(query_ids, in_run, strict=True) if not present]
     if missing_from_run and options.missing == "raise":
@@ -219,3 +313,32 @@ def trec_values(
             f"{os.fspath(run_path)!r}; nothing to evaluate"
         )
     return values
+
+
+def _prepare_subtopic_trec(
+    qrels_path: PathLike, run_path: PathLike, measures: list[Measure], options: EvaluationOptions
+) -> tuple[Any, list[str], list[bool], list[str], None]:
+    """The prepared form of a run against diversity qrels (the second column read as the
+    subtopic, as ndeval does), with trec_eval's topic order (query ids byte-wise) and rules
+    (judged topics evaluated, run topics without judgments ignored)."""
+    for measure in measures:
+        if measure.family.name == "runid":
+            raise InvalidInputError(
+                "metrics: runid cannot be evaluated together with diversity measures (their "
+                "qrels are read by subtopic); evaluate it in a separate call"
+            )
+    qrels = _read_subtopic_qrels(qrels_path)
+    run = _core.read_trec(os.fspath(run_path), "run", n_threads=options.n_threads)
+    query_ids = sorted(qrels, key=lambda q: q.encode())
+    in_run = [q in run for q in query_ids]
+    run_only = sorted((q for q in run if q not in qrels), key=lambda q: q.encode())
+    prepared = _core.prepare_rankings(
+        query_ids,
+        [qrels[q] for q in query_ids],
+        [run.get(q, {}) for q in query_ids],
+        duplicates_first=options.duplicates == "first",
+        max_docs=options.max_docs,
+        all_judged=needs_all_judged(measures, options),
+        n_threads=options.n_threads,
+    )
+    return prepared, query_ids, in_run, run_only, None
