@@ -261,8 +261,10 @@ def _check_judgment_form(measures: Sequence[Measure], subtopics: bool) -> None:
         if subtopics and not measure.family.subtopic_judgments and measure.family.kernel:
             raise InvalidInputError(
                 f"metrics: {measure.name} reads judgments {{doc_id: grade}}, but these are "
-                f"diversity judgments {{doc_id: {{subtopic: grade}}}}: evaluate it with one "
-                f"grade per document (for example the highest over the subtopics)"
+                f"diversity judgments {{doc_id: {{subtopic: grade}}}}: evaluate it in a "
+                f"separate call from the diversity measures, with one grade per document (for "
+                f"example the highest over the subtopics; a TREC qrels file is read that way "
+                f"when no diversity measure is asked for)"
             )
 
 
