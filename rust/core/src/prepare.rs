@@ -349,14 +349,14 @@ pub fn canonical_bits(score: f64) -> u64 {
 /// enough to stay in the cache. A slot holds the low 32 bits of the id's hash and 1 + the
 /// document's index (0: empty), so most probes never read the id itself.
 #[derive(Default)]
-struct IdTable {
+pub(crate) struct IdTable {
     slots: Vec<u64>,
     shift: u32,
 }
 
 impl IdTable {
     /// Empty the table, sized for `n` ids (load factor at most one half).
-    fn reset(&mut self, n: usize) {
+    pub(crate) fn reset(&mut self, n: usize) {
         let capacity = (n.max(8) * 2).next_power_of_two();
         self.slots.clear();
         self.slots.resize(capacity, 0);
@@ -365,7 +365,12 @@ impl IdTable {
 
     /// The index of an id equal to the one of `hash` for which `same(index)` holds, after
     /// inserting `index` under `hash` if there was none.
-    fn insert(&mut self, hash: u64, index: u32, same: impl Fn(u32) -> bool) -> Option<u32> {
+    pub(crate) fn insert(
+        &mut self,
+        hash: u64,
+        index: u32,
+        same: impl Fn(u32) -> bool,
+    ) -> Option<u32> {
         let tag = hash & 0xFFFF_FFFF;
         let mask = self.slots.len() - 1;
         let mut at = (hash >> self.shift) as usize;
@@ -384,7 +389,7 @@ impl IdTable {
     }
 
     /// The index of the id of `hash` for which `same(index)` holds, if any.
-    fn find(&self, hash: u64, same: impl Fn(u32) -> bool) -> Option<u32> {
+    pub(crate) fn find(&self, hash: u64, same: impl Fn(u32) -> bool) -> Option<u32> {
         let tag = hash & 0xFFFF_FFFF;
         let mask = self.slots.len() - 1;
         let mut at = (hash >> self.shift) as usize;

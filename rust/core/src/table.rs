@@ -33,8 +33,8 @@ use rayon::prelude::*;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use crate::prepare::{
-    Doc, Duplicates, Found, Prepared, PreparedBuilder, QueryInput, RankingInput, RankingOptions,
-    canonical_bits,
+    Doc, Duplicates, Found, IdTable, Prepared, PreparedBuilder, QueryInput, RankingInput,
+    RankingOptions, canonical_bits,
 };
 use crate::{CoreError, CoreResult};
 
@@ -792,67 +792,14 @@ pub fn join_and_prepare<'a>(
     })
 }
 
-/// An open-addressing set of row positions keyed by id hash, reused from query to query (as
-/// `prepare`'s tables).
-#[derive(Default)]
-struct HashSlots {
-    slots: Vec<u64>,
-    shift: u32,
-}
-
-impl HashSlots {
-    fn reset(&mut self, n: usize) {
-        let capacity = (n.max(8) * 2).next_power_of_two();
-        self.slots.clear();
-        self.slots.resize(capacity, 0);
-        self.shift = 64 - capacity.trailing_zeros();
-    }
-
-    /// The position of an equal id already present, after inserting `index` if none was.
-    fn insert(&mut self, hash: u64, index: u32, same: impl Fn(u32) -> bool) -> Option<u32> {
-        let tag = hash & 0xFFFF_FFFF;
-        let mask = self.slots.len() - 1;
-        let mut at = (hash >> self.shift) as usize;
-        loop {
-            let slot = self.slots[at];
-            if slot == 0 {
-                self.slots[at] = (tag << 32) | (u64::from(index) + 1);
-                return None;
-            }
-            let other = (slot & 0xFFFF_FFFF) as u32 - 1;
-            if slot >> 32 == tag && same(other) {
-                return Some(other);
-            }
-            at = (at + 1) & mask;
-        }
-    }
-
-    fn find(&self, hash: u64, same: impl Fn(u32) -> bool) -> Option<u32> {
-        let tag = hash & 0xFFFF_FFFF;
-        let mask = self.slots.len() - 1;
-        let mut at = (hash >> self.shift) as usize;
-        loop {
-            let slot = self.slots[at];
-            if slot == 0 {
-                return None;
-            }
-            let other = (slot & 0xFFFF_FFFF) as u32 - 1;
-            if slot >> 32 == tag && same(other) {
-                return Some(other);
-            }
-            at = (at + 1) & mask;
-        }
-    }
-}
-
 /// Buffers one thread reuses from query to query.
 #[derive(Default)]
 struct TableScratch<'a> {
     judged: Vec<(Id<'a>, u64, f64)>,
-    judged_slots: HashSlots,
+    judged_slots: IdTable,
     grades: Vec<Doc<'static>>,
     ranked: Vec<(Id<'a>, f64)>,
-    ranked_slots: HashSlots,
+    ranked_slots: IdTable,
     scores: Vec<f64>,
     /// Decimal text of the integer ids of found and tied documents.
     texts: Vec<u8>,
