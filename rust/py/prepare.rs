@@ -766,6 +766,24 @@ const PART_DOCS: usize = 1 << 13;
 /// costs more).
 const INLINE_DOCS: usize = 4096;
 
+/// The core's ranking options from the bindings' arguments (`duplicates_first`: keep the first
+/// of a repeated document rather than refuse it).
+pub(crate) fn ranking_options(
+    duplicates_first: bool,
+    max_docs: Option<usize>,
+    all_judged: bool,
+) -> RankingOptions {
+    RankingOptions {
+        duplicates: if duplicates_first {
+            Duplicates::KeepFirst
+        } else {
+            Duplicates::Raise
+        },
+        max_docs,
+        all_judged,
+    }
+}
+
 /// Convert aligned per-query judgments and rankings (Python objects) into `PreparedRankings`.
 #[pyfunction]
 #[pyo3(signature = (query_ids, judgments, rankings, *, duplicates_first=false, max_docs=None, all_judged=false, n_threads=None))]
@@ -788,15 +806,7 @@ pub fn prepare_rankings<'py>(
             rankings.len()
         )));
     }
-    let opts = RankingOptions {
-        duplicates: if duplicates_first {
-            Duplicates::KeepFirst
-        } else {
-            Duplicates::Raise
-        },
-        max_docs,
-        all_judged,
-    };
+    let opts = ranking_options(duplicates_first, max_docs, all_judged);
     let mut extractor = Extractor {
         names: ByQueryId { ids: query_ids },
         id_kind: None,

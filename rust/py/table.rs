@@ -12,11 +12,11 @@ use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use pyo3_arrow::input::AnyRecordBatch;
-use ragmeter_core::prepare::{Duplicates, RankingOptions};
 use ragmeter_core::table::{self, Columns, Id, SCAN_ROWS, Segment, Table, ValueKind};
 
 use crate::error::{ByPosition, invalid_input, to_pyerr, type_error};
 use crate::pipeline::{Batch, pipelined};
+use crate::prepare::ranking_options;
 use crate::ranking::PreparedRankings;
 use crate::threads;
 
@@ -160,15 +160,7 @@ pub fn prepare_tables<'py>(
     all_judged: bool,
     n_threads: Option<usize>,
 ) -> PyResult<TableJoin<'py>> {
-    let opts = RankingOptions {
-        duplicates: if duplicates_first {
-            Duplicates::KeepFirst
-        } else {
-            Duplicates::Raise
-        },
-        max_docs,
-        all_judged,
-    };
+    let opts = ranking_options(duplicates_first, max_docs, all_judged);
     let qrels_columns = columns_of(qrels_columns, ValueKind::Grade)?;
     let run_columns = columns_of(run_columns, ValueKind::Score)?;
     let judged = read_table(py, qrels, qrels_columns.clone(), n_threads)?;

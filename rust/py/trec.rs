@@ -5,10 +5,11 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
-use ragmeter_core::prepare::{Duplicates, RankingOptions, show};
+use ragmeter_core::prepare::show;
 use ragmeter_core::trec;
 
 use crate::error::{ByPosition, invalid_input};
+use crate::prepare::ranking_options;
 use crate::ranking::PreparedRankings;
 use crate::threads;
 
@@ -39,15 +40,7 @@ pub fn prepare_trec(
     all_judged: bool,
     n_threads: Option<usize>,
 ) -> PyResult<TrecJoin> {
-    let opts = RankingOptions {
-        duplicates: if duplicates_first {
-            Duplicates::KeepFirst
-        } else {
-            Duplicates::Raise
-        },
-        max_docs,
-        all_judged,
-    };
+    let opts = ranking_options(duplicates_first, max_docs, all_judged);
     let (prepared, query_ids, in_run, run_only, tag) =
         threads::enter_core(py, n_threads, &ByPosition, || {
             let ids = |v: &[&[u8]]| v.iter().map(|q| q.to_vec()).collect::<Vec<_>>();
