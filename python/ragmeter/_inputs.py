@@ -171,7 +171,8 @@ class AlignedQueries:
     unjudged: list[Any] = field(default_factory=list)
 
 
-def _preview(ids: Sequence[Any], limit: int = 5) -> str:
+def preview_ids(ids: Sequence[Any], limit: int = 5) -> str:
+    """The first ``limit`` ids, and how many there are in all, for messages."""
     shown = ", ".join(repr(q) for q in ids[:limit])
     return shown + (f", ... ({len(ids)} in all)" if len(ids) > limit else "")
 
@@ -361,9 +362,9 @@ def _align_mappings(
     if missing == "raise" and (missing_from_run or unjudged):
         parts = []
         if missing_from_run:
-            parts.append(f"judged queries missing from y_pred: {_preview(missing_from_run)}")
+            parts.append(f"judged queries missing from y_pred: {preview_ids(missing_from_run)}")
         if unjudged:
-            parts.append(f"y_pred queries without judgments in y_true: {_preview(unjudged)}")
+            parts.append(f"y_pred queries without judgments in y_true: {preview_ids(unjudged)}")
         hint = ""
         true_types, pred_types = _id_types(y_true), _id_types(y_pred)
         if true_types and pred_types and true_types.isdisjoint(pred_types):

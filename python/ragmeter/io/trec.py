@@ -17,14 +17,12 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
-import numpy as np
-
 from .. import _core
 from .._files import read_regular_text
-from .._inputs import AlignedQueries
+from .._inputs import preview_ids
 from ..exceptions import InputTypeError, InvalidInputError, TrecFormatError
 from ..options import Duplicates, EvaluationOptions, Missing, ZeroDivision, check_choice, shorten
-from ..ranking.evaluation import QueryValues, compute_values, needs_all_judged, summarize
+from ..ranking.evaluation import QueryValues, joined_values, needs_all_judged, summarize
 from ..ranking.names import Measure, measures_of
 from ..ranking.results import MetricResults
 from ._formats import COMPRESSIONS
@@ -286,27 +284,23 @@ def trec_values(
             all_judged=needs_all_judged(measures, options),
             n_threads=options.n_threads,
         )
-    in_run_mask = np.asarray(in_run, dtype=bool)
     missing_from_run = [q for q, present in zip(query_ids, in_run, strict=True) if not present]
     if missing_from_run and options.missing == "raise":
-        shown = ", ".join(repr(q) for q in missing_from_run[:5])
-        more = f", ... ({len(missing_from_run)} in all)" if len(missing_from_run) > 5 else ""
         raise InvalidInputError(
-            f"run: judged topics missing from the run {os.fspath(run_path)!r}: {shown}{more}. "
+            f"run: judged topics missing from the run {os.fspath(run_path)!r}: "
+            f"{preview_ids(missing_from_run)}. "
             f"Pass complete=True (ragmeter evaluate -c) to score them as empty rankings "
             f"(trec_eval -c), or missing='skip' to average over the topics the run has"
         )
-    queries = AlignedQueries(
+    values = joined_values(
+        prepared,
+        measures,
+        options,
         query_ids=query_ids,
-        judgments=[],
-        rankings=[],
-        keyed=True,
-        missing_from_run=missing_from_run,
-        unjudged=run_only,
+        in_run=in_run,
+        run_only=run_only,
+        run_tag=tag,
     )
-    values = compute_values(prepared, measures, queries, options, in_run=in_run_mask, run_tag=tag)
-    if options.missing == "skip" and not in_run_mask.all():
-        values = values.select(in_run_mask)
     if not values.queries.query_ids and not allow_empty:
         raise InvalidInputError(
             f"run: no judged topic of {os.fspath(qrels_path)!r} is in the run "

@@ -26,7 +26,14 @@ from ..options import EvaluationOptions
 from .names import Measure
 from .results import CountScore, MeanScore, MetricResults
 
-__all__ = ["MIN_GEO_MEAN", "QueryValues", "compute_values", "needs_all_judged", "summarize"]
+__all__ = [
+    "MIN_GEO_MEAN",
+    "QueryValues",
+    "compute_values",
+    "joined_values",
+    "needs_all_judged",
+    "summarize",
+]
 
 Average = Literal["mean"] | None
 
@@ -246,6 +253,59 @@ def compute_values(
         texts=texts,
         complete_totals=complete_totals,
     )
+
+
+def joined_values(
+    prepared: Any,
+    measures: list[Measure],
+    options: EvaluationOptions,
+    *,
+    query_ids: list[Any],
+    in_run: Sequence[bool],
+    run_only: list[Any],
+    run_tag: str | None = None,
+) -> QueryValues:
+    """:func:`compute_values` for judgments and a run joined in the Rust core (TREC files,
+    tables).
+
+    Parameters
+    ----------
+    prepared
+        The prepared rankings (``_core.PreparedRankings``) of the judged queries.
+    measures
+        The measures to compute.
+    options
+        The evaluation's options: judged queries the run lacks are scored or dropped as
+        ``options.missing`` says (the caller has refused them for ``"raise"``).
+    query_ids
+        The judged queries, in trec_eval's order.
+    in_run
+        For each of them, whether the run has it.
+    run_only
+        The run's queries without judgments (listed, never evaluated).
+    run_tag
+        The value of ``runid``.
+
+    Returns
+    -------
+    QueryValues
+        One row per evaluated query.
+    """
+    in_run_mask = np.asarray(in_run, dtype=bool)
+    queries = AlignedQueries(
+        query_ids=query_ids,
+        judgments=[],
+        rankings=[],
+        keyed=True,
+        missing_from_run=[q for q, present in zip(query_ids, in_run, strict=True) if not present],
+        unjudged=run_only,
+    )
+    values = compute_values(
+        prepared, measures, queries, options, in_run=in_run_mask, run_tag=run_tag
+    )
+    if options.missing == "skip" and not in_run_mask.all():
+        values = values.select(in_run_mask)
+    return values
 
 
 def _check_judgment_form(measures: Sequence[Measure], subtopics: bool) -> None:

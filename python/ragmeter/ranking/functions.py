@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from .._inputs import AlignedQueries, TableColumns, align_queries, arrow_source, is_table
+from .._inputs import TableColumns, align_queries, arrow_source, is_table, preview_ids
 from ..exceptions import InvalidInputError
 from ..options import (
     Duplicates,
@@ -48,7 +48,14 @@ from ..options import (
     check_choice,
     check_positive_int,
 )
-from .evaluation import Average, QueryValues, compute_values, needs_all_judged, summarize
+from .evaluation import (
+    Average,
+    QueryValues,
+    compute_values,
+    joined_values,
+    needs_all_judged,
+    summarize,
+)
 from .names import measures_of
 from .results import MetricResults
 
@@ -402,16 +409,15 @@ def table_values(
         all_judged=needs_all_judged(measures, options),
         n_threads=options.n_threads,
     )
-    in_run_mask = np.asarray(in_run, dtype=bool)
     missing_from_run = [q for q, present in zip(query_ids, in_run, strict=True) if not present]
     where = [f"{a} ({s})" if s else a for a, s in zip(arguments, sources, strict=True)]
     if options.missing == "raise" and (missing_from_run or (run_only and unjudged == "raise")):
         parts = []
         if missing_from_run:
-            parts.append(f"judged queries missing from {where[1]}: {_preview(missing_from_run)}")
+            parts.append(f"judged queries missing from {where[1]}: {preview_ids(missing_from_run)}")
         if run_only and unjudged == "raise":
             parts.append(
-                f"{where[1]} queries without judgments in {where[0]}: {_preview(run_only)}"
+                f"{where[1]} queries without judgments in {where[0]}: {preview_ids(run_only)}"
             )
         raise InvalidInputError(
             f"{arguments[1]}: the judgments and the run do not hold the same queries; "
@@ -419,19 +425,15 @@ def table_values(
             + '. Pass missing="zero" (trec_eval -c) to score judged queries without a ranking '
             'as empty rankings, or missing="skip" to evaluate only the queries in both'
         )
-    queries = AlignedQueries(
+    values = joined_values(
+        prepared,
+        measures,
+        options,
         query_ids=query_ids,
-        judgments=[],
-        rankings=[],
-        keyed=True,
-        missing_from_run=missing_from_run,
-        unjudged=run_only,
+        in_run=in_run,
+        run_only=run_only,
+        run_tag=run_tag,
     )
-    values = compute_values(
-        prepared, measures, queries, options, in_run=in_run_mask, run_tag=run_tag
-    )
-    if options.missing == "skip" and not in_run_mask.all():
-        values = values.select(in_run_mask)
     if not values.queries.query_ids and not allow_empty:
         raise InvalidInputError(
             f"{arguments[0]}: there is no query to evaluate (no judged query"
@@ -439,11 +441,6 @@ def table_values(
             + f" in {where[0]} and {where[1]})"
         )
     return values
-
-
-def _preview(ids: list[Any], limit: int = 5) -> str:
-    shown = ", ".join(repr(q) for q in ids[:limit])
-    return shown + (f", ... ({len(ids)} in all)" if len(ids) > limit else "")
 
 
 def _single(
