@@ -283,34 +283,12 @@ impl<'a> Ids<'a> {
     fn get(&self, row: usize) -> Result<Id<'a>, String> {
         let malformed = || MALFORMED.to_owned();
         match self {
-            Ids::Utf8 { offsets, data } => {
-                let (start, end) = (offsets.get(row), offsets.get(row + 1));
-                let (Some(&start), Some(&end)) = (start, end) else {
-                    return Err(malformed());
-                };
-                let range = usize::try_from(start).ok()..usize::try_from(end).ok();
-                match range {
-                    Range {
-                        start: Some(s),
-                        end: Some(e),
-                    } => data.get(s..e).map(Id::Text).ok_or_else(malformed),
-                    _ => Err(malformed()),
-                }
-            }
-            Ids::LargeUtf8 { offsets, data } => {
-                let (start, end) = (offsets.get(row), offsets.get(row + 1));
-                let (Some(&start), Some(&end)) = (start, end) else {
-                    return Err(malformed());
-                };
-                let range = usize::try_from(start).ok()..usize::try_from(end).ok();
-                match range {
-                    Range {
-                        start: Some(s),
-                        end: Some(e),
-                    } => data.get(s..e).map(Id::Text).ok_or_else(malformed),
-                    _ => Err(malformed()),
-                }
-            }
+            Ids::Utf8 { offsets, data } => text_at(offsets, data, row)
+                .map(Id::Text)
+                .ok_or_else(malformed),
+            Ids::LargeUtf8 { offsets, data } => text_at(offsets, data, row)
+                .map(Id::Text)
+                .ok_or_else(malformed),
             Ids::View { views, buffers } => {
                 // Arrow's view layout, little-endian: the length in bytes 0..4; up to 12 bytes
                 // inline in bytes 4..16, else the buffer index in 8..12 and the offset in
@@ -790,6 +768,18 @@ pub fn join_and_prepare<'a>(
         run_only,
         prepared,
     })
+}
+
+/// The bytes of row `row` of a string column, from its offsets (`i32` for Utf8, `i64` for
+/// LargeUtf8) and its data; None when the offsets do not describe a slice of the data.
+fn text_at<'a, O: Copy + TryInto<usize>>(
+    offsets: &[O],
+    data: &'a [u8],
+    row: usize,
+) -> Option<&'a [u8]> {
+    let start = (*offsets.get(row)?).try_into().ok()?;
+    let end = (*offsets.get(row + 1)?).try_into().ok()?;
+    data.get(start..end)
 }
 
 /// Buffers one thread reuses from query to query.
