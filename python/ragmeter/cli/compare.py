@@ -23,7 +23,7 @@ from ..per_query import PerQueryResults, per_query_results
 from ..ranking.names import Measure, parse_measures
 from ..stats.comparison import TESTS, compare_many
 from ..stats.multiple import CORRECTIONS
-from .evaluate import _run_all, _undefined_notes, command_measures
+from .evaluate import _run_all, _undefined_notes, command_measures, evaluation_options
 from .evaluate import add_parser as add_evaluate_parser
 
 __all__ = ["DEFAULT_MEASURES", "add_parser", "run"]
@@ -209,17 +209,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             "num_q and the gm_* means have none); name measures such as map or ndcg_cut.10"
         )
     runid = parse_measures("runid")[0]
-    options = {
-        "metrics": [*measures, runid],
-        "complete": args.complete,
-        "max_docs": args.max_docs,
-        "missing": args.missing,
-        "relevance_threshold": args.relevance_threshold,
-        "judged_docs_only": args.judged_docs_only,
-        "collection_size": args.collection_size,
-        "zero_division": "trec_eval",
-        "n_threads": args.threads,
-    }
+    options = evaluation_options(args, [*measures, runid])
     args.per_query = True
     runs, tags, per_query = [], [], []
     for run_path, (means, values), _messages in _run_all(args, options):

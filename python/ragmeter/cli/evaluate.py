@@ -32,7 +32,7 @@ from ..io._results import result_rows, write_csv, write_jsonl, write_parquet
 from ..ranking.declarations import FAMILIES
 from ..ranking.names import Measure, parse_measures
 
-__all__ = ["OUTPUT_FORMATS", "add_parser", "command_measures", "run"]
+__all__ = ["OUTPUT_FORMATS", "add_parser", "command_measures", "evaluation_options", "run"]
 
 #: The command's ``--format`` choices.
 OUTPUT_FORMATS = ("trec", "table", "json", "csv", "jsonl", "parquet")
@@ -305,11 +305,12 @@ def _undefined_notes(means: Any, measures: list[Measure]) -> Iterator[str]:
         )
 
 
-def run(args: argparse.Namespace, out: TextIO) -> int:
-    """Evaluate the runs of ``args`` and print the results to ``out``."""
-    measures = command_measures(args.metrics or ["official"])
-    options = {
-        "metrics": measures,
+def evaluation_options(args: argparse.Namespace, metrics: list[Any]) -> dict[str, Any]:
+    """The options of every run's evaluation, from the trec_eval-style flags that ``evaluate``
+    and ``compare`` share (values printed as trec_eval prints them: ``zero_division``
+    ``"trec_eval"``)."""
+    return {
+        "metrics": metrics,
         "complete": args.complete,
         "max_docs": args.max_docs,
         "missing": args.missing,
@@ -318,6 +319,14 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         "collection_size": args.collection_size,
         "zero_division": "trec_eval",
         "n_threads": args.threads,
+    }
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    """Evaluate the runs of ``args`` and print the results to ``out``."""
+    measures = command_measures(args.metrics or ["official"])
+    options = {
+        **evaluation_options(args, measures),
         "query_col": args.query_col,
         "doc_col": args.doc_col,
         "relevance_col": args.relevance_col,
