@@ -3,6 +3,9 @@
 import numpy as np
 import pandas as pd
 import pytest
+import pytrec_eval
+from hypothesis import given
+from hypothesis import strategies as st
 
 import ragmeter
 from ragmeter import mean_reciprocal_rank, ndcg_at_k, parse_metric, ranking_metrics, recall_at_k
@@ -251,6 +254,41 @@ def test_ids_with_equal_python_hashes_are_told_apart():
     assert both == pytest.approx((1 + 3 / np.log2(4)) / ideal)
 
 
+class _CaseInsensitive(str):
+    """A str subclass equal to other strs regardless of case (hashed as its lower case)."""
+
+    def __eq__(self, other):
+        return isinstance(other, str) and self.lower() == other.lower()
+
+    def __hash__(self):
+        return hash(self.lower())
+
+
+def test_a_judged_id_equal_to_a_run_id_of_another_text_ranks_as_the_run_id():
+    # CaseInsensitive("D1") == "d1": the document is the run's "d1", tied at 0.5 with "x",
+    # and ranked after it ("x" > "d1" byte-wise), third. As "D1" it would rank fourth.
+    run = {"q": {"d1": 0.5, "x": 0.5, "a": 0.9}}
+    ours = ranking_metrics({"q": {_CaseInsensitive("D1"): 1}}, run, metrics=["mrr"])
+    evaluator = pytrec_eval.RelevanceEvaluator({"q": {"d1": 1}}, {"recip_rank"})
+    assert ours["mrr"] == evaluator.evaluate(run)["q"]["recip_rank"] == pytest.approx(1 / 3)
+
+
+def test_ints_beyond_64_bits_and_number_subclasses_are_read_as_float_reads_them():
+    class Score(float):
+        pass
+
+    run = {"q": {"d1": 2**80, "d2": 2**79, "d3": Score(1e30), "d4": 1}}
+    plain = {"q": {doc: float(score) for doc, score in run["q"].items()}}
+    qrels = {"q": {"d2": 2**70, "d4": 1}}
+    evaluator = pytrec_eval.RelevanceEvaluator({"q": {"d2": 1, "d4": 1}}, {"map", "recip_rank"})
+    expected = evaluator.evaluate(plain)["q"]
+    ours = ranking_metrics(qrels, run, metrics=["map", "mrr"])
+    assert ours["map"] == pytest.approx(expected["map"])
+    assert ours["mrr"] == pytest.approx(expected["recip_rank"]) == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match="the grade of document 'd1' is inf"):
+        ranking_metrics({"q": {"d1": float("inf")}}, run, metrics=["map"])
+
+
 @pytest.mark.parametrize(
     ("call", "n_threads", "error"),
     [
@@ -338,3 +376,13 @@ def test_huge_max_docs_is_an_input_error_not_an_overflow(max_docs):
 def test_trec_eval_measures_of_other_formats_are_refused_with_the_reason(name):
     with pytest.raises(ValueError, match="preference or judgment-group files"):
         ranking_metrics({"q": ["a"]}, {"q": ["a"]}, metrics=[name])
+
+
+@given(st.lists(st.text(st.characters(exclude_categories=())), unique=True, max_size=30))
+def test_str_query_ids_are_added_up_in_the_byte_order_of_their_utf8(ids):
+    # trec_eval adds topics in the byte order of their ids; str ids are sorted as strs
+    # (UTF-8 keeps the order of code points, lone surrogates included).
+    from ragmeter.ranking.evaluation import trec_order
+
+    by_bytes = sorted(range(len(ids)), key=lambda i: ids[i].encode("utf-8", "surrogatepass"))
+    assert trec_order(ids, True).tolist() == by_bytes

@@ -148,20 +148,31 @@ def test_means_add_in_trec_eval_order():
     assert f"{(0.035 + 0.005 + 0.005 + 0.0) / 4:.4f}" == "0.0112"
 
 
-def _large_run(n_queries: int, docs_per_query: int, seed: int):
+def _large_run(
+    n_queries: int,
+    docs_per_query: int,
+    seed: int,
+    *,
+    judged_per_query: int = 40,
+    score_values: int | None = None,
+):
     """Judgments and scored runs large enough that the core reads and prepares them in
-    several batches (it works in batches of 2**18 documents)."""
+    several batches (it works in batches of 2**18 documents). Scores are distinct, or drawn
+    from ``score_values`` values (ties between judged and unjudged documents everywhere)."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
     qrels, run = {}, {}
     for q in range(n_queries):
         docs = [f"d{q}_{i}" for i in range(docs_per_query)]
-        # Distinct multiples of 2**-12, exact in float32 (pytrec_eval compares float32).
-        ticks = rng.permutation(docs_per_query * 4)[:docs_per_query].tolist()
+        # Multiples of 2**-12, exact in float32 (pytrec_eval compares float32).
+        if score_values is None:
+            ticks = rng.permutation(docs_per_query * 4)[:docs_per_query].tolist()
+        else:
+            ticks = rng.integers(0, score_values, docs_per_query).tolist()
         run[f"q{q}"] = {doc: tick / 4096 for doc, tick in zip(docs, ticks, strict=True)}
-        judged = rng.choice(docs_per_query, size=40, replace=False).tolist()
-        grades = rng.integers(0, 4, 40).tolist()
+        judged = rng.choice(docs_per_query, size=judged_per_query, replace=False).tolist()
+        grades = rng.integers(0, 4, judged_per_query).tolist()
         qrels[f"q{q}"] = {docs[i]: g for i, g in zip(judged, grades, strict=True)}
         qrels[f"q{q}"][f"unranked{q}"] = 2
     return qrels, run
@@ -178,6 +189,32 @@ def test_many_batches_match_pytrec_eval_per_query():
         for name, _, key in MEASURES:
             for q in qrels:
                 assert ours[name][q] == pytest.approx(expected[q][key], abs=1e-12), (name, q)
+
+
+@pytest.mark.parametrize(
+    ("docs_per_query", "judged_per_query"),
+    [
+        (1000, 60),  # about 45 relevant documents found per ranking
+        (60, 12),  # a few (each found score counted over the ranking)
+    ],
+)
+def test_ties_across_many_batches_match_pytrec_eval_per_query(docs_per_query, judged_per_query):
+    # Scores from 7 values: every found document ties with unjudged ones, whose ids decide
+    # the order (byte-wise, descending), in every batch.
+    n_queries = 300_000 // docs_per_query
+    qrels, run = _large_run(
+        n_queries,
+        docs_per_query,
+        seed=11,
+        judged_per_query=judged_per_query,
+        score_values=7,
+    )
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {m[1] for m in MEASURES})
+    expected = evaluator.evaluate(run)
+    ours = ragmeter.ranking_metrics(qrels, run, metrics=[m[0] for m in MEASURES], average=None)
+    for name, _, key in MEASURES:
+        for q in qrels:
+            assert ours[name][q] == pytest.approx(expected[q][key], abs=1e-12), (name, q)
 
 
 def test_error_in_a_later_batch_names_its_query():

@@ -2,10 +2,11 @@
 //!
 //! Under the stable ABI (abi3) every incref and decref is a function call: pyo3's dict iterator
 //! costs four of them per item, more than the rest of reading a `{doc_id: score}` entry. Here
-//! items are visited as borrowed references. This is the crate's only unsafe code.
+//! items are visited as borrowed references, and numbers are read from them without a call
+//! that could raise. This is the crate's only unsafe code.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyFloat, PyInt, PyList};
 use pyo3::{Borrowed, ffi};
 
 /// Call `visit(key, value)` for every item of `dict`.
@@ -31,6 +32,25 @@ pub fn for_each_item<'py>(
         visit(key, value)?;
     }
     Ok(())
+}
+
+/// The value of an exact float, or of an exact int that fits in a C long (rounded as
+/// `float(int)` rounds it); None for anything else. It runs no Python code and raises nothing
+/// (not even the OverflowError of a larger int, whose creation could run the garbage
+/// collector), so it may read borrowed items.
+#[allow(unsafe_code)]
+pub fn exact_number(value: &Bound<'_, PyAny>) -> Option<f64> {
+    if let Ok(float) = value.cast_exact::<PyFloat>() {
+        Some(float.value())
+    } else if value.is_exact_instance_of::<PyInt>() {
+        let mut overflow: std::os::raw::c_int = 0;
+        // SAFETY: `value` is a live int and the GIL is held; on an int out of range this
+        // function sets `overflow` and returns -1 without setting an exception.
+        let int = unsafe { ffi::PyLong_AsLongAndOverflow(value.as_ptr(), &mut overflow) };
+        (overflow == 0).then_some(int as f64)
+    } else {
+        None
+    }
 }
 
 /// Items ahead whose objects `for_each_list_item` asks the CPU to load: the pointers come from

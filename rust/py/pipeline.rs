@@ -32,15 +32,23 @@ pub struct Batch<In> {
     pub inline: bool,
 }
 
+/// What a reader of batches returns: the next batch, or None after the last.
+pub type NextBatch<In> = PyResult<Option<Batch<In>>>;
+
 /// Read batches with `read` until it returns None, compute `work(&input, part)` for every part
 /// of every batch, and pass the results to `collect` in order (batch by batch, part by part).
+///
+/// `read` gets back the input of a batch whose work is done, when there is one, so it can
+/// reuse its buffers: a reader that allocated new ones per batch pays for growing them again
+/// and for the page faults of fresh memory, on the calling thread, which is the one that
+/// limits the speed.
 ///
 /// A read error is reported after the results of the batches read before it (so the first
 /// error in input order is the one raised when an earlier batch's work fails too).
 pub fn pipelined<In, Out>(
     py: Python<'_>,
     n_threads: Option<usize>,
-    mut read: impl FnMut() -> PyResult<Option<Batch<In>>>,
+    mut read: impl FnMut(Option<In>) -> NextBatch<In>,
     work: impl Fn(&In, usize) -> Out + Send + Sync + 'static,
     mut collect: impl FnMut(Out) -> PyResult<()>,
 ) -> PyResult<()>
@@ -51,8 +59,9 @@ where
     let workers = threads::resolve(n_threads)? - 1;
     let work: PartWorker<In, Out> = Arc::new(work);
     let mut in_flight: Option<InFlight<In, Out>> = None;
+    let mut done: Option<In> = None;
     loop {
-        let batch = match read() {
+        let batch = match read(done.take()) {
             Ok(Some(batch)) => batch,
             Ok(None) => break,
             Err(err) => {
@@ -63,7 +72,7 @@ where
             }
         };
         if let Some(previous) = in_flight.take() {
-            previous.finish(py, &work, &mut collect)?;
+            done = Some(previous.finish(py, &work, &mut collect)?);
         }
         let shared = Arc::new(SharedBatch::new(batch.input, batch.parts));
         let pending = if batch.inline || workers == 0 {
@@ -81,10 +90,10 @@ where
         }
         in_flight = Some(InFlight { shared, pending });
     }
-    match in_flight {
-        Some(last) => last.finish(py, &work, &mut collect),
-        None => Ok(()),
+    if let Some(last) = in_flight {
+        last.finish(py, &work, &mut collect)?;
     }
+    Ok(())
 }
 
 /// How `pipelined` computes one part of a batch.
@@ -129,13 +138,14 @@ where
     In: Send + Sync,
     Out: Send + Sync,
 {
-    /// Help the workers (without the GIL), wait for them, and pass the results on in order.
+    /// Help the workers (without the GIL), wait for them, and pass the results on in order;
+    /// give back the batch's input.
     fn finish(
         self,
         py: Python<'_>,
         work: &PartWorker<In, Out>,
         collect: &mut impl FnMut(Out) -> PyResult<()>,
-    ) -> PyResult<()> {
+    ) -> PyResult<In> {
         let shared = &self.shared;
         py.detach(|| shared.work(&**work));
         for worker in self.pending {
@@ -155,6 +165,6 @@ where
                     .ok_or_else(|| internal("a part was not computed"))?,
             )?;
         }
-        Ok(())
+        Ok(shared.input)
     }
 }

@@ -13,7 +13,7 @@ use ragmeter_core::prepare::{
 };
 use rustc_hash::FxHashMap;
 
-use crate::borrowed::for_each_item;
+use crate::borrowed::{exact_number, for_each_item};
 use crate::error::{QueryNamer, invalid_input, to_pyerr, type_error};
 use crate::pipeline::{Batch as PipelineBatch, pipelined};
 use crate::ranking::PreparedRankings;
@@ -22,6 +22,14 @@ use crate::ranking::PreparedRankings;
 fn is_numpy_bool(value: &Bound<'_, PyAny>) -> bool {
     let ty = value.get_type();
     ty.module().is_ok_and(|m| m == "numpy") && ty.name().is_ok_and(|n| n == "bool" || n == "bool_")
+}
+
+/// Whether `id` is an exact str or int (of `kind`), whose equality is that of its text.
+fn is_exact(id: &Bound<'_, PyAny>, kind: IdKind) -> bool {
+    match kind {
+        IdKind::Str => id.is_exact_instance_of::<PyString>(),
+        IdKind::Int => id.is_exact_instance_of::<PyInt>(),
+    }
 }
 
 /// Names queries by the repr of the user's query ids.
@@ -102,13 +110,25 @@ struct Slots {
 }
 
 impl Batch {
-    fn new(first_query: usize) -> Self {
-        Batch {
-            first_query,
-            marks: vec![Marks::default()],
-            part_starts: vec![0],
-            ..Batch::default()
-        }
+    /// An empty batch starting at query `first_query`, in the buffers of `done` (a batch whose
+    /// work is over) when there is one: they keep their capacity.
+    fn reuse(done: Option<Batch>, first_query: usize) -> Self {
+        let mut batch = done.unwrap_or_default();
+        batch.bytes.clear();
+        batch.judged.clear();
+        batch.ordered.clear();
+        batch.scores.clear();
+        batch.found.clear();
+        batch.tied.clear();
+        batch.queries.clear();
+        batch.marks.clear();
+        batch.marks.push(Marks::default());
+        batch.subtopics = RowsBuf::default();
+        batch.diversity = false;
+        batch.first_query = first_query;
+        batch.part_starts.clear();
+        batch.part_starts.push(0);
+        batch
     }
 
     fn n_docs(&self) -> usize {
@@ -256,8 +276,6 @@ struct Extractor<'a, 'py> {
     /// a query with judgments says).
     diversity: Option<bool>,
     /// Tables of `join_run`, kept from query to query (no allocation per query).
-    positive: FxHashMap<isize, usize>,
-    next: Vec<usize>,
     tie_scores: Vec<u64>,
     tie_counts: Vec<usize>,
 }
@@ -351,17 +369,9 @@ impl<'py> Extractor<'_, 'py> {
         what: &str,
     ) -> PyResult<f64> {
         // Exact floats and ints (the common grades and scores) are read without a call into
-        // Python code; an int read as f64 rounds as float(int) does.
-        let exact_int = || {
-            value
-                .is_exact_instance_of::<PyInt>()
-                .then(|| value.extract::<i64>().ok())
-                .flatten()
-        };
-        let x = if let Ok(f) = value.cast_exact::<PyFloat>() {
-            f.value()
-        } else if let Some(int) = exact_int() {
-            int as f64
+        // Python code.
+        let x = if let Some(x) = exact_number(value) {
+            x
         } else if let Ok(f) = value.cast::<PyFloat>() {
             f.value()
         } else if value.is_instance_of::<PyBool>() || is_numpy_bool(value) {
@@ -422,10 +432,24 @@ impl<'py> Extractor<'_, 'py> {
         if let Ok(dict) = obj.cast::<PyDict>() {
             let mut items = Vec::with_capacity(dict.len());
             for_each_item(dict, |id, grade| {
-                let (id, grade) = (id.to_owned(), grade.to_owned());
-                let kind = self.check_id(query, &id)?;
-                let grade = self.number(query, &id, &grade, "grade")?;
-                items.push((id, kind, grade));
+                // The common case on borrowed items, without running Python code: an id of the
+                // expected exact type and an exact int or float grade that is finite.
+                let fast_kind = match self.id_kind {
+                    Some(IdKind::Str) if id.is_exact_instance_of::<PyString>() => Some(IdKind::Str),
+                    Some(IdKind::Int) if id.is_exact_instance_of::<PyInt>() => Some(IdKind::Int),
+                    _ => None,
+                };
+                let id = id.to_owned();
+                let item = match (fast_kind, exact_number(&grade)) {
+                    (Some(kind), Some(grade)) if grade.is_finite() => (id, kind, grade),
+                    _ => {
+                        let grade = grade.to_owned();
+                        let kind = self.check_id(query, &id)?;
+                        let grade = self.number(query, &id, &grade, "grade")?;
+                        (id, kind, grade)
+                    }
+                };
+                items.push(item);
                 Ok(())
             })?;
             return Ok(items);
@@ -530,13 +554,53 @@ impl<'py> Extractor<'_, 'py> {
         Ok((items, grades))
     }
 
-    /// Read a `{doc_id: score}` ranking in the joined form, in one pass over the dict.
+    /// Whether a document other than the found ones has the score of a found one, for many
+    /// found documents: their scores in a sorted vector and a Bloom filter, one pass over the
+    /// scores (the vectors are kept from query to query, no map per query).
+    fn tied_by_filter(&mut self, found: &[(usize, usize, f64, f64)], scores: &[f64]) -> bool {
+        let mut expected = std::mem::take(&mut self.tie_scores);
+        expected.clear();
+        expected.extend(found.iter().map(|f| canonical_bits(f.2)));
+        expected.sort_unstable();
+        let mut counts = std::mem::take(&mut self.tie_counts);
+        counts.clear();
+        counts.resize(expected.len(), 0usize);
+        let filter = ScoreFilter::new(expected.iter().copied());
+        for &s in scores {
+            let bits = canonical_bits(s);
+            if filter.may_contain(bits)
+                && let Ok(i) = expected.binary_search(&bits)
+            {
+                counts[i] += 1;
+            }
+        }
+        // Each found score was seen once per found document with it (the equal entries of
+        // `expected` share the count of the first): any more is another document.
+        let mut others = false;
+        let mut i = 0;
+        while i < expected.len() {
+            let group = expected[i..]
+                .iter()
+                .take_while(|&&b| b == expected[i])
+                .count();
+            let seen: usize = counts[i..i + group].iter().sum();
+            others |= seen != group;
+            i += group;
+        }
+        self.tie_scores = expected;
+        self.tie_counts = counts;
+        others
+    }
+
+    /// Read a `{doc_id: score}` ranking in the joined form: one pass over the dict for the
+    /// scores, then the judged documents whose ranks are kept (those with a positive grade, or
+    /// all of them) looked up in it.
     ///
-    /// Judged documents with a positive grade are found by their Python hash (cached in the
-    /// str, whose header the type check reads anyway) in a small table, and confirmed by
-    /// equality: looking each of them up in the run dict instead costs several cache misses
-    /// per lookup on large runs. Ids are copied only for the found documents, and for other
-    /// documents with exactly the score of a found one (rare; a second pass finds them).
+    /// The lookups come after the pass, when the dict's entries and keys are in the cache:
+    /// each costs about one cache miss (its slot in the dict's index), where hashing every
+    /// ranked id to find the judged ones cost a call per ranked document. Ids are copied only
+    /// for the found documents, and for other documents with exactly the score of a found one
+    /// (rare; a second pass finds them).
     fn join_run(
         &mut self,
         query: usize,
@@ -544,22 +608,9 @@ impl<'py> Extractor<'_, 'py> {
         run: &Bound<'py, PyDict>,
         batch: &mut Batch,
     ) -> PyResult<RankingSlots> {
-        // Judged documents whose ranks are kept (those with a positive grade, or all of them)
-        // by Python hash: the first of each hash in `positive`, the others chained through
-        // `next` (no allocation per document).
-        let mut positive = std::mem::take(&mut self.positive);
-        positive.clear();
-        let mut next = std::mem::take(&mut self.next);
-        next.clear();
-        next.resize(judged_items.len(), usize::MAX);
-        for (i, (id, _, grade)) in judged_items.iter().enumerate() {
-            batch.judged.push((0, 0, *grade));
-            if (*grade > 0.0 || self.all_judged)
-                && let Some(first) = positive.insert(id.hash()?, i)
-            {
-                next[i] = first;
-            }
-        }
+        batch
+            .judged
+            .extend(judged_items.iter().map(|(_, _, grade)| (0, 0, *grade)));
         let found_start = batch.found.len();
         let scores_start = batch.scores.len();
         batch.scores.reserve(run.len());
@@ -567,83 +618,83 @@ impl<'py> Extractor<'_, 'py> {
         for_each_item(run, |id, score| {
             // The common case on borrowed items: an id of the expected exact type and a float
             // score, read without running Python code. Anything else takes the owned path.
-            let fast_kind = match expected {
-                Some(IdKind::Str) if id.is_exact_instance_of::<PyString>() => Some(IdKind::Str),
-                Some(IdKind::Int) if id.is_exact_instance_of::<PyInt>() => Some(IdKind::Int),
-                _ => None,
-            };
-            let fast = match (fast_kind, score.cast::<PyFloat>()) {
-                (Some(kind), Ok(float)) => {
-                    let value = float.value();
-                    (!value.is_nan()).then_some((kind, value))
+            let fast = match (expected, score.cast::<PyFloat>()) {
+                (Some(IdKind::Str), Ok(float)) if id.is_exact_instance_of::<PyString>() => {
+                    Some(float.value())
+                }
+                (Some(IdKind::Int), Ok(float)) if id.is_exact_instance_of::<PyInt>() => {
+                    Some(float.value())
                 }
                 _ => None,
             };
-            let owned;
-            let (id, kind, score): (&Bound<'py, PyAny>, IdKind, f64) = match fast {
-                Some((kind, score)) => (&id, kind, score),
-                None => {
-                    owned = id.to_owned();
-                    let score = score.to_owned();
-                    let kind = self.check_id(query, &owned)?;
-                    (&owned, kind, self.number(query, &owned, &score, "score")?)
+            let score = match fast {
+                Some(score) if !score.is_nan() => score,
+                _ => {
+                    let (id, score) = (id.to_owned(), score.to_owned());
+                    self.check_id(query, &id)?;
+                    self.number(query, &id, &score, "score")?
                 }
             };
             batch.scores.push(score);
-            // Hashing an exact str or int runs no Python code; other ids are owned here.
-            if !positive.is_empty()
-                && let Some(&first) = positive.get(&id.hash()?)
-            {
-                // A judged id's __eq__ may be Python code: compare with an owned reference.
-                let id = id.clone();
-                let mut candidate = first;
-                while candidate != usize::MAX {
-                    let (judged_id, _, grade) = &judged_items[candidate];
-                    if judged_id.eq(&id)? {
-                        let (s, e) = self.push_id(query, &id, kind, &mut batch.bytes)?;
-                        batch.found.push((s, e, score, *grade));
-                    }
-                    candidate = next[candidate];
-                }
-            }
             Ok(())
         })?;
+        // A found document's id is copied from the judged id, which has the text of the run's
+        // key when both are exact strs or ints; a judged id of another type (a str subclass
+        // with its own __eq__) may equal a key of another text, so a query with such ids finds
+        // its documents by comparing them with every key instead.
+        let mut exact_ids = true;
+        for (id, kind, grade) in judged_items {
+            if !(*grade > 0.0 || self.all_judged) {
+                continue;
+            }
+            if !is_exact(id, *kind) {
+                exact_ids = false;
+                break;
+            }
+            // Python's own lookup: the ids match as dict keys match.
+            let Some(score) = run.get_item(id)? else {
+                continue;
+            };
+            let score = match exact_number(&score) {
+                Some(score) if !score.is_nan() => score,
+                _ => self.number(query, id, &score, "score")?,
+            };
+            let (s, e) = self.push_id(query, id, *kind, &mut batch.bytes)?;
+            batch.found.push((s, e, score, *grade));
+        }
+        if !exact_ids {
+            batch.found.truncate(found_start);
+            for_each_item(run, |key, score| {
+                let (key, score) = (key.to_owned(), score.to_owned());
+                for (id, _, grade) in judged_items {
+                    if (*grade > 0.0 || self.all_judged) && key.eq(id)? {
+                        let kind = self.check_id(query, &key)?;
+                        let score = self.number(query, &key, &score, "score")?;
+                        let (s, e) = self.push_id(query, &key, kind, &mut batch.bytes)?;
+                        batch.found.push((s, e, score, *grade));
+                    }
+                }
+                Ok(())
+            })?;
+        }
 
         // Documents tied with a found document: counted over the scores, then (only if some
-        // other document has such a score) read in a second pass. The found scores are few:
-        // sorted vectors kept from query to query, no map per query.
+        // other document has such a score) read in a second pass.
         let tied_start = batch.tied.len();
         let found = &batch.found[found_start..];
         if !found.is_empty() {
-            let mut expected = std::mem::take(&mut self.tie_scores);
-            expected.clear();
-            expected.extend(found.iter().map(|f| canonical_bits(f.2)));
-            expected.sort_unstable();
-            let mut counts = std::mem::take(&mut self.tie_counts);
-            counts.clear();
-            counts.resize(expected.len(), 0usize);
-            let filter = ScoreFilter::new(expected.iter().copied());
-            for &s in &batch.scores[scores_start..] {
-                let bits = canonical_bits(s);
-                if filter.may_contain(bits)
-                    && let Ok(i) = expected.binary_search(&bits)
-                {
-                    counts[i] += 1;
-                }
-            }
-            // Each found score was seen once per found document with it (the equal entries of
-            // `expected` share the count of the first): any more is another document.
-            let mut others = false;
-            let mut i = 0;
-            while i < expected.len() {
-                let group = expected[i..]
-                    .iter()
-                    .take_while(|&&b| b == expected[i])
-                    .count();
-                let seen: usize = counts[i..i + group].iter().sum();
-                others |= seen != group;
-                i += group;
-            }
+            let scores = &batch.scores[scores_start..];
+            let others = if found.len() <= COUNT_TIES_UP_TO {
+                // A few found documents: one branch-free (vectorised) count of equal scores each.
+                // (`==` is the ranking's equality: -0.0 and 0.0 tie.)
+                found.iter().any(|f| {
+                    let in_found = found.iter().filter(|g| g.2 == f.2).count();
+                    let in_run: usize = scores.iter().map(|&s| usize::from(s == f.2)).sum();
+                    in_run != in_found
+                })
+            } else {
+                self.tied_by_filter(found, scores)
+            };
             if !others {
                 // No other document has the score of a found one: only found documents can
                 // tie with each other.
@@ -651,6 +702,10 @@ impl<'py> Extractor<'_, 'py> {
                     batch.tied.push((s, e, score));
                 }
             } else {
+                let mut expected = std::mem::take(&mut self.tie_scores);
+                expected.clear();
+                expected.extend(found.iter().map(|f| canonical_bits(f.2)));
+                expected.sort_unstable();
                 for_each_item(run, |id, score| {
                     let (id, score) = (id.to_owned(), score.to_owned());
                     let kind = self.check_id(query, &id)?;
@@ -661,12 +716,9 @@ impl<'py> Extractor<'_, 'py> {
                     }
                     Ok(())
                 })?;
+                self.tie_scores = expected;
             }
-            self.tie_scores = expected;
-            self.tie_counts = counts;
         }
-        self.positive = positive;
-        self.next = next;
         Ok(RankingSlots::Joined {
             scores: scores_start..batch.scores.len(),
             found: found_start..batch.found.len(),
@@ -755,6 +807,11 @@ impl<'py> Extractor<'_, 'py> {
     }
 }
 
+/// Up to this many found documents in a ranking, the check for other documents tied with them
+/// counts equal scores once per found document (branch-free, vectorised); beyond it, one pass
+/// with a Bloom filter of their scores.
+const COUNT_TIES_UP_TO: usize = 16;
+
 /// Documents per batch: bounds the memory of the copied ids, keeps batches large enough for
 /// the threads, and small enough that little of the pool's work is left when reading ends.
 const BATCH_DOCS: usize = 1 << 18;
@@ -812,19 +869,17 @@ pub fn prepare_rankings<'py>(
         id_kind: None,
         all_judged,
         diversity: None,
-        positive: FxHashMap::default(),
-        next: Vec::new(),
         tie_scores: Vec::new(),
         tie_counts: Vec::new(),
     };
     let names = ByQueryId { ids: query_ids };
-    let mut prepared = Prepared::default();
+    let mut parts = Vec::new();
     let mut start = 0;
-    let read = || -> PyResult<Option<PipelineBatch<Batch>>> {
+    let read = |done: Option<Batch>| -> PyResult<Option<PipelineBatch<Batch>>> {
         if start >= n {
             return Ok(None);
         }
-        let mut batch = Batch::new(start);
+        let mut batch = Batch::reuse(done, start);
         let mut end = start;
         while end < n && batch.n_docs() < BATCH_DOCS {
             let judged = judgments.get_item(end)?;
@@ -848,9 +903,9 @@ pub fn prepare_rankings<'py>(
         read,
         move |batch: &Batch, part| batch.prepare_part(part, opts),
         |part| {
-            prepared.append(part.map_err(|e| to_pyerr(e, &names))?);
+            parts.push(part.map_err(|e| to_pyerr(e, &names))?);
             Ok(())
         },
     )?;
-    Ok(PreparedRankings::new(prepared))
+    Ok(PreparedRankings::new(Prepared::concat(parts, all_judged)))
 }

@@ -12,7 +12,7 @@ use pyo3::types::{PyList, PyString};
 
 use crate::borrowed::for_each_list_item;
 use crate::error::{invalid_input, type_error};
-use crate::pipeline::Batch;
+use crate::pipeline::{Batch, NextBatch};
 
 /// Items copied and worked on together: each string is read while it is still in the CPU
 /// cache, instead of in three passes over the whole list.
@@ -38,9 +38,9 @@ pub fn chunks(n: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
 pub fn text_chunks<In>(
     n: usize,
     mut read: impl FnMut(std::ops::Range<usize>) -> PyResult<(In, usize)>,
-) -> impl FnMut() -> PyResult<Option<Batch<(In, usize)>>> {
+) -> impl FnMut(Option<(In, usize)>) -> NextBatch<(In, usize)> {
     let mut ranges = chunks(n);
-    move || {
+    move |_done| {
         let Some(range) = ranges.next() else {
             return Ok(None);
         };

@@ -80,7 +80,7 @@ fn read_table(
     let mut batches = Vec::new();
     let mut segments = Vec::new();
     let read_columns = columns.clone();
-    let read = || -> PyResult<Option<Batch<ScanInput>>> {
+    let read = |_done| -> PyResult<Option<Batch<ScanInput>>> {
         let batch = match reader.next() {
             None => return Ok(None),
             Some(Err(e)) => {

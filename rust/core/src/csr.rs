@@ -82,6 +82,12 @@ impl<T> RowsBuf<T> {
         self.offsets.push(self.values.len());
     }
 
+    /// Make room for `rows` more rows holding `values` more values in all.
+    pub fn reserve(&mut self, rows: usize, values: usize) {
+        self.offsets.reserve(rows);
+        self.values.reserve(values);
+    }
+
     /// Append all rows of `other` after the rows of `self`.
     pub fn append(&mut self, other: RowsBuf<T>) {
         let base = self.values.len();

@@ -755,13 +755,7 @@ pub fn join_and_prepare<'a>(
             Ok(builder.finish())
         })
         .collect::<CoreResult<_>>()?;
-    let mut prepared = Prepared {
-        all_judged: opts.all_judged,
-        ..Prepared::default()
-    };
-    for part in parts {
-        prepared.append(part);
-    }
+    let prepared = Prepared::concat(parts, opts.all_judged);
     Ok(JoinedTables {
         query_ids: order.iter().map(|&q| ids[q]).collect(),
         in_run,
