@@ -367,3 +367,52 @@ def test_the_command_writes_one_row_per_value(trec_eval, tmp_path, capsys, outpu
         if row.query_id == "all" and row.measure != "runid":
             assert int(row.n_queries) == len({q for q, _ in expected if q != "all"})
     assert got == expected
+
+
+def test_many_queries_split_across_batches_match_pytrec_eval_per_query():
+    # 9,000 judged queries (more than two waves of the core's preparation), rows shuffled so
+    # that each query's rows are scattered over many runs of rows and over several record
+    # batches, scores from a few values (ties broken by document id), 300 unjudged run queries.
+    import numpy as np
+    import pytrec_eval
+
+    rng = np.random.default_rng(5)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q in range(9_300):
+        docs = [f"d{d}" for d in rng.choice(60, size=12, replace=False)]
+        run[f"q{q}"] = {d: float(s) / 8 for d, s in zip(docs, rng.integers(0, 5, 12), strict=True)}
+        if q < 9_000:
+            judged = rng.choice(60, size=5, replace=False)
+            qrels[f"q{q}"] = {
+                f"d{d}": int(g) for d, g in zip(judged, rng.integers(0, 3, 5), strict=True)
+            }
+
+    def shuffled_table(mapping, value):
+        rows = [(q, d, v) for q, docs in mapping.items() for d, v in docs.items()]
+        rows = [rows[i] for i in rng.permutation(len(rows))]
+        table = pa.table(
+            {
+                "query_id": [r[0] for r in rows],
+                "doc_id": [r[1] for r in rows],
+                value: [r[2] for r in rows],
+            }
+        )
+        return pa.Table.from_batches(table.to_batches(max_chunksize=7_000))
+
+    metrics = {"map": "map", "ndcg@5": "ndcg_cut_5", "mrr": "recip_rank", "P_3": "P_3"}
+    expected = pytrec_eval.RelevanceEvaluator(
+        qrels, {"map", "ndcg_cut.5", "recip_rank", "P.3"}
+    ).evaluate({q: run[q] for q in qrels})
+    ours = ragmeter.ranking_metrics(
+        shuffled_table(qrels, "relevance"),
+        shuffled_table(run, "score"),
+        metrics=list(metrics),
+        average=None,
+        missing="skip",
+        zero_division=0.0,
+    )
+    for name, key in metrics.items():
+        assert set(ours[name]) == set(qrels)
+        for q in qrels:
+            assert ours[name][q] == pytest.approx(expected[q][key], abs=1e-12), (name, q)

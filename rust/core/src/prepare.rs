@@ -169,6 +169,19 @@ impl Prepared {
         self.judged_negative.push(other.judged_negative[row]);
     }
 
+    /// Make room for `queries` more queries holding `hits` more hits and `positive` more
+    /// positive grades in all, if the allocator grants it (a reservation is a hint: the
+    /// vectors grow as needed otherwise).
+    pub fn try_reserve(&mut self, queries: usize, hits: usize, positive: usize) {
+        let _ = self.hits.offsets.try_reserve(queries);
+        let _ = self.hits.values.try_reserve(hits);
+        let _ = self.judged_positive.offsets.try_reserve(queries);
+        let _ = self.judged_positive.values.try_reserve(positive);
+        let _ = self.retrieved.try_reserve(queries);
+        let _ = self.judged_count.try_reserve(queries);
+        let _ = self.judged_negative.try_reserve(queries);
+    }
+
     /// The queries of `parts`, in order, in one `Prepared`. Every vector is sized once: appending
     /// part by part grows them many times (a copy and fresh pages each time), which on a
     /// million queries costs more than the parts' own preparation.
