@@ -378,11 +378,22 @@ def test_trec_eval_measures_of_other_formats_are_refused_with_the_reason(name):
         ranking_metrics({"q": ["a"]}, {"q": ["a"]}, metrics=[name])
 
 
-@given(st.lists(st.text(st.characters(exclude_categories=())), unique=True, max_size=30))
-def test_str_query_ids_are_added_up_in_the_byte_order_of_their_utf8(ids):
-    # trec_eval adds topics in the byte order of their ids; str ids are sorted as strs
-    # (UTF-8 keeps the order of code points, lone surrogates included).
+@given(
+    st.lists(
+        st.one_of(st.text(st.characters(exclude_categories=())), st.integers()),
+        unique_by=str,
+        max_size=30,
+    )
+)
+def test_query_ids_are_added_up_in_the_byte_order_of_their_text(ids):
+    # trec_eval adds topics in the byte order of their ids: the UTF-8 of str ids (lone
+    # surrogates included), the decimal text of int ids, whatever their size.
     from ragmeter.ranking.evaluation import trec_order
 
-    by_bytes = sorted(range(len(ids)), key=lambda i: ids[i].encode("utf-8", "surrogatepass"))
-    assert trec_order(ids, True).tolist() == by_bytes
+    def text(q):
+        return str(q).encode("utf-8", "surrogatepass")
+
+    by_bytes = sorted(range(len(ids)), key=lambda i: text(ids[i]))
+    assert [text(ids[i]) for i in trec_order(ids, True).tolist()] == [
+        text(ids[i]) for i in by_bytes
+    ]

@@ -4,6 +4,7 @@
 
 use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::prelude::*;
+use pyo3::types::{PyInt, PyList, PyString};
 use ragmeter_core::prepare::Prepared;
 use ragmeter_core::ranking::{
     EvaluationOptions, GainPairs, Measure, evaluate, kernel_names, relevance_strings,
@@ -47,6 +48,50 @@ fn measures_of(args: &[MeasureArgs]) -> PyResult<Vec<Measure>> {
 #[pyfunction]
 pub fn measure_kernels() -> Vec<&'static str> {
     kernel_names()
+}
+
+/// The order in which trec_eval adds up queries: the positions of `query_ids` sorted by the
+/// bytes of their text (the UTF-8 of exact strs, the decimal text of exact ints); None when an
+/// id is of another type or not valid UTF-8 (a lone surrogate), for the caller to sort.
+#[pyfunction]
+pub fn trec_order<'py>(
+    py: Python<'py>,
+    query_ids: &Bound<'py, PyList>,
+) -> PyResult<Option<Bound<'py, PyArray1<isize>>>> {
+    // The texts copied into one buffer, each with its first 8 bytes as a big-endian key (zero
+    // padded): sorting by key compares two integers, and only ids that share 8 bytes compare
+    // their whole texts (ids such as "q123" never get there).
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut ends: Vec<usize> = Vec::with_capacity(query_ids.len());
+    for id in query_ids.iter() {
+        if let Ok(text) = id.cast_exact::<PyString>() {
+            match text.to_str() {
+                Ok(text) => bytes.extend_from_slice(text.as_bytes()),
+                Err(_) => return Ok(None),
+            }
+        } else if id.is_exact_instance_of::<PyInt>() {
+            match id.extract::<i64>() {
+                Ok(n) => bytes.extend_from_slice(n.to_string().as_bytes()),
+                Err(_) => return Ok(None),
+            }
+        } else {
+            return Ok(None);
+        }
+        ends.push(bytes.len());
+    }
+    let text = |i: usize| &bytes[if i == 0 { 0 } else { ends[i - 1] }..ends[i]];
+    let mut keyed: Vec<(u64, usize)> = (0..ends.len())
+        .map(|i| {
+            let mut prefix = [0u8; 8];
+            let t = text(i);
+            let n = t.len().min(8);
+            prefix[..n].copy_from_slice(&t[..n]);
+            (u64::from_be_bytes(prefix), i)
+        })
+        .collect();
+    keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| text(a.1).cmp(text(b.1))));
+    let order: Vec<isize> = keyed.into_iter().map(|(_, i)| i as isize).collect();
+    Ok(Some(order.into_pyarray(py)))
 }
 
 /// Whether `measures` (or `judged_only`) need the rankings prepared with every judged document.

@@ -337,10 +337,10 @@ def trec_order(query_ids: Sequence[Any], keyed: bool) -> np.ndarray:
     sequences: their positions)."""
     if not keyed:
         return np.arange(len(query_ids))
-    if set(map(type, query_ids)) == {str}:
-        # UTF-8 keeps the order of code points (lone surrogates included, as surrogatepass
-        # encodes them), so str ids sort as their bytes do without being encoded.
-        return np.array(sorted(range(len(query_ids)), key=query_ids.__getitem__), dtype=np.intp)
+    # Exact str and int ids, sorted by their bytes in the core.
+    order = _core.trec_order(query_ids if isinstance(query_ids, list) else list(query_ids))
+    if order is not None:
+        return order
     keys = [str(q).encode("utf-8", "surrogatepass") for q in query_ids]
     return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.intp)
 
