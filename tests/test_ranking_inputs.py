@@ -397,3 +397,31 @@ def test_query_ids_are_added_up_in_the_byte_order_of_their_text(ids):
     assert [text(ids[i]) for i in trec_order(ids, True).tolist()] == [
         text(ids[i]) for i in by_bytes
     ]
+
+
+def test_float_scores_are_read_to_the_last_bit():
+    # Scores one ulp apart rank in their order; -0.0 and 0.0 tie (broken by id, descending);
+    # inf, subnormals and float subclasses are scores like any other.
+    import math
+
+    class Score(float):
+        pass
+
+    tiny = 5e-324
+    above = math.nextafter(0.1, 1.0)
+    run = {
+        "q": {
+            "a": 0.1,
+            "b": above,
+            "c": -0.0,
+            "d": 0.0,
+            "e": math.inf,
+            "f": tiny,
+            "g": Score(0.05),
+        }
+    }
+    # e (inf), b, a, g (0.05), f (tiny), then d and c tied at zero: d before c.
+    order = ["e", "b", "a", "g", "f", "d", "c"]
+    for rank, doc in enumerate(order, start=1):
+        got = ranking_metrics({"q": {doc: 1}}, run, metrics=["mrr"])["mrr"]
+        assert got == 1 / rank, doc

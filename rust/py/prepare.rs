@@ -13,7 +13,7 @@ use ragmeter_core::prepare::{
 };
 use rustc_hash::FxHashMap;
 
-use crate::borrowed::{exact_number, for_each_item};
+use crate::borrowed::{exact_float, exact_number, for_each_item};
 use crate::error::{QueryNamer, invalid_input, to_pyerr, type_error};
 use crate::pipeline::{Batch as PipelineBatch, pipelined};
 use crate::ranking::PreparedRankings;
@@ -618,13 +618,9 @@ impl<'py> Extractor<'_, 'py> {
         for_each_item(run, |id, score| {
             // The common case on borrowed items: an id of the expected exact type and a float
             // score, read without running Python code. Anything else takes the owned path.
-            let fast = match (expected, score.cast::<PyFloat>()) {
-                (Some(IdKind::Str), Ok(float)) if id.is_exact_instance_of::<PyString>() => {
-                    Some(float.value())
-                }
-                (Some(IdKind::Int), Ok(float)) if id.is_exact_instance_of::<PyInt>() => {
-                    Some(float.value())
-                }
+            let fast = match expected {
+                Some(IdKind::Str) if id.is_exact_instance_of::<PyString>() => exact_float(&score),
+                Some(IdKind::Int) if id.is_exact_instance_of::<PyInt>() => exact_float(&score),
                 _ => None,
             };
             let score = match fast {
