@@ -425,3 +425,34 @@ def test_float_scores_are_read_to_the_last_bit():
     for rank, doc in enumerate(order, start=1):
         got = ranking_metrics({"q": {doc: 1}}, run, metrics=["mrr"])["mrr"]
         assert got == 1 / rank, doc
+
+
+def test_dicts_pair_by_query_id_whatever_their_order():
+    # The same queries in the same order are paired as the core reads them; in another order,
+    # with equal ids that are other objects, or with values to convert first, they are paired
+    # by id all the same: every form gives pytrec_eval's values.
+    qrels = {f"q{i}": {f"d{j}": (i + j) % 3 for j in range(6)} for i in range(40)}
+    run = {f"q{i}": {f"d{j}": ((i * 7 + j * 5) % 11) / 4 for j in range(8)} for i in range(40)}
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"map", "recip_rank"}).evaluate(run)
+    other_objects = {"".join(["q", str(i)]): run[f"q{i}"] for i in range(40)}
+    reversed_run = dict(reversed(list(run.items())))
+    as_arrays = {q: np.array(sorted(docs, key=docs.get, reverse=True)) for q, docs in run.items()}
+    for form in (run, other_objects, reversed_run):
+        ours = ranking_metrics(qrels, form, metrics=["map", "mrr"], average=None)
+        for q in qrels:
+            assert ours["map"][q] == pytest.approx(expected[q]["map"]), q
+            assert ours["mrr"][q] == pytest.approx(expected[q]["recip_rank"]), q
+    # Rankings as arrays (best first; the scores above are distinct) are converted first.
+    ranked = ranking_metrics(qrels, as_arrays, metrics=["mrr"], average=None)["mrr"]
+    assert ranked == {q: pytest.approx(expected[q]["recip_rank"]) for q in qrels}
+
+
+def test_unpaired_queries_are_reported_before_a_bad_value():
+    # q1's grade is not a number, but the queries do not pair (q2 is unjudged, q3 has no
+    # ranking): that is the error, as it would be for queries in any order.
+    qrels = {"q1": {"d1": "high"}, "q3": {"d1": 1}}
+    run = {"q1": {"d1": 1.0}, "q2": {"d1": 1.0}}
+    with pytest.raises(ValueError, match=r"missing from y_pred: 'q3'.*without judgments.*'q2'"):
+        ranking_metrics(qrels, run, metrics=["map"])
+    with pytest.raises(TypeError, match=r"query 'q1': the grade of document 'd1'"):
+        ranking_metrics(qrels, run, metrics=["map"], missing="skip")

@@ -50,6 +50,16 @@ def prepare_rankings(
     all_judged: bool = False,
     n_threads: int | None = None,
 ) -> PreparedRankings: ...
+def prepare_rankings_in_order(
+    query_ids: list[Any],
+    judgments: dict[Any, Any],
+    rankings: dict[Any, Any],
+    *,
+    duplicates_first: bool = False,
+    max_docs: int | None = None,
+    all_judged: bool = False,
+    n_threads: int | None = None,
+) -> PreparedRankings | None: ...
 def prepare_trec(
     qrels_path: str,
     run_path: str,

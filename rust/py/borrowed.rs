@@ -113,6 +113,30 @@ pub fn exact_float(value: &Bound<'_, PyAny>) -> Option<f64> {
     }
 }
 
+/// The item of `dict` after `position` (which starts at 0 and is advanced), as owned
+/// references; None after the last. A dict changed between calls is read safely (PyDict_Next
+/// checks the position against the current table), if not meaningfully.
+#[allow(unsafe_code)]
+pub fn next_item<'py>(
+    dict: &Bound<'py, PyDict>,
+    position: &mut ffi::Py_ssize_t,
+) -> Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    let mut key: *mut ffi::PyObject = std::ptr::null_mut();
+    let mut value: *mut ffi::PyObject = std::ptr::null_mut();
+    // SAFETY: `dict` is a live dict and the GIL is held; the borrowed references PyDict_Next
+    // returns are made owned before anything else runs.
+    unsafe {
+        if ffi::PyDict_Next(dict.as_ptr(), position, &mut key, &mut value) == 0 {
+            return None;
+        }
+        let py = dict.py();
+        Some((
+            Borrowed::from_ptr(py, key).to_owned(),
+            Borrowed::from_ptr(py, value).to_owned(),
+        ))
+    }
+}
+
 /// Items ahead whose objects `for_each_list_item` asks the CPU to load: the pointers come from
 /// the list's own array, so the loads of many objects overlap instead of following one another
 /// (on a million short strings each object is a cache miss).

@@ -44,7 +44,7 @@ mod _core {
     use crate::ranking::{PreparedRankings, measure_kernels, needs_all_judged, trec_order};
 
     #[pymodule_export]
-    use crate::prepare::prepare_rankings;
+    use crate::prepare::{prepare_rankings, prepare_rankings_in_order};
 
     #[pymodule_export]
     use crate::trec::{prepare_trec, read_trec};

@@ -13,7 +13,7 @@ use ragmeter_core::prepare::{
 };
 use rustc_hash::FxHashMap;
 
-use crate::borrowed::{exact_float, exact_number, for_each_item};
+use crate::borrowed::{exact_float, exact_number, for_each_item, next_item};
 use crate::error::{QueryNamer, invalid_input, to_pyerr, type_error};
 use crate::pipeline::{Batch as PipelineBatch, pipelined};
 use crate::ranking::PreparedRankings;
@@ -837,6 +837,58 @@ pub(crate) fn ranking_options(
     }
 }
 
+/// Where the judgments and the ranking of each query come from.
+enum QuerySource<'a, 'py> {
+    /// Lists aligned with the query ids.
+    Aligned {
+        judgments: &'a Bound<'py, PyList>,
+        rankings: &'a Bound<'py, PyList>,
+    },
+    /// The judgments and rankings dicts themselves, paired in order: the i-th keys of both
+    /// must be the same query, and the values of types the core reads as they are.
+    InOrder {
+        judgments: &'a Bound<'py, PyDict>,
+        rankings: &'a Bound<'py, PyDict>,
+        positions: (pyo3::ffi::Py_ssize_t, pyo3::ffi::Py_ssize_t),
+    },
+}
+
+impl<'py> QuerySource<'_, 'py> {
+    /// The judgments and ranking of query `q` (queries are asked for in order); None when the
+    /// dicts are not paired in order at this query (or hold a value the core does not read).
+    fn get(&mut self, q: usize) -> PyResult<Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)>> {
+        match self {
+            QuerySource::Aligned {
+                judgments,
+                rankings,
+            } => Ok(Some((judgments.get_item(q)?, rankings.get_item(q)?))),
+            QuerySource::InOrder {
+                judgments,
+                rankings,
+                positions,
+            } => {
+                let (Some((judged_key, judged)), Some((ranked_key, ranking))) = (
+                    next_item(judgments, &mut positions.0),
+                    next_item(rankings, &mut positions.1),
+                ) else {
+                    return Ok(None);
+                };
+                // As `==` compares two lists of keys: identity first.
+                let same = judged_key.is(&ranked_key) || judged_key.eq(&ranked_key)?;
+                let readable = judged.is_exact_instance_of::<PyDict>()
+                    || judged.is_exact_instance_of::<PyList>()
+                    || judged.is_exact_instance_of::<PyTuple>()
+                    || judged.is_exact_instance_of::<PySet>()
+                    || judged.is_exact_instance_of::<PyFrozenSet>();
+                let ranked = ranking.is_exact_instance_of::<PyDict>()
+                    || ranking.is_exact_instance_of::<PyList>()
+                    || ranking.is_exact_instance_of::<PyTuple>();
+                Ok((same && readable && ranked).then_some((judged, ranking)))
+            }
+        }
+    }
+}
+
 /// Convert aligned per-query judgments and rankings (Python objects) into `PreparedRankings`.
 #[pyfunction]
 #[pyo3(signature = (query_ids, judgments, rankings, *, duplicates_first=false, max_docs=None, all_judged=false, n_threads=None))]
@@ -859,11 +911,59 @@ pub fn prepare_rankings<'py>(
             rankings.len()
         )));
     }
+    let source = QuerySource::Aligned {
+        judgments,
+        rankings,
+    };
     let opts = ranking_options(duplicates_first, max_docs, all_judged);
+    let prepared = prepare_from(py, query_ids, source, opts, n_threads)?;
+    prepared.ok_or_else(|| invalid_input("internal: aligned queries were not read".to_string()))
+}
+
+/// `prepare_rankings` on two dicts `{query_id: judgments}` and `{query_id: ranking}` that list
+/// the same queries in the same order (`query_ids`, the keys of `judgments`), paired here
+/// without building aligned lists first; None when they do not (other queries, another order,
+/// a value to convert first), for the caller to align them.
+#[pyfunction]
+#[pyo3(signature = (query_ids, judgments, rankings, *, duplicates_first=false, max_docs=None, all_judged=false, n_threads=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn prepare_rankings_in_order<'py>(
+    py: Python<'py>,
+    query_ids: &Bound<'py, PyList>,
+    judgments: &Bound<'py, PyDict>,
+    rankings: &Bound<'py, PyDict>,
+    duplicates_first: bool,
+    max_docs: Option<usize>,
+    all_judged: bool,
+    n_threads: Option<usize>,
+) -> PyResult<Option<PreparedRankings>> {
+    let n = query_ids.len();
+    if judgments.len() != n || rankings.len() != n {
+        return Ok(None);
+    }
+    let source = QuerySource::InOrder {
+        judgments,
+        rankings,
+        positions: (0, 0),
+    };
+    let opts = ranking_options(duplicates_first, max_docs, all_judged);
+    prepare_from(py, query_ids, source, opts, n_threads)
+}
+
+/// Read the queries of `source` batch by batch while the pool prepares them (None: the source
+/// said its dicts are not paired in order).
+fn prepare_from<'py>(
+    py: Python<'py>,
+    query_ids: &Bound<'py, PyList>,
+    mut source: QuerySource<'_, 'py>,
+    opts: RankingOptions,
+    n_threads: Option<usize>,
+) -> PyResult<Option<PreparedRankings>> {
+    let n = query_ids.len();
     let mut extractor = Extractor {
         names: ByQueryId { ids: query_ids },
         id_kind: None,
-        all_judged,
+        all_judged: opts.all_judged,
         diversity: None,
         tie_scores: Vec::new(),
         tie_counts: Vec::new(),
@@ -871,15 +971,19 @@ pub fn prepare_rankings<'py>(
     let names = ByQueryId { ids: query_ids };
     let mut parts = Vec::new();
     let mut start = 0;
+    let mut unpaired = false;
     let read = |done: Option<Batch>| -> PyResult<Option<PipelineBatch<Batch>>> {
-        if start >= n {
+        if start >= n || unpaired {
             return Ok(None);
         }
         let mut batch = Batch::reuse(done, start);
         let mut end = start;
         while end < n && batch.n_docs() < BATCH_DOCS {
-            let judged = judgments.get_item(end)?;
-            extractor.add_query(end, &judged, &rankings.get_item(end)?, &mut batch)?;
+            let Some((judged, ranking)) = source.get(end)? else {
+                unpaired = true;
+                return Ok(None);
+            };
+            extractor.add_query(end, &judged, &ranking, &mut batch)?;
             batch.end_query();
             end += 1;
         }
@@ -903,5 +1007,11 @@ pub fn prepare_rankings<'py>(
             Ok(())
         },
     )?;
-    Ok(PreparedRankings::new(Prepared::concat(parts, all_judged)))
+    if unpaired {
+        return Ok(None);
+    }
+    Ok(Some(PreparedRankings::new(Prepared::concat(
+        parts,
+        opts.all_judged,
+    ))))
 }

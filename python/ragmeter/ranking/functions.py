@@ -38,8 +38,15 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from .._inputs import TableColumns, align_queries, arrow_source, is_table, preview_ids
-from ..exceptions import InvalidInputError
+from .._inputs import (
+    AlignedQueries,
+    TableColumns,
+    align_queries,
+    arrow_source,
+    is_table,
+    preview_ids,
+)
+from ..exceptions import InvalidInputError, RagmeterError
 from ..options import (
     Duplicates,
     EvaluationOptions,
@@ -267,6 +274,11 @@ def ranking_values(
     elif table_pred and isinstance(y_true, Mapping):
         y_pred = read_table(y_pred, "y_pred", columns, "run", options.n_threads)
     measures = measures_of(metrics)
+    all_judged = needs_all_judged(measures, options)
+    paired = _prepared_in_order(y_true, y_pred, options, all_judged)
+    if paired is not None:
+        queries, prepared = paired
+        return compute_values(prepared, measures, queries, options, run_tag=run_tag)
     queries = align_queries(y_true, y_pred, missing=options.missing)
     if not queries.query_ids and not allow_empty:
         raise InvalidInputError(
@@ -280,7 +292,7 @@ def ranking_values(
         queries.rankings,
         duplicates_first=options.duplicates == "first",
         max_docs=options.max_docs,
-        all_judged=needs_all_judged(measures, options),
+        all_judged=all_judged,
         n_threads=options.n_threads,
     )
     in_run = None
@@ -288,6 +300,37 @@ def ranking_values(
         absent = set(queries.missing_from_run)
         in_run = np.array([q not in absent for q in queries.query_ids], dtype=bool)
     return compute_values(prepared, measures, queries, options, in_run=in_run, run_tag=run_tag)
+
+
+def _prepared_in_order(
+    y_true: Any, y_pred: Any, options: EvaluationOptions, all_judged: bool
+) -> tuple[AlignedQueries, _core.PreparedRankings] | None:
+    """The commonest case, read without aligning the queries first: two dicts that list the
+    same queries in the same order, paired by the core as it reads them (each pair of keys
+    compared, as ``list(y_true) == list(y_pred)`` compares them). None when they do not, or
+    when the core meets anything else (a value to convert, an error): then
+    :func:`~ragmeter._inputs.align_queries` pairs the queries (and reports what is wrong)."""
+    if not (type(y_true) is dict and type(y_pred) is dict and y_true):
+        return None
+    ids = list(y_true)
+    try:
+        prepared = _core.prepare_rankings_in_order(
+            ids,
+            y_true,
+            y_pred,
+            duplicates_first=options.duplicates == "first",
+            max_docs=options.max_docs,
+            all_judged=all_judged,
+            n_threads=options.n_threads,
+        )
+    except RagmeterError:
+        # The general path raises the first error in its order (unpaired queries first).
+        return None
+    if prepared is None:
+        return None
+    # As for files and tables, the judgments and rankings the core read are not carried over.
+    queries = AlignedQueries(query_ids=ids, judgments=[], rankings=[], keyed=True)
+    return queries, prepared
 
 
 def read_table(
