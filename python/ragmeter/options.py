@@ -73,7 +73,13 @@ def shorten(value: object, limit: int = 60) -> str:
     >>> shorten("a" * 100, limit=12)  # 7 characters of the repr, "...'", its closing quote
     "'aaaaaa...''"
     """
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:
+        # An int of more digits than Python converts to text (sys.get_int_max_str_digits()).
+        if isinstance(value, int):
+            return f"an int of {value.bit_length()} bits"
+        raise
     return text if len(text) <= limit else text[: limit - 5] + "...'" + text[-1:]
 
 
@@ -279,7 +285,10 @@ def check_zero_division(zero_division: object) -> str | float:
         if zero_division in ("warn", "trec_eval"):
             return zero_division
     elif isinstance(zero_division, numbers.Real) and not isinstance(zero_division, bool):
-        value = float(zero_division)
+        try:
+            value = float(zero_division)
+        except OverflowError:
+            value = math.inf  # an int too large for a float is none of the accepted values
         if math.isnan(value) or value in (0.0, 1.0):
             return value
     raise InvalidInputError(

@@ -34,7 +34,7 @@ import ast
 import difflib
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -254,7 +254,8 @@ def _cutoff_value(text: str, measure: str) -> int:
             f"metrics: {shorten(measure)}: the cutoff k must be a positive integer, got "
             f"{shorten(text)}"
         )
-    k = int(text)
+    # More digits than MAX_INDEX has cannot be in range (and int() refuses very long texts).
+    k = int(text) if len(text.lstrip("0")) <= len(str(MAX_INDEX)) else MAX_INDEX + 1
     if not 1 <= k <= MAX_INDEX:
         raise InvalidInputError(
             f"metrics: {shorten(measure)}: the cutoff k must be a positive integer from 1 to "
@@ -407,12 +408,23 @@ def _checked_values(fam: MeasureFamily, values: list[float], text: str) -> tuple
             f"metrics: {shorten(text)}: set_F takes one parameter (the weight of recall), e.g. "
             f"set_F.0.5"
         )
+    _check_beta(fam, values, text)
     if fam.name == "relstring" and (len(values) != 1 or values[0] < 0 or values[0] % 1 != 0):
         raise InvalidInputError(
             f"metrics: {shorten(text)}: relstring takes one length, a whole number >= 0, "
             f"e.g. relstring.20"
         )
     return tuple(values)
+
+
+def _check_beta(fam: MeasureFamily, values: Sequence[float], text: str) -> None:
+    """set_F's β weighs recall against precision: a negative one gives no F measure (its
+    denominator ``β P + R`` can be 0, and the value negative or infinite)."""
+    if fam.kernel == "set_f" and values and values[0] < 0:
+        raise InvalidInputError(
+            f"metrics: {shorten(text)}: the weight of recall beta must be >= 0 (1 weighs "
+            f"recall and precision equally), got {values[0]!r}"
+        )
 
 
 def _pairs(
@@ -431,14 +443,29 @@ def _pairs(
             )
         number = _number(value, text, f"the value of {key!r}")
         if re.fullmatch(r"[+-]?[0-9]+", key.strip()):
-            level = int(key)
-            if level < 0:
+            digits = key.strip().lstrip("+-").lstrip("0")
+            if key.strip().startswith("-"):
                 raise InvalidInputError(
-                    f"metrics: {shorten(text)}: gain for level {level}: levels are judged "
-                    f"grades >= 0"
+                    f"metrics: {shorten(text)}: gain for level {shorten(key.strip())}: levels "
+                    f"are judged grades >= 0"
+                )
+            if len(digits) > len(str(MAX_INDEX)) or int(digits or "0") > MAX_INDEX:
+                raise InvalidInputError(
+                    f"metrics: {shorten(text)}: gain for level {shorten(key.strip(), 40)}: "
+                    f"levels are judged grades from 0 to {MAX_INDEX}"
+                )
+            level = int(digits or "0")
+            if any(level == known for known, _ in gains):
+                raise InvalidInputError(
+                    f"metrics: {shorten(text)}: the gain of level {level} is given twice; "
+                    f"give each level one gain"
                 )
             gains.append((level, number))
         else:
+            if key.strip() in named:
+                raise InvalidInputError(
+                    f"metrics: {shorten(text)}: {key.strip()!r} is given twice; give it once"
+                )
             named[key.strip()] = number
     return gains, named
 
@@ -459,6 +486,11 @@ def _ir_params(params: str, text: str) -> dict[str, Any]:
     for keyword in call.keywords:
         if keyword.arg is None:
             raise InvalidInputError(f"metrics: {shorten(text)}: ** is not a parameter")
+        if keyword.arg in values:
+            raise InvalidInputError(
+                f"metrics: {shorten(text)}: the parameter {keyword.arg} is given twice; give "
+                f"it once"
+            )
         try:
             values[keyword.arg] = ast.literal_eval(keyword.value)
         except ValueError:
@@ -467,6 +499,14 @@ def _ir_params(params: str, text: str) -> dict[str, Any]:
                 f"(a number, a string, True/False or a dict), got "
                 f"{shorten(ast.unparse(keyword.value))}"
             ) from None
+        if isinstance(keyword.value, ast.Dict) and len(values[keyword.arg]) != len(
+            keyword.value.keys
+        ):
+            # A literal dict keeps the last of repeated keys silently.
+            raise InvalidInputError(
+                f"metrics: {shorten(text)}: a key of {keyword.arg} is given twice; give each "
+                f"key once"
+            )
     return values
 
 
@@ -527,6 +567,7 @@ def _named_parameters(
                 f"metrics: {shorten(text)}: {name} must be a number, got {shorten(value)}"
             )
         values.append(_number(str(value), text, name))
+    _check_beta(fam, values, text)
     return tuple(values)
 
 
@@ -610,9 +651,10 @@ def _gains_param(gains: object, text: str) -> tuple[tuple[int, float], ...]:
         )
     pairs = []
     for level, gain in gains.items():
-        if isinstance(level, bool) or not isinstance(level, int) or level < 0:
+        if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= MAX_INDEX:
             raise InvalidInputError(
-                f"metrics: {shorten(text)}: gains are keyed by grades >= 0, got {level!r}"
+                f"metrics: {shorten(text)}: gains are keyed by grades from 0 to {MAX_INDEX}, "
+                f"got {shorten(level, 40)}"
             )
         if isinstance(gain, bool) or not isinstance(gain, int | float) or not math.isfinite(gain):
             raise InvalidInputError(
