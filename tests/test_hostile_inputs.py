@@ -10,11 +10,16 @@ Rust core (or in a module being edited elsewhere); each reason names the defect.
 
 from __future__ import annotations
 
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pyarrow.feather
 import pytest
 import pytrec_eval
 
 import ragmeter
 from ragmeter import (
+    InputTypeError,
     InvalidInputError,
     RagmeterError,
 )
@@ -104,3 +109,53 @@ def test_options_with_ints_too_long_to_print_are_refused_naming_the_option(optio
     (name,) = options
     with pytest.raises(InvalidInputError, match=rf"^{name}: .*an int of 16610 bits"):
         ragmeter.ranking_metrics({"q": {"d": 1}}, {"q": ["d"]}, metrics=["map"], **options)
+
+
+# -- tables ---------------------------------------------------------------------------------
+
+QRELS_TABLE = pa.table(
+    {"query_id": ["q1", "q1", "q2"], "doc_id": ["d1", "d2", "d3"], "relevance": [1, 0, 2]}
+)
+RUN_TABLE = pa.table(
+    {"query_id": ["q1", "q1", "q2"], "doc_id": ["d1", "d2", "d3"], "score": [2.0, 1.0, 1.0]}
+)
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        pd.DataFrame({"query_id": ["q1", 1, "q2"], "doc_id": ["d1", "d2", "d3"], "score": 1.0}),
+        pd.DataFrame(
+            {
+                "query_id": ["q1", "q1", "q2"],
+                "doc_id": ["d1", "d2", "d3"],
+                "score": pd.Series([2.0, "x", 1.0], dtype=object),
+            }
+        ),
+    ],
+)
+def test_dataframe_columns_pyarrow_cannot_type_are_input_errors(frame):
+    # pyarrow's ArrowTypeError / ArrowInvalid escaped, naming neither the argument nor what to do.
+    with pytest.raises(InputTypeError, match=r"^y_pred: a column of the DataFrame") as caught:
+        ragmeter.ranking_metrics(QRELS_TABLE.to_pandas(), frame, metrics=["map"])
+    assert "Conversion failed for column" in str(caught.value)
+
+
+def test_a_dataframe_with_a_repeated_column_is_refused_by_name():
+    frame = pd.DataFrame([["q1", "d1", 1.0, 2.0]], columns=["query_id", "doc_id", "score", "score"])
+    with pytest.raises(InvalidInputError, match=r"more than one column named 'score'"):
+        ragmeter.ranking_metrics(QRELS_TABLE.to_pandas(), frame, metrics=["map"], missing="skip")
+
+
+def test_a_polars_lazy_frame_is_refused_with_collect():
+    # It was reported as "y_true is a table ... not with a sequence of queries".
+    lazy = pl.from_arrow(RUN_TABLE).lazy()
+    with pytest.raises(InputTypeError, match=r"y_pred is a polars LazyFrame.*y_pred\.collect\(\)"):
+        ragmeter.ranking_metrics(pl.from_arrow(QRELS_TABLE), lazy, metrics=["map"])
+    with pytest.raises(InputTypeError, match=r"y_true is a polars LazyFrame"):
+        ragmeter.ranking_metrics(lazy, {"q1": ["d1"]}, metrics=["map"])
+
+
+def test_a_table_with_a_sequence_names_the_sequence():
+    with pytest.raises(InputTypeError, match=r"y_pred is a series \(Series\)"):
+        ragmeter.ranking_metrics(pl.from_arrow(QRELS_TABLE), pl.Series([1, 2]), metrics=["map"])

@@ -57,6 +57,23 @@ def _is_dataframe(obj: object) -> bool:
     return cls.__name__ == "DataFrame" and cls.__module__.split(".")[0] in {"pandas", "polars"}
 
 
+def _is_lazy_frame(obj: object) -> bool:
+    cls = type(obj)
+    return cls.__name__ == "LazyFrame" and cls.__module__.split(".")[0] == "polars"
+
+
+_LAZY_ADVICE = (
+    "{argument} is a polars LazyFrame, a query that has not run yet: collect it first "
+    "({argument}.collect()) and pass the DataFrame"
+)
+
+
+def _arrow_message(error: BaseException) -> str:
+    """pyarrow's message, without the tuple it sometimes wraps it in."""
+    args = error.args
+    return "; ".join(str(a) for a in args) if args else type(error).__name__
+
+
 def _is_pandas_frame(obj: object) -> bool:
     cls = type(obj)
     return cls.__name__ == "DataFrame" and cls.__module__.split(".")[0] == "pandas"
@@ -146,10 +163,30 @@ def arrow_source(obj: Any, argument: str, columns: TableColumns, kind: str) -> A
         index_names = [name for name in frame.index.names if name is not None]
         if any(name in columns.wanted(kind) for name in index_names):
             frame = frame.reset_index()
+        repeated = sorted(
+            {str(c) for c in frame.columns[frame.columns.duplicated()] if c in columns.wanted(kind)}
+        )
+        if repeated:
+            raise InvalidInputError(
+                f"{argument}: the DataFrame has more than one column named "
+                f"{', '.join(repr(c) for c in repeated)}; rename or drop the repeated columns"
+            )
         present = [c for c in columns.wanted(kind) if c in frame.columns]
         if len(present) < 2:
             present = list(frame.columns)
-        return pyarrow.Table.from_pandas(frame[present], preserve_index=False)
+        try:
+            return pyarrow.Table.from_pandas(frame[present], preserve_index=False)
+        except (pyarrow.ArrowException, ValueError, TypeError) as error:
+            # An object column pyarrow cannot type ("q1" and 1 in one id column, "x" among
+            # the scores): say which column, and what to do.
+            raise InputTypeError(
+                f"{argument}: a column of the DataFrame holds values of mixed or unreadable "
+                f"types ({_arrow_message(error)}); give each id column one type (str or int) "
+                f"and each value column numbers, e.g. frame[column].astype(str) or "
+                f"pd.to_numeric(frame[column])"
+            ) from None
+    if _is_lazy_frame(obj):
+        raise InputTypeError(_LAZY_ADVICE.format(argument=argument))
     if _is_dataframe(obj) and not hasattr(obj, "__arrow_c_stream__"):
         # polars before its PyCapsule support.
         return obj.to_arrow()  # type: ignore[attr-defined]
@@ -248,6 +285,8 @@ def _as_query_sequence(name: str, obj: object) -> list[Any]:
 
 
 def _container_kind(name: str, obj: object) -> str:
+    if _is_lazy_frame(obj):
+        raise InputTypeError(_LAZY_ADVICE.format(argument=name))
     if isinstance(obj, str | bytes):
         raise InputTypeError(
             f"{name} must be a mapping {{query_id: ...}} or a sequence of queries, got a str"
@@ -282,6 +321,20 @@ def align_queries(y_true: object, y_pred: object, *, missing: str = "raise") -> 
     same length; two Series must have the same index.
     """
     check_choice("missing", missing, MISSING_CHOICES)
+    if is_table(y_true) != is_table(y_pred):
+        # One table: the other side's type is what is wrong (a table pairs with a table or a
+        # mapping, which ranking_values reads before it comes here).
+        other, name = (y_pred, "y_pred") if is_table(y_true) else (y_true, "y_true")
+        table_name = "y_true" if name == "y_pred" else "y_pred"
+        if not isinstance(other, Mapping):
+            kind = _container_kind(name, other)
+            raise InputTypeError(
+                f"{table_name} is a table ({type(y_true if name == 'y_pred' else y_pred).__name__})"
+                f" and {name} is a {kind} ({type(other).__name__}): a table is read in long "
+                f"format (columns query_id, doc_id and relevance or score) together with a "
+                f"table or a mapping {{query_id: ...}}, not with a sequence of queries; pass "
+                f"{name} as a table or a mapping"
+            )
     kind_true = _container_kind("y_true", y_true)
     kind_pred = _container_kind("y_pred", y_pred)
     if (
