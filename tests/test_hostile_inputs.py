@@ -10,6 +10,9 @@ Rust core (or in a module being edited elsewhere); each reason names the defect.
 
 from __future__ import annotations
 
+import os
+import threading
+
 import pandas as pd
 import polars as pl
 import pyarrow as pa
@@ -18,7 +21,9 @@ import pytest
 import pytrec_eval
 
 import ragmeter
+import ragmeter.io as rio
 from ragmeter import (
+    InputFileError,
     InputTypeError,
     InvalidInputError,
     RagmeterError,
@@ -159,3 +164,92 @@ def test_a_polars_lazy_frame_is_refused_with_collect():
 def test_a_table_with_a_sequence_names_the_sequence():
     with pytest.raises(InputTypeError, match=r"y_pred is a series \(Series\)"):
         ragmeter.ranking_metrics(pl.from_arrow(QRELS_TABLE), pl.Series([1, 2]), metrics=["map"])
+
+
+# -- paths ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "error", "message"),
+    [
+        (None, InputTypeError, r"^path: expected the path of a file .*got NoneType"),
+        (3, InputTypeError, r"^path: expected the path of a file .*got int"),
+        (["run.txt"], InputTypeError, r"^path: expected the path of a file .*got list"),
+        ("", InvalidInputError, r"^path: the path is empty"),
+        ("run\x00.txt", InvalidInputError, r"^path: the path 'run\\x00.txt' holds a NUL"),
+    ],
+)
+def test_a_path_of_the_wrong_kind_is_an_input_error(path, error, message):
+    # These were plain TypeError/ValueError/OSError ("expected str, bytes or os.PathLike").
+    for read in (ragmeter.read_trec_run, ragmeter.read_trec_qrels):
+        with pytest.raises(error, match=message):
+            read(path)
+
+
+def test_an_open_file_is_refused_with_its_path_asked_for(trec):
+    with open(trec[1]) as handle, pytest.raises(InputTypeError, match=r"pass its path instead"):
+        ragmeter.read_trec_run(handle)
+
+
+def test_bytes_paths_are_read(trec):
+    assert ragmeter.read_trec_run(os.fsencode(trec[1])) == ragmeter.read_trec_run(trec[1])
+    assert rio.read_run(os.fsencode(trec[1])) == ragmeter.read_trec_run(trec[1])
+
+
+def test_a_missing_file_is_a_file_not_found_error_and_an_input_error(trec, tmp_path):
+    missing = tmp_path / "nope.txt"
+    for call, argument in [
+        (lambda: ragmeter.read_trec_run(missing), "path"),
+        (lambda: ragmeter.evaluate_trec(trec[0], missing), "run_path"),
+        (lambda: ragmeter.evaluate_trec(missing, trec[1]), "qrels_path"),
+        (lambda: rio.read_qrels(missing), "qrels"),
+        (lambda: rio.evaluate(trec[0], missing), "run"),
+    ]:
+        with pytest.raises(FileNotFoundError) as caught:
+            call()
+        assert input_error(caught.value) and isinstance(caught.value, InputFileError)
+        assert caught.value.errno == 2 and caught.value.filename == str(missing)
+        assert f"{argument}: No such file or directory" in str(caught.value)
+
+
+def test_other_os_errors_name_the_argument(tmp_path):
+    loop = tmp_path / "loop"
+    os.symlink(loop, loop)
+    with pytest.raises(InputFileError, match=r"Errno 40\] path: Too many levels") as caught:
+        ragmeter.read_trec_run(loop)
+    assert isinstance(caught.value, OSError | ValueError)
+
+
+def run_in_thread(call, timeout=10.0):
+    """``call()``'s exception, raising AssertionError if it is still running after ``timeout``
+    seconds (a hang: the daemon thread is left behind)."""
+    outcome = {}
+
+    def target():
+        try:
+            outcome["value"] = call()
+        except BaseException as error:
+            outcome["error"] = error
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    assert not thread.is_alive(), "the call did not return: it hangs"
+    return outcome.get("error")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_diversity_qrels_from_a_fifo_are_refused_without_waiting(tmp_path, trec):
+    # read_trec_qrels(subtopics=True) opened the FIFO before checking it, waiting for a writer
+    # forever (and evaluate_trec with a diversity measure did the same).
+    fifo = tmp_path / "qrels.fifo"
+    os.mkfifo(fifo)
+    error = run_in_thread(lambda: ragmeter.read_trec_qrels(fifo, subtopics=True))
+    assert isinstance(error, InvalidInputError) and "is a FIFO" in str(error)
+    error = run_in_thread(lambda: ragmeter.evaluate_trec(fifo, trec[1], metrics=["alpha_nDCG@5"]))
+    assert isinstance(error, InvalidInputError) and "is a FIFO" in str(error)
+
+
+def test_subtopics_must_be_a_bool(trec):
+    with pytest.raises(InputTypeError, match=r"subtopics: must be True or False"):
+        ragmeter.read_trec_qrels(trec[0], subtopics="yes")

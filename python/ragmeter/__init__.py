@@ -18,6 +18,9 @@ from .answers import (
     token_f1_score,
 )
 from .exceptions import (
+    InputFileError,
+    InputFileNotFoundError,
+    InputFilePermissionError,
     InputTypeError,
     InvalidInputError,
     JudgeConfigurationError,
@@ -93,6 +96,9 @@ __all__ = [
     "CountScore",
     "CustomRetrievalIndex",
     "EvaluationOptions",
+    "InputFileError",
+    "InputFileNotFoundError",
+    "InputFilePermissionError",
     "InputTypeError",
     "InvalidInputError",
     "JudgeConfigurationError",

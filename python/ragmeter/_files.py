@@ -12,11 +12,91 @@ from __future__ import annotations
 import os
 import secrets
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from .exceptions import InvalidInputError
+from .exceptions import (
+    InputFileError,
+    InputFileNotFoundError,
+    InputFilePermissionError,
+    InputTypeError,
+    InvalidInputError,
+)
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "read_regular_text"]
+__all__ = [
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "file_errors",
+    "input_file_error",
+    "path_argument",
+    "read_regular_text",
+]
+
+
+def path_argument(path: object, argument: str) -> str:
+    """``path`` (a ``str``, ``bytes`` or ``os.PathLike``) as the ``str`` the readers take, or an
+    input error naming ``argument``: another type (``None``, an open file, a list), an empty
+    path, a path holding a NUL character (no file has such a name).
+
+    >>> path_argument(Path("runs") / "bm25.txt", "run")
+    'runs/bm25.txt'
+    """
+    name: object = path
+    if isinstance(path, os.PathLike):
+        try:
+            name = os.fspath(path)
+        except TypeError as error:
+            raise InputTypeError(f"{argument}: not a path: {error}") from None
+    if isinstance(name, bytes):
+        name = os.fsdecode(name)
+    if not isinstance(name, str):
+        if hasattr(path, "read"):
+            raise InputTypeError(
+                f"{argument}: expected the path of a file, got an open file "
+                f"({type(path).__name__}); pass its path instead (e.g. file.name)"
+            )
+        raise InputTypeError(
+            f"{argument}: expected the path of a file (a str or os.PathLike), got "
+            f"{type(path).__name__}"
+        )
+    if not name:
+        raise InvalidInputError(f"{argument}: the path is empty; name a file")
+    if "\x00" in name:
+        raise InvalidInputError(
+            f"{argument}: the path {name!r} holds a NUL character, which no file name can "
+            "hold; check how the path was built"
+        )
+    return name
+
+
+def input_file_error(error: OSError, argument: str) -> InputFileError:
+    """``error`` (an OS error met reading the file given as ``argument``) as an
+    :class:`~ragmeter.InputFileError` of the same kind, whose message names ``argument``."""
+    if isinstance(error, InputFileError):
+        return error
+    cls: type[InputFileError] = InputFileError
+    if isinstance(error, FileNotFoundError):
+        cls = InputFileNotFoundError
+    elif isinstance(error, PermissionError):
+        cls = InputFilePermissionError
+    if error.errno is None or error.strerror is None:
+        return cls(f"{argument}: {error}")
+    if error.filename is None:
+        return cls(error.errno, f"{argument}: {error.strerror}")
+    return cls(error.errno, f"{argument}: {error.strerror}", error.filename)
+
+
+@contextmanager
+def file_errors(argument: str) -> Iterator[None]:
+    """OS errors raised inside (a missing file, a permission denied) as
+    :class:`~ragmeter.InputFileError` naming ``argument``."""
+    try:
+        yield
+    except InputFileError:
+        raise
+    except OSError as error:
+        raise input_file_error(error, argument) from None
 
 
 def _describe(mode: int) -> str:
@@ -31,22 +111,25 @@ def _describe(mode: int) -> str:
     return "not a regular file"
 
 
-def read_regular_text(path: str | os.PathLike[str], what: str) -> str:
+def read_regular_text(path: str | os.PathLike[str], what: str, argument: str = "path") -> str:
     """The text of the regular file ``path``, decoded as UTF-8 (``what`` names the file's role
     in errors, e.g. ``"a report"``). Raises :class:`InvalidInputError` naming the path for
-    anything that is not a regular file or not UTF-8; OS errors (a missing file) pass through.
+    anything that is not a regular file or not UTF-8, and an
+    :class:`~ragmeter.InputFileError` (an ``OSError``) naming ``argument`` for an OS error (a
+    missing file).
     """
-    name = os.fspath(path)
-    mode = os.stat(path).st_mode
-    if not stat.S_ISREG(mode):
-        raise InvalidInputError(
-            f"{name}: is {_describe(mode)}, not a regular file; {what} is read from a regular "
-            "file only (save the output of a pipe or a program to a file first)"
-        )
-    with open(path, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise InvalidInputError(f"{name}: was replaced while it was opened; read it again")
-        data = handle.read()
+    name = path_argument(path, argument)
+    with file_errors(argument):
+        mode = os.stat(name).st_mode
+        if not stat.S_ISREG(mode):
+            raise InvalidInputError(
+                f"{name}: is {_describe(mode)}, not a regular file; {what} is read from a "
+                "regular file only (save the output of a pipe or a program to a file first)"
+            )
+        with open(name, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise InvalidInputError(f"{name}: was replaced while it was opened; read it again")
+            data = handle.read()
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -96,8 +179,13 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     >>> atomic_write_bytes(target, b"PAR1").read_bytes()
     b'PAR1'
     """
-    target = Path(path)
+    target = Path(path_argument(path, "path"))
     real = Path(os.path.realpath(target))
+    if real.is_dir():
+        raise InvalidInputError(
+            f"{os.fspath(path)}: is a directory; name the file to write (e.g. "
+            f"{os.path.join(os.fspath(path), 'out.txt')!r})"
+        )
     try:
         existing_mode: int | None = stat.S_IMODE(os.stat(real).st_mode)
     except FileNotFoundError:

@@ -7,6 +7,9 @@ keeps working; their messages name the argument, the offending value and what to
 from __future__ import annotations
 
 __all__ = [
+    "InputFileError",
+    "InputFileNotFoundError",
+    "InputFilePermissionError",
     "InputTypeError",
     "InvalidInputError",
     "JudgeCacheError",
@@ -89,6 +92,37 @@ class TrecFormatError(InvalidInputError):
     twice for one query; the message gives ``path:line`` and the offending line. A
     subclass of :class:`InvalidInputError`.
     """
+
+
+class InputFileError(OSError, InvalidInputError):
+    """A file given to read cannot be opened or read (a name too long, a loop of symbolic
+    links, an I/O error); an :class:`OSError` with the operating system's ``errno``,
+    ``strerror`` and ``filename``, and also an :class:`InvalidInputError` (a ``ValueError``).
+
+    Its message names the argument that gave the path (``run``, ``qrels_path``...), so
+    ``except OSError`` and ``except ValueError`` both catch it. A missing file is an
+    :class:`InputFileNotFoundError` (also a :class:`FileNotFoundError`), a file that may not
+    be read an :class:`InputFilePermissionError` (also a :class:`PermissionError`).
+
+    Examples
+    --------
+    >>> from ragmeter import read_trec_run
+    >>> try:
+    ...     read_trec_run("no-such-run.txt")
+    ... except FileNotFoundError as error:
+    ...     print(isinstance(error, ValueError), error.filename)
+    True no-such-run.txt
+    """
+
+
+class InputFileNotFoundError(FileNotFoundError, InputFileError):
+    """A file given to read does not exist; a :class:`FileNotFoundError` and an
+    :class:`InputFileError` (so also a ``ValueError``)."""
+
+
+class InputFilePermissionError(PermissionError, InputFileError):
+    """A file given to read may not be read; a :class:`PermissionError` and an
+    :class:`InputFileError` (so also a ``ValueError``)."""
 
 
 class MissingDependencyError(RagmeterError, ImportError):

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import _core
+from .._files import file_errors, path_argument
 from .._inputs import TableColumns, arrow_source, is_table
 from ..exceptions import InputTypeError
 from ..options import Duplicates, EvaluationOptions, Missing, ZeroDivision
@@ -98,17 +99,16 @@ def _columns(
 
 
 def _resolve(source: Any, argument: str, kind: str, columns: TableColumns) -> _Source:
-    if isinstance(source, str | os.PathLike):
-        path = os.fspath(source)
-        if not isinstance(path, str):
-            raise InputTypeError(f"{argument}: a path must be a str, got bytes {path!r}")
-        found = detect(path, columns)
-        if found.reads_as == "trec":
-            return _Source("trec", path, path)
-        if found.reads_as == "mapping":
-            return _Source("mapping", read_json(path, kind), path)
-        assert found.open is not None
-        return _Source("table", found.open(path, columns, kind), path)
+    if isinstance(source, str | bytes | os.PathLike):
+        path = path_argument(source, argument)
+        with file_errors(argument):
+            found = detect(path, columns)
+            if found.reads_as == "trec":
+                return _Source("trec", path, path)
+            if found.reads_as == "mapping":
+                return _Source("mapping", read_json(path, kind), path)
+            assert found.open is not None
+            return _Source("table", found.open(path, columns, kind), path)
     if is_table(source):
         return _Source("table", arrow_source(source, argument, columns, kind))
     if isinstance(source, Mapping):
@@ -126,7 +126,8 @@ def _as_mapping(
     if source.reads_as == "mapping":
         return source.value  # type: ignore[no-any-return]
     if source.reads_as == "trec":
-        return _core.read_trec(source.value, kind, n_threads=n_threads)
+        with file_errors(argument):
+            return _core.read_trec(source.value, kind, n_threads=n_threads)
     return _core.read_table_dict(
         source.value, columns.spec(argument, source.path, kind), kind, n_threads=n_threads
     )
@@ -190,7 +191,12 @@ def evaluation_values(
     ranked = _resolve(run, "run", "run", columns)
     if judged.reads_as == ranked.reads_as == "trec":
         values = trec_values(
-            judged.value, ranked.value, metrics=metrics, options=options, allow_empty=allow_empty
+            judged.value,
+            ranked.value,
+            metrics=metrics,
+            options=options,
+            allow_empty=allow_empty,
+            arguments=("qrels", "run"),
         )
         if run_tag is not None:
             for column, measure in enumerate(values.measures):

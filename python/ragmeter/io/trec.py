@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 from collections.abc import Iterable
 from typing import Any
 
 from .. import _core
-from .._files import read_regular_text
+from .._files import file_errors, input_file_error, path_argument, read_regular_text
 from .._inputs import preview_ids
 from ..exceptions import InputTypeError, InvalidInputError, TrecFormatError
 from ..options import Duplicates, EvaluationOptions, Missing, ZeroDivision, check_choice, shorten
@@ -96,23 +97,33 @@ def read_trec_qrels(
     >>> read_trec_qrels(path, subtopics=True)
     {'q1': {'d1': {'1': 1, '2': 1}, 'd2': {'2': 0}}}
     """
+    name = path_argument(path, "path")
+    if not isinstance(subtopics, bool):
+        raise InputTypeError(f"subtopics: must be True or False, got {subtopics!r}")
     if subtopics:
-        return _read_subtopic_qrels(path)
-    return _core.read_trec(os.fspath(path), "qrels", n_threads=n_threads)
+        return _read_subtopic_qrels(name)
+    with file_errors("path"):
+        return _core.read_trec(name, "qrels", n_threads=n_threads)
 
 
-def _read_subtopic_qrels(path: PathLike) -> dict[str, dict[str, dict[str, int | float]]]:
+def _read_subtopic_qrels(
+    path: PathLike, argument: str = "path"
+) -> dict[str, dict[str, dict[str, int | float]]]:
     """Diversity qrels ``query_id subtopic doc_id grade`` (ndeval's format) as nested dicts."""
-    name = os.fspath(path)
-    with open(name, "rb") as file:
-        head = file.read(8)
+    name = path_argument(path, argument)
+    with file_errors(argument):
+        regular = stat.S_ISREG(os.stat(name).st_mode)
+        if regular:
+            # Only a regular file is opened here: opening a FIFO would wait for a writer.
+            with open(name, "rb") as file:
+                head = file.read(8)
     for compression, (magic, _) in COMPRESSIONS.items():
-        if head.startswith(magic):
+        if regular and head.startswith(magic):
             raise TrecFormatError(
                 f"{name}: a {compression}-compressed file; diversity qrels are read as plain "
                 f"text: decompress it first"
             )
-    text = read_regular_text(name, "a qrels file")
+    text = read_regular_text(name, "a qrels file", argument)
     qrels: dict[str, dict[str, dict[str, int | float]]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         fields = line.split()
@@ -160,7 +171,9 @@ def read_trec_run(path: PathLike, *, n_threads: int | None = None) -> dict[str, 
     :class:`~ragmeter.TrecFormatError` with ``path:line`` for a malformed line or a document
     listed twice for one query.
     """
-    return _core.read_trec(os.fspath(path), "run", n_threads=n_threads)
+    name = path_argument(path, "path")
+    with file_errors("path"):
+        return _core.read_trec(name, "run", n_threads=n_threads)
 
 
 def evaluate_trec(
@@ -210,8 +223,8 @@ def evaluate_trec(
         As in :func:`~ragmeter.ranking_metrics`.
     """
     values = trec_values(
-        qrels_path,
-        run_path,
+        path_argument(qrels_path, "qrels_path"),
+        path_argument(run_path, "run_path"),
         metrics=metrics,
         options=trec_options(
             complete=complete,
@@ -267,23 +280,32 @@ def trec_values(
     metrics: Iterable[str] | str,
     options: EvaluationOptions,
     allow_empty: bool = False,
+    arguments: tuple[str, str] = ("qrels_path", "run_path"),
 ) -> QueryValues:
     """Per-query values (NaN where undefined) of the judged topics, before ``zero_division``;
-    with ``allow_empty``, no judged topic in the run gives no values rather than an error."""
+    with ``allow_empty``, no judged topic in the run gives no values rather than an error.
+    ``arguments`` name the two paths in errors."""
     measures = measures_of(metrics)
+    qrels_name = path_argument(qrels_path, arguments[0])
+    run_name = path_argument(run_path, arguments[1])
     if any(m.family.subtopic_judgments for m in measures):
         prepared, query_ids, in_run, run_only, tag = _prepare_subtopic_trec(
-            qrels_path, run_path, measures, options
+            qrels_name, run_name, measures, options, arguments
         )
     else:
-        prepared, query_ids, in_run, run_only, tag = _core.prepare_trec(
-            os.fspath(qrels_path),
-            os.fspath(run_path),
-            duplicates_first=options.duplicates == "first",
-            max_docs=options.max_docs,
-            all_judged=needs_all_judged(measures, options),
-            n_threads=options.n_threads,
-        )
+        try:
+            prepared, query_ids, in_run, run_only, tag = _core.prepare_trec(
+                qrels_name,
+                run_name,
+                duplicates_first=options.duplicates == "first",
+                max_docs=options.max_docs,
+                all_judged=needs_all_judged(measures, options),
+                n_threads=options.n_threads,
+            )
+        except OSError as error:
+            # Which file: the one the operating system names (the qrels are read first).
+            argument = arguments[1] if error.filename == run_name else arguments[0]
+            raise input_file_error(error, argument) from None
     missing_from_run = [q for q, present in zip(query_ids, in_run, strict=True) if not present]
     if missing_from_run and options.missing == "raise":
         raise InvalidInputError(
@@ -310,7 +332,11 @@ def trec_values(
 
 
 def _prepare_subtopic_trec(
-    qrels_path: PathLike, run_path: PathLike, measures: list[Measure], options: EvaluationOptions
+    qrels_path: PathLike,
+    run_path: PathLike,
+    measures: list[Measure],
+    options: EvaluationOptions,
+    arguments: tuple[str, str] = ("qrels_path", "run_path"),
 ) -> tuple[Any, list[str], list[bool], list[str], None]:
     """The prepared form of a run against diversity qrels (the second column read as the
     subtopic, as ndeval does), with trec_eval's topic order (query ids byte-wise) and rules
@@ -321,8 +347,9 @@ def _prepare_subtopic_trec(
                 "metrics: runid cannot be evaluated together with diversity measures (their "
                 "qrels are read by subtopic); evaluate it in a separate call"
             )
-    qrels = _read_subtopic_qrels(qrels_path)
-    run = _core.read_trec(os.fspath(run_path), "run", n_threads=options.n_threads)
+    qrels = _read_subtopic_qrels(qrels_path, arguments[0])
+    with file_errors(arguments[1]):
+        run = _core.read_trec(os.fspath(run_path), "run", n_threads=options.n_threads)
     query_ids = sorted(qrels, key=lambda q: q.encode())
     in_run = [q in run for q in query_ids]
     run_only = sorted((q for q in run if q not in qrels), key=lambda q: q.encode())
