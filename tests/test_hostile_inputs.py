@@ -17,6 +17,7 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 import pyarrow.feather
+import pyarrow.parquet as pq
 import pytest
 import pytrec_eval
 
@@ -253,3 +254,61 @@ def test_diversity_qrels_from_a_fifo_are_refused_without_waiting(tmp_path, trec)
 def test_subtopics_must_be_a_bool(trec):
     with pytest.raises(InputTypeError, match=r"subtopics: must be True or False"):
         ragmeter.read_trec_qrels(trec[0], subtopics="yes")
+
+
+# -- files in other formats -----------------------------------------------------------------
+
+
+def test_an_empty_directory_is_not_read_as_an_empty_run(tmp_path, trec):
+    # An empty directory was read as a Parquet dataset of no rows: {} (and missing="zero"
+    # would then score every judged query 0).
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(InvalidInputError, match=r"is a directory without Parquet files"):
+        rio.read_run(empty)
+    with pytest.raises(InvalidInputError, match=r"is a directory without Parquet files"):
+        rio.evaluate(trec[0], empty, metrics=["map"], complete=True)
+
+
+def damaged_parquet(path):
+    pq.write_table(RUN_TABLE, path)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2] + data[-8:])
+
+
+def damaged_arrow(path):
+    pa.feather.write_feather(RUN_TABLE, path)
+    path.write_bytes(path.read_bytes()[:100])
+
+
+@pytest.mark.parametrize(
+    ("name", "write", "what"),
+    [
+        ("run.parquet", damaged_parquet, "Parquet"),
+        ("run.arrow", damaged_arrow, "Arrow IPC / Feather"),
+        ("run.csv", lambda p: p.write_text("query_id,doc_id,score\nq1,d1\n"), "CSV"),
+        ("run.tsv", lambda p: p.write_text("query_id\tdoc_id\tscore\nq1\td1\n"), "TSV"),
+    ],
+)
+def test_damaged_table_files_are_input_errors_naming_the_file(tmp_path, trec, name, write, what):
+    # pyarrow's ArrowInvalid escaped ("Could not open Parquet input source", "CSV parse error").
+    path = tmp_path / name
+    write(path)
+    for call in (lambda: rio.read_run(path), lambda: rio.evaluate(trec[0], path, metrics=["map"])):
+        with pytest.raises(InvalidInputError, match=rf"{name}: cannot be read as {what}"):
+            call()
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_json_files_holding_nan_or_infinity_are_refused(tmp_path, constant):
+    # Python's json reads them: read_qrels returned a NaN grade, read_run an infinite score.
+    path = tmp_path / "run.json"
+    path.write_text(f'{{"q1": {{"d1": {constant}, "d2": 1}}}}')
+    for read in (rio.read_run, rio.read_qrels):
+        with pytest.raises(InvalidInputError, match=rf"holds {constant}, which is not a JSON"):
+            read(path)
+
+
+def test_writing_a_run_to_a_directory_is_refused_by_name(tmp_path):
+    with pytest.raises(InvalidInputError, match=r"is a directory; name the file to write"):
+        ragmeter.write_trec_run({"q": {"d": 1.0}}, tmp_path)

@@ -13,7 +13,7 @@ from typing import Any
 
 from .._inputs import TableColumns
 from ..exceptions import InvalidInputError
-from ._arrow_files import needed_columns, pyarrow_module
+from ._arrow_files import arrow_errors, needed_columns, pyarrow_module
 
 __all__ = ["header", "open_table"]
 
@@ -27,7 +27,8 @@ def open_table(path: str, columns: TableColumns, kind: str, delimiter: str) -> A
     """A streaming reader over the columns of ``path`` an evaluation of ``kind`` reads."""
     pyarrow = pyarrow_module("pyarrow", path)
     csv_module = pyarrow_module("pyarrow.csv", path)
-    with pyarrow.input_stream(path, compression="detect") as stream:
+    kind_name = "CSV" if delimiter == "," else "TSV"
+    with arrow_errors(path, kind_name), pyarrow.input_stream(path, compression="detect") as stream:
         head = stream.read(1 << 16)
     first = head.split(b"\n", 1)[0].decode("utf-8", "replace").rstrip("\r").lstrip("\ufeff")
     names = header(first, delimiter)
@@ -39,9 +40,10 @@ def open_table(path: str, columns: TableColumns, kind: str, delimiter: str) -> A
         )
     wanted = needed_columns(names, columns, kind)
     text = {c: pyarrow.string() for c in (columns.query, columns.doc) if c in wanted}
-    return csv_module.open_csv(
-        path,
-        read_options=csv_module.ReadOptions(block_size=1 << 24),
-        parse_options=csv_module.ParseOptions(delimiter=delimiter),
-        convert_options=csv_module.ConvertOptions(column_types=text, include_columns=wanted),
-    )
+    with arrow_errors(path, kind_name):
+        return csv_module.open_csv(
+            path,
+            read_options=csv_module.ReadOptions(block_size=1 << 24),
+            parse_options=csv_module.ParseOptions(delimiter=delimiter),
+            convert_options=csv_module.ConvertOptions(column_types=text, include_columns=wanted),
+        )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._inputs import TableColumns
-from ._arrow_files import needed_columns, pyarrow_module
+from ._arrow_files import arrow_errors, needed_columns, pyarrow_module
 
 __all__ = ["FILE_MAGIC", "STREAM_MAGIC", "open_table", "sniff"]
 
@@ -27,9 +27,10 @@ def open_table(path: str, columns: TableColumns, kind: str) -> Any:
     pyarrow = pyarrow_module("pyarrow", path)
     with open(path, "rb") as handle:
         head = handle.read(len(FILE_MAGIC))
-    if head.startswith(FILE_MAGIC):
-        dataset_module = pyarrow_module("pyarrow.dataset", path)
-        dataset = dataset_module.dataset(path, format="ipc")
-        wanted = needed_columns(dataset.schema.names, columns, kind)
-        return dataset.scanner(columns=wanted).to_reader()
-    return pyarrow.ipc.open_stream(pyarrow.memory_map(path))
+    with arrow_errors(path, "Arrow IPC / Feather"):
+        if head.startswith(FILE_MAGIC):
+            dataset_module = pyarrow_module("pyarrow.dataset", path)
+            dataset = dataset_module.dataset(path, format="ipc")
+            wanted = needed_columns(dataset.schema.names, columns, kind)
+            return dataset.scanner(columns=wanted).to_reader()
+        return pyarrow.ipc.open_stream(pyarrow.memory_map(path))

@@ -11,8 +11,9 @@ document where there is one): a key repeated inside one object (Python's ``json`
 the last value silently), ``true``/``false`` as a grade, score or id (Python reads them as
 1/0), an id holding a control character (a query id ``"\\n1\\tall"`` would print a line
 that looks like the mean row of ``--format trec``), a number too long to read, input nested
-too deeply to parse, malformed JSON, text that is not UTF-8, and anything that is not a
-regular file (a FIFO, ``/dev/zero``).
+too deeply to parse, ``NaN``, ``Infinity`` and ``-Infinity`` (not JSON numbers, though
+Python's ``json`` reads them), malformed JSON, text that is not UTF-8, and anything that is not
+a regular file (a FIFO, ``/dev/zero``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,16 @@ def _unique_keys(path: str, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise InvalidInputError(f"{path}: key {key!r} appears twice in one object")
         result[key] = value
     return result
+
+
+def _not_json(path: str, constant: str, what: str) -> Any:
+    """Python's ``json`` reads ``NaN`` and ``Infinity``, which JSON does not have: a grade or
+    score written so is an undefined or infinite value, refused here rather than evaluated."""
+    raise InvalidInputError(
+        f"{path}: holds {constant}, which is not a JSON number (JSON has no NaN or infinity); "
+        f"every {'grade' if what == 'qrels' else 'score'} must be a finite number: fix or drop "
+        "that entry"
+    )
 
 
 def _shown(value: Any) -> str:
@@ -75,9 +86,13 @@ def read_json(path: str | os.PathLike[str], what: str) -> dict[str, Any]:
     """A ``{query_id: ...}`` object from a JSON file; ``what`` (``"qrels"`` or ``"run"``) names
     it in errors."""
     name = os.fspath(path)
-    text = read_regular_text(path, f"a JSON {what} file")
+    text = read_regular_text(path, f"a JSON {what} file", what)
     try:
-        data = json.loads(text, object_pairs_hook=lambda pairs: _unique_keys(name, pairs))
+        data = json.loads(
+            text,
+            object_pairs_hook=lambda pairs: _unique_keys(name, pairs),
+            parse_constant=lambda constant: _not_json(name, constant, what),
+        )
     except InvalidInputError:
         raise
     except json.JSONDecodeError as exc:

@@ -8,7 +8,8 @@ import os
 from typing import Any
 
 from .._inputs import TableColumns
-from ._arrow_files import needed_columns, pyarrow_module
+from ..exceptions import InvalidInputError
+from ._arrow_files import arrow_errors, needed_columns, pyarrow_module
 
 __all__ = ["MAGIC", "open_table", "sniff"]
 
@@ -25,6 +26,13 @@ def open_table(path: str, columns: TableColumns, kind: str) -> Any:
     """A RecordBatchReader over the columns of ``path`` (a file or a directory of files) that
     an evaluation of ``kind`` (``"qrels"`` or ``"run"``) reads."""
     dataset_module = pyarrow_module("pyarrow.dataset", path)
-    dataset = dataset_module.dataset(os.fspath(path), format="parquet")
-    wanted = needed_columns(dataset.schema.names, columns, kind)
-    return dataset.scanner(columns=wanted).to_reader()
+    with arrow_errors(path, "Parquet"):
+        dataset = dataset_module.dataset(os.fspath(path), format="parquet")
+        if not dataset.files:
+            # An empty directory (or one of hidden files only) would read as no rows at all.
+            raise InvalidInputError(
+                f"{path}: is a directory without Parquet files; judgments and runs are read "
+                "from a file, or from a directory of Parquet files (a dataset)"
+            )
+        wanted = needed_columns(dataset.schema.names, columns, kind)
+        return dataset.scanner(columns=wanted).to_reader()
