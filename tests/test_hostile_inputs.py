@@ -10,9 +10,12 @@ Rust core (or in a module being edited elsewhere); each reason names the defect.
 
 from __future__ import annotations
 
+import math
 import os
 import threading
+from fractions import Fraction
 
+import numpy as np
 import pandas as pd
 import polars as pl
 import pyarrow as pa
@@ -312,3 +315,139 @@ def test_json_files_holding_nan_or_infinity_are_refused(tmp_path, constant):
 def test_writing_a_run_to_a_directory_is_refused_by_name(tmp_path):
     with pytest.raises(InvalidInputError, match=r"is a directory; name the file to write"):
         ragmeter.write_trec_run({"q": {"d": 1.0}}, tmp_path)
+
+
+# -- significance tests ---------------------------------------------------------------------
+
+SYSTEM_A = {"map": {"q1": 0.5, "q2": 1.0, "q3": 0.75}}
+SYSTEM_B = {"map": {"q1": 0.25, "q2": 0.5, "q3": 0.5}}
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        # These aborted the process: "memory allocation of 70312500000 bytes failed".
+        lambda: ragmeter.compare(SYSTEM_A, SYSTEM_B, n_bootstrap=10**12),
+        lambda: ragmeter.bootstrap_confidence_interval([0.1, 0.2], n_resamples=10**12),
+        lambda: ragmeter.compare(SYSTEM_A, SYSTEM_B, test="bootstrap", n_resamples=10**12),
+        lambda: ragmeter.paired_bootstrap_test([0.1, 0.2], n_resamples=10**12),
+        lambda: ragmeter.sign_flip_test([0.1] * 40, n_resamples=10**12),
+        lambda: ragmeter.compare_many({"a": SYSTEM_A, "b": SYSTEM_B}, n_resamples=10**5000),
+    ],
+)
+def test_resample_counts_beyond_the_limit_are_refused_before_any_work(call):
+    with pytest.raises(InvalidInputError, match=r"^n_(resamples|bootstrap): at most 100,000,000"):
+        call()
+
+
+def test_a_bootstrap_interval_that_would_not_fit_in_memory_is_refused():
+    with pytest.raises(InvalidInputError, match=r"GiB of means in memory"):
+        ragmeter.bootstrap_confidence_interval(np.zeros((100, 3)), n_resamples=10**7)
+
+
+TESTS = [
+    ragmeter.sign_flip_test,
+    ragmeter.paired_t_test,
+    ragmeter.wilcoxon_test,
+    ragmeter.paired_bootstrap_test,
+    ragmeter.bootstrap_confidence_interval,
+]
+
+
+@pytest.mark.parametrize("test", TESTS)
+@pytest.mark.parametrize(
+    ("differences", "error", "message"),
+    [
+        # Text was converted to numbers, or raised numpy's own errors.
+        (["0.5", "0.25"], InputTypeError, r"not real numbers"),
+        ("0.5", InputTypeError, r"got a str"),
+        ([1j, 2.0], InputTypeError, r"not real numbers"),
+        ([[0.1, 0.2], [0.3]], InvalidInputError, r"the rows have different lengths"),
+        ((x for x in [0.1, 0.2]), InputTypeError, r"got generator"),
+        ({"q1": 0.1}, InputTypeError, r"got dict"),
+        (None, InputTypeError, r"got NoneType"),
+    ],
+)
+def test_differences_that_are_not_numbers_are_refused(test, differences, error, message):
+    with pytest.raises(error, match=rf"^differences: .*{message}"):
+        test(differences)
+
+
+@pytest.mark.parametrize("test", [ragmeter.paired_t_test, ragmeter.wilcoxon_test])
+def test_tests_of_no_pair_are_refused_as_the_sign_flip_test_refuses_them(test):
+    # The t-test returned df = -1 (an invented value), the Wilcoxon test a NaN result.
+    with pytest.raises(InvalidInputError, match=r"needs at least one pair"):
+        test([])
+    with pytest.raises(InvalidInputError, match=r"needs at least one pair"):
+        ragmeter.sign_flip_test([])
+
+
+def exact_t(differences):
+    """t of a paired t-test in exact rational arithmetic (an oracle without rounding)."""
+    d = [Fraction(x) for x in differences]
+    n = len(d)
+    mean = sum(d) / n
+    variance = sum((x - mean) ** 2 for x in d) / (n - 1)
+    # t**2 = n mean**2 / variance: a ratio of moderate size, whatever the size of d.
+    return math.copysign(math.sqrt(n * mean**2 / variance), mean)
+
+
+@pytest.mark.parametrize(
+    "differences", [[1e-320, -1e-320, 2e-320], [1e-310, 3e-310, -2e-310, 5e-311]]
+)
+def test_tiny_differences_do_not_underflow_into_a_significant_t(differences):
+    # The squares underflowed to 0: sd = 0, t = inf and p = 0, "significant" for differences
+    # whose t is below 1.
+    result = ragmeter.paired_t_test(differences)
+    assert math.isfinite(result.statistic) and result.p_value > 0.3
+    assert result.statistic == pytest.approx(exact_t(differences), rel=1e-2)
+
+
+def test_huge_differences_do_not_overflow_the_mean():
+    differences = [1e308, -1e308, 1e308]
+    result = ragmeter.paired_t_test(differences)
+    assert result.mean == pytest.approx(1e308 / 3)
+    assert result.statistic == pytest.approx(exact_t(differences))
+
+
+def test_differences_of_ordinary_size_keep_their_exact_t():
+    d = [0.5, 0.25, 0.0, 0.125]
+    assert ragmeter.paired_t_test(d).statistic == exact_t(d) == 2.04939015319192
+
+
+def test_compare_refuses_metrics_that_are_not_names():
+    with pytest.raises(InputTypeError, match=r"metrics: expected a metric name .*got int"):
+        ragmeter.compare(SYSTEM_A, SYSTEM_B, metrics=5)
+    with pytest.raises(InputTypeError, match=r"metrics: a metric name is a str, got None"):
+        ragmeter.compare(SYSTEM_A, SYSTEM_B, metrics=[None])
+
+
+@pytest.mark.parametrize(
+    "value", [10**400, 10**5000, np.complex128(1 + 2j)], ids=["1e400", "5000-digits", "complex"]
+)
+def test_per_query_values_that_are_not_finite_floats_are_refused(value):
+    # 10**400 raised OverflowError; a NumPy complex was read as its real part.
+    candidate = {"map": {"q1": value, "q2": 1.0, "q3": 0.5}}
+    with pytest.raises(InvalidInputError, match=r"^values: 'map' holds "):
+        ragmeter.compare(candidate, SYSTEM_B)
+
+
+def test_a_seed_too_long_to_print_is_refused():
+    with pytest.raises(InvalidInputError, match=r"random_state: must lie in \[0, 2\*\*63\)"):
+        ragmeter.compare(SYSTEM_A, SYSTEM_B, random_state=10**5000)
+
+
+def test_adjust_p_values_refuses_text_and_tukey_refuses_none():
+    with pytest.raises(InputTypeError, match=r"^p_values: got a str"):
+        ragmeter.adjust_p_values("0.1")
+    with pytest.raises(InputTypeError, match=r"^groups: expected a sequence"):
+        ragmeter.tukey_hsd(None)
+    with pytest.raises(InvalidInputError, match=r"^groups\[1\]: holds an infinite value"):
+        ragmeter.tukey_hsd([[1.0, 2.0], [3.0, math.inf]])
+
+
+def test_comparison_reports_that_are_not_mappings_are_refused():
+    with pytest.raises(InvalidInputError, match=r"expected a comparison report: a mapping"):
+        ragmeter.Comparison.from_dict(None)
+    with pytest.raises(InvalidInputError, match=r"expected a multiple comparison report"):
+        ragmeter.MultipleComparison.from_dict([1, 2])

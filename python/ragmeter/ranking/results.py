@@ -19,6 +19,7 @@ import numpy as np
 
 from .._optional import import_optional
 from ..exceptions import InvalidInputError
+from ..options import shorten
 
 __all__ = ["CountScore", "MeanScore", "MetricResults", "PerQueryResults"]
 
@@ -674,12 +675,21 @@ def _numbers(metric: str, column: Any, n: int) -> list[float]:
         if value is None:
             numbers.append(math.nan)
             continue
-        if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        if isinstance(value, bool | np.bool_ | np.complexfloating) or not isinstance(
+            value, int | float | np.number
+        ):
             raise InvalidInputError(
-                f"values: {metric!r} holds {value!r} ({type(value).__name__}), not a number; "
-                "per-query values are numbers (text measures such as runid cannot be compared)"
+                f"values: {metric!r} holds {shorten(value)} ({type(value).__name__}), not a "
+                "number; per-query values are numbers (text measures such as runid cannot be "
+                "compared)"
             )
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:
+            raise InvalidInputError(
+                f"values: {metric!r} holds {shorten(value)}, too large for a 64-bit float; "
+                "per-query values are finite numbers"
+            ) from None
         if math.isinf(number):
             raise InvalidInputError(f"values: {metric!r} holds an infinite value")
         numbers.append(number)

@@ -34,7 +34,7 @@ from .._nan_equal import canonical
 from ..exceptions import InputTypeError, InvalidInputError
 from ..options import check_n_threads
 from ..per_query import VALUE_SETTINGS, PerQueryResults, per_query_results
-from ._arguments import check_level, check_seed, positive_int
+from ._arguments import check_level, check_seed, resample_count
 from .multiple import CORRECTIONS, adjust_p_values, tukey_hsd
 from .paired import (
     BOOTSTRAP_STREAM,
@@ -121,7 +121,16 @@ def _align(
                 + ")"
             )
     else:
+        if isinstance(metrics, bytes) or not isinstance(metrics, str | Iterable):
+            raise InputTypeError(
+                f"metrics: expected a metric name or a list of names, got {type(metrics).__name__}"
+            )
         chosen = [metrics] if isinstance(metrics, str) else list(metrics)
+        for metric in chosen:
+            if not isinstance(metric, str):
+                raise InputTypeError(
+                    f"metrics: a metric name is a str, got {metric!r} ({type(metric).__name__})"
+                )
         if not chosen:
             raise InvalidInputError("metrics: name at least one metric")
         for metric in chosen:
@@ -337,8 +346,8 @@ def compare_many(
         raise InvalidInputError(f"family: must be 'all' or 'metric', got {family!r}")
     alpha = check_level("alpha", alpha)
     level = None if confidence_level is None else check_level("confidence_level", confidence_level)
-    n_bootstrap = positive_int("n_bootstrap", n_bootstrap, allow_zero=True)
-    resamples = positive_int("n_resamples", n_resamples)
+    n_bootstrap = resample_count("n_bootstrap", n_bootstrap, allow_zero=True)
+    resamples = resample_count("n_resamples", n_resamples)
     if method not in ("auto", "exact", "sampled"):
         raise InvalidInputError(f"method: must be 'auto', 'exact' or 'sampled', got {method!r}")
     threads = check_n_threads(n_threads)

@@ -17,13 +17,14 @@ analysis of systems-based information retrieval experiments", ACM TOIS 30(1), 20
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
-from ..exceptions import InvalidInputError
-from ._arguments import check_level
+from ..exceptions import InputTypeError, InvalidInputError
+from ._arguments import check_level, float_array
 from .distributions import studentized_range_sf
 
 __all__ = ["CORRECTIONS", "Correction", "TukeyResult", "adjust_p_values", "tukey_hsd"]
@@ -74,7 +75,7 @@ def adjust_p_values(p_values: Any, method: Correction = "holm") -> np.ndarray:
     >>> adjust_p_values([0.01, 0.04, 0.03, 0.005], "bh").round(6).tolist()
     [0.02, 0.04, 0.04, 0.02]
     """
-    p = np.asarray(p_values, dtype=np.float64)
+    p = float_array(p_values, "p_values", "the p-values of the family")
     if method not in CORRECTIONS:
         raise InvalidInputError(
             f"method: must be one of {', '.join(map(repr, CORRECTIONS))}, got {method!r}"
@@ -182,7 +183,17 @@ def tukey_hsd(groups: Any, *, confidence_level: float = 0.95) -> TukeyResult:
     [1.0, 0.014, 0.98]
     """
     level = check_level("confidence_level", confidence_level)
-    samples = [np.asarray(g, dtype=np.float64) for g in groups]
+    expected = "a sequence of 1-D samples, or a 2-D array with one group per row"
+    if isinstance(groups, str | bytes) or not isinstance(groups, Iterable):
+        raise InputTypeError(f"groups: expected {expected}, got {type(groups).__name__}")
+    samples = [float_array(g, f"groups[{i}]", "the group's values") for i, g in enumerate(groups)]
+    for i, sample in enumerate(samples):
+        if sample.ndim != 1:
+            raise InvalidInputError(
+                f"groups[{i}]: a group is a 1-D sample, got an array of shape {sample.shape}"
+            )
+        if np.isinf(sample).any():
+            raise InvalidInputError(f"groups[{i}]: holds an infinite value")
     samples = [s[~np.isnan(s)] for s in samples]
     k = len(samples)
     if k < 2:

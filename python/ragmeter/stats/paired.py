@@ -36,7 +36,13 @@ import numpy as np
 from .. import _core
 from ..exceptions import InvalidInputError
 from ..options import check_n_threads
-from ._arguments import check_level, check_seed, positive_int
+from ._arguments import (
+    RESAMPLE_MEMORY_VALUES,
+    check_level,
+    check_seed,
+    float_array,
+    resample_count,
+)
 from .distributions import (
     normal_two_sided,
     student_t_quantile,
@@ -71,8 +77,15 @@ WILCOXON_PERMUTATION_MAX = 13
 Method = Literal["auto", "exact", "sampled"]
 
 
-def _matrix(differences: Any, *, allow_nan: bool = False) -> tuple[np.ndarray, bool]:
-    array = np.asarray(differences, dtype=np.float64)
+_NO_PAIR = "differences: a paired test needs at least one pair of per-query values, got none"
+
+
+def _matrix(
+    differences: Any, *, allow_nan: bool = False, require_pairs: bool = False
+) -> tuple[np.ndarray, bool]:
+    array = float_array(
+        differences, "differences", "one difference per query, or a 2-D array (one row per metric)"
+    )
     if array.ndim == 1:
         matrix, single = np.ascontiguousarray(array[None, :]), True
     elif array.ndim == 2:
@@ -89,6 +102,8 @@ def _matrix(differences: Any, *, allow_nan: bool = False) -> tuple[np.ndarray, b
         )
     if np.isinf(matrix).any():
         raise InvalidInputError("differences: holds an infinite value")
+    if require_pairs and matrix.shape[1] == 0:
+        raise InvalidInputError(_NO_PAIR)
     return matrix, single
 
 
@@ -197,7 +212,7 @@ def sign_flip_test(
             f"method='exact' enumerates 2**n sign vectors and is limited to {EXACT_LIMIT} "
             f"pairs, got {n_pairs}; use method='sampled' or 'auto'"
         )
-    resamples = positive_int("n_resamples", n_resamples)
+    resamples = resample_count("n_resamples", n_resamples)
     seed = None if exact else check_seed(random_state)
     p_values, counts, n_patterns = _core.sign_flip_test(
         matrix,
@@ -262,7 +277,13 @@ def bootstrap_confidence_interval(
     """
     matrix, single = _matrix(differences, allow_nan=True)
     check_level("confidence_level", confidence_level)
-    resamples = positive_int("n_resamples", n_resamples)
+    resamples = resample_count("n_resamples", n_resamples)
+    if resamples * matrix.shape[0] > RESAMPLE_MEMORY_VALUES:
+        raise InvalidInputError(
+            f"n_resamples: {resamples:,} resamples of {matrix.shape[0]} rows keep "
+            f"{resamples * matrix.shape[0] * 8 / 2**30:.1f} GiB of means in memory; ask for at "
+            f"most {RESAMPLE_MEMORY_VALUES // matrix.shape[0]:,} resamples (or fewer rows at once)"
+        )
     seed = check_seed(random_state)
     means = _core.bootstrap_mean_differences(
         matrix, n_resamples=resamples, seed=seed, n_threads=check_n_threads(n_threads)
@@ -339,10 +360,19 @@ def row_moments(d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     defined = ~np.isnan(d)
     n = defined.sum(axis=1)
     filled = np.where(defined, d, 0.0)
+    # Each row divided by a power of two near its largest magnitude (exact, so the results are
+    # those of the unscaled row) keeps the squares from underflowing (tiny differences would
+    # give sd = 0, so t = inf and p = 0) and the sums from overflowing.
+    largest = np.abs(filled).max(axis=1) if filled.shape[1] else np.zeros(filled.shape[0])
+    exponent = np.frexp(np.where(largest > 0, largest, 1.0))[1] - 1
+    scale = np.ldexp(1.0, exponent)[:, None]
+    scaled = filled / scale
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = filled.sum(axis=1) / n
-        centred = np.where(defined, d - mean[:, None], 0.0)
+        mean = scaled.sum(axis=1) / n
+        centred = np.where(defined, scaled - mean[:, None], 0.0)
         sd = np.sqrt((centred * centred).sum(axis=1) / (n - 1))
+    mean = mean * scale[:, 0]
+    sd = sd * scale[:, 0]
     sd[n < 2] = math.nan
     mean[n == 0] = math.nan
     return n, mean, sd
@@ -374,8 +404,9 @@ def t_rows(
         for degrees in np.unique(df[usable]):
             rows = usable & (df == degrees)
             margin = student_t_quantile((1.0 + confidence_level) / 2.0, float(degrees))
-            low[rows] = mean[rows] - margin * standard_error[rows]
-            high[rows] = mean[rows] + margin * standard_error[rows]
+            with np.errstate(over="ignore"):  # differences near the float range: +-inf
+                low[rows] = mean[rows] - margin * standard_error[rows]
+                high[rows] = mean[rows] + margin * standard_error[rows]
     return n, mean, t, p, low, high, effect_sizes(mean, sd)
 
 
@@ -465,7 +496,7 @@ def paired_t_test(differences: Any, *, confidence_level: float = 0.95) -> Paired
     >>> round(result.statistic, 6), round(result.p_value, 6), result.df
     (2.04939, 0.132842, 3)
     """
-    matrix, single = _matrix(differences)
+    matrix, single = _matrix(differences, require_pairs=True)
     level = check_level("confidence_level", confidence_level)
     n, mean, t, p, low, high, size = t_rows(matrix, level)
     df = n - 1
@@ -515,7 +546,7 @@ def wilcoxon_test(differences: Any) -> PairedTestResult:
     >>> result.statistic, result.p_value, result.method
     (1.0, 0.125, 'exact')
     """
-    matrix, single = _matrix(differences)
+    matrix, single = _matrix(differences, require_pairs=True)
     results = [wilcoxon_one(row) for row in matrix]
     statistics = np.array([r[0] for r in results])
     p_values = np.array([r[1] for r in results])
@@ -579,9 +610,9 @@ def paired_bootstrap_test(
     >>> result.p_value, round(result.ci_low, 12), round(result.ci_high, 12)
     (0.001, 0.1, 0.1)
     """
-    matrix, single = _matrix(differences)
+    matrix, single = _matrix(differences, require_pairs=True)
     level = check_level("confidence_level", confidence_level)
-    resamples = positive_int("n_resamples", n_resamples)
+    resamples = resample_count("n_resamples", n_resamples)
     seed = check_seed(random_state)
     values = np.ascontiguousarray(np.stack([matrix, np.zeros_like(matrix)]))
     low, high, counts, valid = _core.bootstrap_pairs(

@@ -233,7 +233,8 @@ class MetricComparison:
         InvalidInputError
             A field of the wrong type or out of range, counts that do not add up.
         """
-        metric = data["metric"]
+        _check_mapping(data, "one metric of a comparison report")
+        metric = data.get("metric")
         if not isinstance(metric, str) or not metric:
             raise InvalidInputError(f"metric: expected a metric name, got {metric!r}")
         where = f"metric {metric!r}"
@@ -277,6 +278,13 @@ def _format_p(p: float | None) -> str:
     if p is None or math.isnan(p):
         return "n/a"
     return f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}"
+
+
+def _check_mapping(data: Any, what: str) -> None:
+    if not isinstance(data, Mapping):
+        raise InvalidInputError(
+            f"expected {what}: a mapping as to_dict() returns it, got {type(data).__name__}"
+        )
 
 
 def _check_name(value: Any, field_name: str) -> str:
@@ -529,6 +537,7 @@ class Comparison:
             Not a comparison report, a report of another format version, a field of the wrong type
             or out of range, a summary that does not match the differences.
         """
+        _check_mapping(data, "a comparison report")
         if data.get("kind") != COMPARISON_KIND:
             raise InvalidInputError(f"not a ragmeter comparison report (kind {data.get('kind')!r})")
         _check_version(data)
@@ -1335,6 +1344,7 @@ class MultipleComparison:
             Not such a report, another format version, a field of the wrong type or out of range,
             values not aligned with the queries, pairs of unknown systems.
         """
+        _check_mapping(data, "a multiple comparison report")
         if data.get("kind") != MULTIPLE_COMPARISON_KIND:
             raise InvalidInputError(
                 f"not a ragmeter multiple comparison report (kind {data.get('kind')!r})"
