@@ -31,6 +31,7 @@ from ragmeter import (
     InputTypeError,
     InvalidInputError,
     RagmeterError,
+    levenshtein,
 )
 from ragmeter.cli import main
 
@@ -451,3 +452,54 @@ def test_comparison_reports_that_are_not_mappings_are_refused():
         ragmeter.Comparison.from_dict(None)
     with pytest.raises(InvalidInputError, match=r"expected a multiple comparison report"):
         ragmeter.MultipleComparison.from_dict([1, 2])
+
+
+# -- answers and edit distances -------------------------------------------------------------
+
+
+def shrink_while_scoring(score, n=50_000, rounds=15):
+    """Errors of ``score(items)`` while another thread shrinks and rewrites ``items``."""
+    items = ["the quick brown fox"] * n
+    stop = threading.Event()
+
+    def mutate():
+        i = 0
+        while not stop.is_set():
+            i += 1
+            if len(items) > 1000:
+                items.pop()
+            items[i % len(items)] = "x" * (i % 30)
+
+    thread = threading.Thread(target=mutate)
+    thread.start()
+    errors = []
+    try:
+        for _ in range(rounds):
+            try:
+                score(items)
+            except InvalidInputError:
+                pass  # the lengths differ: refused, as they should be
+            except Exception as error:
+                errors.append(repr(error))
+    finally:
+        stop.set()
+        thread.join()
+    return errors
+
+
+@pytest.mark.parametrize(
+    "score",
+    [
+        lambda items: ragmeter.token_f1_score(items, ["quick fox"] * len(items)),
+        lambda items: levenshtein.pairwise(items, list(items)),
+        lambda items: levenshtein.rank("quick", items, limit=3),
+    ],
+)
+def test_a_list_shrunk_by_another_thread_is_scored_as_read_not_indexed_out_of_range(score):
+    # The core read the caller's list by index while the GIL was released: IndexError.
+    assert shrink_while_scoring(score) == []
+
+
+def test_a_rank_limit_beyond_any_number_of_choices_asks_for_all():
+    # OverflowError: int too big to convert.
+    assert levenshtein.rank("a", ["a", "b"], limit=10**30) == levenshtein.rank("a", ["a", "b"])

@@ -88,7 +88,10 @@ def as_item_list(values: object, argument: str, what: str) -> list[Any]:
             f"{argument} is a set, which has no order to pair items by; pass a list of {what}"
         )
     if isinstance(values, list):
-        return values
+        # A copy (of the references, not the strings): the Rust core reads the items while
+        # the GIL is released between chunks, and another thread shrinking the caller's list
+        # meanwhile must not change what is scored (nor make an index go out of range).
+        return values.copy()
     if not isinstance(values, Iterable):
         raise InputTypeError(f"{argument} is {_type_name(values)}; pass a list of {what}")
     return list(values)

@@ -31,6 +31,7 @@ Damerau edit distances" (the kernel).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal, NamedTuple, cast
 
@@ -702,4 +703,5 @@ def _check_limit(limit: object) -> int | None:
         raise InputTypeError(f"limit must be a non-negative int or None, got {_type_name(limit)}")
     if limit < 0:
         raise InvalidInputError(f"limit: must be >= 0 (or None for all matches), got {limit}")
-    return int(limit)
+    # A limit beyond any number of choices asks for all of them.
+    return min(int(limit), sys.maxsize)
