@@ -503,3 +503,89 @@ def test_a_list_shrunk_by_another_thread_is_scored_as_read_not_indexed_out_of_ra
 def test_a_rank_limit_beyond_any_number_of_choices_asks_for_all():
     # OverflowError: int too big to convert.
     assert levenshtein.rank("a", ["a", "b"], limit=10**30) == levenshtein.rank("a", ["a", "b"])
+
+
+# -- retrieval harness ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("queries", [None, "abc", 5])
+def test_evaluate_retrieval_refuses_queries_of_the_wrong_type(queries):
+    with pytest.raises(InputTypeError, match=r"^queries: expected"):
+        ragmeter.evaluate_retrieval(lambda q: ["d"], queries, {"q": {"d": 1}})
+
+
+# -- judges ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def no_network(monkeypatch):
+    """Every connection attempt recorded and refused."""
+    import socket
+
+    attempts = []
+
+    def refuse(self, address, *args):
+        attempts.append(address)
+        raise OSError(f"network blocked: {address!r}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "RAGMETER_JUDGE_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    return attempts
+
+
+def judge_sample():
+    from ragmeter.judges import Sample
+
+    return Sample("Where is Paris?", "Paris is in France.", ["Paris is the capital of France."])
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"temperature": -1}, r"^temperature must be None or a finite number >= 0"),
+        ({"temperature": math.nan}, r"^temperature must be None or a finite number"),
+        ({"temperature": "0"}, r"^temperature must be None or a finite number"),
+        ({"seed": 1.5}, r"^seed must be None or an integer of 64 bits"),
+        ({"seed": 2**80}, r"^seed must be None or an integer of 64 bits"),
+        ({"language": 5}, r"^language must be None"),
+        ({"retry_errors": "yes"}, r"^retry_errors must be True or False"),
+        ({"max_parse_retries": "2"}, r"^max_parse_retries must be an integer"),
+        ({"cache_mode": "x"}, r"^cache_mode must be None or one of 'read_write'"),
+        ({"prices": 5}, r"^prices must be a mapping"),
+        ({"dry_run": "yes"}, r"^dry_run must be True or False"),
+    ],
+)
+def test_judge_options_out_of_range_are_refused_before_any_call(no_network, options, message):
+    # Each was accepted silently (temperature="0" would be sent as a string; prices=5 raised
+    # AttributeError).
+    from ragmeter.judges import RuleJudge, evaluate
+
+    with pytest.raises(InvalidInputError, match=message):
+        evaluate([judge_sample()], ["faithfulness"], judge=RuleJudge(), progress=False, **options)
+    assert no_network == []
+
+
+def test_judges_reach_no_network_unless_one_is_configured(no_network):
+    from ragmeter.judges import JudgeConfigurationError, RuleJudge, evaluate
+
+    with pytest.raises(JudgeConfigurationError):
+        evaluate([judge_sample()], ["faithfulness"], progress=False)
+    results = evaluate([judge_sample()], ["faithfulness"], judge=RuleJudge(), progress=False)
+    assert results.means() == {"faithfulness": 1.0}
+    assert no_network == []
+
+
+def test_agreement_and_judge_json_refuse_inputs_of_the_wrong_type():
+    from ragmeter.judges import RuleJudge, cohen_kappa, judge_json
+
+    with pytest.raises(InvalidInputError, match=r"^a must be a sequence of ratings"):
+        cohen_kappa(None, [1])
+    # NaN was counted as a category of its own (NaN != NaN): kappa 0.0.
+    with pytest.raises(InvalidInputError, match=r"^a\[0\] is nan: use None"):
+        cohen_kappa([math.nan, 1], [1, 1])
+    with pytest.raises(InvalidInputError, match=r"^messages must be a list of chat messages"):
+        judge_json(RuleJudge(), None)
+    with pytest.raises(InvalidInputError, match=r"^messages\[0\] must be a"):
+        judge_json(RuleJudge(), ["hello"])

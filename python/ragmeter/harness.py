@@ -21,6 +21,7 @@ from typing import Any, Literal
 from ._inputs import interpret_search_result
 from ._progress import Progress, progress_hook
 from .exceptions import (
+    InputTypeError,
     InvalidInputError,
     RetrievalError,
     RetrievalWarning,
@@ -93,7 +94,7 @@ def _check_queries(
         ids = list(range(len(queries)))
         texts = list(queries)
     else:
-        raise TypeError(
+        raise InputTypeError(
             f"queries: expected {{query_id: text}} or a sequence of texts, "
             f"got {type(queries).__name__}"
         )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any, Literal
 
@@ -158,7 +158,26 @@ def cohen_kappa(
         >>> cohen_kappa(["y", "y", "n", "n"], ["y", "n", "n", "n"])
         0.5
     """
-    return _public(_cohen_kappa(list(a), list(b), weights, labels), "Cohen's kappa")
+    return _public(
+        _cohen_kappa(_ratings(a, "a"), _ratings(b, "b"), weights, labels), "Cohen's kappa"
+    )
+
+
+def _ratings(values: Any, argument: str) -> list[Any]:
+    """One rater's ratings, unit by unit: a sequence (never a str, a set or a mapping), NaN
+    refused (None is the missing rating)."""
+    if isinstance(values, str | bytes | set | frozenset | Mapping) or not isinstance(
+        values, Iterable
+    ):
+        raise InvalidInputError(
+            f"{argument} must be a sequence of ratings (one per unit, None when missing), got "
+            f"{type(values).__name__}"
+        )
+    ratings = list(values)
+    for i, value in enumerate(ratings):
+        if isinstance(value, float) and math.isnan(value):
+            raise InvalidInputError(f"{argument}[{i}] is nan: use None for a missing rating")
+    return ratings
 
 
 def _fleiss_kappa(rows: list[list[Any]]) -> Result:

@@ -223,6 +223,8 @@ def evaluate(
         progress=progress,
         max_pending=max_pending,
     )
+    if not isinstance(dry_run, bool):
+        raise InvalidInputError(f"dry_run must be True or False, got {dry_run!r}")
     if dry_run:
         return estimate_run(samples, metrics, options)
     return run_sync(lambda: run_evaluation(samples, metrics, options, close_clients_after=True))
@@ -268,6 +270,17 @@ def judge_json(
     """
     if isinstance(judge, Panel):
         raise InvalidInputError("judge_json asks one judge; pass one of the panel's judges")
+    if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Sequence):
+        raise InvalidInputError(
+            "messages must be a list of chat messages, {'role': ..., 'content': ...} dicts, got "
+            f"{type(messages).__name__}"
+        )
+    for i, message in enumerate(messages):
+        if not isinstance(message, Mapping):
+            raise InvalidInputError(
+                f"messages[{i}] must be a {{'role': ..., 'content': ...}} dict, got "
+                f"{type(message).__name__}"
+            )
     the_judge = resolve_judge(judge)
     settings = RunSettings(
         temperature=temperature,

@@ -9,6 +9,7 @@ their arguments and hand it on whole.
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 import sys
 from collections.abc import Mapping
@@ -17,8 +18,9 @@ from typing import Any, Literal
 
 from ..._progress import Progress
 from ...exceptions import InvalidInputError
+from ...options import shorten
 from ..accounting import Price, normalize_prices
-from .cache import CacheMode, JudgeCache
+from .cache import CACHE_MODES, CacheMode, JudgeCache
 
 __all__ = [
     "MaxTokens",
@@ -83,6 +85,38 @@ class RunSettings:
         return max(DEFAULT_MAX_TOKENS, TOKENS_PER_CALL + TOKENS_PER_ITEM * n_items)
 
     def __post_init__(self) -> None:
+        temperature = self.temperature
+        if temperature is not None and (
+            isinstance(temperature, bool)
+            or not isinstance(temperature, int | float)
+            or not math.isfinite(temperature)
+            or temperature < 0
+        ):
+            raise InvalidInputError(
+                f"temperature must be None or a finite number >= 0 (0 for repeatable "
+                f"judgements), got {temperature!r}"
+            )
+        seed = self.seed
+        if seed is not None and (
+            isinstance(seed, bool) or not isinstance(seed, int) or not -(2**63) <= seed < 2**63
+        ):
+            raise InvalidInputError(
+                f"seed must be None or an integer of 64 bits (sent to the endpoint), got "
+                f"{shorten(seed)}"
+            )
+        for name in ("max_parse_retries", "max_items_per_call"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidInputError(f"{name} must be an integer, got {shorten(value)}")
+        if self.language is not None and (not isinstance(self.language, str) or not self.language):
+            raise InvalidInputError(
+                f"language must be None (the answer's language) or a language name such as "
+                f"'French', got {shorten(self.language)}"
+            )
+        if not isinstance(self.retry_errors, bool):
+            raise InvalidInputError(
+                f"retry_errors must be True or False, got {self.retry_errors!r}"
+            )
         if (
             self.max_tokens != "auto"
             and self.max_tokens is not None
@@ -128,9 +162,23 @@ class RunOptions:
     max_pending: int = 256
 
     def __post_init__(self) -> None:
+        if self.cache_mode is not None and self.cache_mode not in CACHE_MODES:
+            raise InvalidInputError(
+                f"cache_mode must be None or one of {', '.join(map(repr, CACHE_MODES))}, got "
+                f"{shorten(self.cache_mode)}"
+            )
+        if self.prices is not None and not isinstance(self.prices, Mapping):
+            raise InvalidInputError(
+                f"prices must be a mapping {{model name: (input_per_1k, output_per_1k)}}, got "
+                f"{type(self.prices).__name__}"
+            )
         if self.on_error not in ("record", "raise"):
             raise InvalidInputError(f"on_error must be 'record' or 'raise', got {self.on_error!r}")
-        if not isinstance(self.max_pending, int) or self.max_pending < 1:
+        if (
+            isinstance(self.max_pending, bool)
+            or not isinstance(self.max_pending, int)
+            or self.max_pending < 1
+        ):
             raise InvalidInputError(
                 f"max_pending must be an integer >= 1, got {self.max_pending!r}"
             )
