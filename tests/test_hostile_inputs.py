@@ -737,3 +737,24 @@ def test_gzip_and_plain_runs_read_alike(tmp_path):
         warnings.simplefilter("error")
         with pytest.raises(InvalidInputError, match=r"damaged or truncated"):
             ragmeter.read_trec_run(packed)
+
+
+# -- the command ----------------------------------------------------------------------------
+
+
+def test_compare_refuses_a_run_file_given_twice(trec, capsys):
+    # The two names collapsed into one system: "systems: a comparison needs at least 2 systems".
+    qrels, run = trec
+    assert main(["compare", str(qrels), str(run), str(run)]) == 2
+    assert f"runs: {str(run)!r} is given twice" in capsys.readouterr().err
+
+
+def test_writing_into_a_missing_directory_names_the_directory(trec, tmp_path, capsys):
+    # The error named the temporary file ('.out.txt.<random>.tmp') the write goes through.
+    qrels, run = trec
+    target = tmp_path / "no" / "out.txt"
+    assert main(["evaluate", "-o", str(target), str(qrels), str(run)]) == 2
+    err = capsys.readouterr().err
+    assert "its directory does not exist" in err and ".tmp" not in err
+    with pytest.raises(FileNotFoundError, match=r"its directory does not exist"):
+        ragmeter.write_trec_run({"q": {"d": 1.0}}, target)

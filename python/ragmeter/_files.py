@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import stat
@@ -185,6 +186,14 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
         raise InvalidInputError(
             f"{os.fspath(path)}: is a directory; name the file to write (e.g. "
             f"{os.path.join(os.fspath(path), 'out.txt')!r})"
+        )
+    if not real.parent.is_dir():
+        # Else the error would name the temporary file, not the directory that is missing.
+        raise InputFileNotFoundError(
+            errno.ENOENT,
+            f"path: cannot write {os.fspath(path)!r}: its directory does not exist; create it "
+            "first",
+            str(real.parent),
         )
     try:
         existing_mode: int | None = stat.S_IMODE(os.stat(real).st_mode)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import os
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -202,6 +203,14 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     """
     if len(args.runs) < 2:
         raise InvalidInputError("runs: a comparison needs at least two run files")
+    seen: set[str] = set()
+    for path in args.runs:
+        if os.path.abspath(path) in seen:
+            # Two names for one system: the comparison would silently have one fewer.
+            raise InvalidInputError(
+                f"runs: {os.fspath(path)!r} is given twice; give each run file once"
+            )
+        seen.add(os.path.abspath(path))
     measures = _comparable(command_measures(args.metrics or list(DEFAULT_MEASURES)))
     if not measures:
         raise InvalidInputError(
