@@ -758,3 +758,19 @@ def test_writing_into_a_missing_directory_names_the_directory(trec, tmp_path, ca
     assert "its directory does not exist" in err and ".tmp" not in err
     with pytest.raises(FileNotFoundError, match=r"its directory does not exist"):
         ragmeter.write_trec_run({"q": {"d": 1.0}}, target)
+
+
+# -- retrieval indexes ----------------------------------------------------------------------
+
+
+def test_a_top_k_beyond_64_bits_is_refused_and_the_largest_searches():
+    from ragmeter import CorpusDocument, RetrievalConfig, RetrievalIndex
+
+    # RetrievalConfig(top_k=10**30) was accepted and every search raised OverflowError.
+    with pytest.raises(InvalidInputError, match=r"^top_k: must be at most 9223372036854775807"):
+        RetrievalConfig(top_k=10**30)
+    docs = [CorpusDocument("d1", "a.txt", text="paris is in france")]
+    index = RetrievalIndex(config=RetrievalConfig(top_k=2**63 - 1)).build(docs)
+    assert [hit.doc.doc_id for hit in index.search("paris").hits] == ["d1"]
+    with pytest.raises(InputTypeError, match=r"^documents: expected a sequence of CorpusDocument"):
+        RetrievalIndex().build(None)

@@ -10,6 +10,7 @@ from typing import Literal
 import numpy as np
 
 from ..exceptions import InvalidInputError
+from ..options import MAX_INDEX, shorten
 
 __all__ = ["BM25_VARIANTS", "MATCH_MODES", "Bm25Variant", "MatchMode", "RetrievalConfig"]
 
@@ -132,7 +133,13 @@ class RetrievalConfig:
                 _store(self, name, str(getattr(self, name)))
         if isinstance(self.top_k, bool) or not isinstance(self.top_k, int) or self.top_k < 1:
             raise InvalidInputError(
-                f"top_k: must be an int >= 1 (the most hits to return), got {self.top_k!r}"
+                f"top_k: must be an int >= 1 (the most hits to return), got {shorten(self.top_k)}"
+            )
+        if self.top_k > MAX_INDEX:
+            # The core counts hits in 64 bits (a search raised OverflowError).
+            raise InvalidInputError(
+                f"top_k: must be at most {MAX_INDEX} (more than any corpus holds), got "
+                f"{shorten(self.top_k, 40)}"
             )
         if self.match_mode not in MATCH_MODES:
             raise InvalidInputError(

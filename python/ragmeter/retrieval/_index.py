@@ -6,12 +6,12 @@ import hashlib
 import math
 import re
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..exceptions import InvalidInputError
+from ..exceptions import InputTypeError, InvalidInputError
 from ._bm25 import Bm25Matrix, RankedBatch
 from ._config import RetrievalConfig
 from ._documents import CorpusDocument, DocId
@@ -204,6 +204,10 @@ class RetrievalIndex:
             with one ``doc_id``, ``doc_id`` values mixing ``str`` and ``int``, embeddings of
             different dimensions.
         """
+        if isinstance(documents, str | bytes | Mapping) or not isinstance(documents, Iterable):
+            raise InputTypeError(
+                f"documents: expected a sequence of CorpusDocument, got {type(documents).__name__}"
+            )
         docs = tuple(documents)
         if not docs:
             raise InvalidInputError("documents: cannot build an index over no documents")
