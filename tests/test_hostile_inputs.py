@@ -27,6 +27,7 @@ import pytest
 import pytrec_eval
 
 import ragmeter
+import ragmeter.distributed as distributed
 import ragmeter.io as rio
 from ragmeter import (
     InputFileError,
@@ -774,3 +775,38 @@ def test_a_top_k_beyond_64_bits_is_refused_and_the_largest_searches():
     assert [hit.doc.doc_id for hit in index.search("paris").hits] == ["d1"]
     with pytest.raises(InputTypeError, match=r"^documents: expected a sequence of CorpusDocument"):
         RetrievalIndex().build(None)
+
+
+# -- Dask -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda q, r: distributed.evaluate_runs(q, None),
+            "run_paths: expected a list of paths, got NoneType",
+        ),
+        (
+            lambda q, r: distributed.evaluate_runs(None, [r]),
+            "qrels_path: expected the path of a file",
+        ),
+        (
+            lambda q, r: distributed.evaluate_runs(q, [None]),
+            r"run_paths\[0\]: expected the path of a file",
+        ),
+        (
+            lambda q, r: distributed.evaluate_partitioned(q, None),
+            "run: expected a path or a list of partition paths",
+        ),
+        (
+            lambda q, r: distributed.evaluate_partitioned(None, r),
+            "qrels: expected the path of a file",
+        ),
+    ],
+)
+def test_dask_entry_points_refuse_paths_of_the_wrong_type(trec, call, message):
+    # Each raised a plain TypeError ("'NoneType' object is not iterable", "expected str, bytes
+    # or os.PathLike object"), before any task was made.
+    with pytest.raises(InputTypeError, match=rf"^{message}"):
+        call(*trec)

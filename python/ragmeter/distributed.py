@@ -39,12 +39,13 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
+from ._files import path_argument
 from ._inputs import AlignedQueries, TableColumns
 from ._optional import import_optional
 from ._progress import Progress, progress_hook
@@ -127,7 +128,7 @@ def map_runs(
     ``function`` must be importable on the workers (a module-level function of ragmeter).
     ``progress`` ticks as runs finish, in the order they finish."""
     dask = import_optional("dask", extra="dask", purpose="evaluating runs on Dask")
-    qrels = os.fspath(qrels_path)
+    qrels = path_argument(qrels_path, "qrels_path")
 
     def task(path: str) -> Any:
         return dask.delayed(_evaluate_one, pure=False)(
@@ -262,9 +263,10 @@ duplicates, judged_docs_only, collection_size, n_threads
         raise InputTypeError(
             f"run_paths: expected a list of paths, got one path ({run_paths!r}); wrap it in a list"
         )
-    paths = [os.fspath(p) for p in run_paths]
-    if any(not isinstance(p, str) for p in paths):
-        raise InputTypeError("run_paths: every path must be a str or os.PathLike of str")
+    if isinstance(run_paths, Mapping) or not isinstance(run_paths, Iterable):
+        raise InputTypeError(f"run_paths: expected a list of paths, got {type(run_paths).__name__}")
+    path_argument(qrels_path, "qrels_path")
+    paths = [path_argument(p, f"run_paths[{i}]") for i, p in enumerate(run_paths)]
     repeated = sorted({p for p in paths if paths.count(p) > 1})
     if repeated:
         raise InvalidInputError(
@@ -379,8 +381,8 @@ def _partition_values(
 
 def _partitions(run: PathLike | Sequence[PathLike]) -> tuple[list[str], str | None]:
     """The partition files of a run (and the dataset directory, if it is one)."""
-    if isinstance(run, str | os.PathLike):
-        root = os.fspath(run)
+    if isinstance(run, str | bytes | os.PathLike):
+        root = path_argument(run, "run")
         if not os.path.isdir(root):
             return [root], None
         files = sorted(
@@ -392,8 +394,12 @@ def _partitions(run: PathLike | Sequence[PathLike]) -> tuple[list[str], str | No
         if not files:
             raise InvalidInputError(f"run: the directory {root!r} holds no partition file")
         return files, root
-    paths = [os.fspath(p) for p in run]
-    if not paths or any(not isinstance(p, str) for p in paths):
+    if isinstance(run, Mapping) or not isinstance(run, Iterable):
+        raise InputTypeError(
+            f"run: expected a path or a list of partition paths, got {type(run).__name__}"
+        )
+    paths = [path_argument(p, f"run[{i}]") for i, p in enumerate(run)]
+    if not paths:
         raise InputTypeError("run: a list of partition paths (str or os.PathLike) is expected")
     return paths, None
 
@@ -475,7 +481,7 @@ duplicates, judged_docs_only, collection_size, n_threads
     measures = measures_of(metrics)
     metric_names = metrics if isinstance(metrics, str) else list(metrics)
     columns = TableColumns(query_col, doc_col, relevance_col, score_col, rank_col)
-    qrels_path = os.fspath(qrels)
+    qrels_path = path_argument(qrels, "qrels")
     paths, root = _partitions(run)
     tasks = [
         dask.delayed(_partition_values, pure=False)(
