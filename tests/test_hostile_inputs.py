@@ -4,8 +4,7 @@ value an independent oracle gives; never a crash, a hang, a raw exception of ano
 silently wrong number.
 
 One test per defect found by probing the API with wrong types, damaged files, absurd options and
-concurrent mutation. The tests marked ``xfail(strict=True)`` are defects whose fix belongs in the
-Rust core (or in a module being edited elsewhere); each reason names the defect.
+concurrent mutation, in the Python modules and in the Rust core.
 """
 
 from __future__ import annotations
@@ -595,15 +594,9 @@ def test_agreement_and_judge_json_refuse_inputs_of_the_wrong_type():
         judge_json(RuleJudge(), ["hello"])
 
 
-# -- defects of the Rust core (not fixed here) ----------------------------------------------
+# -- defects of the Rust core, fixed there ---------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Rust TREC reader: a NUL byte inside a run line is read as a field separator, so "
-    "'d\\x001' becomes the doc 'd' and the rank column the score (silently wrong); it should "
-    "be a TrecFormatError with file:line",
-)
 def test_a_nul_byte_in_a_trec_run_line_is_refused(tmp_path):
     path = tmp_path / "run.txt"
     path.write_bytes(b"q1 Q0 d\x001 1 2.0 r\n")
@@ -611,11 +604,6 @@ def test_a_nul_byte_in_a_trec_run_line_is_refused(tmp_path):
         ragmeter.read_trec_run(path)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Rust TREC reader: a UTF-8 byte order mark is kept in the first query id "
-    "('\\ufeffq1'), splitting that topic in two; it should be skipped (or the file refused)",
-)
 def test_a_byte_order_mark_does_not_change_the_first_query_id(tmp_path):
     path = tmp_path / "run.txt"
     path.write_bytes(b"\xef\xbb\xbf" + RUN.encode())
@@ -626,12 +614,6 @@ def test_a_byte_order_mark_does_not_change_the_first_query_id(tmp_path):
     assert run == {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d3": 1.0}}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Rust evaluate_trec (prepare_trec): a document listed twice in a run or judged "
-    "twice in a qrels file is reported without the file and line (read_trec_run and "
-    "read_trec_qrels name them)",
-)
 @pytest.mark.parametrize(("which", "extra"), [(1, "q1 Q0 d1 3 0.5 r\n"), (0, "q1 0 d1 0\n")])
 def test_evaluate_trec_names_the_file_and_line_of_a_repeated_document(trec, which, extra):
     path = trec[which]
@@ -640,11 +622,6 @@ def test_evaluate_trec_names_the_file_and_line_of_a_repeated_document(trec, whic
         ragmeter.evaluate_trec(*trec, metrics=["map"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Rust table reader: a Utf8 id column holding bytes that are not UTF-8 is refused "
-    "without naming the argument (y_true or y_pred) or what to do",
-)
 def test_a_table_id_that_is_not_utf8_names_the_argument():
     offsets = pa.py_buffer(np.array([0, 2, 2, 4], dtype="int32").tobytes())
     ids = pa.StringArray.from_buffers(3, offsets, pa.py_buffer(b"\xff\xfeq2"))
@@ -653,23 +630,12 @@ def test_a_table_id_that_is_not_utf8_names_the_argument():
         ragmeter.ranking_metrics(QRELS_TABLE, run, metrics=["map"], missing="skip")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Rust dict reader (prepare / the same-order pairing of ranking/functions.py): query "
-    "ids of any hashable type (None, floats, tuples) are evaluated, though ids are str or int "
-    "(per_query_results, compare and evaluate_retrieval refuse such ids)",
-)
 @pytest.mark.parametrize("query_id", [None, 1.5, ("q", 1)])
 def test_query_ids_that_are_not_str_or_int_are_refused(query_id):
     with pytest.raises(InputTypeError, match=r"query ids must be str or int"):
         ragmeter.ranking_metrics({query_id: {"d": 1}}, {query_id: ["d"]}, metrics=["map"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Rust dict reader: the message for a grade that is not {subtopic: grade} among "
-    "diversity judgments holds a run of spaces (a continued string literal)",
-)
 def test_the_mixed_diversity_judgments_message_is_one_sentence():
     with pytest.raises(InputTypeError) as caught:
         ragmeter.ranking_metrics(
@@ -678,11 +644,6 @@ def test_the_mixed_diversity_judgments_message_is_one_sentence():
     assert "  " not in str(caught.value)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Rust table reader: a uint64 score, rank or relevance column with a value >= 2**63 "
-    "is refused as 'the id ... does not fit in a 64-bit signed integer' (it is not an id)",
-)
 @pytest.mark.parametrize(
     ("which", "table", "expected"),
     [
@@ -704,23 +665,12 @@ def test_a_large_unsigned_value_column_is_not_called_an_id(which, table, expecte
         assert results["map"] == expected
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Rust dict reader: a score or grade that is an int beyond the float range is "
-    "reported as 'must be a number' (it is one: it does not fit in a 64-bit float), and with "
-    "more than 4300 digits its value prints as nothing",
-)
 @pytest.mark.parametrize("value", [10**400, 10**5000], ids=["1e400", "5000-digits"])
 def test_an_int_beyond_the_float_range_is_named_as_such(value):
     with pytest.raises(InvalidInputError, match=r"(too large|does not fit)"):
         ragmeter.ranking_metrics({"q": {"d": 1}}, {"q": {"d": value}}, metrics=["map"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Rust prepare_rankings: an int query id of more than 4300 digits raises Python's "
-    "own ValueError (its text is needed for trec_eval's order), not an input error",
-)
 def test_a_query_id_too_long_to_print_is_an_input_error():
     huge = 10**5000
     with pytest.raises(RagmeterError):

@@ -24,6 +24,22 @@ fn is_numpy_bool(value: &Bound<'_, PyAny>) -> bool {
     ty.module().is_ok_and(|m| m == "numpy") && ty.name().is_ok_and(|n| n == "bool" || n == "bool_")
 }
 
+/// The size of an int for messages: its digits, or its bits when it has too many digits to
+/// print (Python refuses to print ints of more than 4300 digits).
+fn int_size(value: &Bound<'_, PyAny>) -> String {
+    match value.str() {
+        Ok(text) if text.len().is_ok_and(|n| n <= 40) => format!("value {text}"),
+        Ok(text) => format!("{} digits", text.len().unwrap_or(0)),
+        Err(_) => {
+            let bits = value
+                .call_method0("bit_length")
+                .and_then(|b| b.extract::<u64>())
+                .unwrap_or(0);
+            format!("{bits} bits")
+        }
+    }
+}
+
 /// Whether `id` is an exact str or int (of `kind`), whose equality is that of its text.
 fn is_exact(id: &Bound<'_, PyAny>, kind: IdKind) -> bool {
     match kind {
@@ -384,6 +400,19 @@ impl<'py> Extractor<'_, 'py> {
                     value.repr().map(|r| r.to_string()).unwrap_or_default()
                 ),
             ));
+        } else if value.is_instance_of::<PyInt>() {
+            // An int that does not fit in a float (beyond about 1.8e308).
+            value.extract::<f64>().map_err(|_| {
+                self.fail_value(
+                    query,
+                    format!(
+                        "the {what} of document {} is an int of {}, too large for a 64-bit \
+                         float (at most about 1.8e308): give it as a float, or scale the {what}s",
+                        id.repr().map(|r| r.to_string()).unwrap_or_default(),
+                        int_size(value)
+                    ),
+                )
+            })?
         } else {
             value.extract::<f64>().map_err(|_| {
                 let type_name = value
@@ -499,7 +528,8 @@ impl<'py> Extractor<'_, 'py> {
                 return Err(self.fail_type(
                     query,
                     format!(
-                        "the judgment of document {} is {} of type {}, but other documents have                          diversity judgments {{subtopic: grade}}: judge every document by subtopic",
+                        "the judgment of document {} is {} of type {}, but other documents have \
+                         diversity judgments {{subtopic: grade}}: judge every document by subtopic",
                         id.repr()?,
                         value.repr()?,
                         value.get_type().name()?
@@ -837,6 +867,38 @@ pub(crate) fn ranking_options(
     }
 }
 
+/// Refuse a query id that is not a str or an int of at most 64 bits (as document ids): other
+/// keys (None, floats, tuples) would be evaluated but could not be ordered as trec_eval orders
+/// topics, nor written to a TREC file, nor compared with another run's.
+fn check_query_id(id: &Bound<'_, PyAny>) -> PyResult<()> {
+    if id.is_instance_of::<PyString>() {
+        return Ok(());
+    }
+    let text = || {
+        id.repr()
+            .map(|r| r.to_string())
+            .unwrap_or_else(|_| format!("(an int of {})", int_size(id)))
+    };
+    if id.is_instance_of::<PyInt>() && !id.is_instance_of::<PyBool>() {
+        return match id.extract::<i64>() {
+            Ok(_) => Ok(()),
+            Err(_) => Err(invalid_input(format!(
+                "y_true: the query id {} does not fit in 64 bits; query ids must be str or \
+                 int of at most 64 bits: use str ids",
+                text()
+            ))),
+        };
+    }
+    Err(type_error(format!(
+        "y_true: query ids must be str or int, got {} of type {}: convert them (str(query_id))",
+        text(),
+        id.get_type()
+            .name()
+            .map(|n| n.to_string())
+            .unwrap_or_default()
+    )))
+}
+
 /// Where the judgments and the ranking of each query come from.
 enum QuerySource<'a, 'py> {
     /// Lists aligned with the query ids.
@@ -979,6 +1041,7 @@ fn prepare_from<'py>(
         let mut batch = Batch::reuse(done, start);
         let mut end = start;
         while end < n && batch.n_docs() < BATCH_DOCS {
+            check_query_id(&query_ids.get_item(end)?)?;
             let Some((judged, ranking)) = source.get(end)? else {
                 unpaired = true;
                 return Ok(None);

@@ -122,14 +122,21 @@ fn read_table(
     Ok(ReadTable { batches, segments })
 }
 
-/// An id as a Python object: a str (its text must be UTF-8) or an int.
-fn id_object<'py>(py: Python<'py>, id: Id<'_>, what: &str) -> PyResult<Bound<'py, PyAny>> {
+/// An id of the table `argument` as a Python object: a str (its text must be UTF-8) or an int.
+fn id_object<'py>(
+    py: Python<'py>,
+    id: Id<'_>,
+    what: &str,
+    argument: &str,
+) -> PyResult<Bound<'py, PyAny>> {
     match id {
         Id::Int(n) => n.into_bound_py_any(py),
         Id::Text(bytes) => match std::str::from_utf8(bytes) {
             Ok(text) => Ok(PyString::new(py, text).into_any()),
             Err(_) => Err(invalid_input(format!(
-                "the {what} {} is not valid UTF-8",
+                "{argument}: the {what} {} is not valid UTF-8 (the string column holds other \
+                 bytes, which the library that wrote it should not allow): decode the column's \
+                 bytes with the right encoding, or cast it to binary and back",
                 ragmeter_core::prepare::show(bytes)
             ))),
         },
@@ -178,16 +185,16 @@ pub fn prepare_tables<'py>(
                 owned(&joined.run_only),
             ))
         })?;
-    let objects = |ids: Vec<OwnedId>| -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let objects = |ids: Vec<OwnedId>, argument: &str| -> PyResult<Vec<Bound<'py, PyAny>>> {
         ids.iter()
-            .map(|id| id_object(py, id.as_id(), "query id"))
+            .map(|id| id_object(py, id.as_id(), "query id", argument))
             .collect()
     };
     Ok((
         PreparedRankings::new(prepared),
-        objects(query_ids)?,
+        objects(query_ids, qrels_columns.argument)?,
         in_run,
-        objects(run_only)?,
+        objects(run_only, run_columns.argument)?,
     ))
 }
 
@@ -244,7 +251,7 @@ pub fn read_table_dict<'py>(
     for group in groups {
         let docs = PyDict::new(py);
         for (doc, value) in group.docs {
-            let key = id_object(py, doc, "document id")?;
+            let key = id_object(py, doc, "document id", columns.argument)?;
             if docs.contains(&key)? {
                 return Err(invalid_input(format!(
                     "{}: document {} is listed twice for query {}",
@@ -259,7 +266,7 @@ pub fn read_table_dict<'py>(
                 docs.set_item(key, value)?;
             }
         }
-        out.set_item(id_object(py, group.id, "query id")?, docs)?;
+        out.set_item(id_object(py, group.id, "query id", columns.argument)?, docs)?;
     }
     Ok(out)
 }

@@ -170,6 +170,18 @@ impl<'a> Ints<'a> {
         };
         value.ok_or_else(|| MALFORMED.to_owned())
     }
+
+    /// The value of `row` as a number (rounded as `float(int)` rounds beyond 2^53; unsigned
+    /// values of 2^63 and more are numbers too, though not ids).
+    fn number(&self, row: usize) -> Result<f64, String> {
+        match self {
+            Ints::U64(v) => v
+                .get(row)
+                .map(|&x| x as f64)
+                .ok_or_else(|| MALFORMED.to_owned()),
+            _ => self.get(row).map(|x| x as f64),
+        }
+    }
 }
 
 /// A column of ids of one batch, read in place.
@@ -361,7 +373,7 @@ impl Numbers<'_> {
                 .map(|&x| f64::from(x))
                 .ok_or_else(|| MALFORMED.to_owned()),
             // Exact up to 2^53; beyond, rounded as float(int) rounds.
-            Numbers::Int(ints) => ints.get(row).map(|x| x as f64),
+            Numbers::Int(ints) => ints.number(row),
         }
     }
 }

@@ -42,6 +42,10 @@ pub struct TrecFile<'a> {
     /// The run tag (6th field) of the last run line of the file, as trec_eval's `runid`
     /// measure reports it; None for qrels and for a run without lines.
     pub run_tag: Option<&'a [u8]>,
+    /// The text the ids point into, and the file it came from (for the lines of errors found
+    /// after parsing).
+    pub text: &'a [u8],
+    pub path: std::path::PathBuf,
 }
 
 /// The 1-based line of `field`, a slice of `text` (ids in a `TrecFile` point into the file).
@@ -74,7 +78,9 @@ impl TrecKind {
 }
 
 /// Field separators: every byte up to the space, so tabs, carriage returns and other control
-/// characters separate fields (none of them can be part of an id). One comparison per byte.
+/// characters separate fields (none of them can be part of an id). One comparison per byte. A
+/// NUL byte, the mark of a file that is not text (UTF-16, binary), is refused where blanks are
+/// skipped (`NUL_MESSAGE`).
 fn is_separator(b: u8) -> bool {
     b <= b' '
 }
@@ -147,6 +153,9 @@ fn skip_blanks(text: &[u8], mut i: usize) -> usize {
 fn has_inner_carriage_return(line: &[u8]) -> bool {
     memchr::memchr(b'\r', line).is_some_and(|i| line[i + 1..].iter().any(|&b| !is_separator(b)))
 }
+
+const NUL_MESSAGE: &str = "a NUL byte (\\x00) in the line: the file is not plain text (UTF-16 \
+     text, or binary data?); TREC files are UTF-8 text with fields separated by blanks";
 
 const CR_ONLY_MESSAGE: &str = "a carriage return (CR) is followed by more text on this line: \
      the file seems to use CR-only line ends (classic Mac OS), which would be read as one long \
@@ -255,8 +264,21 @@ fn line_chunks(text: &[u8], parts: usize) -> Vec<&[u8]> {
     chunks
 }
 
-/// Parse a whole TREC file held in memory.
+/// The UTF-8 encoding of U+FEFF, which editors on Windows write at the start of a text file.
+const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
+
+/// Parse a whole TREC file held in memory (a UTF-8 byte order mark at its start is skipped:
+/// it is not part of the first query id).
 pub fn parse<'a>(text: &'a [u8], kind: TrecKind, path: &Path) -> CoreResult<TrecFile<'a>> {
+    parse_lines(
+        text.strip_prefix(BYTE_ORDER_MARK).unwrap_or(text),
+        kind,
+        path,
+    )
+}
+
+/// Parse TREC lines held in memory (a whole file, or a block of whole lines of one).
+fn parse_lines<'a>(text: &'a [u8], kind: TrecKind, path: &Path) -> CoreResult<TrecFile<'a>> {
     let chunks = line_chunks(text, rayon::current_num_threads() * 4);
     let results: Vec<Result<Chunk<'a>, ChunkError>> = chunks
         .par_iter()
@@ -382,6 +404,8 @@ pub fn parse<'a>(text: &'a [u8], kind: TrecKind, path: &Path) -> CoreResult<Trec
         },
         integral: vec![true; if kind == TrecKind::Qrels { total } else { 0 }],
         run_tag: parsed.iter().rev().find_map(|chunk| chunk.run_tag),
+        text,
+        path: path.to_path_buf(),
     })
 }
 
@@ -419,7 +443,11 @@ fn parse_chunk(chunk: &[u8], kind: TrecKind) -> Result<Chunk<'_>, ChunkError> {
         let mut found = 0;
         let mut comment = false;
         loop {
+            let blanks = pos;
             pos = skip_blanks(chunk, pos);
+            if chunk[blanks..pos].contains(&0) {
+                return Err(line_error(line, start, NUL_MESSAGE.to_owned()));
+            }
             if pos == n || chunk[pos] == b'\n' {
                 break;
             }
@@ -453,6 +481,9 @@ fn parse_chunk(chunk: &[u8], kind: TrecKind) -> Result<Chunk<'_>, ChunkError> {
                     },
                     TrecKind::Qrels => {
                         let next = skip_blanks(chunk, pos);
+                        if chunk[pos..next].contains(&0) {
+                            return Err(line_error(line, start, NUL_MESSAGE.to_owned()));
+                        }
                         if next < n && chunk[next] != b'\n' {
                             return Err(line_error(
                                 line,
@@ -729,6 +760,45 @@ pub struct JoinedTrec<'a> {
     pub prepared: Prepared,
 }
 
+/// The error of judged query `q` of `qrels` (at `position` in the call), whose ranking (None:
+/// not at hand) is `ranking`: a document judged twice, or ranked twice when that is refused, is
+/// named at the line of its second listing; any other error names the query.
+fn query_error(
+    qrels: &TrecFile<'_>,
+    q: usize,
+    ranking: Option<(&TrecFile<'_>, &[Doc<'_>])>,
+    opts: RankingOptions,
+    position: usize,
+    message: String,
+) -> CoreError {
+    let refused = opts.duplicates == crate::prepare::Duplicates::Raise;
+    let judged = qrels.docs.view();
+    let repeated = first_repeat(judged.row(q))
+        .map(|doc| (qrels, doc))
+        .or_else(|| {
+            let (run, docs) = ranking?;
+            first_repeat(docs).filter(|_| refused).map(|doc| (run, doc))
+        });
+    match repeated {
+        Some((file, doc)) => CoreError::Format {
+            path: file.path.clone(),
+            line: line_of(file.text, doc),
+            message: format!("query {}: {message}", show(qrels.query_ids[q])),
+        },
+        None => CoreError::InvalidQuery {
+            query: position,
+            query_id: Some(String::from_utf8_lossy(qrels.query_ids[q]).into_owned()),
+            message,
+        },
+    }
+}
+
+/// The id of the first document of `docs` listed a second time, at its second listing.
+fn first_repeat<'a>(docs: &[Doc<'a>]) -> Option<&'a [u8]> {
+    let mut seen = rustc_hash::FxHashSet::default();
+    docs.iter().map(|d| d.0).find(|id| !seen.insert(*id))
+}
+
 pub fn join_and_prepare<'a>(
     qrels: &TrecFile<'a>,
     run: &TrecFile<'a>,
@@ -762,13 +832,13 @@ pub fn join_and_prepare<'a>(
         })
         .collect();
     let prepared = prepare(&queries, opts, 0).map_err(|e| match e {
-        CoreError::InvalidQuery { query, message, .. } => CoreError::InvalidQuery {
-            query,
-            query_id: query_ids
-                .get(query)
-                .map(|q| String::from_utf8_lossy(q).into_owned()),
-            message,
-        },
+        CoreError::InvalidQuery { query, message, .. } => {
+            let q = order[query];
+            let ranking = run_index
+                .get(qrels.query_ids[q])
+                .map(|&r| (run, ranked.row(r)));
+            query_error(qrels, q, ranking, opts, query, message)
+        }
         other => other,
     })?;
     Ok(JoinedTrec {
@@ -854,7 +924,13 @@ impl Stream<'_, '_> {
     /// Parse one block of whole lines and prepare the queries it completes.
     fn block(&mut self, block: &[u8]) -> CoreResult<Result<(), NotGrouped>> {
         let lines_before = self.lines_before;
-        let file = parse(block, TrecKind::Run, self.path).map_err(|e| match e {
+        // The file's first block may start with a byte order mark; the others start lines.
+        let parsed = if lines_before == 0 {
+            parse(block, TrecKind::Run, self.path)
+        } else {
+            parse_lines(block, TrecKind::Run, self.path)
+        };
+        let file = parsed.map_err(|e| match e {
             CoreError::Format {
                 path,
                 line,
@@ -928,12 +1004,14 @@ impl Stream<'_, '_> {
             return Ok(());
         }
         let part = prepare(&inputs, self.opts, 0).map_err(|e| match e {
-            CoreError::InvalidQuery { query, message, .. } => CoreError::InvalidQuery {
-                query,
-                query_id: positions.get(query).map(|&p| {
-                    String::from_utf8_lossy(self.qrels.query_ids[self.order[p]]).into_owned()
-                }),
-                message,
+            // The run's text of a streamed query may be gone: its repeats are named by query.
+            CoreError::InvalidQuery { query, message, .. } => match positions.get(query) {
+                Some(&p) => query_error(self.qrels, self.order[p], None, self.opts, query, message),
+                None => CoreError::InvalidQuery {
+                    query,
+                    query_id: None,
+                    message,
+                },
             },
             other => other,
         })?;
@@ -1222,11 +1300,20 @@ mod tests {
                     .position(|&b| b == b'\r')
                     .is_some_and(|c| rest[c..].iter().any(|&b| b > b' '))
             };
+            // A NUL byte among the blanks before a field that is read, or after a qrels line's
+            // last field (the rest of a run line and of a comment is not read).
+            let nul_before = |k: usize| {
+                let from = if k == 0 { 0 } else { fields[k - 1].1 };
+                line[from..fields[k].0].contains(&0)
+            };
             if fields.is_empty() {
+                if line.contains(&0) {
+                    return refuse;
+                }
                 continue;
             }
             if field(0)[0] == b'#' {
-                if inner_cr(0) {
+                if nul_before(0) || inner_cr(0) {
                     return refuse;
                 }
                 continue;
@@ -1234,6 +1321,10 @@ mod tests {
             let wanted = kind.n_fields();
             let too_many = kind == TrecKind::Qrels && fields.len() > wanted;
             if fields.len() < wanted || too_many || inner_cr(fields[wanted - 1].1) {
+                return refuse;
+            }
+            let trailing_nul = kind == TrecKind::Qrels && line[fields[wanted - 1].1..].contains(&0);
+            if (0..wanted).any(nul_before) || trailing_nul {
                 return refuse;
             }
             if std::str::from_utf8(field(0)).is_err() || std::str::from_utf8(field(2)).is_err() {
@@ -1621,8 +1712,10 @@ mod tests {
                 (_, Ok(None)) => proptest::prop_assert!(!grouped),
                 // Both refuse the run (the first offending query may differ: the whole path
                 // reports it in trec_eval's order, the stream in run order).
+                // Repeated documents are named at their line (a streamed run's by their query).
                 (Err(want), Err(got)) => proptest::prop_assert!(
-                    matches!((&want, &got), (CoreError::InvalidQuery { query_id: Some(_), .. }, CoreError::InvalidQuery { query_id: Some(_), .. })),
+                    matches!(&want, CoreError::InvalidQuery { query_id: Some(_), .. } | CoreError::Format { .. })
+                        && matches!(&got, CoreError::InvalidQuery { query_id: Some(_), .. } | CoreError::Format { .. }),
                     "{} / {}", want, got
                 ),
                 (want, got) => proptest::prop_assert!(false, "whole {:?} streamed {:?}", want.map(|w| w.query_ids), got.map(|g| g.map(|g| g.query_ids))),
