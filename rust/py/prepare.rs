@@ -890,7 +890,8 @@ fn check_query_id(id: &Bound<'_, PyAny>) -> PyResult<()> {
         };
     }
     Err(type_error(format!(
-        "y_true: query ids must be str or int, got {} of type {}: convert them (str(query_id))",
+        "y_true: query ids must be str or int, got {} of type {}: convert them (str(query_id), \
+         or int(query_id) for a numpy integer)",
         text(),
         id.get_type()
             .name()
