@@ -85,66 +85,164 @@ fn is_separator(b: u8) -> bool {
     b <= b' '
 }
 
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 const LOW_SEVEN: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 
 /// Bit 7 of each byte of the result is set where the byte of `word` is at most `limit`
 /// (`limit` < 0x80), exactly: adding `0x7F - limit` to the low seven bits carries into bit 7
 /// only for bytes above `limit`, and never into the next byte.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 fn bytes_at_most(word: u64, limit: u8) -> u64 {
     let add = u64::from(0x7F - limit) * 0x0101_0101_0101_0101;
     !(((word & LOW_SEVEN) + add) | word) & HIGH_BITS
 }
 
 /// Bit 7 of each byte set where the byte of `word` equals `value`.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 fn bytes_equal(word: u64, value: u8) -> u64 {
     bytes_at_most(word ^ (u64::from(value) * 0x0101_0101_0101_0101), 0)
 }
 
-fn word_at(text: &[u8], i: usize) -> Option<u64> {
-    text.get(i..i + 8)
-        .and_then(|w| <[u8; 8]>::try_from(w).ok())
-        .map(u64::from_le_bytes)
+/// Bit 7 of each byte of `x` (the only bits set) gathered into the low 8 bits, byte `i` to bit
+/// `i`: the multiplication moves bit `8i` of `x >> 7` to bit `56 + i`, and no two of the products
+/// it adds meet (nor carry), so the top byte holds exactly the eight bits.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn pack_high_bits(x: u64) -> u64 {
+    ((x >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
 }
 
-/// The end of the field that starts at `i` (the first separator at or after `i`), and whether
-/// the field may hold a byte above 0x7F: false only when it certainly holds none (the words
-/// scanned may reach past the field, so true needs checking). Eight bytes at a time: doc ids
-/// are long, and this scan is most of the time of reading a run.
-fn field_end(text: &[u8], mut i: usize) -> (usize, bool) {
-    let mut seen = 0u64;
-    while let Some(word) = word_at(text, i) {
-        seen |= word;
-        let found = bytes_at_most(word, b' ');
-        if found != 0 {
-            return (
-                i + (found.trailing_zeros() / 8) as usize,
-                seen & HIGH_BITS != 0,
-            );
-        }
-        i += 8;
-    }
-    let mut high = seen & HIGH_BITS != 0;
-    while i < text.len() && !is_separator(text[i]) {
-        high |= !text[i].is_ascii();
-        i += 1;
-    }
-    (i, high)
+/// The separators (bytes up to the space), the LFs and the bytes above 0x7F of `bytes`, as
+/// bitmaps (bit `i` for byte `i`): with SSE2 (every x86_64 processor), 16 bytes per compare.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+fn block_masks(bytes: &[u8; 64]) -> (u64, u64, u64) {
+    // SAFETY: SSE2 is part of the x86_64 architecture: every processor that runs this has it.
+    unsafe { block_masks_sse2(bytes) }
 }
 
-/// The first byte at or after `i` that starts a field or ends the line.
-fn skip_blanks(text: &[u8], mut i: usize) -> usize {
-    while let Some(word) = word_at(text, i) {
-        let found = (!bytes_at_most(word, b' ') & HIGH_BITS) | bytes_equal(word, b'\n');
-        if found != 0 {
-            return i + (found.trailing_zeros() / 8) as usize;
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+#[allow(unsafe_code)]
+fn block_masks_sse2(bytes: &[u8; 64]) -> (u64, u64, u64) {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_set1_epi8,
+    };
+    let (mut separators, mut newlines, mut high) = (0u64, 0u64, 0u64);
+    let space = _mm_set1_epi8(b' ' as i8);
+    let lf = _mm_set1_epi8(b'\n' as i8);
+    for (i, sixteen) in bytes.chunks_exact(16).enumerate() {
+        // SAFETY: `sixteen` is 16 readable bytes, and this load has no alignment requirement.
+        let v = unsafe { _mm_loadu_si128(sixteen.as_ptr().cast::<__m128i>()) };
+        // max(v, ' ') == ' ' exactly where v <= ' ' (unsigned).
+        let at_most_space = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, space), space));
+        let is_lf = _mm_movemask_epi8(_mm_cmpeq_epi8(v, lf));
+        let above_7f = _mm_movemask_epi8(v);
+        let shift = 16 * i;
+        separators |= u64::from(at_most_space as u16) << shift;
+        newlines |= u64::from(is_lf as u16) << shift;
+        high |= u64::from(above_7f as u16) << shift;
+    }
+    (separators, newlines, high)
+}
+
+/// The bitmaps of `block_masks` eight bytes at a time, on other processors.
+#[cfg(not(target_arch = "x86_64"))]
+fn block_masks(bytes: &[u8; 64]) -> (u64, u64, u64) {
+    block_masks_by_words(bytes)
+}
+
+/// The bitmaps of `block_masks`, eight bytes at a time in a `u64` (any processor).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn block_masks_by_words(bytes: &[u8; 64]) -> (u64, u64, u64) {
+    let (mut separators, mut newlines, mut high) = (0u64, 0u64, 0u64);
+    for (i, word) in bytes.chunks_exact(8).enumerate() {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        let word = u64::from_le_bytes(w);
+        separators |= pack_high_bits(bytes_at_most(word, b' ')) << (8 * i);
+        newlines |= pack_high_bits(bytes_equal(word, b'\n')) << (8 * i);
+        high |= pack_high_bits(word & HIGH_BITS) << (8 * i);
+    }
+    (separators, newlines, high)
+}
+
+/// Bitmaps of 64 bytes of text at a time (bit `i` for the byte at `base + i`): the separators
+/// (bytes up to the space), the blanks (separators but LF) and the bytes above 0x7F. Finding the
+/// next field or the end of one is then a shift and a count of trailing zeros, with no branch
+/// per byte or per word (which mispredicted at the end of every field, a third of the time of
+/// reading a run). Past the end of the text, bytes read as LF: a separator, not a blank.
+struct Scanner<'a> {
+    text: &'a [u8],
+    base: usize,
+    separators: u64,
+    blanks: u64,
+    high: u64,
+}
+
+impl<'a> Scanner<'a> {
+    fn new(text: &'a [u8]) -> Self {
+        Scanner {
+            text,
+            base: usize::MAX,
+            separators: 0,
+            blanks: 0,
+            high: 0,
         }
-        i += 8;
     }
-    while i < text.len() && is_separator(text[i]) && text[i] != b'\n' {
-        i += 1;
+
+    /// Compute the bitmaps of the 64 bytes from `base`.
+    fn load(&mut self, base: usize) {
+        let mut padded = [b'\n'; 64];
+        let bytes: &[u8; 64] = match self.text.get(base..base + 64) {
+            Some(full) => full.try_into().unwrap_or(&padded),
+            None => {
+                let tail = self.text.get(base..).unwrap_or(&[]);
+                padded[..tail.len()].copy_from_slice(tail);
+                &padded
+            }
+        };
+        let (separators, newlines, high) = block_masks(bytes);
+        self.base = base;
+        self.separators = separators;
+        self.blanks = separators & !newlines;
+        self.high = high;
     }
-    i
+
+    /// The first position at or after `pos` whose bit is set in `mask(self)` (at most the
+    /// length of the text), and the bits of `self.high` from `pos` on in the blocks passed.
+    fn next(&mut self, mut pos: usize, mask: impl Fn(&Self) -> u64) -> (usize, u64) {
+        let n = self.text.len();
+        let mut high = 0;
+        while pos < n {
+            let base = pos & !63;
+            if base != self.base {
+                self.load(base);
+            }
+            let shift = pos - base;
+            high |= self.high >> shift;
+            let bits = mask(self) >> shift;
+            if bits != 0 {
+                return ((pos + bits.trailing_zeros() as usize).min(n), high);
+            }
+            pos = base + 64;
+        }
+        (n, high)
+    }
+
+    /// The end of the field that starts at `pos` (the first separator at or after it), and
+    /// whether the field may hold a byte above 0x7F: false only when it certainly holds none
+    /// (the bytes looked at may reach past the field, so true needs checking).
+    fn field_end(&mut self, pos: usize) -> (usize, bool) {
+        let (end, high) = self.next(pos, |s| s.separators);
+        (end, high != 0)
+    }
+
+    /// The first byte at or after `pos` that starts a field or ends the line.
+    fn skip_blanks(&mut self, pos: usize) -> usize {
+        self.next(pos, |s| !s.blanks).0
+    }
 }
 
 /// Whether `line` (without its LF) holds a carriage return followed by more text, the mark of
@@ -152,6 +250,20 @@ fn skip_blanks(text: &[u8], mut i: usize) -> usize {
 /// first one.
 fn has_inner_carriage_return(line: &[u8]) -> bool {
     memchr::memchr(b'\r', line).is_some_and(|i| line[i + 1..].iter().any(|&b| !is_separator(b)))
+}
+
+/// Whether the blanks `blanks` hold a NUL byte: usually one space or tab, told apart by one
+/// comparison (a call to `contains` for each field cost more than the field's scan).
+fn has_nul(blanks: &[u8]) -> bool {
+    match blanks {
+        [] | [b' ' | b'\t'] => false,
+        _ => blanks.contains(&0),
+    }
+}
+
+/// `a == b` for short ids, compared in place (a call to `memcmp` per line cost more).
+fn same_id(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 const NUL_MESSAGE: &str = "a NUL byte (\\x00) in the line: the file is not plain text (UTF-16 \
@@ -434,6 +546,7 @@ fn parse_chunk(chunk: &[u8], kind: TrecKind) -> Result<Chunk<'_>, ChunkError> {
         ChunkError { line, message }
     };
     // One pass over the bytes finds both the fields and the line ends.
+    let mut scanner = Scanner::new(chunk);
     let mut pos = 0;
     let mut line = 1;
     while pos < n {
@@ -444,8 +557,8 @@ fn parse_chunk(chunk: &[u8], kind: TrecKind) -> Result<Chunk<'_>, ChunkError> {
         let mut comment = false;
         loop {
             let blanks = pos;
-            pos = skip_blanks(chunk, pos);
-            if chunk[blanks..pos].contains(&0) {
+            pos = scanner.skip_blanks(pos);
+            if has_nul(&chunk[blanks..pos]) {
                 return Err(line_error(line, start, NUL_MESSAGE.to_owned()));
             }
             if pos == n || chunk[pos] == b'\n' {
@@ -453,7 +566,7 @@ fn parse_chunk(chunk: &[u8], kind: TrecKind) -> Result<Chunk<'_>, ChunkError> {
             }
             let field_start = pos;
             let high;
-            (pos, high) = field_end(chunk, pos);
+            (pos, high) = scanner.field_end(pos);
             fields[found] = &chunk[field_start..pos];
             non_ascii[found] = high;
             found += 1;
@@ -480,8 +593,8 @@ fn parse_chunk(chunk: &[u8], kind: TrecKind) -> Result<Chunk<'_>, ChunkError> {
                         }
                     },
                     TrecKind::Qrels => {
-                        let next = skip_blanks(chunk, pos);
-                        if chunk[pos..next].contains(&0) {
+                        let next = scanner.skip_blanks(pos);
+                        if has_nul(&chunk[pos..next]) {
                             return Err(line_error(line, start, NUL_MESSAGE.to_owned()));
                         }
                         if next < n && chunk[next] != b'\n' {
@@ -543,7 +656,7 @@ fn parse_chunk(chunk: &[u8], kind: TrecKind) -> Result<Chunk<'_>, ChunkError> {
         .map_err(|message| line_error(this_line, start, message))?;
         let query = fields[0];
         match (last, out.runs.last_mut()) {
-            (Some(id), Some(run)) if id == query => run.1 += 1,
+            (Some(id), Some(run)) if same_id(id, query) => run.1 += 1,
             _ => {
                 let next = out.queries.len() as u32;
                 let q = *index.entry(query).or_insert(next);
@@ -1199,7 +1312,7 @@ mod tests {
             while end < text.len() && !is_separator(text[end]) {
                 end += 1;
             }
-            let (got_end, may_be_non_ascii) = field_end(&text, start);
+            let (got_end, may_be_non_ascii) = Scanner::new(&text).field_end(start);
             proptest::prop_assert_eq!(got_end, end);
             if !text[start..end].is_ascii() {
                 proptest::prop_assert!(may_be_non_ascii);
@@ -1208,7 +1321,22 @@ mod tests {
             while next < text.len() && is_separator(text[next]) && text[next] != b'\n' {
                 next += 1;
             }
-            proptest::prop_assert_eq!(skip_blanks(&text, start), next);
+            proptest::prop_assert_eq!(Scanner::new(&text).skip_blanks(start), next);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn block_masks_match_byte_tests(bytes in proptest::collection::vec(proptest::prop_oneof![
+            proptest::num::u8::ANY, proptest::prelude::Just(b' '), proptest::prelude::Just(b'\n'),
+            proptest::prelude::Just(0u8), proptest::prelude::Just(0x80u8)], 64)) {
+            let block: [u8; 64] = bytes.clone().try_into().unwrap();
+            let bit = |test: &dyn Fn(u8) -> bool| {
+                bytes.iter().enumerate().fold(0u64, |m, (i, &b)| m | (u64::from(test(b)) << i))
+            };
+            let want = (bit(&|b| b <= b' '), bit(&|b| b == b'\n'), bit(&|b| b >= 0x80));
+            proptest::prop_assert_eq!(block_masks(&block), want);
+            proptest::prop_assert_eq!(block_masks_by_words(&block), want);
         }
     }
 
