@@ -107,7 +107,7 @@ pub struct Prepared {
     /// Ranked judged documents by rank: those with a positive grade, or every judged one when
     /// `all_judged` is set.
     pub hits: RowsBuf<Hit>,
-    /// Positive grades of all judged documents.
+    /// Positive grades of all judged documents, in decreasing order.
     pub judged_positive: RowsBuf<f64>,
     /// Length of each ranking after deduplication and the `max_docs` cut.
     pub retrieved: Vec<u32>,
@@ -623,12 +623,15 @@ fn prepare_query(
     scratch: &mut Scratch,
 ) -> Result<QueryOutput, String> {
     let limit = opts.max_docs.unwrap_or(usize::MAX);
-    let judged_positive: Vec<f64> = query
+    // Sorted here, in decreasing order (the ideal ranking), so that the kernels, which read
+    // them once per measure, need not sort them again.
+    let mut judged_positive: Vec<f64> = query
         .judged
         .iter()
         .map(|d| d.1)
         .filter(|g| *g > 0.0)
         .collect();
+    judged_positive.sort_unstable_by(|a, b| b.total_cmp(a));
     let (hits, n_ranked) = match query.ranking {
         RankingInput::Ordered(ids) => ordered_hits(ids, &grade_table(query.judged)?, opts, limit)?,
         RankingInput::Scored(docs) => scored_hits(docs, query.judged, opts, limit, scratch)?,
@@ -955,7 +958,7 @@ mod tests {
                     grade: 2.0
                 }]
             );
-            assert_eq!(p.judged_positive.values, vec![1.0, 2.0]);
+            assert_eq!(p.judged_positive.values, vec![2.0, 1.0]);
             assert_eq!(p.retrieved, vec![2]);
             assert_eq!(p.judged_count, vec![3]);
         }

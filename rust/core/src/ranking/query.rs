@@ -56,17 +56,28 @@ pub(super) struct Judgments<'a> {
 
 impl<'a> Judgments<'a> {
     pub(super) fn new(
-        positive: &[f64],
+        positive: &'a [f64],
         n_judged: usize,
         n_negative: usize,
         scratch: &'a mut Vec<f64>,
     ) -> Self {
+        let n_zero = n_judged.saturating_sub(positive.len() + n_negative);
+        // `Prepared` keeps them sorted; others are sorted here.
+        if positive
+            .windows(2)
+            .all(|w| w[0].total_cmp(&w[1]) != std::cmp::Ordering::Less)
+        {
+            return Judgments {
+                ideal: positive,
+                n_zero,
+            };
+        }
         scratch.clear();
         scratch.extend_from_slice(positive);
         scratch.sort_unstable_by(|a, b| b.total_cmp(a));
         Judgments {
             ideal: scratch,
-            n_zero: n_judged.saturating_sub(positive.len() + n_negative),
+            n_zero,
         }
     }
 
