@@ -329,6 +329,17 @@ def test_compressed_runs_stream_grouped_or_not_and_refuse_damage(tmp_path):
     bad.write_bytes(gzip.compress(b"q0 Q0 d1 1 0.5 t\nq0 Q0 d2 2 high t\n"))
     with pytest.raises(ragmeter.TrecFormatError, match=r"bad.gz:2: the score 'high'"):
         ragmeter.evaluate_trec(qrels, bad, complete=True)
+    # A document ranked twice in a streamed run is named at its second line, as in plain text.
+    repeated = lines[:]
+    repeated[6900] = "q34 Q0 d3 100 0.0 t"  # q34's d3 is also on line 6804 (34 * 200 + 3 + 1)
+    for name, data in (("repeated.txt", bytes), ("repeated.gz", gzip.compress)):
+        path = tmp_path / name
+        path.write_bytes(data(("\n".join(repeated) + "\n").encode()))
+        with pytest.raises(
+            ragmeter.TrecFormatError,
+            match=rf"{name}:6901: query 'q34': document 'd3' appears more than once",
+        ):
+            ragmeter.evaluate_trec(qrels, path)
 
 
 @pytest.mark.parametrize("output", ["csv", "jsonl", "parquet"])

@@ -1098,6 +1098,8 @@ struct NotGrouped;
 /// What `stream_join_and_prepare` keeps from block to block.
 struct Stream<'q, 'a> {
     path: &'q Path,
+    /// The size of the blocks the run is read in (to read it again for an error's line).
+    block_bytes: usize,
     qrels: &'q TrecFile<'a>,
     opts: RankingOptions,
     /// The qrels query of each sorted position, and the sorted position of each id.
@@ -1180,7 +1182,8 @@ impl Stream<'_, '_> {
         let judged_rows = self.qrels.docs.view();
         let mut inputs = Vec::new();
         let mut positions = Vec::new();
-        for (id, docs) in complete {
+        let mut sources = Vec::new();
+        for (source, (id, docs)) in complete.iter().enumerate() {
             self.closed.insert(id.to_vec());
             match self.position.get(id) {
                 Some(&position) => {
@@ -1189,6 +1192,7 @@ impl Stream<'_, '_> {
                         ranking: RankingInput::Scored(docs),
                     });
                     positions.push(position);
+                    sources.push(source);
                 }
                 None => self.run_only.push(id.to_vec()),
             }
@@ -1196,18 +1200,23 @@ impl Stream<'_, '_> {
         if inputs.is_empty() {
             return Ok(());
         }
-        let part = prepare(&inputs, self.opts, 0).map_err(|e| match e {
-            // The run's text of a streamed query may be gone: its repeats are named by query.
-            CoreError::InvalidQuery { query, message, .. } => match positions.get(query) {
-                Some(&p) => query_error(self.qrels, self.order[p], None, self.opts, query, message),
-                None => CoreError::InvalidQuery {
-                    query,
-                    query_id: None,
-                    message,
-                },
-            },
-            other => other,
-        })?;
+        let part = match prepare(&inputs, self.opts, 0) {
+            Ok(part) => part,
+            Err(CoreError::InvalidQuery { query, message, .. }) => {
+                return Err(match (positions.get(query), sources.get(query)) {
+                    (Some(&p), Some(&source)) => {
+                        let (id, docs) = &complete[source];
+                        self.query_error(p, id, docs, query, message)?
+                    }
+                    _ => CoreError::InvalidQuery {
+                        query,
+                        query_id: None,
+                        message,
+                    },
+                });
+            }
+            Err(other) => return Err(other),
+        };
         let index = self.parts.len();
         self.parts.push(part);
         self.placed.extend(
@@ -1218,6 +1227,77 @@ impl Stream<'_, '_> {
         );
         Ok(())
     }
+}
+
+impl Stream<'_, '_> {
+    /// The error of the judged query at sorted `position`, run id `id` with documents `docs`
+    /// (the call's query `query`): a document ranked twice, when that is refused, is named at
+    /// the line of its second listing, found by reading the run again (the blocks it was in
+    /// are gone); the rest as `query_error` names them.
+    fn query_error(
+        &self,
+        position: usize,
+        id: &[u8],
+        docs: &[Doc<'_>],
+        query: usize,
+        message: String,
+    ) -> CoreResult<CoreError> {
+        let q = self.order[position];
+        let refused = self.opts.duplicates == crate::prepare::Duplicates::Raise;
+        let judged_twice = first_repeat(self.qrels.docs.view().row(q)).is_some();
+        if let Some(doc) = first_repeat(docs).filter(|_| refused && !judged_twice)
+            && let Some(line) = line_of_repeat(self.path, id, doc, self.block_bytes)?
+        {
+            return Ok(CoreError::Format {
+                path: self.path.to_path_buf(),
+                line,
+                message: format!("query {}: {message}", show(id)),
+            });
+        }
+        Ok(query_error(self.qrels, q, None, self.opts, query, message))
+    }
+}
+
+/// The line of the second listing of `doc` in the ranking of `query_id` in the compressed run
+/// at `path`, read again block by block (in bounded memory, as the first reading was).
+fn line_of_repeat(
+    path: &Path,
+    query_id: &[u8],
+    doc: &[u8],
+    block_bytes: usize,
+) -> CoreResult<Option<usize>> {
+    let file = open_regular(path)?;
+    let Some((compression, reader)) = crate::compressed::open(path, file)? else {
+        return Ok(None);
+    };
+    let mut blocks = crate::compressed::LineBlocks::new(path, compression, reader, block_bytes);
+    let mut lines_before = 0;
+    let mut first_block = true;
+    let mut seen = false;
+    while let Some(block) = blocks.next_block()? {
+        let parsed = if first_block {
+            parse(&block, TrecKind::Run, path)
+        } else {
+            parse_lines(&block, TrecKind::Run, path)
+        }?;
+        first_block = false;
+        let rows = parsed.docs.view();
+        for (q, &id) in parsed.query_ids.iter().enumerate() {
+            if id != query_id {
+                continue;
+            }
+            for &(listed, _) in rows.row(q) {
+                if listed == doc {
+                    if seen {
+                        return Ok(Some(lines_before + line_of(&block, listed)));
+                    }
+                    seen = true;
+                }
+            }
+        }
+        lines_before += memchr::memchr_iter(b'\n', &block).count();
+    }
+    Ok(None)
 }
 
 /// Join a qrels file and a compressed run read in blocks of lines (`crate::compressed`), each
@@ -1253,6 +1333,7 @@ fn stream_in_blocks<'a>(
         .collect();
     let mut stream = Stream {
         path: run_path,
+        block_bytes,
         qrels,
         opts,
         order,
@@ -1966,7 +2047,7 @@ mod tests {
                 (_, Ok(None)) => proptest::prop_assert!(!grouped),
                 // Both refuse the run (the first offending query may differ: the whole path
                 // reports it in trec_eval's order, the stream in run order).
-                // Repeated documents are named at their line (a streamed run's by their query).
+                // Repeated documents are named at their line.
                 (Err(want), Err(got)) => proptest::prop_assert!(
                     matches!(&want, CoreError::InvalidQuery { query_id: Some(_), .. } | CoreError::Format { .. })
                         && matches!(&got, CoreError::InvalidQuery { query_id: Some(_), .. } | CoreError::Format { .. }),
@@ -1999,6 +2080,35 @@ mod tests {
             err.contains(":501: the score 'bad' is not a number"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn streamed_repeats_are_named_at_the_line_of_the_whole_file() {
+        // d3 of q1 is listed again 300 lines later, blocks of 1000 bytes apart; the error is
+        // the whole file's, whatever the block size.
+        let mut run = b"# a comment\n".to_vec();
+        for i in 0..500 {
+            let doc = if i == 303 { 3 } else { i };
+            run.extend_from_slice(format!("q{} Q0 d{doc} {i} 0.5 r\n", i / 400).as_bytes());
+        }
+        let path = gzip_file("repeat-line.gz", &run);
+        let qrels = parse(b"q0 0 d3 1\n", TrecKind::Qrels, p()).unwrap();
+        let opts = RankingOptions {
+            duplicates: Duplicates::Raise,
+            max_docs: None,
+            all_judged: false,
+        };
+        let whole = parse(&run, TrecKind::Run, p()).unwrap();
+        let want = join_and_prepare(&qrels, &whole, opts).unwrap_err();
+        let want = want
+            .to_string()
+            .replace(&p().display().to_string(), &path.display().to_string());
+        assert!(want.contains(":305: query 'q0'"), "{want}");
+        for block_bytes in [40, 1000, 1 << 20] {
+            let got = stream_in_blocks(&qrels, &path, opts, block_bytes).unwrap_err();
+            assert_eq!(got.to_string(), want, "blocks of {block_bytes} bytes");
+        }
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]
