@@ -1564,6 +1564,21 @@ mod tests {
 
     /// The records a line-by-line reading of the documented rules accepts, grouped by query
     /// in order of first appearance, or the first refused line.
+    /// A parsed file's records, query by query, in file order within each query.
+    fn records<'a>(file: &TrecFile<'a>) -> Vec<Record<'a>> {
+        let view = file.docs.view();
+        file.query_ids
+            .iter()
+            .enumerate()
+            .flat_map(|(q, id)| view.row(q).iter().map(move |d| (*id, d.0, d.1)))
+            .collect()
+    }
+
+    /// Records with their values' bits, so that -0.0 and 0.0 differ and NaN equals itself.
+    fn bits<'a>(records: &[Record<'a>]) -> Vec<(&'a [u8], &'a [u8], u64)> {
+        records.iter().map(|r| (r.0, r.1, r.2.to_bits())).collect()
+    }
+
     fn naive_records(text: &[u8], kind: TrecKind) -> Result<Vec<Record<'_>>, usize> {
         let mut records = Vec::new();
         let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
@@ -1684,19 +1699,7 @@ mod tests {
             let kind = if run { TrecKind::Run } else { TrecKind::Qrels };
             let got = parse(&text, kind, p());
             match (naive_records(&text, kind), got) {
-                (Ok(want), Ok(file)) => {
-                    let view = file.docs.view();
-                    let got: Vec<Record<'_>> = file
-                        .query_ids
-                        .iter()
-                        .enumerate()
-                        .flat_map(|(q, id)| view.row(q).iter().map(move |d| (*id, d.0, d.1)))
-                        .collect();
-                    proptest::prop_assert_eq!(got.len(), want.len());
-                    for (g, w) in got.iter().zip(&want) {
-                        proptest::prop_assert_eq!((g.0, g.1, g.2.to_bits()), (w.0, w.1, w.2.to_bits()));
-                    }
-                }
+                (Ok(want), Ok(file)) => proptest::prop_assert_eq!(bits(&records(&file)), bits(&want)),
                 (Err(line), Err(CoreError::Format { line: got, .. })) => proptest::prop_assert_eq!(got, line),
                 (want, got) => proptest::prop_assert!(false, "naive {:?} parse {:?}", want.map(|r| r.len()), got.map(|f| f.docs.values.len())),
             }
@@ -1735,17 +1738,7 @@ mod tests {
             }
             let want = naive_records(&text, kind).map_err(|line| format!("line {line}")).unwrap();
             let file = parse(&text, kind, p()).unwrap();
-            let view = file.docs.view();
-            let got: Vec<Record<'_>> = file
-                .query_ids
-                .iter()
-                .enumerate()
-                .flat_map(|(q, id)| view.row(q).iter().map(move |d| (*id, d.0, d.1)))
-                .collect();
-            proptest::prop_assert_eq!(got.len(), want.len());
-            for (g, w) in got.iter().zip(&want) {
-                proptest::prop_assert_eq!((g.0, g.1, g.2.to_bits()), (w.0, w.1, w.2.to_bits()));
-            }
+            proptest::prop_assert_eq!(bits(&records(&file)), bits(&want));
         }
     }
 
