@@ -42,6 +42,8 @@ def _names(fam: MeasureFamily) -> str:
         parts.append(f"ir_measures `{ir_name}`{provider}")
     if fam.ranx_name is not None:
         parts.append(f"ranx `{fam.ranx_name}`")
+    if fam.ranx_persistence_name is not None:
+        parts.append(f"ranx `{fam.ranx_persistence_name}.95`")
     return ", ".join(parts)
 
 

@@ -33,12 +33,22 @@ from ragmeter.ranking import FAMILIES
 
 ranx = pytest.importorskip("ranx")
 
-RANX_FAMILIES = [f for f in FAMILIES if f.ranx_name is not None]
+RANX_FAMILIES = [
+    f for f in FAMILIES if f.ranx_name is not None or f.ranx_persistence_name is not None
+]
 
 
 def ranx_names(fam):
     names = []
-    bases = [fam.ranx_name] if fam.cutoff != "required" else []
+    if fam.ranx_persistence_name is not None:
+        # ranx's rbp.95 / rbp@95: p = 0.95, -lN its relevance level.
+        for p in (".95", ".8", "@5", ".05"):
+            names += [f"{fam.ranx_persistence_name}{p}", f"{fam.ranx_persistence_name}{p}-l2"]
+    if fam.ranx_name is None:
+        return names
+    # The name alone: the whole ranking (ranx's k = 0).
+    alone = fam.cutoff != "required" or fam.ranx_whole_ranking is not None
+    bases = [fam.ranx_name] if alone else []
     if fam.cutoff != "none":
         bases += [f"{fam.ranx_name}@1", f"{fam.ranx_name}@3", f"{fam.ranx_name}@10"]
     for base in bases:
@@ -57,6 +67,24 @@ def test_the_issue_names_are_declared():
                  "mrr", "map", "dcg@10", "dcg_burges@10", "ndcg@10", "ndcg_burges@10", "bpref",
                  "map@100-l2"]:  # fmt: skip
         assert ragmeter.ranking.parse_metric(name).family.ranx_name is not None, name
+    # ranx's names alone and its RBP syntax are read as ranx reads them.
+    for name in ["hits", "hit_rate", "precision", "rbp.95", "rbp@5-l2"]:
+        assert name in NAMES, name
+
+
+def test_ranx_spellings_that_are_not_its_own_keep_their_meaning():
+    # 'recall' alone is trec_eval's recall group (trec_eval has that name); ranx's is set_recall.
+    qrels = {"q": {"a": 1, "b": 1}}
+    run = {"q": {"a": 2.0, "x": 1.0}}
+    ours = ragmeter.ranking_metrics(qrels, run, metrics=["recall", "set_recall"])
+    assert ours["recall_5"] == ours["set_recall"] == 0.5
+    assert float(ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "recall")) == 0.5
+    # Other spellings of precision still need a cutoff, written before ranx's level.
+    for name, example in [("p", "p@10"), ("prec-l2", "prec@10-l2")]:
+        with pytest.raises(ValueError, match=f"needs a cutoff, e.g. '{example}'"):
+            ragmeter.ranking_metrics(qrels, run, metrics=[name])
+    with pytest.raises(ValueError, match=r"persistence p = 0.00 must be above 0"):
+        ragmeter.ranking_metrics(qrels, run, metrics=["rbp.00"])
 
 
 def compare(qrels, run):

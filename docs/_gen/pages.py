@@ -87,9 +87,24 @@ def _names_rows(family: MeasureFamily) -> list[str]:
     if ir_name is not None:
         provider = f" (provider {family.ir_measures_provider})" if family.ir_measures_provider else ""
         rows.append(f"| ir_measures | `{_cell(ir_name)}`{provider} |")
-    if family.ranx_name is not None:
-        rows.append(f"| ranx | `{family.ranx_name}` |")
+    ranx = _ranx_spelling(family)
+    if ranx is not None:
+        rows.append(f"| ranx | {ranx} |")
     return rows
+
+
+def _ranx_spelling(family: MeasureFamily) -> str | None:
+    if family.ranx_persistence_name is not None:
+        name = family.ranx_persistence_name
+        return f"`{name}.95` (p = 0.95; also `{name}@95`, and `{name}.95-lN` for grades >= N)"
+    if family.ranx_name is None:
+        return None
+    spelling = f"`{family.ranx_name}`"
+    if family.ranx_whole_ranking == family.name:
+        spelling += f" (alone, `{family.ranx_name}` is the whole ranking)"
+    elif family.ranx_whole_ranking is not None:
+        spelling += f" (alone, `{family.ranx_name}` is `{family.ranx_whole_ranking}`)"
+    return spelling
 
 
 def _parameters(family: MeasureFamily) -> list[str]:

@@ -171,8 +171,13 @@ def arrow_source(obj: Any, argument: str, columns: TableColumns, kind: str) -> A
                 f"{argument}: the DataFrame has more than one column named "
                 f"{', '.join(repr(c) for c in repeated)}; rename or drop the repeated columns"
             )
-        present = [c for c in columns.wanted(kind) if c in frame.columns]
-        if len(present) < 2:
+        wanted = columns.wanted(kind)
+        present = [c for c in wanted if c in frame.columns]
+        # A run needs a score or a rank column, judgments a relevance column.
+        needed = wanted[:2] + ((wanted[2],) if kind == "qrels" else ())
+        if any(c not in present for c in needed) or not set(wanted[2:]) & set(present):
+            # The core names the missing column and lists the table's columns: give it every
+            # column (it refuses the table before reading a row).
             present = list(frame.columns)
         try:
             return pyarrow.Table.from_pandas(frame[present], preserve_index=False)

@@ -153,6 +153,14 @@ class MeasureFamily:
         ir_measures' name (``"P"``, ``"nDCG"``), or None.
     ranx_name
         ranx's name (``"precision"``), or None.
+    ranx_whole_ranking
+        For a family that needs a cutoff: the family ranx's name alone (without ``@k``) is a
+        measure of, over the whole ranking as ranx computes it (``hits`` alone is ``hits`` over
+        the ranking; ``precision`` alone is ``set_precision``); None: the name alone needs a
+        cutoff, as the family's other names do.
+    ranx_persistence_name
+        ranx's name of the family with its persistence after a dot or ``@`` (``rbp.95`` and
+        ``rbp@95`` are ``p=0.95``), ``-lN`` then leaving out the grades below N; None.
     value_type
         ``"float"`` (default), ``"int"`` (counts) or ``"str"`` (``runid``, ``relstring``).
     summary
@@ -226,6 +234,8 @@ class MeasureFamily:
     aliases: tuple[str, ...] = ()
     ir_measures_name: str | None = None
     ranx_name: str | None = None
+    ranx_whole_ranking: str | None = None
+    ranx_persistence_name: str | None = None
     value_type: Literal["float", "int", "str"] = "float"
     summary: Summary = "mean"
     per_query: bool = True
@@ -435,6 +445,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         aliases=("p", "prec"),
         ir_measures_name="P",
         ranx_name="precision",
+        ranx_whole_ranking="set_precision",
         ir_measures_examples=("P@5", "P(rel=2)@3", "P(judged_only=True)@5"),
         ir_measures_provider="pytrec_eval",
         citation=_BUCKLEY_VOORHEES,
@@ -676,6 +687,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         aliases=("hitrate",),
         ir_measures_name="Success",
         ranx_name="hit_rate",
+        ranx_whole_ranking="hit_rate",
         ir_measures_examples=("Success@1", "Success(rel=2)@5"),
         ir_measures_provider="pytrec_eval",
         citation="S. Tomlinson, trec_eval's success measure",
@@ -689,6 +701,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         formula="|relevant in top k| (a count per query; the mean over queries)",
         cutoff="required",
         ranx_name="hits",
+        ranx_whole_ranking="hits",
         citation="ranx (E. Bassani, 'ranx: A Blazing-Fast Python Library for Ranking "
         "Evaluation and Comparison', ECIR 2022)",
         reference="ranx 0.3",
@@ -854,9 +867,11 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         title="Rank-biased precision, graded (ir_measures' RBP)",
         kernel="rbp_graded",
         formula="(1 - p) * sum over ranks i <= k of g_i * p^(i-1), g_i the grade of a document "
-        "judged with a grade > 0 (not rescaled), else 0; p the persistence (default 0.8)",
+        "judged with a grade > 0 (not rescaled; with ranx's rbp.95-lN, a grade >= N), else 0; "
+        "p the persistence (default 0.8)",
         cutoff="optional",
         ir_measures_name="RBP",
+        ranx_persistence_name="rbp",
         parameters=(("p", 0.8),),
         ir_measures_examples=("RBP", "RBP(p=0.8)", "RBP(p=0.5)@10"),
         ir_measures_provider="trectools",
@@ -866,7 +881,8 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         "include: pin it)",
         differences="trectools averages the weights of documents with tied scores "
         "(average_ties); ragmeter breaks ties as trec_eval does. ir_measures' RBP(rel=...) is "
-        "cwl_eval's binary RBP (rbp_binary); trec_eval's rbp rescales graded gains.",
+        "cwl_eval's binary RBP (rbp_binary); trec_eval's rbp rescales graded gains. ranx's "
+        "rbp.95 is this family with p = 0.95 (tested against ranx 0.3); " + _RANX_TIES + ".",
     ),
     MeasureFamily(
         name="rbp_graded_residual",

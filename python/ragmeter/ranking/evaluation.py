@@ -182,10 +182,14 @@ def compute_values(
     Raises
     ------
     InvalidInputError
-        A ``ValueError``: ``runid`` without a run tag, a diversity measure without
+        A ``ValueError``: ``runid`` named alone without a run tag, a diversity measure without
         judgments by subtopic, or another measure with them.
     """
     n = prepared.n_queries
+    if run_tag is None:
+        # A group (official, all_trec) names runid too; without a run tag it has no value, so
+        # the group gives its other measures (runid named alone is refused below).
+        measures = [m for m in measures if not (m.family.name == "runid" and m.group)]
     _check_judgment_form(measures, prepared.has_subtopics)
     missing_rows = None
     if in_run is not None and not in_run.all() and options.missing == "zero":

@@ -18,7 +18,10 @@ One string names one or several measures (:class:`Measure`, one value per query 
   ``nDCG(dcg='exp-log2')`` is gdeval's nDCG, ``NumRet(rel=1)`` is NumRelRet,
   ``RBP(rel=1)`` cwl_eval's binary RBP);
 * ranx's (``ndcg@10``, ``map@100-l2``, ``hits@10``): ``-lN`` a relevance threshold for that
-  measure only.
+  measure only; ``hits``, ``hit_rate`` and ``precision`` alone are over the whole ranking
+  (:attr:`~MeasureFamily.ranx_whole_ranking`), ``rbp.95`` is graded RBP with p = 0.95
+  (:attr:`~MeasureFamily.ranx_persistence_name`). ranx's ``recall`` alone is trec_eval's
+  ``recall`` (recall_5 ... recall_1000), as trec_eval names it; ranx's is ``set_recall``.
 
 Names are matched case-insensitively, except trec_eval's bare families and groups, which are
 exactly as trec_eval spells them, and an ir_measures name that another family spells the same
@@ -31,6 +34,7 @@ string is the name of its one measure, as written.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import difflib
 import math
 import re
@@ -40,7 +44,7 @@ from typing import Any
 
 from ..exceptions import InputTypeError, InvalidInputError
 from ..options import MAX_INDEX, EvaluationOptions, shorten
-from .declarations import ANY_VALUE, FAMILIES, NICKNAMES, NOT_READ, MeasureFamily
+from .declarations import ANY_VALUE, FAMILIES, NICKNAMES, NOT_READ, MeasureFamily, family
 
 __all__ = [
     "METRIC_NAMES",
@@ -97,6 +101,9 @@ class Measure:
     trec_syntax
         Written in trec_eval's syntax (the ``ragmeter`` command merges those as trec_eval
         does).
+    group
+        The trec_eval group it was named through (``"official"``, ``"all_trec"``, ``"set"``),
+        or None. A group's ``runid`` is left out where there is no run tag (mappings, tables).
 
     Examples
     --------
@@ -113,6 +120,7 @@ class Measure:
     relevance_threshold: float | None = None
     judged_only: bool | None = None
     trec_syntax: bool = False
+    group: str | None = None
 
     @property
     def kind(self) -> str:
@@ -227,15 +235,22 @@ _GENERAL = re.compile(
     r"(?:@(?P<cutoff>[0-9.eE+]+))?"
     r"(?:-l(?P<level>[0-9]+(?:\.[0-9]+)?))?$"
 )
+_RANX_PERSISTENCE = re.compile(
+    r"^(?P<name>[a-z_]+)[.@](?P<p>[0-9]+)(?:-l(?P<level>[0-9]+(?:\.[0-9]+)?))?$"
+)
+_BY_RANX_PERSISTENCE = {
+    f.ranx_persistence_name: f for f in FAMILIES if f.ranx_persistence_name is not None
+}
+_TREC_COLUMN_LIST = re.compile(r"^(?P<head>.+?)_(?P<params>[0-9.]+(?:,[0-9.]+)+)$")
 _COLUMN = re.compile(r"^(?P<name>.+?)_(?P<param>[0-9]+(?:\.[0-9]+)?)$")
 
 
 def _unknown(text: str) -> InvalidInputError:
-    family = text.partition(".")[0]
-    if family in NOT_READ:
+    head = text.partition(".")[0]
+    if head in NOT_READ:
         return InvalidInputError(
             f"metrics: {shorten(text)} is a trec_eval measure ragmeter does not compute: "
-            f"{NOT_READ[family]}"
+            f"{NOT_READ[head]}"
         )
     close = difflib.get_close_matches(text.lower(), list(_BY_ALIAS), n=1, cutoff=0.75)
     hint = f"did you mean {close[0]!r}? " if close else ""
@@ -291,11 +306,13 @@ def _threshold(value: object, measure: str) -> float:
     return float(value)
 
 
-def _single(fam: MeasureFamily, text: str, **fields: Any) -> Measure:
-    """A measure of ``fam`` named ``text``, checked against the family's rules."""
+def _single(fam: MeasureFamily, text: str, whole_ranking: bool = False, **fields: Any) -> Measure:
+    """A measure of ``fam`` named ``text``, checked against the family's rules
+    (``whole_ranking``: ranx's name alone, which needs no cutoff)."""
     cutoff = fields.get("cutoff")
-    if fam.cutoff == "required" and cutoff is None:
-        example = f"{text}@10"
+    if fam.cutoff == "required" and cutoff is None and not whole_ranking:
+        # ranx writes its relevance level last: hits@10-l2.
+        example = re.sub(r"(-l[0-9.]+)?$", lambda m: "@10" + (m[1] or ""), text, count=1)
         raise InvalidInputError(
             f"metrics: {shorten(text)} needs a cutoff, e.g. {example!r} (k a positive integer)"
         )
@@ -478,7 +495,13 @@ def _ir_params(params: str, text: str) -> dict[str, Any]:
             f"metrics: {shorten(text)}: cannot read the parameters {shorten(params)}; write "
             f"them as name=value, e.g. P(rel=2)@5"
         ) from None
-    if not isinstance(call, ast.Call) or call.args:
+    # f(rel=2)(rel=3) parses as a call of a call: one pair of parentheses only.
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
+        raise InvalidInputError(
+            f"metrics: {shorten(text)}: the parameters are one list in parentheses, e.g. "
+            f"P(rel=2, judged_only=True)@5"
+        )
+    if call.args:
         raise InvalidInputError(
             f"metrics: {shorten(text)}: parameters are name=value pairs, e.g. P(rel=2)@5"
         )
@@ -587,6 +610,12 @@ def _general(text: str) -> Measure | None:
     if fam.trec_parameters == "levels" and "recall" in params:
         # ir_measures' IPrec(recall=0.5).
         params.setdefault("cutoff", str(params.pop("recall")))
+    if match["cutoff"] is not None and "cutoff" in params:
+        what = "recall level" if fam.trec_parameters == "levels" else "cutoff"
+        raise InvalidInputError(
+            f"metrics: {shorten(text)}: the {what} is given twice (in the parentheses and after "
+            f"@); give it once"
+        )
     cutoff_text = match["cutoff"] or params.pop("cutoff", None)
     if cutoff_text is not None:
         if fam.trec_parameters == "levels":
@@ -598,6 +627,15 @@ def _general(text: str) -> Measure | None:
         raise InvalidInputError(
             f"metrics: {shorten(text)} needs a level, e.g. '{match['name']}@0.5'"
         )
+    whole_ranking = False
+    if (
+        cutoff_text is None
+        and fam.ranx_whole_ranking is not None
+        and match["name"].lower() == fam.ranx_name
+    ):
+        # ranx's name alone is its k = 0: the whole ranking.
+        fam = family(fam.ranx_whole_ranking)
+        whole_ranking = True
     if match["level"] is not None:
         if fam.threshold_unused and fam.ranx_name is None:
             raise _unused_threshold(fam, text, "-l")
@@ -628,7 +666,31 @@ def _general(text: str) -> Measure | None:
         raise InvalidInputError(
             f"metrics: {shorten(text)}: unknown parameter {sorted(params)[0]!r}{hint}"
         )
-    return _single(fam, text, **fields)
+    return _single(fam, text, whole_ranking, **fields)
+
+
+def _ranx_persistence(text: str) -> Measure | None:
+    """ranx's ``rbp.95`` / ``rbp@95`` (p = 0.95, as ranx reads ``0.`` + the digits), with
+    ranx's ``-lN`` (grades below N left out)."""
+    match = _RANX_PERSISTENCE.match(text)
+    if match is None:
+        return None
+    fam = _BY_RANX_PERSISTENCE.get(match["name"])
+    if fam is None:
+        return None
+    persistence = float("0." + match["p"])
+    if persistence == 0.0:
+        raise InvalidInputError(
+            f"metrics: {shorten(text)}: ranx's persistence p = 0.{match['p']} must be above 0, "
+            f"e.g. '{match['name']}.95' (p = 0.95)"
+        )
+    level = match["level"]
+    return Measure(
+        name=text,
+        family=fam,
+        params=(persistence,),
+        relevance_threshold=None if level is None else _threshold(float(level), text),
+    )
 
 
 def _unused_threshold(fam: MeasureFamily, text: str, given: str) -> InvalidInputError:
@@ -725,8 +787,16 @@ def parse_measures(text: str) -> list[Measure]:
     if text in NICKNAMES:
         measures: list[Measure] = []
         for name in NICKNAMES[text]:
-            measures.extend(_trec_expansion(_BY_TREC_NAME[name], None, text))
+            expansion = _trec_expansion(_BY_TREC_NAME[name], None, text)
+            measures.extend(dataclasses.replace(m, group=text) for m in expansion)
         return measures
+    persistence = _ranx_persistence(text)
+    if persistence is not None:
+        return [persistence]
+    listed = _TREC_COLUMN_LIST.match(text)
+    if listed is not None and listed["head"] in _BY_TREC_NAME:
+        # pytrec_eval's and ir_measures' P_5,10: trec_eval's P.5,10 written as its columns.
+        return _trec_expansion(_BY_TREC_NAME[listed["head"]], listed["params"], text)
     head, dot, params = text.partition(".")
     if dot and head in _BY_TREC_NAME and not re.fullmatch(r"[0-9]+", head):
         return _trec_expansion(_BY_TREC_NAME[head], params, text)

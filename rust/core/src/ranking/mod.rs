@@ -223,8 +223,9 @@ const KERNELS: &[(&str, Option<bool>, Params)] = &[
     ("num_judged_positive", None, Params::None),
     ("precision", Some(true), Params::None),
     ("recall", Some(true), Params::None),
-    ("success", Some(true), Params::None),
-    ("hits", Some(true), Params::None),
+    // Without a cutoff (ranx's hit_rate and hits alone): the whole ranking.
+    ("success", Some(false), Params::None),
+    ("hits", Some(false), Params::None),
     ("relative_precision", Some(true), Params::None),
     ("unjudged", Some(true), Params::None),
     ("reciprocal_rank", Some(false), Params::None),

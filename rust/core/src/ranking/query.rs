@@ -307,12 +307,13 @@ impl QueryView<'_> {
             }
             Kind::Err => self.err(k),
             Kind::NdcgExp => self.ndcg_exp(k),
+            // The measure's own threshold is ranx's -lN (rbp.95-l2); ir_measures' has none.
             Kind::RbpGraded(p) => self
                 .ranked
                 .hits
                 .iter()
                 .take_while(|h| h.rank as usize <= k)
-                .filter(|h| h.grade > 0.0)
+                .filter(|h| h.grade > 0.0 && measure.threshold.is_none_or(|t| h.grade >= t))
                 .map(|h| (1.0 - p) * p.powf(f64::from(h.rank - 1)) * h.grade)
                 .fold(0.0, add),
             Kind::RbpGradedResidual(p) => {
