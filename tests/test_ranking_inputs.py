@@ -148,7 +148,8 @@ def test_metric_names(name, kind, k):
 
 @pytest.mark.parametrize(
     # "precision" alone is ranx's (the whole ranking); "prec" alone needs a cutoff.
-    "name", ["ndgc@10", "bleu", "Recall", "prec", "ndcg@0", "r_precision@5", ""]
+    "name",
+    ["ndgc@10", "bleu", "Recall", "prec", "ndcg@0", "r_precision@5", ""],
 )
 def test_bad_metric_names(name):
     with pytest.raises(ValueError, match=r"ndcg@k|needs a cutoff|positive integer|no cutoff"):
