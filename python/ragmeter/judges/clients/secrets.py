@@ -12,6 +12,7 @@ are refused, so no HTTP library ever rejects, and logs, a header holding one.
 from __future__ import annotations
 
 import base64
+import hmac
 import json
 import logging
 import re
@@ -79,6 +80,18 @@ class Secret:
         return "Secret('***')"
 
     __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        # Compared with the str it holds (embedchain's tests ask config.api_key == "key"), in
+        # constant time; never shown.
+        if isinstance(other, Secret):
+            other = other._value
+        if not isinstance(other, str):
+            return NotImplemented
+        return hmac.compare_digest(self._value.encode(), other.encode())
+
+    # Kept hashable by identity: the registry of secrets to redact is a WeakSet.
+    __hash__ = object.__hash__
 
     def __bool__(self) -> bool:
         return bool(self._value)

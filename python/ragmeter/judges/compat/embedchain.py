@@ -30,7 +30,10 @@ import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
+
+import numpy as np
 
 from ...exceptions import InvalidInputError, JudgeConfigurationError, UndefinedMetricWarning
 from ..clients.chat import OpenAICompatibleJudge
@@ -40,6 +43,7 @@ from ..clients.environment import (
     ENV_MODEL,
     env_value,
     is_openai_url,
+    resolve_api_key,
     resolve_endpoint,
 )
 from ..clients.resolve import resolve_embedder, resolve_judge
@@ -50,13 +54,16 @@ from ..engine.settings import MaxTokens
 from ..engine.tasks import gather_all, run_sync
 from ..evaluation import evaluate
 from ..metrics import AnswerRelevancyMetric, ContextRelevancyMetric, GroundednessMetric
+from ..metrics.answer import cosine_similarity
 from ..metrics.base import Metric
 from ..prompts import ANSWER_RELEVANCY_PROMPT as _ANSWER_RELEVANCY
 from ..prompts import CLAIMS_PROMPT as _CLAIMS
 from ..prompts import CONTEXT_RELEVANCY_PROMPT as _CONTEXT_RELEVANCY
 from ..prompts import GROUNDEDNESS_PROMPT as _GROUNDEDNESS
+from ..prompts import format_items
 from ..results import JudgeResults
 from ..sample import Sample
+from ..text import joined_contexts, resolve_splitter
 
 __all__ = [
     "ANSWER_RELEVANCY_PROMPT",
@@ -72,6 +79,7 @@ __all__ = [
     "ContextRelevance",
     "ContextRelevanceConfig",
     "EvalData",
+    "EvalMetric",
     "Groundedness",
     "GroundednessConfig",
     "evaluate_rag",
@@ -84,6 +92,19 @@ GROUNDEDNESS_CLAIMS_INFERENCE_PROMPT: str = _GROUNDEDNESS.template
 DEFAULT_EMBEDCHAIN_MODEL = "gpt-4"
 DEFAULT_EMBEDCHAIN_EMBEDDER = "text-embedding-ada-002"
 EMBEDCHAIN_METRICS = ("answer_relevancy", "groundedness", "context_relevancy")
+
+
+class EvalMetric(Enum):
+    """The names of embedchain's evaluation metrics (embedchain's ``EvalMetric``).
+
+    Example:
+        >>> EvalMetric.GROUNDEDNESS.value
+        'groundedness'
+    """
+
+    CONTEXT_RELEVANCY = "context_relevancy"
+    ANSWER_RELEVANCY = "answer_relevancy"
+    GROUNDEDNESS = "groundedness"
 
 
 @dataclass
@@ -105,7 +126,12 @@ class BaseConfig:
 
     def as_dict(self) -> dict[str, Any]:
         """The config's settings as a dict (never the API key)."""
-        return {k.lstrip("_"): v for k, v in vars(self).items() if k != "_api_key"}
+        settings = {k.lstrip("_"): v for k, v in vars(self).items() if k != "_api_key"}
+        # Resolved settings (model, embedder) as their properties give them.
+        for name in settings:
+            if isinstance(getattr(type(self), name, None), property):
+                settings[name] = getattr(self, name)
+        return settings
 
 
 def _model_for(model: str | None, base_url: str) -> str:
@@ -133,7 +159,7 @@ class _JudgeConfig(BaseConfig):
         timeout_s: float,
         max_concurrency: int | None,
     ):
-        self.model = model
+        self._model = model
         self._api_key = checked_secret(api_key, argument="api_key")
         self.base_url = base_url
         self.judge = judge
@@ -143,9 +169,30 @@ class _JudgeConfig(BaseConfig):
         self.max_concurrency = max_concurrency
 
     @property
+    def model(self) -> str | None:
+        """The judge model: as given, else ``$RAGMETER_JUDGE_MODEL``, else ``gpt-4`` when the
+        endpoint is api.openai.com (embedchain's default); None when none is known yet."""
+        if self._model or env_value(ENV_MODEL):
+            return self._model or env_value(ENV_MODEL)
+        shown, _ = resolve_endpoint(self.base_url)
+        return DEFAULT_EMBEDCHAIN_MODEL if is_openai_url(shown) else None
+
+    @model.setter
+    def model(self, model: str | None) -> None:
+        self._model = model
+
+    @property
     def api_key(self) -> Secret | None:
-        """The API key, as a :class:`Secret` that never shows (``None`` when not given)."""
+        """The API key given, as a :class:`Secret` that never shows but equals the ``str`` it
+        holds (``None`` when not given; ``$OPENAI_API_KEY`` is read when the judge is made)."""
         return self._api_key
+
+    def check_endpoint(self, what: str) -> None:
+        """Raise :class:`JudgeConfigurationError` (a ``ValueError``) now if no judge is given
+        and the endpoint needs an API key that is not set (embedchain checks at construction)."""
+        if self.judge is None:
+            shown, _ = resolve_endpoint(self.base_url)
+            resolve_api_key(self._api_key, shown, what=what)
 
     def make_judge(self) -> Any:
         """The configured judge: ``judge=`` if given, else an OpenAI-compatible endpoint."""
@@ -154,7 +201,7 @@ class _JudgeConfig(BaseConfig):
         shown, _ = resolve_endpoint(self.base_url)
         return OpenAICompatibleJudge(
             base_url=self.base_url,
-            model=_model_for(self.model, shown),
+            model=_model_for(self._model, shown),
             api_key=self._api_key,
             timeout_s=self.timeout_s,
             max_concurrency=self.max_concurrency,
@@ -264,11 +311,25 @@ class AnswerRelevanceConfig(_JudgeConfig):
             timeout_s=timeout_s,
             max_concurrency=max_concurrency,
         )
-        self.embedder = embedder
+        self._embedder = embedder
         self.num_gen_questions = num_gen_questions
         self.prompt = prompt
         self.language = language
         self.embeddings_base_url = embeddings_base_url
+
+    @property
+    def embedder(self) -> Any:
+        """The embedder: as given (a model name or an embedder), else
+        ``$RAGMETER_EMBEDDING_MODEL``, else ``text-embedding-ada-002`` when the embeddings
+        endpoint is api.openai.com (embedchain's default); None when none is known yet."""
+        if self._embedder is not None or env_value(ENV_EMBEDDING_MODEL):
+            return self._embedder if self._embedder is not None else env_value(ENV_EMBEDDING_MODEL)
+        shown, _ = resolve_endpoint(self.embeddings_base_url or self.base_url)
+        return DEFAULT_EMBEDCHAIN_EMBEDDER if is_openai_url(shown) else None
+
+    @embedder.setter
+    def embedder(self, embedder: Any) -> None:
+        self._embedder = embedder
 
     def make_embedder(self) -> Any:
         """The configured embedder: ``embedder=`` if an object, else an OpenAI-compatible one.
@@ -276,11 +337,11 @@ class AnswerRelevanceConfig(_JudgeConfig):
         A model name is served by ``embeddings_base_url``, else by the judge's ``base_url``
         (which may serve no embeddings: a 404 there says to set ``embeddings_base_url``).
         """
-        if self.embedder is not None and not isinstance(self.embedder, str):
-            return resolve_embedder(self.embedder)
+        if self._embedder is not None and not isinstance(self._embedder, str):
+            return resolve_embedder(self._embedder)
         url = self.embeddings_base_url or self.base_url
         shown, _ = resolve_endpoint(url)
-        model = self.embedder or env_value(ENV_EMBEDDING_MODEL)
+        model = self._embedder or env_value(ENV_EMBEDDING_MODEL)
         if not model:
             if not is_openai_url(shown):
                 raise JudgeConfigurationError(
@@ -377,6 +438,7 @@ class _JudgedMetric(BaseMetric):
 
     def __init__(self, name: str, config: _JudgeConfig):
         super().__init__(name=name)
+        config.check_endpoint(type(self).__name__)
         self.config = config
         self.last_results: JudgeResults | None = None
 
@@ -432,6 +494,14 @@ class ContextRelevance(_JudgedMetric):
             sentence_splitter=config.sentence_splitter,
         )
 
+    def _sentence_segmenter(self, text: str) -> list[str]:
+        """The sentences of ``text`` as the metric counts them (``sentence_splitter=``, else
+        ragmeter's regex splitter, whose sentences are stripped: embedchain's pysbd keeps the
+        space after each)."""
+        config = self.config
+        assert isinstance(config, ContextRelevanceConfig)
+        return list(resolve_splitter(config.sentence_splitter)(text))
+
 
 class AnswerRelevance(_JudgedMetric):
     """embedchain's answer relevancy: mean cosine of generated questions to the question.
@@ -457,6 +527,19 @@ class AnswerRelevance(_JudgedMetric):
         assert isinstance(config, AnswerRelevanceConfig)
         return config.make_embedder()
 
+    def _generate_prompt(self, data: EvalData) -> str:
+        """The question-generation prompt the judge is sent for ``data`` (its user message)."""
+        metric = self._metric()
+        assert isinstance(metric, AnswerRelevancyMetric)
+        values = metric.prompt_values(data.answer, getattr(self.config, "language", None))
+        return metric.prompt.render(values)[-1]["content"]
+
+    def _compute_similarity(self, original: Any, generated: Any) -> np.ndarray:
+        """The cosine of ``original`` to each row of ``generated`` (NaN for a zero vector)."""
+        rows = np.atleast_2d(np.asarray(generated, dtype=float))
+        cosines = [cosine_similarity(list(map(float, original)), list(row)) for row in rows]
+        return np.array([math.nan if c is None else c for c in cosines])
+
 
 class Groundedness(_JudgedMetric):
     """embedchain's groundedness: sum of claim verdicts / number of claims.
@@ -475,6 +558,27 @@ class Groundedness(_JudgedMetric):
             claims_prompt=_CLAIMS.with_template(config.answer_claims_prompt),
             verdicts_prompt=_GROUNDEDNESS.with_template(config.claims_inference_prompt),
         )
+
+    def _generate_answer_claim_prompt(self, data: EvalData) -> str:
+        """The claim-extraction prompt the judge is sent for ``data`` (its user message)."""
+        config = self.config
+        assert isinstance(config, GroundednessConfig)
+        prompt = _CLAIMS.with_template(config.answer_claims_prompt)
+        return prompt.render({"question": data.question, "answer": data.answer})[-1]["content"]
+
+    def _generate_claim_inference_prompt(
+        self, data: EvalData, claim_statements: Sequence[str]
+    ) -> str:
+        """The verdicts prompt for ``claim_statements`` (numbered) against ``data``'s contexts
+        (its user message)."""
+        config = self.config
+        assert isinstance(config, GroundednessConfig)
+        prompt = _GROUNDEDNESS.with_template(config.claims_inference_prompt)
+        values = {
+            "context": joined_contexts(data.contexts),
+            "claim_statements": format_items(list(claim_statements)),
+        }
+        return prompt.render(values)[-1]["content"]
 
 
 async def _call(fn: Callable[..., Any], *args: Any) -> Any:

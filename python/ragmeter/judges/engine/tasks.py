@@ -67,7 +67,12 @@ def run_sync(coroutine_factory: Callable[[], Awaitable[T]]) -> T:
 
     try:
         asyncio.get_running_loop()
+        loop_running = True
     except RuntimeError:
+        loop_running = False
+    if not loop_running:
+        # Outside the except block: an error of the run must not carry "no running event
+        # loop" as its context (error messages report the root of the chain).
         return asyncio.run(main())
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, main()).result()

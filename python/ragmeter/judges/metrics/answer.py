@@ -92,11 +92,16 @@ class AnswerRelevancyMetric(Metric):
             "language": self.language,
         }
 
+    def prompt_values(self, answer: str, language: str | None) -> dict[str, Any]:
+        """The values of the question-generation prompt for ``answer`` (``language``: the
+        run's language, used when the metric sets none)."""
+        language = self.language or language
+        rule = f"written in {language}." if language else "in the same language as the answer."
+        return {"answer": answer, "num_gen_questions": self.num_questions, "language_rule": rule}
+
     async def score(self, sample: Sample, ctx: JudgeContext) -> Score:
         """The mean cosine of the generated questions to the question (see the class)."""
         assert sample.answer is not None
-        language = self.language or ctx.settings.language
-        rule = f"written in {language}." if language else "in the same language as the answer."
 
         def nonempty(parsed: Any) -> list[str]:
             blank = [i for i, q in enumerate(parsed["questions"]) if not q.strip()]
@@ -104,11 +109,7 @@ class AnswerRelevancyMetric(Metric):
 
         parsed = await ctx.ask(
             self.prompt,
-            {
-                "answer": sample.answer,
-                "num_gen_questions": self.num_questions,
-                "language_rule": rule,
-            },
+            self.prompt_values(sample.answer, ctx.settings.language),
             validate=nonempty,
         )
         questions = [q.strip() for q in parsed["questions"]]
