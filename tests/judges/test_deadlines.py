@@ -111,6 +111,10 @@ def test_an_unknown_host_stops_the_run(monkeypatch):
     with pytest.raises(JudgeTransportError, match=r"judge\.invalid") as caught:
         evaluate([Sample("q")], [RATING], judge=judge)
     assert caught.value.fatal
+    # The resolver's own error is named, not the "no running event loop" the sync entry point
+    # met when it looked for a loop.
+    assert "Name or service not known" in str(caught.value), str(caught.value)
+    assert "event loop" not in str(caught.value)
 
 
 def test_a_dead_embedding_endpoint_stops_the_run_too():
