@@ -250,7 +250,8 @@ def distance(a: str | Any, b: str | Any, *, normalize: NormalizeArg = None) -> i
         included: decode it first), a ``str`` is compared with a list, an item is unhashable,
         ``normalize`` is of another type or a callable ``normalize`` returns something else.
     InvalidInputError
-        A ``ValueError``: an unknown normaliser name, or a named normaliser applied to lists.
+        A ``ValueError``: an unknown normaliser name, a named normaliser applied to lists, or
+        a ``str`` holding a lone surrogate code point (not valid Unicode text).
 
     Examples
     --------
@@ -292,7 +293,8 @@ def similarity(a: str | Any, b: str | Any, *, normalize: NormalizeArg = None) ->
         included: decode it first), a ``str`` is compared with a list, an item is unhashable,
         ``normalize`` is of another type or a callable ``normalize`` returns something else.
     InvalidInputError
-        A ``ValueError``: an unknown normaliser name, or a named normaliser applied to lists.
+        A ``ValueError``: an unknown normaliser name, a named normaliser applied to lists, or
+        a ``str`` holding a lone surrogate code point (not valid Unicode text).
 
     Examples
     --------
@@ -329,7 +331,8 @@ def normalized_distance(a: str | Any, b: str | Any, *, normalize: NormalizeArg =
         included: decode it first), a ``str`` is compared with a list, an item is unhashable,
         ``normalize`` is of another type or a callable ``normalize`` returns something else.
     InvalidInputError
-        A ``ValueError``: an unknown normaliser name, or a named normaliser applied to lists.
+        A ``ValueError``: an unknown normaliser name, a named normaliser applied to lists, or
+        a ``str`` holding a lone surrogate code point (not valid Unicode text).
 
     Examples
     --------
@@ -368,7 +371,8 @@ def normalized_similarity(a: str | Any, b: str | Any, *, normalize: NormalizeArg
         included: decode it first), a ``str`` is compared with a list, an item is unhashable,
         ``normalize`` is of another type or a callable ``normalize`` returns something else.
     InvalidInputError
-        A ``ValueError``: an unknown normaliser name, or a named normaliser applied to lists.
+        A ``ValueError``: an unknown normaliser name, a named normaliser applied to lists, or
+        a ``str`` holding a lone surrogate code point (not valid Unicode text).
 
     Examples
     --------
