@@ -1,7 +1,8 @@
 """Drop-in surfaces of other evaluation libraries, on ragmeter's core.
 
 * :mod:`ragmeter.compat.pytrec_eval`: pytrec_eval's ``RelevanceEvaluator``,
-  ``supported_measures``, ``parse_qrel`` and ``parse_run``.
+  ``compute_aggregated_measure``, ``supported_measures``, ``parse_qrel`` and ``parse_run``;
+* :mod:`ragmeter.compat.ranx`: ranx's ``Qrels``, ``Run`` and ``evaluate``.
 
 (embedchain's evaluation API is :mod:`ragmeter.judges`, next to the judges it runs on.)
 """

@@ -1,0 +1,232 @@
+"""ranx's evaluation API on ragmeter's core: change ``from ranx import Qrels, Run, evaluate``
+to ``from ragmeter.compat.ranx import Qrels, Run, evaluate``.
+
+``evaluate(qrels, run, metrics)`` takes ranx's metric names (``ndcg@10``, ``map@100-l2``,
+``hits``, ``rbp.95``...) and returns what ranx returns: one number for one metric, else
+``{metric: mean}``; ``return_mean=False`` gives each metric's per-query values in ranx's query
+order (sorted ids), ``return_std=True`` ``{"mean": ..., "std": ...}`` (population std), and a
+:class:`Run` keeps ``scores`` and ``mean_scores`` as ranx's does. As in ranx, an undefined value
+(no relevant document) scores 0, and the judged and ranked queries must be the same unless
+``make_comparable=True`` (judged queries missing from the run get empty rankings; run queries
+without judgments are dropped).
+
+Deliberate difference: ties in scores are broken as trec_eval breaks them (doc id descending,
+byte-wise), where ranx keeps insertion order; with distinct scores the values are ranx's. A
+mismatch of queries is an :class:`~ragmeter.InvalidInputError` naming them (ranx: an
+``AssertionError``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from ..exceptions import InputTypeError, InvalidInputError
+from ..io import read_qrels, read_run
+from ..ranking.functions import ranking_metrics
+
+__all__ = ["Qrels", "Run", "evaluate"]
+
+
+class _Judged:
+    """A ``{query_id: {doc_id: value}}`` mapping with ranx's constructors."""
+
+    _read: Any = staticmethod(read_qrels)
+    _value_column = "score"
+
+    def __init__(
+        self, data: Mapping[Any, Mapping[Any, Any]] | None = None, name: str | None = None
+    ):
+        if data is not None and not isinstance(data, Mapping):
+            raise InputTypeError(
+                f"{type(self).__name__}: expected a dict {{query_id: {{doc_id: value}}}}, got "
+                f"{type(data).__name__}"
+            )
+        self._data: dict[Any, dict[Any, Any]] = {q: dict(d) for q, d in (data or {}).items()}
+        self.name = name
+
+    @classmethod
+    def from_dict(cls, data: Mapping[Any, Mapping[Any, Any]], name: str | None = None) -> Any:
+        """From ``{query_id: {doc_id: value}}``."""
+        return cls(data, name=name)
+
+    @classmethod
+    def from_file(cls, path: Any, kind: str | None = None, name: str | None = None) -> Any:
+        """From a file: TREC (plain or compressed), JSON, Parquet, Arrow IPC, CSV or TSV, told
+        apart by content (``kind`` is accepted for ranx's signature and not needed)."""
+        return cls(cls._read(path), name=name)
+
+    @classmethod
+    def from_df(
+        cls,
+        df: Any,
+        q_id_col: str = "q_id",
+        doc_id_col: str = "doc_id",
+        score_col: str = "score",
+        name: str | None = None,
+    ) -> Any:
+        """From a DataFrame (or any Arrow table) with ranx's default column names."""
+        columns = {"query_col": q_id_col, "doc_col": doc_id_col, cls._value_column: score_col}
+        return cls(cls._read(df, **columns), name=name)
+
+    def to_dict(self) -> dict[Any, dict[Any, Any]]:
+        """The mapping, ``{query_id: {doc_id: value}}``."""
+        return {q: dict(d) for q, d in self._data.items()}
+
+    def get_query_ids(self) -> list[Any]:
+        """The query ids in ranx's order (sorted)."""
+        return sorted(self._data)
+
+    def keys(self) -> Any:
+        return self._data.keys()
+
+    def __getitem__(self, query_id: Any) -> dict[Any, Any]:
+        return self._data[query_id]
+
+    def __contains__(self, query_id: object) -> bool:
+        return query_id in self._data
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({len(self)} queries, name={self.name!r})"
+
+
+class Qrels(_Judged):
+    """ranx's ``Qrels``: judgments ``{query_id: {doc_id: grade}}``.
+
+    Examples
+    --------
+    >>> Qrels({"q1": {"d1": 1}}).to_dict()
+    {'q1': {'d1': 1}}
+    """
+
+    _read = staticmethod(read_qrels)
+    _value_column = "relevance_col"
+
+
+class Run(_Judged):
+    """ranx's ``Run``: rankings ``{query_id: {doc_id: score}}``; :func:`evaluate` saves each
+    metric's per-query values in ``scores`` and its mean in ``mean_scores`` (and ``std_scores``
+    with ``return_std=True``).
+
+    Examples
+    --------
+    >>> run = Run({"q1": {"d1": 0.9, "d2": 0.1}}, name="bm25")
+    >>> run.name, len(run)
+    ('bm25', 1)
+    """
+
+    _read = staticmethod(read_run)
+    _value_column = "score_col"
+
+    def __init__(
+        self, data: Mapping[Any, Mapping[Any, Any]] | None = None, name: str | None = None
+    ):
+        super().__init__(data, name=name)
+        self.scores: defaultdict[str, dict[Any, float]] = defaultdict(dict)
+        self.mean_scores: dict[str, float] = {}
+        self.std_scores: dict[str, float] = {}
+
+    def make_comparable(self, qrels: Any) -> Run:
+        """The run on the judged queries only: empty rankings for those it lacks, its other
+        queries dropped (ranx's ``make_comparable``)."""
+        judged = qrels.keys() if isinstance(qrels, Mapping | Qrels) else dict(qrels).keys()
+        return Run({q: self._data.get(q, {}) for q in judged}, name=self.name)
+
+
+def evaluate(
+    qrels: Qrels | Mapping[Any, Mapping[Any, Any]],
+    run: Run | Mapping[Any, Mapping[Any, Any]],
+    metrics: str | Iterable[str],
+    return_mean: bool = True,
+    return_std: bool = False,
+    threads: int = 0,
+    save_results_in_run: bool = True,
+    make_comparable: bool = False,
+) -> Any:
+    """ranx's ``evaluate``: the metrics of ``run`` against ``qrels`` (see the module).
+
+    Parameters
+    ----------
+    qrels, run
+        :class:`Qrels` and :class:`Run`, or plain dicts.
+    metrics
+        One ranx metric name, or several.
+    return_mean
+        Means (default); False: each metric's per-query values (a NumPy array, queries sorted).
+    return_std
+        With ``return_mean``: ``{"mean": ..., "std": ...}`` per metric (population std).
+    threads
+        Threads of the core (0: all).
+    save_results_in_run
+        Keep ``scores``, ``mean_scores`` (and ``std_scores``) in ``run`` when it is a :class:`Run`.
+    make_comparable
+        Evaluate the judged queries only, a missing ranking being empty.
+
+    Returns
+    -------
+    float, numpy.ndarray or dict
+        One metric: its value; several: ``{metric: value}``.
+
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError``: judged and ranked queries differ (without ``make_comparable``), an
+        unknown metric name.
+
+    Examples
+    --------
+    >>> qrels = {"q1": {"d1": 1}, "q2": {"d3": 1}}
+    >>> run = {"q1": {"d1": 0.9, "d2": 0.8}, "q2": {"d4": 0.9, "d3": 0.5}}
+    >>> float(evaluate(qrels, run, "mrr"))
+    0.75
+    >>> {m: float(v) for m, v in evaluate(qrels, run, ["hits@1", "precision"]).items()}
+    {'hits@1': 0.5, 'precision': 0.5}
+    """
+    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    if not names or not all(isinstance(m, str) for m in names):
+        raise InvalidInputError(
+            f"metrics: one or more ranx metric names such as 'ndcg@10', got {metrics!r}"
+        )
+    judged = qrels.to_dict() if isinstance(qrels, Qrels) else dict(qrels)
+    ranked = run.to_dict() if isinstance(run, Run) else dict(run)
+    if make_comparable:
+        ranked = {q: ranked.get(q, {}) for q in judged}
+    if judged.keys() != ranked.keys():
+        unranked = sorted(map(str, judged.keys() - ranked.keys()))
+        unjudged = sorted(map(str, ranked.keys() - judged.keys()))
+        raise InvalidInputError(
+            f"qrels and run do not hold the same queries (judged, not ranked: {unranked[:5]}; "
+            f"ranked, not judged: {unjudged[:5]}); pass make_comparable=True to evaluate the "
+            f"judged queries, a missing ranking being empty"
+        )
+    order = sorted(judged)
+    values = ranking_metrics(
+        judged,
+        ranked,
+        metrics=names,
+        average=None,
+        zero_division=0.0,
+        n_threads=threads or None,
+    )
+    per_query = {m: np.array([float(values[m][q]) for q in order]) for m in names}
+    if isinstance(run, Run) and save_results_in_run:
+        for m, scores in per_query.items():
+            run.mean_scores[m] = float(np.mean(scores))
+            if return_std:
+                run.std_scores[m] = float(np.std(scores))
+            run.scores[m] = dict(zip(order, scores.tolist(), strict=True))
+    result: dict[str, Any] = dict(per_query)
+    if return_mean:
+        for m, scores in per_query.items():
+            mean = np.mean(scores)
+            result[m] = {"mean": mean, "std": np.std(scores)} if return_std else mean
+    return result[names[0]] if len(names) == 1 else result

@@ -1,0 +1,99 @@
+"""ragmeter.compat.ranx against ranx itself, the oracle: the same values, shapes and saved
+scores for ranx's metric names on random judgments and runs (distinct scores: ranx breaks
+ties by insertion order, ragmeter as trec_eval)."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ragmeter import InvalidInputError
+from ragmeter.compat import ranx as compat
+
+ranx = pytest.importorskip("ranx")
+
+METRICS = [
+    "hits", "hits@3", "hit_rate@2", "precision", "precision@3-l2", "recall@5", "f1@5", "mrr",
+    "map", "map@3-l2", "ndcg@5", "ndcg_burges@5", "dcg@3", "r-precision", "rbp.8", "rbp.5-l2",
+]  # fmt: skip
+doc_ids = st.sampled_from([f"d{i}" for i in range(15)])
+
+
+@st.composite
+def evaluation(draw):
+    qrels, run = {}, {}
+    for q in range(draw(st.integers(1, 4))):
+        judged = draw(st.dictionaries(doc_ids, st.integers(0, 3), min_size=1, max_size=8))
+        judged[draw(doc_ids)] = 1  # ranx's bpref aside, every query has a relevant document
+        qrels[f"q{q}"] = judged
+        ranked = draw(st.lists(doc_ids, unique=True, min_size=1, max_size=12))
+        rng = random.Random(draw(st.integers(0, 2**32)))
+        scores = rng.sample(range(1, 1000), len(ranked))
+        run[f"q{q}"] = {d: s / 1000 for d, s in zip(ranked, scores, strict=True)}
+    return qrels, run
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=evaluation())
+def test_the_same_values_as_ranx(data):
+    qrels, run = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), METRICS)
+        per_query = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), METRICS, return_mean=False)
+    ours = compat.evaluate(compat.Qrels(qrels), compat.Run(run), METRICS)
+    ours_per_query = compat.evaluate(qrels, run, METRICS, return_mean=False)
+    for m in METRICS:
+        assert float(ours[m]) == pytest.approx(float(theirs[m]), abs=1e-12), m
+        np.testing.assert_allclose(ours_per_query[m], per_query[m], atol=1e-12, err_msg=m)
+
+
+def test_one_metric_std_and_saved_scores_as_ranx():
+    qrels = {"q2": {"d3": 1}, "q1": {"d1": 1, "d2": 2}}
+    run = {"q1": {"d1": 0.9, "d3": 0.8, "d2": 0.7}, "q2": {"d4": 0.9, "d3": 0.5}}
+    theirs_run, ours_run = ranx.Run(run), compat.Run(run)
+    theirs = ranx.evaluate(ranx.Qrels(qrels), theirs_run, ["mrr", "map"], return_std=True)
+    ours = compat.evaluate(compat.Qrels(qrels), ours_run, ["mrr", "map"], return_std=True)
+    for m in ["mrr", "map"]:
+        assert ours[m]["mean"] == pytest.approx(theirs[m]["mean"])
+        assert ours[m]["std"] == pytest.approx(theirs[m]["std"])
+        assert ours_run.mean_scores[m] == pytest.approx(theirs_run.mean_scores[m])
+        assert ours_run.scores[m] == pytest.approx(dict(theirs_run.scores[m]))
+    # One metric, as a str or a list of one: its value alone.
+    assert float(compat.evaluate(qrels, run, "mrr")) == float(
+        ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "mrr")
+    )
+    assert float(compat.evaluate(qrels, run, ["mrr"])) == 0.75
+
+
+def test_make_comparable_as_ranx():
+    qrels = {"q1": {"d1": 1}, "q2": {"d3": 1}}
+    run = {"q1": {"d1": 0.9}, "q9": {"d3": 1.0}}
+    theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "mrr", make_comparable=True)
+    ours = compat.evaluate(compat.Qrels(qrels), compat.Run(run), "mrr", make_comparable=True)
+    assert float(ours) == float(theirs) == 0.5
+    assert compat.Run(run).make_comparable(compat.Qrels(qrels)).to_dict() == {
+        "q1": {"d1": 0.9},
+        "q2": {},
+    }
+    with pytest.raises(InvalidInputError, match=r"judged, not ranked: \['q2'\].*make_comparable"):
+        compat.evaluate(qrels, run, "mrr")
+
+
+def test_tables_and_files_read_with_ranx_column_names(tmp_path):
+    pd = pytest.importorskip("pandas")
+    ids = {"q_id": object, "doc_id": object}  # ranx's from_df asserts object id columns
+    qrels_df = pd.DataFrame({"q_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "score": [1, 0]})
+    run_df = pd.DataFrame({"q_id": ["q1", "q1"], "doc_id": ["d1", "d2"], "score": [0.2, 0.9]})
+    qrels_df, run_df = qrels_df.astype(ids), run_df.astype(ids)
+    ours = compat.evaluate(compat.Qrels.from_df(qrels_df), compat.Run.from_df(run_df), "mrr")
+    theirs = ranx.evaluate(ranx.Qrels.from_df(qrels_df), ranx.Run.from_df(run_df), "mrr")
+    assert float(ours) == float(theirs) == 0.5
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 0.2 t\nq1 Q0 d2 2 0.9 t\n")
+    assert compat.Run.from_file(path, kind="trec").to_dict() == {"q1": {"d1": 0.2, "d2": 0.9}}
