@@ -26,6 +26,12 @@ def test_ids_must_be_str_or_int(bad_id):
         mean_reciprocal_rank({"q": ["d1"]}, {"q": ["d1", bad_id]})
 
 
+def test_a_numpy_integer_id_is_refused_with_the_conversion_to_make():
+    import numpy as np
+    with pytest.raises(TypeError, match=r"np.int64\(1\) of type int64; convert .*int\(doc_id\)"):
+        mean_reciprocal_rank({"q": {np.int64(1): 1}}, {"q": {np.int64(1): 1.0}})
+
+
 def test_a_str_is_never_a_collection():
     with pytest.raises(TypeError, match=r"wrap a single relevant id in a list, \['d1'\]"):
         mean_reciprocal_rank({"q": "d1"}, {"q": ["d1"]})

@@ -320,7 +320,8 @@ impl<'py> Extractor<'_, 'py> {
             return Err(self.fail_type(
                 query,
                 format!(
-                    "document ids must be str or int, got {} of type {type_name}",
+                    "document ids must be str or int, got {} of type {type_name}; convert them \
+                     first (int(doc_id) for a numpy integer, str(doc_id) otherwise)",
                     id.repr()?
                 ),
             ));
