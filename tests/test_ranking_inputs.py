@@ -28,6 +28,7 @@ def test_ids_must_be_str_or_int(bad_id):
 
 def test_a_numpy_integer_id_is_refused_with_the_conversion_to_make():
     import numpy as np
+
     with pytest.raises(TypeError, match=r"np.int64\(1\) of type int64; convert .*int\(doc_id\)"):
         mean_reciprocal_rank({"q": {np.int64(1): 1}}, {"q": {np.int64(1): 1.0}})
 
