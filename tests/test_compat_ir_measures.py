@@ -94,6 +94,15 @@ def test_rows_and_tables_as_ir_measures_takes_them():
     assert compat.calc_aggregate(["AP"], *frames)["AP"] == 0.5
 
 
+def test_aggregates_are_formed_as_each_family_forms_them():
+    # By hand: q1's one relevant document at rank 4 (AP 1/4), q2's first (AP 1); gm_map is
+    # trec_eval's exp(mean(log AP)) = sqrt(1/4) = 1/2, map the mean 5/8, num_ret the sum 5.
+    qrels = {"q1": {"d4": 1}, "q2": {"d1": 1}}
+    run = {"q1": {"d1": 4.0, "d2": 3.0, "d3": 2.0, "d4": 1.0}, "q2": {"d1": 1.0}}
+    got = compat.calc_aggregate(["gm_map", "map", "num_ret"], qrels, run)
+    assert got == {"gm_map": pytest.approx(0.5), "map": pytest.approx(0.625), "num_ret": 5.0}
+
+
 def test_unknown_names_are_refused():
     with pytest.raises(InvalidInputError, match="unknown metric"):
         compat.parse_measure("NotAMeasure@10")

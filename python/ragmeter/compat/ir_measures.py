@@ -21,9 +21,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
+from .._inputs import is_table
 from ..exceptions import InputTypeError
 from ..io import read_qrels, read_run
 from ..ranking.declarations import FAMILIES
+from ..ranking.evaluation import summary_value
 from ..ranking.functions import ranking_metrics
 from ..ranking.names import parse_measures
 
@@ -149,7 +151,7 @@ def _table(data: Any, read: Any, value: str) -> Any:
     """A dict, a table, or an iterable of namedtuples (``query_id``, ``doc_id``, ``value``)."""
     if isinstance(data, Mapping):
         return data
-    if hasattr(data, "__arrow_c_stream__") or type(data).__module__.startswith("pandas"):
+    if is_table(data):
         return read(data)
     if isinstance(data, Iterable) and not isinstance(data, str | bytes):
         rows: dict[Any, dict[Any, Any]] = {}
@@ -202,7 +204,8 @@ def iter_calc(measures: Iterable[Measure | str], qrels: Any, run: Any) -> Iterat
 
 
 def calc_aggregate(measures: Iterable[Measure | str], qrels: Any, run: Any) -> dict[Measure, float]:
-    """``{measure: value over the judged queries}`` (means; sums for counts such as NumRet).
+    """``{measure: value over the judged queries}``, formed as each measure's family forms it
+    (means; sums for counts such as NumRet; geometric means for gm_map).
 
     Examples
     --------
@@ -213,11 +216,7 @@ def calc_aggregate(measures: Iterable[Measure | str], qrels: Any, run: Any) -> d
     totals: dict[Measure, list[float]] = {m: [] for m in wanted}
     for metric in iter_calc(wanted, qrels, run):
         totals[metric.measure].append(metric.value)
-    result: dict[Measure, float] = {}
-    for measure, values in totals.items():
-        summary = parse_measures(str(measure))[0].family.summary
-        if summary in ("sum", "count"):
-            result[measure] = float(sum(values))
-        else:
-            result[measure] = sum(values) / len(values) if values else float("nan")
-    return result
+    return {
+        measure: summary_value(parse_measures(str(measure))[0], values)
+        for measure, values in totals.items()
+    }

@@ -34,8 +34,9 @@ __all__ = ["Qrels", "Run", "evaluate"]
 class _Judged:
     """A ``{query_id: {doc_id: value}}`` mapping with ranx's constructors."""
 
-    _read: Any = staticmethod(read_qrels)
-    _value_column = "score"
+    # Set by each subclass: its reader and the keyword naming its value column.
+    _read: Any
+    _value_column: str
 
     def __init__(
         self, data: Mapping[Any, Mapping[Any, Any]] | None = None, name: str | None = None

@@ -461,6 +461,20 @@ def _per_query(queries: AlignedQueries, items: list[Any]) -> Any:
     return items
 
 
+def summary_value(measure: Measure, values: Sequence[float]) -> float:
+    """The value over queries of ``measure`` from its per-query ``values`` (as a number),
+    formed as the measure's family forms it: a mean, a sum for counts, a geometric mean over
+    ``log(max(value, 0.00001))`` for ``gm_*`` (the rule :func:`summarize` applies).
+
+    >>> from ragmeter.ranking import parse_metric
+    >>> summary_value(parse_metric("gm_map"), [0.25, 1.0])
+    0.5
+    """
+    ordered = np.asarray(values, dtype=float)
+    n = int(ordered.size)
+    return float(_summary(measure, ordered, None, n, 0, exclude_undefined=False))
+
+
 def _summary(
     measure: Measure,
     ordered: np.ndarray,
