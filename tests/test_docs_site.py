@@ -188,3 +188,106 @@ def _generated_page(path: Path) -> bool:
     relative = path.relative_to(docs).as_posix() if docs in path.parents else ""
     names = {f"measures/{family.name}.md" for family in FAMILIES} | {"changelog.md"}
     return relative in names
+
+
+_ROLE_TEXT = re.compile(r":(?:py:)?(?:func|class|meth|mod|data|attr|exc|obj):`")
+
+
+def test_no_sphinx_role_is_shown_as_text(site):
+    shown = []
+    for path in site.rglob("*.html"):
+        text = re.sub(r"<[^>]+>", "", path.read_text(encoding="utf-8"))
+        shown += [f"{path.relative_to(site)}: {m.group(0)}" for m in _ROLE_TEXT.finditer(text)]
+    assert shown == [], f"{len(shown)} raw roles, first: {shown[:5]}"
+
+
+def test_the_roles_of_the_docstrings_become_links_to_their_entries(site):
+    # ragmeter.stats' module docstring names :func:`~ragmeter.per_query.per_query_results`.
+    page = (site / "reference" / "evaluation.html").read_text(encoding="utf-8")
+    assert re.search(r'<a class="autorefs[^>]*href="[^"]*#ragmeter\.per_query', page)
+
+
+def test_the_role_rewriting_resolves_names_in_the_docstrings_scope():
+    sys.path.insert(0, str(ROOT / "docs" / "_gen"))
+    try:
+        from griffe_doctests import rendered_docstring
+    finally:
+        sys.path.pop(0)
+    text = rendered_docstring("See :func:`~ragmeter.io.evaluate` and :class:`ValueError`.")
+    assert '<autoref identifier="ragmeter.io.evaluate" optional><code>evaluate</code>' in text
+    assert '<autoref identifier="ValueError" optional><code>ValueError</code>' in text
+
+
+# -- in a real browser (tests/browser.py) ---------------------------------------------------------
+
+
+def test_a_page_opens_from_disk_with_no_request_outside_and_no_error(site):
+    from browser import browser_or_skip, console_errors, requested_urls, screenshot
+
+    driver = browser_or_skip()
+    try:
+        driver.get((site / "guides" / "comparisons.html").as_uri())
+        screenshot(driver, "docs-comparisons")
+        outside = [u for u in requested_urls(driver) if not u.startswith(("file:", "data:"))]
+        assert outside == []
+        # The search index is the one thing that needs the site served (getting-started.md
+        # says so): from disk its worker cannot start.
+        errors = [e for e in console_errors(driver) if "/search/" not in e]
+        assert errors == []
+    finally:
+        driver.quit()
+
+
+def test_the_copy_button_copies_code_without_prompts_or_output(site):
+    from browser import browser_or_skip
+
+    driver = browser_or_skip()
+    try:
+        driver.get((site / "index.html").as_uri())
+        block = driver.find_element("css selector", "pre > code[data-copy]")
+        expected = "\n".join(
+            line[4:]
+            for line in block.get_attribute("textContent").splitlines()
+            if line.startswith((">>> ", "... "))
+        )
+        assert "from ragmeter import ranking_metrics" in expected
+        # What the button puts on the clipboard: clipboard.js selects it in a textarea and
+        # calls document.execCommand("copy").
+        driver.execute_script(
+            "document.addEventListener('copy', function () {"
+            "  var e = document.activeElement;"
+            "  window.__copied = e && e.value !== undefined ? e.value"
+            "    : String(window.getSelection());"
+            "}, true);"
+        )
+        button = block.find_element("xpath", "./ancestor::pre//button[@data-clipboard-target]")
+        button.click()
+        copied = driver.execute_script("return window.__copied;")
+        assert copied == expected
+        assert ">>>" not in copied and "{'mrr'" not in copied
+    finally:
+        driver.quit()
+
+
+def test_search_finds_pages_when_the_site_is_served(site):
+    from browser import browser_or_skip, screenshot, served
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver = browser_or_skip()
+    try:
+        with served(site) as base:
+            driver.get(base + "index.html")
+            driver.find_element("css selector", "label.md-search__icon, .md-search__input")
+            driver.execute_script(
+                "var i = document.querySelector('.md-search__input');"
+                "i.focus(); i.value = 'bpref'; i.dispatchEvent(new Event('input'));"
+                "i.dispatchEvent(new KeyboardEvent('keyup', {key: 'f'}));"
+            )
+            WebDriverWait(driver, 20).until(
+                lambda d: d.find_elements("css selector", ".md-search-result__item")
+            )
+            screenshot(driver, "docs-search")
+            meta = driver.find_element("css selector", ".md-search-result__meta").text
+            assert "matching" in meta.lower() and "initializing" not in meta.lower()
+    finally:
+        driver.quit()

@@ -8,6 +8,12 @@ otherwise render as Markdown text, where ``['P_5', 'P_10']`` reads as a link ref
 - ``>>>`` blocks in a docstring without an examples section: each block (up to the next blank
   line) is put in a ``pycon`` fence.
 
+Sphinx cross-reference roles (``:func:`name```, ``:class:`~ragmeter.Name```, ``:meth:``,
+``:mod:``, ``:data:``, ``:attr:``, ``:exc:``, ``:obj:``), which Markdown would show as raw text,
+become cross-references: the name is resolved in the docstring's own scope (as Sphinx does) and
+linked where the site documents it, else shown as code (an optional reference, so that a name the
+site does not document, ``ValueError`` say, is not a broken link).
+
 It also splits the Google-style entries that document several parameters at once
 (``a, b: The two raters' ratings.``, possibly with the names wrapped over two lines), which
 griffe reads as one parameter named ``a, b``, into one entry per parameter.
@@ -57,8 +63,39 @@ def _split_shared_entries(text: str) -> str:
     )
 
 
-def rendered_docstring(text: str) -> str:
-    """``text`` with its examples in the forms griffe renders as code."""
+_ROLE = re.compile(r":(?:py:)?(?:func|class|meth|mod|data|attr|exc|obj|const):`(~?)([^`<>]+)`")
+
+
+def _resolved(obj: griffe.Object | None, name: str) -> str:
+    """The full path of ``name`` as seen from ``obj``'s scope (``name`` itself if unknown)."""
+    if obj is None or name.startswith("ragmeter."):
+        return name
+    head, _, rest = name.partition(".")
+    scope: griffe.Object | None = obj if obj.is_class or obj.is_module else obj.parent
+    while scope is not None:
+        try:
+            path = scope.resolve(head)
+        except (griffe.NameResolutionError, AttributeError, KeyError, ValueError):
+            scope = scope.parent
+            continue
+        return f"{path}.{rest}" if rest else path
+    return name
+
+
+def _cross_references(text: str, obj: griffe.Object | None) -> str:
+    def link(match: re.Match[str]) -> str:
+        short, name = match[1], match[2].strip().rstrip("()")
+        shown = name.rsplit(".", 1)[-1] if short else name
+        target = _resolved(obj, name)
+        return f'<autoref identifier="{target}" optional><code>{shown}</code></autoref>'
+
+    return _ROLE.sub(link, text)
+
+
+def rendered_docstring(text: str, obj: griffe.Object | None = None) -> str:
+    """``text`` with its examples in the forms griffe renders as code and its Sphinx roles as
+    cross-references resolved from ``obj``'s scope."""
+    text = _cross_references(text, obj)
     text = _split_shared_entries(text)
     text = _EXAMPLE_HEADING.sub(r"\1Examples:", text)
     if _HAS_EXAMPLES_SECTION.search(text):
@@ -71,4 +108,4 @@ class DoctestFences(griffe.Extension):
 
     def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:
         if obj.docstring is not None:
-            obj.docstring.value = rendered_docstring(obj.docstring.value)
+            obj.docstring.value = rendered_docstring(obj.docstring.value, obj)

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import contextlib
-import inspect
 import io
 import json
 import math
@@ -85,7 +84,9 @@ def _names_rows(family: MeasureFamily) -> list[str]:
         rows.append(f"| trec_eval (`-m`) | {trec} |")
     ir_name = _ir_measures_spelling(family)
     if ir_name is not None:
-        provider = f" (provider {family.ir_measures_provider})" if family.ir_measures_provider else ""
+        provider = (
+            f" (provider {family.ir_measures_provider})" if family.ir_measures_provider else ""
+        )
         rows.append(f"| ir_measures | `{_cell(ir_name)}`{provider} |")
     ranx = _ranx_spelling(family)
     if ranx is not None:
@@ -119,11 +120,12 @@ def _parameters(family: MeasureFamily) -> list[str]:
         given = "required" if default is None else f"default `{_number(default)}`"
         lines.append(f"- `{name}=` ({given}), in ir_measures' syntax `{family.name}({name}=...)`.")
     for name, value in family.fixed_parameters:
-        lines.append(f"- `{name}={value!r}` is accepted and changes nothing (ir_measures' default).")
+        lines.append(
+            f"- `{name}={value!r}` is accepted and changes nothing (ir_measures' default)."
+        )
     if family.subtopic_judgments:
         lines.append(
-            "- Judgments: by subtopic, `{query_id: {doc_id: {subtopic: grade}}}` "
-            "(and only those)."
+            "- Judgments: by subtopic, `{query_id: {doc_id: {subtopic: grade}}}` (and only those)."
         )
     if family.threshold_unused:
         lines.append(
@@ -141,15 +143,15 @@ def _parameters(family: MeasureFamily) -> list[str]:
 def _undefined(family: MeasureFamily) -> list[str]:
     if family.undefined is None:
         return ["Never: every query has a value."]
-    printed = "NaN" if math.isnan(family.trec_eval_undefined) else _number(
-        family.trec_eval_undefined
+    printed = (
+        "NaN" if math.isnan(family.trec_eval_undefined) else _number(family.trec_eval_undefined)
     )
     return [
         f"When {family.undefined}.",
         "",
         "The value then follows `zero_division` (see "
-        "[undefined values](../semantics.md#undefined-values)): the default `\"warn\"` scores "
-        f"0 with an `UndefinedMetricWarning`; `zero_division=\"trec_eval\"` gives what trec_eval "
+        '[undefined values](../semantics.md#undefined-values)): the default `"warn"` scores '
+        f'0 with an `UndefinedMetricWarning`; `zero_division="trec_eval"` gives what trec_eval '
         f"prints ({printed}); `np.nan` leaves the query out of the mean.",
     ]
 
@@ -206,9 +208,16 @@ def _example_name(family: MeasureFamily) -> str:
 
 def _metric_section(name: str) -> str:
     metric = BUILTIN_METRICS[name]()
-    doc = inspect.getdoc(type(metric)) or ""
-    lines = ["", "## Definition (from the class docstring)", "", f"`ragmeter.judges.{type(metric).__name__}`", ""]
-    lines += ["```text", doc, "```"]
+    # The class docstring rendered by mkdocstrings, as on the API pages (its cross-references
+    # become links there).
+    lines = ["", "## Definition (from the class docstring)", ""]
+    lines += [
+        f"::: ragmeter.judges.{type(metric).__name__}",
+        "    options:",
+        "      show_root_heading: true",
+        "      heading_level: 3",
+        "      members: false",
+    ]
     lines += ["", "## Sample fields", ""]
     required = ", ".join(f"`{field}`" for field in metric.required_fields) or "none"
     lines.append(f"Required: {required}.")

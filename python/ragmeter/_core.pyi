@@ -128,7 +128,7 @@ def answer_scores(
 ) -> npt.NDArray[np.float64]: ...
 def edit_backend() -> tuple[str, str]: ...
 
-# Paired randomisation tests (rust/py/stats.rs).
+# Paired randomisation tests (rust/py/signflip.rs).
 def sign_flip_test(
     differences: npt.NDArray[np.float64],
     *,

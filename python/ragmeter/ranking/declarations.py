@@ -6,7 +6,7 @@ is undefined and why, how a mean over queries is formed, its formula, its citati
 reference implementation its values are tested against. The name parser, the evaluation, the
 ``ragmeter`` command, the scikit-learn scorers, the generated documentation and the tests all
 read :data:`FAMILIES`; adding a measure is one entry here (and its kernel in the Rust core,
-``rust/core/src/ranking.rs``, when it needs a new one).
+``rust/core/src/ranking/``, when it needs a new one).
 
 :data:`FAMILIES` is in trec_eval's order (its measure table), which is also the order in which
 ``ragmeter evaluate`` prints measures, as trec_eval does.
