@@ -73,6 +73,7 @@ from .scorers import (
 )
 from .stats import (
     Comparison,
+    ComparisonOptions,
     MetricComparison,
     MultipleComparison,
     PairedTestResult,
@@ -92,6 +93,7 @@ from .stats import (
 
 __all__ = [
     "Comparison",
+    "ComparisonOptions",
     "CorpusDocument",
     "CountScore",
     "CustomRetrievalIndex",

@@ -22,8 +22,9 @@ from typing import Any, TextIO
 from ..exceptions import InvalidInputError
 from ..per_query import PerQueryResults, per_query_results
 from ..ranking.names import Measure, parse_measures
-from ..stats.comparison import TESTS, compare_many
+from ..stats.comparison import compare_many
 from ..stats.multiple import CORRECTIONS
+from ..stats.registry import TESTS
 from .evaluate import _run_all, _undefined_notes, command_measures, evaluation_options
 from .evaluate import add_parser as add_evaluate_parser
 
@@ -58,6 +59,11 @@ def _evaluate_options() -> list[argparse.Action]:
     evaluate_parser = sub.choices["evaluate"]
     by_dest = {action.dest: action for action in evaluate_parser._actions}
     return [by_dest[dest] for dest in SHARED_OPTIONS]
+
+
+def _test_choices() -> tuple[str, ...]:
+    """``--test``'s choices: every test of the table and its aliases."""
+    return tuple(name for spec in TESTS.values() for name in (spec.name, *spec.aliases))
 
 
 def add_parser(sub: Any) -> None:
@@ -107,10 +113,13 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument(
         "--test",
-        choices=tuple(TESTS),
+        choices=_test_choices(),
         default="sign-flip",
-        help="sign-flip (paired randomisation test, the default), t (paired t-test, ranx's "
-        "default), wilcoxon, bootstrap, or tukey (Tukey's HSD over all pairs)",
+        metavar="TEST",
+        help="the significance test (default sign-flip): "
+        + "; ".join(spec.help_text() for spec in TESTS.values())
+        + ". Aliases: "
+        + ", ".join(f"{a} = {spec.name}" for spec in TESTS.values() for a in spec.aliases),
     )
     parser.add_argument(
         "--correction",

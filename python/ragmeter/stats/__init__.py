@@ -5,6 +5,11 @@
 * :mod:`~ragmeter.stats.multiple`: p-value corrections (Holm, Bonferroni,
   Benjamini-Hochberg) and Tukey's HSD;
 * :mod:`~ragmeter.stats.distributions`: the distributions behind the p-values (numpy only);
+* :mod:`~ragmeter.stats.registry`: the table of tests (:data:`TESTS`, one
+  :class:`StatisticalTest` declaration per test) and :mod:`~ragmeter.stats.builtin`, the
+  built-in tests' functions and declarations;
+* :mod:`~ragmeter.stats.options`: :class:`ComparisonOptions`, every option of a comparison
+  validated once;
 * :mod:`~ragmeter.stats.comparison`: :func:`compare` and :func:`compare_many` over any
   per-query results;
 * :mod:`~ragmeter.stats.results`: their results (:class:`Comparison`,
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 from .comparison import compare, compare_evaluations, compare_many
 from .multiple import CORRECTIONS, TukeyResult, adjust_p_values, tukey_hsd
+from .options import ComparisonOptions
 from .paired import (
     EXACT_MAX_PAIRS,
     PairedTestResult,
@@ -26,17 +32,22 @@ from .paired import (
     sign_flip_test,
     wilcoxon_test,
 )
-from .results import TESTS, Comparison, MetricComparison, MultipleComparison
+from .registry import TESTS, CampaignInput, CampaignOutcome, StatisticalTest, register_test
+from .results import Comparison, MetricComparison, MultipleComparison
 
 __all__ = [
     "CORRECTIONS",
     "EXACT_MAX_PAIRS",
     "TESTS",
+    "CampaignInput",
+    "CampaignOutcome",
     "Comparison",
+    "ComparisonOptions",
     "MetricComparison",
     "MultipleComparison",
     "PairedTestResult",
     "SignFlipResult",
+    "StatisticalTest",
     "TukeyResult",
     "adjust_p_values",
     "bootstrap_confidence_interval",
@@ -45,6 +56,7 @@ __all__ = [
     "compare_many",
     "paired_bootstrap_test",
     "paired_t_test",
+    "register_test",
     "sign_flip_test",
     "tukey_hsd",
     "wilcoxon_test",

@@ -9,9 +9,11 @@ id: every system must hold the same queries (``missing="raise"``), or the compar
 queries all of them hold and says which it left out (``missing="skip"``). A query where a
 metric is undefined for one of two systems (NaN) is left out of that pair and metric only.
 
-Tests (``test=``): ``"sign-flip"`` (the paired randomisation test, exact up to 16 queries;
-the default), ``"t"`` (the paired t-test, ranx's default), ``"wilcoxon"``, ``"bootstrap"``, and
-``"tukey"`` (Tukey's HSD over all pairs, as ranx). Corrections (``correction=``): ``"holm"``,
+Tests (``test=``, declared once in :data:`~ragmeter.stats.registry.TESTS`): ``"sign-flip"``
+(the paired randomisation test, exact up to 16 queries; the default), ``"t"`` (the paired
+t-test, ranx's default), ``"wilcoxon"``, ``"bootstrap"``, and ``"tukey-oneway"`` (alias
+``"tukey"``: the one-way Tukey HSD over all pairs, as ranx). The options are validated once
+by :class:`~ragmeter.stats.options.ComparisonOptions`. Corrections (``correction=``): ``"holm"``,
 ``"bonferroni"``, ``"bh"`` (Benjamini-Hochberg) or None, over every test of the comparison
 (``family="all"``) or per metric (``family="metric"``).
 
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import fields, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -32,27 +35,22 @@ import numpy as np
 from .. import _core
 from .._nan_equal import canonical
 from ..exceptions import InputTypeError, InvalidInputError
-from ..options import check_n_threads
 from ..per_query import VALUE_SETTINGS, PerQueryResults, per_query_results
-from ._arguments import check_level, check_seed, resample_count
-from .multiple import CORRECTIONS, adjust_p_values, tukey_hsd
-from .paired import (
-    BOOTSTRAP_STREAM,
-    EXACT_LIMIT,
-    EXACT_MAX_PAIRS,
-    t_rows,
-    wilcoxon_one,
-)
-from .results import TESTS, Comparison, MetricComparison, MultipleComparison
+from .builtin import pair_blocks
+from .multiple import adjust_p_values
+from .options import ComparisonOptions
+from .paired import BOOTSTRAP_STREAM, t_rows
+from .registry import TESTS, CampaignInput
+from .results import Comparison, MetricComparison, MultipleComparison
 
-__all__ = ["TESTS", "compare", "compare_evaluations", "compare_many"]
+__all__ = ["TESTS", "ComparisonOptions", "compare", "compare_evaluations", "compare_many"]
 
-Test = Literal["sign-flip", "t", "wilcoxon", "bootstrap", "tukey"]
-# ranx's names of the same tests.
-_TEST_ALIASES = {"fisher": "sign-flip", "student": "t", "signflip": "sign-flip"}
+Test = Literal["sign-flip", "t", "wilcoxon", "bootstrap", "tukey-oneway", "tukey"]
 Method = Literal["auto", "exact", "sampled"]
 Missing = Literal["raise", "skip"]
 Family = Literal["all", "metric"]
+#: The defaults of the options (the keywords of compare_many that ComparisonOptions holds).
+_DEFAULTS = {f.name: f.default for f in fields(ComparisonOptions)}
 
 
 # -- computing comparisons --------------------------------------------------------------------
@@ -91,15 +89,6 @@ def _align(
 ) -> tuple[list[str], list[Any], np.ndarray, dict[str, tuple[Any, ...]]]:
     """The metrics, the paired queries, the values (systems x metrics x queries) and the
     queries each system had that were left out."""
-    if missing not in ("raise", "skip"):
-        if missing == "zero":
-            raise InvalidInputError(
-                "missing: 'zero' scores a query a run did not rank as an empty ranking, which "
-                "needs the judgments: evaluate the runs with missing='zero' (evaluate_trec("
-                "complete=True), `ragmeter compare -c`) so that every run has every judged "
-                "query, then compare them"
-            )
-        raise InvalidInputError(f"missing: must be 'raise' or 'skip', got {missing!r}")
     systems = list(named.values())
     names = list(named)
     first = systems[0]
@@ -195,42 +184,20 @@ def _pairs(names: Sequence[str], baseline: str | None) -> list[tuple[int, int]]:
     return [(c, base) for c in range(len(names)) if c != base]
 
 
-def _check_test(test: str) -> str:
-    name = _TEST_ALIASES.get(test, test) if isinstance(test, str) else test
-    if name not in TESTS:
+def _options(options: Any, keywords: Mapping[str, Any]) -> ComparisonOptions:
+    """The comparison's options: ``options`` when given (then no keyword may differ from its
+    default, so that nothing passed is silently ignored), else built from the keywords."""
+    if options is None:
+        return ComparisonOptions(**keywords)
+    if not isinstance(options, ComparisonOptions):
+        raise InputTypeError(f"options: expected a ComparisonOptions, got {type(options).__name__}")
+    given = sorted(k for k, v in keywords.items() if canonical(v) != canonical(_DEFAULTS[k]))
+    if given:
         raise InvalidInputError(
-            f"test: must be one of {', '.join(map(repr, TESTS))} (or ranx's 'student', "
-            f"'fisher'), got {test!r}"
+            f"options: pass the options either in options= or as keywords, not both (also "
+            f"given: {', '.join(given)}); use dataclasses.replace(options, ...) to change one"
         )
-    return str(name)
-
-
-def _check_correction(correction: Any, test: str) -> str | None:
-    if correction == "auto":
-        return "tukey" if test == "tukey" else "holm"
-    if test == "tukey":
-        if correction not in (None, "none", "tukey"):
-            raise InvalidInputError(
-                f"correction: Tukey's HSD already adjusts its p-values over all pairs of each "
-                f"metric; pass correction='auto' (or None) with test='tukey', got {correction!r}"
-            )
-        return "tukey"
-    if correction in (None, "none"):
-        return None
-    aliases = {"fdr_bh": "bh", "benjamini-hochberg": "bh"}
-    correction = aliases.get(correction, correction)
-    if correction not in CORRECTIONS:
-        raise InvalidInputError(
-            f"correction: must be one of {', '.join(map(repr, CORRECTIONS))}, 'auto' or None, "
-            f"got {correction!r}"
-        )
-    return str(correction)
-
-
-def _pair_blocks(n_pairs: int, n_metrics: int, n_queries: int) -> Iterable[slice]:
-    per_block = max(1, 2_000_000 // max(1, n_metrics * n_queries))
-    for start in range(0, n_pairs, per_block):
-        yield slice(start, min(n_pairs, start + per_block))
+    return options
 
 
 def compare_many(
@@ -248,7 +215,9 @@ def compare_many(
     confidence_level: float | None = 0.95,
     n_bootstrap: int = 9999,
     missing: Missing = "raise",
+    margin: float = 0.0,
     n_threads: int | None = None,
+    options: ComparisonOptions | None = None,
 ) -> MultipleComparison:
     """Compare several systems on the same queries, over several metrics at once.
 
@@ -269,11 +238,12 @@ def compare_many(
         ``"sign-flip"`` (default; the paired randomisation test, exact up to 16 queries,
         ``n_resamples`` seeded sign vectors beyond, the same sign vectors for every pair and
         metric), ``"t"`` (paired t-test), ``"wilcoxon"`` (Wilcoxon signed-rank, as scipy),
-        ``"bootstrap"`` (paired bootstrap test with ``n_resamples`` resamples), ``"tukey"``
-        (Tukey's HSD over all pairs of each metric, as scipy and ranx: the queries are taken as
-        independent samples, which is conservative for paired values).
+        ``"bootstrap"`` (paired bootstrap test with ``n_resamples`` resamples), ``"tukey-oneway"``
+        (alias ``"tukey"``; Tukey's HSD over all pairs of each metric, as scipy and ranx: the
+        queries are taken as independent samples, which is conservative for paired values);
+        any test of :data:`~ragmeter.stats.TESTS` or its alias.
     correction
-        ``"auto"`` (default: ``"holm"``, or Tukey's own adjustment for ``test="tukey"``),
+        ``"auto"`` (default: ``"holm"``, or the test's own adjustment for ``"tukey-oneway"``),
         ``"holm"``, ``"bonferroni"``, ``"bh"`` (Benjamini-Hochberg) or None.
     family
         What the correction adjusts over: ``"all"`` (default: every pair and metric of the
@@ -295,8 +265,13 @@ def compare_many(
         ``"raise"`` (default): every system must hold the same queries; ``"skip"``: compare
         on the queries every system holds, and list the others in ``excluded`` and in the
         tables' notes.
+    margin
+        The smallest difference that matters (:class:`ComparisonOptions`).
     n_threads
         Threads of the Rust core.
+    options
+        All of the above but ``metrics`` in one :class:`ComparisonOptions` (then pass none
+        of them as keywords).
 
     Returns
     -------
@@ -324,10 +299,7 @@ def compare_many(
     named = _named_systems(systems)
     if len(named) < 2:
         raise InvalidInputError(f"systems: a comparison needs at least 2 systems, got {len(named)}")
-    baseline_name: str | None
-    if baseline is None or isinstance(baseline, str):
-        baseline_name = baseline
-    else:
+    if baseline is not None and not isinstance(baseline, str):
         # The baseline's results themselves: found among the systems as given.
         originals = list(systems.values()) if isinstance(systems, Mapping) else list(systems)
         matches = [n for n, r in zip(named, originals, strict=True) if r is baseline]
@@ -335,38 +307,43 @@ def compare_many(
             raise InvalidInputError(
                 "baseline: these results are not among the systems; pass the name of one"
             )
-        baseline_name = matches[0]
+        baseline = matches[0]
+    keywords: dict[str, Any] = {
+        "test": test,
+        "correction": correction,
+        "family": family,
+        "alpha": alpha,
+        "confidence_level": confidence_level,
+        "method": method,
+        "n_resamples": n_resamples,
+        "n_bootstrap": n_bootstrap,
+        "random_state": random_state,
+        "baseline": baseline,
+        "margin": margin,
+        "missing": missing,
+        "n_threads": n_threads,
+    }
+    options = _options(options, keywords)
+    baseline_name = options.baseline
     if baseline_name is not None and baseline_name not in named:
         raise InvalidInputError(
             f"baseline: {baseline_name!r} is not one of the systems {list(named)}"
         )
-    test_name = _check_test(test)
-    correction_name = _check_correction(correction, test_name)
-    if family not in ("all", "metric"):
-        raise InvalidInputError(f"family: must be 'all' or 'metric', got {family!r}")
-    alpha = check_level("alpha", alpha)
-    level = None if confidence_level is None else check_level("confidence_level", confidence_level)
-    n_bootstrap = resample_count("n_bootstrap", n_bootstrap, allow_zero=True)
-    resamples = resample_count("n_resamples", n_resamples)
-    if method not in ("auto", "exact", "sampled"):
-        raise InvalidInputError(f"method: must be 'auto', 'exact' or 'sampled', got {method!r}")
-    threads = check_n_threads(n_threads)
-    seed = check_seed(random_state)
+    spec = options.statistical_test
+    level = options.confidence_level
     names = list(named)
-    chosen, query_ids, values, excluded = _align(named, metrics, missing)
+    chosen, query_ids, values, excluded = _align(named, metrics, options.missing)
     pairs = _pairs(names, baseline_name)
     n_pairs, n_metrics, n_queries = len(pairs), len(chosen), len(query_ids)
     shape = (n_pairs, n_metrics)
 
-    # Per pair and metric: counts, means, differences' moments, and the t-test's rows.
+    # Per pair and metric, whatever the test: counts, means, the mean difference, d_z.
     stats: dict[str, np.ndarray] = {
-        key: np.full(shape, math.nan)
-        for key in ("delta", "cand", "base", "p", "low", "high", "size", "statistic")
+        key: np.full(shape, math.nan) for key in ("delta", "cand", "base", "size")
     }
     counts = {key: np.zeros(shape, dtype=np.int64) for key in ("wins", "ties", "losses", "n")}
-    methods = np.full(shape, "", dtype=object)
-    index = np.array(pairs, dtype=np.intp)
-    for block in _pair_blocks(n_pairs, n_metrics, n_queries):
+    index = np.array(pairs, dtype=np.intp).reshape(-1, 2)
+    for block in pair_blocks(n_pairs, n_metrics, n_queries):
         a = values[index[block, 0]]
         b = values[index[block, 1]]
         with np.errstate(invalid="ignore"):
@@ -379,90 +356,53 @@ def compare_many(
         with np.errstate(invalid="ignore", divide="ignore"):
             stats["cand"][block] = np.where(both, a, 0.0).sum(axis=2) / counts["n"][block]
             stats["base"][block] = np.where(both, b, 0.0).sum(axis=2) / counts["n"][block]
-        rows = d.reshape(-1, n_queries)
-        t_level = level if test_name == "t" else None
-        _n, mean, t, p, low, high, size = t_rows(rows, t_level)
+        _n, mean, _t, _p, _low, _high, size = t_rows(d.reshape(-1, n_queries), None)
         stats["delta"][block] = mean.reshape(-1, n_metrics)
         stats["size"][block] = size.reshape(-1, n_metrics)
-        if test_name == "t":
-            stats["p"][block] = p.reshape(-1, n_metrics)
-            stats["statistic"][block] = t.reshape(-1, n_metrics)
-            stats["low"][block] = low.reshape(-1, n_metrics)
-            stats["high"][block] = high.reshape(-1, n_metrics)
-            methods[block] = "t"
-        elif test_name == "wilcoxon":
-            outcomes = [wilcoxon_one(row[~np.isnan(row)]) for row in rows]
-            stats["statistic"][block] = np.array([o[0] for o in outcomes]).reshape(-1, n_metrics)
-            stats["p"][block] = np.array([o[1] for o in outcomes]).reshape(-1, n_metrics)
-            methods[block] = np.array([o[2] for o in outcomes], dtype=object).reshape(-1, n_metrics)
 
-    undefined = counts["n"] == 0
-    pair_array = np.ascontiguousarray(np.array(pairs, dtype=np.uint64).reshape(-1, 2))
-    n_examined = 0
-    method_name = {"t": "t", "wilcoxon": "auto", "tukey": "tukey"}.get(test_name, "sampled")
-    if test_name == "sign-flip":
-        exact = method == "exact" or (method == "auto" and n_queries <= EXACT_MAX_PAIRS)
-        if exact and n_queries > EXACT_LIMIT:
-            raise InvalidInputError(
-                f"method='exact' enumerates 2**n sign vectors and is limited to {EXACT_LIMIT} "
-                f"queries, got {n_queries}; use method='sampled' or 'auto'"
-            )
-        p_values, _, n_examined = _core.sign_flip_pairs(
-            values, pair_array, exact=exact, n_resamples=resamples, seed=seed, n_threads=threads
+    # The test, through its declaration in the table of tests.
+    outcome = spec.run(
+        CampaignInput(
+            values=values,
+            pairs=index,
+            baseline=None if baseline_name is None else names.index(baseline_name),
+            n_pairs=counts["n"],
+            delta=stats["delta"],
+            confidence_level=level,
+            method=options.method,
+            n_resamples=options.n_resamples,
+            seed=options.seed,
+            n_threads=options.n_threads,
         )
-        stats["p"] = np.where(undefined, math.nan, p_values)
-        stats["statistic"] = stats["delta"].copy()
-        method_name = "exact" if exact else "sampled"
-        methods[:] = method_name
-    elif test_name == "bootstrap":
-        low, high, extreme, valid = _core.bootstrap_pairs(
-            values,
-            pair_array,
-            n_resamples=resamples,
-            seed=seed ^ BOOTSTRAP_STREAM,
-            confidence_level=level if level is not None else 0.95,
-            n_threads=threads,
-        )
-        with np.errstate(invalid="ignore", divide="ignore"):
-            stats["p"] = np.where(valid > 0, (extreme + 1.0) / (valid + 1.0), math.nan)
-        if level is not None:
-            stats["low"], stats["high"] = low, high
-        stats["statistic"] = stats["delta"].copy()
-        n_examined = resamples
-        methods[:] = "sampled"
-    elif test_name == "tukey":
-        for m in range(n_metrics):
-            result = tukey_hsd(list(values[:, m, :]), confidence_level=level or 0.95)
-            for row, (a_index, b_index) in enumerate(pairs):
-                stats["p"][row, m] = result.p_value[a_index, b_index]
-                stats["statistic"][row, m] = result.statistic[a_index, b_index]
-                if level is not None:
-                    stats["low"][row, m] = result.ci_low[a_index, b_index]
-                    stats["high"][row, m] = result.ci_high[a_index, b_index]
-        methods[:] = "tukey"
-    elif test_name == "wilcoxon":
-        found = {str(x) for x in methods.ravel() if x not in ("", "none")}
-        method_name = found.pop() if len(found) == 1 else "mixed"
-
-    bootstrap_ci = level is not None and n_bootstrap > 0 and test_name in ("sign-flip", "wilcoxon")
+    )
+    stats["p"], stats["statistic"] = outcome.p_value, outcome.statistic
+    methods = outcome.methods
+    stats["low"] = np.full(shape, math.nan) if outcome.ci_low is None else outcome.ci_low
+    stats["high"] = np.full(shape, math.nan) if outcome.ci_high is None else outcome.ci_high
+    bootstrap_ci = (
+        level is not None
+        and options.n_bootstrap > 0
+        and spec.interval == "bootstrap"
+        and outcome.ci_low is None
+    )
     if bootstrap_ci and level is not None:
         low, high, _, _ = _core.bootstrap_pairs(
             values,
-            pair_array,
-            n_resamples=n_bootstrap,
-            seed=seed ^ BOOTSTRAP_STREAM,
+            np.ascontiguousarray(index.astype(np.uint64)),
+            n_resamples=options.n_bootstrap,
+            seed=options.seed ^ BOOTSTRAP_STREAM,
             confidence_level=level,
-            n_threads=threads,
+            n_threads=options.n_threads,
         )
         stats["low"], stats["high"] = low, high
-    interval = test_name in ("t", "tukey", "bootstrap") or bootstrap_ci
-    confidence = level if level is not None and interval else None
+    confidence = level if outcome.ci_low is not None or bootstrap_ci else None
 
+    correction_name = options.correction
     adjusted = np.full(shape, math.nan)
-    if correction_name == "tukey":
+    if spec.own_correction is not None:
         adjusted = stats["p"].copy()
     elif correction_name is not None:
-        if family == "all":
+        if options.family == "all":
             adjusted = adjust_p_values(stats["p"], correction_name)  # type: ignore[arg-type]
         else:
             for m in range(n_metrics):
@@ -513,17 +453,18 @@ def compare_many(
         query_ids=query_ids,
         values=values,
         results=results,
-        test=test_name,
-        method=method_name,
+        test=spec.name,
+        method=outcome.method,
         correction=correction_name,
-        family=family,
-        alpha=alpha,
+        family=options.family,
+        alpha=options.alpha,
         confidence_level=confidence,
-        n_resamples=int(n_examined),
-        n_bootstrap=n_bootstrap if bootstrap_ci else 0,
-        random_state=seed if test_name in ("sign-flip", "bootstrap") or bootstrap_ci else None,
+        n_resamples=int(outcome.n_examined),
+        n_bootstrap=options.n_bootstrap if bootstrap_ci else 0,
+        random_state=options.seed if spec.resampled or bootstrap_ci else None,
         excluded=excluded,
         failed=failed,
+        options=options,
     )
 
 
@@ -541,7 +482,9 @@ def compare(
     confidence_level: float | None = 0.95,
     n_bootstrap: int = 9999,
     missing: Missing = "raise",
+    margin: float = 0.0,
     n_threads: int | None = None,
+    options: ComparisonOptions | None = None,
 ) -> Comparison:
     """Compare a candidate with a baseline on the same queries, paired by query id.
 
@@ -563,7 +506,7 @@ def compare(
     metrics
         The metrics to compare (default: those both have).
     test
-        ``"sign-flip"`` (default), ``"t"``, ``"wilcoxon"``, ``"bootstrap"`` or ``"tukey"``
+        ``"sign-flip"`` (default), ``"t"``, ``"wilcoxon"``, ``"bootstrap"``, ``"tukey-oneway"``
         (see :func:`compare_many`).
     correction
         Adjusts the p-values over the metrics: None (default: one comparison), ``"holm"``,
@@ -577,8 +520,13 @@ def compare(
         intervals (0: none).
     missing
         ``"raise"`` (default) or ``"skip"`` (see :func:`compare_many`).
+    margin
+        The smallest difference that matters (:class:`ComparisonOptions`).
     n_threads
         Threads of the Rust core.
+    options
+        The options in one :class:`ComparisonOptions` (then pass none of the above as
+        keywords; its ``baseline`` is replaced by this baseline's name).
 
     Returns
     -------
@@ -614,22 +562,33 @@ def compare(
                 f"the results share no metric (candidate {list(cand.metric_names)}, "
                 f"baseline {list(base.metric_names)})"
             )
-    campaign = compare_many(
-        {cand_name: cand, base_name: base},
-        baseline=base_name,
-        metrics=metrics,
-        test=test,
-        correction=correction,
-        family="all",
-        alpha=alpha,
-        method=method,
-        n_resamples=n_resamples,
-        random_state=random_state,
-        confidence_level=confidence_level,
-        n_bootstrap=n_bootstrap,
-        missing=missing,
-        n_threads=n_threads,
-    )
+    keywords: dict[str, Any] = {
+        "test": test,
+        "correction": correction,
+        "family": "all",
+        "alpha": alpha,
+        "confidence_level": confidence_level,
+        "method": method,
+        "n_resamples": n_resamples,
+        "n_bootstrap": n_bootstrap,
+        "random_state": random_state,
+        "baseline": None,
+        "margin": margin,
+        "missing": missing,
+        "n_threads": n_threads,
+    }
+    if options is None:
+        # compare's own default: no correction over its metrics.
+        keywords["baseline"] = base_name
+        chosen = ComparisonOptions(**keywords)
+    else:
+        chosen = replace(
+            _options(
+                options, {**keywords, "correction": "auto" if correction is None else correction}
+            ),
+            baseline=base_name,
+        )
+    campaign = compare_many({cand_name: cand, base_name: base}, metrics=metrics, options=chosen)
     return campaign[cand_name]
 
 

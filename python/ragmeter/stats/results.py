@@ -18,7 +18,7 @@ import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -31,6 +31,8 @@ from ..plots import plot_per_query, plot_query_deltas
 from ..reports import load_report, report_number, write_report
 from ._arguments import check_level, check_seed, positive_int
 from .multiple import CORRECTIONS
+from .options import METHODS, ComparisonOptions
+from .registry import TESTS, p_value_methods
 from .tables import (
     SystemsTable,
     render_csv,
@@ -44,6 +46,7 @@ __all__ = [
     "COMPARISON_KIND",
     "FORMAT_VERSION",
     "MULTIPLE_COMPARISON_KIND",
+    "READABLE_VERSIONS",
     "TESTS",
     "Comparison",
     "MetricComparison",
@@ -52,27 +55,12 @@ __all__ = [
 
 COMPARISON_KIND = "ragmeter.comparison"
 MULTIPLE_COMPARISON_KIND = "ragmeter.multiple_comparison"
-#: The format of comparison reports (2: any test, corrections, campaigns of many systems).
-FORMAT_VERSION = 2
-
-#: The tests of :func:`~ragmeter.compare`, with how captions name them.
-TESTS: dict[str, str] = {
-    "sign-flip": "two-sided paired sign-flip (randomisation) test",
-    "t": "two-sided paired t-test",
-    "wilcoxon": "two-sided Wilcoxon signed-rank test",
-    "bootstrap": "two-sided paired bootstrap test",
-    "tukey": "Tukey's HSD test",
-}
-#: How each test's p-values may have been computed (``method`` of a comparison; Wilcoxon's
-#: differ by metric and pair, ``mixed`` when they do).
-TEST_METHODS: dict[str, tuple[str, ...]] = {
-    "sign-flip": ("exact", "sampled"),
-    "t": ("t",),
-    "wilcoxon": ("exact", "permutation", "normal", "mixed"),
-    "bootstrap": ("sampled",),
-    "tukey": ("tukey",),
-}
-P_VALUE_METHODS = ("exact", "sampled", "t", "permutation", "normal", "tukey")
+#: The format of comparison reports (2: any test, corrections, campaigns of many systems;
+#: 3: the options as given, ``options``, and the correction's family size, ``n_tests``; the
+#: one-way Tukey test is named ``"tukey-oneway"``). Reports of format 2 are read too.
+FORMAT_VERSION = 3
+#: The formats :meth:`Comparison.from_dict` and :meth:`MultipleComparison.from_dict` read.
+READABLE_VERSIONS = (2, 3)
 
 # -- results ----------------------------------------------------------------------------------
 
@@ -250,9 +238,9 @@ class MetricComparison:
         if wins + ties + losses != n_pairs:
             raise InvalidInputError(f"{where}: wins + ties + losses must equal n_pairs")
         method = data.get("p_value_method")
-        if method is not None and method not in P_VALUE_METHODS:
+        if method is not None and method not in p_value_methods():
             raise InvalidInputError(
-                f"{where}: p_value_method must be one of {P_VALUE_METHODS}, got {method!r}"
+                f"{where}: p_value_method must be one of {p_value_methods()}, got {method!r}"
             )
         probability = {"minimum": 0.0, "maximum": 1.0}
         return cls(
@@ -326,7 +314,7 @@ class Comparison:
         undefined).
     method
         How the p-values were computed (``"exact"`` or ``"sampled"`` for the sign-flip test; see
-        :data:`TEST_METHODS`).
+        :meth:`StatisticalTest.campaign_methods`).
     n_resamples
         Sign vectors (or bootstrap resamples) examined.
     random_state
@@ -346,6 +334,9 @@ class Comparison:
     n_tests
         The tests the correction adjusted over together: more than the metrics here when the
         comparison is part of a campaign.
+    options
+        The options the comparison was computed with (:class:`ComparisonOptions`; derived
+        from the settings for a report of format 2).
     """
 
     candidate: str
@@ -364,6 +355,10 @@ class Comparison:
     family: str = "all"
     excluded: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     n_tests: int | None = None
+    options: ComparisonOptions | None = None
+
+    #: The report formats :meth:`read` reads (older ones are upgraded).
+    READABLE_VERSIONS: ClassVar[tuple[int, ...]] = READABLE_VERSIONS
 
     def __eq__(self, other: object) -> bool:
         """Equal when the reports are equal (NaN equal to NaN)."""
@@ -510,6 +505,7 @@ class Comparison:
             "correction": self.correction,
             "family": self.family,
             "n_tests": self.n_tests,
+            "options": None if self.options is None else self.options.to_dict(),
             "excluded": {k: list(v) for k, v in self.excluded.items()},
             "metrics": [m.to_dict() for m in self.metrics],
             "query_ids": list(self.query_ids),
@@ -540,7 +536,7 @@ class Comparison:
         _check_mapping(data, "a comparison report")
         if data.get("kind") != COMPARISON_KIND:
             raise InvalidInputError(f"not a ragmeter comparison report (kind {data.get('kind')!r})")
-        _check_version(data)
+        data = _check_version(data)
         metrics = tuple(MetricComparison.from_dict(m) for m in data["metrics"])
         query_ids = _check_query_ids(data.get("query_ids") or [])
         differences = data.get("differences") or {}
@@ -557,9 +553,11 @@ class Comparison:
         }
         for item in metrics:
             _check_summary(item, checked[item.metric])
+        baseline = _check_name(data["baseline"], "baseline")
         return cls(
             candidate=_check_name(data["candidate"], "candidate"),
-            baseline=_check_name(data["baseline"], "baseline"),
+            baseline=baseline,
+            options=_check_options(data, settings, baseline),
             metrics=metrics,
             query_ids=query_ids,
             differences=checked,
@@ -701,27 +699,34 @@ def _check_summary(item: MetricComparison, differences: Sequence[float]) -> None
             )
 
 
-def _check_version(data: Mapping[str, Any]) -> None:
+def _check_version(data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` in the current format: a report of an older readable format is upgraded
+    (format 2 named the one-way Tukey test ``"tukey"``)."""
     version = data.get("format_version")
-    if version != FORMAT_VERSION:
+    if version not in READABLE_VERSIONS:
         raise InvalidInputError(
             f"format_version: {version!r}; this version of ragmeter reads comparison reports "
-            f"of format {FORMAT_VERSION} (compare the systems again to write one)"
+            f"of formats {', '.join(map(str, READABLE_VERSIONS))} (compare the systems again "
+            "to write one)"
         )
+    upgraded = dict(data)
+    if version == 2 and upgraded.get("test") == "tukey":
+        upgraded["test"] = "tukey-oneway"
+    return upgraded
 
 
 def _check_settings(data: Mapping[str, Any]) -> dict[str, Any]:
     test = data.get("test")
     if test not in TESTS:
         raise InvalidInputError(f"test: must be one of {list(TESTS)}, got {test!r}")
+    spec = TESTS[test]
     method = data.get("method")
-    if method not in TEST_METHODS[test]:
+    if method not in spec.campaign_methods():
         raise InvalidInputError(
-            f"method: must be one of {TEST_METHODS[test]} for test {test!r}, got {method!r}"
+            f"method: must be one of {spec.campaign_methods()} for test {test!r}, got {method!r}"
         )
-    resampled = test in ("sign-flip", "bootstrap")
     correction = data.get("correction")
-    if correction is not None and correction not in (*CORRECTIONS, "tukey"):
+    if correction is not None and correction not in (*CORRECTIONS, spec.own_correction):
         raise InvalidInputError(f"correction: unknown correction {correction!r}")
     family = data.get("family", "all")
     if family not in ("all", "metric"):
@@ -735,7 +740,9 @@ def _check_settings(data: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "test": test,
         "method": method,
-        "n_resamples": positive_int("n_resamples", data["n_resamples"], allow_zero=not resampled),
+        "n_resamples": positive_int(
+            "n_resamples", data["n_resamples"], allow_zero=not spec.resampled
+        ),
         "random_state": seed,
         "confidence_level": level,
         "n_bootstrap": positive_int("n_bootstrap", data.get("n_bootstrap", 0), allow_zero=True),
@@ -743,6 +750,41 @@ def _check_settings(data: Mapping[str, Any]) -> dict[str, Any]:
         "correction": correction,
         "family": family,
     }
+
+
+def _check_options(
+    data: Mapping[str, Any], settings: Mapping[str, Any], baseline: str | None
+) -> ComparisonOptions:
+    """The saved options (format 3), or, for a report of format 2, the options its settings
+    imply (the requested method and counts where they are known, seed 0 where none was
+    used)."""
+    saved = data.get("options")
+    if saved is not None:
+        if not isinstance(saved, Mapping):
+            raise InvalidInputError("options: expected {option: value}")
+        # An absent option is None: TOML has no null, so its writer leaves None values out.
+        options = ComparisonOptions.from_dict(
+            {name: saved.get(name) for name in ComparisonOptions.SAVED}
+        )
+        if options.test != settings["test"] or options.correction != settings["correction"]:
+            raise InvalidInputError(
+                f"options: test {options.test!r} and correction {options.correction!r} are not "
+                f"those of the report ({settings['test']!r}, {settings['correction']!r})"
+            )
+        return options
+    spec = TESTS[settings["test"]]
+    return ComparisonOptions(
+        test=settings["test"],
+        correction=settings["correction"],
+        family=settings["family"],
+        alpha=settings["alpha"],
+        confidence_level=settings["confidence_level"],
+        method=settings["method"] if settings["method"] in METHODS else "auto",
+        n_resamples=settings["n_resamples"] if spec.resampled else 9999,
+        n_bootstrap=settings["n_bootstrap"],
+        random_state=settings["random_state"] if settings["random_state"] is not None else 0,
+        baseline=baseline,
+    )
 
 
 def _excluded_notes(excluded: Mapping[str, Sequence[Any]]) -> list[str]:
@@ -770,20 +812,16 @@ def _describe(
     n_pairs: int | None = None,
 ) -> str:
     """The caption's sentence: the test, how its p-values were computed, the correction."""
-    name = TESTS[test]
-    if test == "sign-flip":
+    spec = TESTS[test]
+    name = spec.title
+    if spec.resampled:
         name += (
-            f", exact over all {n_resamples:,} sign vectors"
+            f", exact over all {n_resamples:,} {spec.exact_unit}"
             if method == "exact"
-            else f", {n_resamples:,} sampled sign vectors (seed {seed})"
+            else f", {n_resamples:,} {spec.sampled_unit} (seed {seed})"
         )
-    elif test == "bootstrap":
-        name += f", {n_resamples:,} resamples (seed {seed})"
-    if test == "tukey":
-        adjustment = (
-            "p-values adjusted over all pairs of systems of each metric, the queries taken as "
-            "independent samples"
-        )
+    if spec.own_correction is not None:
+        adjustment = spec.own_correction_text
     elif correction is None:
         adjustment = "no correction for multiple tests"
     else:
@@ -841,7 +879,13 @@ class MultipleComparison:
         Per system, the queries left out by ``missing="skip"``.
     failed
         Per system and metric, the queries whose value is NaN because an evaluation failed.
+    options
+        The options it was computed with (:class:`ComparisonOptions`; None: derived from the
+        settings above).
     """
+
+    #: The report formats :meth:`read` reads (older ones are upgraded).
+    READABLE_VERSIONS: ClassVar[tuple[int, ...]] = READABLE_VERSIONS
 
     def __init__(
         self,
@@ -863,6 +907,7 @@ class MultipleComparison:
         random_state: int | None,
         excluded: Mapping[str, Sequence[Any]] | None = None,
         failed: Mapping[str, Mapping[str, Sequence[Any]]] | None = None,
+        options: ComparisonOptions | None = None,
     ) -> None:
         """Build a campaign's result (see the class documentation)."""
         self.systems = tuple(systems)
@@ -888,6 +933,9 @@ class MultipleComparison:
             system: {m: tuple(ids) for m, ids in by_metric.items()}
             for system, by_metric in (failed or {}).items()
         }
+        self.options = (
+            options if options is not None else _check_options({}, self._settings(), baseline)
+        )
 
     # -- access --------------------------------------------------------------------------------
 
@@ -945,6 +993,7 @@ class MultipleComparison:
             family=self.family,
             excluded=self.excluded,
             n_tests=self._family_size(),
+            options=self.options,
         )
 
     def _family_size(self) -> int:
@@ -1304,6 +1353,8 @@ class MultipleComparison:
             "baseline": self.baseline,
             "metrics": list(self.metric_names),
             **self._settings(),
+            "n_tests": self._family_size(),
+            "options": self.options.to_dict(),
             "query_ids": list(self.query_ids),
             "excluded": {k: list(v) for k, v in self.excluded.items()},
             "failed": {
@@ -1349,7 +1400,7 @@ class MultipleComparison:
             raise InvalidInputError(
                 f"not a ragmeter multiple comparison report (kind {data.get('kind')!r})"
             )
-        _check_version(data)
+        data = _check_version(data)
         systems = [_check_name(s, "systems") for s in data["systems"]]
         if len(set(systems)) != len(systems) or len(systems) < 2:
             raise InvalidInputError("systems: expected at least 2 distinct system names")
@@ -1385,6 +1436,7 @@ class MultipleComparison:
         failed = data.get("failed") or {}
         if not isinstance(failed, Mapping):
             raise InvalidInputError("failed: expected {system: {metric: [query ids]}}")
+        settings = _check_settings(data)
         return cls(
             systems=systems,
             baseline=baseline,
@@ -1399,7 +1451,8 @@ class MultipleComparison:
                 }
                 for s, v in failed.items()
             },
-            **_check_settings(data),
+            options=_check_options(data, settings, baseline),
+            **settings,
         )
 
     def to_rows(self) -> list[dict[str, Any]]:

@@ -1,0 +1,259 @@
+"""The built-in significance tests of :data:`~ragmeter.stats.registry.TESTS`: each test's
+function over a campaign and its one declaration.
+
+The functions read a :class:`~ragmeter.stats.registry.CampaignInput` (systems x metrics x queries
+and the tested pairs) and compute every pair and metric at once: the t and Wilcoxon tests in
+numpy by blocks of pairs, the sign-flip and bootstrap tests in the Rust core (the same random
+numbers for every pair and metric, so a seed gives the same p-values for any thread count).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import numpy as np
+
+from .. import _core
+from ..exceptions import InvalidInputError
+from .multiple import tukey_hsd
+from .paired import BOOTSTRAP_STREAM, EXACT_LIMIT, EXACT_MAX_PAIRS, t_rows, wilcoxon_one
+from .registry import CampaignInput, CampaignOutcome, StatisticalTest, register_test
+
+__all__ = ["pair_blocks", "pair_differences", "pair_index"]
+
+
+def pair_blocks(n_pairs: int, n_metrics: int, n_queries: int) -> Iterator[slice]:
+    """Slices of the pairs holding about 2 million differences each (bounded memory)."""
+    per_block = max(1, 2_000_000 // max(1, n_metrics * n_queries))
+    for start in range(0, n_pairs, per_block):
+        yield slice(start, min(n_pairs, start + per_block))
+
+
+def pair_index(sample: CampaignInput) -> np.ndarray:
+    """The pairs as the Rust core takes them: a contiguous ``(n_pairs, 2)`` uint64 array."""
+    return np.ascontiguousarray(np.asarray(sample.pairs, dtype=np.uint64).reshape(-1, 2))
+
+
+def pair_differences(sample: CampaignInput, block: slice) -> np.ndarray:
+    """``(pairs in block, metrics, queries)``: candidate minus baseline, NaN where either is
+    undefined."""
+    index = np.asarray(sample.pairs, dtype=np.intp).reshape(-1, 2)
+    with np.errstate(invalid="ignore"):
+        return np.asarray(sample.values[index[block, 0]] - sample.values[index[block, 1]])
+
+
+def _empty(sample: CampaignInput) -> dict[str, np.ndarray]:
+    shape = sample.delta.shape
+    return {
+        "p": np.full(shape, math.nan),
+        "statistic": np.full(shape, math.nan),
+        "low": np.full(shape, math.nan),
+        "high": np.full(shape, math.nan),
+    }
+
+
+def _blocks(sample: CampaignInput) -> Iterator[tuple[slice, np.ndarray]]:
+    n_pairs, n_metrics = sample.delta.shape
+    n_queries = sample.values.shape[2]
+    for block in pair_blocks(n_pairs, n_metrics, n_queries):
+        yield block, pair_differences(sample, block).reshape(-1, n_queries)
+
+
+def _t_test(sample: CampaignInput) -> CampaignOutcome:
+    out = _empty(sample)
+    n_metrics = sample.delta.shape[1]
+    for block, rows in _blocks(sample):
+        _n, _mean, t, p, low, high, _size = t_rows(rows, sample.confidence_level)
+        out["p"][block] = p.reshape(-1, n_metrics)
+        out["statistic"][block] = t.reshape(-1, n_metrics)
+        out["low"][block] = low.reshape(-1, n_metrics)
+        out["high"][block] = high.reshape(-1, n_metrics)
+    methods = np.full(sample.delta.shape, "t", dtype=object)
+    with_interval = sample.confidence_level is not None
+    return CampaignOutcome(
+        p_value=out["p"],
+        statistic=out["statistic"],
+        methods=methods,
+        method="t",
+        ci_low=out["low"] if with_interval else None,
+        ci_high=out["high"] if with_interval else None,
+    )
+
+
+def _wilcoxon(sample: CampaignInput) -> CampaignOutcome:
+    out = _empty(sample)
+    methods = np.full(sample.delta.shape, "", dtype=object)
+    n_metrics = sample.delta.shape[1]
+    for block, rows in _blocks(sample):
+        outcomes = [wilcoxon_one(row[~np.isnan(row)]) for row in rows]
+        out["statistic"][block] = np.array([o[0] for o in outcomes]).reshape(-1, n_metrics)
+        out["p"][block] = np.array([o[1] for o in outcomes]).reshape(-1, n_metrics)
+        methods[block] = np.array(
+            [o[2] if o[2] != "none" else "" for o in outcomes], dtype=object
+        ).reshape(-1, n_metrics)
+    found = {str(x) for x in methods.ravel() if x}
+    method = found.pop() if len(found) == 1 else "mixed"
+    return CampaignOutcome(
+        p_value=out["p"], statistic=out["statistic"], methods=methods, method=method
+    )
+
+
+def _sign_flip(sample: CampaignInput) -> CampaignOutcome:
+    n_queries = sample.values.shape[2]
+    exact = sample.method == "exact" or (sample.method == "auto" and n_queries <= EXACT_MAX_PAIRS)
+    if exact and n_queries > EXACT_LIMIT:
+        raise InvalidInputError(
+            f"method='exact' enumerates 2**n sign vectors and is limited to {EXACT_LIMIT} "
+            f"queries, got {n_queries}; use method='sampled' or 'auto'"
+        )
+    p_values, _, n_examined = _core.sign_flip_pairs(
+        sample.values,
+        pair_index(sample),
+        exact=exact,
+        n_resamples=sample.n_resamples,
+        seed=sample.seed,
+        n_threads=sample.n_threads,
+    )
+    method = "exact" if exact else "sampled"
+    return CampaignOutcome(
+        p_value=np.where(sample.n_pairs == 0, math.nan, p_values),
+        statistic=sample.delta.copy(),
+        methods=np.full(sample.delta.shape, method, dtype=object),
+        method=method,
+        n_examined=int(n_examined),
+    )
+
+
+def _bootstrap(sample: CampaignInput) -> CampaignOutcome:
+    level = sample.confidence_level
+    low, high, extreme, valid = _core.bootstrap_pairs(
+        sample.values,
+        pair_index(sample),
+        n_resamples=sample.n_resamples,
+        seed=sample.seed ^ BOOTSTRAP_STREAM,
+        confidence_level=level if level is not None else 0.95,
+        n_threads=sample.n_threads,
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(valid > 0, (extreme + 1.0) / (valid + 1.0), math.nan)
+    return CampaignOutcome(
+        p_value=p,
+        statistic=sample.delta.copy(),
+        methods=np.full(sample.delta.shape, "sampled", dtype=object),
+        method="sampled",
+        n_examined=sample.n_resamples,
+        ci_low=low if level is not None else None,
+        ci_high=high if level is not None else None,
+    )
+
+
+def _tukey_oneway(sample: CampaignInput) -> CampaignOutcome:
+    out = _empty(sample)
+    level = sample.confidence_level
+    pairs = np.asarray(sample.pairs, dtype=np.intp).reshape(-1, 2)
+    for m in range(sample.values.shape[1]):
+        result = tukey_hsd(list(sample.values[:, m, :]), confidence_level=level or 0.95)
+        a, b = pairs[:, 0], pairs[:, 1]
+        out["p"][:, m] = result.p_value[a, b]
+        out["statistic"][:, m] = result.statistic[a, b]
+        out["low"][:, m] = result.ci_low[a, b]
+        out["high"][:, m] = result.ci_high[a, b]
+    return CampaignOutcome(
+        p_value=out["p"],
+        statistic=out["statistic"],
+        methods=np.full(sample.delta.shape, "tukey", dtype=object),
+        method="tukey",
+        ci_low=out["low"] if level is not None else None,
+        ci_high=out["high"] if level is not None else None,
+    )
+
+
+# -- the declarations (the order is the CLI's and the docs') ----------------------------------
+
+register_test(
+    StatisticalTest(
+        name="sign-flip",
+        title="two-sided paired sign-flip (randomisation) test",
+        run=_sign_flip,
+        aliases=("fisher", "signflip"),
+        assumes="under the null hypothesis the sign of each query's difference is exchangeable "
+        "(no distributional assumption)",
+        description="the paired randomisation test: exact over every sign vector up to "
+        f"{EXACT_MAX_PAIRS} queries, seeded sampled sign vectors beyond, p = (count + 1) / "
+        "(B + 1); bootstrap percentile intervals (the default)",
+        citation="R. A. Fisher, The Design of Experiments (1935); M. D. Smucker, J. Allan and "
+        "B. Carterette, CIKM 2007",
+        p_value_methods=("exact", "sampled"),
+        resampled=True,
+        exact_unit="sign vectors",
+        sampled_unit="sampled sign vectors",
+    )
+)
+register_test(
+    StatisticalTest(
+        name="t",
+        title="two-sided paired t-test",
+        run=_t_test,
+        aliases=("student",),
+        assumes="the per-query differences are independent and their mean is about normal",
+        description="the paired Student t-test with t intervals (ranx's default, "
+        "scipy.stats.ttest_rel)",
+        citation="Student (W. S. Gosset), Biometrika 6(1), 1908; Smucker et al., CIKM 2007",
+        p_value_methods=("t",),
+        interval="test",
+    )
+)
+register_test(
+    StatisticalTest(
+        name="wilcoxon",
+        title="two-sided Wilcoxon signed-rank test",
+        run=_wilcoxon,
+        assumes="the per-query differences are symmetric about their median",
+        description="the Wilcoxon signed-rank test as scipy.stats.wilcoxon computes it; "
+        "bootstrap percentile intervals",
+        citation="F. Wilcoxon, Biometrics Bulletin 1(6), 1945",
+        p_value_methods=("exact", "permutation", "normal"),
+        mixed_methods=True,
+    )
+)
+register_test(
+    StatisticalTest(
+        name="bootstrap",
+        title="two-sided paired bootstrap test",
+        run=_bootstrap,
+        assumes="the queries are a random sample of the population of queries",
+        description="the paired bootstrap shift test with percentile intervals",
+        citation="B. Efron and R. Tibshirani, An Introduction to the Bootstrap (1993), "
+        "sections 13 and 16",
+        p_value_methods=("sampled",),
+        resampled=True,
+        interval="test",
+        exact_unit="resamples",
+        sampled_unit="resamples",
+    )
+)
+register_test(
+    StatisticalTest(
+        name="tukey-oneway",
+        title="Tukey's HSD test (one-way, independent groups)",
+        run=_tukey_oneway,
+        aliases=("tukey",),
+        paired=False,
+        assumes="the systems' values are independent samples with equal variances (not "
+        "paired by query, so it is blind to the query effect: conservative for IR runs)",
+        description="the one-way Tukey-Kramer HSD of independent groups, as "
+        "scipy.stats.tukey_hsd and ranx's stat_test='tukey' compute it",
+        citation="J. W. Tukey (1953); C. Y. Kramer, Biometrics 12(3), 1956",
+        p_value_methods=("tukey",),
+        interval="test",
+        own_correction="tukey",
+        own_correction_text="p-values adjusted over all pairs of systems of each metric by "
+        "the studentized range, the queries taken as independent samples",
+    )
+)
+
+# -- tests declared by other modules ----------------------------------------------------------
+# A test whose function lives elsewhere (ragmeter.stats.randomised: "randomised-tukey",
+# "westfall-young") is imported here and declared with register_test(StatisticalTest(...)),
+# below this line, so that importing ragmeter.stats registers every test exactly once.

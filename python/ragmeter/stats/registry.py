@@ -1,0 +1,264 @@
+"""The table of significance tests: one declaration per test, read by everything else.
+
+A :class:`StatisticalTest` declares a test once: its name and aliases, what it assumes,
+whether it pairs the queries, the function that computes it over a campaign, how its
+p-values may have been computed, whether it draws random numbers, how its intervals are
+made, whether it adjusts its own p-values, and the papers it follows. :func:`compare`,
+:func:`compare_many`, :class:`~ragmeter.stats.ComparisonOptions`, ``ragmeter compare
+--test`` (its choices and help), the saved results, the docs and the tests all read
+:data:`TESTS`.
+
+Registering a test
+------------------
+Write its function (``run(sample: CampaignInput) -> CampaignOutcome``, in its own module, which
+must not import :mod:`~ragmeter.stats.comparison`) and add one declaration with
+:func:`register_test` in :mod:`ragmeter.stats.builtin` (the built-in declarations are
+there, in the order the CLI lists them). Nothing else changes: validation, the CLI's
+``--test`` choices and help, captions and report reading follow the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from ..exceptions import InvalidInputError
+
+__all__ = [
+    "TESTS",
+    "CampaignInput",
+    "CampaignOutcome",
+    "StatisticalTest",
+    "find_test",
+    "p_value_methods",
+    "register_test",
+]
+
+Interval = Literal["test", "bootstrap"]
+
+
+@dataclass(frozen=True)
+class CampaignInput:
+    """What a test's function receives: the aligned values of a campaign and the options
+    that concern it (already validated by :class:`~ragmeter.stats.ComparisonOptions`).
+
+    Parameters
+    ----------
+    values
+        Systems x metrics x queries, NaN where a value is undefined.
+    pairs
+        ``(n_pairs, 2)`` indices into the systems: ``(candidate, baseline)`` of every tested
+        pair, in the result's order.
+    baseline
+        The baseline's index, or None when every pair is tested.
+    n_pairs
+        ``(n_pairs, n_metrics)``: the queries where both systems of a pair have a value.
+    delta
+        ``(n_pairs, n_metrics)``: the mean difference (candidate - baseline) over them.
+    confidence_level
+        The intervals' level, or None (no interval asked for).
+    method
+        ``"auto"``, ``"exact"`` or ``"sampled"`` (how a randomisation test enumerates).
+    n_resamples
+        Randomisations (sign vectors, permutations, resamples) of a sampled test.
+    seed
+        The seed of the sampled tests.
+    n_threads
+        Threads of the Rust core (None: its default).
+    """
+
+    values: np.ndarray
+    pairs: np.ndarray
+    baseline: int | None
+    n_pairs: np.ndarray
+    delta: np.ndarray
+    confidence_level: float | None
+    method: str
+    n_resamples: int
+    seed: int
+    n_threads: int | None
+
+
+@dataclass(frozen=True)
+class CampaignOutcome:
+    """What a test's function returns; arrays are ``(n_pairs, n_metrics)``, NaN where
+    undefined.
+
+    Parameters
+    ----------
+    p_value
+        Two-sided p-values (adjusted over the test's own family when the test declares
+        ``own_correction``).
+    statistic
+        The test's statistic per pair and metric.
+    methods
+        How each p-value was computed (a value of the declaration's ``p_value_methods``, or
+        ``""`` when undefined).
+    method
+        The campaign's method (one of ``methods``, or ``"mixed"``).
+    n_examined
+        Randomisations made (0 for a test that makes none).
+    ci_low, ci_high
+        The test's own intervals of the mean differences (None: it gives none; then the
+        comparison adds bootstrap intervals when the declaration's ``interval`` is
+        ``"bootstrap"``).
+    """
+
+    p_value: np.ndarray
+    statistic: np.ndarray
+    methods: np.ndarray
+    method: str
+    n_examined: int = 0
+    ci_low: np.ndarray | None = None
+    ci_high: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class StatisticalTest:
+    """One significance test of the table :data:`TESTS`.
+
+    Parameters
+    ----------
+    name
+        The canonical name (``test=`` and ``--test``, saved in results).
+    title
+        How captions name it (``"two-sided paired t-test"``).
+    run
+        The function computing it over a campaign (:class:`CampaignInput` ->
+        :class:`CampaignOutcome`).
+    assumes
+        What it assumes of the per-query values, in one sentence (the docs and ``--help``).
+    description
+        What it does, for ``--help`` and the docs.
+    citation
+        The paper or book it follows.
+    paired
+        Whether it pairs the systems' values query by query.
+    aliases
+        Other names accepted for it (ranx's ``"student"``, ``"fisher"``).
+    p_value_methods
+        The ``method`` values its p-values may have (``"exact"``, ``"sampled"``, ...).
+    resampled
+        Whether it draws random numbers (so its seed and randomisation count matter and are
+        stated).
+    interval
+        ``"test"``: its own intervals (t, simultaneous); ``"bootstrap"``: percentile
+        bootstrap intervals of the mean differences, made beside it.
+    own_correction
+        The name of its own adjustment of the p-values (``"tukey"``), or None when the
+        campaign's correction (Holm, ...) applies.
+    own_correction_text
+        How a caption states that adjustment.
+    requires_baseline
+        Whether it tests only against one baseline (Westfall-Young max-T).
+    mixed_methods
+        Whether its p-values may be computed differently by pair and metric (Wilcoxon's:
+        exact, permutations or the normal approximation), the comparison's ``method`` then
+        being ``"mixed"``.
+    exact_unit, sampled_unit
+        How captions count its randomisations: ``"exact over all 65,536 sign vectors"``,
+        ``"9,999 sampled sign vectors (seed 0)"``.
+    """
+
+    name: str
+    title: str
+    run: Callable[[CampaignInput], CampaignOutcome] = field(repr=False, compare=False)
+    assumes: str
+    description: str
+    citation: str
+    paired: bool = True
+    aliases: tuple[str, ...] = ()
+    p_value_methods: tuple[str, ...] = ()
+    resampled: bool = False
+    interval: Interval = "bootstrap"
+    own_correction: str | None = None
+    own_correction_text: str = ""
+    requires_baseline: bool = False
+    mixed_methods: bool = False
+    exact_unit: str = "randomisations"
+    sampled_unit: str = "sampled randomisations"
+
+    def campaign_methods(self) -> tuple[str, ...]:
+        """The ``method`` values a whole comparison may record: one of
+        :attr:`p_value_methods`, or ``"mixed"`` when they differ by pair and metric."""
+        return (*self.p_value_methods, "mixed") if self.mixed_methods else self.p_value_methods
+
+    def help_text(self) -> str:
+        """The test in one line: ``name: description (assumes ...)``."""
+        return f"{self.name}: {self.description}"
+
+
+#: The tests, by canonical name, in the order the CLI and the docs list them.
+TESTS: dict[str, StatisticalTest] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def register_test(test: StatisticalTest) -> StatisticalTest:
+    """Add ``test`` to :data:`TESTS` (its name and aliases must be new).
+
+    Parameters
+    ----------
+    test
+        The declaration.
+
+    Returns
+    -------
+    StatisticalTest
+        ``test``.
+
+    Raises
+    ------
+    ValueError
+        A name or alias already taken.
+    """
+    for name in (test.name, *test.aliases):
+        if name in TESTS or name in _ALIASES:
+            raise ValueError(f"the test name {name!r} is already registered")
+    TESTS[test.name] = test
+    for alias in test.aliases:
+        _ALIASES[alias] = test.name
+    return test
+
+
+def find_test(name: object, argument: str = "test") -> StatisticalTest:
+    """The declaration of the test named ``name`` (or one of its aliases).
+
+    Parameters
+    ----------
+    name
+        A canonical name or an alias.
+    argument
+        The argument named in the error.
+
+    Returns
+    -------
+    StatisticalTest
+        The declaration.
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown name, listing the tests.
+    """
+    if isinstance(name, str):
+        canonical = _ALIASES.get(name, name)
+        if canonical in TESTS:
+            return TESTS[canonical]
+    aliases = ", ".join(f"{a!r} ({t})" for a, t in _ALIASES.items())
+    raise InvalidInputError(
+        f"{argument}: must be one of {', '.join(map(repr, TESTS))}"
+        + (f" (or the aliases {aliases})" if aliases else "")
+        + f", got {name!r}"
+    )
+
+
+def p_value_methods() -> tuple[str, ...]:
+    """Every ``p_value_method`` a registered test may record, in order of first mention."""
+    seen: dict[str, None] = {}
+    for test in TESTS.values():
+        for method in test.p_value_methods:
+            seen.setdefault(method, None)
+    return tuple(seen)
