@@ -1,5 +1,8 @@
 """The package surface: version, exception hierarchy, optional-dependency errors."""
 
+import importlib
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -30,3 +33,71 @@ def test_every_public_name_is_importable():
 def test_missing_optional_dependency_names_the_extra():
     with pytest.raises(ragmeter.MissingDependencyError, match=r"ragmeter\[plot\]"):
         import_optional("surely_not_installed_module_xyz", extra="plot", purpose="Plotting")
+
+
+def _modules_after(code: str) -> set[str]:
+    """The modules a fresh interpreter holds after running ``code``."""
+    done = subprocess.run(
+        [sys.executable, "-c", f"{code}\nimport sys\nprint('\\n'.join(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return set(done.stdout.split())
+
+
+HEAVY_MODULES = (
+    "ragmeter.judges",
+    "ragmeter.stats",
+    "ragmeter.retrieval",
+    "ragmeter.answers",
+    "ragmeter.harness",
+    "matplotlib",
+    "pandas",
+    "pyarrow",
+    "scipy",
+    "httpx",
+    "sklearn",
+)
+
+
+def test_import_ragmeter_imports_no_heavy_module():
+    # Every public name is imported on first use (PEP 562): `import ragmeter` alone must not
+    # pull in the statistics, the judges or any optional dependency.
+    loaded = _modules_after("import ragmeter")
+    assert not [m for m in HEAVY_MODULES if m in loaded]
+    assert "numpy" not in loaded
+
+
+def test_a_public_name_imports_only_its_own_module():
+    loaded = _modules_after("from ragmeter import ranking_metrics, evaluate_trec")
+    assert "ragmeter.ranking.functions" in loaded and "ragmeter.io.trec" in loaded
+    assert not [m for m in HEAVY_MODULES if m in loaded]
+
+
+def test_the_evaluate_command_imports_no_statistics(tmp_path):
+    # `ragmeter evaluate` imports what the subcommand needs, not `compare`'s statistics.
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q 0 d1 1\n")
+    run.write_text("q Q0 d1 1 1.0 tag\n")
+    loaded = _modules_after(
+        f"import io, contextlib\nfrom ragmeter.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert main(['evaluate', '-q', {str(qrels)!r}, {str(run)!r}]) == 0"
+    )
+    assert "ragmeter.cli.evaluate" in loaded
+    assert not [m for m in (*HEAVY_MODULES, "ragmeter.cli.compare") if m in loaded]
+
+
+def test_dir_lists_every_public_name_and_star_import_binds_them():
+    assert set(ragmeter.__all__) <= set(dir(ragmeter))
+    namespace: dict[str, object] = {}
+    exec("from ragmeter import *", namespace)
+    assert set(ragmeter.__all__) <= set(namespace)
+    assert namespace["ranking_metrics"] is ragmeter.ranking.functions.ranking_metrics
+    assert namespace["judges"] is importlib.import_module("ragmeter.judges")
+
+
+def test_an_unknown_name_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="no attribute 'surely_not_a_name'"):
+        ragmeter.surely_not_a_name  # noqa: B018

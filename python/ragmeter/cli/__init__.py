@@ -6,31 +6,34 @@ A new subcommand is one module and one row of :data:`COMMANDS`.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
-from .. import __version__
+from .._core import __version__
 from ..exceptions import RagmeterError
-from . import compare, demo, evaluate
 
 __all__ = ["COMMANDS", "main"]
 
-#: Subcommand name -> module (``add_parser(subparsers)``, ``run(args, out) -> exit status``),
-#: with the one-line example ``ragmeter`` prints when called without arguments.
+#: Subcommand name -> its module's name (``add_parser(subparsers)``, ``run(args, out) -> exit
+#: status``), with the one-line example ``ragmeter`` prints when called without arguments.
+#: The module is imported only when its command runs (or for ``--help``): ``ragmeter evaluate``
+#: does not pay for the statistics ``compare`` imports.
 COMMANDS = {
     "evaluate": (
-        evaluate,
+        "ragmeter.cli.evaluate",
         "evaluate run files against judgments, as trec_eval does (same flags and output)",
         "ragmeter evaluate -q -m all_trec qrels.txt run.txt",
     ),
     "compare": (
-        compare,
+        "ragmeter.cli.compare",
         "test which runs differ significantly and print the paper table (text, Markdown, LaTeX)",
         "ragmeter compare -m map -m ndcg_cut.10 --test t --format latex qrels.txt run1 run2 run3",
     ),
     "demo": (
-        demo,
+        "ragmeter.cli.demo",
         "evaluate the bundled example offline (no network, no key)",
         "ragmeter demo --output demo-output",
     ),
@@ -50,7 +53,12 @@ def usage() -> str:
     return "\n".join(lines) + "\n"
 
 
-def _parser() -> argparse.ArgumentParser:
+def _command_module(name: str) -> ModuleType:
+    return importlib.import_module(COMMANDS[name][0])
+
+
+def _parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command's parser, with every subcommand or ``only`` the one named (faster)."""
     parser = argparse.ArgumentParser(
         prog="ragmeter",
         description="Measure retrieval and RAG systems.",
@@ -58,8 +66,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ragmeter {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    for module, _, _ in COMMANDS.values():
-        module.add_parser(sub)
+    for name in COMMANDS if only is None else [only]:
+        _command_module(name).add_parser(sub)
     return parser
 
 
@@ -69,9 +77,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not arguments:
         sys.stdout.write(usage())
         return 0
-    args = _parser().parse_args(arguments)
+    # A known command first builds only its own parser; anything else (--help, --version, a
+    # mistyped command) the whole parser, for the full usage and message.
+    only = arguments[0] if arguments[0] in COMMANDS else None
+    args = _parser(only).parse_args(arguments)
     try:
-        return COMMANDS[args.command][0].run(args, sys.stdout)
+        return _command_module(args.command).run(args, sys.stdout)
     except BrokenPipeError:
         # The reader went away (`ragmeter evaluate ... | head`): stop quietly, as Unix tools
         # do, with the status of a process ended by SIGPIPE.
