@@ -270,3 +270,17 @@ pub fn read_table_dict<'py>(
     }
     Ok(out)
 }
+
+/// The decompressed-size limit of compressed files (`RAGMETER_MAX_DECOMPRESSED_BYTES` or the
+/// default unless set); with `limit`, set it first (0: back to the variable or the default)
+/// and return the previous limit.
+#[pyfunction]
+#[pyo3(signature = (limit=None))]
+pub fn max_decompressed_bytes(limit: Option<u64>) -> PyResult<u64> {
+    use ragmeter_core::compressed;
+    let previous = compressed::max_decompressed_bytes().map_err(|e| to_pyerr(e, &ByPosition));
+    if let Some(limit) = limit {
+        compressed::set_max_decompressed_bytes((limit > 0).then_some(limit));
+    }
+    previous
+}
