@@ -84,9 +84,17 @@ fn read_table(
         let batch = match reader.next() {
             None => return Ok(None),
             Some(Err(e)) => {
-                return Err(invalid_input(format!(
-                    "{argument}: the table could not be read: {e}"
-                )));
+                // A file's reader fails here (a page whose checksum differs, a file cut while
+                // read): name the file.
+                let source = &read_columns.source;
+                let what = if source.is_empty() {
+                    "the table could not be read".to_owned()
+                } else {
+                    format!(
+                        "{source}: could not be read (is the file damaged, or was it changed while it was read?)"
+                    )
+                };
+                return Err(invalid_input(format!("{argument}: {what}: {e}")));
             }
             Some(Ok(batch)) => batch,
         };
