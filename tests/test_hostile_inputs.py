@@ -760,3 +760,282 @@ def test_dask_entry_points_refuse_paths_of_the_wrong_type(trec, call, message):
     # or os.PathLike object"), before any task was made.
     with pytest.raises(InputTypeError, match=rf"^{message}"):
         call(*trec)
+
+
+# -- issue 25: readers refuse what they cannot read exactly, writers keep the old file -------
+# (The format-by-format contract is tests/test_reader_contract.py; these are the findings.)
+
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import textwrap  # noqa: E402
+
+from _hostile_files import RUN as HOSTILE_RUN  # noqa: E402
+from _hostile_files import pzstd_like, run_table, trec_text, zstd_frame  # noqa: E402
+
+from ragmeter.io.trec import DEFAULT_MAX_DECOMPRESSED_BYTES  # noqa: E402
+
+
+def run_python(
+    code: str, timeout: float = 120, **environment: str
+) -> subprocess.CompletedProcess[str]:
+    """``code`` in a fresh interpreter (for what may crash or must change process limits),
+    which imports the test helpers; ``environment`` is added to its environment."""
+    tests = os.path.dirname(os.path.abspath(__file__))
+    path = os.pathsep.join([tests, os.environ.get("PYTHONPATH", "")])
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "PYTHONPATH": path, **environment},
+    )
+
+
+def as_floats(run):
+    return {q: {d: float(s) for d, s in docs.items()} for q, docs in run.items()}
+
+
+def test_an_arrow_stream_cut_while_it_is_read_is_not_a_crash(tmp_path):
+    # Memory-mapped, the stream's pages past the cut raised SIGBUS (4 of 8 tries).
+    path = tmp_path / "run.arrows"
+    done = run_python(
+        """
+        import os, pyarrow as pa
+        from _hostile_files import run_table
+        from ragmeter import RagmeterError, _core
+        from ragmeter._inputs import TableColumns
+        from ragmeter.io._formats import detect
+        n = 20_000
+        table = pa.table(
+            {
+            "query_id": [f"q{i // 100}" for i in range(n)],
+             "doc_id": [f"d{i}" for i in range(n)],
+             "score": [float(i) for i in range(n)]}
+        )
+        path = PATH
+        with pa.OSFile(path, "wb") as sink, pa.ipc.new_stream(sink, table.schema) as out:
+            for batch in table.to_batches(max_chunksize=64):
+                out.write_batch(batch)
+        columns = TableColumns()
+        reader = detect(path, columns).open(path, columns, "run")
+        os.truncate(path, 4096)
+        try:
+            got = _core.read_table_dict(reader, columns.spec("run", path, "run"), "run")
+            print("read", sum(len(d) for d in got.values()))
+        except RagmeterError as error:
+            print("refused", error)
+        """.replace("PATH", repr(str(path)))
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    # Read into memory when opened: the cut comes too late to change what is read.
+    assert done.stdout.strip() == "read 20000", done.stdout
+
+
+def test_an_arrow_stream_without_its_end_marker_is_refused(tmp_path):
+    path = tmp_path / "run.arrows"
+    table = run_table()
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_stream(sink, table.schema) as out:
+        out.write_table(table)
+    data = path.read_bytes()
+    path.write_bytes(data[:-8])  # cut at a batch boundary: a valid-looking shorter stream
+    with pytest.raises(InvalidInputError, match="end-of-stream marker"):
+        rio.read_run(path)
+
+
+ALLOCATION_LIMITED = """
+    import re, resource
+    import numpy as np, pyarrow as pa
+    import ragmeter.io as rio
+    from ragmeter import InvalidInputError
+    n = 4_000_000
+    ids = np.arange(n, dtype=np.int64)
+    run = pa.table({"query_id": ids // 1000, "doc_id": ids, "score": np.linspace(1, 0, n)})
+    qrels = pa.table(
+        {"query_id": ids // 1000, "doc_id": ids, "relevance": np.ones(n, dtype=np.int64)}
+    )
+    # The pool's threads exist before the limit (their stacks are address space too).
+    rio.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, metrics=["map"], n_threads=2)
+    size = int(re.search(r"VmSize:\\s+(\\d+)", open("/proc/self/status").read()).group(1))
+    # 32 MiB of address space more than now: less than the core's import of 4 M rows needs.
+    resource.setrlimit(resource.RLIMIT_AS, (size * 1024 + (32 << 20), resource.RLIM_INFINITY))
+    try:
+        CALL
+    except InvalidInputError as error:
+        print("refused:", error)
+    else:
+        print("read")
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux")
+@pytest.mark.parametrize(
+    "call",
+    [
+        "rio.read_run(run, n_threads=2)",
+        "rio.evaluate(qrels, run, metrics=['map'], n_threads=2)",
+    ],
+    ids=["read_run", "evaluate"],
+)
+def test_an_allocation_failure_importing_a_table_is_an_error_not_an_abort(call):
+    # It aborted the process (SIGABRT) with "memory allocation of N bytes failed".
+    done = run_python(ALLOCATION_LIMITED.replace("CALL", call))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("refused:"), done.stdout
+    assert "not enough memory to read the table" in done.stdout
+
+
+def test_a_zstd_run_whose_content_changed_is_refused_by_its_checksum(tmp_path):
+    # 103 of 822 one-bit-corrupted .zst runs were evaluated with other numbers.
+    data = bytearray(zstd_frame(trec_text()))
+    path = tmp_path / "run.txt.zst"
+    path.write_bytes(bytes(data))
+    assert as_floats(rio.read_run(path)) == HOSTILE_RUN
+    data[-1] ^= 0x01  # the checksum itself: the content decodes, its hash differs
+    path.write_bytes(bytes(data))
+    with pytest.raises(InvalidInputError, match="content checksum"):
+        rio.read_run(path)
+
+
+def test_zstd_files_with_skippable_frames_are_read(tmp_path):
+    # pzstd's output was refused as "binary data", "NUL byte" or "damaged".
+    path = tmp_path / "run.txt.zst"
+    path.write_bytes(pzstd_like(trec_text(), parts=4))
+    assert as_floats(rio.read_run(path)) == HOSTILE_RUN
+    plain, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    plain.write_bytes(trec_text())
+    qrels.write_text(
+        "".join(f"{q} 0 {d} 1\n" for q in HOSTILE_RUN for d in list(HOSTILE_RUN[q])[::7])
+    )
+    assert rio.evaluate(qrels, path, metrics=["map"]) == rio.evaluate(qrels, plain, metrics=["map"])
+
+
+def test_pzstd_output_is_read(tmp_path):
+    import shutil
+
+    pzstd = shutil.which("pzstd")
+    if pzstd is None:
+        pytest.skip("pzstd is not installed (its layout is tested by hand-made frames above)")
+    plain = tmp_path / "run.txt"
+    big = {f"q{q}": {f"d{d}": float(d) for d in range(3000)} for q in range(4)}
+    plain.write_bytes(trec_text(big))
+    subprocess.run([pzstd, "-q", "-p", "2", str(plain), "-o", str(tmp_path / "r.zst")], check=True)
+    assert rio.read_run(tmp_path / "r.zst") == rio.read_run(plain)
+
+
+def test_a_parquet_page_whose_bytes_changed_is_refused_by_its_checksum(tmp_path):
+    # 96 of 1,676 corrupted files that carry page CRCs were evaluated with other values.
+    table = pa.table({"query_id": ["q1"] * 50, "doc_id": [f"d{i}" for i in range(50)],
+                      "score": [float(i) for i in range(50)]})  # fmt: skip
+    path = tmp_path / "run.parquet"
+    pq.write_table(table, path, write_page_checksum=True, compression="none",
+                   use_dictionary=False)  # fmt: skip
+    data = bytearray(path.read_bytes())
+    # 48.0 then 49.0: the page's values (its header's statistics hold 49.0 alone).
+    at = bytes(data).index(np.float64(48).tobytes() + np.float64(49).tobytes()) + 8
+    data[at + 7] ^= 0x01  # 49.0 becomes another float: only the page CRC can tell
+    path.write_bytes(bytes(data))
+    with pytest.raises(InvalidInputError, match=r"run\.parquet.*(CRC|checksum)"):
+        rio.read_run(path)
+
+
+@pytest.mark.parametrize("source", ["table", "ipc"])
+def test_a_null_stored_in_an_arrow_dictionary_is_refused(source, tmp_path):
+    # It became the document id "": MAP 0.667 -> 0.333 with no error.
+    ids = pa.array(["d1", None, "d3"]).dictionary_encode(null_encoding="encode")
+    assert ids.null_count == 0  # the null is in the dictionary, not in the keys
+    run = pa.table({"query_id": ["q1", "q1", "q2"], "doc_id": ids, "score": [3.0, 2.0, 1.0]})
+    if source == "ipc":
+        pyarrow.feather.write_feather(run, tmp_path / "run.arrow")
+        run = tmp_path / "run.arrow"
+    with pytest.raises(InvalidInputError, match="column 'doc_id' holds 1 null values"):
+        rio.read_run(run)
+
+
+@pytest.mark.parametrize("suffix", [".csv", "table"])
+def test_two_score_columns_are_refused_naming_the_column(suffix, tmp_path):
+    # The first was used silently (pandas refuses such frames).
+    if suffix == ".csv":
+        source = tmp_path / "run.csv"
+        source.write_text("query_id,doc_id,score,score\nq1,d1,1.0,2.0\n")
+    else:
+        source = pa.Table.from_arrays(
+            [pa.array(["q1"]), pa.array(["d1"]), pa.array([1.0]), pa.array([2.0])],
+            names=["query_id", "doc_id", "score", "score"],
+        )
+    with pytest.raises(InvalidInputError, match="2 columns named 'score'"):
+        rio.read_run(source)
+
+
+def test_a_parquet_schema_that_is_not_utf8_names_the_file(tmp_path):
+    # It was a bare UnicodeDecodeError naming no file.
+    path = tmp_path / "run.parquet"
+    pq.write_table(run_table(), path, store_schema=False)
+    path.write_bytes(path.read_bytes().replace(b"doc_id", b"doc\xff\xfed"))
+    with pytest.raises(InvalidInputError, match=r"run\.parquet: .*not UTF-8"):
+        rio.read_run(path)
+
+
+def test_the_decompressed_size_limit_refuses_a_bomb_and_can_be_raised(tmp_path):
+    # A 1 MB .gz of qrels could reach 1.06 GiB.
+    path = tmp_path / "qrels.gz"
+    path.write_bytes(gzip.compress(b"".join(b"q1 0 d%d 1\n" % i for i in range(200_000))))
+    previous = rio.set_max_decompressed_bytes(1 << 20)
+    try:
+        with pytest.raises(InvalidInputError) as caught:
+            rio.read_qrels(path)
+        message = str(caught.value)
+        assert "qrels.gz" in message and "1048576 bytes" in message
+        assert "set_max_decompressed_bytes" in message
+        assert "RAGMETER_MAX_DECOMPRESSED_BYTES" in message
+        assert rio.set_max_decompressed_bytes(3 << 20) == 1 << 20
+        assert len(rio.read_qrels(path)["q1"]) == 200_000
+    finally:
+        rio.set_max_decompressed_bytes(None)
+    if "RAGMETER_MAX_DECOMPRESSED_BYTES" not in os.environ:
+        assert previous == DEFAULT_MAX_DECOMPRESSED_BYTES == 16 << 30
+
+
+def test_the_decompressed_size_limit_is_read_from_the_environment(tmp_path):
+    path = tmp_path / "qrels.gz"
+    path.write_bytes(gzip.compress(b"".join(b"q1 0 d%d 1\n" % i for i in range(20_000))))
+    code = f"""
+        import ragmeter.io as rio
+        from ragmeter import InvalidInputError
+        try:
+            print(rio.read_qrels({str(path)!r}))
+        except InvalidInputError as error:
+            print(error)
+        """
+    done = run_python(code, RAGMETER_MAX_DECOMPRESSED_BYTES="1000")
+    assert done.returncode == 0, done.stderr
+    assert "decompresses to more than 1000 bytes" in done.stdout
+    done = run_python(code, RAGMETER_MAX_DECOMPRESSED_BYTES="a lot")
+    assert "RAGMETER_MAX_DECOMPRESSED_BYTES: must be a positive integer" in done.stdout
+
+
+@pytest.mark.parametrize("limit", [0, -1, 1.5, True, "1"])
+def test_a_decompressed_size_limit_that_is_not_a_positive_int_is_refused(limit):
+    with pytest.raises(InvalidInputError, match="limit: must be a positive number of bytes"):
+        rio.set_max_decompressed_bytes(limit)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="threads counted in /proc")
+def test_many_distinct_n_threads_leave_a_bounded_number_of_threads(trec):
+    # 57 distinct values left 1,182 threads alive.
+    done = run_python(
+        f"""
+        import os, time
+        import ragmeter.io as rio
+        for n in range(1, 58):
+            rio.read_run({str(trec[1])!r}, n_threads=n)
+        for _ in range(100):  # dropped pools end their threads asynchronously
+            alive = len(os.listdir("/proc/self/task"))
+            if alive <= 1 + 57 + 56 + 55 + 54:
+                break
+            time.sleep(0.05)
+        print(alive)
+        """
+    )
+    assert done.returncode == 0, done.stderr
+    # At most the four pools most recently used (57, 56, 55 and 54 threads) and the main thread.
+    assert int(done.stdout) <= 1 + 57 + 56 + 55 + 54 + 2, done.stdout

@@ -91,6 +91,7 @@ def prepare_tables(
 def read_table_dict(
     source: object, columns: _ColumnSpec, kind: str, *, n_threads: int | None = None
 ) -> dict[Any, dict[Any, Any]]: ...
+def max_decompressed_bytes(limit: int | None = None) -> int: ...
 
 # Edit distance and answer metrics (rust/py/edit.rs). Strings are borrowed as UTF-8; lists are
 # checked item by item in Rust. Normaliser names: "none", "basic", "squad".

@@ -14,6 +14,7 @@ the suffix: ``.png``, ``.svg``, ``.pdf``, ...) or ``ax`` to draw into your own a
 
 from __future__ import annotations
 
+import io
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -22,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ._files import atomic_write_bytes
 from ._optional import import_optional
 from .exceptions import InvalidInputError
 from .per_query import PerQueryResults, per_query_results
@@ -40,14 +42,11 @@ def _axes(ax: Any, size: tuple[float, float]) -> tuple[Any, Any]:
 def _save(figure: Any, path: str | os.PathLike[str] | None) -> None:
     if path is None:
         return
-    target = Path(path)
-    # Save next to the target and rename, so an interrupted save leaves no half image.
-    temporary = target.with_name(f".{target.name}.tmp{target.suffix}")
-    try:
-        figure.savefig(temporary, dpi=150)
-        os.replace(temporary, target)
-    finally:
-        temporary.unlink(missing_ok=True)
+    # Rendered in memory, then written through the one atomic writer: an interrupted or
+    # failed save (a full disk) leaves the previous image whole.
+    image = io.BytesIO()
+    figure.savefig(image, dpi=150, format=Path(path).suffix.lstrip(".").lower() or "png")
+    atomic_write_bytes(path, image.getvalue())
 
 
 def _is_column(value: Any) -> bool:

@@ -50,7 +50,7 @@ mod _core {
     use crate::trec::{prepare_trec, read_trec};
 
     #[pymodule_export]
-    use crate::table::{prepare_tables, read_table_dict};
+    use crate::table::{max_decompressed_bytes, prepare_tables, read_table_dict};
 
     #[pymodule_export]
     use crate::edit::{edit_backend, edit_count, edit_one_to_many, edit_pairwise, edit_rank};

@@ -84,9 +84,17 @@ fn read_table(
         let batch = match reader.next() {
             None => return Ok(None),
             Some(Err(e)) => {
-                return Err(invalid_input(format!(
-                    "{argument}: the table could not be read: {e}"
-                )));
+                // A file's reader fails here (a page whose checksum differs, a file cut while
+                // read): name the file.
+                let source = &read_columns.source;
+                let what = if source.is_empty() {
+                    "the table could not be read".to_owned()
+                } else {
+                    format!(
+                        "{source}: could not be read (is the file damaged, or was it changed while it was read?)"
+                    )
+                };
+                return Err(invalid_input(format!("{argument}: {what}: {e}")));
             }
             Some(Ok(batch)) => batch,
         };
@@ -269,4 +277,18 @@ pub fn read_table_dict<'py>(
         out.set_item(id_object(py, group.id, "query id", columns.argument)?, docs)?;
     }
     Ok(out)
+}
+
+/// The decompressed-size limit of compressed files (`RAGMETER_MAX_DECOMPRESSED_BYTES` or the
+/// default unless set); with `limit`, set it first (0: back to the variable or the default)
+/// and return the previous limit.
+#[pyfunction]
+#[pyo3(signature = (limit=None))]
+pub fn max_decompressed_bytes(limit: Option<u64>) -> PyResult<u64> {
+    use ragmeter_core::compressed;
+    let previous = compressed::max_decompressed_bytes().map_err(|e| to_pyerr(e, &ByPosition));
+    if let Some(limit) = limit {
+        compressed::set_max_decompressed_bytes((limit > 0).then_some(limit));
+    }
+    previous
 }

@@ -62,8 +62,15 @@ fn pool_for(n_threads: Option<usize>) -> PyResult<Arc<ThreadPool>> {
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     // A forked child inherits the parent's list but not its threads.
     pools.retain(|cached| cached.pid == pid);
-    if let Some(cached) = pools.iter().find(|cached| cached.n_threads == n_threads) {
-        return Ok(cached.pool.clone());
+    if let Some(at) = pools
+        .iter()
+        .position(|cached| cached.n_threads == n_threads)
+    {
+        // Least recently used last out: the pool used now moves to the end.
+        let cached = pools.remove(at);
+        let pool = cached.pool.clone();
+        pools.push(cached);
+        return Ok(pool);
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(n_threads)
@@ -74,7 +81,9 @@ fn pool_for(n_threads: Option<usize>) -> PyResult<Arc<ThreadPool>> {
         })?;
     let pool = Arc::new(pool);
     if pools.len() >= MAX_POOLS {
-        // Work still running there keeps its pool alive through its own `Arc`.
+        // The least recently used pool is dropped: its threads end once their work is done
+        // (work still running there keeps its pool alive through its own `Arc`), so callers
+        // that vary `n_threads` keep at most `MAX_POOLS` pools of threads alive.
         pools.remove(0);
     }
     pools.push(CachedPool {

@@ -41,6 +41,7 @@ from .trec import (
     evaluate_trec,
     read_trec_qrels,
     read_trec_run,
+    set_max_decompressed_bytes,
     trec_options,
     trec_values,
     write_trec_run,
@@ -58,6 +59,7 @@ __all__ = [
     "read_run",
     "read_trec_qrels",
     "read_trec_run",
+    "set_max_decompressed_bytes",
     "write_trec_run",
 ]
 

@@ -38,7 +38,7 @@ def open_table(path: str, columns: TableColumns, kind: str, delimiter: str) -> A
             f"{'CSV' if delimiter == ',' else 'TSV'} file starts with a header naming its "
             f"columns (name them with query_col=, doc_col=, ...)"
         )
-    wanted = needed_columns(names, columns, kind)
+    wanted = needed_columns(names, columns, kind, path)
     text = {c: pyarrow.string() for c in (columns.query, columns.doc) if c in wanted}
     with arrow_errors(path, kind_name):
         return csv_module.open_csv(

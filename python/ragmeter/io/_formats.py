@@ -23,7 +23,7 @@ from .._inputs import TableColumns
 from ..exceptions import InvalidInputError
 from . import _delimited, _ipc, _parquet
 
-__all__ = ["COMPRESSIONS", "FORMATS", "Format", "detect", "formats_read"]
+__all__ = ["COMPRESSIONS", "FORMATS", "Format", "compression_of", "detect", "formats_read"]
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,22 @@ COMPRESSIONS: dict[str, tuple[bytes, str]] = {
 }
 
 
+def compression_of(head: bytes) -> str | None:
+    """The compression of a file that starts with ``head`` (a key of :data:`COMPRESSIONS`), or
+    ``None``. A zstd file may also start with a skippable frame (magic ``0x184D2A50`` to
+    ``0x184D2A5F``, as ``pzstd`` writes), as the Rust core recognises it.
+
+    >>> compression_of(b"\x50\x2a\x4d\x18\x04\x00\x00\x00")
+    'zstd'
+    """
+    for compression, (magic, _) in COMPRESSIONS.items():
+        if head.startswith(magic):
+            return compression
+    if len(head) >= 4 and head[0] & 0xF0 == 0x50 and head[1:4] == b"\x2a\x4d\x18":
+        return "zstd"
+    return None
+
+
 def formats_read() -> str:
     """The formats ragmeter reads, for messages.
 
@@ -147,18 +163,19 @@ def detect(path: str | os.PathLike[str], columns: TableColumns | None = None) ->
     if _parquet.sniff(head) or _ipc.sniff(head):
         # The content decides, whatever the name says.
         return _BY_NAME["parquet" if _parquet.sniff(head) else "ipc"]
-    for compression, (magic, suffix) in COMPRESSIONS.items():
-        if head.startswith(magic):
-            inner = name[: -len(suffix)] if name.lower().endswith(suffix) else name
-            inner_format = _by_suffix(inner)
-            if inner_format is not None and inner_format.name in ("csv", "tsv"):
-                return inner_format
-            if inner_format is not None and inner_format.reads_as != "trec":
-                raise InvalidInputError(
-                    f"{name}: {inner_format.description} compressed with {compression} is not "
-                    f"read; decompress it first (compressed TREC, CSV and TSV files are read)"
-                )
-            return _BY_NAME["trec"]
+    compression = compression_of(head)
+    if compression is not None:
+        suffix = COMPRESSIONS[compression][1]
+        inner = name[: -len(suffix)] if name.lower().endswith(suffix) else name
+        inner_format = _by_suffix(inner)
+        if inner_format is not None and inner_format.name in ("csv", "tsv"):
+            return inner_format
+        if inner_format is not None and inner_format.reads_as != "trec":
+            raise InvalidInputError(
+                f"{name}: {inner_format.description} compressed with {compression} is not "
+                f"read; decompress it first (compressed TREC, CSV and TSV files are read)"
+            )
+        return _BY_NAME["trec"]
     if (
         by_suffix is not None
         and by_suffix.reads_as == "table"

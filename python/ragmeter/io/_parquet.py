@@ -1,6 +1,10 @@
 """Parquet files and directories of Parquet files (datasets, e.g. partitioned by query id),
 read with pyarrow's dataset scanner: only the columns an evaluation needs, batch by batch,
-decoded on pyarrow's threads while the Rust core reads the batches before."""
+decoded on pyarrow's threads while the Rust core reads the batches before.
+
+Page checksums (the CRC-32 a writer may store in each page header, as pyarrow does with
+``write_page_checksum=True``) are verified: a page whose bytes changed is an error naming the
+file, never other values. Pages written without a checksum cannot be verified."""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from typing import Any
 
 from .._inputs import TableColumns
 from ..exceptions import InvalidInputError
-from ._arrow_files import arrow_errors, needed_columns, pyarrow_module
+from ._arrow_files import arrow_errors, dataset_of, needed_columns, pyarrow_module
 
 __all__ = ["MAGIC", "open_table", "sniff"]
 
@@ -27,12 +31,13 @@ def open_table(path: str, columns: TableColumns, kind: str) -> Any:
     an evaluation of ``kind`` (``"qrels"`` or ``"run"``) reads."""
     dataset_module = pyarrow_module("pyarrow.dataset", path)
     with arrow_errors(path, "Parquet"):
-        dataset = dataset_module.dataset(os.fspath(path), format="parquet")
+        dataset = dataset_of(os.fspath(path), "parquet", columns, kind)
         if not dataset.files:
             # An empty directory (or one of hidden files only) would read as no rows at all.
             raise InvalidInputError(
                 f"{path}: is a directory without Parquet files; judgments and runs are read "
                 "from a file, or from a directory of Parquet files (a dataset)"
             )
-        wanted = needed_columns(dataset.schema.names, columns, kind)
-        return dataset.scanner(columns=wanted).to_reader()
+        wanted = needed_columns(dataset.schema.names, columns, kind, path)
+        verified = dataset_module.ParquetFragmentScanOptions(page_checksum_verification=True)
+        return dataset.scanner(columns=wanted, fragment_scan_options=verified).to_reader()

@@ -26,7 +26,7 @@ from ..options import Duplicates, EvaluationOptions, Missing, ZeroDivision, chec
 from ..ranking.evaluation import QueryValues, joined_values, needs_all_judged, summarize
 from ..ranking.names import Measure, measures_of
 from ..ranking.results import MetricResults
-from ._formats import COMPRESSIONS
+from ._formats import compression_of
 from ._trec_writer import write_trec_run
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "evaluate_trec",
     "read_trec_qrels",
     "read_trec_run",
+    "set_max_decompressed_bytes",
     "trec_means_and_per_query",
     "trec_values",
     "write_trec_run",
@@ -55,6 +56,37 @@ TREC_DEFAULT_METRICS = (
 )
 
 PathLike = str | os.PathLike[str]
+
+
+#: The decompressed-size limit of a compressed TREC file unless raised: 16 GiB.
+DEFAULT_MAX_DECOMPRESSED_BYTES = 16 << 30
+
+
+def set_max_decompressed_bytes(limit: int | None) -> int:
+    """Set the most bytes a compressed TREC file (``.gz``, ``.bz2``, ``.xz``, ``.zst``) may
+    decompress to, for the whole process, and return the limit that applied before.
+
+    A file that decompresses to more is refused with an
+    :class:`~ragmeter.InvalidInputError` naming the file and the limit, after reading at most
+    that many bytes: a guard against compression bombs (a 1 MB ``.gz`` can expand to gigabytes),
+    as ``PIL.Image.MAX_IMAGE_PIXELS`` guards against image bombs. ``None`` goes back to the
+    environment variable ``RAGMETER_MAX_DECOMPRESSED_BYTES``, if set, else to
+    :data:`DEFAULT_MAX_DECOMPRESSED_BYTES` (16 GiB).
+
+    >>> previous = set_max_decompressed_bytes(1 << 40)
+    >>> previous == DEFAULT_MAX_DECOMPRESSED_BYTES
+    True
+    >>> set_max_decompressed_bytes(None)
+    1099511627776
+    """
+    if limit is not None and (
+        isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit < 1 << 64
+    ):
+        raise InvalidInputError(
+            f"limit: must be a positive number of bytes (an int below 2**64) or None, got "
+            f"{shorten(limit)}"
+        )
+    return _core.max_decompressed_bytes(0 if limit is None else limit)
 
 
 def read_trec_qrels(
@@ -117,12 +149,12 @@ def _read_subtopic_qrels(
             # Only a regular file is opened here: opening a FIFO would wait for a writer.
             with open(name, "rb") as file:
                 head = file.read(8)
-    for compression, (magic, _) in COMPRESSIONS.items():
-        if regular and head.startswith(magic):
-            raise TrecFormatError(
-                f"{name}: a {compression}-compressed file; diversity qrels are read as plain "
-                f"text: decompress it first"
-            )
+    compression = compression_of(head) if regular else None
+    if compression is not None:
+        raise TrecFormatError(
+            f"{name}: a {compression}-compressed file; diversity qrels are read as plain "
+            f"text: decompress it first"
+        )
     text = read_regular_text(name, "a qrels file", argument)
     qrels: dict[str, dict[str, dict[str, int | float]]] = {}
     for number, line in enumerate(text.splitlines(), start=1):

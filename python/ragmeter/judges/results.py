@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Literal
 
+from .._files import atomic_write_text
 from .._optional import import_optional
 from ..exceptions import InvalidInputError
 from .accounting import CallStats, Price, cost_of
@@ -381,8 +382,10 @@ class JudgeResults:
             self._write_jsonl(buffer)
             return buffer.getvalue()
         if isinstance(path_or_file, str | os.PathLike):
-            with open(path_or_file, "w", encoding="utf-8") as handle:
-                self._write_jsonl(handle)
+            # Atomically: on a full disk the previous results stay whole.
+            buffer = io.StringIO()
+            self._write_jsonl(buffer)
+            atomic_write_text(path_or_file, buffer.getvalue())
         else:
             self._write_jsonl(path_or_file)
         return None

@@ -13,6 +13,7 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::{CoreError, CoreResult};
 
@@ -34,7 +35,7 @@ impl Compression {
             Some(Compression::Bzip2)
         } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
             Some(Compression::Xz)
-        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        } else if head.starts_with(&ZSTD_MAGIC) || is_skippable(head) {
             Some(Compression::Zstd)
         } else {
             None
@@ -58,38 +59,207 @@ const MAX_WINDOW_BYTES: u64 = 1 << 30;
 /// Blocks of decompressed text handed out by `LineBlocks`.
 pub const BLOCK_BYTES: usize = 8 << 20;
 
-/// Frames of a zstd stream, one after the other.
+/// The largest decompressed size read from one compressed file unless the caller raises it
+/// (`set_max_decompressed_bytes`): 16 GiB, far more than any run or judgments file that fits
+/// in memory, and a bound on the time a compression bomb (a 1 MB `.gz` that expands to
+/// gigabytes) can take.
+pub const DEFAULT_MAX_DECOMPRESSED_BYTES: u64 = 16 << 30;
+
+/// The limit set by `set_max_decompressed_bytes` (0: not set).
+static MAX_DECOMPRESSED_BYTES: AtomicU64 = AtomicU64::new(0);
+
+/// The decompressed-size limit of compressed files: the one set by
+/// `set_max_decompressed_bytes` (process-wide, as `PIL.Image.MAX_IMAGE_PIXELS`), else the
+/// environment variable `RAGMETER_MAX_DECOMPRESSED_BYTES`, else
+/// `DEFAULT_MAX_DECOMPRESSED_BYTES`. Files that decompress to more are refused.
+pub fn max_decompressed_bytes() -> CoreResult<u64> {
+    match MAX_DECOMPRESSED_BYTES.load(Ordering::Relaxed) {
+        0 => match std::env::var("RAGMETER_MAX_DECOMPRESSED_BYTES") {
+            Ok(value) => match value.trim().parse::<u64>() {
+                Ok(n) if n > 0 => Ok(n),
+                _ => Err(CoreError::argument(
+                    "RAGMETER_MAX_DECOMPRESSED_BYTES",
+                    format!(
+                        "must be a positive integer (a number of bytes), got {:?}; unset it \
+                         for the default of {DEFAULT_MAX_DECOMPRESSED_BYTES}",
+                        value.chars().take(40).collect::<String>()
+                    ),
+                )),
+            },
+            Err(_) => Ok(DEFAULT_MAX_DECOMPRESSED_BYTES),
+        },
+        n => Ok(n),
+    }
+}
+
+/// Set the decompressed-size limit (None: back to the environment variable or the default)
+/// and return the previous setting.
+pub fn set_max_decompressed_bytes(limit: Option<u64>) -> Option<u64> {
+    let previous = MAX_DECOMPRESSED_BYTES.swap(limit.unwrap_or(0), Ordering::Relaxed);
+    (previous != 0).then_some(previous)
+}
+
+/// The first bytes of a zstd frame and of a skippable frame (0x184D2A50 to 0x184D2A5F, little
+/// endian; `pzstd` starts its files with one).
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+const SKIPPABLE_MAGIC_TAIL: [u8; 3] = [0x2a, 0x4d, 0x18];
+
+fn is_skippable(head: &[u8]) -> bool {
+    head.len() >= 4 && head[0] & 0xf0 == 0x50 && head[1..4] == SKIPPABLE_MAGIC_TAIL
+}
+
+fn invalid(message: String) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, message)
+}
+
+/// The frames of a zstd stream, one after the other: skippable frames are skipped (their
+/// content is metadata, not text) and each frame's content checksum, when it has one, is
+/// verified when the frame ends (as `zstd -d` does): a damaged file is an error, never other
+/// text.
 struct ZstdFrames<R: BufRead> {
-    decoder: Option<ruzstd::decoding::StreamingDecoder<R, ruzstd::decoding::FrameDecoder>>,
+    source: R,
+    decoder: ruzstd::decoding::FrameDecoder,
+    /// Whether a frame is being decoded (else the next one starts at `source`).
+    in_frame: bool,
+    /// Whether any zstd frame was decoded (a file of skippable frames only holds no text).
+    frames: u64,
+}
+
+impl<R: BufRead> ZstdFrames<R> {
+    fn new(source: R) -> Self {
+        let mut decoder = ruzstd::decoding::FrameDecoder::new();
+        decoder.set_max_window_size(MAX_WINDOW_BYTES);
+        ZstdFrames {
+            source,
+            decoder,
+            in_frame: false,
+            frames: 0,
+        }
+    }
+
+    /// Start the next zstd frame, skipping skippable frames; false at the end of the data.
+    fn start_frame(&mut self) -> std::io::Result<bool> {
+        loop {
+            if self.source.fill_buf()?.is_empty() {
+                return Ok(false);
+            }
+            match self.decoder.init(&mut self.source) {
+                Ok(()) => {
+                    self.in_frame = true;
+                    self.frames += 1;
+                    return Ok(true);
+                }
+                Err(ruzstd::decoding::errors::FrameDecoderError::ReadFrameHeaderError(
+                    ruzstd::decoding::errors::ReadFrameHeaderError::SkipFrame { length, .. },
+                )) => {
+                    let skipped = std::io::copy(
+                        &mut (&mut self.source).take(u64::from(length)),
+                        &mut std::io::sink(),
+                    )?;
+                    if skipped != u64::from(length) {
+                        return Err(invalid(format!(
+                            "a skippable frame of {length} bytes ends after {skipped}"
+                        )));
+                    }
+                }
+                Err(e) => return Err(invalid(e.to_string())),
+            }
+        }
+    }
+
+    /// The frame ended and every byte was read: compare its checksum, if it has one.
+    fn end_frame(&mut self) -> std::io::Result<()> {
+        self.in_frame = false;
+        if let Some(stored) = self.decoder.get_checksum_from_data() {
+            let computed = self.decoder.get_calculated_checksum();
+            if computed != Some(stored) {
+                return Err(invalid(format!(
+                    "frame {}: the content checksum is {stored:#010x} but the content read \
+                     hashes to {:#010x}",
+                    self.frames,
+                    computed.unwrap_or(0)
+                )));
+            }
+        }
+        Ok(())
+    }
 }
 
 impl<R: BufRead> Read for ZstdFrames<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
         loop {
-            let Some(decoder) = self.decoder.as_mut() else {
+            if !self.in_frame && !self.start_frame()? {
                 return Ok(0);
-            };
-            let n = decoder.read(buf)?;
-            if n > 0 || buf.is_empty() {
+            }
+            while self.decoder.can_collect() == 0 && !self.decoder.is_finished() {
+                self.decoder
+                    .decode_blocks(
+                        &mut self.source,
+                        ruzstd::decoding::BlockDecodingStrategy::UptoBlocks(1),
+                    )
+                    .map_err(|e| invalid(e.to_string()))?;
+            }
+            let n = self.decoder.read(buf)?;
+            if n > 0 {
                 return Ok(n);
             }
-            // The frame ended: another frame may follow.
-            let Some(decoder) = self.decoder.take() else {
-                return Ok(0);
-            };
-            let (mut source, frame_decoder) = decoder.into_parts();
-            if source.fill_buf()?.is_empty() {
-                return Ok(0);
+            if self.decoder.is_finished() && self.decoder.can_collect() == 0 {
+                self.end_frame()?;
             }
-            self.decoder = Some(
-                ruzstd::decoding::StreamingDecoder::new_with_decoder(source, frame_decoder)
-                    .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?,
-            );
         }
     }
 }
 
-fn damaged(path: &Path, compression: Compression, error: impl std::fmt::Display) -> CoreError {
+/// A reader that refuses to hand out more than `limit` bytes.
+struct Limited<R: Read> {
+    inner: R,
+    read: u64,
+    limit: u64,
+}
+
+impl<R: Read> Read for Limited<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        if self.read > self.limit {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::FileTooLarge,
+                LimitExceeded(self.limit),
+            ));
+        }
+        Ok(n)
+    }
+}
+
+/// The error of a file that decompresses to more than the limit.
+#[derive(Debug)]
+struct LimitExceeded(u64);
+
+impl std::fmt::Display for LimitExceeded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "decompresses to more than {} bytes", self.0)
+    }
+}
+
+impl std::error::Error for LimitExceeded {}
+
+fn damaged(path: &Path, compression: Compression, error: std::io::Error) -> CoreError {
+    if let Some(LimitExceeded(limit)) = error.get_ref().and_then(|e| e.downcast_ref()) {
+        return CoreError::argument(
+            "path",
+            format!(
+                "{}: the {} data decompresses to more than {limit} bytes, the limit \
+                 max_decompressed_bytes (a guard against compression bombs); if the file is \
+                 genuine, raise it with ragmeter.io.set_max_decompressed_bytes() or the \
+                 environment variable RAGMETER_MAX_DECOMPRESSED_BYTES",
+                path.display(),
+                compression.name()
+            ),
+        );
+    }
     CoreError::argument(
         "path",
         format!(
@@ -120,17 +290,13 @@ pub fn open(path: &Path, file: File) -> CoreResult<Option<(Compression, Box<dyn 
             true,
             (MAX_WINDOW_BYTES / 1024) as u32,
         )),
-        Compression::Zstd => {
-            let decoder = ruzstd::decoding::StreamingDecoder::new_with_max_window_size(
-                source,
-                MAX_WINDOW_BYTES,
-            )
-            .map_err(|e| damaged(path, compression, e))?;
-            Box::new(ZstdFrames {
-                decoder: Some(decoder),
-            })
-        }
+        Compression::Zstd => Box::new(ZstdFrames::new(source)),
     };
+    let reader = Box::new(Limited {
+        inner: reader,
+        read: 0,
+        limit: max_decompressed_bytes()?,
+    });
     Ok(Some((compression, reader)))
 }
 

@@ -416,6 +416,15 @@ fn batch_columns<'a>(
             .join(", ")
     };
     let column = |name: &str, role: &str, argument: &str| -> CoreResult<&'a ArrayRef> {
+        let found = names.iter().filter(|n| n.as_str() == name).count();
+        if found > 1 {
+            // Reading the first of them silently could read the wrong values.
+            return Err(columns.error(format_args!(
+                "there are {found} columns named '{name}' (the {role}); its columns are {}: \
+                 rename or drop all but one",
+                available()
+            )));
+        }
         batch.column_by_name(name).ok_or_else(|| {
             columns.error(format_args!(
                 "there is no column '{name}' (the {role}); its columns are {}: name the right \
@@ -449,10 +458,12 @@ fn batch_columns<'a>(
         (doc, &columns.doc),
         (value, &value_name),
     ] {
-        if array.null_count() > 0 {
+        // Logical nulls: a null stored in a dictionary's values (not in its keys) is a null
+        // too, not the id "".
+        let nulls = array.logical_null_count();
+        if nulls > 0 {
             return Err(columns.error(format_args!(
-                "column '{name}' holds {} null values; drop or fill them first",
-                array.null_count()
+                "column '{name}' holds {nulls} null values; drop or fill them first"
             )));
         }
     }
@@ -552,6 +563,21 @@ fn scan_queries(
     Ok(runs)
 }
 
+/// `n` more elements reserved in `vec`, or an error (never an aborted process) when the
+/// allocator cannot grant them: the allocations that grow with a table's rows go through here.
+fn reserve<T>(vec: &mut Vec<T>, n: usize, names: &Columns, what: &str) -> CoreResult<()> {
+    vec.try_reserve(n)
+        .map_err(|_| out_of_memory(names, n, std::mem::size_of::<T>(), what))
+}
+
+fn out_of_memory(names: &Columns, n: usize, size: usize, what: &str) -> CoreError {
+    names.error(format_args!(
+        "not enough memory to read the table: {n} {what} need {} bytes more than the memory \
+         available; read a part of it at a time (e.g. by query), or free memory",
+        n.saturating_mul(size)
+    ))
+}
+
 fn to_u32(n: usize, names: &Columns) -> CoreResult<u32> {
     u32::try_from(n)
         .map_err(|_| names.error("a record batch of more than 2^32 rows is not supported"))
@@ -615,7 +641,11 @@ impl<'a> Table<'a> {
         index: &mut FxHashMap<Id<'a>, u32>,
         ids: &mut Vec<Id<'a>>,
     ) -> CoreResult<RowsBuf<Segment>> {
-        let mut query_of: Vec<u32> = Vec::with_capacity(self.segments.len());
+        let mut query_of: Vec<u32> = Vec::new();
+        reserve(&mut query_of, self.segments.len(), self.columns, "segments")?;
+        index
+            .try_reserve(self.segments.len().min(1 << 20))
+            .map_err(|_| out_of_memory(self.columns, self.segments.len(), 16, "query ids"))?;
         let mut last: Option<(Id<'a>, u32)> = None;
         for segment in self.segments {
             let id = self.query_of(segment)?;
@@ -626,6 +656,7 @@ impl<'a> Table<'a> {
                         .map_err(|_| self.columns.error("more than 2^32 queries"))?;
                     let q = *index.entry(id).or_insert(next);
                     if q == next {
+                        reserve(ids, 1, self.columns, "query ids")?;
                         ids.push(id);
                     }
                     q
@@ -635,21 +666,27 @@ impl<'a> Table<'a> {
             query_of.push(q);
         }
         // A counting sort of the segments by query, stable (table order within a query).
-        let mut offsets = vec![0usize; ids.len() + 1];
+        let mut offsets = Vec::new();
+        reserve(&mut offsets, ids.len() + 1, self.columns, "queries")?;
+        offsets.resize(ids.len() + 1, 0usize);
         for &q in &query_of {
             offsets[q as usize + 1] += 1;
         }
         for q in 0..ids.len() {
             offsets[q + 1] += offsets[q];
         }
-        let mut next = offsets.clone();
-        let mut values = vec![
+        let mut next = Vec::new();
+        reserve(&mut next, offsets.len(), self.columns, "queries")?;
+        next.extend_from_slice(&offsets);
+        let mut values = Vec::new();
+        reserve(&mut values, self.segments.len(), self.columns, "segments")?;
+        values.resize(
+            self.segments.len(),
             Segment {
                 batch: 0,
-                rows: (0, 0)
-            };
-            self.segments.len()
-        ];
+                rows: (0, 0),
+            },
+        );
         for (segment, &q) in self.segments.iter().zip(&query_of) {
             values[next[q as usize]] = *segment;
             next[q as usize] += 1;
@@ -671,27 +708,32 @@ pub fn grouped<'a>(table: &Table<'a>) -> CoreResult<Vec<QueryRows<'a>>> {
     let mut ids = Vec::new();
     let segments = table.group(&mut index, &mut ids)?;
     let segments = segments.view();
-    ids.iter()
-        .enumerate()
-        .map(|(q, &id)| {
-            let segments = segments.row(q);
-            let mut docs = Vec::new();
-            for segment in segments {
-                let batch = &table.batches[segment.batch as usize];
-                for row in segment.rows.0 as usize..segment.rows.1 as usize {
-                    let value = batch.value(row);
-                    let doc = batch.doc.get(row);
-                    match (doc, value) {
-                        (Ok(doc), Ok(value)) => docs.push((doc, value)),
-                        (Err(message), _) | (_, Err(message)) => {
-                            return Err(table.columns.error(message));
-                        }
+    let mut groups = Vec::new();
+    reserve(&mut groups, ids.len(), table.columns, "queries")?;
+    for (q, &id) in ids.iter().enumerate() {
+        let segments = segments.row(q);
+        let rows: usize = segments
+            .iter()
+            .map(|s| (s.rows.1 - s.rows.0) as usize)
+            .sum();
+        let mut docs = Vec::new();
+        reserve(&mut docs, rows, table.columns, "rows")?;
+        for segment in segments {
+            let batch = &table.batches[segment.batch as usize];
+            for row in segment.rows.0 as usize..segment.rows.1 as usize {
+                let value = batch.value(row);
+                let doc = batch.doc.get(row);
+                match (doc, value) {
+                    (Ok(doc), Ok(value)) => docs.push((doc, value)),
+                    (Err(message), _) | (_, Err(message)) => {
+                        return Err(table.columns.error(message));
                     }
                 }
             }
-            Ok(QueryRows { id, docs })
-        })
-        .collect()
+        }
+        groups.push(QueryRows { id, docs });
+    }
+    Ok(groups)
 }
 
 /// Whether the value column of `table` holds integers (grades are then read back as ints).
@@ -789,7 +831,21 @@ pub fn join_and_prepare<'a>(
         all_judged: opts.all_judged,
         ..Prepared::default()
     };
-    prepared.try_reserve(n_judged, judged_rows, judged_rows);
+    // The result's largest vectors, reserved fallibly: a table too large for the memory is
+    // an error here, before the work, not an aborted process later.
+    reserve(
+        &mut prepared.hits.values,
+        judged_rows,
+        run.columns,
+        "judged rows",
+    )?;
+    reserve(
+        &mut prepared.judged_positive.values,
+        judged_rows,
+        qrels.columns,
+        "judged rows",
+    )?;
+    prepared.try_reserve(n_judged, 0, 0);
     for (wave, queries) in order.chunks(QUERIES_PER_WAVE).enumerate() {
         let parts: Vec<Prepared> = queries
             .par_chunks(QUERIES_PER_TASK)

@@ -17,6 +17,7 @@ evaluation does at its end, also when it fails).
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -41,6 +42,11 @@ _WHAT_TO_DO = (
     "pass another path as cache= (or delete the file, if it is a judge cache that was damaged: "
     "the next run judges everything again)"
 )
+
+
+def _disk_full(error: sqlite3.DatabaseError) -> bool:
+    """Whether sqlite failed because the disk (or a quota) is full."""
+    return getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
 
 
 def canonical_json(value: Any) -> str:
@@ -102,6 +108,14 @@ class JudgeCache:
                 if self._conn is not None:
                     self._conn.close()
                     self._conn = None
+                if _disk_full(exc):
+                    # The cache is fine: deleting it (the advice below) would lose paid calls.
+                    raise OSError(
+                        errno.ENOSPC,
+                        f"the disk holding the judge cache {self.path} is full (sqlite: {exc}); "
+                        "the cache was left as it is: free some space and run again",
+                        str(self.path),
+                    ) from exc
                 raise JudgeCacheError(
                     f"{self.path} is not a judge cache (sqlite: {exc}): {_WHAT_TO_DO}"
                 ) from exc

@@ -1,0 +1,214 @@
+"""Files of every format ragmeter reads, written from one run, and the damage done to them by
+the reader-contract suite (tests/test_reader_contract.py) and the fuzz tests.
+
+Each entry of :data:`VARIANTS` writes one file: a row of ``ragmeter.io._formats.FORMATS``,
+possibly compressed, possibly in one encoding of a format (an IPC file or stream, Parquet with
+or without page checksums, zstd with or without content checksums). ``verified`` says whether
+the format carries an integrity check over all of its content, so that any changed byte must be
+refused or read back unchanged; without one, a changed digit is a changed value and only a
+crash, or an error that is not a RagmeterError, is a failure.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import json
+import lzma
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.feather
+import pyarrow.parquet as pq
+
+#: The run every file holds: 3 queries, 30 documents each, distinct scores.
+RUN: dict[str, dict[str, float]] = {
+    f"q{q}": {f"d{q}-{d}": round(100 - d * 1.25 - q / 8, 3) for d in range(30)} for q in range(3)
+}
+
+
+def trec_text(run: dict[str, dict[str, float]] = RUN) -> bytes:
+    lines = []
+    for query, docs in run.items():
+        for rank, (doc, score) in enumerate(sorted(docs.items(), key=lambda kv: -kv[1]), 1):
+            lines.append(f"{query} Q0 {doc} {rank} {score!r} tag\n")
+    return "".join(lines).encode()
+
+
+def run_table(run: dict[str, dict[str, float]] = RUN) -> pa.Table:
+    rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
+    return pa.table(
+        {
+            "query_id": [r[0] for r in rows],
+            "doc_id": [r[1] for r in rows],
+            "score": [r[2] for r in rows],
+        }
+    )
+
+
+# -- zstd frames built by hand: pyarrow's encoder, a content checksum, skippable frames -------
+
+_M = (1 << 64) - 1
+_P1, _P2, _P3 = 11400714785074694791, 14029467366897019727, 1609587929392839161
+_P4, _P5 = 9650029242287828579, 2870177450012600261
+
+
+def _rotl(x: int, r: int) -> int:
+    return ((x << r) | (x >> (64 - r))) & _M
+
+
+def _round(acc: int, value: int) -> int:
+    return (_rotl((acc + value * _P2) & _M, 31) * _P1) & _M
+
+
+def xxh64(data: bytes, seed: int = 0) -> int:
+    """XXH64 (the hash of zstd's content checksum), from its specification; checked against
+    the published value of the empty input in the tests."""
+    n, i = len(data), 0
+    word = lambda at, size: int.from_bytes(data[at : at + size], "little")  # noqa: E731
+    if n >= 32:
+        v = [(seed + _P1 + _P2) & _M, (seed + _P2) & _M, seed, (seed - _P1) & _M]
+        while i + 32 <= n:
+            v = [_round(v[k], word(i + 8 * k, 8)) for k in range(4)]
+            i += 32
+        h = (_rotl(v[0], 1) + _rotl(v[1], 7) + _rotl(v[2], 12) + _rotl(v[3], 18)) & _M
+        for x in v:
+            h = ((h ^ _round(0, x)) * _P1 + _P4) & _M
+    else:
+        h = (seed + _P5) & _M
+    h = (h + n) & _M
+    while i + 8 <= n:
+        h = (_rotl(h ^ _round(0, word(i, 8)), 27) * _P1 + _P4) & _M
+        i += 8
+    if i + 4 <= n:
+        h = (_rotl(h ^ ((word(i, 4) * _P1) & _M), 23) * _P2 + _P3) & _M
+        i += 4
+    while i < n:
+        h = (_rotl(h ^ ((data[i] * _P5) & _M), 11) * _P1) & _M
+        i += 1
+    h ^= h >> 33
+    h = (h * _P2) & _M
+    h ^= h >> 29
+    h = (h * _P3) & _M
+    return h ^ (h >> 32)
+
+
+def zstd_frame(data: bytes, checksum: bool = True) -> bytes:
+    """One zstd frame of ``data`` (pyarrow's libzstd encoder), with a content checksum (the
+    low 32 bits of XXH64 of the content, flag bit 2 of the frame header descriptor) if
+    ``checksum``, as ``zstd`` writes by default."""
+    frame = bytearray(pa.compress(data, codec="zstd", asbytes=True))
+    if checksum:
+        frame[4] |= 0x04
+        frame += (xxh64(data) & 0xFFFFFFFF).to_bytes(4, "little")
+    return bytes(frame)
+
+
+def skippable_frame(payload: bytes, nibble: int = 0) -> bytes:
+    """A zstd skippable frame (magic 0x184D2A50 + nibble), as pzstd writes before each frame."""
+    return (
+        (0x184D2A50 + nibble).to_bytes(4, "little") + len(payload).to_bytes(4, "little") + payload
+    )
+
+
+def pzstd_like(data: bytes, parts: int = 3) -> bytes:
+    """Data in ``parts`` frames each preceded by a skippable frame holding its size, as
+    ``pzstd`` lays out its output."""
+    out = b""
+    step = -(-len(data) // parts)
+    for at in range(0, len(data), step):
+        frame = zstd_frame(data[at : at + step])
+        out += skippable_frame(len(frame).to_bytes(4, "little"), at // step % 16) + frame
+    return out
+
+
+# -- the variants --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One kind of file: ``format`` is the name of its row of FORMATS."""
+
+    name: str
+    format: str
+    suffix: str
+    write: Callable[[Path], None]
+    verified: bool
+    table: bool = False
+
+    def path(self, folder: Path) -> Path:
+        return folder / f"run{self.suffix}"
+
+
+def _bytes(data: Callable[[], bytes]) -> Callable[[Path], None]:
+    return lambda path: path.write_bytes(data())
+
+
+def _parquet(checksums: bool) -> Callable[[Path], None]:
+    return lambda path: pq.write_table(
+        run_table(), path, write_page_checksum=checksums, row_group_size=40, data_page_size=256
+    )
+
+
+def _ipc_stream(path: Path) -> None:
+    table = run_table()
+    with pa.OSFile(os.fspath(path), "wb") as sink, pa.ipc.new_stream(sink, table.schema) as out:
+        for batch in table.to_batches(max_chunksize=20):
+            out.write_batch(batch)
+
+
+def _csv(delimiter: str) -> Callable[[Path], None]:
+    return lambda path: pacsv.write_csv(
+        run_table(), path, write_options=pacsv.WriteOptions(delimiter=delimiter)
+    )
+
+
+VARIANTS: tuple[Variant, ...] = (
+    Variant("trec", "trec", ".txt", _bytes(trec_text), verified=False),
+    Variant("trec.gz", "trec", ".txt.gz", _bytes(lambda: gzip.compress(trec_text())), True),
+    Variant("trec.bz2", "trec", ".txt.bz2", _bytes(lambda: bz2.compress(trec_text())), True),
+    Variant("trec.xz", "trec", ".txt.xz", _bytes(lambda: lzma.compress(trec_text())), True),
+    Variant("trec.zst", "trec", ".txt.zst", _bytes(lambda: zstd_frame(trec_text())), True),
+    Variant(
+        "trec.zst-nocheck",
+        "trec",
+        ".txt.zst",
+        _bytes(lambda: zstd_frame(trec_text(), False)),
+        False,
+    ),
+    Variant("trec.pzstd", "trec", ".txt.zst", _bytes(lambda: pzstd_like(trec_text())), True),
+    Variant("json", "json", ".json", _bytes(lambda: json.dumps(RUN).encode()), False),
+    Variant("parquet", "parquet", ".parquet", _parquet(False), False, table=True),
+    Variant("parquet-crc", "parquet", ".parquet", _parquet(True), True, table=True),
+    Variant(
+        "ipc-file",
+        "ipc",
+        ".arrow",
+        lambda path: pyarrow.feather.write_feather(
+            run_table(), path, compression="uncompressed", chunksize=20
+        ),
+        False,
+        table=True,
+    ),
+    Variant("ipc-stream", "ipc", ".arrows", _ipc_stream, False, table=True),
+    Variant("csv", "csv", ".csv", _csv(","), False, table=True),
+    Variant("tsv", "tsv", ".tsv", _csv("\t"), False, table=True),
+    Variant(
+        "csv.gz",
+        "csv",
+        ".csv.gz",
+        lambda path: path.write_bytes(gzip.compress(_csv_bytes())),
+        True,
+        table=True,
+    ),
+)
+
+
+def _csv_bytes() -> bytes:
+    sink = pa.BufferOutputStream()
+    pacsv.write_csv(run_table(), sink)
+    return sink.getvalue().to_pybytes()

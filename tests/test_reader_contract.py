@@ -1,0 +1,331 @@
+"""The reader contract, run against every format ragmeter reads (``FORMATS``, each compression
+and encoding, see ``_hostile_files.VARIANTS``): a damaged, cut, changed or odd file is either
+read with exactly the values of the intact file or refused with a RagmeterError naming it,
+never a crash, another library's exception or other values.
+
+* truncation at seeded points: refused or equal, where the format can tell a cut file from a
+  shorter one (every format but plain text: a TREC, CSV or TSV file cut at a line end is a
+  valid shorter file);
+* seeded byte flips: refused or equal where the format verifies all of its content (gzip,
+  bzip2 and xz CRCs, zstd content checksums, Parquet page CRCs); elsewhere no crash and only
+  RagmeterErrors;
+* nulls in each column, plain and dictionary-encoded (a null key and a null dictionary value);
+  a needed column named twice; a needed column missing;
+* a file that changes (cut, or replaced) after it was opened and before its batches are read.
+
+Reads that go through pyarrow's C++ decoders run in a subprocess (one per variant), where a
+crash is a failure naming the case instead of the end of the test run; the others run here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import textwrap
+from functools import cache
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.feather
+import pyarrow.parquet as pq
+import pytest
+from _hostile_files import RUN, VARIANTS, Variant, run_table, xxh64
+
+import ragmeter.io as rio
+from ragmeter import RagmeterError, _core
+from ragmeter._inputs import TableColumns
+from ragmeter.io._formats import FORMATS, detect
+
+#: Variants read through pyarrow's C++ decoders: hostile reads run in a subprocess.
+IN_SUBPROCESS = {"parquet", "ipc", "csv", "tsv"}
+
+N_TRUNCATIONS = 12
+N_FLIPS = 40
+SEED = 25
+
+
+def test_every_format_has_a_variant():
+    assert {v.format for v in VARIANTS} == {f.name for f in FORMATS}
+
+
+def test_xxh64_matches_the_published_value_of_the_empty_input():
+    # (Longer inputs are checked by the decoder: the zstd variants' intact files, whose
+    # checksums come from this function, must read back; see outcomes().)
+    assert xxh64(b"") == 0xEF46DB3751D8E999
+
+
+def detects_truncation(variant: Variant) -> bool:
+    """Whether a cut file is distinguishable from a shorter valid one: not so for plain text,
+    cut at a line end (a compressed file of several members or frames cut between two is
+    valid too, but no seeded cut lands there)."""
+    return variant.name not in ("trec", "csv", "tsv")
+
+
+def cases(variant: Variant, intact: bytes) -> list[tuple[str, bytes]]:
+    rng = random.Random(f"{SEED}-{variant.name}")
+    n = len(intact)
+    out = [(f"cut at {k}", intact[:k]) for k in sorted(rng.sample(range(1, n), N_TRUNCATIONS))]
+    out.append((f"cut at {n - 1}", intact[: n - 1]))
+    for _ in range(N_FLIPS):
+        at, bit = rng.randrange(n), rng.randrange(8)
+        flipped = bytearray(intact)
+        flipped[at] ^= 1 << bit
+        out.append((f"flip bit {bit} of byte {at}", bytes(flipped)))
+    return out
+
+
+#: Runs the cases of one variant: a line "start i" before case i, then its outcome as JSON.
+WORKER = textwrap.dedent(
+    """
+    import json, sys
+    import ragmeter.io as rio
+    from ragmeter import RagmeterError
+    path, cases_file, intact_file = sys.argv[1:4]
+    cases = json.load(open(cases_file))
+    intact = json.load(open(intact_file))
+    for i, data in enumerate(cases):
+        print("start", i, flush=True)
+        open(path, "wb").write(bytes.fromhex(data))
+        try:
+            got = rio.read_run(path)
+        except RagmeterError as error:
+            outcome = ("refused", str(error)[:300])
+        except BaseException as error:
+            outcome = ("foreign", f"{type(error).__name__}: {error}"[:300])
+        else:
+            got = {q: {d: float(s) for d, s in docs.items()} for q, docs in got.items()}
+            outcome = ("same", "") if got == intact else ("other", str(got)[:300])
+        print(json.dumps([i, *outcome]), flush=True)
+    """
+)
+
+
+def read_outcome(path: Path, intact: dict) -> tuple[str, str]:
+    try:
+        got = rio.read_run(path)
+    except RagmeterError as error:
+        return "refused", str(error)
+    except Exception as error:  # the contract's failure: reported, not raised
+        return "foreign", f"{type(error).__name__}: {error}"
+    got = {q: {d: float(s) for d, s in docs.items()} for q, docs in got.items()}
+    return ("same", "") if got == intact else ("other", str(got)[:300])
+
+
+@cache
+def outcomes(name: str, folder: str) -> dict[str, tuple[str, str]]:
+    """The outcome of every hostile case of the variant ``name``, by case label."""
+    variant = next(v for v in VARIANTS if v.name == name)
+    path = variant.path(Path(folder))
+    variant.write(path)
+    intact_bytes = path.read_bytes()
+    intact = {q: {d: float(s) for d, s in docs.items()} for q, docs in rio.read_run(path).items()}
+    assert intact == RUN, f"{name}: the intact file does not read as the run it holds"
+    labelled = cases(variant, intact_bytes)
+    results: dict[str, tuple[str, str]] = {}
+    if variant.format not in IN_SUBPROCESS:
+        for label, data in labelled:
+            path.write_bytes(data)
+            results[label] = read_outcome(path, intact)
+        return results
+    cases_file, intact_file = Path(folder) / "cases.json", Path(folder) / "intact.json"
+    cases_file.write_text(json.dumps([data.hex() for _, data in labelled]))
+    intact_file.write_text(json.dumps(intact))
+    done = subprocess.run(
+        [sys.executable, "-c", WORKER, str(path), str(cases_file), str(intact_file)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    started = None
+    for line in done.stdout.splitlines():
+        if line.startswith("start "):
+            started = int(line.split()[1])
+            continue
+        i, outcome, message = json.loads(line)
+        results[labelled[i][0]] = (outcome, message)
+        started = None
+    if started is not None:
+        results[labelled[started][0]] = ("crash", f"exit {done.returncode}: {done.stderr[-500:]}")
+    return results
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    return {v.name: str(tmp_path_factory.mktemp(v.name.replace(".", "-"))) for v in VARIANTS}
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
+def test_a_cut_file_is_refused_or_read_whole(variant, folders):
+    results = outcomes(variant.name, folders[variant.name])
+    cut = {k: v for k, v in results.items() if k.startswith("cut")}
+    allowed = {"refused", "same"} if detects_truncation(variant) else {"refused", "same", "other"}
+    bad = {k: v for k, v in cut.items() if v[0] not in allowed}
+    assert not bad, f"{variant.name}: {bad}"
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.name)
+def test_a_flipped_bit_is_refused_or_read_as_before(variant, folders):
+    results = outcomes(variant.name, folders[variant.name])
+    flips = {k: v for k, v in results.items() if k.startswith("flip")}
+    allowed = {"refused", "same"} if variant.verified else {"refused", "same", "other"}
+    bad = {k: v for k, v in flips.items() if v[0] not in allowed}
+    assert not bad, f"{variant.name}: {bad}"
+    if variant.verified:
+        # The checks are not vacuous: most flips are refused.
+        assert sum(v[0] == "refused" for v in flips.values()) > len(flips) // 2
+
+
+# -- nulls, duplicate and missing columns -----------------------------------------------------
+
+
+def encodings(values: list, column: str) -> dict[str, pa.Array]:
+    """``values`` (holding one None) in each encoding a column of ``column`` may have."""
+    if column == "score":
+        return {
+            "float64": pa.array(values, pa.float64()),
+            "float32": pa.array(values, pa.float32()),
+        }
+    with_null = pa.array(values, pa.string())
+    return {
+        "utf8": with_null,
+        "large_utf8": pa.array(values, pa.large_string()),
+        "string_view": pa.array(values, pa.string_view()),
+        # A null key (the usual dictionary encoding of a null) and a null stored in the
+        # dictionary's values, referenced by a valid key.
+        "dictionary-null-key": with_null.dictionary_encode(),
+        "dictionary-null-value": with_null.dictionary_encode(null_encoding="encode"),
+    }
+
+
+def table_writers() -> dict[str, object]:
+    def parquet(table, path):
+        pq.write_table(table, path)
+
+    def feather(table, path):
+        pyarrow.feather.write_feather(table, path, compression="uncompressed")
+
+    def stream(table, path):
+        with pa.OSFile(os.fspath(path), "wb") as sink, pa.ipc.new_stream(sink, table.schema) as o:
+            o.write_table(table)
+
+    return {"table": None, ".parquet": parquet, ".arrow": feather, ".arrows": stream}
+
+
+def read_as(table: pa.Table, suffix: str, folder: Path):
+    writer = table_writers()[suffix]
+    if writer is None:
+        return rio.read_run(table)
+    path = folder / f"run{suffix}"
+    writer(table, path)  # type: ignore[operator]
+    return rio.read_run(path)
+
+
+NULL_CASES = [
+    (column, encoding)
+    for column in ("query_id", "doc_id", "score")
+    for encoding in encodings([None], column)
+]
+
+
+#: Parquet stores no null inside a dictionary (pyarrow refuses to write one) and reads a
+#: string_view column back as plain strings: those pairs do not exist as Parquet files.
+NOT_IN_PARQUET = {"dictionary-null-value", "string_view"}
+
+
+@pytest.mark.parametrize(
+    ("column", "encoding", "where"),
+    [
+        (column, encoding, where)
+        for column, encoding in NULL_CASES
+        for where in table_writers()
+        if not (where == ".parquet" and encoding in NOT_IN_PARQUET)
+    ],
+)
+def test_a_null_in_any_column_and_encoding_is_refused(column, encoding, where, tmp_path):
+    table = run_table()
+    values = table[column].to_pylist()
+    values[7] = None
+    array = encodings(values, column)[encoding]
+    table = table.set_column(table.schema.get_field_index(column), column, array)
+    with pytest.raises(RagmeterError, match=f"column '{column}' holds 1 null value"):
+        read_as(table, where, tmp_path)
+
+
+def duplicate(table: pa.Table, column: str) -> pa.Table:
+    index = table.schema.get_field_index(column)
+    other = pa.array([1.0] * len(table)) if column == "score" else pa.array(["x"] * len(table))
+    return pa.Table.from_arrays(
+        [*table.columns, other], names=[*table.column_names, table.column_names[index]]
+    )
+
+
+@pytest.mark.parametrize("where", [*table_writers(), ".csv", ".tsv"])
+@pytest.mark.parametrize("column", ["query_id", "doc_id", "score"])
+def test_a_needed_column_named_twice_is_refused_naming_it(column, where, tmp_path):
+    table = duplicate(run_table(), column)
+    if where in (".csv", ".tsv"):
+        path = tmp_path / f"run{where}"
+        delimiter = "," if where == ".csv" else "\t"
+        pacsv.write_csv(table, path, write_options=pacsv.WriteOptions(delimiter=delimiter))
+        call = lambda: rio.read_run(path)  # noqa: E731
+    else:
+        call = lambda: read_as(table, where, tmp_path)  # noqa: E731
+    with pytest.raises(RagmeterError, match=f"2 columns named '{column}'"):
+        call()
+
+
+@pytest.mark.parametrize("where", [*table_writers(), ".csv"])
+def test_a_missing_column_is_refused_naming_it(where, tmp_path):
+    table = run_table().drop_columns(["doc_id"])
+    if where == ".csv":
+        path = tmp_path / "run.csv"
+        pacsv.write_csv(table, path)
+        call = lambda: rio.read_run(path)  # noqa: E731
+    else:
+        call = lambda: read_as(table, where, tmp_path)  # noqa: E731
+    with pytest.raises(RagmeterError, match="no column 'doc_id'"):
+        call()
+
+
+# -- a file that changes while it is read ----------------------------------------------------
+
+
+def cut_in_half(path: Path) -> None:
+    size = path.stat().st_size
+    with open(path, "r+b") as handle:
+        handle.truncate(size // 2)
+
+
+def replace(path: Path) -> None:
+    other = path.with_name("other" + "".join(path.suffixes))
+    shutil_run = {q: {d: s + 1 for d, s in docs.items()} for q, docs in RUN.items()}
+    table = run_table(shutil_run)
+    if path.suffix == ".parquet":
+        pq.write_table(table, other)
+    elif path.suffix in (".csv", ".tsv", ".gz"):
+        path.write_bytes(b"")
+        return
+    else:
+        pyarrow.feather.write_feather(table, other)
+    os.replace(other, path)
+
+
+@pytest.mark.parametrize("change", [cut_in_half, replace], ids=["cut", "replaced"])
+@pytest.mark.parametrize("variant", [v for v in VARIANTS if v.table], ids=lambda v: v.name)
+def test_a_file_changed_after_it_was_opened_is_read_as_opened_or_refused(variant, change, tmp_path):
+    path = variant.path(tmp_path)
+    variant.write(path)
+    columns = TableColumns()
+    found = detect(path, columns)
+    assert found.open is not None
+    reader = found.open(os.fspath(path), columns, "run")
+    change(path)
+    try:
+        got = _core.read_table_dict(reader, columns.spec("run", os.fspath(path), "run"), "run")
+    except RagmeterError:
+        return
+    assert {q: {d: float(s) for d, s in docs.items()} for q, docs in got.items()} == RUN
