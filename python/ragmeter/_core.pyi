@@ -168,6 +168,25 @@ def bootstrap_pairs(
     npt.NDArray[np.uint64],
 ]: ...
 
+# Randomisation tests of many systems (rust/py/randomised.rs).
+def randomised_tukey(
+    scores: npt.NDArray[np.float64],
+    *,
+    exact: bool,
+    n_resamples: int,
+    seed: int,
+    n_threads: int | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint64], int]: ...
+def westfall_young(
+    differences: npt.NDArray[np.float64],
+    *,
+    statistic: str,
+    exact: bool,
+    n_resamples: int,
+    seed: int,
+    n_threads: int | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
+
 # BM25 over term-major postings (rust/py/bm25.rs).
 def bm25_postings(
     doc_offsets: npt.NDArray[np.uintp],

@@ -10,6 +10,7 @@ mod error;
 mod normalize;
 mod pipeline;
 mod prepare;
+mod randomised;
 mod ranking;
 mod signflip;
 mod strings;
@@ -65,6 +66,9 @@ mod _core {
     use crate::signflip::{
         bootstrap_mean_differences, bootstrap_pairs, sign_flip_pairs, sign_flip_test,
     };
+
+    #[pymodule_export]
+    use crate::randomised::{randomised_tukey, westfall_young};
 
     #[pymodule_export]
     use crate::bm25::{bm25_idf, bm25_postings, bm25_top_k};

@@ -4,6 +4,8 @@
   test, the paired t-test, the Wilcoxon signed-rank test, the paired bootstrap);
 * :mod:`~ragmeter.stats.multiple`: p-value corrections (Holm, Bonferroni,
   Benjamini-Hochberg) and Tukey's HSD;
+* :mod:`~ragmeter.stats.randomised`: the randomised Tukey HSD test of many systems and the
+  Westfall-Young max-T step-down adjustment of many candidates against one baseline;
 * :mod:`~ragmeter.stats.distributions`: the distributions behind the p-values (numpy only);
 * :mod:`~ragmeter.stats.comparison`: :func:`compare` and :func:`compare_many` over any
   per-query results;
@@ -26,6 +28,12 @@ from .paired import (
     sign_flip_test,
     wilcoxon_test,
 )
+from .randomised import (
+    RandomisedTukeyResult,
+    WestfallYoungResult,
+    randomised_tukey_hsd,
+    westfall_young,
+)
 from .results import TESTS, Comparison, MetricComparison, MultipleComparison
 
 __all__ = [
@@ -36,8 +44,10 @@ __all__ = [
     "MetricComparison",
     "MultipleComparison",
     "PairedTestResult",
+    "RandomisedTukeyResult",
     "SignFlipResult",
     "TukeyResult",
+    "WestfallYoungResult",
     "adjust_p_values",
     "bootstrap_confidence_interval",
     "compare",
@@ -45,7 +55,9 @@ __all__ = [
     "compare_many",
     "paired_bootstrap_test",
     "paired_t_test",
+    "randomised_tukey_hsd",
     "sign_flip_test",
     "tukey_hsd",
+    "westfall_young",
     "wilcoxon_test",
 ]

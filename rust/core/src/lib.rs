@@ -10,6 +10,7 @@ pub mod edit;
 pub mod error;
 pub mod normalize;
 pub mod prepare;
+pub mod randomised;
 pub mod ranking;
 pub mod signflip;
 pub mod table;
