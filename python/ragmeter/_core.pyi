@@ -168,6 +168,25 @@ def bootstrap_pairs(
     npt.NDArray[np.uint64],
 ]: ...
 
+# Agreement between two runs (rust/py/agreement.rs).
+def rank_biased_overlap(
+    a_lengths: npt.NDArray[np.uint32],
+    offsets: npt.NDArray[np.uint64],
+    cross: npt.NDArray[np.uint32],
+    *,
+    p: float,
+    depth: int | None = None,
+    n_threads: int | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+def top_k_overlaps(
+    a_lengths: npt.NDArray[np.uint32],
+    offsets: npt.NDArray[np.uint64],
+    cross: npt.NDArray[np.uint32],
+    depths: list[int],
+    *,
+    n_threads: int | None = None,
+) -> npt.NDArray[np.uint32]: ...
+
 # Randomisation tests of many systems (rust/py/randomised.rs).
 def randomised_tukey(
     scores: npt.NDArray[np.float64],

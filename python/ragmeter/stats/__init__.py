@@ -7,6 +7,8 @@
 * :mod:`~ragmeter.stats.randomised`: the randomised Tukey HSD test of many systems and the
   Westfall-Young max-T step-down adjustment of many candidates against one baseline;
 * :mod:`~ragmeter.stats.distributions`: the distributions behind the p-values (numpy only);
+* :mod:`~ragmeter.stats.orderings`: Kendall's tau-b and tau_ap between two orderings of
+  systems;
 * :mod:`~ragmeter.stats.comparison`: :func:`compare` and :func:`compare_many` over any
   per-query results;
 * :mod:`~ragmeter.stats.results`: their results (:class:`Comparison`,
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 from .comparison import compare, compare_evaluations, compare_many
 from .multiple import CORRECTIONS, TukeyResult, adjust_p_values, tukey_hsd
+from .orderings import kendall_tau, tau_ap
 from .paired import (
     EXACT_MAX_PAIRS,
     PairedTestResult,
@@ -53,10 +56,12 @@ __all__ = [
     "compare",
     "compare_evaluations",
     "compare_many",
+    "kendall_tau",
     "paired_bootstrap_test",
     "paired_t_test",
     "randomised_tukey_hsd",
     "sign_flip_test",
+    "tau_ap",
     "tukey_hsd",
     "westfall_young",
     "wilcoxon_test",
