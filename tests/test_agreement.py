@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
-from ragmeter import InvalidInputError
+from ragmeter import InputTypeError, InvalidInputError
 from ragmeter.agreement import rank_biased_overlap, top_k_overlap
 from ragmeter.stats import kendall_tau, tau_ap
 
@@ -155,7 +155,14 @@ def test_missing_queries_raise_or_are_compared_as_empty_or_skipped():
     [
         (lambda: rank_biased_overlap({"q": ["a"]}, {"q": ["a"]}, p=1.0), "persistence"),
         (lambda: rank_biased_overlap({"q": ["a"]}, {"q": ["a"]}, depth=0), "depth"),
-        (lambda: rank_biased_overlap({"q": ["a", "a"]}, {"q": ["a"]}), "'a' twice"),
+        (
+            lambda: rank_biased_overlap({"q": ["a", "a"]}, {"q": ["a"]}),
+            "run_a: query 'q' ranks document 'a' twice",
+        ),
+        (
+            lambda: rank_biased_overlap({"q": ["a"]}, {"q": ["b", "b"]}),
+            "run_b: query 'q' ranks document 'b' twice",
+        ),
         (lambda: rank_biased_overlap({"q": ["a"]}, {"q": ["a"]}, missing="x"), "missing"),
         (lambda: top_k_overlap({"q": ["a"]}, {"q": ["a"]}, k=0), "k: must be"),
     ],
@@ -163,6 +170,18 @@ def test_missing_queries_raise_or_are_compared_as_empty_or_skipped():
 def test_bad_input_is_refused(call, message):
     with pytest.raises(InvalidInputError, match=message):
         call()
+
+
+def test_document_ids_of_different_types_are_refused_not_compared_as_disjoint():
+    with pytest.raises(InputTypeError, match="run_a's document ids are str, run_b's are int"):
+        rank_biased_overlap({"q": ["1", "2"]}, {"q": [1, 2]})
+    with pytest.raises(InputTypeError, match="mix str and int"):
+        rank_biased_overlap({"q": ["1", 2]}, {"q": ["1"]})
+    with pytest.raises(InputTypeError, match="must be str or int"):
+        rank_biased_overlap({"q": [1.5]}, {"q": ["1"]})
+    ints = rank_biased_overlap({"q": [1, 2, 3]}, {"q": (2, 1, 3)})
+    strs = rank_biased_overlap({"q": ["1", "2", "3"]}, {"q": ["2", "1", "3"]})
+    assert ints.ext.tolist() == strs.ext.tolist()
 
 
 @settings(max_examples=40, deadline=None)

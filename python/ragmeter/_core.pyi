@@ -170,22 +170,22 @@ def bootstrap_pairs(
 
 # Agreement between two runs (rust/py/agreement.rs).
 def rank_biased_overlap(
-    a_lengths: npt.NDArray[np.uint32],
-    offsets: npt.NDArray[np.uint64],
-    cross: npt.NDArray[np.uint32],
+    query_ids: list[Any],
+    rankings_a: list[list[Any]],
+    rankings_b: list[list[Any]],
     *,
     p: float,
     depth: int | None = None,
     n_threads: int | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def top_k_overlaps(
-    a_lengths: npt.NDArray[np.uint32],
-    offsets: npt.NDArray[np.uint64],
-    cross: npt.NDArray[np.uint32],
+    query_ids: list[Any],
+    rankings_a: list[list[Any]],
+    rankings_b: list[list[Any]],
     depths: list[int],
     *,
     n_threads: int | None = None,
-) -> npt.NDArray[np.uint32]: ...
+) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32], npt.NDArray[np.uint32]]: ...
 
 # Randomisation tests of many systems (rust/py/randomised.rs).
 def randomised_tukey(

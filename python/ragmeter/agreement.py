@@ -30,35 +30,27 @@ from .options import check_n_threads, shorten
 
 __all__ = ["RankBiasedOverlap", "TopKOverlap", "rank_biased_overlap", "top_k_overlap"]
 
-#: Position of a document of the second ranking that the first lacks (the core's marker).
-_NOT_IN_A = 2**32 - 1
-
 Missing = Literal["raise", "empty", "skip"]
 
 
 def _ordered(run: Any, argument: str) -> dict[Any, list[Any]]:
-    """Each query's document ids, best first."""
+    """Each query's document ids, best first (duplicates are refused by the core)."""
     mapping = run if isinstance(run, Mapping) else read_run(run)
     rankings: dict[Any, list[Any]] = {}
     for query, value in mapping.items():
+        if type(value) is list:  # the common case, as it is
+            rankings[query] = value
+            continue
         ranking = _ranking(query, value)
         if isinstance(ranking, dict):
             try:
-                docs = trec_order(ranking)
+                rankings[query] = trec_order(ranking)
             except (TypeError, ValueError) as error:
                 raise InputTypeError(
                     f"{argument}: query {query!r}: the scores must be numbers ({error})"
                 ) from None
         else:
-            docs = list(ranking)  # type: ignore[call-overload]
-            if len(set(docs)) != len(docs):
-                seen: set[Any] = set()
-                twice = next(d for d in docs if d in seen or seen.add(d))  # type: ignore[func-returns-value]
-                raise InvalidInputError(
-                    f"{argument}: query {query!r} ranks document {twice!r} twice; a ranking "
-                    "holds each document once"
-                )
-        rankings[query] = docs
+            rankings[query] = list(ranking)  # type: ignore[call-overload]
     return rankings
 
 
@@ -87,21 +79,6 @@ def _aligned(
         )
     queries = [q for q in a if q in b] if missing == "skip" else list(a) + only_b
     return queries, [a.get(q, []) for q in queries], [b.get(q, []) for q in queries]
-
-
-def _encoded(
-    rankings_a: Sequence[list[Any]], rankings_b: Sequence[list[Any]]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The core's form: the length of each ranking of A, and for each document of B (in B's
-    order) its position in A, as CSR offsets and values."""
-    lengths = np.fromiter((len(r) for r in rankings_a), dtype=np.uint32, count=len(rankings_a))
-    offsets = np.zeros(len(rankings_b) + 1, dtype=np.uint64)
-    offsets[1:] = np.cumsum([len(r) for r in rankings_b], dtype=np.uint64)
-    cross = np.empty(int(offsets[-1]), dtype=np.uint32)
-    for q, (a, b) in enumerate(zip(rankings_a, rankings_b, strict=True)):
-        position = {doc: i for i, doc in enumerate(a)}
-        cross[int(offsets[q]) : int(offsets[q + 1])] = [position.get(d, _NOT_IN_A) for d in b]
-    return lengths, offsets, cross
 
 
 def _mean(values: np.ndarray) -> float:
@@ -229,11 +206,10 @@ def rank_biased_overlap(
     ):
         raise InvalidInputError(f"depth: must be an int >= 1 or None, got {shorten(depth, 40)}")
     queries, rankings_a, rankings_b = _aligned(run_a, run_b, missing)
-    lengths, offsets, cross = _encoded(rankings_a, rankings_b)
     ext, low, res = _core.rank_biased_overlap(
-        lengths,
-        offsets,
-        cross,
+        queries,
+        rankings_a,
+        rankings_b,
         p=float(p),
         depth=None if depth is None else int(depth),
         n_threads=check_n_threads(n_threads),
@@ -343,13 +319,13 @@ def top_k_overlap(
         )
     depths = tuple(int(d) for d in depths)
     queries, rankings_a, rankings_b = _aligned(run_a, run_b, missing)
-    lengths, offsets, cross = _encoded(rankings_a, rankings_b)
-    counts = _core.top_k_overlaps(
-        lengths, offsets, cross, list(depths), n_threads=check_n_threads(n_threads)
-    ).astype(np.float64)
+    intersections, lengths_a, lengths_b = _core.top_k_overlaps(
+        queries, rankings_a, rankings_b, list(depths), n_threads=check_n_threads(n_threads)
+    )
+    counts = intersections.astype(np.float64)
     ks = np.array(depths, dtype=np.float64)
-    size_a = np.minimum(lengths[:, None].astype(np.float64), ks)
-    size_b = np.minimum(np.diff(offsets)[:, None].astype(np.float64), ks)
+    size_a = np.minimum(lengths_a[:, None].astype(np.float64), ks)
+    size_b = np.minimum(lengths_b[:, None].astype(np.float64), ks)
     union = size_a + size_b - counts
     with np.errstate(divide="ignore", invalid="ignore"):
         jaccard = np.where(union > 0, counts / union, np.nan)
