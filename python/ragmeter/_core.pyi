@@ -169,6 +169,44 @@ def bootstrap_pairs(
     npt.NDArray[np.uint64],
 ]: ...
 
+# Agreement between two runs (rust/py/agreement.rs).
+def rank_biased_overlap(
+    query_ids: list[Any],
+    rankings_a: list[list[Any]],
+    rankings_b: list[list[Any]],
+    *,
+    p: float,
+    depth: int | None = None,
+    n_threads: int | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+def top_k_overlaps(
+    query_ids: list[Any],
+    rankings_a: list[list[Any]],
+    rankings_b: list[list[Any]],
+    depths: list[int],
+    *,
+    n_threads: int | None = None,
+) -> tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32], npt.NDArray[np.uint32]]: ...
+
+# Randomisation tests of many systems (rust/py/randomised.rs).
+def randomised_tukey(
+    scores: npt.NDArray[np.float64],
+    *,
+    exact: bool,
+    n_resamples: int,
+    seed: int,
+    n_threads: int | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint64], int]: ...
+def westfall_young(
+    differences: npt.NDArray[np.float64],
+    *,
+    statistic: str,
+    exact: bool,
+    n_resamples: int,
+    seed: int,
+    n_threads: int | None = None,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64], int]: ...
+
 # BM25 over term-major postings (rust/py/bm25.rs).
 def bm25_postings(
     doc_offsets: npt.NDArray[np.uintp],

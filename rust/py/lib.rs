@@ -2,6 +2,7 @@
 //! releases the GIL around the kernels of `ragmeter-core`, and maps their errors. Users import
 //! `ragmeter`, never this module.
 
+mod agreement;
 mod answers;
 mod bm25;
 mod borrowed;
@@ -10,6 +11,7 @@ mod error;
 mod normalize;
 mod pipeline;
 mod prepare;
+mod randomised;
 mod ranking;
 mod signflip;
 mod strings;
@@ -65,6 +67,12 @@ mod _core {
     use crate::signflip::{
         bootstrap_mean_differences, bootstrap_pairs, sign_flip_pairs, sign_flip_test,
     };
+
+    #[pymodule_export]
+    use crate::agreement::{rank_biased_overlap, top_k_overlaps};
+
+    #[pymodule_export]
+    use crate::randomised::{randomised_tukey, westfall_young};
 
     #[pymodule_export]
     use crate::bm25::{bm25_idf, bm25_postings, bm25_top_k};

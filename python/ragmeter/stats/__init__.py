@@ -4,12 +4,16 @@
   test, the paired t-test, the Wilcoxon signed-rank test, the paired bootstrap);
 * :mod:`~ragmeter.stats.multiple`: p-value corrections (Holm, Bonferroni,
   Benjamini-Hochberg) and Tukey's HSD;
+* :mod:`~ragmeter.stats.randomised`: the randomised Tukey HSD test of many systems and the
+  Westfall-Young max-T step-down adjustment of many candidates against one baseline;
 * :mod:`~ragmeter.stats.distributions`: the distributions behind the p-values (numpy only);
 * :mod:`~ragmeter.stats.registry`: the table of tests (:data:`TESTS`, one
   :class:`StatisticalTest` declaration per test) and :mod:`~ragmeter.stats.builtin`, the
   built-in tests' functions and declarations;
 * :mod:`~ragmeter.stats.options`: :class:`ComparisonOptions`, every option of a comparison
   validated once;
+* :mod:`~ragmeter.stats.orderings`: Kendall's tau-b and tau_ap between two orderings of
+  systems;
 * :mod:`~ragmeter.stats.comparison`: :func:`compare` and :func:`compare_many` over any
   per-query results;
 * :mod:`~ragmeter.stats.results`: their results (:class:`Comparison`,
@@ -22,6 +26,7 @@ from __future__ import annotations
 from .comparison import compare, compare_evaluations, compare_many
 from .multiple import CORRECTIONS, TukeyResult, adjust_p_values, tukey_hsd
 from .options import ComparisonOptions
+from .orderings import kendall_tau, tau_ap
 from .paired import (
     EXACT_MAX_PAIRS,
     PairedTestResult,
@@ -31,6 +36,12 @@ from .paired import (
     paired_t_test,
     sign_flip_test,
     wilcoxon_test,
+)
+from .randomised import (
+    RandomisedTukeyResult,
+    WestfallYoungResult,
+    randomised_tukey_hsd,
+    westfall_young,
 )
 from .registry import TESTS, CampaignInput, CampaignOutcome, StatisticalTest, register_test
 from .results import Comparison, MetricComparison, MultipleComparison
@@ -46,18 +57,24 @@ __all__ = [
     "MetricComparison",
     "MultipleComparison",
     "PairedTestResult",
+    "RandomisedTukeyResult",
     "SignFlipResult",
     "StatisticalTest",
     "TukeyResult",
+    "WestfallYoungResult",
     "adjust_p_values",
     "bootstrap_confidence_interval",
     "compare",
     "compare_evaluations",
     "compare_many",
+    "kendall_tau",
     "paired_bootstrap_test",
     "paired_t_test",
+    "randomised_tukey_hsd",
     "register_test",
     "sign_flip_test",
+    "tau_ap",
     "tukey_hsd",
+    "westfall_young",
     "wilcoxon_test",
 ]

@@ -2,6 +2,7 @@
 //! parsing, edit distance and paired randomisation tests. `cargo test -p ragmeter-core` runs
 //! them without a Python interpreter.
 
+pub mod agreement;
 pub mod answers;
 pub mod bm25;
 pub mod compressed;
@@ -10,6 +11,7 @@ pub mod edit;
 pub mod error;
 pub mod normalize;
 pub mod prepare;
+pub mod randomised;
 pub mod ranking;
 pub mod signflip;
 pub mod table;

@@ -46,9 +46,9 @@ pub const BATCH: u64 = 1024;
 pub const TIE_TOLERANCE: f64 = 1e-9;
 
 const GOLDEN_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
-const GROUP_BITS: usize = 8;
-const GROUP_PATTERNS: usize = 1 << GROUP_BITS;
-const GROUPS_PER_WORD: usize = 64 / GROUP_BITS;
+pub(crate) const GROUP_BITS: usize = 8;
+pub(crate) const GROUP_PATTERNS: usize = 1 << GROUP_BITS;
+pub(crate) const GROUPS_PER_WORD: usize = 64 / GROUP_BITS;
 /// Upper bound on the bytes of partial-sum tables built at once; more metrics are processed in
 /// chunks that each replay the same sign vectors.
 const TABLE_BUDGET_BYTES: usize = 32 << 20;
@@ -82,7 +82,7 @@ fn power_of_two(k: i32) -> f64 {
 
 /// A validated `n_metrics x n_pairs` matrix of differences, each row scaled when its sums
 /// would overflow (see `overflow_safe_rows`).
-struct Differences<'a> {
+pub(crate) struct Differences<'a> {
     values: Cow<'a, [f64]>,
     n_pairs: usize,
 }
@@ -123,7 +123,7 @@ fn overflow_safe_rows(values: &[f64], n_pairs: usize) -> (Cow<'_, [f64]>, Vec<i3
 }
 
 impl<'a> Differences<'a> {
-    fn new(values: &'a [f64], n_metrics: usize, n_pairs: usize) -> CoreResult<Self> {
+    pub(crate) fn new(values: &'a [f64], n_metrics: usize, n_pairs: usize) -> CoreResult<Self> {
         if n_pairs == 0 {
             return Err(CoreError::argument(
                 "differences",
@@ -161,21 +161,21 @@ impl<'a> Differences<'a> {
         Ok(Differences { values, n_pairs })
     }
 
-    fn row(&self, metric: usize) -> &[f64] {
+    pub(crate) fn row(&self, metric: usize) -> &[f64] {
         &self.values[metric * self.n_pairs..(metric + 1) * self.n_pairs]
     }
 }
 
 /// Partial sums of 8 pairs at a time for a chunk of metrics, laid out
 /// `[group][pattern][metric]` so that one lookup reads the values of every metric in a row.
-struct Tables {
+pub(crate) struct Tables {
     n_groups: usize,
     n_metrics: usize,
     values: Vec<f64>,
 }
 
 impl Tables {
-    fn build(diffs: &Differences<'_>, metrics: std::ops::Range<usize>) -> Tables {
+    pub(crate) fn build(diffs: &Differences<'_>, metrics: std::ops::Range<usize>) -> Tables {
         let n_groups = diffs.n_pairs.div_ceil(GROUP_BITS);
         let n_metrics = metrics.len();
         let mut values = vec![0.0; n_groups * GROUP_PATTERNS * n_metrics];
@@ -207,7 +207,7 @@ impl Tables {
 
     /// Add the statistic of the sign vector whose group `g` has pattern `byte(g)` to `acc`.
     #[inline]
-    fn accumulate(&self, acc: &mut [f64], byte: impl Fn(usize) -> usize) {
+    pub(crate) fn accumulate(&self, acc: &mut [f64], byte: impl Fn(usize) -> usize) {
         acc.fill(0.0);
         for group in 0..self.n_groups {
             let start = (group * GROUP_PATTERNS + byte(group)) * self.n_metrics;
@@ -228,7 +228,11 @@ impl Tables {
 
     /// `|T| - tolerance` per metric, with `T` the observed statistic (every sign +1) computed
     /// through the same tables as the resamples, so that the identity matches itself exactly.
-    fn thresholds(&self, diffs: &Differences<'_>, metrics: std::ops::Range<usize>) -> Vec<f64> {
+    pub(crate) fn thresholds(
+        &self,
+        diffs: &Differences<'_>,
+        metrics: std::ops::Range<usize>,
+    ) -> Vec<f64> {
         let mut observed = vec![0.0; self.n_metrics];
         self.accumulate(&mut observed, |_| GROUP_PATTERNS - 1);
         observed
@@ -368,7 +372,7 @@ fn count_sampled(
 
 /// Uniform integer in `0..bound` from raw words (Lemire's multiply-shift with rejection, so
 /// unbiased and independent of rand's distribution code).
-fn uniform_below(rng: &mut Xoshiro256PlusPlus, bound: u64) -> u64 {
+pub(crate) fn uniform_below(rng: &mut Xoshiro256PlusPlus, bound: u64) -> u64 {
     let threshold = bound.wrapping_neg() % bound;
     loop {
         let product = u128::from(rng.next_u64()) * u128::from(bound);
