@@ -14,7 +14,13 @@ import pytest
 import ragmeter
 from ragmeter.ranking import FAMILIES
 
-ORACLE = Path(__file__).resolve().parents[1].parent / "shared" / "trec_eval_oracle"
+ORACLE = (
+    next(
+        (p / "shared" for p in Path(__file__).resolve().parents if (p / "shared").is_dir()),
+        Path(__file__).resolve().parents[1].parent / "shared",
+    )
+    / "trec_eval_oracle"
+)
 
 CASES = [
     ("out.test.aq", "qrels.test", "results.test", "all_trec", {}),

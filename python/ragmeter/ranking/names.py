@@ -162,19 +162,20 @@ class Measure:
         -------
         tuple
             ``(kernel, cutoff, params, gains, relevance_threshold)``: the kernel's name, the
-            cutoff or None, the parameters as a list of floats, the gain table as a list of
-            pairs or None, and the measure's own relevance threshold or None.
+            cutoff or None, the parameters as a tuple of floats, the gain table as a tuple of
+            pairs or None, and the measure's own relevance threshold or None (hashable: the
+            measures built from it are cached, see ``evaluation.kernel_measures``).
 
         Examples
         --------
         >>> from ragmeter.options import EvaluationOptions
         >>> parse_metric("ndcg@10").kernel_args(EvaluationOptions())
-        ('ndcg', 10, [], None, None)
+        ('ndcg', 10, (), None, None)
         """
-        params = list(self.params)
+        params = tuple(float(p) for p in self.params)
         if self.family.kernel == "utility":
-            params.append(float(options.collection_size))
-        gains = None if self.gains is None else list(self.gains)
+            params += (float(options.collection_size),)
+        gains = None if self.gains is None else tuple(tuple(pair) for pair in self.gains)
         return (self.family.kernel, self.cutoff, params, gains, self.relevance_threshold)
 
 
