@@ -7,20 +7,14 @@ measures, and every family they hold is declared.
 """
 
 import warnings
-from pathlib import Path
 
 import pytest
+from conftest import SHARED
 
 import ragmeter
 from ragmeter.ranking import FAMILIES
 
-ORACLE = (
-    next(
-        (p / "shared" for p in Path(__file__).resolve().parents if (p / "shared").is_dir()),
-        Path(__file__).resolve().parents[1].parent / "shared",
-    )
-    / "trec_eval_oracle"
-)
+ORACLE = SHARED / "trec_eval_oracle"
 
 CASES = [
     ("out.test.aq", "qrels.test", "results.test", "all_trec", {}),

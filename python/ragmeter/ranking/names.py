@@ -280,6 +280,20 @@ def _cutoff_value(text: str, measure: str) -> int:
     return k
 
 
+def _trec_cutoff(text: str, measure: str) -> int:
+    """A cutoff of trec_eval's parameter list (``P.5,10``) read as trec_eval reads it, with
+    C's ``atol``: the leading integer, the rest ignored (``ndcg_cut.23.4`` is ``ndcg_cut_23``,
+    as trec_eval prints it); a text without a leading integer is 0, which trec_eval refuses
+    as ragmeter does."""
+    leading = re.match(r"[ \t\n\v\f\r]*\+?([0-9]+)", text)
+    if leading is None:
+        raise InvalidInputError(
+            f"metrics: {shorten(measure)}: the cutoff k must be a positive integer, got "
+            f"{shorten(text)} (trec_eval reads it as 0 and refuses it)"
+        )
+    return _cutoff_value(leading[1], measure)
+
+
 def _number(text: str, measure: str, what: str) -> float:
     try:
         value = float(text)
@@ -361,7 +375,7 @@ def _trec_expansion(fam: MeasureFamily, params: str | None, text: str) -> list[M
         if params is None:
             cutoffs = [int(c) for c in fam.trec_defaults]
         else:
-            cutoffs = sorted(_cutoff_value(v, text) for v in _trec_values(fam, params, text))
+            cutoffs = sorted(_trec_cutoff(v, text) for v in _trec_values(fam, params, text))
             if len(set(cutoffs)) != len(cutoffs):
                 raise InvalidInputError(
                     f"metrics: {shorten(text)}: a cutoff is repeated (trec_eval refuses "
