@@ -3,13 +3,13 @@
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from conftest import SHARED
 
 from ragmeter.cli import main
 
-ORACLE = Path(__file__).resolve().parents[1].parent / "shared" / "trec_eval_oracle"
+ORACLE = SHARED / "trec_eval_oracle"
 
 
 def trec_eval_lines(name, measures):

@@ -33,11 +33,11 @@ these runs, so the tie rule plays no part.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import ir_measures
 import pandas as pd
 import pytest
+from conftest import SHARED
 
 import ragmeter
 from ragmeter.ranking import parse_metric
@@ -987,7 +987,7 @@ def test_runtime_define(measure, expected, mean):
 # trec_eval's own test files (../shared/trec_eval_oracle), per query, in order (official:
 # trec_eval orders it otherwise, so as a multiset). ragmeter's official also holds runid and
 # gm_map, trec_eval's, for which ir_measures has no measure: they are set aside.
-ORACLE = Path(__file__).resolve().parents[1].parent / "shared" / "trec_eval_oracle"
+ORACLE = SHARED / "trec_eval_oracle"
 CUTOFFS = [5, 10, 15, 20, 30, 100, 200, 500, 1000]
 PARSE_TREC_MEASURE = {
     "map": ["AP"],

@@ -28,13 +28,13 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import defaultdict
-from pathlib import Path
 
 import pytest
+from conftest import SHARED
 
 import ragmeter
 
-ORACLE = Path(__file__).resolve().parents[1].parent / "shared" / "trec_eval_oracle"
+ORACLE = SHARED / "trec_eval_oracle"
 
 
 def evaluate(qrel, run, measures, **options):

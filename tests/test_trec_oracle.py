@@ -7,14 +7,14 @@ measures, and every family they hold is declared.
 """
 
 import warnings
-from pathlib import Path
 
 import pytest
+from conftest import SHARED
 
 import ragmeter
 from ragmeter.ranking import FAMILIES
 
-ORACLE = Path(__file__).resolve().parents[1].parent / "shared" / "trec_eval_oracle"
+ORACLE = SHARED / "trec_eval_oracle"
 
 CASES = [
     ("out.test.aq", "qrels.test", "results.test", "all_trec", {}),

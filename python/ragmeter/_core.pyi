@@ -1,5 +1,6 @@
 """Type stubs of the private native module ``ragmeter._core`` (users import ``ragmeter``)."""
 
+from collections.abc import Sequence
 from typing import Any, final
 
 import numpy as np
@@ -12,10 +13,18 @@ def pool_threads(n_threads: int | None = None) -> int: ...
 
 # A measure for the core: kernel name, cutoff, numeric parameters, gain pairs (None: the
 # kernel's default gains), relevance threshold (None: the call's).
-_MeasureArgs = tuple[str, int | None, list[float], list[tuple[int, float]] | None, float | None]
+_MeasureArgs = tuple[
+    str, int | None, Sequence[float], Sequence[tuple[int, float]] | None, float | None
+]
 
-def measure_kernels() -> list[str]: ...
-def needs_all_judged(measures: list[_MeasureArgs], judged_only: bool = False) -> bool: ...
+def measure_kernels() -> list[tuple[str, str, str, bool]]: ...
+
+@final
+class Measures:
+    def __new__(cls, measures: list[_MeasureArgs]) -> Measures: ...
+    def __len__(self) -> int: ...
+    def needs_all_judged(self, judged_only: bool = False) -> bool: ...
+
 def trec_order(query_ids: list[Any]) -> npt.NDArray[np.intp] | None: ...
 
 @final
@@ -31,7 +40,7 @@ class PreparedRankings:
     def with_missing_as_trec_eval(self, missing: list[bool]) -> PreparedRankings: ...
     def evaluate(
         self,
-        measures: list[_MeasureArgs],
+        measures: Measures,
         relevance_threshold: float,
         judged_only: bool = False,
         n_threads: int | None = None,

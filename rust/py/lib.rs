@@ -43,7 +43,7 @@ mod _core {
     #[pymodule_export]
     use super::pool_threads;
     #[pymodule_export]
-    use crate::ranking::{PreparedRankings, measure_kernels, needs_all_judged, trec_order};
+    use crate::ranking::{Measures, PreparedRankings, measure_kernels, trec_order};
 
     #[pymodule_export]
     use crate::prepare::{prepare_rankings, prepare_rankings_in_order};

@@ -6,9 +6,8 @@ use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyList, PyString};
 use ragmeter_core::prepare::Prepared;
-use ragmeter_core::ranking::{
-    EvaluationOptions, GainPairs, Measure, evaluate, kernel_names, relevance_strings,
-};
+use ragmeter_core::ranking::kernels::KERNELS;
+use ragmeter_core::ranking::{EvaluationOptions, GainPairs, Measure, evaluate, relevance_strings};
 
 use crate::error::{ByPosition, invalid_input, to_pyerr};
 use crate::threads;
@@ -44,10 +43,46 @@ fn measures_of(args: &[MeasureArgs]) -> PyResult<Vec<Measure>> {
         .collect()
 }
 
-/// The names of the measure kernels of the core (the declarations' tests check against it).
+/// The measure kernels of the core as declared there, for the Python declarations to check
+/// against: `(name, cutoff, judged set, reads subtopics)` with cutoff `"required"`,
+/// `"optional"` or `"none"` and judged set `"positive"`, `"all"`, `"all_with_gains"` or
+/// `"all_with_negative_min_grade"`.
 #[pyfunction]
-pub fn measure_kernels() -> Vec<&'static str> {
-    kernel_names()
+pub fn measure_kernels() -> Vec<(&'static str, &'static str, &'static str, bool)> {
+    KERNELS
+        .iter()
+        .map(|k| (k.name, k.cutoff.name(), k.judged.name(), k.subtopics))
+        .collect()
+}
+
+/// Measures built once per call from the declarations' arguments: `needs_all_judged` and
+/// `PreparedRankings.evaluate` read the same built measures.
+#[pyclass(frozen, module = "ragmeter._core")]
+pub struct Measures {
+    inner: Vec<Measure>,
+}
+
+#[pymethods]
+impl Measures {
+    /// Build the measures `(kernel, cutoff, params, gains, relevance_threshold)`, checking each
+    /// against its kernel's declaration.
+    #[new]
+    fn new(measures: Vec<MeasureArgs>) -> PyResult<Self> {
+        Ok(Measures {
+            inner: measures_of(&measures)?,
+        })
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Whether these measures (or `judged_only`) need the rankings prepared with every judged
+    /// document.
+    #[pyo3(signature = (judged_only=false))]
+    fn needs_all_judged(&self, judged_only: bool) -> bool {
+        judged_only || self.inner.iter().any(Measure::needs_all_judged)
+    }
 }
 
 /// The order in which trec_eval adds up queries: the positions of `query_ids` sorted by the
@@ -92,16 +127,6 @@ pub fn trec_order<'py>(
     keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| text(a.1).cmp(text(b.1))));
     let order: Vec<isize> = keyed.into_iter().map(|(_, i)| i as isize).collect();
     Ok(Some(order.into_pyarray(py)))
-}
-
-/// Whether `measures` (or `judged_only`) need the rankings prepared with every judged document.
-#[pyfunction]
-#[pyo3(signature = (measures, judged_only=false))]
-pub fn needs_all_judged(measures: Vec<MeasureArgs>, judged_only: bool) -> PyResult<bool> {
-    Ok(judged_only
-        || measures_of(&measures)?
-            .iter()
-            .any(Measure::needs_all_judged))
 }
 
 #[pymethods]
@@ -149,19 +174,19 @@ impl PreparedRankings {
     fn evaluate<'py>(
         &self,
         py: Python<'py>,
-        measures: Vec<MeasureArgs>,
+        measures: &Measures,
         relevance_threshold: f64,
         judged_only: bool,
         n_threads: Option<usize>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let measures = measures_of(&measures)?;
+        let measures = &measures.inner;
         let options = EvaluationOptions {
             threshold: relevance_threshold,
             judged_only,
         };
         let inner = &self.inner;
         let values = threads::enter_core(py, n_threads, &ByPosition, || {
-            evaluate(inner, &measures, options)
+            evaluate(inner, measures, options)
         })?;
         let n_measures = measures.len();
         numpy::ndarray::Array2::from_shape_vec((inner.len(), n_measures), values)

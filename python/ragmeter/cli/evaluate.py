@@ -31,8 +31,12 @@ from ..io import evaluate, means_and_per_query
 from ..io._results import result_rows, write_csv, write_jsonl, write_parquet
 from ..ranking.declarations import FAMILIES
 from ..ranking.names import Measure, parse_measures
+from ._zscores import per_topic_value, read_zscores, zscore, zscored_summary
 
 __all__ = ["OUTPUT_FORMATS", "add_parser", "command_measures", "evaluation_options", "run"]
+
+#: trec_eval's judgment formats (``-R``).
+REL_FORMATS = ("qrels", "prefs", "qrels_prefs", "qrels_jg")
 
 #: The command's ``--format`` choices.
 OUTPUT_FORMATS = ("trec", "table", "json", "csv", "jsonl", "parquet")
@@ -128,6 +132,26 @@ def add_parser(sub: Any) -> None:
         help="do not print the values over all topics (trec_eval -n)",
     )
     ev.add_argument(
+        "-R",
+        "--rel-format",
+        "--Rel_info_format",
+        choices=REL_FORMATS,
+        default="qrels",
+        help="format of the judgments file, as trec_eval -R: qrels (default), prefs, "
+        "qrels_prefs or qrels_jg",
+    )
+    ev.add_argument(
+        "-Z",
+        "--zscores",
+        "--Zscore",
+        type=Path,
+        default=None,
+        metavar="ZMEAN_FILE",
+        help="print z-scores against the mean and standard deviation of each topic and "
+        "measure in this file (lines: topic measure mean stddev), as trec_eval -Z; --format "
+        "trec only",
+    )
+    ev.add_argument(
         "--missing",
         choices=("raise", "zero", "skip"),
         default=None,
@@ -187,7 +211,10 @@ def _run_all(
 ) -> Iterator[tuple[str, tuple[Any, Any], list[str]]]:
     """``(run, (means, per-query values or None), warning messages)`` for every run, here or
     on the Dask cluster of ``--dask``."""
-    function = functools.partial(_evaluate_one, per_query=args.per_query)
+    # trec_eval -Z converts the per-topic values, then summarises them.
+    function = functools.partial(
+        _evaluate_one, per_query=args.per_query or args.zscores is not None
+    )
     qrels = str(args.qrels)
     runs = [str(run) for run in args.runs]
     if args.dask is None:
@@ -268,6 +295,49 @@ def _format_value(measure: Measure, value: Any) -> str:
     return f"{float(value):6.4f}"
 
 
+def _zscore_lines(
+    measures: list[Measure], means: Any, per_query: Any, args: argparse.Namespace
+) -> Iterator[str]:
+    """trec_eval -Z's output: numeric values as z-scores (``Z`` before the name, ``%6.4f``),
+    text values (runid, relstring) as they are."""
+    table = read_zscores(args.zscores)
+    query_ids = sorted(means.query_ids, key=lambda q: str(q).encode("utf-8", "surrogatepass"))
+    converted: dict[str, list[float]] = {}
+    for measure in measures:
+        if measure.family.value_type == "str":
+            continue
+        values = per_query[measure.name]
+        converted[measure.name] = [
+            zscore(per_topic_value(measure, float(values[q])), table.get((str(q), measure.name)))
+            for q in query_ids
+        ]
+    if args.per_query:
+        for position, query_id in enumerate(query_ids):
+            for measure in measures:
+                if not measure.family.per_query:
+                    continue
+                if measure.name in converted:
+                    value = converted[measure.name][position]
+                    yield f"Z{measure.name:<22}\t{query_id}\t{value:6.4f}"
+                else:
+                    text = _format_value(measure, per_query[measure.name][query_id])
+                    yield f"{measure.name:<22}\t{query_id}\t{text}"
+    if not args.no_summary:
+        for measure in measures:
+            if measure.family.summary == "none":
+                continue
+            complete = args.complete or args.missing == "zero"
+            if measure.family.complete_summary_kernel is not None and complete:
+                # trec_eval -c totals num_rel from the judgments, not the converted values.
+                yield f"Z{measure.name:<22}\tall\t{float(means[measure.name]):6.4f}"
+            elif measure.name in converted:
+                value = zscored_summary(measure, converted[measure.name])
+                yield f"Z{measure.name:<22}\tall\t{value:6.4f}"
+            else:
+                text = _format_value(measure, means[measure.name])
+                yield f"{measure.name:<22}\tall\t{text}"
+
+
 def _trec_lines(
     measures: list[Measure], means: Any, per_query: Any, summary: bool
 ) -> Iterator[str]:
@@ -333,6 +403,16 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         "score_col": args.score_col,
         "rank_col": args.rank_col,
     }
+    if args.rel_format != "qrels":
+        raise InvalidInputError(
+            f"-R {args.rel_format}: trec_eval's preference and judgment-group formats are not "
+            f"read by this version of ragmeter evaluate (only -R qrels)"
+        )
+    if args.zscores is not None and args.format != "trec":
+        raise InvalidInputError(
+            f"-Z: z-scores are printed in trec_eval's format only; drop --format "
+            f"{args.format} or -Z"
+        )
     if args.format == "parquet" and args.output is None and out.isatty():
         raise InvalidInputError(
             "--format parquet: Parquet is binary; write it to a file with --output FILE (or "
@@ -395,7 +475,11 @@ def _write_text(
         for run, (means, per_query) in report.items():
             if len(report) > 1:
                 print(f"# {run}", file=out)
-            for line in _trec_lines(measures, means, per_query, summary=not args.no_summary):
+            if args.zscores is not None:
+                lines = _zscore_lines(measures, means, per_query, args)
+            else:
+                lines = _trec_lines(measures, means, per_query, summary=not args.no_summary)
+            for line in lines:
                 print(line, file=out)
 
 

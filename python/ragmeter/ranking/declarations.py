@@ -168,9 +168,6 @@ class MeasureFamily:
     per_query
         Printed per query by ``ragmeter evaluate -q`` (trec_eval prints gm_*, num_q and runid
         only in the summary); default True.
-    judgment_based
-        Reads the judged non-relevant and unjudged documents of the rankings (slower to
-        prepare); default False.
     reset_if_missing
         trec_eval ``-c`` scores a judged topic missing from the run as a ranking of one
         unjudged document, then resets a few measures to 0 (or ``""``): ``"always"``, or
@@ -239,7 +236,6 @@ class MeasureFamily:
     value_type: Literal["float", "int", "str"] = "float"
     summary: Summary = "mean"
     per_query: bool = True
-    judgment_based: bool = False
     reset_if_missing: Literal["always", "unparameterized"] | None = None
     complete_summary_kernel: str | None = None
     trec_eval_undefined: float = 0.0
@@ -387,7 +383,6 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         ranx_name="bpref",
         ir_measures_examples=("Bpref", "Bpref(rel=2)"),
         ir_measures_provider="pytrec_eval",
-        judgment_based=True,
         differences="ranx counts documents judged with a negative grade as non-relevant "
         "(trec_eval: in the pool, not judged) and gives NaN (0/0) for a query without a judged "
         "non-relevant document (trec_eval: each retrieved relevant document counts 1); "
@@ -463,7 +458,6 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         value_type="str",
         summary="none",
         reset_if_missing="unparameterized",
-        judgment_based=True,
     ),
     MeasureFamily(
         name="recall",
@@ -496,7 +490,6 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         ir_measures_name="infAP",
         ir_measures_examples=("infAP", "infAP(rel=2)"),
         ir_measures_provider="pytrec_eval",
-        judgment_based=True,
         citation="E. Yilmaz and J. A. Aslam, 'Estimating Average Precision with Incomplete and "
         "Imperfect Judgments', CIKM 2006",
     ),
@@ -509,7 +502,6 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         trec_name="gm_bpref",
         summary="geometric",
         per_query=False,
-        judgment_based=True,
     ),
     MeasureFamily(
         name="r_precision_mult",
@@ -777,7 +769,6 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         trec_name="num_nonrel_judged_ret",
         value_type="int",
         summary="sum",
-        judgment_based=True,
     ),
     MeasureFamily(
         name="rbp",
@@ -803,7 +794,6 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         trec_name="rbp_resid",
         trec_parameters="pairs",
         parameters=(("p", 0.9),),
-        judgment_based=True,
         reset_if_missing="unparameterized",
         citation="A. Moffat and J. Zobel, 'Rank-biased precision for measurement of retrieval "
         "effectiveness', ACM TOIS 27(1), 2008",
@@ -818,7 +808,6 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         trec_parameters="cutoffs",
         trec_defaults=(5, 10, 20),
         aliases=("unj",),
-        judgment_based=True,
         reset_if_missing="always",
     ),
     # ---- ir_measures' families beyond trec_eval, with their provider's semantics ----
@@ -894,7 +883,6 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         cutoff="optional",
         aliases=("RBP_residual",),
         parameters=(("p", 0.8),),
-        judgment_based=True,
         citation=_MOFFAT_ZOBEL,
         reference="trectools 0.0.50 (the second value of TrecEval.get_rbp) on binary grades",
         differences="trectools' residual adds the weight of the documents with a grade > 0 "
@@ -929,7 +917,6 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         ir_measures_name="Judged",
         ir_measures_examples=("Judged@10", "Judged@1", "Judged"),
         ir_measures_provider="judged",
-        judgment_based=True,
         citation="S. MacAvaney, OpenNIR's judged@k (ir_measures' judged provider)",
         reference="ir_measures 0.4 (provider judged)",
         differences="ir_measures breaks ties in scores by doc id ascending, ragmeter as "

@@ -11,6 +11,7 @@ integers.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Sequence
@@ -31,6 +32,7 @@ __all__ = [
     "QueryValues",
     "compute_values",
     "joined_values",
+    "kernel_measures",
     "needs_all_judged",
     "summarize",
 ]
@@ -72,8 +74,17 @@ def needs_all_judged(measures: Sequence[Measure], options: EvaluationOptions) ->
         return True
     if any(m.family.name == "relstring" for m in measures):
         return True
-    numeric = [m.kernel_args(options) for m in measures if m.family.kernel is not None]
-    return bool(numeric) and _core.needs_all_judged(numeric)
+    numeric = tuple(m.kernel_args(options) for m in measures if m.family.kernel is not None)
+    return bool(numeric) and kernel_measures(numeric).needs_all_judged()
+
+
+@functools.lru_cache(maxsize=256)
+def kernel_measures(args: tuple[tuple[Any, ...], ...]) -> _core.Measures:
+    """The core's measures built from :meth:`Measure.kernel_args` tuples, once: the same
+    measures answer :func:`needs_all_judged` and evaluate the rankings (the core checks each
+    against its kernel's declaration when it builds it). Cached by value; the built measures
+    are immutable."""
+    return _core.Measures(list(args))
 
 
 @dataclass
@@ -221,9 +232,9 @@ def compute_values(
     for judged_only, columns in groups.items():
         if n == 0:
             continue
-        args = [measures[c].kernel_args(options) for c in columns]
+        built = kernel_measures(tuple(measures[c].kernel_args(options) for c in columns))
         numbers[:, columns] = prepared.evaluate(
-            args, options.relevance_threshold, judged_only, options.n_threads
+            built, options.relevance_threshold, judged_only, options.n_threads
         )
     if missing_rows is not None:
         for column, measure in enumerate(measures):
@@ -244,7 +255,7 @@ def compute_values(
             kernel = measure.family.complete_summary_kernel
             if kernel is not None and n:
                 complete_totals[column] = prepared.evaluate(
-                    [(kernel, None, [], None, None)],
+                    kernel_measures(((kernel, None, (), None, None),)),
                     options.relevance_threshold,
                     False,
                     options.n_threads,

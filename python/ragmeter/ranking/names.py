@@ -162,19 +162,20 @@ class Measure:
         -------
         tuple
             ``(kernel, cutoff, params, gains, relevance_threshold)``: the kernel's name, the
-            cutoff or None, the parameters as a list of floats, the gain table as a list of
-            pairs or None, and the measure's own relevance threshold or None.
+            cutoff or None, the parameters as a tuple of floats, the gain table as a tuple of
+            pairs or None, and the measure's own relevance threshold or None (hashable: the
+            measures built from it are cached, see ``evaluation.kernel_measures``).
 
         Examples
         --------
         >>> from ragmeter.options import EvaluationOptions
         >>> parse_metric("ndcg@10").kernel_args(EvaluationOptions())
-        ('ndcg', 10, [], None, None)
+        ('ndcg', 10, (), None, None)
         """
-        params = list(self.params)
+        params = tuple(float(p) for p in self.params)
         if self.family.kernel == "utility":
-            params.append(float(options.collection_size))
-        gains = None if self.gains is None else list(self.gains)
+            params += (float(options.collection_size),)
+        gains = None if self.gains is None else tuple(tuple(pair) for pair in self.gains)
         return (self.family.kernel, self.cutoff, params, gains, self.relevance_threshold)
 
 
@@ -279,6 +280,20 @@ def _cutoff_value(text: str, measure: str) -> int:
     return k
 
 
+def _trec_cutoff(text: str, measure: str) -> int:
+    """A cutoff of trec_eval's parameter list (``P.5,10``) read as trec_eval reads it, with
+    C's ``atol``: the leading integer, the rest ignored (``ndcg_cut.23.4`` is ``ndcg_cut_23``,
+    as trec_eval prints it); a text without a leading integer is 0, which trec_eval refuses
+    as ragmeter does."""
+    leading = re.match(r"[ \t\n\v\f\r]*\+?([0-9]+)", text)
+    if leading is None:
+        raise InvalidInputError(
+            f"metrics: {shorten(measure)}: the cutoff k must be a positive integer, got "
+            f"{shorten(text)} (trec_eval reads it as 0 and refuses it)"
+        )
+    return _cutoff_value(leading[1], measure)
+
+
 def _number(text: str, measure: str, what: str) -> float:
     try:
         value = float(text)
@@ -360,7 +375,7 @@ def _trec_expansion(fam: MeasureFamily, params: str | None, text: str) -> list[M
         if params is None:
             cutoffs = [int(c) for c in fam.trec_defaults]
         else:
-            cutoffs = sorted(_cutoff_value(v, text) for v in _trec_values(fam, params, text))
+            cutoffs = sorted(_trec_cutoff(v, text) for v in _trec_values(fam, params, text))
             if len(set(cutoffs)) != len(cutoffs):
                 raise InvalidInputError(
                     f"metrics: {shorten(text)}: a cutoff is repeated (trec_eval refuses "

@@ -18,9 +18,9 @@
 //! the set measures) is NaN: the caller decides what an undefined value becomes (trec_eval
 //! prints 0 for it).
 //!
-//! This module holds the kernels' names and parameters (`Kind`, `Measure`) and the pass over
-//! the queries (`evaluate`); `query` one query as the measures see it and trec_eval's measures,
-//! `gains` trec_eval's gain tables, `providers` the measures of ir_measures' other providers and
+//! This module holds the measures (`Kind`, `Measure`) and the pass over the queries
+//! (`evaluate`); `kernels` declares each kernel once (name, cutoff, parameters, judged set);
+//! `query` one query as the measures see it and trec_eval's measures, `gains` trec_eval's gain tables, `providers` the measures of ir_measures' other providers and
 //! of ranx, `diversity` ndeval's subtopic measures.
 
 use std::cell::OnceCell;
@@ -213,131 +213,56 @@ pub const CWL_DEPTH: usize = 1000;
 /// gdeval's `$MAX_JUDGMENT`: ERR's stopping probability is (2^g - 1) / 2^4.
 pub const ERR_MAX_GRADE: f64 = 4.0;
 
-/// Kernel names with whether they take a cutoff (`Some(true)`: required, `Some(false)`:
-/// optional, `None`: none) and how many parameters they read.
-const KERNELS: &[(&str, Option<bool>, Params)] = &[
-    ("num_ret", None, Params::None),
-    ("num_rel", None, Params::None),
-    ("num_rel_ret", None, Params::None),
-    ("num_nonrel_judged_ret", None, Params::None),
-    ("num_judged_positive", None, Params::None),
-    ("precision", Some(true), Params::None),
-    ("recall", Some(true), Params::None),
-    // Without a cutoff (ranx's hit_rate and hits alone): the whole ranking.
-    ("success", Some(false), Params::None),
-    ("hits", Some(false), Params::None),
-    ("relative_precision", Some(true), Params::None),
-    ("unjudged", Some(true), Params::None),
-    ("reciprocal_rank", Some(false), Params::None),
-    ("average_precision", Some(false), Params::None),
-    ("r_precision", None, Params::None),
-    ("r_precision_mult", None, Params::Exactly(1)),
-    ("iprec_at_recall", None, Params::Exactly(1)),
-    ("eleven_point_average", None, Params::AtLeast(1)),
-    ("bpref", None, Params::None),
-    ("infap", None, Params::None),
-    ("bin_g", None, Params::None),
-    ("g", None, Params::Gains),
-    ("ndcg", Some(false), Params::OptionalGains),
-    ("dcg", Some(false), Params::Gains),
-    ("ideal_dcg", None, Params::Gains),
-    ("ndcg_rel", None, Params::Gains),
-    ("rndcg", None, Params::Gains),
-    ("set_precision", None, Params::None),
-    ("set_recall", None, Params::None),
-    ("set_relative_precision", None, Params::None),
-    ("set_map", None, Params::None),
-    ("set_f", None, Params::Exactly(1)),
-    ("utility", None, Params::Exactly(5)),
-    ("rbp", None, Params::ExactlyWithGains(1)),
-    ("rbp_residual", None, Params::Exactly(1)),
-    ("err", Some(false), Params::None),
-    ("ndcg_exp", Some(false), Params::None),
-    ("rbp_graded", Some(false), Params::Exactly(1)),
-    ("rbp_graded_residual", Some(false), Params::Exactly(1)),
-    ("rbp_binary", None, Params::Exactly(1)),
-    ("judged", Some(false), Params::None),
-    ("accuracy", Some(false), Params::None),
-    ("sdcg", Some(true), Params::Exactly(2)),
-    ("nerr8", Some(true), Params::Exactly(2)),
-    ("nerr9", Some(true), Params::Exactly(2)),
-    ("nerr10", None, Params::Exactly(3)),
-    ("nerr11", None, Params::Exactly(3)),
-    ("inst", None, Params::Exactly(3)),
-    ("insq", None, Params::Exactly(3)),
-    ("bpm", Some(true), Params::Exactly(3)),
-    ("compat", None, Params::Exactly(2)),
-    ("f1", Some(false), Params::None),
-    ("dcg_burges", Some(false), Params::None),
-    ("ndcg_burges", Some(false), Params::None),
-    ("alpha_dcg", Some(true), Params::Exactly(1)),
-    ("alpha_ndcg", Some(true), Params::Exactly(1)),
-    ("err_ia", Some(true), Params::Exactly(1)),
-    ("nerr_ia", Some(true), Params::Exactly(1)),
-    ("p_ia", Some(true), Params::None),
-    ("st_recall", Some(true), Params::None),
-    ("ap_ia", None, Params::None),
-    ("nrbp", None, Params::Exactly(2)),
-    ("nnrbp", None, Params::Exactly(2)),
-];
-
-#[derive(Clone, Copy, Debug)]
-enum Params {
-    None,
-    Exactly(usize),
-    AtLeast(usize),
-    Gains,
-    OptionalGains,
-    ExactlyWithGains(usize),
-}
-
 /// The names of every kernel, for the declarations' tests.
 pub fn kernel_names() -> Vec<&'static str> {
-    KERNELS.iter().map(|k| k.0).collect()
+    KERNELS.iter().map(|k| k.name).collect()
 }
 
 /// A measure: a kernel, its cutoff (None: the whole ranking) and its relevance threshold (None:
-/// the evaluation's).
+/// the evaluation's), with what its declaration says it reads.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Measure {
     pub kind: Kind,
     pub cutoff: Option<usize>,
     pub threshold: Option<f64>,
+    needs_all_judged: bool,
+    reads_subtopics: bool,
 }
 
 impl Measure {
     /// Build a measure from a kernel name, a cutoff, numeric parameters and gain pairs, checking
-    /// that they fit the kernel.
+    /// that they fit the kernel's declaration (`kernels::KERNELS`).
     pub fn new(
-        kernel: &str,
+        kernel_name: &str,
         cutoff: Option<usize>,
         params: &[f64],
         gains: Option<GainPairs>,
         threshold: Option<f64>,
     ) -> CoreResult<Measure> {
-        let Some(&(_, takes_cutoff, takes)) = KERNELS.iter().find(|k| k.0 == kernel) else {
+        let Some(kernel) = kernel(kernel_name) else {
             return Err(CoreError::argument(
                 "metrics",
-                format!("unknown measure kernel {kernel:?}"),
+                format!("unknown measure kernel {kernel_name:?}"),
             ));
         };
-        match (takes_cutoff, cutoff) {
+        let name = kernel.name;
+        match (kernel.cutoff, cutoff) {
             (_, Some(0)) => {
                 return Err(CoreError::argument(
                     "k",
                     "a cutoff must be a positive integer, got 0",
                 ));
             }
-            (Some(true), None) => {
+            (Cutoff::Required, None) => {
                 return Err(CoreError::argument(
                     "k",
-                    format!("{kernel} needs a cutoff k (a positive integer)"),
+                    format!("{name} needs a cutoff k (a positive integer)"),
                 ));
             }
-            (None, Some(k)) => {
+            (Cutoff::Refused, Some(k)) => {
                 return Err(CoreError::argument(
                     "k",
-                    format!("{kernel} takes no cutoff, got k={k}"),
+                    format!("{name} takes no cutoff, got k={k}"),
                 ));
             }
             _ => {}
@@ -350,222 +275,32 @@ impl Measure {
                 format!("must be a finite number > 0, got {t}"),
             ));
         }
-        let count_ok = match takes {
-            Params::None | Params::Gains | Params::OptionalGains => params.is_empty(),
-            Params::Exactly(n) | Params::ExactlyWithGains(n) => params.len() == n,
-            Params::AtLeast(n) => params.len() >= n,
-        };
-        if !count_ok || params.iter().any(|p| !p.is_finite()) {
-            return Err(CoreError::argument(
-                "metrics",
-                format!("{kernel}: wrong parameters {params:?}"),
-            ));
-        }
-        let gains_ok = matches!(
-            takes,
-            Params::Gains | Params::OptionalGains | Params::ExactlyWithGains(_)
-        ) || gains.is_none();
-        if !gains_ok {
-            return Err(CoreError::argument(
-                "metrics",
-                format!("{kernel} takes no gains"),
-            ));
-        }
-        if let Some(pairs) = &gains
-            && let Some(bad) = pairs.iter().find(|(l, g)| *l < 0 || !g.is_finite())
-        {
-            return Err(CoreError::argument(
-                "metrics",
-                format!(
-                    "{kernel}: gain {} for level {}: levels are judged grades >= 0 and gains finite",
-                    bad.1, bad.0
-                ),
-            ));
-        }
-        let p = |i: usize| params[i];
-        let pairs = || gains.clone().unwrap_or_default();
-        let kind = match kernel {
-            "num_ret" => Kind::NumRet,
-            "num_rel" => Kind::NumRel,
-            "num_rel_ret" => Kind::NumRelRet,
-            "num_nonrel_judged_ret" => Kind::NumNonrelJudgedRet,
-            "num_judged_positive" => Kind::NumJudgedPositive,
-            "precision" => Kind::Precision,
-            "recall" => Kind::Recall,
-            "success" => Kind::Success,
-            "hits" => Kind::Hits,
-            "relative_precision" => Kind::RelativePrecision,
-            "unjudged" => Kind::Unjudged,
-            "reciprocal_rank" => Kind::ReciprocalRank,
-            "average_precision" => Kind::AveragePrecision,
-            "r_precision" => Kind::RPrecision,
-            "r_precision_mult" => Kind::RPrecisionMult(p(0)),
-            "iprec_at_recall" => Kind::IPrecAtRecall(p(0)),
-            "eleven_point_average" => Kind::ElevenPointAverage(params.to_vec()),
-            "bpref" => Kind::Bpref,
-            "infap" => Kind::InfAp,
-            "bin_g" => Kind::BinG,
-            "g" => Kind::G(pairs()),
-            "ndcg" => Kind::Ndcg(gains.clone()),
-            "dcg" => Kind::Dcg(pairs()),
-            "ideal_dcg" => Kind::IdealDcg(pairs()),
-            "ndcg_rel" => Kind::NdcgRel(pairs()),
-            "rndcg" => Kind::Rndcg(pairs()),
-            "set_precision" => Kind::SetPrecision,
-            "set_recall" => Kind::SetRecall,
-            "set_relative_precision" => Kind::SetRelativePrecision,
-            "set_map" => Kind::SetMap,
-            "set_f" => Kind::SetF(p(0)),
-            "utility" => Kind::Utility([p(0), p(1), p(2), p(3)], p(4)),
-            "rbp" => {
-                if !(0.0..1.0).contains(&p(0)) {
-                    return Err(CoreError::argument(
-                        "metrics",
-                        format!("rbp: the persistence p must be in [0, 1), got {}", p(0)),
-                    ));
-                }
-                Kind::Rbp(p(0), pairs())
-            }
-            "rbp_residual" => {
-                if !(0.0..1.0).contains(&p(0)) {
-                    return Err(CoreError::argument(
-                        "metrics",
-                        format!(
-                            "rbp_resid: the persistence p must be in [0, 1), got {}",
-                            p(0)
-                        ),
-                    ));
-                }
-                Kind::RbpResidual(p(0))
-            }
-            "err" => Kind::Err,
-            "ndcg_exp" => Kind::NdcgExp,
-            "rbp_graded" | "rbp_graded_residual" | "rbp_binary" => {
-                if !(p(0) > 0.0 && p(0) < 1.0) {
-                    return Err(CoreError::argument(
-                        "metrics",
-                        format!(
-                            "{kernel}: the persistence p must be in (0, 1), got {}",
-                            p(0)
-                        ),
-                    ));
-                }
-                match kernel {
-                    "rbp_graded" => Kind::RbpGraded(p(0)),
-                    "rbp_graded_residual" => Kind::RbpGradedResidual(p(0)),
-                    _ => Kind::Cwl(CwlModel::Rbp(p(0)), CwlGains::Binary),
-                }
-            }
-            "judged" => Kind::Judged,
-            "accuracy" => Kind::Accuracy,
-            "sdcg" | "nerr8" | "nerr9" => {
-                let gains = cwl_gains(kernel, p(0), p(1))?;
-                let model = match kernel {
-                    "sdcg" => CwlModel::Sdcg,
-                    "nerr8" => CwlModel::Nerr8,
-                    _ => CwlModel::Nerr9,
-                };
-                Kind::Cwl(model, gains)
-            }
-            "nerr10" | "nerr11" | "inst" | "insq" | "bpm" => {
-                let gains = cwl_gains(kernel, p(1), p(2))?;
-                let x = p(0);
-                let model = match kernel {
-                    "nerr10" if x > 0.0 && x <= 1.0 => CwlModel::Nerr10(x),
-                    "nerr10" => {
-                        return Err(CoreError::argument(
-                            "metrics",
-                            format!("nerr10: the persistence p must be in (0, 1], got {x}"),
-                        ));
-                    }
-                    _ if x <= 0.0 => {
-                        return Err(CoreError::argument(
-                            "metrics",
-                            format!("{kernel}: the goal T must be > 0, got {x}"),
-                        ));
-                    }
-                    "nerr11" => CwlModel::Nerr11(x),
-                    "inst" => CwlModel::Inst(x),
-                    "insq" => CwlModel::Insq(x),
-                    _ => CwlModel::Bpm(x),
-                };
-                Kind::Cwl(model, gains)
-            }
-            "compat" => {
-                if !(p(0) > 0.0 && p(0) < 1.0) {
-                    return Err(CoreError::argument(
-                        "metrics",
-                        format!("compat: the persistence p must be in (0, 1), got {}", p(0)),
-                    ));
-                }
-                Kind::Compat(p(0), p(1) != 0.0)
-            }
-            "f1" => Kind::F1,
-            "dcg_burges" => Kind::DcgBurges,
-            "ndcg_burges" => Kind::NdcgBurges,
-            "alpha_dcg" | "alpha_ndcg" | "err_ia" | "nerr_ia" | "p_ia" | "st_recall" | "ap_ia"
-            | "nrbp" | "nnrbp" => {
-                let which = match kernel {
-                    "alpha_dcg" => Diversity::AlphaDcg,
-                    "alpha_ndcg" => Diversity::AlphaNdcg,
-                    "err_ia" => Diversity::ErrIa,
-                    "nerr_ia" => Diversity::NErrIa,
-                    "p_ia" => Diversity::PIa,
-                    "st_recall" => Diversity::StRecall,
-                    "ap_ia" => Diversity::ApIa,
-                    "nrbp" => Diversity::Nrbp,
-                    _ => Diversity::NNrbp,
-                };
-                let alpha = params.first().copied().unwrap_or(0.5);
-                let beta = params.get(1).copied().unwrap_or(0.5);
-                if !(0.0..=1.0).contains(&alpha) || !(0.0..=1.0).contains(&beta) {
-                    return Err(CoreError::argument(
-                        "metrics",
-                        format!(
-                            "{kernel}: alpha and beta must be in [0, 1], got {alpha} and {beta}"
-                        ),
-                    ));
-                }
-                Kind::Diversity(which, alpha, beta)
-            }
-            _ => unreachable!("every name of KERNELS is matched"),
-        };
+        check_params(kernel, params, gains.as_ref())?;
+        let needs_all_judged = kernel.needs_all_judged(params, gains.as_ref());
+        let kind = (kernel.build)(&Args {
+            kernel: name,
+            params,
+            gains,
+        })?;
         Ok(Measure {
             kind,
             cutoff,
             threshold,
+            needs_all_judged,
+            reads_subtopics: kernel.subtopics,
         })
     }
 
     /// Whether the measure reads judged documents without a positive grade (judged non-relevant
-    /// or unjudged in the pool), so the rankings must be prepared with all judged documents.
+    /// or unjudged in the pool), so the rankings must be prepared with all judged documents
+    /// (the kernel's `JudgedSet`).
     pub fn needs_all_judged(&self) -> bool {
-        match &self.kind {
-            Kind::Bpref
-            | Kind::InfAp
-            | Kind::NumNonrelJudgedRet
-            | Kind::Unjudged
-            | Kind::RbpResidual(_)
-            | Kind::RbpGradedResidual(_)
-            | Kind::Judged => true,
-            // A minimum grade below 0 gives judged non-relevant documents a gain (not
-            // unjudged ones).
-            Kind::Cwl(_, CwlGains::Scaled { min_rel, .. }) => *min_rel < 0.0,
-            // A user's gain for level 0 makes judged non-relevant documents count.
-            Kind::G(pairs)
-            | Kind::Dcg(pairs)
-            | Kind::IdealDcg(pairs)
-            | Kind::NdcgRel(pairs)
-            | Kind::Rndcg(pairs)
-            | Kind::Rbp(_, pairs)
-            | Kind::Ndcg(Some(pairs)) => !pairs.is_empty(),
-            _ => false,
-        }
+        self.needs_all_judged
     }
 
     /// Whether the measure reads diversity judgments (`{doc: {subtopic: grade}}`).
     pub fn reads_subtopics(&self) -> bool {
-        matches!(self.kind, Kind::Diversity(..))
+        self.reads_subtopics
     }
 
     /// Whether the measure reads the relevance list rank by rank (rebuilt per query).
@@ -584,17 +319,6 @@ impl Measure {
                 | Kind::Rbp(..)
                 | Kind::RbpResidual(_)
         )
-    }
-}
-
-fn cwl_gains(kernel: &str, min_rel: f64, max_rel: f64) -> CoreResult<CwlGains> {
-    if min_rel < max_rel {
-        Ok(CwlGains::Scaled { min_rel, max_rel })
-    } else {
-        Err(CoreError::argument(
-            "metrics",
-            format!("{kernel}: min_rel ({min_rel}) must be less than max_rel ({max_rel})"),
-        ))
     }
 }
 
@@ -747,8 +471,11 @@ pub fn relevance_strings(
 
 mod diversity;
 mod gains;
+pub mod kernels;
 mod providers;
 mod query;
+
+use kernels::{Args, Cutoff, KERNELS, check_params, kernel};
 
 use query::{Judgments, QueryView, Ranked};
 #[cfg(test)]

@@ -214,13 +214,13 @@ fn rejects_bad_arguments() {
 #[test]
 fn every_kernel_name_builds() {
     for name in kernel_names() {
-        let (_, cutoff, params) = KERNELS.iter().find(|k| k.0 == name).unwrap();
-        let k = cutoff.map(|_| 5);
-        let values: Vec<f64> = match params {
+        let declared = kernels::kernel(name).unwrap();
+        let k = (declared.cutoff != kernels::Cutoff::Refused).then_some(5);
+        let values: Vec<f64> = match &declared.params {
             // Increasing: min_rel < max_rel where a kernel reads them.
-            Params::Exactly(n) | Params::ExactlyWithGains(n) | Params::AtLeast(n) => {
-                (0..*n).map(|i| 0.25 * (i + 1) as f64).collect()
-            }
+            kernels::Params::Exactly(n)
+            | kernels::Params::ExactlyWithGains(n)
+            | kernels::Params::AtLeast(n) => (0..*n).map(|i| 0.25 * (i + 1) as f64).collect(),
             _ => vec![],
         };
         assert!(Measure::new(name, k, &values, None, None).is_ok(), "{name}");
@@ -718,4 +718,57 @@ proptest! {
             prop_assert!(ok, "{kernel}: {fast} vs {slow}");
         }
     }
+}
+
+#[test]
+fn the_judged_set_comes_from_the_declaration() {
+    // The kernels that read judged non-relevant or unjudged documents, as before the table.
+    for name in ["bpref", "infap", "num_nonrel_judged_ret", "rbp_residual"] {
+        assert!(
+            Measure::new(
+                name,
+                None,
+                if name == "rbp_residual" { &[0.5] } else { &[] },
+                None,
+                None
+            )
+            .unwrap()
+            .needs_all_judged(),
+            "{name}"
+        );
+    }
+    assert!(m("unjudged", Some(5)).needs_all_judged());
+    assert!(m("judged", None).needs_all_judged());
+    assert!(!m("ndcg", Some(5)).needs_all_judged());
+    assert!(
+        !Measure::new("ndcg", None, &[], Some(vec![]), None)
+            .unwrap()
+            .needs_all_judged()
+    );
+    assert!(
+        Measure::new("ndcg", None, &[], Some(vec![(0, 1.0)]), None)
+            .unwrap()
+            .needs_all_judged()
+    );
+    assert!(
+        !Measure::new("sdcg", Some(5), &[0.0, 4.0], None, None)
+            .unwrap()
+            .needs_all_judged()
+    );
+    assert!(
+        Measure::new("sdcg", Some(5), &[-1.0, 4.0], None, None)
+            .unwrap()
+            .needs_all_judged()
+    );
+    assert!(
+        Measure::new("inst", None, &[2.0, -1.0, 4.0], None, None)
+            .unwrap()
+            .needs_all_judged()
+    );
+    assert!(Measure::new("inst", None, &[-1.0, 0.0, 4.0], None, None).is_err());
+    assert!(
+        Measure::new("alpha_ndcg", Some(5), &[0.5], None, None)
+            .unwrap()
+            .reads_subtopics()
+    );
 }

@@ -1,0 +1,73 @@
+"""trec_eval's own test suite (the ``quicktest`` target of its Makefile) through ``ragmeter
+evaluate``: each of its 15 commands, with ``trec_eval`` replaced by ``ragmeter evaluate``, must
+print the expected output trec_eval ships, byte for byte.
+
+The commands are read from the Makefile of ../shared/trec_eval_src (so a command is never
+retyped here); the expected outputs and inputs are trec_eval's (../shared/trec_eval_oracle, and
+tests/data/trec_eval_quicktest for the three files that folder lacks).
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+from conftest import SHARED
+
+from ragmeter.cli import main
+
+SOURCES = SHARED / "trec_eval_src"
+ORACLE = SHARED / "trec_eval_oracle"
+EXTRA = Path(__file__).resolve().parent / "data" / "trec_eval_quicktest"
+
+
+def quicktest_commands() -> list[tuple[list[str], str]]:
+    """``(arguments, expected output file)`` of each ``./trec_eval ... | diff - test/OUT`` line
+    of the Makefile's quicktest target."""
+    lines = (SOURCES / "Makefile").read_text().splitlines()
+    start = lines.index("quicktest: trec_eval")
+    commands = []
+    for line in lines[start + 1 :]:
+        if not line.startswith("\t"):
+            break
+        if not line.strip().startswith("./trec_eval"):
+            continue
+        command, _, diff = line.partition("|")
+        args = shlex.split(command)[1:]
+        commands.append((args, diff.split()[-1].removeprefix("test/")))
+    return commands
+
+
+def test_the_makefile_has_fifteen_commands():
+    assert len(quicktest_commands()) == 15
+
+
+def test_data(name: str) -> Path:
+    for folder in (ORACLE, EXTRA):
+        if (folder / name).is_file():
+            return folder / name
+    raise AssertionError(f"trec_eval test file {name} is in neither {ORACLE} nor {EXTRA}")
+
+
+test_data.__test__ = False  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    quicktest_commands(),
+    ids=[" ".join(a) for a, _ in quicktest_commands()],
+)
+def test_quicktest_command(capsys, args, expected, request):
+    if "-R" in args:
+        request.applymarker(
+            pytest.mark.xfail(
+                strict=True,
+                reason="-R prefs, qrels_prefs and qrels_jg (preference judgments) are not read",
+            )
+        )
+    argv = [str(test_data(a.removeprefix("test/"))) if a.startswith("test/") else a for a in args]
+    code = main(["evaluate", *argv])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert out.out == test_data(expected).read_text(), out.err
