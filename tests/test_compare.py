@@ -241,7 +241,7 @@ def test_settings_metrics_and_names_are_checked():
     with pytest.raises(InvalidInputError, match="test: must be one of"):
         compare_many({"a": a, "b": a}, test="z")
     with pytest.raises(InvalidInputError, match="tukey-oneway test already adjusts its p-values"):
-        compare_many({"a": a, "b": a}, test="tukey", correction="holm")
+        compare_many({"a": a, "b": a}, test="tukey-oneway", correction="holm")
     with pytest.raises(InvalidInputError, match="baseline: 'z' is not one of"):
         compare_many({"a": a, "b": a}, baseline="z")
     # the baseline's results themselves, whatever their own name
@@ -349,7 +349,7 @@ def test_sign_flip_campaign_is_the_single_pair_test_on_the_same_sign_vectors(cam
 
 def test_tukey_campaign_equals_scipy_tukey_hsd(campaign):
     _, _, values = campaign
-    result = compare_many(values, test="tukey")
+    result = compare_many(values, test="tukey-oneway")
     assert result.correction == "tukey"
     for m, metric in enumerate(METRICS):
         expected = scipy_stats.tukey_hsd(*[result.values[s, m] for s in range(4)])
@@ -427,7 +427,7 @@ def test_ranx_compare_table_on_the_same_runs(campaign):
         tukey = ranx.compare(
             ranx.Qrels.from_dict(qrels), ranx_runs, METRICS, stat_test="tukey", max_p=0.05
         )
-    ours_tukey = compare_many(values, test="tukey")
+    ours_tukey = compare_many(values, test="tukey-oneway")
     for a, b in itertools.combinations(runs, 2):
         for metric in METRICS:
             theirs = tukey.comparisons[a, b][metric]["p_value"]

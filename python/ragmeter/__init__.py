@@ -86,8 +86,10 @@ from .stats import (
     compare_many,
     paired_bootstrap_test,
     paired_t_test,
+    paired_tukey_hsd,
     sign_flip_test,
     tukey_hsd,
+    two_way_anova,
     wilcoxon_test,
 )
 
@@ -154,6 +156,7 @@ __all__ = [
     "normalize_squad",
     "paired_bootstrap_test",
     "paired_t_test",
+    "paired_tukey_hsd",
     "parse_measures",
     "parse_metric",
     "per_query_results",
@@ -167,6 +170,7 @@ __all__ = [
     "sign_flip_test",
     "token_f1_score",
     "tukey_hsd",
+    "two_way_anova",
     "wilcoxon_test",
     "write_trec_run",
 ]

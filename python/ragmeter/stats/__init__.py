@@ -4,6 +4,8 @@
   test, the paired t-test, the Wilcoxon signed-rank test, the paired bootstrap);
 * :mod:`~ragmeter.stats.multiple`: p-value corrections (Holm, Bonferroni,
   Benjamini-Hochberg) and Tukey's HSD;
+* :mod:`~ragmeter.stats.anova`: the two-way ANOVA without replication of a queries x systems
+  matrix and Tukey's HSD on its residual (the paired Tukey test);
 * :mod:`~ragmeter.stats.distributions`: the distributions behind the p-values (numpy only);
 * :mod:`~ragmeter.stats.registry`: the table of tests (:data:`TESTS`, one
   :class:`StatisticalTest` declaration per test) and :mod:`~ragmeter.stats.builtin`, the
@@ -19,6 +21,7 @@
 
 from __future__ import annotations
 
+from .anova import PairedTukeyResult, TwoWayAnova, paired_tukey_hsd, two_way_anova
 from .comparison import compare, compare_evaluations, compare_many
 from .multiple import CORRECTIONS, TukeyResult, adjust_p_values, tukey_hsd
 from .options import ComparisonOptions
@@ -46,9 +49,11 @@ __all__ = [
     "MetricComparison",
     "MultipleComparison",
     "PairedTestResult",
+    "PairedTukeyResult",
     "SignFlipResult",
     "StatisticalTest",
     "TukeyResult",
+    "TwoWayAnova",
     "adjust_p_values",
     "bootstrap_confidence_interval",
     "compare",
@@ -56,8 +61,10 @@ __all__ = [
     "compare_many",
     "paired_bootstrap_test",
     "paired_t_test",
+    "paired_tukey_hsd",
     "register_test",
     "sign_flip_test",
     "tukey_hsd",
+    "two_way_anova",
     "wilcoxon_test",
 ]

@@ -376,6 +376,8 @@ def compare_many(
         )
     )
     stats["p"], stats["statistic"] = outcome.p_value, outcome.statistic
+    if outcome.effect_size is not None:
+        stats["size"] = outcome.effect_size
     methods = outcome.methods
     stats["low"] = np.full(shape, math.nan) if outcome.ci_low is None else outcome.ci_low
     stats["high"] = np.full(shape, math.nan) if outcome.ci_high is None else outcome.ci_high

@@ -105,6 +105,9 @@ class CampaignOutcome:
         The test's own intervals of the mean differences (None: it gives none; then the
         comparison adds bootstrap intervals when the declaration's ``interval`` is
         ``"bootstrap"``).
+    effect_size
+        The test's standardised effect per pair and metric (None: Cohen's ``d_z`` of the
+        paired differences, which the comparison computes for every test).
     """
 
     p_value: np.ndarray
@@ -114,6 +117,7 @@ class CampaignOutcome:
     n_examined: int = 0
     ci_low: np.ndarray | None = None
     ci_high: np.ndarray | None = None
+    effect_size: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,14 @@ class StatisticalTest:
     exact_unit, sampled_unit
         How captions count its randomisations: ``"exact over all 65,536 sign vectors"``,
         ``"9,999 sampled sign vectors (seed 0)"``.
+    reports_anova
+        Whether the tables' notes give the two-way ANOVA of each metric (the tests built on
+        its residual).
+    effect_size_name, effect_size_text
+        The label of its standardised effect in the tables and what it is: ``"d_z"``
+        (Cohen's, the mean difference over the standard deviation of the paired
+        differences) unless its function returns another (``"ES_E"``: the difference over
+        ``sqrt(V_E)`` of the two-way ANOVA).
     """
 
     name: str
@@ -180,6 +192,11 @@ class StatisticalTest:
     mixed_methods: bool = False
     exact_unit: str = "randomisations"
     sampled_unit: str = "sampled randomisations"
+    reports_anova: bool = False
+    effect_size_name: str = "d_z"
+    effect_size_text: str = (
+        "Cohen's d_z: the mean difference over the standard deviation of the per-query differences"
+    )
 
     def campaign_methods(self) -> tuple[str, ...]:
         """The ``method`` values a whole comparison may record: one of

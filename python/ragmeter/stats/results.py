@@ -30,6 +30,7 @@ from ..per_query import PerQueryResults
 from ..plots import plot_per_query, plot_query_deltas
 from ..reports import load_report, report_number, write_report
 from ._arguments import check_level, check_seed, positive_int
+from .anova import TwoWayAnova, two_way_anova
 from .multiple import CORRECTIONS
 from .options import METHODS, ComparisonOptions
 from .registry import TESTS, p_value_methods
@@ -439,7 +440,8 @@ class Comparison:
         str
             The table.
         """
-        header = ["metric", "baseline", "candidate", "delta", "d_z", "W/T/L", "p-value"]
+        effect = TESTS[self.test].effect_size_name
+        header = ["metric", "baseline", "candidate", "delta", effect, "W/T/L", "p-value"]
         if self.confidence_level is not None:
             header.insert(4, f"{self.confidence_level:.0%} CI")
         adjusted = any(m.p_value_adjusted is not None for m in self.metrics)
@@ -936,6 +938,7 @@ class MultipleComparison:
         self.options = (
             options if options is not None else _check_options({}, self._settings(), baseline)
         )
+        self._anova: dict[str, TwoWayAnova | None] | None = None
 
     # -- access --------------------------------------------------------------------------------
 
@@ -995,6 +998,26 @@ class MultipleComparison:
             n_tests=self._family_size(),
             options=self.options,
         )
+
+    @property
+    def anova(self) -> dict[str, TwoWayAnova | None]:
+        """The two-way ANOVA without replication (queries x systems) of every metric, over
+        the queries where every system has a value (None for a metric with fewer than 2 such
+        queries): the system and query effects, the residual variance ``V_E``, F and p.
+
+        Returns
+        -------
+        dict
+            ``{metric: TwoWayAnova or None}``.
+        """
+        if self._anova is None:
+            found: dict[str, TwoWayAnova | None] = {}
+            for m, metric in enumerate(self.metric_names):
+                matrix = self.values[:, m, :].T
+                complete = int((~np.isnan(matrix).any(axis=1)).sum())
+                found[metric] = two_way_anova(matrix) if complete >= 2 else None
+            self._anova = found
+        return self._anova
 
     def _family_size(self) -> int:
         """How many tests the correction adjusted over together."""
@@ -1177,6 +1200,10 @@ class MultipleComparison:
                 f"Every system was tested against the baseline {self.baseline} only "
                 f"(label {system_labels(len(self.systems))[self._index(self.baseline)]})."
             )
+        if TESTS[self.test].reports_anova:
+            for metric, result in self.anova.items():
+                if result is not None:
+                    notes.append(f"{metric}: {result.describe()}.")
         notes += _excluded_notes(self.excluded)
         for system, by_metric in self.failed.items():
             for metric, ids in by_metric.items():
@@ -1355,6 +1382,10 @@ class MultipleComparison:
             **self._settings(),
             "n_tests": self._family_size(),
             "options": self.options.to_dict(),
+            "anova": {
+                metric: None if result is None else result.to_dict()
+                for metric, result in self.anova.items()
+            },
             "query_ids": list(self.query_ids),
             "excluded": {k: list(v) for k, v in self.excluded.items()},
             "failed": {
