@@ -231,6 +231,7 @@ register_test(
         citation="Student (W. S. Gosset), Biometrika 6(1), 1908; Smucker et al., CIKM 2007",
         p_value_methods=("t",),
         interval="test",
+        interval_text="t intervals",
     )
 )
 register_test(
@@ -258,6 +259,7 @@ register_test(
         p_value_methods=("sampled",),
         resampled=True,
         interval="test",
+        interval_text="bootstrap percentiles of the test's resamples",
         exact_unit="resamples",
         sampled_unit="resamples",
     )
@@ -278,6 +280,7 @@ register_test(
         "Information Retrieval (2018), chapters 3-5",
         p_value_methods=("tukey",),
         interval="test",
+        interval_text="simultaneous over all pairs, from the studentized range",
         own_correction="tukey",
         own_correction_text="p-values adjusted over all pairs of systems of each metric by "
         "the studentized range, the query effect removed by a two-way ANOVA without "
@@ -301,6 +304,7 @@ register_test(
         citation="J. W. Tukey (1953); C. Y. Kramer, Biometrics 12(3), 1956",
         p_value_methods=("tukey",),
         interval="test",
+        interval_text="simultaneous over all pairs (Tukey-Kramer)",
         own_correction="tukey",
         own_correction_text="p-values adjusted over all pairs of systems of each metric by "
         "the studentized range, the queries taken as independent samples",

@@ -165,6 +165,9 @@ class StatisticalTest:
     exact_unit, sampled_unit
         How captions count its randomisations: ``"exact over all 65,536 sign vectors"``,
         ``"9,999 sampled sign vectors (seed 0)"``.
+    interval_text
+        How captions name its own intervals (``interval="test"``): ``"t"``, ``"simultaneous,
+        from the studentized range"``.
     reports_anova
         Whether the tables' notes give the two-way ANOVA of each metric (the tests built on
         its residual).
@@ -193,6 +196,7 @@ class StatisticalTest:
     exact_unit: str = "randomisations"
     sampled_unit: str = "sampled randomisations"
     reports_anova: bool = False
+    interval_text: str = "the test's own"
     effect_size_name: str = "d_z"
     effect_size_text: str = (
         "Cohen's d_z: the mean difference over the standard deviation of the per-query differences"
