@@ -27,6 +27,7 @@ from ..per_query import PerQueryResults, per_query_results
 from ..ranking.names import Measure, parse_measures
 from ..stats.comparison import UnpairedQueriesError, compare_many
 from ..stats.multiple import CORRECTIONS
+from ..stats.power import campaign_designs
 from ..stats.registry import TESTS
 from .evaluate import _run_all, _undefined_notes, command_measures, evaluation_options
 from .evaluate import add_parser as add_evaluate_parser
@@ -152,6 +153,26 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the sampled tests (default 0)")
     parser.add_argument(
+        "--margin",
+        type=float,
+        default=0.0,
+        help="the smallest difference that matters (default 0): with --power, the queries "
+        "needed to detect it",
+    )
+    parser.add_argument(
+        "--power",
+        action="store_true",
+        help="also print the topic-set-size design of these runs (Sakai 2016): per measure, "
+        "the variance, the difference their queries detect with --target-power (paired t-test "
+        "and one-way ANOVA), and with --margin the queries needed",
+    )
+    parser.add_argument(
+        "--target-power",
+        type=float,
+        default=0.8,
+        help="the power of --power (default 0.8, i.e. beta = 0.2)",
+    )
+    parser.add_argument(
         "--format",
         choices=FORMATS,
         default="table",
@@ -230,6 +251,7 @@ def _compare(
         random_state=args.seed,
         confidence_level=1.0 - args.alpha if 0 < args.alpha < 1 else 0.95,
         missing="skip" if args.missing == "skip" else "raise",
+        margin=args.margin,
         n_threads=args.threads,
     )
 
@@ -352,4 +374,60 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         out.write(result.to_csv())
     else:
         out.write(result.to_json() + "\n")
+    if args.power:
+        # Beside the table; with a machine-readable format, on stderr so stdout stays parseable.
+        target = out if args.format == "table" else sys.stderr
+        target.write("\n" + power_table(result, args.target_power, args.margin or None) + "\n")
     return 0
+
+
+def power_table(result: Any, target_power: float, margin: float | None) -> str:
+    """The topic-set-size design of a campaign as aligned text (``--power``).
+
+    Parameters
+    ----------
+    result
+        The campaign (:class:`~ragmeter.MultipleComparison`).
+    target_power
+        The power.
+    margin
+        The smallest difference that matters, or None.
+
+    Returns
+    -------
+    str
+        The table and what it shows.
+    """
+    rows = campaign_designs(result, power=target_power, min_difference=margin)
+    header = ["metric", "design", "variance", "queries", "detectable"]
+    if margin is not None:
+        header.append(f"queries for {margin:g}")
+    lines = [header]
+    for row in rows:
+        design = "paired t" if row["design"] == "paired-t" else f"ANOVA, {row['n_systems']} runs"
+        cells = [
+            row["metric"],
+            design,
+            f"{row['variance']:.4g}",
+            str(row["n_queries"]),
+            "n/a" if row["detectable"] != row["detectable"] else f"{row['detectable']:.4f}",
+        ]
+        if margin is not None:
+            cells.append("n/a" if row["needed"] is None else str(row["needed"]))
+        lines.append(cells)
+    widths = [max(len(r[i]) for r in lines) for i in range(len(header))]
+    text = [
+        "  ".join(
+            c.ljust(w) if i < 2 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        )
+        for r in lines
+    ]
+    return (
+        "\n".join(text)
+        + f"\nTopic-set-size design (Sakai, IRJ 2016) from these runs: the smallest difference "
+        f"their queries detect with power {target_power:g} at alpha = {result.alpha:g}"
+        + ("" if margin is None else f", and the queries needed to detect {margin:g}")
+        + "; paired t: two runs, the variance of the per-query differences pooled over the "
+        "compared pairs; ANOVA: every run, a range of the means, the within-run variance."
+    )

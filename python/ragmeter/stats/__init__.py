@@ -6,6 +6,8 @@
   Benjamini-Hochberg) and Tukey's HSD;
 * :mod:`~ragmeter.stats.anova`: the two-way ANOVA without replication of a queries x systems
   matrix and Tukey's HSD on its residual (the paired Tukey test);
+* :mod:`~ragmeter.stats.power`: topic-set-size design (Sakai 2016): queries needed, differences
+  detectable, pilot variances;
 * :mod:`~ragmeter.stats.distributions`: the distributions behind the p-values (numpy only);
 * :mod:`~ragmeter.stats.registry`: the table of tests (:data:`TESTS`, one
   :class:`StatisticalTest` declaration per test) and :mod:`~ragmeter.stats.builtin`, the
@@ -35,6 +37,7 @@ from .paired import (
     sign_flip_test,
     wilcoxon_test,
 )
+from .power import TopicSetSize, detectable_difference, pilot_variance, topic_set_size
 from .registry import TESTS, CampaignInput, CampaignOutcome, StatisticalTest, register_test
 from .results import Comparison, MetricComparison, MultipleComparison
 
@@ -52,6 +55,7 @@ __all__ = [
     "PairedTukeyResult",
     "SignFlipResult",
     "StatisticalTest",
+    "TopicSetSize",
     "TukeyResult",
     "TwoWayAnova",
     "adjust_p_values",
@@ -59,11 +63,14 @@ __all__ = [
     "compare",
     "compare_evaluations",
     "compare_many",
+    "detectable_difference",
     "paired_bootstrap_test",
     "paired_t_test",
     "paired_tukey_hsd",
+    "pilot_variance",
     "register_test",
     "sign_flip_test",
+    "topic_set_size",
     "tukey_hsd",
     "two_way_anova",
     "wilcoxon_test",
