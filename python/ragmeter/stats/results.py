@@ -39,6 +39,7 @@ from .tables import (
     PairsTable,
     SystemsTable,
     display_metric_name,
+    margin_verdict,
     render_csv,
     render_latex,
     render_markdown,
@@ -427,6 +428,8 @@ class Comparison:
             n_pairs=(self.n_tests or len(self.metrics)) // max(1, len(self.metrics))
             if self.family == "all"
             else self.n_tests,
+            confidence_level=self.confidence_level,
+            n_bootstrap=self.n_bootstrap,
         )
 
     def to_table(self, digits: int = 4) -> str:
@@ -858,8 +861,11 @@ def _describe(
     *,
     n_tests: int,
     n_pairs: int | None = None,
+    confidence_level: float | None = None,
+    n_bootstrap: int = 0,
 ) -> str:
-    """The caption's sentence: the test, how its p-values were computed, the correction."""
+    """The caption's sentence: the test, how its p-values were computed (randomisations and
+    seed), the correction and the size of its family, bootstrap intervals and their seed."""
     spec = TESTS[test]
     name = spec.title
     if spec.resampled:
@@ -869,9 +875,11 @@ def _describe(
             else f", {n_resamples:,} {spec.sampled_unit} (seed {seed})"
         )
     if spec.own_correction is not None:
-        adjustment = spec.own_correction_text
+        adjustment = spec.own_correction_text + (
+            f" ({n_pairs} pairs per metric)" if n_pairs is not None else ""
+        )
     elif correction is None:
-        adjustment = "no correction for multiple tests"
+        adjustment = f"no correction for multiple tests ({n_tests} test{'s' * (n_tests != 1)})"
     else:
         scope = (
             ("over 1 test" if n_tests == 1 else f"over all {n_tests} tests")
@@ -881,7 +889,13 @@ def _describe(
             else "per metric"
         )
         adjustment = f"p-values adjusted by {CORRECTIONS[correction]} {scope}"
-    return f"{name}; {adjustment}; α = {alpha:g}."
+    intervals = ""
+    if confidence_level is not None and spec.interval == "bootstrap" and n_bootstrap:
+        intervals = (
+            f"; {confidence_level:.0%} intervals: bootstrap percentiles of {n_bootstrap:,} "
+            f"resamples (seed {seed})"
+        )
+    return f"{name}; {adjustment}{intervals}; α = {alpha:g}."
 
 
 # -- the campaign -----------------------------------------------------------------------------
@@ -1076,6 +1090,8 @@ class MultipleComparison:
     def _family_size(self) -> int:
         """How many tests the correction adjusted over together."""
         per_metric = len(self.pairs)
+        if TESTS[self.test].own_correction is not None:
+            return per_metric  # the test's own family: the pairs of each metric
         return per_metric * len(self.metric_names) if self.family == "all" else per_metric
 
     @property
@@ -1182,6 +1198,8 @@ class MultipleComparison:
             self.alpha,
             n_tests=len(self.pairs) * len(self.metric_names),
             n_pairs=len(self.pairs),
+            confidence_level=self.confidence_level,
+            n_bootstrap=self.n_bootstrap,
         )
 
     def systems_table(
@@ -1294,10 +1312,18 @@ class MultipleComparison:
             + _interval_kind(self.test, self.n_bootstrap)
             + "), "
         )
+        margin = self.options.margin
+        verdict = (
+            f" vs ±{margin:g}: the interval lies beyond the smallest difference that matters "
+            f"(beyond), inside it (within: practically equivalent) or across a bound "
+            f"(unclear)."
+            if margin > 0 and self.confidence_level is not None
+            else ""
+        )
         caption = (
             f"Differences (candidate - baseline): the mean difference over the n paired "
             f"queries, {interval}{spec.effect_size_name} ({spec.effect_size_text}) and the "
-            f"p-values of the {spec.title}."
+            f"p-values of the {spec.title}.{verdict}"
         )
         return PairsTable(
             rows=rows,
@@ -1305,6 +1331,7 @@ class MultipleComparison:
             effect_name=spec.effect_size_name,
             effect_text=spec.effect_size_text,
             caption=caption,
+            margin=margin,
         )
 
     def notes(self) -> list[str]:
@@ -1472,9 +1499,19 @@ class MultipleComparison:
                         **item.to_dict(),
                         "significant": item.significant(self.alpha),
                         "test": self.test,
+                        "method": self.method,
+                        "n_resamples": self.n_resamples,
+                        "random_state": self.random_state,
                         "correction": self.correction,
+                        "family": self.family,
+                        "n_tests": self._family_size(),
                         "alpha": self.alpha,
                         "confidence_level": self.confidence_level,
+                        "n_bootstrap": self.n_bootstrap,
+                        "margin": self.options.margin,
+                        "margin_verdict": margin_verdict(
+                            item.ci_low, item.ci_high, self.options.margin
+                        ),
                     }
                 )
         return rows

@@ -27,6 +27,7 @@ __all__ = [
     "SystemsTable",
     "display_metric_name",
     "latex_escape",
+    "margin_verdict",
     "render_csv",
     "render_latex",
     "render_markdown",
@@ -145,6 +146,38 @@ class PairRow:
     p_value_adjusted: float | None
 
 
+def margin_verdict(ci_low: float | None, ci_high: float | None, margin: float) -> str | None:
+    """Where a difference's interval lies against the smallest difference that matters:
+    ``"beyond"`` (entirely beyond ``+-margin``: a difference that matters), ``"within"``
+    (entirely inside ``[-margin, margin]``: practically equivalent), ``"unclear"`` (it
+    straddles a bound); None without an interval or a margin.
+
+    Parameters
+    ----------
+    ci_low, ci_high
+        The interval.
+    margin
+        The smallest difference that matters (0: none).
+
+    Returns
+    -------
+    str or None
+        The verdict.
+
+    Examples
+    --------
+    >>> margin_verdict(0.02, 0.05, 0.01), margin_verdict(-0.005, 0.008, 0.01)
+    ('beyond', 'within')
+    """
+    if margin <= 0 or ci_low is None or ci_high is None or math.isnan(ci_low):
+        return None
+    if ci_low > margin or ci_high < -margin:
+        return "beyond"
+    if -margin <= ci_low and ci_high <= margin:
+        return "within"
+    return "unclear"
+
+
 @dataclass(frozen=True)
 class PairsTable:
     """The table of differences of every compared pair and metric.
@@ -161,6 +194,8 @@ class PairsTable:
         What it is (for the caption).
     caption
         What the table shows.
+    margin
+        The smallest difference that matters (0: no margin column).
     """
 
     rows: Sequence[PairRow]
@@ -168,6 +203,7 @@ class PairsTable:
     effect_name: str
     effect_text: str
     caption: str
+    margin: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -275,6 +311,9 @@ def pair_cells(table: SystemsTable) -> tuple[list[str], list[list[str]]]:
     header = ["candidate", "baseline", "metric", "n", "delta"]
     if pairs.confidence_level is not None:
         header.append(f"{pairs.confidence_level:.0%} CI")
+    with_margin = pairs.margin > 0 and pairs.confidence_level is not None
+    if with_margin:
+        header.append(f"vs ±{pairs.margin:g}")
     header += [pairs.effect_name, "p-value"] + (["adjusted p"] if adjusted else [])
     rows = []
     for r in pairs.rows:
@@ -285,6 +324,8 @@ def pair_cells(table: SystemsTable) -> tuple[list[str], list[list[str]]]:
                 if r.ci_low is None or r.ci_high is None or math.isnan(r.ci_low)
                 else f"[{r.ci_low:+.{digits}f}, {r.ci_high:+.{digits}f}]"
             )
+        if with_margin:
+            cells.append(margin_verdict(r.ci_low, r.ci_high, pairs.margin) or "n/a")
         cells += [_signed(r.effect, 2), _p(r.p_value)]
         if adjusted:
             cells.append(_p(r.p_value_adjusted))
@@ -407,6 +448,7 @@ _LATEX_SPECIAL = {
     "^": r"\textasciicircum{}",
     "α": r"$\alpha$",
     "×": r"$\times$",
+    "±": r"$\pm$",
     "≤": r"$\leq$",
     "≥": r"$\geq$",
     "–": "--",
