@@ -1323,7 +1323,7 @@ class MultipleComparison:
         caption = (
             f"Differences (candidate - baseline): the mean difference over the n paired "
             f"queries, {interval}{spec.effect_size_name} ({spec.effect_size_text}) and the "
-            f"p-values of the {spec.title}.{verdict}"
+            f"p-values ({spec.title}).{verdict}"
         )
         return PairsTable(
             rows=rows,
