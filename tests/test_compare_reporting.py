@@ -105,6 +105,19 @@ def test_every_caption_and_saved_result_states_the_test(name):
     assert spec.title in pair and str(n_tests) in pair
 
 
+def test_tukey_with_a_baseline_states_its_whole_family():
+    systems = constant_gain(n=30)
+    systems["third"] = constant_gain(n=30, gain=0.01, seed=3)["better"]
+    systems["fourth"] = constant_gain(n=30, gain=0.02, seed=4)["better"]
+    result = compare_many(systems, test="tukey", baseline="base")
+    # Only the 3 pairs with the baseline are reported, adjusted over all 6 pairs of 4 systems.
+    assert len(result.pairs) == 3 and result.to_dict()["n_tests"] == 6
+    assert "(6 pairs per metric)" in result.to_table()
+    assert "(6 pairs per metric)" in result["better"].to_table()
+    everything = compare_many(systems, test="tukey")
+    assert result["better"]["m"].p_value == everything["better", "base"]["m"].p_value
+
+
 def test_margin_verdicts():
     assert margin_verdict(0.02, 0.05, 0.01) == "beyond"
     assert margin_verdict(-0.05, -0.011, 0.01) == "beyond"

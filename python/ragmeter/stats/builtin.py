@@ -282,6 +282,7 @@ register_test(
         interval="test",
         interval_text="simultaneous over all pairs, from the studentized range",
         own_correction="tukey",
+        own_family="all-pairs",
         own_correction_text="p-values adjusted over all pairs of systems of each metric by "
         "the studentized range, the query effect removed by a two-way ANOVA without "
         "replication",
@@ -306,6 +307,7 @@ register_test(
         interval="test",
         interval_text="simultaneous over all pairs (Tukey-Kramer)",
         own_correction="tukey",
+        own_family="all-pairs",
         own_correction_text="p-values adjusted over all pairs of systems of each metric by "
         "the studentized range, the queries taken as independent samples",
     )

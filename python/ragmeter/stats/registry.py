@@ -156,6 +156,11 @@ class StatisticalTest:
         campaign's correction (Holm, ...) applies.
     own_correction_text
         How a caption states that adjustment.
+    own_family
+        What its own adjustment covers per metric: ``"all-pairs"`` (every pair of systems,
+        as Tukey's, even when only the pairs with a baseline are reported) or
+        ``"compared"`` (the compared pairs, as Westfall-Young's candidates against the
+        baseline).
     requires_baseline
         Whether it tests only against one baseline (Westfall-Young max-T).
     mixed_methods
@@ -191,6 +196,7 @@ class StatisticalTest:
     interval: Interval = "bootstrap"
     own_correction: str | None = None
     own_correction_text: str = ""
+    own_family: Literal["all-pairs", "compared"] = "compared"
     requires_baseline: bool = False
     mixed_methods: bool = False
     exact_unit: str = "randomisations"

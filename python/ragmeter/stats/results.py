@@ -426,7 +426,7 @@ class Comparison:
             self.alpha,
             n_tests=self.n_tests or len(self.metrics),
             n_pairs=(self.n_tests or len(self.metrics)) // max(1, len(self.metrics))
-            if self.family == "all"
+            if self.family == "all" and TESTS[self.test].own_correction is None
             else self.n_tests,
             confidence_level=self.confidence_level,
             n_bootstrap=self.n_bootstrap,
@@ -1090,8 +1090,11 @@ class MultipleComparison:
     def _family_size(self) -> int:
         """How many tests the correction adjusted over together."""
         per_metric = len(self.pairs)
-        if TESTS[self.test].own_correction is not None:
-            return per_metric  # the test's own family: the pairs of each metric
+        spec = TESTS[self.test]
+        if spec.own_correction is not None:
+            # The test's own family, per metric: every pair of systems, or the compared ones.
+            m = len(self.systems)
+            return m * (m - 1) // 2 if spec.own_family == "all-pairs" else per_metric
         return per_metric * len(self.metric_names) if self.family == "all" else per_metric
 
     @property
@@ -1197,7 +1200,9 @@ class MultipleComparison:
             self.family,
             self.alpha,
             n_tests=len(self.pairs) * len(self.metric_names),
-            n_pairs=len(self.pairs),
+            n_pairs=self._family_size()
+            if TESTS[self.test].own_correction is not None
+            else len(self.pairs),
             confidence_level=self.confidence_level,
             n_bootstrap=self.n_bootstrap,
         )
