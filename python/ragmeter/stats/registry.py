@@ -10,11 +10,26 @@ made, whether it adjusts its own p-values, and the papers it follows. :func:`com
 
 Registering a test
 ------------------
-Write its function (``run(sample: CampaignInput) -> CampaignOutcome``, in its own module, which
-must not import :mod:`~ragmeter.stats.comparison`) and add one declaration with
-:func:`register_test` in :mod:`ragmeter.stats.builtin` (the built-in declarations are
-there, in the order the CLI lists them). Nothing else changes: validation, the CLI's
-``--test`` choices and help, captions and report reading follow the table.
+1. Write its function ``run(sample: CampaignInput) -> CampaignOutcome`` in its own module
+   (e.g. ``ragmeter/stats/randomised.py``), which imports neither
+   :mod:`~ragmeter.stats.comparison` nor :mod:`~ragmeter.stats.builtin`. It receives the
+   systems x metrics x queries values, the ``(n_pairs, 2)`` tested pairs (and the baseline's
+   index), the per-pair counts and mean differences and the validated options (level,
+   method, randomisations, seed, threads), and returns ``(n_pairs, n_metrics)`` arrays:
+   p-values (already adjusted if it adjusts its own), statistics, per-cell methods, the
+   campaign's method, the randomisations made, optionally its own intervals and effect sizes.
+2. Import it in :mod:`ragmeter.stats.builtin` and add one ``register_test(StatisticalTest(
+   name=..., title=..., run=..., assumes=..., description=..., citation=...,
+   p_value_methods=(...), resampled=True, exact_unit=..., sampled_unit=..., ...))`` below the
+   built-in declarations (their order is the CLI's). A test that adjusts its own p-values
+   sets ``own_correction`` (the name saved as ``correction``), ``own_correction_text`` and
+   ``own_family``; one that needs a baseline sets ``requires_baseline=True``.
+3. Add its line to the listing of tests in ``docs/guides/comparing-many-systems.md`` (a sybil
+   example prints the table).
+
+Nothing else changes: validation (:class:`~ragmeter.stats.ComparisonOptions`), the CLI's
+``--test`` choices and help, the captions, the saved results and report reading follow the
+table.
 """
 
 from __future__ import annotations
