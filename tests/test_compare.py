@@ -241,7 +241,7 @@ def test_settings_metrics_and_names_are_checked():
     with pytest.raises(InvalidInputError, match="test: must be one of"):
         compare_many({"a": a, "b": a}, test="z")
     with pytest.raises(InvalidInputError, match="tukey-oneway test already adjusts its p-values"):
-        compare_many({"a": a, "b": a}, test="tukey", correction="holm")
+        compare_many({"a": a, "b": a}, test="tukey-oneway", correction="holm")
     with pytest.raises(InvalidInputError, match="baseline: 'z' is not one of"):
         compare_many({"a": a, "b": a}, baseline="z")
     # the baseline's results themselves, whatever their own name
@@ -349,7 +349,7 @@ def test_sign_flip_campaign_is_the_single_pair_test_on_the_same_sign_vectors(cam
 
 def test_tukey_campaign_equals_scipy_tukey_hsd(campaign):
     _, _, values = campaign
-    result = compare_many(values, test="tukey")
+    result = compare_many(values, test="tukey-oneway")
     assert result.correction == "tukey"
     for m, metric in enumerate(METRICS):
         expected = scipy_stats.tukey_hsd(*[result.values[s, m] for s in range(4)])
@@ -427,7 +427,7 @@ def test_ranx_compare_table_on_the_same_runs(campaign):
         tukey = ranx.compare(
             ranx.Qrels.from_dict(qrels), ranx_runs, METRICS, stat_test="tukey", max_p=0.05
         )
-    ours_tukey = compare_many(values, test="tukey")
+    ours_tukey = compare_many(values, test="tukey-oneway")
     for a, b in itertools.combinations(runs, 2):
         for metric in METRICS:
             theirs = tukey.comparisons[a, b][metric]["p_value"]
@@ -452,13 +452,17 @@ def small_campaign():
 def test_markdown_renders_as_a_table():
     result = small_campaign()
     html = MarkdownIt("commonmark").enable("table").render(result.to_markdown())
-    assert html.count("<table>") == 1
+    # The systems table and the table of differences (every p-value beside its effect).
+    assert html.count("<table>") == 2
     header = html[html.index("<thead>") : html.index("</thead>")]
-    assert [cell for cell in ("System", "ndcg_cut_10", "P@10") if cell in header] == [
+    # Display names from the measure declarations (ndcg_cut_10 -> nDCG@10).
+    assert [cell for cell in ("System", "nDCG@10", "P@10") if cell in header] == [
         "System",
-        "ndcg_cut_10",
+        "nDCG@10",
         "P@10",
     ]
+    raw = MarkdownIt("commonmark").enable("table").render(result.to_markdown(metric_names=None))
+    assert "ndcg_cut_10" in raw[raw.index("<thead>") : raw.index("</thead>")]
     body = html[html.index("<tbody>") : html.index("</tbody>")]
     assert body.count("<tr>") == 3
     assert "dense &amp; co" in body and "hybrid%" in body and "bm25_v1" in body
@@ -556,10 +560,11 @@ def test_command_equals_the_python_api(tmp_path, capsys, campaign):
     )
     assert status == 0
     printed = MultipleComparison.from_dict(json.loads(out))
-    assert printed.systems == tuple(f"{n}-tag" for n in runs)
+    # Runs are named by their file names (as `evaluate --format table`), not their tags.
+    assert printed.systems == tuple(f"{n}.run" for n in runs)
     expected = compare_many(
         {
-            f"{name}-tag": evaluate_trec(
+            f"{name}.run": evaluate_trec(
                 qrels_path,
                 path,
                 metrics=["map", "ndcg_cut.10"],
@@ -576,7 +581,11 @@ def test_command_equals_the_python_api(tmp_path, capsys, campaign):
     status, out, _ = run_command(
         [qrels_path, *paths, "--baseline", "bm25.run", "--format", "markdown"], capsys
     )
-    assert status == 0 and "baseline bm25-tag only" in out
+    assert status == 0 and "baseline bm25.run only" in out
+    status, out, _ = run_command(
+        [qrels_path, *paths, "--baseline", "bm25-tag", "--format", "csv"], capsys
+    )
+    assert status == 0 and "bm25.run" in out  # the run tag also finds it
     status, out, _ = run_command([qrels_path, *paths[:2], "--format", "latex"], capsys)
     assert status == 0 and r"\toprule" in out
     status, out, _ = run_command([qrels_path, *paths[:2], "--format", "csv"], capsys)
@@ -611,9 +620,19 @@ def test_command_names_systems_by_file_when_tags_collide_and_reports_errors(
         )
     )
     status, _, err = run_command([qrels_path, paths[0], partial], capsys)
-    assert status == 2 and "missing from the run" in err
+    # Worded with the command's flags, naming the run and the query.
+    assert status == 2 and "partial.run: 1 ('q0')" in err and "Pass -c" in err
+    assert "complete=True" not in err and "missing='skip'" not in err
+    status, out, _ = run_command(
+        [qrels_path, paths[0], partial, "--missing", "skip", "--test", "t"], capsys
+    )
+    assert status == 0 and "--missing skip" in out and "'q0'" in out
     status, out, _ = run_command([qrels_path, paths[0], partial, "-c", "--format", "csv"], capsys)
     assert status == 0
+    status, out, _ = run_command([qrels_path, paths[0], partial, "-c", "-M", "50"], capsys)
+    # -c and -M are stated in the caption of the table itself.
+    assert status == 0 and "evaluated with -c (a judged query a run did not rank scores 0" in out
+    assert "-M 50 (the first 50 documents of each ranking)" in out
 
 
 def test_the_command_is_listed():

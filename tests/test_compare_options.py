@@ -181,7 +181,7 @@ def test_options_round_trip_and_refuse_unknown_names():
 
 
 def test_every_declaration_is_complete():
-    assert list(TESTS)[:5] == ["sign-flip", "t", "wilcoxon", "bootstrap", "tukey-oneway"]
+    assert list(TESTS)[:6] == ["sign-flip", "t", "wilcoxon", "bootstrap", "tukey", "tukey-oneway"]
     for name, spec in TESTS.items():
         assert spec.name == name
         assert spec.title and spec.assumes and spec.description and spec.citation

@@ -5,9 +5,12 @@ same measures and flags: ``-m``, ``-c``, ``-M``, ``-l``, ``-J``, ``-N``, ``--mis
 options are ``evaluate``'s own definitions), per query, with trec_eval's values for undefined
 measures; then the runs are compared pairwise on the same queries by
 :func:`ragmeter.compare_many` (every pair, or every run against ``--baseline``), and the paper
-table is printed as text, Markdown, LaTeX, CSV or JSON. A system is named by its run tag (the
-sixth column of a TREC run; a JSON run's file name), or by its file name when two runs share a
-tag.
+table is printed as text, Markdown, LaTeX, CSV or JSON.
+
+A run is named by its file name (``runs/bm25.txt`` is ``bm25.txt``), as ``ragmeter evaluate
+--format table`` names it; two runs with the same file name in different directories are
+named by their paths as given. The run tag (the sixth column of a TREC run) is the ``runid``
+measure, not a name. ``--baseline`` takes the name, the path or the run tag.
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ from typing import Any, TextIO
 from ..exceptions import InvalidInputError
 from ..per_query import PerQueryResults, per_query_results
 from ..ranking.names import Measure, parse_measures
-from ..stats.comparison import compare_many
+from ..stats.comparison import UnpairedQueriesError, compare_many
 from ..stats.multiple import CORRECTIONS
+from ..stats.power import campaign_designs
 from ..stats.registry import TESTS
 from .evaluate import _run_all, _undefined_notes, command_measures, evaluation_options
 from .evaluate import add_parser as add_evaluate_parser
@@ -149,6 +153,26 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the sampled tests (default 0)")
     parser.add_argument(
+        "--margin",
+        type=float,
+        default=0.0,
+        help="the smallest difference that matters (default 0): with --power, the queries "
+        "needed to detect it",
+    )
+    parser.add_argument(
+        "--power",
+        action="store_true",
+        help="also print the topic-set-size design of these runs (Sakai 2016): per measure, "
+        "the variance, the difference their queries detect with --target-power (paired t-test "
+        "and one-way ANOVA), and with --margin the queries needed",
+    )
+    parser.add_argument(
+        "--target-power",
+        type=float,
+        default=0.8,
+        help="the power of --power (default 0.8, i.e. beta = 0.2)",
+    )
+    parser.add_argument(
         "--format",
         choices=FORMATS,
         default="table",
@@ -179,14 +203,57 @@ def _comparable(measures: list[Measure]) -> list[Measure]:
     ]
 
 
-def _system_names(runs: list[str], tags: list[Any]) -> list[str]:
-    """Run tags when every run has one and they differ, else file names, else the paths."""
-    if all(isinstance(t, str) and t for t in tags) and len(set(tags)) == len(tags):
-        return [str(t) for t in tags]
+def system_names(runs: list[Any]) -> list[str]:
+    """The runs' names: their file names, or their paths as given when two runs share a file
+    name (the rule of ``ragmeter evaluate --format table`` too)."""
     names = [Path(run).name for run in runs]
     if len(set(names)) == len(names):
         return names
-    return list(runs)
+    return [os.fspath(run) for run in runs]
+
+
+def evaluation_note(args: argparse.Namespace) -> str | None:
+    """The evaluation flags that change the values, in words for the tables' captions (so
+    that ``-c`` and the others are visible in the table itself)."""
+    parts = []
+    if args.complete or args.missing == "zero":
+        parts.append("-c (a judged query a run did not rank scores 0, as trec_eval -c)")
+    if args.missing == "skip":
+        parts.append("--missing skip (judged queries a run did not rank are left out)")
+    if args.max_docs is not None:
+        parts.append(f"-M {args.max_docs} (the first {args.max_docs} documents of each ranking)")
+    if args.relevance_threshold != 1:
+        parts.append(
+            f"-l {args.relevance_threshold:g} (relevant from grade {args.relevance_threshold:g})"
+        )
+    if args.judged_docs_only:
+        parts.append("-J (unjudged documents removed from the rankings)")
+    if args.collection_size:
+        parts.append(f"-N {args.collection_size} (documents in the collection)")
+    return "evaluated with " + ", ".join(parts) if parts else None
+
+
+def _compare(
+    args: argparse.Namespace,
+    systems: dict[str, PerQueryResults],
+    baseline: str | None,
+    measures: list[Measure],
+) -> Any:
+    return compare_many(
+        systems,
+        baseline=baseline,
+        metrics=[m.name for m in measures],
+        test=args.test,
+        correction=None if args.correction == "none" else args.correction,
+        family=args.family,
+        alpha=args.alpha,
+        n_resamples=args.resamples,
+        random_state=args.seed,
+        confidence_level=1.0 - args.alpha if 0 < args.alpha < 1 else 0.95,
+        missing="skip" if args.missing == "skip" else "raise",
+        margin=args.margin,
+        n_threads=args.threads,
+    )
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
@@ -228,9 +295,17 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         )
     runid = parse_measures("runid")[0]
     options = evaluation_options(args, [*measures, runid])
+    # Without -c or --missing, a judged query a run did not rank is an error: this command
+    # evaluates every run first and then names them all, in its own flags' words.
+    must_pair = not args.complete and args.missing in (None, "raise")
+    if must_pair:
+        options["missing"] = "skip"
     args.per_query = True
     runs, tags, per_query = [], [], []
+    unranked: dict[str, list[Any]] = {}
     for run_path, (means, values), _messages in _run_all(args, options):
+        if must_pair and means.missing_from_run:
+            unranked[run_path] = list(means.missing_from_run)
         for note in _undefined_notes(means, measures):
             print(f"ragmeter: {run_path}: {note}", file=sys.stderr)
         if means.unjudged:
@@ -242,7 +317,20 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         runs.append(run_path)
         tags.append(means.get("runid"))
         per_query.append(values)
-    names = _system_names(runs, tags)
+    if unranked:
+        listed = "; ".join(
+            f"{run}: {len(ids)} ("
+            + ", ".join(repr(q) for q in ids[:5])
+            + (", ..." if len(ids) > 5 else "")
+            + ")"
+            for run, ids in unranked.items()
+        )
+        raise InvalidInputError(
+            f"judged queries some runs did not rank: {listed}. Pass -c to score them as 0 "
+            "(as trec_eval -c), or --missing skip to compare on the queries every run ranked "
+            "(the table lists the others)."
+        )
+    names = system_names(runs)
     systems: dict[str, PerQueryResults] = {
         name: per_query_results(values, name) for name, values in zip(names, per_query, strict=True)
     }
@@ -250,28 +338,26 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.baseline is not None:
         candidates = [
             name
-            for name, path in zip(names, runs, strict=True)
-            if args.baseline in (name, path, Path(path).name, str(Path(path)))
+            for name, path, tag in zip(names, runs, tags, strict=True)
+            if args.baseline in (name, os.fspath(path), Path(path).name, str(Path(path)), tag)
         ]
         if len(candidates) != 1:
             raise InvalidInputError(
-                f"--baseline: {args.baseline!r} is none of the runs (their names: {names})"
+                f"--baseline: {args.baseline!r} is "
+                + ("none" if not candidates else "more than one")
+                + f" of the runs (their names: {names}; a run tag names a run only when no "
+                "other run has it)"
             )
         baseline = candidates[0]
-    result = compare_many(
-        systems,
-        baseline=baseline,
-        metrics=[m.name for m in measures],
-        test=args.test,
-        correction=None if args.correction == "none" else args.correction,
-        family=args.family,
-        alpha=args.alpha,
-        n_resamples=args.resamples,
-        random_state=args.seed,
-        confidence_level=1.0 - args.alpha if 0 < args.alpha < 1 else 0.95,
-        missing="skip" if args.missing == "skip" else "raise",
-        n_threads=args.threads,
-    )
+    try:
+        result = _compare(args, systems, baseline, measures)
+    except UnpairedQueriesError as error:
+        raise InvalidInputError(
+            f"the runs do not hold the same judged queries: {error.detail}. Pass -c to score "
+            "a judged query a run did not rank as 0 (as trec_eval -c), or --missing skip to "
+            "compare on the queries every run has (the table lists the others)."
+        ) from None
+    result.evaluation = evaluation_note(args)
     if args.output is not None:
         path = result.write(args.output)
         print(f"ragmeter: wrote {path}", file=sys.stderr)
@@ -288,4 +374,60 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         out.write(result.to_csv())
     else:
         out.write(result.to_json() + "\n")
+    if args.power:
+        # Beside the table; with a machine-readable format, on stderr so stdout stays parseable.
+        target = out if args.format == "table" else sys.stderr
+        target.write("\n" + power_table(result, args.target_power, args.margin or None) + "\n")
     return 0
+
+
+def power_table(result: Any, target_power: float, margin: float | None) -> str:
+    """The topic-set-size design of a campaign as aligned text (``--power``).
+
+    Parameters
+    ----------
+    result
+        The campaign (:class:`~ragmeter.MultipleComparison`).
+    target_power
+        The power.
+    margin
+        The smallest difference that matters, or None.
+
+    Returns
+    -------
+    str
+        The table and what it shows.
+    """
+    rows = campaign_designs(result, power=target_power, min_difference=margin)
+    header = ["metric", "design", "variance", "queries", "detectable"]
+    if margin is not None:
+        header.append(f"queries for {margin:g}")
+    lines = [header]
+    for row in rows:
+        design = "paired t" if row["design"] == "paired-t" else f"ANOVA, {row['n_systems']} runs"
+        cells = [
+            row["metric"],
+            design,
+            f"{row['variance']:.4g}",
+            str(row["n_queries"]),
+            "n/a" if row["detectable"] != row["detectable"] else f"{row['detectable']:.4f}",
+        ]
+        if margin is not None:
+            cells.append("n/a" if row["needed"] is None else str(row["needed"]))
+        lines.append(cells)
+    widths = [max(len(r[i]) for r in lines) for i in range(len(header))]
+    text = [
+        "  ".join(
+            c.ljust(w) if i < 2 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        )
+        for r in lines
+    ]
+    return (
+        "\n".join(text)
+        + f"\nTopic-set-size design (Sakai, IRJ 2016) from these runs: the smallest difference "
+        f"their queries detect with power {target_power:g} at alpha = {result.alpha:g}"
+        + ("" if margin is None else f", and the queries needed to detect {margin:g}")
+        + "; paired t: two runs, the variance of the per-query differences pooled over the "
+        "compared pairs; ANOVA: every run, a range of the means, the within-run variance."
+    )

@@ -6,6 +6,10 @@
   Benjamini-Hochberg) and Tukey's HSD;
 * :mod:`~ragmeter.stats.randomised`: the randomised Tukey HSD test of many systems and the
   Westfall-Young max-T step-down adjustment of many candidates against one baseline;
+* :mod:`~ragmeter.stats.anova`: the two-way ANOVA without replication of a queries x systems
+  matrix and Tukey's HSD on its residual (the paired Tukey test);
+* :mod:`~ragmeter.stats.power`: topic-set-size design (Sakai 2016): queries needed, differences
+  detectable, pilot variances;
 * :mod:`~ragmeter.stats.distributions`: the distributions behind the p-values (numpy only);
 * :mod:`~ragmeter.stats.registry`: the table of tests (:data:`TESTS`, one
   :class:`StatisticalTest` declaration per test) and :mod:`~ragmeter.stats.builtin`, the
@@ -23,6 +27,7 @@
 
 from __future__ import annotations
 
+from .anova import PairedTukeyResult, TwoWayAnova, paired_tukey_hsd, two_way_anova
 from .comparison import compare, compare_evaluations, compare_many
 from .multiple import CORRECTIONS, TukeyResult, adjust_p_values, tukey_hsd
 from .options import ComparisonOptions
@@ -37,6 +42,7 @@ from .paired import (
     sign_flip_test,
     wilcoxon_test,
 )
+from .power import TopicSetSize, detectable_difference, pilot_variance, topic_set_size
 from .randomised import (
     RandomisedTukeyResult,
     WestfallYoungResult,
@@ -57,24 +63,32 @@ __all__ = [
     "MetricComparison",
     "MultipleComparison",
     "PairedTestResult",
+    "PairedTukeyResult",
     "RandomisedTukeyResult",
     "SignFlipResult",
     "StatisticalTest",
+    "TopicSetSize",
     "TukeyResult",
+    "TwoWayAnova",
     "WestfallYoungResult",
     "adjust_p_values",
     "bootstrap_confidence_interval",
     "compare",
     "compare_evaluations",
     "compare_many",
+    "detectable_difference",
     "kendall_tau",
     "paired_bootstrap_test",
     "paired_t_test",
+    "paired_tukey_hsd",
+    "pilot_variance",
     "randomised_tukey_hsd",
     "register_test",
     "sign_flip_test",
     "tau_ap",
+    "topic_set_size",
     "tukey_hsd",
+    "two_way_anova",
     "westfall_young",
     "wilcoxon_test",
 ]

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _core
 from ..exceptions import InvalidInputError
+from .anova import paired_tukey_hsd
 from .multiple import tukey_hsd
 from .paired import BOOTSTRAP_STREAM, EXACT_LIMIT, EXACT_MAX_PAIRS, t_rows, wilcoxon_one
 from .registry import CampaignInput, CampaignOutcome, StatisticalTest, register_test
@@ -169,6 +170,34 @@ def _tukey_oneway(sample: CampaignInput) -> CampaignOutcome:
     )
 
 
+def _tukey(sample: CampaignInput) -> CampaignOutcome:
+    out = _empty(sample)
+    effect = np.full(sample.delta.shape, math.nan)
+    level = sample.confidence_level
+    pairs = np.asarray(sample.pairs, dtype=np.intp).reshape(-1, 2)
+    a, b = pairs[:, 0], pairs[:, 1]
+    for m in range(sample.values.shape[1]):
+        matrix = sample.values[:, m, :].T  # queries x systems
+        if (~np.isnan(matrix).any(axis=1)).sum() < 2:
+            continue  # fewer than 2 queries where every system has a value: undefined
+        result = paired_tukey_hsd(matrix, confidence_level=level or 0.95)
+        out["p"][:, m] = result.p_value[a, b]
+        out["statistic"][:, m] = result.statistic[a, b]
+        out["low"][:, m] = result.ci_low[a, b]
+        out["high"][:, m] = result.ci_high[a, b]
+        assert result.effect_size is not None
+        effect[:, m] = result.effect_size[a, b]
+    return CampaignOutcome(
+        p_value=out["p"],
+        statistic=out["statistic"],
+        methods=np.full(sample.delta.shape, "tukey", dtype=object),
+        method="tukey",
+        ci_low=out["low"] if level is not None else None,
+        ci_high=out["high"] if level is not None else None,
+        effect_size=effect,
+    )
+
+
 # -- the declarations (the order is the CLI's and the docs') ----------------------------------
 
 register_test(
@@ -202,6 +231,7 @@ register_test(
         citation="Student (W. S. Gosset), Biometrika 6(1), 1908; Smucker et al., CIKM 2007",
         p_value_methods=("t",),
         interval="test",
+        interval_text="t intervals",
     )
 )
 register_test(
@@ -229,8 +259,37 @@ register_test(
         p_value_methods=("sampled",),
         resampled=True,
         interval="test",
+        interval_text="bootstrap percentiles of the test's resamples",
         exact_unit="resamples",
         sampled_unit="resamples",
+    )
+)
+register_test(
+    StatisticalTest(
+        name="tukey",
+        title="Tukey's HSD test on the residual of a two-way ANOVA (queries x systems)",
+        run=_tukey,
+        aliases=("tukey-paired", "tukey-twoway"),
+        assumes="the residuals of the two-way ANOVA without replication are independent and "
+        "about normal with one variance (the query effect is removed, so the queries pair "
+        "the systems)",
+        description="Tukey's HSD over all pairs of systems, paired by query: q = |mean_i - "
+        "mean_j| / sqrt(V_E / n) against the studentized range with (n - 1)(m - 1) degrees "
+        "of freedom, simultaneous intervals, effect (mean_i - mean_j) / sqrt(V_E)",
+        citation="B. Carterette, ACM TOIS 30(1), 2012; T. Sakai, Laboratory Experiments in "
+        "Information Retrieval (2018), chapters 3-5",
+        p_value_methods=("tukey",),
+        interval="test",
+        interval_text="simultaneous over all pairs, from the studentized range",
+        own_correction="tukey",
+        own_family="all-pairs",
+        own_correction_text="p-values adjusted over all pairs of systems of each metric by "
+        "the studentized range, the query effect removed by a two-way ANOVA without "
+        "replication",
+        reports_anova=True,
+        effect_size_name="ES_E",
+        effect_size_text="the difference of the means over sqrt(V_E), the residual standard "
+        "deviation of the two-way ANOVA (Sakai 2018)",
     )
 )
 register_test(
@@ -238,7 +297,6 @@ register_test(
         name="tukey-oneway",
         title="Tukey's HSD test (one-way, independent groups)",
         run=_tukey_oneway,
-        aliases=("tukey",),
         paired=False,
         assumes="the systems' values are independent samples with equal variances (not "
         "paired by query, so it is blind to the query effect: conservative for IR runs)",
@@ -247,7 +305,9 @@ register_test(
         citation="J. W. Tukey (1953); C. Y. Kramer, Biometrics 12(3), 1956",
         p_value_methods=("tukey",),
         interval="test",
+        interval_text="simultaneous over all pairs (Tukey-Kramer)",
         own_correction="tukey",
+        own_family="all-pairs",
         own_correction_text="p-values adjusted over all pairs of systems of each metric by "
         "the studentized range, the queries taken as independent samples",
     )

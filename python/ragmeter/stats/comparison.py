@@ -43,7 +43,14 @@ from .paired import BOOTSTRAP_STREAM, t_rows
 from .registry import TESTS, CampaignInput
 from .results import Comparison, MetricComparison, MultipleComparison
 
-__all__ = ["TESTS", "ComparisonOptions", "compare", "compare_evaluations", "compare_many"]
+__all__ = [
+    "TESTS",
+    "ComparisonOptions",
+    "UnpairedQueriesError",
+    "compare",
+    "compare_evaluations",
+    "compare_many",
+]
 
 Test = Literal["sign-flip", "t", "wilcoxon", "bootstrap", "tukey-oneway", "tukey"]
 Method = Literal["auto", "exact", "sampled"]
@@ -51,6 +58,27 @@ Missing = Literal["raise", "skip"]
 Family = Literal["all", "metric"]
 #: The defaults of the options (the keywords of compare_many that ComparisonOptions holds).
 _DEFAULTS = {f.name: f.default for f in fields(ComparisonOptions)}
+
+
+class UnpairedQueriesError(InvalidInputError):
+    """The systems do not hold the same queries (``missing="raise"``).
+
+    Parameters
+    ----------
+    detail
+        Which queries which systems lack.
+    remedy
+        What to do, in the caller's terms (Python arguments here; ``ragmeter compare``
+        words it with its flags).
+    """
+
+    def __init__(self, detail: str, remedy: str) -> None:
+        self.detail = detail
+        self.remedy = remedy
+        super().__init__(
+            f"a paired comparison needs every system evaluated on the same queries: {detail}. "
+            f"{remedy}"
+        )
 
 
 # -- computing comparisons --------------------------------------------------------------------
@@ -155,13 +183,11 @@ def _align(
         hint = ""
         if len(typed) < sum(len(ids) for ids in excluded.values()):
             hint = " (the same ids as str in one system and int in another never pair)"
-        raise InvalidInputError(
-            "a paired comparison needs every system evaluated on the same queries: "
-            + "; ".join(parts)
-            + hint
-            + ". Evaluate every system on one query set (evaluate_trec(complete=True) scores "
+        raise UnpairedQueriesError(
+            "; ".join(parts) + hint,
+            "Evaluate every system on one query set (evaluate_trec(complete=True) scores "
             "judged queries a run missed), or pass missing='skip' to compare on the queries "
-            "all of them have (the table says which were left out)."
+            "all of them have (the table says which were left out).",
         )
     if not query_ids:
         raise InvalidInputError("the systems share no query: there is nothing to pair")
@@ -376,6 +402,8 @@ def compare_many(
         )
     )
     stats["p"], stats["statistic"] = outcome.p_value, outcome.statistic
+    if outcome.effect_size is not None:
+        stats["size"] = outcome.effect_size
     methods = outcome.methods
     stats["low"] = np.full(shape, math.nan) if outcome.ci_low is None else outcome.ci_low
     stats["high"] = np.full(shape, math.nan) if outcome.ci_high is None else outcome.ci_high

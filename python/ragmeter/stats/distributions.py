@@ -6,8 +6,13 @@
 * :func:`normal_cdf` and :func:`normal_two_sided`: the standard normal distribution;
 * :func:`wilcoxon_distribution`: the exact null distribution of the Wilcoxon signed-rank
   statistic;
-* :func:`studentized_range_sf`: the studentized range distribution of Tukey's HSD test, by
-  the trapezoidal rule (exponentially accurate for these smooth, fast-decaying integrands).
+* :func:`studentized_range_sf` and :func:`studentized_range_quantile`: the studentized range
+  distribution of Tukey's HSD test, by the trapezoidal rule (exponentially accurate for these
+  smooth, fast-decaying integrands);
+* :func:`regularized_beta`, :func:`f_sf` and :func:`f_quantile`: the F distribution of the
+  ANOVA's F test (the incomplete beta function's continued fraction);
+* :func:`noncentral_t_sf` and :func:`noncentral_f_sf`: the noncentral t and F distributions
+  behind the power of the t-test and of the ANOVA (topic-set-size design).
 
 Every function is tested against scipy.stats (``tests/test_compare_stats.py``): the t
 p-values agree to 1e-13 (relative), the studentized range to 1e-9 (absolute, scipy's own
@@ -27,10 +32,16 @@ from functools import lru_cache
 import numpy as np
 
 __all__ = [
+    "f_quantile",
+    "f_sf",
+    "noncentral_f_sf",
+    "noncentral_t_sf",
     "normal_cdf",
     "normal_two_sided",
+    "regularized_beta",
     "student_t_quantile",
     "student_t_two_sided",
+    "studentized_range_quantile",
     "studentized_range_sf",
     "wilcoxon_distribution",
 ]
@@ -419,3 +430,259 @@ def studentized_range_sf(q: np.ndarray | float, k: int, df: float) -> np.ndarray
             cdf = _range_cdf_interpolated(points, k).reshape(qs.size, u.size) @ weights
         out[valid] = np.clip(1.0 - cdf, 0.0, 1.0)
     return out.reshape(values.shape)
+
+
+def studentized_range_quantile(probability: float, k: int, df: float) -> float:
+    """The ``probability`` quantile of the studentized range of ``k`` means with ``df``
+    degrees of freedom (``scipy.stats.studentized_range.ppf``): bracketed, then narrowed on a
+    grid of 64 steps per round (one vectorised evaluation each) to a relative width of 1e-13.
+
+    Parameters
+    ----------
+    probability
+        The quantile's probability, in (0, 1).
+    k
+        The number of means.
+    df
+        Degrees of freedom.
+
+    Returns
+    -------
+    float
+        The quantile.
+
+    Examples
+    --------
+    >>> round(studentized_range_quantile(0.95, 3, 38), 4)
+    3.449
+    """
+    target = 1.0 - probability
+    low, high = 0.0, 1.0
+    while float(studentized_range_sf(high, k, df)) > target:
+        low, high = high, high * 2.0
+    while high - low > 1e-13 * high:
+        grid = np.linspace(low, high, 65)
+        above = np.flatnonzero(studentized_range_sf(grid, k, df) > target)
+        last = int(above[-1]) if above.size else 0
+        low, high = float(grid[last]), float(grid[min(last + 1, 64)])
+    return 0.5 * (low + high)
+
+
+# -- the beta, F and noncentral distributions -------------------------------------------------
+
+
+def _beta_continued_fraction(x: float, a: float, b: float) -> float:
+    """The continued fraction of the incomplete beta function (modified Lentz's method,
+    converging fast for ``x < (a + 1) / (a + b + 2)``)."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 100_000):
+        m2 = 2 * m
+        for numerator in (
+            m * (b - m) * x / ((a + m2 - 1.0) * (a + m2)),
+            -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0)),
+        ):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            h *= c * d
+        if abs(c * d - 1.0) < 1e-16:
+            break
+    return h
+
+
+def regularized_beta(x: float, a: float, b: float) -> float:
+    """The regularized incomplete beta function ``I_x(a, b)`` (``scipy.special.betainc``),
+    from its continued fraction on the side where it converges, to a relative error near
+    1e-14.
+
+    Parameters
+    ----------
+    x
+        In [0, 1].
+    a, b
+        Positive parameters.
+
+    Returns
+    -------
+    float
+        ``I_x(a, b)``.
+
+    Examples
+    --------
+    >>> round(regularized_beta(0.3, 2.0, 5.0), 12)
+    0.579825
+    """
+    if not (a > 0 and b > 0) or math.isnan(x):
+        return math.nan
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    log_front = (
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    )
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(log_front) * _beta_continued_fraction(x, a, b) / a
+    return 1.0 - math.exp(log_front) * _beta_continued_fraction(1.0 - x, b, a) / b
+
+
+def f_sf(f: float, df1: float, df2: float) -> float:
+    """``P(F > f)`` of the F distribution with ``df1`` and ``df2`` degrees of freedom
+    (``scipy.stats.f.sf``): ``I_{df2 / (df2 + df1 f)}(df2 / 2, df1 / 2)``, computed on the
+    upper tail directly (no cancellation for small p-values).
+
+    Parameters
+    ----------
+    f
+        The F statistic.
+    df1, df2
+        Degrees of freedom of the numerator and the denominator.
+
+    Returns
+    -------
+    float
+        The survival probability (NaN for NaN input).
+
+    Examples
+    --------
+    >>> round(f_sf(2.475, 2, 38), 4)
+    0.0976
+    """
+    if math.isnan(f) or not (df1 > 0 and df2 > 0):
+        return math.nan
+    if f <= 0:
+        return 1.0
+    if math.isinf(f):
+        return 0.0
+    return regularized_beta(df2 / (df2 + df1 * f), df2 / 2.0, df1 / 2.0)
+
+
+def f_quantile(probability: float, df1: float, df2: float) -> float:
+    """The ``probability`` quantile of the F distribution (``scipy.stats.f.ppf``), by
+    bisection on :func:`f_sf` to full double precision.
+
+    Parameters
+    ----------
+    probability
+        In (0, 1).
+    df1, df2
+        Degrees of freedom.
+
+    Returns
+    -------
+    float
+        The quantile.
+
+    Examples
+    --------
+    >>> round(f_quantile(0.95, 2, 38), 4)
+    3.2448
+    """
+    if not 0.0 < probability < 1.0:
+        return math.nan
+    target = 1.0 - probability
+    low, high = 0.0, 1.0
+    while f_sf(high, df1, df2) > target:
+        low, high = high, high * 2.0
+    for _ in range(200):
+        middle = 0.5 * (low + high)
+        if middle in (low, high):
+            break
+        if f_sf(middle, df1, df2) > target:
+            low = middle
+        else:
+            high = middle
+    return 0.5 * (low + high)
+
+
+def _poisson_terms(mean: float) -> tuple[np.ndarray, np.ndarray]:
+    """The indices and probabilities of a Poisson(``mean``) distribution that hold all but
+    1e-17 of its mass (a window around the mode)."""
+    if mean <= 0:
+        return np.zeros(1, dtype=np.int64), np.ones(1)
+    spread = 12.0 * math.sqrt(mean) + 40.0
+    first = max(0, int(mean - spread))
+    j = np.arange(first, int(mean + spread) + 1)
+    log_p = -mean + j * math.log(mean) - np.array([math.lgamma(x + 1.0) for x in j])
+    return j, np.exp(log_p)
+
+
+def noncentral_f_sf(f: float, df1: float, df2: float, noncentrality: float) -> float:
+    """``P(F' > f)`` of the noncentral F distribution (``scipy.stats.ncf.sf``): the Poisson
+    mixture ``sum_j Pois(j; lambda / 2) I_{df2 / (df2 + df1 f)}(df2 / 2, df1 / 2 + j)``.
+
+    Parameters
+    ----------
+    f
+        The statistic.
+    df1, df2
+        Degrees of freedom.
+    noncentrality
+        ``lambda >= 0``.
+
+    Returns
+    -------
+    float
+        The survival probability (the power of an F test whose critical value is ``f``).
+
+    Examples
+    --------
+    >>> round(noncentral_f_sf(3.2448, 2, 38, 6.0), 4)
+    0.5483
+    """
+    if math.isnan(f) or not (df1 > 0 and df2 > 0) or not noncentrality >= 0:
+        return math.nan
+    if f <= 0:
+        return 1.0
+    x = df2 / (df2 + df1 * f)
+    j, weights = _poisson_terms(noncentrality / 2.0)
+    tails = np.array([regularized_beta(x, df2 / 2.0, df1 / 2.0 + k) for k in j])
+    return float(min(1.0, float(weights @ tails)))
+
+
+def noncentral_t_sf(t: float, df: float, noncentrality: float) -> float:
+    """``P(T' > t)`` of the noncentral t distribution (``scipy.stats.nct.sf``) with ``df``
+    degrees of freedom and noncentrality ``delta``: ``T' = (Z + delta) / S`` with ``S`` as
+    ``sqrt(chi2(df) / df)``, so ``P(T' > t) = E[Phi(delta - t S)]``, the expectation taken
+    over ``u = log S`` by the trapezoidal rule as in :func:`studentized_range_sf` (an absolute
+    error near 1e-13).
+
+    Parameters
+    ----------
+    t
+        The statistic.
+    df
+        Degrees of freedom.
+    noncentrality
+        ``delta``.
+
+    Returns
+    -------
+    float
+        The survival probability.
+
+    Examples
+    --------
+    >>> round(noncentral_t_sf(2.0, 30, 2.5), 4)
+    0.6917
+    """
+    if math.isnan(t) or not df > 0 or math.isnan(noncentrality):
+        return math.nan
+    if df >= _ASYMPTOTIC_DF:
+        return float(normal_cdf(np.array([noncentrality - t]))[0])
+    width = 1.0 / math.sqrt(2.0 * df)
+    # The step resolves both the density of u and the normal CDF's transition, whose width
+    # in u is about 1 / (1 + |delta|).
+    step = min(width / 5.0, 0.05 / (1.0 + abs(noncentrality)))
+    low = -min(45.0 / df + 12.0 * width, 60.0)
+    high = 12.0 * width + 0.5
+    u = np.arange(low, high + step / 2, step)
+    log_density = df * u - 0.5 * df * np.exp(2.0 * u)
+    weights = np.exp(log_density - log_density.max())
+    keep = weights > 1e-22
+    u, weights = u[keep], weights[keep] / weights[keep].sum()
+    return float(np.clip(normal_cdf(noncentrality - t * np.exp(u)) @ weights, 0.0, 1.0))

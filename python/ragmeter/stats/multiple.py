@@ -25,7 +25,7 @@ import numpy as np
 
 from ..exceptions import InputTypeError, InvalidInputError
 from ._arguments import check_level, float_array
-from .distributions import studentized_range_sf
+from .distributions import studentized_range_quantile, studentized_range_sf
 
 __all__ = ["CORRECTIONS", "Correction", "TukeyResult", "adjust_p_values", "tukey_hsd"]
 
@@ -131,22 +131,6 @@ class TukeyResult:
     k: int
 
 
-def _range_quantile(probability: float, k: int, df: float) -> float:
-    """The ``probability`` quantile of the studentized range: bracketed, then narrowed on a
-    grid of 64 steps per round (one vectorised evaluation each) to a relative width of
-    1e-13."""
-    target = 1.0 - probability
-    low, high = 0.0, 1.0
-    while float(studentized_range_sf(high, k, df)) > target:
-        low, high = high, high * 2.0
-    while high - low > 1e-13 * high:
-        grid = np.linspace(low, high, 65)
-        above = np.flatnonzero(studentized_range_sf(grid, k, df) > target)
-        last = int(above[-1]) if above.size else 0
-        low, high = float(grid[last]), float(grid[min(last + 1, 64)])
-    return 0.5 * (low + high)
-
-
 def tukey_hsd(groups: Any, *, confidence_level: float = 0.95) -> TukeyResult:
     """Tukey's HSD test of every pair of ``groups`` (a sequence of 1-D samples, or a 2-D array
     with one group per row; NaN entries are left out), as ``scipy.stats.tukey_hsd(*groups)``:
@@ -214,7 +198,7 @@ def tukey_hsd(groups: Any, *, confidence_level: float = 0.95) -> TukeyResult:
     with np.errstate(invalid="ignore", divide="ignore"):
         q = np.abs(differences) / standard_error
     p = studentized_range_sf(q, k, df)
-    margin = _range_quantile(level, k, df) * standard_error
+    margin = studentized_range_quantile(level, k, df) * standard_error
     return TukeyResult(
         statistic=differences,
         p_value=p,

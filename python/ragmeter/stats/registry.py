@@ -10,11 +10,26 @@ made, whether it adjusts its own p-values, and the papers it follows. :func:`com
 
 Registering a test
 ------------------
-Write its function (``run(sample: CampaignInput) -> CampaignOutcome``, in its own module, which
-must not import :mod:`~ragmeter.stats.comparison`) and add one declaration with
-:func:`register_test` in :mod:`ragmeter.stats.builtin` (the built-in declarations are
-there, in the order the CLI lists them). Nothing else changes: validation, the CLI's
-``--test`` choices and help, captions and report reading follow the table.
+1. Write its function ``run(sample: CampaignInput) -> CampaignOutcome`` in its own module
+   (e.g. ``ragmeter/stats/randomised.py``), which imports neither
+   :mod:`~ragmeter.stats.comparison` nor :mod:`~ragmeter.stats.builtin`. It receives the
+   systems x metrics x queries values, the ``(n_pairs, 2)`` tested pairs (and the baseline's
+   index), the per-pair counts and mean differences and the validated options (level,
+   method, randomisations, seed, threads), and returns ``(n_pairs, n_metrics)`` arrays:
+   p-values (already adjusted if it adjusts its own), statistics, per-cell methods, the
+   campaign's method, the randomisations made, optionally its own intervals and effect sizes.
+2. Import it in :mod:`ragmeter.stats.builtin` and add one ``register_test(StatisticalTest(
+   name=..., title=..., run=..., assumes=..., description=..., citation=...,
+   p_value_methods=(...), resampled=True, exact_unit=..., sampled_unit=..., ...))`` below the
+   built-in declarations (their order is the CLI's). A test that adjusts its own p-values
+   sets ``own_correction`` (the name saved as ``correction``), ``own_correction_text`` and
+   ``own_family``; one that needs a baseline sets ``requires_baseline=True``.
+3. Add its line to the listing of tests in ``docs/guides/comparing-many-systems.md`` (a sybil
+   example prints the table).
+
+Nothing else changes: validation (:class:`~ragmeter.stats.ComparisonOptions`), the CLI's
+``--test`` choices and help, the captions, the saved results and report reading follow the
+table.
 """
 
 from __future__ import annotations
@@ -105,6 +120,9 @@ class CampaignOutcome:
         The test's own intervals of the mean differences (None: it gives none; then the
         comparison adds bootstrap intervals when the declaration's ``interval`` is
         ``"bootstrap"``).
+    effect_size
+        The test's standardised effect per pair and metric (None: Cohen's ``d_z`` of the
+        paired differences, which the comparison computes for every test).
     """
 
     p_value: np.ndarray
@@ -114,6 +132,7 @@ class CampaignOutcome:
     n_examined: int = 0
     ci_low: np.ndarray | None = None
     ci_high: np.ndarray | None = None
+    effect_size: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -152,6 +171,11 @@ class StatisticalTest:
         campaign's correction (Holm, ...) applies.
     own_correction_text
         How a caption states that adjustment.
+    own_family
+        What its own adjustment covers per metric: ``"all-pairs"`` (every pair of systems,
+        as Tukey's, even when only the pairs with a baseline are reported) or
+        ``"compared"`` (the compared pairs, as Westfall-Young's candidates against the
+        baseline).
     requires_baseline
         Whether it tests only against one baseline (Westfall-Young max-T).
     mixed_methods
@@ -161,6 +185,17 @@ class StatisticalTest:
     exact_unit, sampled_unit
         How captions count its randomisations: ``"exact over all 65,536 sign vectors"``,
         ``"9,999 sampled sign vectors (seed 0)"``.
+    interval_text
+        How captions name its own intervals (``interval="test"``): ``"t"``, ``"simultaneous,
+        from the studentized range"``.
+    reports_anova
+        Whether the tables' notes give the two-way ANOVA of each metric (the tests built on
+        its residual).
+    effect_size_name, effect_size_text
+        The label of its standardised effect in the tables and what it is: ``"d_z"``
+        (Cohen's, the mean difference over the standard deviation of the paired
+        differences) unless its function returns another (``"ES_E"``: the difference over
+        ``sqrt(V_E)`` of the two-way ANOVA).
     """
 
     name: str
@@ -176,10 +211,17 @@ class StatisticalTest:
     interval: Interval = "bootstrap"
     own_correction: str | None = None
     own_correction_text: str = ""
+    own_family: Literal["all-pairs", "compared"] = "compared"
     requires_baseline: bool = False
     mixed_methods: bool = False
     exact_unit: str = "randomisations"
     sampled_unit: str = "sampled randomisations"
+    reports_anova: bool = False
+    interval_text: str = "the test's own"
+    effect_size_name: str = "d_z"
+    effect_size_text: str = (
+        "Cohen's d_z: the mean difference over the standard deviation of the per-query differences"
+    )
 
     def campaign_methods(self) -> tuple[str, ...]:
         """The ``method`` values a whole comparison may record: one of

@@ -30,11 +30,16 @@ from ..per_query import PerQueryResults
 from ..plots import plot_per_query, plot_query_deltas
 from ..reports import load_report, report_number, write_report
 from ._arguments import check_level, check_seed, positive_int
+from .anova import TwoWayAnova, two_way_anova
 from .multiple import CORRECTIONS
 from .options import METHODS, ComparisonOptions
 from .registry import TESTS, p_value_methods
 from .tables import (
+    PairRow,
+    PairsTable,
     SystemsTable,
+    display_metric_name,
+    margin_verdict,
     render_csv,
     render_latex,
     render_markdown,
@@ -421,8 +426,10 @@ class Comparison:
             self.alpha,
             n_tests=self.n_tests or len(self.metrics),
             n_pairs=(self.n_tests or len(self.metrics)) // max(1, len(self.metrics))
-            if self.family == "all"
+            if self.family == "all" and TESTS[self.test].own_correction is None
             else self.n_tests,
+            confidence_level=self.confidence_level,
+            n_bootstrap=self.n_bootstrap,
         )
 
     def to_table(self, digits: int = 4) -> str:
@@ -439,9 +446,16 @@ class Comparison:
         str
             The table.
         """
-        header = ["metric", "baseline", "candidate", "delta", "d_z", "W/T/L", "p-value"]
+        effect = TESTS[self.test].effect_size_name
+        header = ["metric", "baseline", "candidate", "delta", effect, "W/T/L", "p-value"]
+        counts = sorted({m.n_pairs for m in self.metrics})
+        # A metric paired on fewer queries than the comparison (an undefined value left out)
+        # says so in its own column.
+        per_metric = counts != [self.n_pairs]
+        if per_metric:
+            header.insert(1, "n")
         if self.confidence_level is not None:
-            header.insert(4, f"{self.confidence_level:.0%} CI")
+            header.insert(4 + per_metric, f"{self.confidence_level:.0%} CI")
         adjusted = any(m.p_value_adjusted is not None for m in self.metrics)
         if adjusted:
             header.append("adjusted p")
@@ -457,9 +471,11 @@ class Comparison:
                 f"{m.wins}/{m.ties}/{m.losses}",
                 _format_p(m.p_value),
             ]
+            if per_metric:
+                row.insert(1, str(m.n_pairs))
             if self.confidence_level is not None:
                 row.insert(
-                    4,
+                    4 + per_metric,
                     "n/a"
                     if m.ci_low is None or m.ci_high is None or math.isnan(m.ci_low)
                     else f"[{m.ci_low:+.{digits}f}, {m.ci_high:+.{digits}f}]",
@@ -475,9 +491,18 @@ class Comparison:
             )
             for r in rows
         ]
-        title = f"{self.candidate} vs {self.baseline}: {self.n_pairs} paired queries, " + (
-            self.describe_test()
-        )
+        if not per_metric:
+            paired = f"{self.n_pairs} paired queries"
+        elif len(counts) == 1:
+            paired = (
+                f"{counts[0]} paired queries of {self.n_pairs} (the others have an undefined value)"
+            )
+        else:
+            paired = (
+                f"{counts[0]} to {counts[-1]} paired queries of {self.n_pairs} by metric (n; "
+                "the others have an undefined value)"
+            )
+        title = f"{self.candidate} vs {self.baseline}: {paired}, " + self.describe_test()
         notes = _excluded_notes(self.excluded)
         return "\n".join([title, *lines, *notes])
 
@@ -787,6 +812,32 @@ def _check_options(
     )
 
 
+def _metric_labels(metrics: Sequence[str], names: Mapping[str, str] | str | None) -> dict[str, str]:
+    """The label of every metric: its name, its display name (``"auto"``) or the given one."""
+    if names is None:
+        return {m: m for m in metrics}
+    if names == "auto":
+        return {m: display_metric_name(m) for m in metrics}
+    if not isinstance(names, Mapping) or any(not isinstance(v, str) for v in names.values()):
+        raise InvalidInputError(
+            f"metric_names: None, 'auto' or {{metric: label}} of strings, got {names!r}"
+        )
+    unknown = sorted(set(names) - set(metrics))
+    if unknown:
+        raise InvalidInputError(
+            f"metric_names: {unknown} are not compared metrics (they are {list(metrics)})"
+        )
+    return {m: names.get(m, m) for m in metrics}
+
+
+def _interval_kind(test: str, n_bootstrap: int) -> str:
+    """How the intervals were made, for the captions."""
+    spec = TESTS[test]
+    if spec.interval == "bootstrap":
+        return f"bootstrap percentiles of {n_bootstrap:,} resamples"
+    return spec.interval_text
+
+
 def _excluded_notes(excluded: Mapping[str, Sequence[Any]]) -> list[str]:
     notes = []
     for system, ids in excluded.items():
@@ -794,7 +845,7 @@ def _excluded_notes(excluded: Mapping[str, Sequence[Any]]) -> list[str]:
             shown = ", ".join(repr(q) for q in list(ids)[:5]) + (", ..." if len(ids) > 5 else "")
             notes.append(
                 f"{len(ids)} queries of {system} are not in every system and were left out "
-                f"(missing='skip'): {shown}."
+                f"(missing='skip', ragmeter compare --missing skip): {shown}."
             )
     return notes
 
@@ -810,8 +861,11 @@ def _describe(
     *,
     n_tests: int,
     n_pairs: int | None = None,
+    confidence_level: float | None = None,
+    n_bootstrap: int = 0,
 ) -> str:
-    """The caption's sentence: the test, how its p-values were computed, the correction."""
+    """The caption's sentence: the test, how its p-values were computed (randomisations and
+    seed), the correction and the size of its family, bootstrap intervals and their seed."""
     spec = TESTS[test]
     name = spec.title
     if spec.resampled:
@@ -821,9 +875,11 @@ def _describe(
             else f", {n_resamples:,} {spec.sampled_unit} (seed {seed})"
         )
     if spec.own_correction is not None:
-        adjustment = spec.own_correction_text
+        adjustment = spec.own_correction_text + (
+            f" ({n_pairs} pairs per metric)" if n_pairs is not None else ""
+        )
     elif correction is None:
-        adjustment = "no correction for multiple tests"
+        adjustment = f"no correction for multiple tests ({n_tests} test{'s' * (n_tests != 1)})"
     else:
         scope = (
             ("over 1 test" if n_tests == 1 else f"over all {n_tests} tests")
@@ -833,7 +889,13 @@ def _describe(
             else "per metric"
         )
         adjustment = f"p-values adjusted by {CORRECTIONS[correction]} {scope}"
-    return f"{name}; {adjustment}; α = {alpha:g}."
+    intervals = ""
+    if confidence_level is not None and spec.interval == "bootstrap" and n_bootstrap:
+        intervals = (
+            f"; {confidence_level:.0%} intervals: bootstrap percentiles of {n_bootstrap:,} "
+            f"resamples (seed {seed})"
+        )
+    return f"{name}; {adjustment}{intervals}; α = {alpha:g}."
 
 
 # -- the campaign -----------------------------------------------------------------------------
@@ -882,6 +944,10 @@ class MultipleComparison:
     options
         The options it was computed with (:class:`ComparisonOptions`; None: derived from the
         settings above).
+    evaluation
+        How the values were evaluated, in words the captions repeat (``ragmeter compare``
+        states its flags: ``"evaluated with -c (a judged query a run missed scores 0)"``);
+        None: nothing to state. An attribute that may be set after the comparison.
     """
 
     #: The report formats :meth:`read` reads (older ones are upgraded).
@@ -908,6 +974,7 @@ class MultipleComparison:
         excluded: Mapping[str, Sequence[Any]] | None = None,
         failed: Mapping[str, Mapping[str, Sequence[Any]]] | None = None,
         options: ComparisonOptions | None = None,
+        evaluation: str | None = None,
     ) -> None:
         """Build a campaign's result (see the class documentation)."""
         self.systems = tuple(systems)
@@ -936,6 +1003,10 @@ class MultipleComparison:
         self.options = (
             options if options is not None else _check_options({}, self._settings(), baseline)
         )
+        self._anova: dict[str, TwoWayAnova | None] | None = None
+        if evaluation is not None and not isinstance(evaluation, str):
+            raise InvalidInputError(f"evaluation: a sentence or None, got {evaluation!r}")
+        self.evaluation = evaluation
 
     # -- access --------------------------------------------------------------------------------
 
@@ -996,9 +1067,34 @@ class MultipleComparison:
             options=self.options,
         )
 
+    @property
+    def anova(self) -> dict[str, TwoWayAnova | None]:
+        """The two-way ANOVA without replication (queries x systems) of every metric, over
+        the queries where every system has a value (None for a metric with fewer than 2 such
+        queries): the system and query effects, the residual variance ``V_E``, F and p.
+
+        Returns
+        -------
+        dict
+            ``{metric: TwoWayAnova or None}``.
+        """
+        if self._anova is None:
+            found: dict[str, TwoWayAnova | None] = {}
+            for m, metric in enumerate(self.metric_names):
+                matrix = self.values[:, m, :].T
+                complete = int((~np.isnan(matrix).any(axis=1)).sum())
+                found[metric] = two_way_anova(matrix) if complete >= 2 else None
+            self._anova = found
+        return self._anova
+
     def _family_size(self) -> int:
         """How many tests the correction adjusted over together."""
         per_metric = len(self.pairs)
+        spec = TESTS[self.test]
+        if spec.own_correction is not None:
+            # The test's own family, per metric: every pair of systems, or the compared ones.
+            m = len(self.systems)
+            return m * (m - 1) // 2 if spec.own_family == "all-pairs" else per_metric
         return per_metric * len(self.metric_names) if self.family == "all" else per_metric
 
     @property
@@ -1104,20 +1200,41 @@ class MultipleComparison:
             self.family,
             self.alpha,
             n_tests=len(self.pairs) * len(self.metric_names),
-            n_pairs=len(self.pairs),
+            n_pairs=self._family_size()
+            if TESTS[self.test].own_correction is not None
+            else len(self.pairs),
+            confidence_level=self.confidence_level,
+            n_bootstrap=self.n_bootstrap,
         )
 
-    def systems_table(self, digits: int = 4) -> SystemsTable:
-        """The data of the paper table.
+    def systems_table(
+        self,
+        digits: int = 4,
+        *,
+        metric_names: Mapping[str, str] | str | None = None,
+        pairs: bool = True,
+        caption: str | None = None,
+    ) -> SystemsTable:
+        """The data of the paper table and of the table of differences.
 
         A system's mean carries the labels of the systems it beats significantly (a higher mean
         over the queries the two share and a p-value, adjusted if corrected, at most ``alpha``);
-        the best mean of each metric, as printed, is bold.
+        the best mean of each metric, as printed, is bold. The table of differences gives, for
+        every pair and metric, the mean difference, its interval, the standardised effect and
+        the p-values (a p-value never stands alone).
 
         Parameters
         ----------
         digits
             Decimals of the means.
+        metric_names
+            The metrics' labels: None (their names as evaluated), ``"auto"``
+            (:func:`~ragmeter.stats.tables.display_metric_name`: ``ndcg_cut_10`` ->
+            ``nDCG@10``) or ``{name: label}`` (names left out keep theirs).
+        pairs
+            Include the table of differences.
+        caption
+            A sentence put before the generated caption (what the table is about).
 
         Returns
         -------
@@ -1148,19 +1265,78 @@ class MultipleComparison:
                 best = max(defined)
                 for s in range(n_systems):
                     bold[s][m] = printed[s] == best
-        caption = (
-            f"Means over {len(self.query_ids)} queries. A superscript lists the systems whose "
-            f"mean is significantly lower: {self.describe_test()}"
+        labels = _metric_labels(self.metric_names, metric_names)
+        undefined = bool(np.isnan(self.values).any())
+        over = (
+            f"Means over up to {len(self.query_ids)} queries (a system's undefined values are "
+            "left out of its mean)"
+            if undefined
+            else f"Means over {len(self.query_ids)} queries"
+        )
+        if self.evaluation:
+            over += f", {self.evaluation.rstrip('.')}"
+        full_caption = (
+            (caption.rstrip() + " " if caption else "")
+            + f"{over}. A superscript lists the systems whose mean is significantly lower: "
+            + self.describe_test()
         )
         return SystemsTable(
             systems=self.systems,
-            metrics=self.metric_names,
+            metrics=[labels[m] for m in self.metric_names],
             means=table_means,
             beats=beats,
             bold=bold,
-            caption=caption,
+            caption=full_caption,
             notes=self.notes(),
             digits=digits,
+            pairs=self._pairs_table(labels) if pairs else None,
+        )
+
+    def _pairs_table(self, labels: Mapping[str, str]) -> PairsTable:
+        spec = TESTS[self.test]
+        rows = [
+            PairRow(
+                candidate=candidate,
+                baseline=baseline,
+                metric=labels[item.metric],
+                n_pairs=item.n_pairs,
+                delta=item.delta,
+                ci_low=item.ci_low,
+                ci_high=item.ci_high,
+                effect=item.effect_size,
+                p_value=item.p_value,
+                p_value_adjusted=item.p_value_adjusted,
+            )
+            for (candidate, baseline), items in self._results.items()
+            for item in items
+        ]
+        interval = (
+            ""
+            if self.confidence_level is None
+            else f"its {self.confidence_level:.0%} confidence interval ("
+            + _interval_kind(self.test, self.n_bootstrap)
+            + "), "
+        )
+        margin = self.options.margin
+        verdict = (
+            f" vs ±{margin:g}: the interval lies beyond the smallest difference that matters "
+            f"(beyond), inside it (within: practically equivalent) or across a bound "
+            f"(unclear)."
+            if margin > 0 and self.confidence_level is not None
+            else ""
+        )
+        caption = (
+            f"Differences (candidate - baseline): the mean difference over the n paired "
+            f"queries, {interval}{spec.effect_size_name} ({spec.effect_size_text}) and the "
+            f"p-values ({spec.title}).{verdict}"
+        )
+        return PairsTable(
+            rows=rows,
+            confidence_level=self.confidence_level,
+            effect_name=spec.effect_size_name,
+            effect_text=spec.effect_size_text,
+            caption=caption,
+            margin=margin,
         )
 
     def notes(self) -> list[str]:
@@ -1177,6 +1353,10 @@ class MultipleComparison:
                 f"Every system was tested against the baseline {self.baseline} only "
                 f"(label {system_labels(len(self.systems))[self._index(self.baseline)]})."
             )
+        if TESTS[self.test].reports_anova:
+            for metric, result in self.anova.items():
+                if result is not None:
+                    notes.append(f"{metric}: {result.describe()}.")
         notes += _excluded_notes(self.excluded)
         for system, by_metric in self.failed.items():
             for metric, ids in by_metric.items():
@@ -1199,38 +1379,78 @@ class MultipleComparison:
             )
         return notes
 
-    def to_table(self, digits: int = 4) -> str:
-        """The paper table as aligned text (a star marks the best mean of each metric).
+    def to_table(
+        self,
+        digits: int = 4,
+        *,
+        metric_names: Mapping[str, str] | str | None = None,
+        pairs: bool = True,
+        caption: str | None = None,
+    ) -> str:
+        """The paper table as aligned text (a star marks the best mean of each metric), then
+        the table of differences of every pair.
 
         Parameters
         ----------
         digits
-            Decimals of the means.
+            Decimals of the means and differences.
+        metric_names
+            The metrics' labels (None: as evaluated; see :meth:`systems_table`).
+        pairs
+            Include the table of differences (difference, interval, effect, p-values).
+        caption
+            A sentence put before the generated caption.
 
         Returns
         -------
         str
-            The table, its caption and notes.
+            The tables, their captions and notes.
         """
-        return render_text(self.systems_table(digits))
+        return render_text(
+            self.systems_table(digits, metric_names=metric_names, pairs=pairs, caption=caption)
+        )
 
-    def to_markdown(self, digits: int = 4) -> str:
-        """The paper table as a GitHub-flavoured Markdown table, with its caption below.
+    def to_markdown(
+        self,
+        digits: int = 4,
+        *,
+        metric_names: Mapping[str, str] | str | None = "auto",
+        pairs: bool = True,
+        caption: str | None = None,
+    ) -> str:
+        """The paper table as a GitHub-flavoured Markdown table, with its caption below, then
+        the table of differences.
 
         Parameters
         ----------
         digits
-            Decimals of the means.
+            Decimals of the means and differences.
+        metric_names
+            The metrics' labels (default ``"auto"``: ``ndcg_cut_10`` -> ``nDCG@10``; see
+            :meth:`systems_table`).
+        pairs
+            Include the table of differences.
+        caption
+            A sentence put before the generated caption.
 
         Returns
         -------
         str
             The Markdown text.
         """
-        return render_markdown(self.systems_table(digits))
+        return render_markdown(
+            self.systems_table(digits, metric_names=metric_names, pairs=pairs, caption=caption)
+        )
 
     def to_latex(
-        self, digits: int = 4, *, label: str = "tab:comparison", standalone: bool = False
+        self,
+        digits: int = 4,
+        *,
+        label: str = "tab:comparison",
+        standalone: bool = False,
+        metric_names: Mapping[str, str] | str | None = "auto",
+        pairs: bool = True,
+        caption: str | None = None,
     ) -> str:
         """The paper table as a LaTeX ``table`` with a ``booktabs`` tabular.
 
@@ -1243,16 +1463,27 @@ class MultipleComparison:
         digits
             Decimals of the means.
         label
-            The table's ``\\label``.
+            The table's ``\\label`` (the table of differences: ``label + "-pairs"``).
         standalone
             Return a whole compilable document.
+        metric_names
+            The metrics' labels (default ``"auto"``: ``ndcg_cut_10`` -> ``nDCG@10``; see
+            :meth:`systems_table`).
+        pairs
+            Include the table of differences (a second ``table``).
+        caption
+            A sentence put before the generated caption.
 
         Returns
         -------
         str
             The LaTeX source.
         """
-        return render_latex(self.systems_table(digits), label=label, standalone=standalone)
+        return render_latex(
+            self.systems_table(digits, metric_names=metric_names, pairs=pairs, caption=caption),
+            label=label,
+            standalone=standalone,
+        )
 
     def pair_rows(self) -> list[dict[str, Any]]:
         """One row per compared pair and metric.
@@ -1273,9 +1504,19 @@ class MultipleComparison:
                         **item.to_dict(),
                         "significant": item.significant(self.alpha),
                         "test": self.test,
+                        "method": self.method,
+                        "n_resamples": self.n_resamples,
+                        "random_state": self.random_state,
                         "correction": self.correction,
+                        "family": self.family,
+                        "n_tests": self._family_size(),
                         "alpha": self.alpha,
                         "confidence_level": self.confidence_level,
+                        "n_bootstrap": self.n_bootstrap,
+                        "margin": self.options.margin,
+                        "margin_verdict": margin_verdict(
+                            item.ci_low, item.ci_high, self.options.margin
+                        ),
                     }
                 )
         return rows
@@ -1355,6 +1596,11 @@ class MultipleComparison:
             **self._settings(),
             "n_tests": self._family_size(),
             "options": self.options.to_dict(),
+            "evaluation": self.evaluation,
+            "anova": {
+                metric: None if result is None else result.to_dict()
+                for metric, result in self.anova.items()
+            },
             "query_ids": list(self.query_ids),
             "excluded": {k: list(v) for k, v in self.excluded.items()},
             "failed": {
@@ -1452,6 +1698,7 @@ class MultipleComparison:
                 for s, v in failed.items()
             },
             options=_check_options(data, settings, baseline),
+            evaluation=data.get("evaluation"),
             **settings,
         )
 

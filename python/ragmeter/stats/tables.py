@@ -14,17 +14,77 @@ import io
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
+from ..exceptions import RagmeterError
+from ..ranking.declarations import FAMILIES
+from ..ranking.names import parse_metric
+
 __all__ = [
+    "PairRow",
+    "PairsTable",
     "SystemsTable",
+    "display_metric_name",
     "latex_escape",
+    "margin_verdict",
     "render_csv",
     "render_latex",
     "render_markdown",
     "render_text",
     "system_labels",
 ]
+
+
+@lru_cache(maxsize=1024)
+def display_metric_name(metric: str) -> str:
+    """How papers name a measure, from its declaration: ir_measures' spelling of the family
+    (``nDCG``, ``P``, ``AP``, ``RR``, ``R``; a trec_eval family without one, such as
+    ``ndcg_cut``, takes that of the first family with the same kernel), then ``(rel=k)`` for
+    its own relevance threshold and ``@k`` for its cutoff. A name ragmeter does not parse (a
+    judge's metric), or a measure with other parameters (``iprec_at_recall_0.50``, gains), is
+    returned unchanged.
+
+    Parameters
+    ----------
+    metric
+        The metric's name in the results.
+
+    Returns
+    -------
+    str
+        Its display name.
+
+    Examples
+    --------
+    >>> [display_metric_name(m) for m in ("ndcg_cut_10", "P_5", "map", "recip_rank", "faith")]
+    ['nDCG@10', 'P@5', 'AP', 'RR', 'faith']
+    """
+    try:
+        measure = parse_metric(metric)
+    except (RagmeterError, ValueError, TypeError):
+        return metric
+    family = measure.family
+    if measure.params or measure.gains is not None or measure.judged_only is not None:
+        # Parameters this spelling does not show: the name as evaluated stays unambiguous.
+        return metric
+    name = family.ir_measures_name
+    if name is None and family.kernel is not None:
+        name = next(
+            (
+                f.ir_measures_name
+                for f in FAMILIES
+                if f.kernel == family.kernel and f.ir_measures_name
+            ),
+            None,
+        )
+    if name is None:
+        return metric
+    if measure.relevance_threshold is not None:
+        name += f"(rel={measure.relevance_threshold:g})"
+    if measure.cutoff is not None:
+        name += f"@{measure.cutoff}"
+    return name
 
 
 def system_labels(n: int) -> list[str]:
@@ -52,6 +112,101 @@ def system_labels(n: int) -> list[str]:
 
 
 @dataclass(frozen=True)
+class PairRow:
+    """One pair and metric of the table of differences: the p-value beside the size of the
+    difference, its interval and the standardised effect.
+
+    Parameters
+    ----------
+    candidate, baseline
+        The systems.
+    metric
+        The metric's label.
+    n_pairs
+        The paired queries.
+    delta
+        The mean difference (candidate - baseline).
+    ci_low, ci_high
+        Its confidence interval (None: none).
+    effect
+        The standardised effect (None or NaN: undefined).
+    p_value, p_value_adjusted
+        The p-value and the corrected one (None: no correction).
+    """
+
+    candidate: str
+    baseline: str
+    metric: str
+    n_pairs: int
+    delta: float
+    ci_low: float | None
+    ci_high: float | None
+    effect: float | None
+    p_value: float
+    p_value_adjusted: float | None
+
+
+def margin_verdict(ci_low: float | None, ci_high: float | None, margin: float) -> str | None:
+    """Where a difference's interval lies against the smallest difference that matters:
+    ``"beyond"`` (entirely beyond ``+-margin``: a difference that matters), ``"within"``
+    (entirely inside ``[-margin, margin]``: practically equivalent), ``"unclear"`` (it
+    straddles a bound); None without an interval or a margin.
+
+    Parameters
+    ----------
+    ci_low, ci_high
+        The interval.
+    margin
+        The smallest difference that matters (0: none).
+
+    Returns
+    -------
+    str or None
+        The verdict.
+
+    Examples
+    --------
+    >>> margin_verdict(0.02, 0.05, 0.01), margin_verdict(-0.005, 0.008, 0.01)
+    ('beyond', 'within')
+    """
+    if margin <= 0 or ci_low is None or ci_high is None or math.isnan(ci_low):
+        return None
+    if ci_low > margin or ci_high < -margin:
+        return "beyond"
+    if -margin <= ci_low and ci_high <= margin:
+        return "within"
+    return "unclear"
+
+
+@dataclass(frozen=True)
+class PairsTable:
+    """The table of differences of every compared pair and metric.
+
+    Parameters
+    ----------
+    rows
+        One :class:`PairRow` per pair and metric.
+    confidence_level
+        The intervals' level (None: no interval column).
+    effect_name
+        The standardised effect's label (``d_z``, ``ES_E``).
+    effect_text
+        What it is (for the caption).
+    caption
+        What the table shows.
+    margin
+        The smallest difference that matters (0: no margin column).
+    """
+
+    rows: Sequence[PairRow]
+    confidence_level: float | None
+    effect_name: str
+    effect_text: str
+    caption: str
+    margin: float = 0.0
+
+
+@dataclass(frozen=True)
 class SystemsTable:
     """What the systems table shows.
 
@@ -71,6 +226,8 @@ class SystemsTable:
         What else a reader must know (excluded queries, failures, undefined p-values).
     digits
         Decimals of the means.
+    pairs
+        The table of differences (None: not shown).
     """
 
     systems: Sequence[str]
@@ -81,6 +238,7 @@ class SystemsTable:
     caption: str
     notes: Sequence[str] = field(default_factory=tuple)
     digits: int = 4
+    pairs: PairsTable | None = None
 
     @property
     def labels(self) -> list[str]:
@@ -120,6 +278,72 @@ class SystemsTable:
         return ("" if len(self.systems) <= 26 else ",").join(beaten)
 
 
+def _p(value: float | None) -> str:
+    if value is None or math.isnan(value):
+        return "n/a"
+    return f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
+
+
+def _signed(value: float | None, digits: int) -> str:
+    if value is None or math.isnan(value):
+        return "n/a"
+    return f"{value:+.{digits}f}"
+
+
+def pair_cells(table: SystemsTable) -> tuple[list[str], list[list[str]]]:
+    """The header and the cells of the table of differences, as every renderer prints
+    them (the p-value never without the difference, its interval and the effect).
+
+    Parameters
+    ----------
+    table
+        A table with :attr:`SystemsTable.pairs`.
+
+    Returns
+    -------
+    tuple
+        ``(header, rows)`` of strings.
+    """
+    pairs = table.pairs
+    assert pairs is not None
+    digits = table.digits
+    adjusted = any(r.p_value_adjusted is not None for r in pairs.rows)
+    header = ["candidate", "baseline", "metric", "n", "delta"]
+    if pairs.confidence_level is not None:
+        header.append(f"{pairs.confidence_level:.0%} CI")
+    with_margin = pairs.margin > 0 and pairs.confidence_level is not None
+    if with_margin:
+        header.append(f"vs ±{pairs.margin:g}")
+    header += [pairs.effect_name, "p-value"] + (["adjusted p"] if adjusted else [])
+    rows = []
+    for r in pairs.rows:
+        cells = [r.candidate, r.baseline, r.metric, str(r.n_pairs), _signed(r.delta, digits)]
+        if pairs.confidence_level is not None:
+            cells.append(
+                "n/a"
+                if r.ci_low is None or r.ci_high is None or math.isnan(r.ci_low)
+                else f"[{r.ci_low:+.{digits}f}, {r.ci_high:+.{digits}f}]"
+            )
+        if with_margin:
+            cells.append(margin_verdict(r.ci_low, r.ci_high, pairs.margin) or "n/a")
+        cells += [_signed(r.effect, 2), _p(r.p_value)]
+        if adjusted:
+            cells.append(_p(r.p_value_adjusted))
+        rows.append(cells)
+    return header, rows
+
+
+def _aligned(rows: list[list[str]], left: int) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(
+            cell.ljust(w) if i < left else cell.rjust(w)
+            for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+        for row in rows
+    ]
+
+
 def render_text(table: SystemsTable) -> str:
     """An aligned plain-text table: the marks follow each mean after a space, the best mean of
     each metric is starred, and the caption and notes follow the table.
@@ -150,7 +374,12 @@ def render_text(table: SystemsTable) -> str:
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))
     footer = [table.caption + " * marks the best mean of each metric.", *table.notes]
-    return "\n".join([*lines, "", *footer])
+    text = "\n".join([*lines, "", *footer])
+    if table.pairs is not None and table.pairs.rows:
+        pair_header, pair_body = pair_cells(table)
+        pair_lines = _aligned([pair_header, *pair_body], left=3)
+        text += "\n\n" + "\n".join(pair_lines) + "\n" + table.pairs.caption
+    return text
 
 
 def _markdown_cell(text: str) -> str:
@@ -186,7 +415,24 @@ def render_markdown(table: SystemsTable) -> str:
             cells.append(value + (f"<sup>{marks}</sup>" if marks else ""))
         lines.append("| " + " | ".join(cells) + " |")
     text = [table.caption + " Bold: the best mean of each metric.", *table.notes]
-    return "\n".join(lines) + "\n\n" + " ".join(_markdown_cell(t) for t in text) + "\n"
+    out = "\n".join(lines) + "\n\n" + " ".join(_markdown_cell(t) for t in text) + "\n"
+    if table.pairs is not None and table.pairs.rows:
+        pair_header, pair_body = pair_cells(table)
+        right = len(pair_header) - 3
+        out += (
+            "\n| "
+            + " | ".join(_markdown_cell(h) for h in pair_header)
+            + " |\n|"
+            + "|".join([":--"] * 3 + ["--:"] * right)
+            + "|\n"
+            + "".join(
+                "| " + " | ".join(_markdown_cell(c) for c in row) + " |\n" for row in pair_body
+            )
+            + "\n"
+            + _markdown_cell(table.pairs.caption)
+            + "\n"
+        )
+    return out
 
 
 _LATEX_SPECIAL = {
@@ -202,6 +448,7 @@ _LATEX_SPECIAL = {
     "^": r"\textasciicircum{}",
     "α": r"$\alpha$",
     "×": r"$\times$",
+    "±": r"$\pm$",
     "≤": r"$\leq$",
     "≥": r"$\geq$",
     "–": "--",
@@ -275,6 +522,22 @@ def render_latex(
             cells.append(value + (r"$^{\mathrm{" + marks + "}}$" if marks else ""))
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    if table.pairs is not None and table.pairs.rows:
+        pair_header, pair_body = pair_cells(table)
+        lines += [
+            r"\begin{table}[t]",
+            r"\centering",
+            r"\caption{" + latex_escape(table.pairs.caption) + "}",
+            r"\label{" + latex_escape(label + "-pairs") + "}",
+            r"\begin{tabular}{" + "lll" + "r" * (len(pair_header) - 3) + "}",
+            r"\toprule",
+            " & ".join(latex_escape(h) for h in pair_header) + r" \\",
+            r"\midrule",
+            *(" & ".join(latex_escape(c) for c in row) + r" \\" for row in pair_body),
+            r"\bottomrule",
+            r"\end{tabular}",
+            r"\end{table}",
+        ]
     body = "\n".join(lines) + "\n"
     if not standalone:
         return body
