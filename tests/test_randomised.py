@@ -8,6 +8,7 @@ the two-way model ``score ~ system + query`` by numpy least squares for the resi
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import math
 
@@ -16,7 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragmeter import InvalidInputError
+from ragmeter import InvalidInputError, compare_many
+from ragmeter.cli import _parser
 from ragmeter.stats import sign_flip_test
 from ragmeter.stats.randomised import randomised_tukey_hsd, westfall_young
 
@@ -211,3 +213,69 @@ def test_westfall_young_names_and_identical_systems():
 def test_bad_input_is_refused_with_the_argument_named(call, message):
     with pytest.raises(InvalidInputError, match=message):
         call()
+
+
+# -- in the table of tests: compare_many(test="randomised-tukey" / "westfall-young") -----------
+
+
+def campaign(scores: np.ndarray) -> dict:
+    """{system: {"map": {query: value}}} from a queries x systems matrix."""
+    return {
+        f"s{s}": {"map": {f"q{q}": float(scores[q, s]) for q in range(scores.shape[0])}}
+        for s in range(scores.shape[1])
+    }
+
+
+def test_compare_many_randomised_tukey_is_exact_brute_force_on_a_small_campaign():
+    scores = grid_matrix(np.random.default_rng(21), (4, 3))
+    result = compare_many(campaign(scores), test="randomised-tukey")
+    assert result.method == "exact" and result.n_resamples == 6**4
+    expected = brute_force_tukey(scores)
+    assert len(result.pairs) == 3
+    for a, b in result.pairs:
+        item = result.metric_comparisons(a, b)[0]
+        i, j = int(a[1:]), int(b[1:])
+        assert item.p_value == expected[i, j]
+        assert item.p_value_adjusted == expected[i, j]
+    assert "randomised Tukey HSD" in str(result)
+    assert "exact over all 1,296 permutations" in str(result)
+
+
+def test_compare_many_randomised_tukey_uses_the_queries_every_system_has():
+    rng = np.random.default_rng(4)
+    scores = rng.random((40, 4))
+    values = campaign(scores)
+    values["s2"]["map"]["q7"] = math.nan  # undefined for one system
+    result = compare_many(values, test="randomised-tukey", n_resamples=999, random_state=5)
+    complete = np.delete(scores, 7, axis=0)
+    direct = randomised_tukey_hsd(complete, method="sampled", n_resamples=999, random_state=5)
+    assert result.method == "sampled" and result.random_state == 5
+    for a, b in result.pairs:
+        item = result.metric_comparisons(a, b)[0]
+        assert item.p_value == direct.p_values[int(a[1:]), int(b[1:])]
+    with pytest.raises(InvalidInputError, match="already adjusts"):
+        compare_many(values, test="randomised-tukey", correction="holm")
+
+
+def test_compare_many_westfall_young_is_the_numpy_step_down_on_a_small_campaign():
+    rng = np.random.default_rng(8)
+    scores = grid_matrix(rng, (9, 4))
+    scores[:, 2] += 0.25
+    result = compare_many(campaign(scores), test="westfall-young", baseline="s0")
+    assert result.method == "exact" and result.n_resamples == 2**9
+    d = (scores[:, 1:] - scores[:, :1]).T
+    adjusted, _raw = numpy_westfall_young(d, "t")
+    for c in range(1, 4):
+        item = result.metric_comparisons(f"s{c}", "s0")[0]
+        assert item.p_value == adjusted[c - 1]
+    with pytest.raises(InvalidInputError, match="baseline"):
+        compare_many(campaign(scores), test="westfall-young")
+
+
+def test_the_cli_offers_the_randomised_tests():
+    parser = _parser()
+    compare_parser = next(
+        a for a in parser._actions if isinstance(a, argparse._SubParsersAction)
+    ).choices["compare"]
+    action = next(a for a in compare_parser._actions if a.dest == "test")
+    assert {"randomised-tukey", "westfall-young"} <= set(action.choices)

@@ -272,3 +272,94 @@ def test_tau_ap_extremes_and_ties():
     with pytest.raises(InvalidInputError, match="same systems"):
         kendall_tau({"a": 1, "b": 2}, {"a": 1, "c": 2})
     assert math.isnan(kendall_tau([1, 1, 1], [1, 2, 3]))
+
+
+# -- tie groups (ties="tied") -------------------------------------------------------------------
+
+
+def groups_of(scores: dict) -> list[list]:
+    """The tie groups of a scored ranking, best first."""
+    order = sorted(set(scores.values()), reverse=True)
+    return [[d for d in scores if scores[d] == v] for v in order]
+
+
+def definition_tied(a_groups, b_groups, p, depth=1500):
+    """eq. 7 with Webber's agreement for ties (eq. 28): a tie group enters the prefix at the
+    depth where it starts, A_d = 2 X_d / (|A_:d| + |B_:d|); truncated at ``depth``."""
+
+    def starts(groups):
+        out, position = [], 0
+        for group in groups:
+            out.append((position, group))
+            position += len(group)
+        return out
+
+    sa, sb = starts(a_groups), starts(b_groups)
+    total, ia, ib = 0.0, 0, 0
+    seen_a, seen_b = set(), set()
+    for d in range(1, depth + 1):
+        while ia < len(sa) and sa[ia][0] < d:
+            seen_a.update(sa[ia][1])
+            ia += 1
+        while ib < len(sb) and sb[ib][0] < d:
+            seen_b.update(sb[ib][1])
+            ib += 1
+        if seen_a or seen_b:
+            total += 2 * len(seen_a & seen_b) / (len(seen_a) + len(seen_b)) * p**d
+    return (1 - p) / p * total
+
+
+def tied_continuations(a_groups, b_groups, n=500):
+    """(disjoint, best) continuations of tied rankings, one new document per rank."""
+    a_items = [d for g in a_groups for d in g]
+    b_items = [d for g in b_groups for d in g]
+    low = (
+        a_groups + [[f"new-a{i}"] for i in range(n)],
+        b_groups + [[f"new-b{i}"] for i in range(n)],
+    )
+    if len(a_items) <= len(b_items):
+        short, long, s_items, l_items = a_groups, b_groups, a_items, b_items
+    else:
+        short, long, s_items, l_items = b_groups, a_groups, b_items, a_items
+    shared = [[f"shared{i}"] for i in range(n)]
+    high_s = short + [[d] for d in l_items if d not in s_items] + shared
+    high_l = long + [[d] for d in s_items if d not in l_items] + shared
+    return low, (high_s, high_l)
+
+
+@pytest.mark.parametrize("p", [0.6, 0.9])
+def test_tied_rbo_bounds_are_the_definition_over_the_extreme_continuations(p):
+    rng = random.Random(int(p * 10))
+    a, b = {}, {}
+    for q in range(40):
+        # Scores on a coarse grid: many ties.
+        a[f"q{q}"] = {f"d{i}": rng.randint(0, 3) for i in rng.sample(range(25), rng.randint(1, 10))}
+        b[f"q{q}"] = {f"d{i}": rng.randint(0, 3) for i in rng.sample(range(25), rng.randint(1, 10))}
+    result = rank_biased_overlap(a, b, p=p, ties="tied")
+    assert result.ties == "tied"
+    for q, low, res, ext in zip(result.query_ids, result.min, result.res, result.ext, strict=True):
+        ga, gb = groups_of(a[q]), groups_of(b[q])
+        (la, lb), (hs, hl) = tied_continuations(ga, gb)
+        assert low == pytest.approx(definition_tied(la, lb, p), abs=1e-12), q
+        assert low + res == pytest.approx(definition_tied(hs, hl, p), abs=1e-12), q
+        assert low - 1e-12 <= ext <= low + res + 1e-12
+
+
+def test_tied_rbo_by_hand_and_without_ties():
+    # {x, y} tied against [y, x]: A_1 = 2 * 1 / (2 + 1), A_2 = 1, so with p = 0.9
+    # RBO_ext = (1 - p) / p * (2/3 p + p^2) + p^2 = 0.1 * (2/3 + 0.9) + 0.81.
+    tied = rank_biased_overlap({"q": {"x": 1.0, "y": 1.0}}, {"q": ["y", "x"]}, ties="tied")
+    assert tied.ext[0] == pytest.approx(0.1 * (2 / 3 + 0.9) + 0.81, rel=1e-14)
+    # trec_eval's order puts y (the larger id) first: the same ranking.
+    strict = rank_biased_overlap({"q": {"x": 1.0, "y": 1.0}}, {"q": ["y", "x"]})
+    assert strict.ext[0] == pytest.approx(1.0)
+    rng = random.Random(5)
+    a = random_run(rng, 30, 30, 15, True)
+    b = random_run(rng, 30, 30, 15, True)
+    untied = rank_biased_overlap(a, b, ties="tied")
+    plain = rank_biased_overlap(a, b)
+    np.testing.assert_allclose(untied.ext, plain.ext, rtol=1e-13)
+    np.testing.assert_allclose(untied.min, plain.min, rtol=1e-13)
+    np.testing.assert_allclose(untied.res, plain.res, rtol=1e-13, atol=1e-15)
+    with pytest.raises(InvalidInputError, match="ties"):
+        rank_biased_overlap(a, b, ties="average")

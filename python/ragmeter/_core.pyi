@@ -186,6 +186,8 @@ def rank_biased_overlap(
     *,
     p: float,
     depth: int | None = None,
+    tops_a: npt.NDArray[np.uint32] | None = None,
+    tops_b: npt.NDArray[np.uint32] | None = None,
     n_threads: int | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
 def top_k_overlaps(

@@ -10,7 +10,8 @@ A run is a mapping ``{query_id: {doc_id: score}}`` or ``{query_id: [doc_id, ...]
 first), a path to a run file in any format :func:`ragmeter.io.read_run` reads (TREC, CSV, TSV,
 JSON, Parquet, Arrow), or a table. Scored rankings are ordered as trec_eval orders them (score
 descending, ties by doc id descending), the order every ranking metric of ragmeter uses, so
-the rankings are strict and RBO is the paper's tie-free measure; a list keeps its order.
+the rankings are strict (or, with ``ties="tied"``, tied scores form tie groups, the paper's
+tie-aware RBO); a list keeps its order.
 Both kernels run in the Rust core, in parallel over queries.
 """
 
@@ -33,30 +34,43 @@ __all__ = ["RankBiasedOverlap", "TopKOverlap", "rank_biased_overlap", "top_k_ove
 Missing = Literal["raise", "empty", "skip"]
 
 
-def _ordered(run: Any, argument: str) -> dict[Any, list[Any]]:
-    """Each query's document ids, best first (duplicates are refused by the core)."""
+def _tie_groups(scores: Sequence[float]) -> list[int]:
+    """For scores in ranking order, the position of the first document of each document's
+    group of equal scores."""
+    tops: list[int] = []
+    for i, score in enumerate(scores):
+        tops.append(tops[-1] if i and score == scores[i - 1] else i)
+    return tops
+
+
+def _ordered(run: Any, argument: str) -> dict[Any, tuple[list[Any], list[int] | None]]:
+    """Each query's document ids, best first (duplicates are refused by the core), and for a
+    scored ranking the tie groups of its scores."""
     mapping = run if isinstance(run, Mapping) else read_run(run)
-    rankings: dict[Any, list[Any]] = {}
+    rankings: dict[Any, tuple[list[Any], list[int] | None]] = {}
     for query, value in mapping.items():
         if type(value) is list:  # the common case, as it is
-            rankings[query] = value
+            rankings[query] = (value, None)
             continue
         ranking = _ranking(query, value)
         if isinstance(ranking, dict):
             try:
-                rankings[query] = trec_order(ranking)
+                docs = trec_order(ranking)
+                scores = [float(ranking[d]) for d in docs]
             except (TypeError, ValueError) as error:
                 raise InputTypeError(
                     f"{argument}: query {query!r}: the scores must be numbers ({error})"
                 ) from None
+            rankings[query] = (docs, _tie_groups(scores))
         else:
-            rankings[query] = list(ranking)  # type: ignore[call-overload]
+            rankings[query] = (list(ranking), None)  # type: ignore[call-overload]
     return rankings
 
 
 def _aligned(
     run_a: Any, run_b: Any, missing: str
-) -> tuple[list[Any], list[list[Any]], list[list[Any]]]:
+) -> tuple[list[Any], list[list[Any]], list[list[Any]], list[list[int]], list[list[int]]]:
+    """The compared queries, both runs' rankings and their tie groups, in the same order."""
     if missing not in ("raise", "empty", "skip"):
         raise InvalidInputError(
             f"missing: must be 'raise', 'empty' or 'skip', got {shorten(missing, 40)}"
@@ -78,7 +92,26 @@ def _aligned(
             "or missing='skip' to compare only the queries both runs rank"
         )
     queries = [q for q in a if q in b] if missing == "skip" else list(a) + only_b
-    return queries, [a.get(q, []) for q in queries], [b.get(q, []) for q in queries]
+    empty: tuple[list[Any], list[int] | None] = ([], None)
+
+    def groups(pair: tuple[list[Any], list[int] | None]) -> list[int]:
+        return list(range(len(pair[0]))) if pair[1] is None else pair[1]
+
+    pairs_a = [a.get(q, empty) for q in queries]
+    pairs_b = [b.get(q, empty) for q in queries]
+    return (
+        queries,
+        [r for r, _ in pairs_a],
+        [r for r, _ in pairs_b],
+        [groups(x) for x in pairs_a],
+        [groups(x) for x in pairs_b],
+    )
+
+
+def _flat(groups: list[list[int]]) -> np.ndarray:
+    return np.fromiter(
+        (t for tops in groups for t in tops), dtype=np.uint32, count=sum(map(len, groups))
+    )
 
 
 def _mean(values: np.ndarray) -> float:
@@ -101,6 +134,8 @@ class RankBiasedOverlap:
         The persistence.
     depth
         Both rankings were cut at this depth (None: whole rankings).
+    ties
+        How tied scores were treated: ``"trec_eval"`` or ``"tied"``.
     n_queries
         Queries with a defined value (the means are over these).
     mean_ext, mean_min, mean_res
@@ -113,6 +148,7 @@ class RankBiasedOverlap:
     res: np.ndarray
     p: float
     depth: int | None
+    ties: str
     n_queries: int
     mean_ext: float
     mean_min: float
@@ -135,6 +171,7 @@ def rank_biased_overlap(
     *,
     p: float = 0.9,
     depth: int | None = None,
+    ties: Literal["trec_eval", "tied"] = "trec_eval",
     missing: Missing = "raise",
     n_threads: int | None = None,
 ) -> RankBiasedOverlap:
@@ -158,11 +195,21 @@ def rank_biased_overlap(
     ``1 - p^(d-1) + (1-p)/p d (ln(1/(1-p)) - sum_{i<d} p^i/i)`` of the weight (86% in the top
     10 for ``p = 0.9``, the default; eq. 21).
 
-    Ties: scored rankings are ordered by trec_eval's rule (score descending, then doc id
-    descending), the order of ragmeter's ranking metrics, so both rankings are strict and this
-    is the paper's tie-free RBO (equal, for runs without tied scores, to the ``rbo`` package's
-    ``rbo_ext``). The tie-aware variants of section 4.3 (and Corsi and Urbano, SIGIR 2024) are
-    not computed. Undefined: both rankings of a query empty (NaN, left out of the means); one
+    Ties (``ties=``):
+
+    * ``"trec_eval"`` (default): scored rankings are ordered by trec_eval's rule (score
+      descending, then doc id descending), the order of ragmeter's ranking metrics, so both
+      rankings are strict and this is the paper's RBO of strict rankings (equal to the ``rbo``
+      package's ``rbo_ext``, which knows no ties);
+    * ``"tied"``: documents with equal scores form a tie group that enters the prefixes as a
+      whole at the depth where it starts, and the agreement at depth ``d`` is
+      ``A_d = 2 X_d / (|A_{:d}| + |B_{:d}|)`` (the paper's section 4.3, eq. 28; the
+      ``RBO^w`` variant of Corsi and Urbano, SIGIR 2024); ``min``, ``res`` and ``ext`` follow
+      with that agreement (the unseen ranks of the shorter ranking hold one document each).
+      Without tied scores, and for lists, it equals ``"trec_eval"``. ``depth=k`` then keeps
+      the tie groups that start above ``k``.
+
+    Undefined: both rankings of a query empty (NaN, left out of the means); one
     empty ranking gives ``RBO_ext = RBO_min = 0`` and ``RBO_res = 1``.
 
     Parameters
@@ -174,6 +221,9 @@ def rank_biased_overlap(
         The persistence, strictly between 0 and 1.
     depth
         Cut both rankings at this depth first (None: whole rankings).
+    ties
+        ``"trec_eval"`` (default: tied scores ordered by doc id, strict rankings) or
+        ``"tied"`` (tied scores form tie groups, Webber's tie-aware agreement).
     missing
         A query only one run ranks: ``"raise"`` (default), ``"empty"`` (compared with an empty
         ranking) or ``"skip"`` (left out).
@@ -189,7 +239,7 @@ def rank_biased_overlap(
     ------
     InvalidInputError
         ``p`` outside (0, 1), ``depth < 1``, a document ranked twice, queries only one run
-        ranks with ``missing="raise"``, an unknown ``missing``.
+        ranks with ``missing="raise"``, an unknown ``missing`` or ``ties``.
 
     Examples
     --------
@@ -205,13 +255,18 @@ def rank_biased_overlap(
         isinstance(depth, bool) or not isinstance(depth, int | np.integer) or depth < 1
     ):
         raise InvalidInputError(f"depth: must be an int >= 1 or None, got {shorten(depth, 40)}")
-    queries, rankings_a, rankings_b = _aligned(run_a, run_b, missing)
+    if ties not in ("trec_eval", "tied"):
+        raise InvalidInputError(f"ties: must be 'trec_eval' or 'tied', got {shorten(ties, 40)}")
+    queries, rankings_a, rankings_b, tops_a, tops_b = _aligned(run_a, run_b, missing)
+    tied = ties == "tied"
     ext, low, res = _core.rank_biased_overlap(
         queries,
         rankings_a,
         rankings_b,
         p=float(p),
         depth=None if depth is None else int(depth),
+        tops_a=_flat(tops_a) if tied else None,
+        tops_b=_flat(tops_b) if tied else None,
         n_threads=check_n_threads(n_threads),
     )
     return RankBiasedOverlap(
@@ -221,6 +276,7 @@ def rank_biased_overlap(
         res=res,
         p=float(p),
         depth=None if depth is None else int(depth),
+        ties=ties,
         n_queries=int((~np.isnan(ext)).sum()),
         mean_ext=_mean(ext),
         mean_min=_mean(low),
@@ -318,7 +374,7 @@ def top_k_overlap(
             f"k: must be an int >= 1 or a sequence of them, got {shorten(k, 40)}"
         )
     depths = tuple(int(d) for d in depths)
-    queries, rankings_a, rankings_b = _aligned(run_a, run_b, missing)
+    queries, rankings_a, rankings_b, _, _ = _aligned(run_a, run_b, missing)
     intersections, lengths_a, lengths_b = _core.top_k_overlaps(
         queries, rankings_a, rankings_b, list(depths), n_threads=check_n_threads(n_threads)
     )

@@ -3,7 +3,7 @@
 //! (each document of the second ranking as its position in the first), and the kernels run
 //! without it.
 
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyList, PyString};
 use ragmeter_core::agreement::{self, NOT_IN_A, RankingPairs};
@@ -158,9 +158,12 @@ type RboOutput<'py> = (
 );
 
 /// RBO_ext, RBO_min and RBO_res per query of two runs' rankings (lists of str or int ids,
-/// best first) with persistence `p`, both cut at `depth` when given.
+/// best first) with persistence `p`, both cut at `depth` when given. `tops_a` / `tops_b`
+/// (flat, in the rankings' order): the position of the first document of each document's
+/// group of tied documents (None: no ties).
 #[pyfunction]
-#[pyo3(signature = (query_ids, rankings_a, rankings_b, *, p, depth=None, n_threads=None))]
+#[pyo3(signature = (query_ids, rankings_a, rankings_b, *, p, depth=None, tops_a=None, tops_b=None, n_threads=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn rank_biased_overlap<'py>(
     py: Python<'py>,
     query_ids: &Bound<'py, PyList>,
@@ -168,13 +171,28 @@ pub fn rank_biased_overlap<'py>(
     rankings_b: &Bound<'py, PyList>,
     p: f64,
     depth: Option<usize>,
+    tops_a: Option<PyReadonlyArray1<'py, u32>>,
+    tops_b: Option<PyReadonlyArray1<'py, u32>>,
     n_threads: Option<usize>,
 ) -> PyResult<RboOutput<'py>> {
     let encoded = encode(query_ids, rankings_a, rankings_b)?;
+    let mut a_offsets = Vec::with_capacity(encoded.a_lengths.len() + 1);
+    a_offsets.push(0usize);
+    for &len in &encoded.a_lengths {
+        a_offsets.push(a_offsets[a_offsets.len() - 1] + len as usize);
+    }
+    let tops_a = tops_a.as_ref().map(|t| t.as_slice()).transpose()?;
+    let tops_b = tops_b.as_ref().map(|t| t.as_slice()).transpose()?;
     let result = threads::enter_core(py, n_threads, &ByPosition, || {
         let pairs = RankingPairs {
             a_lengths: &encoded.a_lengths,
             cross: Rows::new("cross", &encoded.offsets, &encoded.cross)?,
+            a_tops: tops_a
+                .map(|t| Rows::new("tops_a", &a_offsets, t))
+                .transpose()?,
+            b_tops: tops_b
+                .map(|t| Rows::new("tops_b", &encoded.offsets, t))
+                .transpose()?,
         };
         agreement::rank_biased_overlap(pairs, p, depth)
     })?;
@@ -209,6 +227,8 @@ pub fn top_k_overlaps<'py>(
         let pairs = RankingPairs {
             a_lengths: &encoded.a_lengths,
             cross: Rows::new("cross", &encoded.offsets, &encoded.cross)?,
+            a_tops: None,
+            b_tops: None,
         };
         agreement::top_k_overlaps(pairs, &depths)
     })?;

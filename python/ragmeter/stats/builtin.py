@@ -19,6 +19,7 @@ from ..exceptions import InvalidInputError
 from .anova import paired_tukey_hsd
 from .multiple import tukey_hsd
 from .paired import BOOTSTRAP_STREAM, EXACT_LIMIT, EXACT_MAX_PAIRS, t_rows, wilcoxon_one
+from .randomised import randomised_tukey_campaign, westfall_young_campaign
 from .registry import CampaignInput, CampaignOutcome, StatisticalTest, register_test
 
 __all__ = ["pair_blocks", "pair_differences", "pair_index"]
@@ -317,3 +318,53 @@ register_test(
 # A test whose function lives elsewhere (ragmeter.stats.randomised: "randomised-tukey",
 # "westfall-young") is imported here and declared with register_test(StatisticalTest(...)),
 # below this line, so that importing ragmeter.stats registers every test exactly once.
+
+register_test(
+    StatisticalTest(
+        name="randomised-tukey",
+        title="randomised Tukey HSD test (paired by query)",
+        run=randomised_tukey_campaign,
+        aliases=("randomized-tukey",),
+        assumes="under the null hypothesis the systems' scores on each query are exchangeable "
+        "(no distributional assumption; the queries where every system has a value)",
+        description="the randomised Tukey HSD test: every query's row of system scores "
+        "permuted, each pair compared with the largest difference of means, p = (count + 1) "
+        "/ (B + 1) (exact over every permutation when small); family-wise over all pairs of "
+        "each metric; bootstrap percentile intervals",
+        citation="B. Carterette, ACM TOIS 30(1), 2012; T. Sakai, Laboratory Experiments in "
+        "Information Retrieval (2018), ch. 5",
+        p_value_methods=("exact", "sampled"),
+        resampled=True,
+        own_correction="randomised-tukey",
+        own_correction_text="p-values adjusted over all pairs of systems of each metric by "
+        "the permutation distribution of the largest difference of means (randomised Tukey "
+        "HSD)",
+        exact_unit="permutations",
+        sampled_unit="sampled permutations",
+    )
+)
+register_test(
+    StatisticalTest(
+        name="westfall-young",
+        title="two-sided paired sign-flip test with Westfall-Young max-T step-down adjustment",
+        run=westfall_young_campaign,
+        aliases=("maxt",),
+        assumes="under the null hypothesis the sign of each query's difference is exchangeable, "
+        "the same flips for every candidate (the queries where the baseline and every "
+        "candidate have a value)",
+        description="many candidates against one baseline: the sign-flip permutations of the "
+        "paired t statistic, the same for every candidate, adjusted by the step-down "
+        "distribution of the largest |t| (family-wise, using the candidates' correlation); "
+        "bootstrap percentile intervals",
+        citation="P. H. Westfall and S. S. Young, Resampling-Based Multiple Testing (1993); "
+        "L. Boytsov, A. Belova and P. Westfall, SIGIR 2013",
+        p_value_methods=("exact", "sampled"),
+        resampled=True,
+        own_correction="westfall-young",
+        own_correction_text="p-values adjusted over the candidates of each metric by "
+        "Westfall and Young's max-T step-down method",
+        requires_baseline=True,
+        exact_unit="sign vectors",
+        sampled_unit="sampled sign vectors",
+    )
+)

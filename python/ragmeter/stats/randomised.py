@@ -31,13 +31,16 @@ from .. import _core
 from ..exceptions import InvalidInputError
 from ..options import check_n_threads
 from ._arguments import check_seed, float_array, resample_count
+from .registry import CampaignInput, CampaignOutcome
 
 __all__ = [
     "EXACT_MAX_PERMUTATIONS",
     "RandomisedTukeyResult",
     "WestfallYoungResult",
+    "randomised_tukey_campaign",
     "randomised_tukey_hsd",
     "westfall_young",
+    "westfall_young_campaign",
 ]
 
 #: ``method="auto"`` of :func:`randomised_tukey_hsd` enumerates every permutation when there
@@ -464,4 +467,152 @@ def westfall_young(
         statistic=statistic,
         method="exact" if exact else "sampled",
         random_state=seed,
+    )
+
+
+# -- the campaign tests of the table (ragmeter.stats.builtin registers them) ------------------
+
+
+def _complete_queries(values: np.ndarray, systems: np.ndarray) -> list[np.ndarray]:
+    """Per metric, the queries where every one of ``systems`` has a value."""
+    return [~np.isnan(values[systems, m, :]).any(axis=0) for m in range(values.shape[1])]
+
+
+def _campaign_exact(
+    sample: CampaignInput, counts: list[int], small_enough: Any, limit_ok: Any, unit: str
+) -> bool:
+    """Whether a campaign test enumerates: one decision for every metric, so that the caption's
+    count is every metric's (exact needs the same number of complete queries everywhere)."""
+    same = len(set(counts)) <= 1
+    if sample.method == "exact":
+        if not same or not limit_ok(counts[0]):
+            raise InvalidInputError(
+                f"method='exact': the exact test enumerates every {unit} and needs the same "
+                f"queries (with a value for every system) for every metric, at most the size "
+                f"limit; the metrics have {sorted(set(counts))} such queries: use "
+                "method='sampled' or 'auto'"
+            )
+        return True
+    return sample.method == "auto" and same and small_enough(counts[0])
+
+
+def randomised_tukey_campaign(sample: CampaignInput) -> CampaignOutcome:
+    """The ``"randomised-tukey"`` test of :data:`~ragmeter.stats.TESTS` over a campaign.
+
+    For each metric, :func:`randomised_tukey_hsd` of all systems on the queries where every
+    system has a value; each pair's p-value is adjusted over all pairs of systems of the metric
+    (the family of the randomised Tukey test), its statistic the mean difference over those
+    queries.
+
+    Parameters
+    ----------
+    sample
+        The campaign.
+
+    Returns
+    -------
+    CampaignOutcome
+        p-values, mean differences and the permutation count.
+    """
+    shape = sample.delta.shape
+    n_systems = sample.values.shape[0]
+    systems = np.arange(n_systems)
+    complete = _complete_queries(sample.values, systems)
+    counts = [int(c.sum()) for c in complete]
+    exact = _campaign_exact(
+        sample,
+        counts,
+        lambda n: n > 0 and _reduced_permutations(n_systems, n, EXACT_MAX_PERMUTATIONS) is not None,
+        lambda n: (
+            n > 0 and _reduced_permutations(n_systems, n, EXACT_PERMUTATION_LIMIT) is not None
+        ),
+        "permutation",
+    )
+    pairs = np.asarray(sample.pairs, dtype=np.intp).reshape(-1, 2)
+    p = np.full(shape, math.nan)
+    statistic = np.full(shape, math.nan)
+    methods = np.full(shape, "", dtype=object)
+    examined = 0
+    for m, rows in enumerate(complete):
+        if not rows.any():
+            continue
+        result = randomised_tukey_hsd(
+            np.ascontiguousarray(sample.values[:, m, rows].T),
+            method="exact" if exact else "sampled",
+            n_resamples=sample.n_resamples,
+            random_state=sample.seed,
+            n_threads=sample.n_threads,
+        )
+        p[:, m] = result.p_values[pairs[:, 0], pairs[:, 1]]
+        statistic[:, m] = result.mean_differences[pairs[:, 0], pairs[:, 1]]
+        methods[:, m] = result.method
+        examined = result.n_permutations
+    return CampaignOutcome(
+        p_value=p,
+        statistic=statistic,
+        methods=methods,
+        method="exact" if exact else "sampled",
+        n_examined=examined,
+    )
+
+
+def westfall_young_campaign(sample: CampaignInput) -> CampaignOutcome:
+    """The ``"westfall-young"`` test of :data:`~ragmeter.stats.TESTS` over a campaign.
+
+    For each metric, :func:`westfall_young` (max-T, the t statistic) of every candidate against
+    the baseline on the queries where the baseline and every candidate have a value; the
+    p-values are adjusted over the candidates of the metric.
+
+    Parameters
+    ----------
+    sample
+        The campaign (with a baseline).
+
+    Returns
+    -------
+    CampaignOutcome
+        Adjusted p-values, t statistics and the number of sign vectors.
+    """
+    if sample.baseline is None:
+        raise InvalidInputError(
+            "baseline: the westfall-young test compares candidates with one baseline; name it"
+        )
+    shape = sample.delta.shape
+    pairs = np.asarray(sample.pairs, dtype=np.intp).reshape(-1, 2)
+    candidates = pairs[:, 0]
+    systems = np.concatenate([candidates, [sample.baseline]])
+    complete = _complete_queries(sample.values, systems)
+    counts = [int(c.sum()) for c in complete]
+    exact = _campaign_exact(
+        sample,
+        counts,
+        lambda n: 2 <= n <= EXACT_MAX_PAIRS,
+        lambda n: 2 <= n <= EXACT_PAIR_LIMIT,
+        "sign vector",
+    )
+    p = np.full(shape, math.nan)
+    statistic = np.full(shape, math.nan)
+    methods = np.full(shape, "", dtype=object)
+    examined = 0
+    for m, rows in enumerate(complete):
+        if rows.sum() < 2:
+            continue
+        values = sample.values[:, m, rows]
+        result = westfall_young(
+            np.ascontiguousarray(values[candidates] - values[sample.baseline]),
+            method="exact" if exact else "sampled",
+            n_resamples=sample.n_resamples,
+            random_state=sample.seed,
+            n_threads=sample.n_threads,
+        )
+        p[:, m] = result.adjusted_p_values
+        statistic[:, m] = result.statistics * np.sign(result.mean_differences)
+        methods[:, m] = result.method
+        examined = result.n_patterns
+    return CampaignOutcome(
+        p_value=p,
+        statistic=statistic,
+        methods=methods,
+        method="exact" if exact else "sampled",
+        n_examined=examined,
     )

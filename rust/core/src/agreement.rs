@@ -38,6 +38,11 @@ pub struct RankingPairs<'a> {
     pub a_lengths: &'a [u32],
     /// Per query, `rank_A` of each document of `B` in `B`'s order.
     pub cross: Rows<'a, u32>,
+    /// Tie groups (`Ties::Tied`): per query, the position of the first document of each
+    /// document's group of tied documents, for `A` (rows of `a_lengths` documents) and `B`.
+    /// None: every document is its own group.
+    pub a_tops: Option<Rows<'a, u32>>,
+    pub b_tops: Option<Rows<'a, u32>>,
 }
 
 /// RBO of every query.
@@ -50,9 +55,21 @@ pub struct RboResult {
 
 /// One query's rankings, cut at `depth`.
 struct Query {
-    a_len: usize,
+    /// The top rank (0-based position of the first document of its tie group) of each
+    /// document of `A`, in `A`'s order.
+    a_top: Vec<u32>,
     /// `rank_A` per position of `B` (within the depth), `NOT_IN_A` when absent.
     cross: Vec<u32>,
+    /// The top rank of each document of `B`.
+    b_top: Vec<u32>,
+}
+
+/// Whether `tops` describes groups of tied documents: 0 first, then each entry its own
+/// position (a new group) or the previous entry (the same group).
+fn valid_tops(tops: &[u32]) -> bool {
+    tops.iter()
+        .enumerate()
+        .all(|(i, &t)| t as usize == i || (i > 0 && t == tops[i - 1]))
 }
 
 impl<'a> RankingPairs<'a> {
@@ -67,10 +84,20 @@ impl<'a> RankingPairs<'a> {
                 ),
             ));
         }
+        for (argument, tops) in [("a_tops", self.a_tops), ("b_tops", self.b_tops)] {
+            if let Some(tops) = tops
+                && tops.len() != self.cross.len()
+            {
+                return Err(CoreError::argument(
+                    argument,
+                    format!("expected {} queries, got {}", self.cross.len(), tops.len()),
+                ));
+            }
+        }
         let bad = (0..self.cross.len()).into_par_iter().find_first(|&q| {
             let a_len = self.a_lengths[q] as usize;
             let mut seen = vec![false; a_len];
-            self.cross.row(q).iter().any(|&r| {
+            let cross_bad = self.cross.row(q).iter().any(|&r| {
                 if r == NOT_IN_A {
                     return false;
                 }
@@ -80,38 +107,71 @@ impl<'a> RankingPairs<'a> {
                 }
                 seen[r] = true;
                 false
-            })
+            });
+            let a_bad = self
+                .a_tops
+                .is_some_and(|t| t.row(q).len() != a_len || !valid_tops(t.row(q)));
+            let b_bad = self.b_tops.is_some_and(|t| {
+                t.row(q).len() != self.cross.row(q).len() || !valid_tops(t.row(q))
+            });
+            cross_bad || a_bad || b_bad
         });
         match bad {
             Some(q) => Err(CoreError::query(
                 q,
                 "a document of the second ranking points outside the first or twice at the \
-                 same document (duplicate documents)",
+                 same document (duplicate documents), or the tie groups do not match the \
+                 rankings",
             )),
             None => Ok(()),
         }
     }
 
     fn query(&self, q: usize, depth: Option<usize>) -> Query {
-        let depth = depth.unwrap_or(usize::MAX);
-        let a_len = (self.a_lengths[q] as usize).min(depth);
+        let tops = |rows: Option<Rows<'a, u32>>, len: usize| -> Vec<u32> {
+            rows.map_or_else(|| (0..len as u32).collect(), |t| t.row(q).to_vec())
+        };
+        let mut a_top = tops(self.a_tops, self.a_lengths[q] as usize);
         let row = self.cross.row(q);
-        let cross = row[..row.len().min(depth)]
+        let mut b_top = tops(self.b_tops, row.len());
+        // The prefix at depth k holds every document whose tie group starts above k.
+        let depth = depth.unwrap_or(usize::MAX);
+        a_top.retain(|&t| (t as usize) < depth);
+        b_top.retain(|&t| (t as usize) < depth);
+        let a_len = a_top.len();
+        let cross = row[..b_top.len()]
             .iter()
             .map(|&r| if (r as usize) < a_len { r } else { NOT_IN_A })
             .collect();
-        Query { a_len, cross }
+        Query {
+            a_top,
+            cross,
+            b_top,
+        }
     }
 }
 
+/// `counts[d - 1]`: how many entries of `tops` are below `d`, for `d` in `1..=len`.
+fn present(tops: &[u32], len: usize) -> Vec<u32> {
+    let mut counts = vec![0u32; len];
+    for &t in tops {
+        counts[t as usize] += 1;
+    }
+    let mut running = 0;
+    for c in counts.iter_mut() {
+        running += *c;
+        *c = running;
+    }
+    counts
+}
+
 impl Query {
-    /// `X_1 .. X_l` (index `d - 1`) and `l`.
-    fn overlaps(&self) -> Vec<u32> {
-        let l = self.a_len.max(self.cross.len());
+    /// `X_1 .. X_l` (index `d - 1`): documents of both prefixes at depth `d`.
+    fn overlaps(&self, l: usize) -> Vec<u32> {
         let mut hits = vec![0u32; l];
         for (j, &r) in self.cross.iter().enumerate() {
             if r != NOT_IN_A {
-                hits[j.max(r as usize)] += 1;
+                hits[self.b_top[j].max(self.a_top[r as usize]) as usize] += 1;
             }
         }
         let mut running = 0;
@@ -122,41 +182,54 @@ impl Query {
         hits
     }
 
-    /// Positions (0-based, ascending) in the longer ranking of its documents the shorter lacks.
-    fn unmatched_in_longer(&self) -> Vec<usize> {
-        if self.cross.len() >= self.a_len {
+    /// Top ranks (ascending) in the longer ranking of its documents the shorter lacks.
+    fn unmatched_in_longer(&self) -> Vec<u32> {
+        if self.cross.len() >= self.a_top.len() {
             // B is the longer (or equal) ranking: its documents absent from A.
             self.cross
                 .iter()
-                .enumerate()
-                .filter(|(_, r)| **r == NOT_IN_A)
-                .map(|(j, _)| j)
+                .zip(&self.b_top)
+                .filter(|(r, _)| **r == NOT_IN_A)
+                .map(|(_, &t)| t)
                 .collect()
         } else {
-            let mut matched = vec![false; self.a_len];
+            let mut matched = vec![false; self.a_top.len()];
             for &r in &self.cross {
                 if r != NOT_IN_A {
                     matched[r as usize] = true;
                 }
             }
-            (0..self.a_len).filter(|&i| !matched[i]).collect()
+            (0..self.a_top.len())
+                .filter(|&i| !matched[i])
+                .map(|i| self.a_top[i])
+                .collect()
         }
     }
 
+    /// RBO_ext, RBO_min and RBO_res, with Webber's agreement for tied rankings
+    /// `A_d = 2 X_d / (|A_:d| + |B_:d|)` (equal to `X_d / d` without ties).
     fn rbo(&self, p: f64) -> (f64, f64, f64) {
-        let s = self.a_len.min(self.cross.len());
-        let l = self.a_len.max(self.cross.len());
+        let (a_len, b_len) = (self.a_top.len(), self.cross.len());
+        let s = a_len.min(b_len);
+        let l = a_len.max(b_len);
         if l == 0 {
             return (f64::NAN, f64::NAN, f64::NAN);
         }
-        let x = self.overlaps();
-        let xs = if s == 0 { 0.0 } else { f64::from(x[s - 1]) };
+        let x = self.overlaps(l);
+        let size_a = present(&self.a_top, l);
+        let size_b = present(&self.b_top, l);
+        let size_long = if b_len >= a_len { &size_b } else { &size_a };
         let xl = f64::from(x[l - 1]);
+        let agreement_s = if s == 0 {
+            0.0
+        } else {
+            2.0 * f64::from(x[s - 1]) / f64::from(size_a[s - 1] + size_b[s - 1])
+        };
         let scale = (1.0 - p) / p;
-        let mut seen = 0.0; // sum_{d<=l} X_d/d p^d
-        let mut extrapolated = 0.0; // sum_{s<d<=l} X_s (d-s)/(s d) p^d
+        let mut low = 0.0; // sum_{d<=l} A_d^min p^d
+        let mut extrapolated = 0.0; // sum_{d<=l} A_d^ext p^d
+        let mut upper = 0.0; // sum_{d<=l} A_d^max p^d
         let mut harmonic = 0.0; // sum_{d<=l} p^d/d
-        let mut upper = 0.0; // sum_{d<=l} (X_d + u_d)/d p^d
         let unmatched = self.unmatched_in_longer();
         let mut unmatched_seen = 0usize;
         let mut power = 1.0;
@@ -164,26 +237,30 @@ impl Query {
             power *= p;
             let df = d as f64;
             let xd = f64::from(x[d - 1]);
-            seen += xd / df * power;
             harmonic += power / df;
-            let mut best = xd;
-            if d > s {
-                if s > 0 {
-                    extrapolated += xs * (df - s as f64) / (s as f64 * df) * power;
-                }
-                while unmatched_seen < unmatched.len() && unmatched[unmatched_seen] < d {
+            if d <= s {
+                let a = 2.0 * xd / f64::from(size_a[d - 1] + size_b[d - 1]);
+                low += a * power;
+                extrapolated += a * power;
+                upper += a * power;
+            } else {
+                // The shorter ranking is all seen; its unseen ranks hold one document each.
+                let sizes = df + f64::from(size_long[d - 1]);
+                while unmatched_seen < unmatched.len() && (unmatched[unmatched_seen] as usize) < d {
                     unmatched_seen += 1;
                 }
-                best += (d - s).min(unmatched_seen) as f64;
+                let best = xd + (d - s).min(unmatched_seen) as f64;
+                low += 2.0 * xd / sizes * power;
+                extrapolated += 2.0 * (xd + (df - s as f64) * agreement_s) / sizes * power;
+                upper += 2.0 * best / sizes * power;
             }
-            upper += best / df * power;
         }
         let ext = if s == 0 {
             0.0
         } else {
-            scale * (seen + extrapolated) + ((xl - xs) / l as f64 + xs / s as f64) * power
+            scale * extrapolated + (xl + (l - s) as f64 * agreement_s) / l as f64 * power
         };
-        let min = scale * (seen + xl * (-(1.0 - p).ln() - harmonic));
+        let min = scale * (low + xl * (-(1.0 - p).ln() - harmonic));
         // Beyond l: agreement (2d - l - s + X_l)/d up to f, then 1.
         let f = l + s - x[l - 1] as usize;
         let mut tail = 0.0;
@@ -244,7 +321,7 @@ pub fn top_k_overlaps(pairs: RankingPairs<'_>, depths: &[usize]) -> CoreResult<V
         .into_par_iter()
         .map(|q| {
             let query = pairs.query(q, None);
-            let x = query.overlaps();
+            let x = query.overlaps(query.a_top.len().max(query.cross.len()));
             depths
                 .iter()
                 .map(|&k| match x.len() {
@@ -286,6 +363,8 @@ mod tests {
         let pairs = RankingPairs {
             a_lengths: &lengths,
             cross: Rows::new("cross", &offsets, &cross).unwrap(),
+            a_tops: None,
+            b_tops: None,
         };
         let r = rank_biased_overlap(pairs, p, None).unwrap();
         (r.ext[0], r.min[0], r.res[0])
@@ -346,6 +425,8 @@ mod tests {
             let pairs = RankingPairs {
                 a_lengths: &lengths,
                 cross: Rows::new("cross", &offsets, cross).unwrap(),
+                a_tops: None,
+                b_tops: None,
             };
             assert!(rank_biased_overlap(pairs, 0.9, None).is_err());
         }
@@ -353,6 +434,8 @@ mod tests {
         let pairs = RankingPairs {
             a_lengths: &lengths,
             cross: Rows::new("cross", &offsets, &fine).unwrap(),
+            a_tops: None,
+            b_tops: None,
         };
         assert!(rank_biased_overlap(pairs, 1.0, None).is_err());
         assert!(rank_biased_overlap(pairs, 0.9, Some(0)).is_err());
