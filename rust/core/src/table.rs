@@ -1463,5 +1463,37 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("null values"), "{err}");
+        // A null stored among a dictionary's values, referenced by a valid key: a null too,
+        // not the id "".
+        let values = arrow_array::StringArray::from(vec![Some("a"), None]);
+        let keys = arrow_array::Int32Array::from(vec![0, 1]);
+        let doc_ids =
+            arrow_array::DictionaryArray::<Int32Type>::try_new(keys, Arc::new(values)).unwrap();
+        assert_eq!(doc_ids.null_count(), 0);
+        let null_value = RecordBatch::try_from_iter([
+            ("query_id", ids(&["q".into(), "q".into()], Encoding::Utf8)),
+            ("doc_id", Arc::new(doc_ids) as ArrayRef),
+            (
+                "score",
+                Arc::new(Float64Array::from(vec![1.0, 0.5])) as ArrayRef,
+            ),
+        ])
+        .unwrap();
+        let err = evaluate_tables(&qrels, &[null_value], OPTS)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("column 'doc_id' holds 1 null values"), "{err}");
+        // Two columns of a needed name: refused by name, not the first read silently.
+        let twice = RecordBatch::try_from_iter([
+            ("query_id", ids(&["q".into()], Encoding::Utf8)),
+            ("doc_id", ids(&["a".into()], Encoding::Utf8)),
+            ("score", Arc::new(Float64Array::from(vec![1.0])) as ArrayRef),
+            ("score", Arc::new(Float64Array::from(vec![2.0])) as ArrayRef),
+        ])
+        .unwrap();
+        let err = evaluate_tables(&qrels, &[twice], OPTS)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("2 columns named 'score'"), "{err}");
     }
 }
