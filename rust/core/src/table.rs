@@ -563,6 +563,10 @@ fn scan_queries(
     Ok(runs)
 }
 
+fn elem_size<T>(_: &[T]) -> usize {
+    std::mem::size_of::<T>()
+}
+
 /// `n` more elements reserved in `vec`, or an error (never an aborted process) when the
 /// allocator cannot grant them: the allocations that grow with a table's rows go through here.
 fn reserve<T>(vec: &mut Vec<T>, n: usize, names: &Columns, what: &str) -> CoreResult<()> {
@@ -846,7 +850,30 @@ pub fn join_and_prepare<'a>(
         "judged rows",
     )?;
     prepared.try_reserve(n_judged, 0, 0);
+    let rows_of = |segments: &[Segment]| -> usize {
+        segments
+            .iter()
+            .map(|s| (s.rows.1 - s.rows.0) as usize)
+            .sum()
+    };
     for (wave, queries) in order.chunks(QUERIES_PER_WAVE).enumerate() {
+        // The wave's parts grow by doubling on the pool's threads, where a failed allocation
+        // would abort the process: the most they may take (twice their judged rows' hits and
+        // grades, and sorting scratch for their run rows) is checked first, by a fallible
+        // reservation freed at once (a table too large for the memory is then an error).
+        let judged: usize = queries
+            .iter()
+            .map(|&q| rows_of(judged_segments.row(q)))
+            .sum();
+        let ranked: usize = queries.iter().map(|&q| rows_of(run_segments.row(q))).sum();
+        let hit_bytes = elem_size(&prepared.hits.values) + 8;
+        let peak = judged
+            .saturating_mul(2 * hit_bytes)
+            .saturating_add(ranked.saturating_mul(48));
+        let rows = (judged + ranked).max(1);
+        Vec::<u8>::new()
+            .try_reserve(peak)
+            .map_err(|_| out_of_memory(run.columns, rows, peak / rows, "rows to prepare"))?;
         let parts: Vec<Prepared> = queries
             .par_chunks(QUERIES_PER_TASK)
             .enumerate()
