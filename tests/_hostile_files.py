@@ -212,3 +212,43 @@ def _csv_bytes() -> bytes:
     sink = pa.BufferOutputStream()
     pacsv.write_csv(run_table(), sink)
     return sink.getvalue().to_pybytes()
+
+
+# -- changes made to a file after it was opened -----------------------------------------------
+
+
+def cut_in_half(path: Path) -> None:
+    os.truncate(path, path.stat().st_size // 2)
+
+
+def replaced(path: Path) -> None:
+    """Another file renamed over ``path`` (what careful writers do): other scores."""
+    other = path.with_name("other" + "".join(path.suffixes))
+    table = run_table({q: {d: s + 1 for d, s in docs.items()} for q, docs in RUN.items()})
+    if other.suffix == ".parquet":
+        pq.write_table(table, other)
+    elif other.suffix in (".arrow", ".arrows"):
+        pyarrow.feather.write_feather(table, other)
+    elif other.name.endswith(".gz"):
+        sink = pa.BufferOutputStream()
+        pacsv.write_csv(table, sink)
+        other.write_bytes(gzip.compress(sink.getvalue().to_pybytes()))
+    else:
+        pacsv.write_csv(table, other)
+    os.replace(other, path)
+
+
+def overwritten(path: Path) -> None:
+    """The same file rewritten in place with other bytes of the same size."""
+    data = bytearray(path.read_bytes())
+    for at in range(len(data) // 3, len(data) // 3 * 2):
+        data[at] ^= 0x55
+    with open(path, "r+b") as handle:
+        handle.write(bytes(data))
+
+
+CHANGES: dict[str, Callable[[Path], None]] = {
+    "cut": cut_in_half,
+    "replaced": replaced,
+    "overwritten": overwritten,
+}

@@ -853,8 +853,11 @@ ALLOCATION_LIMITED = """
     qrels = pa.table(
         {"query_id": ids // 1000, "doc_id": ids, "relevance": np.ones(n, dtype=np.int64)}
     )
-    # The pool's threads exist before the limit (their stacks are address space too).
-    rio.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, metrics=["map"], n_threads=2)
+    # The pools' threads (their stacks and malloc arenas are address space too) and pyarrow's
+    # export of tables exist before the limit: the same calls first, on 100,000 rows (more
+    # than one scan task's 65,536, so that the reading pipeline starts its pool too).
+    rio.read_run(run.slice(0, 100_000), n_threads=2)
+    rio.evaluate(qrels.slice(0, 100_000), run.slice(0, 100_000), metrics=["map"], n_threads=2)
     size = int(re.search(r"VmSize:\\s+(\\d+)", open("/proc/self/status").read()).group(1))
     # 32 MiB of address space more than now: less than the core's import of 4 M rows needs.
     resource.setrlimit(resource.RLIMIT_AS, (size * 1024 + (32 << 20), resource.RLIM_INFINITY))

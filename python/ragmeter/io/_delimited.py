@@ -31,7 +31,13 @@ def open_table(path: str, columns: TableColumns, kind: str, delimiter: str) -> A
     with arrow_errors(path, kind_name), pyarrow.input_stream(path, compression="detect") as stream:
         head = stream.read(1 << 16)
     first = head.split(b"\n", 1)[0].decode("utf-8", "replace").rstrip("\r").lstrip("\ufeff")
-    names = header(first, delimiter)
+    try:
+        names = header(first, delimiter)
+    except csv.Error as error:
+        raise InvalidInputError(
+            f"{path}: the header {first[:80]!r} cannot be read as {kind_name} ({error}); a "
+            f"{kind_name} file starts with one line naming its columns"
+        ) from None
     if columns.query not in names:
         raise InvalidInputError(
             f"{path}: the header {first[:80]!r} has no column {columns.query!r}; a "

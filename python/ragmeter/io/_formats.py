@@ -94,7 +94,7 @@ def compression_of(head: bytes) -> str | None:
     ``None``. A zstd file may also start with a skippable frame (magic ``0x184D2A50`` to
     ``0x184D2A5F``, as ``pzstd`` writes), as the Rust core recognises it.
 
-    >>> compression_of(b"\x50\x2a\x4d\x18\x04\x00\x00\x00")
+    >>> compression_of(bytes([0x50, 0x2A, 0x4D, 0x18, 4, 0, 0, 0]))
     'zstd'
     """
     for compression, (magic, _) in COMPRESSIONS.items():

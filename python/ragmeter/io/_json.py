@@ -77,9 +77,23 @@ def _check_entries(path: str, data: dict[str, Any], value_name: str) -> None:
                         f"{path}: {where}the {value_name} of document {_shown(doc)} is "
                         f"{json.dumps(value)}, not a number; write 1 or 0"
                     )
+                if not isinstance(value, int | float):
+                    raise InvalidInputError(
+                        f"{path}: {where}the {value_name} of document {_shown(doc)} is "
+                        f"{_shown(value)}, not a number; every {value_name} is a JSON number"
+                    )
         elif isinstance(entries, list):
             for doc in entries:
                 _check_id(path, "document id", doc, where)
+                if not isinstance(doc, str | int):
+                    raise InvalidInputError(
+                        f"{path}: {where}the list holds {_shown(doc)}, not a document id (a string)"
+                    )
+        else:
+            raise InvalidInputError(
+                f"{path}: {where}expected an object {{doc_id: {value_name}}} (or a list of "
+                f"document ids), got {_shown(entries)}"
+            )
 
 
 def read_json(path: str | os.PathLike[str], what: str) -> dict[str, Any]:

@@ -447,6 +447,91 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
     }
 
+    /// One zstd frame of `data` in raw blocks, with a content checksum (ruzstd's encoder
+    /// writes one), so a changed content byte still decodes and only the checksum tells.
+    fn zstd_raw_frame(data: &[u8]) -> Vec<u8> {
+        let frame = ruzstd::encoding::compress_to_vec(
+            data,
+            ruzstd::encoding::CompressionLevel::Uncompressed,
+        );
+        assert_eq!(frame[4] & 0x04, 0x04, "no content checksum flag");
+        frame
+    }
+
+    fn decompressed(path: &Path) -> CoreResult<Vec<u8>> {
+        let (compression, reader) = open(path, File::open(path).unwrap())?.unwrap();
+        read_all(path, compression, reader)
+    }
+
+    #[test]
+    fn zstd_checksums_are_verified_and_skippable_frames_skipped() {
+        let text: Vec<u8> = (0..40)
+            .flat_map(|i| format!("q1 Q0 d{i} {} 0.5 r\n", i + 1).into_bytes())
+            .collect();
+        let frame = zstd_raw_frame(&text);
+        let path = temporary("check.zst", &frame);
+        assert_eq!(decompressed(&path).unwrap(), text);
+        // A changed byte of the content: the frame still decodes, its checksum differs.
+        let mut damaged = frame.clone();
+        let at = frame.len() / 2;
+        damaged[at] ^= 0x01;
+        std::fs::write(&path, &damaged).unwrap();
+        let err = decompressed(&path).unwrap_err().to_string();
+        assert!(err.contains("content checksum"), "{err}");
+        // Skippable frames (any of the 16 magics) before, between and after the frames.
+        let mut layered = Vec::new();
+        for (i, part) in [&frame, &frame].iter().enumerate() {
+            layered.extend_from_slice(&[
+                0x50 + i as u8 * 15,
+                0x2a,
+                0x4d,
+                0x18,
+                3,
+                0,
+                0,
+                0,
+                1,
+                2,
+                3,
+            ]);
+            layered.extend_from_slice(part);
+        }
+        layered.extend_from_slice(&[0x5a, 0x2a, 0x4d, 0x18, 0, 0, 0, 0]);
+        std::fs::write(&path, &layered).unwrap();
+        assert_eq!(Compression::of(&layered), Some(Compression::Zstd));
+        assert_eq!(
+            decompressed(&path).unwrap(),
+            [&text[..], &text[..]].concat()
+        );
+        // A skippable frame cut short is damage, not the end of the data.
+        layered.extend_from_slice(&[0x50, 0x2a, 0x4d, 0x18, 9, 0, 0, 0, 1]);
+        std::fs::write(&path, &layered).unwrap();
+        let err = decompressed(&path).unwrap_err().to_string();
+        assert!(err.contains("skippable frame"), "{err}");
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn the_decompressed_size_limit_is_an_error_naming_it() {
+        // The reader `open` wraps, with a limit of its own: the process-wide setting is not
+        // changed under the other tests, which run in parallel.
+        let text = vec![b'x'; 300_000];
+        let path = temporary("limit.gz", &gzip(&text));
+        let (compression, reader) = open(&path, File::open(&path).unwrap()).unwrap().unwrap();
+        let limited = Box::new(Limited {
+            inner: reader,
+            read: 0,
+            limit: 100_000,
+        });
+        let err = read_all(&path, compression, limited)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("more than 100000 bytes"), "{err}");
+        assert!(err.contains("set_max_decompressed_bytes"), "{err}");
+        assert_eq!(decompressed(&path).unwrap().len(), text.len());
+        std::fs::remove_file(&path).unwrap();
+    }
+
     #[test]
     fn damaged_data_is_an_error_and_plain_text_is_not_compressed() {
         let mut contents = gzip(b"q 0 d 1\n");

@@ -563,6 +563,10 @@ fn scan_queries(
     Ok(runs)
 }
 
+fn elem_size<T>(_: &[T]) -> usize {
+    std::mem::size_of::<T>()
+}
+
 /// `n` more elements reserved in `vec`, or an error (never an aborted process) when the
 /// allocator cannot grant them: the allocations that grow with a table's rows go through here.
 fn reserve<T>(vec: &mut Vec<T>, n: usize, names: &Columns, what: &str) -> CoreResult<()> {
@@ -846,7 +850,30 @@ pub fn join_and_prepare<'a>(
         "judged rows",
     )?;
     prepared.try_reserve(n_judged, 0, 0);
+    let rows_of = |segments: &[Segment]| -> usize {
+        segments
+            .iter()
+            .map(|s| (s.rows.1 - s.rows.0) as usize)
+            .sum()
+    };
     for (wave, queries) in order.chunks(QUERIES_PER_WAVE).enumerate() {
+        // The wave's parts grow by doubling on the pool's threads, where a failed allocation
+        // would abort the process: the most they may take (twice their judged rows' hits and
+        // grades, and sorting scratch for their run rows) is checked first, by a fallible
+        // reservation freed at once (a table too large for the memory is then an error).
+        let judged: usize = queries
+            .iter()
+            .map(|&q| rows_of(judged_segments.row(q)))
+            .sum();
+        let ranked: usize = queries.iter().map(|&q| rows_of(run_segments.row(q))).sum();
+        let hit_bytes = elem_size(&prepared.hits.values) + 8;
+        let peak = judged
+            .saturating_mul(2 * hit_bytes)
+            .saturating_add(ranked.saturating_mul(48));
+        let rows = (judged + ranked).max(1);
+        Vec::<u8>::new()
+            .try_reserve(peak)
+            .map_err(|_| out_of_memory(run.columns, rows, peak / rows, "rows to prepare"))?;
         let parts: Vec<Prepared> = queries
             .par_chunks(QUERIES_PER_TASK)
             .enumerate()
@@ -1463,5 +1490,37 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("null values"), "{err}");
+        // A null stored among a dictionary's values, referenced by a valid key: a null too,
+        // not the id "".
+        let values = arrow_array::StringArray::from(vec![Some("a"), None]);
+        let keys = arrow_array::Int32Array::from(vec![0, 1]);
+        let doc_ids =
+            arrow_array::DictionaryArray::<Int32Type>::try_new(keys, Arc::new(values)).unwrap();
+        assert_eq!(doc_ids.null_count(), 0);
+        let null_value = RecordBatch::try_from_iter([
+            ("query_id", ids(&["q".into(), "q".into()], Encoding::Utf8)),
+            ("doc_id", Arc::new(doc_ids) as ArrayRef),
+            (
+                "score",
+                Arc::new(Float64Array::from(vec![1.0, 0.5])) as ArrayRef,
+            ),
+        ])
+        .unwrap();
+        let err = evaluate_tables(&qrels, &[null_value], OPTS)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("column 'doc_id' holds 1 null values"), "{err}");
+        // Two columns of a needed name: refused by name, not the first read silently.
+        let twice = RecordBatch::try_from_iter([
+            ("query_id", ids(&["q".into()], Encoding::Utf8)),
+            ("doc_id", ids(&["a".into()], Encoding::Utf8)),
+            ("score", Arc::new(Float64Array::from(vec![1.0])) as ArrayRef),
+            ("score", Arc::new(Float64Array::from(vec![2.0])) as ArrayRef),
+        ])
+        .unwrap();
+        let err = evaluate_tables(&qrels, &[twice], OPTS)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("2 columns named 'score'"), "{err}");
     }
 }
