@@ -24,13 +24,15 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from .._files import atomic_write_bytes, atomic_write_text
+from .._files import atomic_write_bytes, atomic_write_text, read_regular_text
 from .._progress import progress_hook
 from ..exceptions import InvalidInputError, RagmeterError, UndefinedMetricWarning
 from ..io import evaluate, means_and_per_query
 from ..io._results import result_rows, write_csv, write_jsonl, write_parquet
+from ..io.trec import read_trec_run
 from ..ranking.declarations import FAMILIES
 from ..ranking.names import Measure, parse_measures
+from ..ranking.prefs import evaluate_prefs, prefs_lines, prefs_measure_names, read_prefs
 from ._zscores import per_topic_value, read_zscores, zscore, zscored_summary
 
 __all__ = ["OUTPUT_FORMATS", "add_parser", "command_measures", "evaluation_options", "run"]
@@ -394,6 +396,8 @@ def evaluation_options(args: argparse.Namespace, metrics: list[Any]) -> dict[str
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Evaluate the runs of ``args`` and print the results to ``out``."""
+    if args.rel_format in ("prefs", "qrels_prefs"):
+        return _run_prefs(args, out)
     measures = command_measures(args.metrics or ["official"])
     options = {
         **evaluation_options(args, measures),
@@ -405,8 +409,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     }
     if args.rel_format != "qrels":
         raise InvalidInputError(
-            f"-R {args.rel_format}: trec_eval's preference and judgment-group formats are not "
-            f"read by this version of ragmeter evaluate (only -R qrels)"
+            f"-R {args.rel_format}: trec_eval's judgment-group format is not read by this "
+            f"version of ragmeter evaluate (-R qrels, prefs and qrels_prefs are)"
         )
     if args.zscores is not None and args.format != "trec":
         raise InvalidInputError(
@@ -445,6 +449,58 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         assert isinstance(text, io.StringIO)
         atomic_write_text(args.output, text.getvalue())
     return 0
+
+
+def _run_prefs(args: argparse.Namespace, out: TextIO) -> int:
+    """``-R prefs`` / ``-R qrels_prefs``: trec_eval's preference measures
+    (:mod:`ragmeter.ranking.prefs`), printed as trec_eval prints them."""
+    unsupported = [
+        flag
+        for flag, given in (
+            ("-Z", args.zscores is not None),
+            ("-J", args.judged_docs_only),
+            (f"--format {args.format}", args.format != "trec"),
+            ("--dask", args.dask is not None),
+            ("--missing skip", args.missing == "skip"),
+        )
+        if given
+    ]
+    if unsupported:
+        raise InvalidInputError(
+            f"-R {args.rel_format}: {', '.join(unsupported)} not supported with preference "
+            f"judgments (trec_eval's -q, -n, -c, -M and -m are)"
+        )
+    measures = prefs_measure_names(args.metrics or ["prefs"])
+    judgments = read_prefs(args.qrels, args.rel_format)
+    text = io.StringIO() if args.output is not None else out
+    for run_path in args.runs:
+        run = read_trec_run(run_path, n_threads=args.threads)
+        evaluation = evaluate_prefs(
+            judgments,
+            run,
+            measures,
+            run_tag=_run_tag(run_path),
+            max_docs=args.max_docs,
+            complete=args.complete or args.missing == "zero",
+        )
+        if len(args.runs) > 1:
+            print(f"# {run_path}", file=text)
+        for line in prefs_lines(evaluation, per_topic=args.per_query, summary=not args.no_summary):
+            print(line, file=text)
+    if args.output is not None:
+        assert isinstance(text, io.StringIO)
+        atomic_write_text(args.output, text.getvalue())
+    return 0
+
+
+def _run_tag(path: Path) -> str:
+    """The tag of a TREC run's last line (trec_eval's runid)."""
+    lines = read_regular_text(path, "run", "runs").split("\n")
+    for line in reversed(lines):
+        fields = line.split()
+        if len(fields) == 6:
+            return fields[5]
+    return ""
 
 
 def _write_text(
