@@ -90,3 +90,52 @@ def test_groups_and_refusals(trec_eval, tmp_path, capsys):
     judgments.write_text("1 a s0 d1\n")
     assert main(["evaluate", "-R", "prefs", str(judgments), str(run)]) == 2
     assert f"{judgments}:1" in capsys.readouterr().err
+
+
+def qrels_jg_files(directory: Path, rng: random.Random, *, complete: bool):
+    topics = rng.sample(["1", "2", "10", "q3", "301"], rng.randint(1, 4))
+    lines, run = [], []
+    for topic in topics:
+        for group in rng.sample(["0", "1", "2", "u9"], rng.randint(1, 3)):
+            for doc in rng.sample(DOCS, rng.randint(1, 10)):
+                lines.append(f"{topic} {group} {doc} {rng.choice([-1, 0, 0, 1, 2, 3])}")
+        if complete and rng.random() < 0.3:
+            continue
+        tied = rng.random() < 0.5
+        for rank, doc in enumerate(rng.sample(DOCS, rng.randint(1, 14)), start=1):
+            score = rng.choice([1, 2, 3]) if tied else round(rng.uniform(-1, 5), 3)
+            run.append(f"{topic} Q0 {doc} {rank} {score} tagG")
+    if not run:
+        run.append(f"{topics[0]} Q0 d0 1 1 tagG")
+    rng.shuffle(lines)
+    judgments, run_file = directory / "qrels_jg", directory / "run_jg"
+    judgments.write_text("\n".join(lines) + "\n")
+    run_file.write_text("\n".join(run) + "\n")
+    return judgments, run_file
+
+
+JG_FLAGS = [[], ["-M", "3"], ["-c"], ["-l", "2"], ["-J"], ["-J", "-M", "4", "-l", "2"]]
+JG_MEASURES = [
+    ["-m", "qrels_jg"],
+    ["-m", "P_avgjg.1,3,7", "-m", "Rprec_mult_avgjg.0.5,1,1.5", "-m", "map_avgjg"],
+]
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    flags=st.sampled_from(JG_FLAGS),
+    measures=st.sampled_from(JG_MEASURES),
+)
+def test_judgment_group_measures_as_trec_eval(trec_eval, tmp_path, capsys, seed, flags, measures):
+    rng = random.Random(seed)
+    judgments, run = qrels_jg_files(tmp_path, rng, complete="-c" in flags)
+    args = [*flags, "-q", *measures, "-R", "qrels_jg", str(judgments), str(run)]
+    done = subprocess.run([str(trec_eval), *args], capture_output=True, text=True)
+    code = main(["evaluate", *args])
+    got = capsys.readouterr()
+    assert done.returncode == 0, done.stderr
+    assert code == 0, got.err
+    assert got.out == done.stdout, args

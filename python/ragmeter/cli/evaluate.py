@@ -31,6 +31,12 @@ from ..io import evaluate, means_and_per_query
 from ..io._results import result_rows, write_csv, write_jsonl, write_parquet
 from ..io.trec import read_trec_run
 from ..ranking.declarations import FAMILIES
+from ..ranking.judgment_groups import (
+    evaluate_judgment_groups,
+    jg_lines,
+    jg_measures,
+    read_qrels_jg,
+)
 from ..ranking.names import Measure, parse_measures
 from ..ranking.prefs import evaluate_prefs, prefs_lines, prefs_measure_names, read_prefs
 from ._zscores import per_topic_value, read_zscores, zscore, zscored_summary
@@ -396,8 +402,8 @@ def evaluation_options(args: argparse.Namespace, metrics: list[Any]) -> dict[str
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Evaluate the runs of ``args`` and print the results to ``out``."""
-    if args.rel_format in ("prefs", "qrels_prefs"):
-        return _run_prefs(args, out)
+    if args.rel_format != "qrels":
+        return _run_preferences_or_groups(args, out)
     measures = command_measures(args.metrics or ["official"])
     options = {
         **evaluation_options(args, measures),
@@ -407,11 +413,6 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         "score_col": args.score_col,
         "rank_col": args.rank_col,
     }
-    if args.rel_format != "qrels":
-        raise InvalidInputError(
-            f"-R {args.rel_format}: trec_eval's judgment-group format is not read by this "
-            f"version of ragmeter evaluate (-R qrels, prefs and qrels_prefs are)"
-        )
     if args.zscores is not None and args.format != "trec":
         raise InvalidInputError(
             f"-Z: z-scores are printed in trec_eval's format only; drop --format "
@@ -451,14 +452,16 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _run_prefs(args: argparse.Namespace, out: TextIO) -> int:
+def _run_preferences_or_groups(args: argparse.Namespace, out: TextIO) -> int:
     """``-R prefs`` / ``-R qrels_prefs``: trec_eval's preference measures
-    (:mod:`ragmeter.ranking.prefs`), printed as trec_eval prints them."""
+    (:mod:`ragmeter.ranking.prefs`); ``-R qrels_jg``: its judgment-group measures
+    (:mod:`ragmeter.ranking.judgment_groups`); printed as trec_eval prints them."""
+    groups = args.rel_format == "qrels_jg"
     unsupported = [
         flag
         for flag, given in (
             ("-Z", args.zscores is not None),
-            ("-J", args.judged_docs_only),
+            ("-J", args.judged_docs_only and not groups),
             (f"--format {args.format}", args.format != "trec"),
             ("--dask", args.dask is not None),
             ("--missing skip", args.missing == "skip"),
@@ -467,25 +470,46 @@ def _run_prefs(args: argparse.Namespace, out: TextIO) -> int:
     ]
     if unsupported:
         raise InvalidInputError(
-            f"-R {args.rel_format}: {', '.join(unsupported)} not supported with preference "
-            f"judgments (trec_eval's -q, -n, -c, -M and -m are)"
+            f"-R {args.rel_format}: {', '.join(unsupported)} not supported with these "
+            f"judgments (trec_eval's -q, -n, -c, -M, -m{', -l and -J' if groups else ''} are)"
         )
-    measures = prefs_measure_names(args.metrics or ["prefs"])
-    judgments = read_prefs(args.qrels, args.rel_format)
+    complete = args.complete or args.missing == "zero"
     text = io.StringIO() if args.output is not None else out
+    if groups:
+        jg_chosen = jg_measures(args.metrics or ["qrels_jg"])
+        jg_judgments = read_qrels_jg(args.qrels)
+    else:
+        chosen = prefs_measure_names(args.metrics or ["prefs"])
+        judgments = read_prefs(args.qrels, args.rel_format)
     for run_path in args.runs:
         run = read_trec_run(run_path, n_threads=args.threads)
-        evaluation = evaluate_prefs(
-            judgments,
-            run,
-            measures,
-            run_tag=_run_tag(run_path),
-            max_docs=args.max_docs,
-            complete=args.complete or args.missing == "zero",
-        )
+        tag = _run_tag(run_path)
+        if groups:
+            lines = jg_lines(
+                evaluate_judgment_groups(
+                    jg_judgments,
+                    run,
+                    jg_chosen,
+                    run_tag=tag,
+                    relevance_level=int(args.relevance_threshold),
+                    max_docs=args.max_docs,
+                    judged_only=args.judged_docs_only,
+                    complete=complete,
+                ),
+                per_topic=args.per_query,
+                summary=not args.no_summary,
+            )
+        else:
+            lines = prefs_lines(
+                evaluate_prefs(
+                    judgments, run, chosen, run_tag=tag, max_docs=args.max_docs, complete=complete
+                ),
+                per_topic=args.per_query,
+                summary=not args.no_summary,
+            )
         if len(args.runs) > 1:
             print(f"# {run_path}", file=text)
-        for line in prefs_lines(evaluation, per_topic=args.per_query, summary=not args.no_summary):
+        for line in lines:
             print(line, file=text)
     if args.output is not None:
         assert isinstance(text, io.StringIO)
