@@ -7,13 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from shared_data import SHARED
 
-# The project's shared data sit beside the checkout (../shared); a git worktree one level
-# deeper finds them further up.
-SHARED = next(
-    (p / "shared" for p in Path(__file__).resolve().parents if (p / "shared").is_dir()),
-    Path(__file__).resolve().parents[1].parent / "shared",
-)
 TREC_EVAL_SOURCES = SHARED / "trec_eval_src"
 
 

@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import SHARED
+from shared_data import SHARED
 
 from ragmeter.cli import main
 

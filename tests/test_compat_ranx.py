@@ -137,13 +137,12 @@ def test_ranx_array_form_as_ranx_evaluates_it():
                 dtype=np.float64,
             )
         )
+    # ranx's array form is sorted (judgments by grade, rankings by score, descending) and a
+    # ranking is read in its row order.
+    qrels = [q[np.argsort(-q[:, 1], kind="stable")] for q in qrels]
+    run = [r[np.argsort(-r[:, 1])] for r in run]
     for metric in ("ndcg@5", "map", "precision@3", "recall@10", "mrr"):
-        # ranx's array form is sorted: judgments by grade, rankings by score, descending.
-        theirs = ranx.evaluate(
-            List([q[np.argsort(-q[:, 1], kind="stable")] for q in qrels]),
-            List([r[np.argsort(-r[:, 1])] for r in run]),
-            metric,
-        )
+        theirs = ranx.evaluate(List(qrels), List(run), metric)
         ours = compat.evaluate(qrels, run, metric)
         assert float(ours) == pytest.approx(float(theirs), abs=1e-9), metric
     per_query = compat.metrics.ndcg(qrels, run, 5)
@@ -193,3 +192,11 @@ def test_submodules_import_and_name_what_is_missing():
             fusion.fuse([])
         with pytest.raises(NotImplementedError, match=r"ranx\.normalization\.norm"):
             normalization.norm({})
+
+
+def test_recall_without_a_cutoff_is_ranx_recall_over_the_ranking():
+    qrels = {"q1": {"d1": 1, "d2": 1, "d9": 1}, "q2": {"d3": 1}}
+    run = {"q1": {"d1": 0.9, "d5": 0.8, "d2": 0.1}, "q2": {"d4": 0.9, "d3": 0.5}}
+    assert float(compat.evaluate(qrels, run, "recall")) == pytest.approx(
+        float(ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "recall"))
+    )

@@ -37,7 +37,7 @@ import math
 import ir_measures
 import pandas as pd
 import pytest
-from conftest import SHARED
+from shared_data import SHARED
 
 import ragmeter
 from ragmeter.ranking import parse_metric

@@ -17,7 +17,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from conftest import SHARED
+from shared_data import SHARED
 
 _QUICKTEST = Path(__file__).resolve().parent / "data" / "trec_eval_quicktest"
 

@@ -30,7 +30,7 @@ import re
 from collections import defaultdict
 
 import pytest
-from conftest import SHARED
+from shared_data import SHARED
 
 import ragmeter
 

@@ -13,7 +13,7 @@ import shlex
 from pathlib import Path
 
 import pytest
-from conftest import SHARED
+from shared_data import SHARED
 
 from ragmeter.cli import main
 

@@ -9,7 +9,7 @@ measures, and every family they hold is declared.
 import warnings
 
 import pytest
-from conftest import SHARED
+from shared_data import SHARED
 
 import ragmeter
 from ragmeter.ranking import FAMILIES

@@ -1,6 +1,6 @@
 # Ported from https://github.com/terrierteam/ir_measures tests/test_runtime.py at commit
 # dc04a88f49b181a4fc5e7a35e4410735ea4470bd: verbatim but for the import of ir_measures, which is
-# ragmeter.compat.ir_measures (see __init__.py of this folder). Apache-2.0, ir_measures' authors.
+# ragmeter.compat.ir_measures (see __init__.py of this folder). MIT licence, ir_measures' authors.
 # ruff: noqa
 import unittest
 import itertools

@@ -132,6 +132,16 @@ class _Judged:
         columns = {"query_col": q_id_col, "doc_col": doc_id_col, cls._value_column: score_col}
         return cls(cls._read(df, **columns), name=name)
 
+    def to_typed_list(self) -> list[np.ndarray]:
+        """ranx's array form: one array of rows ``[doc_id, value]`` per query, queries in
+        sorted order, rows by value descending (ties in insertion order), as ranx's
+        ``to_typed_list`` orders them (object arrays: ids stay str)."""
+        out = []
+        for query_id in self.get_query_ids():
+            docs = sorted(self._data[query_id].items(), key=lambda item: -float(item[1]))
+            out.append(np.array([[d, v] for d, v in docs], dtype=object).reshape(-1, 2))
+        return out
+
     def to_dict(self) -> dict[Any, dict[Any, Any]]:
         """The mapping, ``{query_id: {doc_id: value}}``."""
         return {q: dict(d) for q, d in self._data.items()}
@@ -300,15 +310,18 @@ def evaluate(
             f"judged queries, a missing ranking being empty"
         )
     order = sorted(judged)
+    # ranx's recall without a cutoff is recall over the whole ranking (set recall); ragmeter
+    # reads "recall" alone as trec_eval's family at its nine cutoffs.
+    computed = {m: ("set_recall" if m == "recall" else m) for m in names}
     values = ranking_metrics(
         judged,
         ranked,
-        metrics=names,
+        metrics=list(dict.fromkeys(computed.values())),
         average=None,
         zero_division=0.0,
         n_threads=threads or None,
     )
-    per_query = {m: np.array([float(values[m][q]) for q in order]) for m in names}
+    per_query = {m: np.array([float(values[computed[m]][q]) for q in order]) for m in names}
     if isinstance(run, Run) and save_results_in_run:
         for m, scores in per_query.items():
             run.mean_scores[m] = float(np.mean(scores))

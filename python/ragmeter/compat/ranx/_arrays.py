@@ -29,7 +29,7 @@ def doc_id(value: Any) -> Any:
 def as_mapping(data: Any, argument: str) -> dict[Any, dict[Any, Any]]:
     """Judgments or rankings as ``{query_id: {doc_id: value}}``: a Qrels/Run, a dict, or
     ranx's array form (a sequence of 2-D arrays, one per query, rows ``[doc_id, value]``; the
-    query ids are the positions)."""
+    query ids are the positions; a ranking's rows are in rank order, as ranx reads them)."""
     if callable(getattr(data, "to_dict", None)) and hasattr(data, "get_query_ids"):
         return data.to_dict()  # type: ignore[no-any-return]  # a Qrels or Run
     if isinstance(data, Mapping):
@@ -43,7 +43,16 @@ def as_mapping(data: Any, argument: str) -> dict[Any, dict[Any, Any]]:
                     f"{argument}: query {position}: ranx's array form holds one 2-D array per "
                     f"query with rows [doc_id, value], got an array of shape {array.shape}"
                 )
-            out[position] = {doc_id(doc): plain(value) for doc, value in array.reshape(-1, 2)}
+            rows = array.reshape(-1, 2)
+            if argument == "run":
+                # ranx reads a ranking array in its row order (it expects rows sorted by score,
+                # ties in the order given): the row order is the ranking, kept by scores that
+                # decrease with the row.
+                out[position] = {
+                    doc_id(doc): float(len(rows) - i) for i, (doc, _) in enumerate(rows)
+                }
+            else:
+                out[position] = {doc_id(doc): plain(value) for doc, value in rows}
         return out
     raise InputTypeError(
         f"{argument}: expected a {'Qrels' if argument == 'qrels' else 'Run'}, a dict {{query_id: "

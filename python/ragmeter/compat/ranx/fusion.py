@@ -37,3 +37,10 @@ if _AVAILABLE:
 else:
     fuse = _missing("fuse")
     optimize_fusion = _missing("optimize_fusion")
+
+
+def __getattr__(name: str) -> Any:
+    # ranx's fusion methods by name (comb_sum, rrf, ...): each raises naming the part.
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return _missing(name)

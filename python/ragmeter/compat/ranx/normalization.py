@@ -30,3 +30,19 @@ else:
             "ranx.normalization.norm (score normalisation of runs)",
             "this ragmeter has no fusion module (ragmeter.compat._ranx_fusion)",
         )
+
+
+def __getattr__(name: str) -> Any:
+    # ranx's normalisations by name (min_max_norm, zmuv_norm, ...): each raises naming the part.
+    if name.startswith("__"):
+        raise AttributeError(name)
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise unsupported(
+            "ranx",
+            f"ranx.normalization.{name} (score normalisation of runs)",
+            "this ragmeter has no fusion module (ragmeter.compat._ranx_fusion)",
+        )
+
+    refuse.__name__ = name
+    return refuse

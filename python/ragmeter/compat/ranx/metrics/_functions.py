@@ -1,6 +1,7 @@
-"""``ranx.metrics``: ranx's metric functions over its array form, ``metric(qrels, run, k,
-rel_lvl)``, each computed by ragmeter's core through :func:`ragmeter.compat.ranx.evaluate`'s
-rules (per-query values in query order, an undefined value 0), as ranx's return them."""
+"""The functions of ``ranx.metrics``: ranx's metric functions over its array form
+(``metric(qrels, run, k, rel_lvl)``), computed by ragmeter's core under the rules of
+:func:`ragmeter.compat.ranx.evaluate` (per-query values in query order, an undefined value
+0), as ranx returns them."""
 
 from __future__ import annotations
 
@@ -8,11 +9,15 @@ from typing import Any
 
 import numpy as np
 
-from ...ranking.functions import ranking_metrics
-from ._arrays import as_mapping
+from ....exceptions import InvalidInputError
+from ....ranking.functions import ranking_metrics
+from .._arrays import as_mapping
 
 __all__ = [
     "average_precision",
+    "bpref",
+    "dcg",
+    "dcg_burges",
     "f1",
     "hit_rate",
     "hits",
@@ -20,14 +25,19 @@ __all__ = [
     "ndcg_burges",
     "precision",
     "r_precision",
+    "rank_biased_precision",
     "recall",
     "reciprocal_rank",
 ]
 
 
 def _values(name: str, qrels: Any, run: Any, k: int = 0, rel_lvl: int = 1) -> np.ndarray:
+    """Per-query values of ranx's metric ``name`` at ``k`` (0: the whole ranking) with
+    relevance level ``rel_lvl``, queries in sorted order as ranx returns them."""
     judged, ranked = as_mapping(qrels, "qrels"), as_mapping(run, "run")
-    metric = f"{name}@{k}" if k else name
+    # ranx's recall without a cutoff is recall over the whole ranking: set recall (``recall``
+    # alone is trec_eval's family at its nine cutoffs).
+    metric = f"{name}@{k}" if k else ("set_recall" if name == "recall" else name)
     if rel_lvl != 1:
         metric += f"-l{rel_lvl}"
     values = ranking_metrics(
@@ -88,3 +98,26 @@ def ndcg(qrels: Any, run: Any, k: int = 0, rel_lvl: int = 1) -> np.ndarray:
 def ndcg_burges(qrels: Any, run: Any, k: int = 0, rel_lvl: int = 1) -> np.ndarray:
     """ranx's ``ndcg_burges`` (gains 2^g - 1), per query."""
     return _values("ndcg_burges", qrels, run, k, rel_lvl)
+
+
+def dcg(qrels: Any, run: Any, k: int = 0, rel_lvl: int = 1) -> np.ndarray:
+    """ranx's ``dcg`` (Järvelin's gains), per query."""
+    return _values("dcg", qrels, run, k, rel_lvl)
+
+
+def dcg_burges(qrels: Any, run: Any, k: int = 0, rel_lvl: int = 1) -> np.ndarray:
+    """ranx's ``dcg_burges`` (gains 2^g - 1), per query."""
+    return _values("dcg_burges", qrels, run, k, rel_lvl)
+
+
+def bpref(qrels: Any, run: Any, k: int = 0, rel_lvl: int = 1) -> np.ndarray:
+    """ranx's ``bpref``, per query."""
+    return _values("bpref", qrels, run, k, rel_lvl)
+
+
+def rank_biased_precision(qrels: Any, run: Any, p: float, rel_lvl: int = 1) -> np.ndarray:
+    """ranx's ``rank_biased_precision`` with persistence ``p`` (0 < p < 1), per query."""
+    text = repr(float(p))
+    if not 0.0 < float(p) < 1.0 or not text.startswith("0."):
+        raise InvalidInputError(f"p: the persistence must be in (0, 1), got {p!r}")
+    return _values(f"rbp.{text[2:]}", qrels, run, 0, rel_lvl)
