@@ -19,6 +19,7 @@ import io
 import json
 import math
 import sys
+import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -26,6 +27,7 @@ from typing import Any, TextIO
 
 from .._files import atomic_write_bytes, atomic_write_text, read_regular_text
 from .._progress import progress_hook
+from ..datasets import dataset_qrels, is_dataset_id
 from ..exceptions import InvalidInputError, RagmeterError, UndefinedMetricWarning
 from ..io import evaluate, means_and_per_query
 from ..io._results import result_rows, write_csv, write_jsonl, write_parquet
@@ -64,9 +66,11 @@ def add_parser(sub: Any) -> None:
     )
     ev.add_argument(
         "qrels",
-        type=Path,
+        type=_qrels_source,
         help="qrels file: query_id iteration doc_id grade, a .json {query_id: {doc_id: "
-        "grade}}, or a table with query_id, doc_id and relevance columns",
+        "grade}}, a table with query_id, doc_id and relevance columns, or an ir_datasets id "
+        "irds:<id> (needs ragmeter[irds]; the dataset's documented relevance level applies "
+        "unless -l is given)",
     )
     ev.add_argument(
         "runs",
@@ -112,8 +116,9 @@ def add_parser(sub: Any) -> None:
         "--relevance-threshold",
         "--level_for_rel",
         type=float,
-        default=1,
-        help="grade from which a document is relevant (trec_eval -l; default 1)",
+        default=None,
+        help="grade from which a document is relevant (trec_eval -l; default 1, or an "
+        "irds: dataset's documented level)",
     )
     ev.add_argument(
         "-J",
@@ -204,6 +209,32 @@ def add_parser(sub: Any) -> None:
         help="evaluate the runs on a Dask cluster, one task per run (e.g. tcp://host:8786; "
         "needs ragmeter[dask]; the files must open on the workers)",
     )
+
+
+def _qrels_source(text: str) -> Path | str:
+    """The qrels argument: a path, or an ``irds:`` dataset id kept as text."""
+    return text if is_dataset_id(text) else Path(text)
+
+
+def _with_dataset_qrels(args: argparse.Namespace, folder: str) -> None:
+    """An ``irds:`` qrels argument written to a TREC file in ``folder`` (the runs are then
+    read as with any qrels file), its documented relevance level applied unless ``-l`` was
+    given, and both said on stderr."""
+    loaded = dataset_qrels(args.qrels)
+    path = Path(folder) / "qrels.txt"
+    path.write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, docs in loaded.qrels.items() for d, g in docs.items()),
+        encoding="utf-8",
+    )
+    note = f"ragmeter: {args.qrels}: {sum(map(len, loaded.qrels.values()))} judgments"
+    if args.relevance_threshold is None and loaded.relevance_level is not None:
+        args.relevance_threshold = loaded.relevance_level
+        note += (
+            f"; relevance level {loaded.relevance_level} for binary measures (the dataset's "
+            f"documented level: {loaded.level_source}; -l overrides it)"
+        )
+    print(note, file=sys.stderr)
+    args.qrels = path
 
 
 def _evaluate_one(qrels: str, run: str, *, per_query: bool, **options: Any) -> tuple[Any, Any]:
@@ -392,7 +423,7 @@ def evaluation_options(args: argparse.Namespace, metrics: list[Any]) -> dict[str
         "complete": args.complete,
         "max_docs": args.max_docs,
         "missing": args.missing,
-        "relevance_threshold": args.relevance_threshold,
+        "relevance_threshold": 1 if args.relevance_threshold is None else args.relevance_threshold,
         "judged_docs_only": args.judged_docs_only,
         "collection_size": args.collection_size,
         "zero_division": "trec_eval",
@@ -402,6 +433,20 @@ def evaluation_options(args: argparse.Namespace, metrics: list[Any]) -> dict[str
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Evaluate the runs of ``args`` and print the results to ``out``."""
+    if not is_dataset_id(args.qrels):
+        return _run(args, out)
+    if args.rel_format != "qrels":
+        raise InvalidInputError(
+            f"-R {args.rel_format}: an irds: dataset's judgments are qrels; drop -R"
+        )
+    with tempfile.TemporaryDirectory(prefix="ragmeter-irds-") as folder:
+        _with_dataset_qrels(args, folder)
+        return _run(args, out)
+
+
+def _run(args: argparse.Namespace, out: TextIO) -> int:
+    if args.relevance_threshold is None:
+        args.relevance_threshold = 1
     if args.rel_format != "qrels":
         return _run_preferences_or_groups(args, out)
     measures = command_measures(args.metrics or ["official"])
