@@ -97,3 +97,106 @@ def test_tables_and_files_read_with_ranx_column_names(tmp_path):
     path = tmp_path / "run.txt"
     path.write_text("q1 Q0 d1 1 0.2 t\nq1 Q0 d2 2 0.9 t\n")
     assert compat.Run.from_file(path, kind="trec").to_dict() == {"q1": {"d1": 0.2, "d2": 0.9}}
+
+
+def test_add_multi_and_numpy_ids_build_the_same_run_as_ranx():
+    q_ids = np.array(["q1", "q2"])
+    doc_ids = [np.array(["d1", "d2", "d3"]), ["d1", "d4"]]
+    scores = [np.array([0.9, 0.5, 0.1]), [np.float32(0.3), 0.7]]
+    grades = [[1, 0, 2], [0, 1]]
+    theirs_qrels, theirs_run = ranx.Qrels(), ranx.Run()
+    theirs_qrels.add_multi(list(q_ids), [list(d) for d in doc_ids], grades)
+    theirs_run.add_multi(
+        list(q_ids), [list(d) for d in doc_ids], [list(map(float, s)) for s in scores]
+    )
+    ours_qrels, ours_run = compat.Qrels(), compat.Run()
+    ours_qrels.add_multi(q_ids, doc_ids, grades)
+    ours_run.add_multi(q_ids, doc_ids, scores)
+    assert ours_qrels.size == 2 and ours_run.run["q2"]["d4"] == pytest.approx(0.7)
+    for metric in ("ndcg@3", "map", "mrr"):
+        assert float(compat.evaluate(ours_qrels, ours_run, metric)) == pytest.approx(
+            float(ranx.evaluate(theirs_qrels, theirs_run, metric)), abs=1e-6
+        )
+    with pytest.raises(ValueError, match="add_multi: query 'q1' has 2 doc ids and 1 scores"):
+        compat.Run().add_multi(["q1"], [["a", "b"]], [[1.0]])
+    with pytest.raises(TypeError, match="use add_multi"):
+        compat.Run({"q1": np.array([1.0, 2.0])})
+
+
+def test_ranx_array_form_as_ranx_evaluates_it():
+    from numba.typed import List
+
+    rng = np.random.default_rng(3)
+    qrels, run = [], []
+    for _ in range(6):
+        docs = rng.choice(40, size=12, replace=False)
+        qrels.append(np.array([[d, rng.integers(1, 3)] for d in docs[:4]], dtype=np.float64))
+        run.append(
+            np.array(
+                [[d, s] for d, s in zip(docs, rng.permutation(12) / 10, strict=True)],
+                dtype=np.float64,
+            )
+        )
+    # ranx's array form is sorted (judgments by grade, rankings by score, descending) and a
+    # ranking is read in its row order.
+    qrels = [q[np.argsort(-q[:, 1], kind="stable")] for q in qrels]
+    run = [r[np.argsort(-r[:, 1])] for r in run]
+    for metric in ("ndcg@5", "map", "precision@3", "recall@10", "mrr"):
+        theirs = ranx.evaluate(List(qrels), List(run), metric)
+        ours = compat.evaluate(qrels, run, metric)
+        assert float(ours) == pytest.approx(float(theirs), abs=1e-9), metric
+    per_query = compat.metrics.ndcg(qrels, run, 5)
+    assert per_query.shape == (6,)
+    assert float(per_query.mean()) == pytest.approx(float(compat.evaluate(qrels, run, "ndcg@5")))
+
+
+def test_lz4_run_files_written_by_ranx(tmp_path):
+    run = {"q1": {"d1": 0.9, "d2": 0.2}, "q2": {"d3": 0.5, "d1": 0.4}}
+    qrels = {"q1": {"d2": 1}, "q2": {"d3": 2}}
+    path = tmp_path / "run.lz4"
+    ranx.Run(run).save(str(path))
+    ours = compat.Run.from_file(str(path))
+    assert ours.to_dict() == run
+    assert float(compat.evaluate(qrels, ours, "map")) == pytest.approx(
+        float(ranx.evaluate(ranx.Qrels(qrels), ranx.Run.from_file(str(path)), "map"))
+    )
+    bad = tmp_path / "bad.lz4"
+    bad.write_bytes(b"not lz4")
+    with pytest.raises(ValueError, match=r"is not a ranx \.lz4 file"):
+        compat.Run.from_file(str(bad))
+
+
+def test_lz4_without_the_extra_names_it(tmp_path, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_lz4(name, *args, **kwargs):
+        if name.startswith("lz4"):
+            raise ImportError("no lz4")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_lz4)
+    monkeypatch.delitem(__import__("sys").modules, "lz4.frame", raising=False)
+    monkeypatch.delitem(__import__("sys").modules, "lz4", raising=False)
+    with pytest.raises(ImportError, match=r"ragmeter\[ranx\]"):
+        compat.Run.from_file(str(tmp_path / "run.lz4"))
+
+
+def test_submodules_import_and_name_what_is_missing():
+    from ragmeter.compat.ranx import fusion, metrics, normalization
+
+    assert callable(metrics.ndcg) and callable(fusion.fuse) and callable(normalization.norm)
+    if not fusion._AVAILABLE:
+        with pytest.raises(NotImplementedError, match=r"ranx\.fusion\.fuse"):
+            fusion.fuse([])
+        with pytest.raises(NotImplementedError, match=r"ranx\.normalization\.norm"):
+            normalization.norm({})
+
+
+def test_recall_without_a_cutoff_is_ranx_recall_over_the_ranking():
+    qrels = {"q1": {"d1": 1, "d2": 1, "d9": 1}, "q2": {"d3": 1}}
+    run = {"q1": {"d1": 0.9, "d5": 0.8, "d2": 0.1}, "q2": {"d4": 0.9, "d3": 0.5}}
+    assert float(compat.evaluate(qrels, run, "recall")) == pytest.approx(
+        float(ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "recall"))
+    )

@@ -58,14 +58,7 @@ test_data.__test__ = False  # type: ignore[attr-defined]
     quicktest_commands(),
     ids=[" ".join(a) for a, _ in quicktest_commands()],
 )
-def test_quicktest_command(capsys, args, expected, request):
-    if "-R" in args:
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True,
-                reason="-R prefs, qrels_prefs and qrels_jg (preference judgments) are not read",
-            )
-        )
+def test_quicktest_command(capsys, args, expected):
     argv = [str(test_data(a.removeprefix("test/"))) if a.startswith("test/") else a for a in args]
     code = main(["evaluate", *argv])
     out = capsys.readouterr()

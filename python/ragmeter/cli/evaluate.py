@@ -19,18 +19,28 @@ import io
 import json
 import math
 import sys
+import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from .._files import atomic_write_bytes, atomic_write_text
+from .._files import atomic_write_bytes, atomic_write_text, read_regular_text
 from .._progress import progress_hook
+from ..datasets import dataset_qrels, is_dataset_id
 from ..exceptions import InvalidInputError, RagmeterError, UndefinedMetricWarning
 from ..io import evaluate, means_and_per_query
 from ..io._results import result_rows, write_csv, write_jsonl, write_parquet
+from ..io.trec import read_trec_run
 from ..ranking.declarations import FAMILIES
+from ..ranking.judgment_groups import (
+    evaluate_judgment_groups,
+    jg_lines,
+    jg_measures,
+    read_qrels_jg,
+)
 from ..ranking.names import Measure, parse_measures
+from ..ranking.prefs import evaluate_prefs, prefs_lines, prefs_measure_names, read_prefs
 from ._zscores import per_topic_value, read_zscores, zscore, zscored_summary
 
 __all__ = ["OUTPUT_FORMATS", "add_parser", "command_measures", "evaluation_options", "run"]
@@ -56,9 +66,11 @@ def add_parser(sub: Any) -> None:
     )
     ev.add_argument(
         "qrels",
-        type=Path,
+        type=_qrels_source,
         help="qrels file: query_id iteration doc_id grade, a .json {query_id: {doc_id: "
-        "grade}}, or a table with query_id, doc_id and relevance columns",
+        "grade}}, a table with query_id, doc_id and relevance columns, or an ir_datasets id "
+        "irds:<id> (needs ragmeter[irds]; the dataset's documented relevance level applies "
+        "unless -l is given)",
     )
     ev.add_argument(
         "runs",
@@ -104,8 +116,9 @@ def add_parser(sub: Any) -> None:
         "--relevance-threshold",
         "--level_for_rel",
         type=float,
-        default=1,
-        help="grade from which a document is relevant (trec_eval -l; default 1)",
+        default=None,
+        help="grade from which a document is relevant (trec_eval -l; default 1, or an "
+        "irds: dataset's documented level)",
     )
     ev.add_argument(
         "-J",
@@ -196,6 +209,32 @@ def add_parser(sub: Any) -> None:
         help="evaluate the runs on a Dask cluster, one task per run (e.g. tcp://host:8786; "
         "needs ragmeter[dask]; the files must open on the workers)",
     )
+
+
+def _qrels_source(text: str) -> Path | str:
+    """The qrels argument: a path, or an ``irds:`` dataset id kept as text."""
+    return text if is_dataset_id(text) else Path(text)
+
+
+def _with_dataset_qrels(args: argparse.Namespace, folder: str) -> None:
+    """An ``irds:`` qrels argument written to a TREC file in ``folder`` (the runs are then
+    read as with any qrels file), its documented relevance level applied unless ``-l`` was
+    given, and both said on stderr."""
+    loaded = dataset_qrels(args.qrels)
+    path = Path(folder) / "qrels.txt"
+    path.write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, docs in loaded.qrels.items() for d, g in docs.items()),
+        encoding="utf-8",
+    )
+    note = f"ragmeter: {args.qrels}: {sum(map(len, loaded.qrels.values()))} judgments"
+    if args.relevance_threshold is None and loaded.relevance_level is not None:
+        args.relevance_threshold = loaded.relevance_level
+        note += (
+            f"; relevance level {loaded.relevance_level} for binary measures (the dataset's "
+            f"documented level: {loaded.level_source}; -l overrides it)"
+        )
+    print(note, file=sys.stderr)
+    args.qrels = path
 
 
 def _evaluate_one(qrels: str, run: str, *, per_query: bool, **options: Any) -> tuple[Any, Any]:
@@ -384,7 +423,7 @@ def evaluation_options(args: argparse.Namespace, metrics: list[Any]) -> dict[str
         "complete": args.complete,
         "max_docs": args.max_docs,
         "missing": args.missing,
-        "relevance_threshold": args.relevance_threshold,
+        "relevance_threshold": 1 if args.relevance_threshold is None else args.relevance_threshold,
         "judged_docs_only": args.judged_docs_only,
         "collection_size": args.collection_size,
         "zero_division": "trec_eval",
@@ -394,6 +433,22 @@ def evaluation_options(args: argparse.Namespace, metrics: list[Any]) -> dict[str
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Evaluate the runs of ``args`` and print the results to ``out``."""
+    if not is_dataset_id(args.qrels):
+        return _run(args, out)
+    if args.rel_format != "qrels":
+        raise InvalidInputError(
+            f"-R {args.rel_format}: an irds: dataset's judgments are qrels; drop -R"
+        )
+    with tempfile.TemporaryDirectory(prefix="ragmeter-irds-") as folder:
+        _with_dataset_qrels(args, folder)
+        return _run(args, out)
+
+
+def _run(args: argparse.Namespace, out: TextIO) -> int:
+    if args.relevance_threshold is None:
+        args.relevance_threshold = 1
+    if args.rel_format != "qrels":
+        return _run_preferences_or_groups(args, out)
     measures = command_measures(args.metrics or ["official"])
     options = {
         **evaluation_options(args, measures),
@@ -403,11 +458,6 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         "score_col": args.score_col,
         "rank_col": args.rank_col,
     }
-    if args.rel_format != "qrels":
-        raise InvalidInputError(
-            f"-R {args.rel_format}: trec_eval's preference and judgment-group formats are not "
-            f"read by this version of ragmeter evaluate (only -R qrels)"
-        )
     if args.zscores is not None and args.format != "trec":
         raise InvalidInputError(
             f"-Z: z-scores are printed in trec_eval's format only; drop --format "
@@ -445,6 +495,81 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         assert isinstance(text, io.StringIO)
         atomic_write_text(args.output, text.getvalue())
     return 0
+
+
+def _run_preferences_or_groups(args: argparse.Namespace, out: TextIO) -> int:
+    """``-R prefs`` / ``-R qrels_prefs``: trec_eval's preference measures
+    (:mod:`ragmeter.ranking.prefs`); ``-R qrels_jg``: its judgment-group measures
+    (:mod:`ragmeter.ranking.judgment_groups`); printed as trec_eval prints them."""
+    groups = args.rel_format == "qrels_jg"
+    unsupported = [
+        flag
+        for flag, given in (
+            ("-Z", args.zscores is not None),
+            ("-J", args.judged_docs_only and not groups),
+            (f"--format {args.format}", args.format != "trec"),
+            ("--dask", args.dask is not None),
+            ("--missing skip", args.missing == "skip"),
+        )
+        if given
+    ]
+    if unsupported:
+        raise InvalidInputError(
+            f"-R {args.rel_format}: {', '.join(unsupported)} not supported with these "
+            f"judgments (trec_eval's -q, -n, -c, -M, -m{', -l and -J' if groups else ''} are)"
+        )
+    complete = args.complete or args.missing == "zero"
+    text = io.StringIO() if args.output is not None else out
+    if groups:
+        jg_chosen = jg_measures(args.metrics or ["qrels_jg"])
+        jg_judgments = read_qrels_jg(args.qrels)
+    else:
+        chosen = prefs_measure_names(args.metrics or ["prefs"])
+        judgments = read_prefs(args.qrels, args.rel_format)
+    for run_path in args.runs:
+        run = read_trec_run(run_path, n_threads=args.threads)
+        tag = _run_tag(run_path)
+        if groups:
+            lines = jg_lines(
+                evaluate_judgment_groups(
+                    jg_judgments,
+                    run,
+                    jg_chosen,
+                    run_tag=tag,
+                    relevance_level=int(args.relevance_threshold),
+                    max_docs=args.max_docs,
+                    judged_only=args.judged_docs_only,
+                    complete=complete,
+                ),
+                per_topic=args.per_query,
+                summary=not args.no_summary,
+            )
+        else:
+            lines = prefs_lines(
+                evaluate_prefs(
+                    judgments, run, chosen, run_tag=tag, max_docs=args.max_docs, complete=complete
+                ),
+                per_topic=args.per_query,
+                summary=not args.no_summary,
+            )
+        if len(args.runs) > 1:
+            print(f"# {run_path}", file=text)
+        for line in lines:
+            print(line, file=text)
+    if args.output is not None:
+        assert isinstance(text, io.StringIO)
+        atomic_write_text(args.output, text.getvalue())
+    return 0
+
+
+def _run_tag(path: Path) -> str:
+    """The tag of a TREC run's last line (trec_eval's runid)."""
+    lines = read_regular_text(path, "run", "runs").split("\n")
+    for line in reversed(lines):
+        fields = line.split()
+        if len(fields) == 6:
+            return fields[5]
+    return ""
 
 
 def _write_text(

@@ -8,13 +8,19 @@ values where a measure is undefined (``zero_division="trec_eval"``). Measure nam
 measure two names give (``official`` and ``set`` share ``num_q``...) is computed once, as
 pytrec_eval does.
 
-Deliberate differences from pytrec_eval (pytrec-eval-terrier 0.5): ``runid`` is left out (a
-dict has no run tag; pytrec_eval gives 0.0) and ``relstring`` is its text (pytrec_eval gives
-0.0); a ``relevance_level`` that is not > 0 is refused (pytrec_eval reads 0 and -1 as "every
-judged document is relevant"); an unknown measure, or a judgment or score that is
-not a number, raises a :class:`~ragmeter.InvalidInputError` naming it (pytrec_eval ignores the
-measure or fails in C); ties are broken as trec_eval 10 breaks them (pytrec_eval too), and
-``iprec_at_recall``/``11pt_avg`` round recall levels as trec_eval 10 does (pytrec_eval as 9).
+As pytrec_eval: ``runid`` is 0.0 (a dict has no run tag); ``all_trec`` is trec_eval 9's group
+(without ``rbp``, ``rbp_resid`` and ``unj_*``, which trec_eval 10 added; named alone they are
+computed); a measure list that is empty gives an empty dict per query; ``iprec_at_recall``
+and ``11pt_avg`` are 0.0 where trec_eval 10 leaves them undefined (a query without relevant
+documents: trec_eval 10 prints -nan, pytrec_eval 0), so a mean over queries stays a number.
+
+Deliberate differences from pytrec_eval (pytrec-eval-terrier 0.5): ``relstring`` is its text
+(pytrec_eval gives 0.0); a ``relevance_level`` that is not > 0 is refused (pytrec_eval reads
+0 and -1 as "every judged document is relevant"); an unknown measure, or a judgment or score
+that is not a number, raises a :class:`~ragmeter.InvalidInputError` naming it (pytrec_eval
+ignores the measure or fails in C); ties are broken as trec_eval 10 breaks them (pytrec_eval
+too), and ``iprec_at_recall``/``11pt_avg`` round recall levels as trec_eval 10 does
+(pytrec_eval as 9).
 """
 
 from __future__ import annotations
@@ -91,6 +97,8 @@ class RelevanceEvaluator:
             )
         if isinstance(measures, str):
             measures = [measures]
+        measures = list(measures)
+        self._runid = any("runid" in (NICKNAMES.get(name) or (name,)) for name in measures)
         self._measures = _combined(measures)
         # pytrec_eval leaves out the queries without any judgment (its issue 57).
         self._qrels = {q: judged for q, judged in query_relevance.items() if len(judged) > 0}
@@ -122,8 +130,11 @@ class RelevanceEvaluator:
                 f"{type(scores).__name__}"
             )
         common = [q for q in scores if q in self._qrels]
-        if not common or not self._measures:
+        if not common:
             return {}
+        if not self._measures:
+            # pytrec_eval: an empty dict for each query both judged and ranked.
+            return {q: {} for q in common}
         values = ranking_metrics(
             {q: self._qrels[q] for q in common},
             {q: scores[q] for q in common},
@@ -134,10 +145,14 @@ class RelevanceEvaluator:
             judged_docs_only=self._options.judged_docs_only,
         )
         geometric = {m.name for m in self._measures if m.family.summary == "geometric"}
-        return {
+        per_query = {
             q: {name: _value(values[name][q], name in geometric) for name in values}
             for q in values.query_ids
         }
+        if self._runid:
+            for query_values in per_query.values():
+                query_values["runid"] = 0.0
+        return per_query
 
 
 def _combined(measures: Iterable[str]) -> list[Any]:
@@ -146,7 +161,12 @@ def _combined(measures: Iterable[str]) -> list[Any]:
     ndcg_cut at 1, 4 and 15), a family named bare adding trec_eval's defaults only when it is
     given no parameters elsewhere, each measure once; ``runid`` left out (a dict has no run
     tag). Names in other syntaxes (``nDCG@10``) are measures of their own."""
-    names = [n for name in measures for n in (NICKNAMES.get(name) or (name,))]
+    names = [
+        n
+        for name in measures
+        for n in (NICKNAMES.get(name) or (name,))
+        if not (name == "all_trec" and n in _NOT_IN_TREC_EVAL_9)
+    ]
     bare: dict[str, list[Any]] = {}
     given: dict[str, list[Any]] = {}
     for name in sorted(set(names)):
@@ -161,9 +181,17 @@ def _combined(measures: Iterable[str]) -> list[Any]:
     return [m for m in by_name.values() if m.family.name != "runid"]
 
 
+#: The measures trec_eval 10 added to ``all_trec``, which pytrec_eval's (trec_eval 9's) lacks.
+_NOT_IN_TREC_EVAL_9 = frozenset({"rbp", "rbp_resid", "unj"})
+
+
 def _value(value: Any, geometric: bool) -> Any:
     if isinstance(value, str):
         return value
+    if math.isnan(value):
+        # trec_eval 10's -nan (iprec_at_recall, 11pt_avg without relevant documents):
+        # pytrec_eval's trec_eval 9 gives 0.
+        return 0.0
     if geometric:
         # trec_eval keeps log(max(value, MIN_GEO_MEAN)) per query for gm_*, and pytrec_eval
         # gives that (compute_aggregated_measure takes exp of the mean).

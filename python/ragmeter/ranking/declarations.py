@@ -18,6 +18,9 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
+from .judgment_groups import JG_GROUPS, JG_MEASURES
+from .prefs import PREFS_GROUPS, PREFS_MEASURES
+
 __all__ = [
     "ANY_VALUE",
     "DEFAULT_DECIMAL_LEVELS",
@@ -1358,31 +1361,19 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
 #: trec_eval's names that need another input format than qrels and a run (its ``-R prefs`` and
 #: ``-R qrels_jg`` files): refused with this reason.
 NOT_READ: dict[str, str] = {
-    name: "it reads trec_eval's preference or judgment-group files (-R prefs, -R qrels_jg), "
-    "which ragmeter does not read"
-    for name in (
-        "all_prefs",
-        "prefs",
-        "qrels_jg",
-        "prefs_num_prefs_poss",
-        "prefs_num_prefs_ful",
-        "prefs_num_prefs_ful_ret",
-        "prefs_simp",
-        "prefs_pair",
-        "prefs_avgjg",
-        "prefs_avgjg_Rnonrel",
-        "prefs_simp_ret",
-        "prefs_pair_ret",
-        "prefs_avgjg_ret",
-        "prefs_avgjg_Rnonrel_ret",
-        "prefs_simp_imp",
-        "prefs_pair_imp",
-        "prefs_avgjg_imp",
-        "map_avgjg",
-        "P_avgjg",
-        "Rprec_mult_avgjg",
-        "yaap",
-    )
+    **{
+        name: "it reads trec_eval's preference files: `ragmeter evaluate -R prefs` (or -R "
+        "qrels_prefs) computes it as trec_eval does (ragmeter.ranking.prefs); the Python "
+        "functions that read qrels do not"
+        for name in (*PREFS_GROUPS, *(m.name for m in PREFS_MEASURES))
+    },
+    **{
+        name: "it reads trec_eval's judgment-group qrels: `ragmeter evaluate -R qrels_jg` "
+        "computes it as trec_eval does (ragmeter.ranking.judgment_groups); the Python "
+        "functions that read qrels do not"
+        for name in (*JG_GROUPS, *JG_MEASURES)
+    },
+    "yaap": "trec_eval 10's yaap (Robertson's smoothed AP) is not computed by ragmeter",
 }
 
 _BY_NAME = {f.name: f for f in FAMILIES}

@@ -250,8 +250,7 @@ def _unknown(text: str) -> InvalidInputError:
     head = text.partition(".")[0]
     if head in NOT_READ:
         return InvalidInputError(
-            f"metrics: {shorten(text)} is a trec_eval measure ragmeter does not compute: "
-            f"{NOT_READ[head]}"
+            f"metrics: {shorten(text)} is not a measure of these judgments: {NOT_READ[head]}"
         )
     close = difflib.get_close_matches(text.lower(), list(_BY_ALIAS), n=1, cutoff=0.75)
     hint = f"did you mean {close[0]!r}? " if close else ""

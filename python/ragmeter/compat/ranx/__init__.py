@@ -10,6 +10,13 @@ order (sorted ids), ``return_std=True`` ``{"mean": ..., "std": ...}`` (populatio
 ``make_comparable=True`` (judged queries missing from the run get empty rankings; run queries
 without judgments are dropped).
 
+Also as in ranx: ``Qrels``/``Run`` built with ``add_score``, ``add`` and ``add_multi`` (lists
+or NumPy arrays), ``.qrels``/``.run`` and ``.size``; ``from_file`` reads ranx's ``.lz4`` files
+(LZ4-framed CBOR; needs ``ragmeter[ranx]``, refused naming the extra without it);
+``evaluate`` also takes ranx's array form (one 2-D array per query, rows ``[doc_id, value]``,
+queries by position). ``ranx.metrics``, ``ranx.fusion`` and ``ranx.normalization`` import;
+their functions raise an error naming the part where ragmeter does not provide it.
+
 Deliberate difference: ties in scores are broken as trec_eval breaks them (doc id descending,
 byte-wise), where ranx keeps insertion order; with distinct scores the values are ranx's. A
 mismatch of queries is an :class:`~ragmeter.InvalidInputError` naming them (ranx: an
@@ -24,11 +31,14 @@ from typing import Any
 
 import numpy as np
 
-from ..exceptions import InputTypeError, InvalidInputError
-from ..io import read_qrels, read_run
-from ..ranking.functions import ranking_metrics
+from ..._optional import import_optional
+from ...exceptions import InputTypeError, InvalidInputError
+from ...io import read_qrels, read_run
+from ...ranking.functions import ranking_metrics
+from . import fusion, metrics, normalization
+from ._arrays import as_mapping, plain
 
-__all__ = ["Qrels", "Run", "evaluate"]
+__all__ = ["Qrels", "Run", "evaluate", "fusion", "metrics", "normalization"]
 
 
 class _Judged:
@@ -44,10 +54,57 @@ class _Judged:
         if data is not None and not isinstance(data, Mapping):
             raise InputTypeError(
                 f"{type(self).__name__}: expected a dict {{query_id: {{doc_id: value}}}}, got "
-                f"{type(data).__name__}"
+                f"{type(data).__name__} (for ids and values in lists or arrays, use add_multi)"
             )
-        self._data: dict[Any, dict[Any, Any]] = {q: dict(d) for q, d in (data or {}).items()}
+        self._data: dict[Any, dict[Any, Any]] = {}
+        for query_id, docs in (data or {}).items():
+            if not isinstance(docs, Mapping):
+                raise InputTypeError(
+                    f"{type(self).__name__}: query {query_id!r}: expected a dict "
+                    f"{{doc_id: value}}, got {type(docs).__name__} (for ids and values in lists "
+                    f"or arrays, use add_multi)"
+                )
+            self._data[query_id] = dict(docs)
         self.name = name
+
+    def add_score(self, q_id: Any, doc_id: Any, score: Any) -> None:
+        """Set the value of one document of one query (ranx's ``add_score``)."""
+        self._data.setdefault(plain(q_id), {})[plain(doc_id)] = plain(score)
+
+    def add(self, q_id: Any, doc_ids: Iterable[Any], scores: Iterable[Any]) -> None:
+        """Set the values of a query's documents (ranx's ``add``)."""
+        self.add_multi([q_id], [doc_ids], [scores])
+
+    def add_multi(
+        self,
+        q_ids: Iterable[Any],
+        doc_ids: Iterable[Iterable[Any]],
+        scores: Iterable[Iterable[Any]],
+    ) -> None:
+        """Set the values of several queries at once (ranx's ``add_multi``): ``doc_ids[i]``
+        and ``scores[i]`` are the documents and values of ``q_ids[i]`` (lists or NumPy
+        arrays, of the same lengths)."""
+        queries, docs, values = list(q_ids), list(doc_ids), list(scores)
+        if not len(queries) == len(docs) == len(values):
+            raise InvalidInputError(
+                f"add_multi: {len(queries)} query ids, {len(docs)} lists of doc ids and "
+                f"{len(values)} lists of scores; give one list of each per query"
+            )
+        for query_id, query_docs, query_values in zip(queries, docs, values, strict=True):
+            query_docs, query_values = list(query_docs), list(query_values)
+            if len(query_docs) != len(query_values):
+                raise InvalidInputError(
+                    f"add_multi: query {query_id!r} has {len(query_docs)} doc ids and "
+                    f"{len(query_values)} scores"
+                )
+            judged = self._data.setdefault(plain(query_id), {})
+            for doc_id, value in zip(query_docs, query_values, strict=True):
+                judged[plain(doc_id)] = plain(value)
+
+    @property
+    def size(self) -> int:
+        """The number of queries (ranx's ``size``)."""
+        return len(self._data)
 
     @classmethod
     def from_dict(cls, data: Mapping[Any, Mapping[Any, Any]], name: str | None = None) -> Any:
@@ -58,6 +115,8 @@ class _Judged:
     def from_file(cls, path: Any, kind: str | None = None, name: str | None = None) -> Any:
         """From a file: TREC (plain or compressed), JSON, Parquet, Arrow IPC, CSV or TSV, told
         apart by content (``kind`` is accepted for ranx's signature and not needed)."""
+        if kind == "lz4" or str(path).endswith(".lz4"):
+            return cls(_read_lz4(path), name=name)
         return cls(cls._read(path), name=name)
 
     @classmethod
@@ -72,6 +131,16 @@ class _Judged:
         """From a DataFrame (or any Arrow table) with ranx's default column names."""
         columns = {"query_col": q_id_col, "doc_col": doc_id_col, cls._value_column: score_col}
         return cls(cls._read(df, **columns), name=name)
+
+    def to_typed_list(self) -> list[np.ndarray]:
+        """ranx's array form: one array of rows ``[doc_id, value]`` per query, queries in
+        sorted order, rows by value descending (ties in insertion order), as ranx's
+        ``to_typed_list`` orders them (object arrays: ids stay str)."""
+        out = []
+        for query_id in self.get_query_ids():
+            docs = sorted(self._data[query_id].items(), key=lambda item: -float(item[1]))
+            out.append(np.array([[d, v] for d, v in docs], dtype=object).reshape(-1, 2))
+        return out
 
     def to_dict(self) -> dict[Any, dict[Any, Any]]:
         """The mapping, ``{query_id: {doc_id: value}}``."""
@@ -100,6 +169,27 @@ class _Judged:
         return f"{type(self).__name__}({len(self)} queries, name={self.name!r})"
 
 
+def _read_lz4(path: Any) -> dict[Any, dict[Any, Any]]:
+    """ranx's ``.lz4`` file: LZ4 frames holding the CBOR of ``{query_id: {doc_id: value}}``
+    (ranx's ``save_lz4``)."""
+    lz4_frame = import_optional("lz4.frame", extra="ranx", purpose="reading ranx's .lz4 files")
+    cbor2 = import_optional("cbor2", extra="ranx", purpose="reading ranx's .lz4 files")
+    try:
+        with lz4_frame.open(path, mode="r") as file:
+            content = cbor2.loads(lz4_frame.decompress(file.read()))
+    except OSError as error:
+        raise InvalidInputError(f"path: cannot read the ranx .lz4 file {path}: {error}") from None
+    except Exception as error:  # lz4's and cbor2's own errors: not a ranx .lz4 file
+        raise InvalidInputError(
+            f"path: {path} is not a ranx .lz4 file (LZ4 frames of CBOR): {error}"
+        ) from None
+    if not isinstance(content, dict) or not all(isinstance(v, dict) for v in content.values()):
+        raise InvalidInputError(
+            f"path: {path} does not hold {{query_id: {{doc_id: value}}}} (ranx's .lz4 layout)"
+        )
+    return content
+
+
 class Qrels(_Judged):
     """ranx's ``Qrels``: judgments ``{query_id: {doc_id: grade}}``.
 
@@ -111,6 +201,11 @@ class Qrels(_Judged):
 
     _read = staticmethod(read_qrels)
     _value_column = "relevance_col"
+
+    @property
+    def qrels(self) -> dict[Any, dict[Any, Any]]:
+        """The judgments, ``{query_id: {doc_id: grade}}`` (ranx's ``qrels.qrels``)."""
+        return self._data
 
 
 class Run(_Judged):
@@ -135,6 +230,11 @@ class Run(_Judged):
         self.scores: defaultdict[str, dict[Any, float]] = defaultdict(dict)
         self.mean_scores: dict[str, float] = {}
         self.std_scores: dict[str, float] = {}
+
+    @property
+    def run(self) -> dict[Any, dict[Any, Any]]:
+        """The rankings, ``{query_id: {doc_id: score}}`` (ranx's ``run.run``)."""
+        return self._data
 
     def make_comparable(self, qrels: Any) -> Run:
         """The run on the judged queries only: empty rankings for those it lacks, its other
@@ -197,8 +297,8 @@ def evaluate(
         raise InvalidInputError(
             f"metrics: one or more ranx metric names such as 'ndcg@10', got {metrics!r}"
         )
-    judged = qrels.to_dict() if isinstance(qrels, Qrels) else dict(qrels)
-    ranked = run.to_dict() if isinstance(run, Run) else dict(run)
+    judged = as_mapping(qrels, "qrels")
+    ranked = as_mapping(run, "run")
     if make_comparable:
         ranked = {q: ranked.get(q, {}) for q in judged}
     if judged.keys() != ranked.keys():
@@ -210,15 +310,18 @@ def evaluate(
             f"judged queries, a missing ranking being empty"
         )
     order = sorted(judged)
+    # ranx's recall without a cutoff is recall over the whole ranking (set recall); ragmeter
+    # reads "recall" alone as trec_eval's family at its nine cutoffs.
+    computed = {m: ("set_recall" if m == "recall" else m) for m in names}
     values = ranking_metrics(
         judged,
         ranked,
-        metrics=names,
+        metrics=list(dict.fromkeys(computed.values())),
         average=None,
         zero_division=0.0,
         n_threads=threads or None,
     )
-    per_query = {m: np.array([float(values[m][q]) for q in order]) for m in names}
+    per_query = {m: np.array([float(values[computed[m]][q]) for q in order]) for m in names}
     if isinstance(run, Run) and save_results_in_run:
         for m, scores in per_query.items():
             run.mean_scores[m] = float(np.mean(scores))

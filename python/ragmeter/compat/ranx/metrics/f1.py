@@ -1,0 +1,7 @@
+"""``ranx.metrics.f1``."""
+
+from __future__ import annotations
+
+from ._functions import f1
+
+__all__ = ["f1"]

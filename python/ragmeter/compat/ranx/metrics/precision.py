@@ -1,0 +1,7 @@
+"""``ranx.metrics.precision``."""
+
+from __future__ import annotations
+
+from ._functions import precision
+
+__all__ = ["precision"]

@@ -1,0 +1,1 @@
+"""ranx's own unit tests through ragmeter.compat.ranx (see conftest.py)."""

@@ -1,0 +1,77 @@
+"""``irds:`` dataset ids: judgments read through ir_datasets from a dataset registered here on
+local files (never the network), its documented relevance level applied unless -l is given,
+and the values equal to those of the same qrels given as a file."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragmeter.cli import main
+from ragmeter.datasets import dataset_qrels
+
+ir_datasets = pytest.importorskip("ir_datasets")
+
+QRELS = "q1 0 d1 2\nq1 0 d2 1\nq1 0 d5 0\nq2 0 d3 3\nq2 0 d4 1\n"
+RUN = "q1 Q0 d2 1 3.0 t\nq1 Q0 d1 2 2.0 t\nq1 Q0 d9 3 1.0 t\nq2 Q0 d4 1 2.0 t\nq2 Q0 d3 2 1.0 t\n"
+
+
+class _Documentation:
+    def __init__(self, official):
+        self.official = official
+
+    def documentation(self):
+        return {"official_measures": self.official}
+
+
+@pytest.fixture(scope="module")
+def local_dataset(tmp_path_factory):
+    from ir_datasets.formats import TrecQrels
+    from ir_datasets.util import LocalDownload
+
+    folder = tmp_path_factory.mktemp("irds")
+    (folder / "qrels.txt").write_text(QRELS)
+    defs = {0: "not relevant", 1: "related", 2: "relevant", 3: "perfect"}
+    for name, official in (
+        ("ragmeter-test/graded", ["nDCG@10", "AP(rel=2)", "RR(rel=2)"]),
+        ("ragmeter-test/plain", ["nDCG@10"]),
+    ):
+        if name not in ir_datasets.registry:
+            dataset = ir_datasets.Dataset(
+                TrecQrels(LocalDownload(folder / "qrels.txt"), defs), _Documentation(official)
+            )
+            ir_datasets.registry.register(name, dataset)
+    (folder / "run.txt").write_text(RUN)
+    return folder
+
+
+def test_qrels_and_documented_level(local_dataset):
+    loaded = dataset_qrels("irds:ragmeter-test/graded")
+    assert loaded.qrels == {"q1": {"d1": 2, "d2": 1, "d5": 0}, "q2": {"d3": 3, "d4": 1}}
+    assert loaded.relevance_level == 2
+    assert dataset_qrels("irds:ragmeter-test/plain").relevance_level is None
+
+
+def test_evaluate_with_a_dataset_id_equals_the_qrels_file(local_dataset, capsys):
+    run = str(local_dataset / "run.txt")
+    qrels = str(local_dataset / "qrels.txt")
+    measures = ["-q", "-m", "map", "-m", "P.2", "-m", "ndcg"]
+    assert main(["evaluate", *measures, "irds:ragmeter-test/graded", run]) == 0
+    got = capsys.readouterr()
+    assert "relevance level 2 for binary measures" in got.err
+    assert main(["evaluate", *measures, "-l", "2", qrels, run]) == 0
+    assert got.out == capsys.readouterr().out
+    # -l overrides the documented level; a dataset without one keeps trec_eval's 1.
+    assert main(["evaluate", *measures, "-l", "1", "irds:ragmeter-test/graded", run]) == 0
+    overridden = capsys.readouterr()
+    assert "relevance level" not in overridden.err
+    assert main(["evaluate", *measures, qrels, run]) == 0
+    assert overridden.out == capsys.readouterr().out
+    assert main(["evaluate", *measures, "irds:ragmeter-test/plain", run]) == 0
+    plain = capsys.readouterr().out
+    assert main(["evaluate", *measures, qrels, run]) == 0
+    assert plain == capsys.readouterr().out
+
+
+def test_unknown_dataset_is_named(local_dataset, capsys):
+    assert main(["evaluate", "irds:no-such/dataset", str(local_dataset / "run.txt")]) == 2
+    assert "ir_datasets has no dataset 'no-such/dataset'" in capsys.readouterr().err
