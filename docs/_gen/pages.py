@@ -13,10 +13,12 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import json
 import math
 import os
+import re
 from pathlib import Path
 
 import mkdocs_gen_files
@@ -208,16 +210,12 @@ def _example_name(family: MeasureFamily) -> str:
 
 def _metric_section(name: str) -> str:
     metric = BUILTIN_METRICS[name]()
-    # The class docstring rendered by mkdocstrings, as on the API pages (its cross-references
-    # become links there).
+    # The class docstring as text (the API reference renders it with its links; rendering it
+    # here too would give a class two primary anchors where two metrics share it), its Sphinx
+    # roles shown as the names they refer to.
+    doc = re.sub(r":(?:py:)?\w+:`~?([^`]+)`", r"\1", inspect.getdoc(type(metric)) or "")
     lines = ["", "## Definition (from the class docstring)", ""]
-    lines += [
-        f"::: ragmeter.judges.{type(metric).__name__}",
-        "    options:",
-        "      show_root_heading: true",
-        "      heading_level: 3",
-        "      members: false",
-    ]
+    lines += [f"`ragmeter.judges.{type(metric).__name__}`", "", "```text", doc, "```"]
     lines += ["", "## Sample fields", ""]
     required = ", ".join(f"`{field}`" for field in metric.required_fields) or "none"
     lines.append(f"Required: {required}.")
