@@ -14,6 +14,8 @@ scipy_stats = pytest.importorskip("scipy.stats")
 weightstats = pytest.importorskip("statsmodels.stats.weightstats")
 multitest = pytest.importorskip("statsmodels.stats.multitest")
 
+from doc_pages import DOCS, python_blocks, run_examples  # noqa: E402
+
 from ragmeter.exceptions import InvalidInputError  # noqa: E402
 from ragmeter.gate import (  # noqa: E402
     GateOptions,
@@ -308,3 +310,21 @@ def test_outputs_hold_the_numbers() -> None:
     assert "| ndcg@10 non-inferiority (margin 0.01) | **fail: worse**" in markdown
     lines = result.verdict_lines()
     assert len(lines) == 2 and lines[0].startswith("ragmeter gate: FAIL")
+
+
+def test_the_guide_shows_what_scipy_computes() -> None:
+    """The numbers of docs/guides/quality-gates.md, against scipy (sybil checks that the page
+    prints them; this checks that they are right)."""
+    page = DOCS / "guides" / "quality-gates.md"
+    namespace = run_examples(python_blocks(page, "## The decision in Python"), name="guide")
+    c = np.array(list(namespace["candidate"]["ndcg@10"].values()))
+    b = np.array(list(namespace["baseline"]["ndcg@10"].values()))
+    check = namespace["result"].checks[0]
+    expected = scipy_stats.ttest_rel(c + 0.01, b, alternative="greater").pvalue
+    assert check.p_value == pytest.approx(expected, rel=1e-10)
+    _, (_, p_low, _), _ = weightstats.ttost_paired(c, b, -0.01, 0.01)
+    assert check.p_value == pytest.approx(p_low, rel=1e-10)
+    floor = namespace["both"].checks[1]
+    assert floor.p_value == pytest.approx(
+        scipy_stats.ttest_1samp(c, 0.55, alternative="greater").pvalue, rel=1e-10
+    )

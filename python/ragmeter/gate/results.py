@@ -21,12 +21,17 @@ _TEST_NAMES = {"t": "one-sided paired t-test", "sign-flip": "one-sided paired si
 _FLOOR_TEST_NAMES = {"t": "one-sided t-test", "sign-flip": "one-sided sign-flip test"}
 
 
+def _rounded(value: float) -> float:
+    """``value`` to 4 decimals, without a sign on a rounded 0 (no "-0.0000")."""
+    return round(value, 4) + 0.0
+
+
 def _signed(value: float | None) -> str:
-    return "nan" if value is None or math.isnan(value) else f"{value:+.4f}"
+    return "nan" if value is None or math.isnan(value) else f"{_rounded(value):+.4f}"
 
 
 def _plain(value: float | None) -> str:
-    return "nan" if value is None or math.isnan(value) else f"{value:.4f}"
+    return "nan" if value is None or math.isnan(value) else f"{_rounded(value):.4f}"
 
 
 def _p(value: float | None) -> str:
@@ -340,7 +345,8 @@ class GateResult:
             f", {self.n_resamples} sign vectors, seed {self.random_state}" if sampled else ""
         )
         return (
-            f"candidate {self.candidate!r}{against}: {_TEST_NAMES[self.test]}"
+            f"candidate {self.candidate!r}{against}: "
+            f"{(_TEST_NAMES if self.baseline else _FLOOR_TEST_NAMES)[self.test]}"
             f"{resamples}, alpha {self.alpha:g}, {correction}"
         )
 
