@@ -328,3 +328,54 @@ def test_the_guide_shows_what_scipy_computes() -> None:
     assert floor.p_value == pytest.approx(
         scipy_stats.ttest_1samp(c, 0.55, alternative="greater").pvalue, rel=1e-10
     )
+
+
+def test_options_are_validated_as_compare_validates_them() -> None:
+    from ragmeter.stats import ComparisonOptions
+
+    options = GateOptions(test="student", correction="auto", random_state=None)
+    assert options.test == "t" and options.correction == "holm"
+    assert isinstance(options.random_state, int)
+    assert GateOptions(test="fisher").comparison_options(0.01) == ComparisonOptions(
+        test="sign-flip", alpha=0.05, confidence_level=0.95, margin=0.01
+    )
+    for bad in ({"random_state": -1}, {"n_resamples": 0}, {"missing": "zero"}):
+        with pytest.raises(InvalidInputError) as gate_error:
+            GateOptions(**bad)  # type: ignore[arg-type]
+        with pytest.raises(InvalidInputError) as compare_error:
+            ComparisonOptions(**bad)  # type: ignore[arg-type]
+        assert str(gate_error.value) == str(compare_error.value)
+
+
+def test_judge_results_with_repeats_failures_and_identity() -> None:
+    from ragmeter.judges import RuleJudge, Sample, evaluate
+    from ragmeter.judges.results import JudgeResults, SampleResult
+    from ragmeter.judges.score import Score
+
+    samples = [
+        Sample(f"Who wrote Hamlet {i}?", "Shakespeare wrote Hamlet.", ["Hamlet is by Shakespeare."])
+        for i in range(12)
+    ]
+    baseline = evaluate(samples, ["groundedness"], judge=RuleJudge(), progress=False)
+    first, second = baseline.rows[0], baseline.rows[1]
+    extra = [
+        SampleResult(first.sample_id, "groundedness", Score.ok(0.0), first.judge),
+        SampleResult(second.sample_id, "groundedness", Score.error("timeout", "no answer"), "j"),
+    ]
+    candidate = JudgeResults(
+        [*baseline.rows, *extra],
+        metrics=baseline._metrics,
+        manifest=baseline.manifest,
+    )
+    values = gate_values(candidate)
+    assert values.values["groundedness"][first.sample_id] == 0.5
+    assert values.repeats["groundedness"] == {first.sample_id: (1.0, 0.0)}
+    assert values.failed["groundedness"] == (second.sample_id,)
+    assert values.judges is not None and values.judges["judge"]["name"] == "rule-judge"
+    check = gate(candidate, baseline, margin=0.1).checks[0]
+    assert check.n == 12 and check.flaky[0][1] == first.sample_id
+    assert check.failed == {"candidate": (second.sample_id,)}
+    other = dict(baseline.manifest, judge={**baseline.manifest["judge"], "threshold": 0.9})
+    rejudged = JudgeResults(baseline.rows, metrics=baseline._metrics, manifest=other)
+    with pytest.raises(InvalidInputError, match=r"judged differently \(judge\.threshold"):
+        gate(rejudged, baseline, margin=0.1)

@@ -28,8 +28,10 @@ import numpy as np
 from .._nan_equal import canonical
 from ..exceptions import InputTypeError, InvalidInputError
 from ..per_query import VALUE_SETTINGS
-from ..stats._arguments import check_level, check_seed, resample_count
-from ..stats.multiple import CORRECTIONS, adjust_p_values
+from ..stats._arguments import check_level
+from ..stats.multiple import adjust_p_values
+from ..stats.options import ComparisonOptions
+from ..stats.registry import find_test
 from .inputs import GateValues, gate_values
 from .onesided import GATE_TESTS, one_sided_test, queries_needed
 from .results import CheckKind, GateCheck, GateResult, Outcome
@@ -52,14 +54,16 @@ class GateOptions:
         The level of every check (0.05): the chance of passing a candidate that is in truth
         worse by the margin.
     correction
-        ``"holm"`` (default), ``"bonferroni"``, ``"bh"`` or None, over every check.
+        ``"holm"`` (default), ``"bonferroni"``, ``"bh"`` or None, over every check
+        (``"auto"`` is Holm's, as in ``compare``).
     power
         The power the "queries needed" figure plans for (0.8).
     missing
         Queries only one system has: ``"raise"`` (refuse, naming them; the default) or
         ``"skip"`` (test on the shared queries and say which were left out).
     n_resamples, random_state
-        Sign vectors and seed of the sampled sign-flip test (beyond 16 queries).
+        Sign vectors and seed of the sampled sign-flip test (beyond 16 queries; None: a
+        fresh seed, recorded).
     flaky_spread
         A judged item is flaky when its repeats differ by more than this (0: any
         disagreement).
@@ -77,34 +81,71 @@ class GateOptions:
     power: float = 0.8
     missing: Missing = "raise"
     n_resamples: int = 9999
-    random_state: int = 0
+    random_state: int | None = 0
     flaky_spread: float = 0.0
 
     def __post_init__(self) -> None:
-        """Check every option (see the class documentation)."""
-        if self.test not in GATE_TESTS:
+        """Check every option (see the class documentation) through
+        :class:`~ragmeter.stats.ComparisonOptions`, which validates the options a gate shares
+        with ``compare`` (test names and aliases, correction, alpha, resamples, seed,
+        missing), so both refuse the same values with the same messages."""
+        if self.test in GATE_TESTS or not isinstance(self.test, str):
+            name = self.test
+        else:
+            name = find_test(self.test).name  # an alias of compare's ("student", "fisher")
+        if name not in GATE_TESTS:
             raise InvalidInputError(
                 f"test: the gate tests with {' or '.join(map(repr, GATE_TESTS))}, got {self.test!r}"
             )
-        check_level("alpha", self.alpha)
-        if not float(self.alpha) < 0.5:
+        correction = "none" if self.correction is None else self.correction
+        comparison = ComparisonOptions(
+            test=str(name),
+            correction=correction,
+            alpha=self.alpha,
+            n_resamples=self.n_resamples,
+            random_state=self.random_state,
+            missing=self.missing,
+            confidence_level=None,
+        )
+        if not comparison.alpha < 0.5:
             raise InvalidInputError(
                 f"alpha: a one-sided test at alpha {self.alpha!r} >= 0.5 passes without "
                 "evidence; use a level such as 0.05"
             )
-        if self.correction is not None and self.correction not in CORRECTIONS:
-            raise InvalidInputError(
-                f"correction: must be one of {', '.join(map(repr, CORRECTIONS))} or None, got "
-                f"{self.correction!r}"
-            )
         check_level("power", self.power)
-        if self.missing not in ("raise", "skip"):
-            raise InvalidInputError(f"missing: must be 'raise' or 'skip', got {self.missing!r}")
-        resample_count("n_resamples", self.n_resamples)
-        object.__setattr__(self, "random_state", check_seed(self.random_state))
         spread = self.flaky_spread
         if isinstance(spread, bool) or not isinstance(spread, int | float) or not spread >= 0:
             raise InvalidInputError(f"flaky_spread: must be a number >= 0, got {spread!r}")
+        object.__setattr__(self, "test", comparison.test)
+        object.__setattr__(self, "correction", comparison.correction)
+        object.__setattr__(self, "alpha", comparison.alpha)
+        object.__setattr__(self, "random_state", comparison.random_state)
+        object.__setattr__(self, "n_resamples", comparison.n_resamples)
+
+    def comparison_options(self, margin: float = 0.0) -> ComparisonOptions:
+        """The same settings as :class:`~ragmeter.stats.ComparisonOptions`, to follow a gate
+        with a two-sided ``compare`` of the same systems (intervals at ``1 - alpha``).
+
+        Parameters
+        ----------
+        margin
+            The margin the comparison's tables mark.
+
+        Returns
+        -------
+        ComparisonOptions
+            The options.
+        """
+        return ComparisonOptions(
+            test=self.test,
+            correction=self.correction,
+            alpha=self.alpha,
+            confidence_level=1.0 - self.alpha,
+            n_resamples=self.n_resamples,
+            random_state=self.random_state,
+            missing=self.missing,
+            margin=margin,
+        )
 
 
 def _first_difference(a: Any, b: Any, where: str = "") -> str | None:
@@ -465,6 +506,7 @@ def gate(
             (base_label if k == "baseline" else cand_label) or k: v for k, v in excluded.items()
         }
     alpha = settings.alpha
+    seed = int(settings.random_state or 0)  # resolved (never None) by GateOptions
     shared_set = set(shared)
     raw: list[dict[str, Any]] = []
     for metric in compared:
@@ -482,7 +524,7 @@ def gate(
             test=settings.test,
             alpha=alpha,
             n_resamples=settings.n_resamples,
-            random_state=settings.random_state,
+            random_state=seed,
         )
         order = np.argsort(np.where(both, d, np.inf), kind="stable")
         worst = tuple(
@@ -527,7 +569,7 @@ def gate(
             test=settings.test,
             alpha=alpha,
             n_resamples=settings.n_resamples,
-            random_state=settings.random_state,
+            random_state=seed,
         )
         order = np.argsort(np.where(defined, v, np.inf), kind="stable")
         lowest: tuple[tuple[Any, float, float, float | None], ...] = tuple(
@@ -615,5 +657,5 @@ def gate(
         excluded=excluded,
         notes=tuple(notes),
         n_resamples=settings.n_resamples,
-        random_state=settings.random_state,
+        random_state=seed,
     )
