@@ -315,3 +315,32 @@ def test_evaluate_json_output_is_read(campaign: dict, capsys: pytest.CaptureFixt
     c, b = campaign["cand_values"], campaign["base_values"]
     expected = scipy_stats.ttest_rel(c + 0.3, b, alternative="greater").pvalue
     assert json.loads(out)["checks"][0]["p_value"] == pytest.approx(expected, rel=1e-9)
+
+
+def test_parquet_tables_are_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pa = pytest.importorskip("pyarrow")
+    parquet = pytest.importorskip("pyarrow.parquet")
+    ids = [f"q{i}" for i in range(30)]
+    base = [0.5 + 0.01 * (i % 4) for i in range(30)]
+    parquet.write_table(
+        pa.table({"query_id": ids, "metric": ["mrr"] * 30, "value": base}), tmp_path / "b.parquet"
+    )
+    parquet.write_table(
+        pa.table({"query_id": ids, "mrr": [v - 0.2 for v in base]}), tmp_path / "c.parquet"
+    )
+    status, out, _ = _gate(
+        capsys,
+        "--baseline",
+        tmp_path / "b.parquet",
+        "--candidate",
+        tmp_path / "c.parquet",
+        "-m",
+        "mrr",
+        "--margin",
+        "0.05",
+        "--format",
+        "json",
+    )
+    check = json.loads(out)["checks"][0]
+    assert status == 1 and check["outcome"] == "worse"
+    assert check["mean"] == pytest.approx(-0.2)
