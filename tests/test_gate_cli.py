@@ -344,3 +344,80 @@ def test_parquet_tables_are_read(tmp_path: Path, capsys: pytest.CaptureFixture[s
     check = json.loads(out)["checks"][0]
     assert status == 1 and check["outcome"] == "worse"
     assert check["mean"] == pytest.approx(-0.2)
+
+
+def test_judges_reports_are_read_and_a_different_judge_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ragmeter.judges import RuleJudge, Sample, evaluate
+
+    samples = [
+        Sample(f"Who wrote Hamlet {i}?", "Shakespeare wrote Hamlet.", ["Hamlet is by Shakespeare."])
+        for i in range(20)
+    ]
+    report = evaluate(samples, ["groundedness"], judge=RuleJudge(), progress=False)
+    data = report.to_report_dict()
+    (tmp_path / "base.json").write_text(json.dumps(data))
+    (tmp_path / "cand.json").write_text(json.dumps(data))
+    status, out, _ = _gate(
+        capsys,
+        "--baseline",
+        tmp_path / "base.json",
+        "--candidate",
+        tmp_path / "cand.json",
+        "-m",
+        "groundedness",
+        "--margin",
+        "0.05",
+    )
+    assert status == 0 and "over 20 paired queries" in out
+    data["manifest"]["judge"]["threshold"] = 0.9
+    (tmp_path / "cand.json").write_text(json.dumps(data))
+    status, _, err = _gate(
+        capsys,
+        "--baseline",
+        tmp_path / "base.json",
+        "--candidate",
+        tmp_path / "cand.json",
+        "-m",
+        "groundedness",
+        "--margin",
+        "0.05",
+    )
+    assert status == 2 and "judged differently (judge.threshold: 0.5 vs 0.9" in err
+
+
+def test_retrieval_evaluation_reports_are_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ragmeter import CorpusDocument, RetrievalConfig, RetrievalIndex, evaluate_retrieval
+    from ragmeter.reports import write_report
+
+    texts = {f"d{i}": f"document {i} about topic {i % 5} and item {i}" for i in range(20)}
+    documents = [
+        CorpusDocument(doc_id=k, input_path=f"memory://{k}", chunk_index=0, text=t)
+        for k, t in texts.items()
+    ]
+    queries = {f"q{i}": f"topic {i % 5} item {i}" for i in range(20)}
+    qrels = {f"q{i}": [f"d{i}"] for i in range(20)}
+    index = RetrievalIndex(RetrievalConfig(match_mode="keyword", top_k=5)).build(documents)
+    evaluation = evaluate_retrieval(index, queries, qrels, metrics=["mrr"])
+    write_report(evaluation, tmp_path / "base.json")
+    write_report(evaluation, tmp_path / "cand.json")
+    status, out, _ = _gate(
+        capsys,
+        "--baseline",
+        tmp_path / "base.json",
+        "--candidate",
+        tmp_path / "cand.json",
+        "-m",
+        "mrr",
+        "--margin",
+        "0.05",
+        "--format",
+        "json",
+    )
+    check = json.loads(out)["checks"][0]
+    assert check["n"] == 20 and check["mean"] == 0.0
+    assert check["baseline_mean"] == pytest.approx(float(evaluation.metrics["mrr"]))
+    assert status == (0 if check["passed"] else 1)
