@@ -421,3 +421,48 @@ def test_retrieval_evaluation_reports_are_read(
     assert check["n"] == 20 and check["mean"] == 0.0
     assert check["baseline_mean"] == pytest.approx(float(evaluation.metrics["mrr"]))
     assert status == (0 if check["passed"] else 1)
+
+
+def test_trec_eval_measure_names_are_the_keys_evaluate_writes(
+    campaign: dict, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = _gate(
+        capsys,
+        "--baseline",
+        campaign["base"],
+        "--candidate",
+        campaign["cand"],
+        "--qrels",
+        campaign["qrels"],
+        "-m",
+        "ndcg_cut.10",
+        "-m",
+        "P.5,10",
+        "--margin",
+        "0.3",
+        "--margin-for",
+        "P.5=0.2",
+        "--format",
+        "json",
+    )
+    checks = {c["metric"]: c for c in json.loads(out)["checks"]}
+    assert set(checks) == {"ndcg_cut_10", "P_5", "P_10"}
+    assert checks["P_5"]["margin"] == 0.2 and checks["P_10"]["margin"] == 0.3
+    c, b = campaign["cand_values"], campaign["base_values"]
+    expected = scipy_stats.ttest_rel(c + 0.3, b, alternative="greater").pvalue
+    assert checks["ndcg_cut_10"]["p_value"] == pytest.approx(expected, rel=1e-9)
+    assert err.count("ragmeter gate: ") == 3 and status in (0, 1)
+
+
+def test_floors_alone_need_no_baseline_metric(
+    campaign: dict, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ragmeter.gate import gate
+
+    values = json.loads((campaign["dir"] / "cand.json").read_text())
+    result = gate(
+        values, json.loads((campaign["dir"] / "base.json").read_text()), floors={"ndcg@10": 0.1}
+    )
+    assert [c.kind for c in result.checks] == ["floor"]
+    expected = scipy_stats.ttest_1samp(campaign["cand_values"], 0.1, alternative="greater")
+    assert result.checks[0].p_value == pytest.approx(expected.pvalue, rel=1e-9)

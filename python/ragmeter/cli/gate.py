@@ -167,6 +167,18 @@ def _assignments(texts: list[str], flag: str) -> dict[str, float]:
     return values
 
 
+def _measure_names(text: str) -> list[str]:
+    """The keys the results of ``-m TEXT`` have: trec_eval's ``ndcg_cut.10`` is
+    ``ndcg_cut_10`` and ``P.5,10`` is ``P_5`` and ``P_10``, as ``ragmeter evaluate`` names
+    them; a name that is no ranking measure (a judge metric) is kept as given."""
+    from ..ranking.names import parse_measures
+
+    try:
+        return [m.name for m in parse_measures(text)]
+    except (ValueError, TypeError):
+        return [text]
+
+
 def _evaluated(args: argparse.Namespace, path: Path, metrics: list[str], name: str) -> GateValues:
     from ..io import means_and_per_query
 
@@ -201,9 +213,18 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     InvalidInputError
         Bad options or input (the command prints it and exits with status 2).
     """
-    margins = _assignments(args.margin_for, "--margin-for")
-    floors = _assignments(args.floor, "--floor")
-    metrics = list(dict.fromkeys([*(args.metrics or []), *margins]))
+    margins = {
+        name: value
+        for text, value in _assignments(args.margin_for, "--margin-for").items()
+        for name in _measure_names(text)
+    }
+    floors = {
+        name: value
+        for text, value in _assignments(args.floor, "--floor").items()
+        for name in _measure_names(text)
+    }
+    named = [name for text in args.metrics or [] for name in _measure_names(text)]
+    metrics = list(dict.fromkeys([*named, *margins]))
     if not metrics and not floors:
         raise InvalidInputError(
             "-m: name the metrics to gate (-m ndcg@10 --margin 0.01), or give --floor METRIC=VALUE"

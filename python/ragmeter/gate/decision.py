@@ -394,7 +394,8 @@ def gate(
         Per-query results of each system (anything :func:`~ragmeter.gate.gate_values`
         reads). ``baseline`` may be None when only ``floors`` are checked.
     metrics
-        The metrics to compare (default: those of ``margins``, else every metric both hold).
+        The metrics to compare (default: those of ``margins``, else every metric both hold;
+        none when only ``floors`` are given without a margin).
     margin
         The margin of every metric, in the metric's unit (``0.01``): a size >= 0, less than
         the metric's range.
@@ -458,6 +459,8 @@ def gate(
                 "floors={metric: value}"
             )
         compared: list[str] = []
+    elif metrics is None and margin is None and not margins and not superiority and floors:
+        compared = []  # floors only, against no margin: nothing to compare
     elif metrics is None:
         compared = (
             list(margins) if margins else [m for m in base.values.metric_names if m in cand.values]
