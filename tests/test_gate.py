@@ -25,6 +25,7 @@ from ragmeter.gate import (  # noqa: E402
     one_sided_test,
     queries_needed,
 )
+from ragmeter.gate.onesided import one_sided_t_power  # noqa: E402
 from ragmeter.per_query import PerQueryResults  # noqa: E402
 
 
@@ -141,6 +142,31 @@ def test_queries_needed_is_the_smallest_n_with_the_power_of_the_noncentral_t(
     n = queries_needed(effect, sd, alpha=0.05, power=0.8)
     assert n is not None
     assert power(n) >= 0.8 > power(n - 1)
+
+
+@pytest.mark.parametrize(
+    ("n", "d", "alpha"),
+    [(2, 1.0, 0.05), (3, 1.5, 0.1), (10, 0.5, 0.05), (120, 0.2, 0.05), (5000, 0.03, 0.01)],
+)
+def test_one_sided_t_power_is_scipy_noncentral_t(n: int, d: float, alpha: float) -> None:
+    critical = scipy_stats.t.ppf(1 - alpha, n - 1)
+    expected = 1 - scipy_stats.nct.cdf(critical, n - 1, d * math.sqrt(n))
+    assert one_sided_t_power(n, d, alpha) == pytest.approx(expected, abs=1e-7)
+
+
+@pytest.mark.parametrize("alpha", [0.01, 0.05, 0.1])
+@pytest.mark.parametrize("target", [0.7, 0.9])
+@pytest.mark.parametrize("d", [0.2, 1.0, 1.5])
+def test_queries_needed_is_exact_where_the_approximation_is_not(
+    alpha: float, target: float, d: float
+) -> None:
+    def power(n: int) -> float:
+        critical = scipy_stats.t.ppf(1 - alpha, n - 1)
+        return 1 - scipy_stats.nct.cdf(critical, n - 1, d * math.sqrt(n))
+
+    n = queries_needed(d, 1.0, alpha=alpha, power=target)
+    assert n is not None
+    assert power(n) >= target and (n == 2 or power(n - 1) < target)
 
 
 def _rejection_rate(test: str, shift: float, n: int, reps: int, seed: int, **kw: object) -> float:

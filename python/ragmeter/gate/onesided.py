@@ -17,7 +17,8 @@ values for a floor) and a threshold ``theta``, and tests ``H0: mean(x) <= theta`
 :func:`queries_needed` is the topic-set size of the one-sided paired t-test (Sakai,
 "Topic set size design", Information Retrieval Journal 19(3), 2016, eq. 12 with the normal
 quantiles of a one-sided test): ``n = ((z_(1-alpha) + z_power) / d)^2 + z_(1-alpha)^2 / 2``
-for the standardised effect ``d = effect / sd``.
+for the standardised effect ``d = effect / sd``, corrected to the smallest ``n`` whose exact
+power (noncentral t) reaches the target.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ __all__ = [
     "GATE_TESTS",
     "OneSidedResult",
     "normal_quantile",
+    "one_sided_t_power",
     "one_sided_test",
     "queries_needed",
 ]
@@ -183,10 +185,38 @@ def one_sided_test(
     return OneSidedResult(n, mean, sd, float(shifted.sum()), p, low, high, method)
 
 
+def one_sided_t_power(n: int, d: float, alpha: float) -> float:
+    """The power of the one-sided one-sample (paired) t-test at level ``alpha`` with ``n``
+    items when the true standardised effect is ``d`` (noncentral t with ``n - 1`` degrees of
+    freedom and noncentrality ``d sqrt(n)``): ``P(T' > t_(1-alpha)(n - 1))``.
+
+    Computed as ``E[1 - Phi(c S - d sqrt(n))]`` over ``S = sqrt(chi2_(n-1) / (n - 1))``, whose
+    density is integrated by the trapezoidal rule on a fine grid (absolute error below 1e-7; tested
+    against scipy.stats.nct). A private stand-in until the noncentral t of
+    :mod:`ragmeter.stats` is available.
+    """
+    nu = float(n - 1)
+    critical = student_t_quantile(1.0 - alpha, nu)
+    spread = 1.0 / math.sqrt(2.0 * nu)
+    s = np.linspace(max(1e-12, 1.0 - 40.0 * spread), 1.0 + 40.0 * spread + 5.0 / nu, 40001)
+    log_density = (
+        math.log(2.0)
+        + (nu / 2.0) * math.log(nu / 2.0)
+        - math.lgamma(nu / 2.0)
+        + (nu - 1.0) * np.log(s)
+        - nu * s * s / 2.0
+    )
+    density = np.exp(log_density)
+    tail = 1.0 - normal_cdf(critical * s - d * math.sqrt(n))
+    values = density * tail
+    return float(np.sum((values[1:] + values[:-1]) * np.diff(s)) / 2.0)
+
+
 def queries_needed(effect: float, sd: float, *, alpha: float, power: float) -> int | None:
-    """Items a one-sided paired t-test needs to detect ``effect`` (the true mean minus the
-    threshold, > 0) with probability ``power`` at level ``alpha``, for differences of standard
-    deviation ``sd`` (Sakai 2016's normal approximation with its small-sample term). None when
+    """The smallest number of items with which a one-sided paired t-test at level ``alpha``
+    detects ``effect`` (the true mean minus the threshold, > 0) with probability ``power``,
+    for differences of standard deviation ``sd``: Sakai 2016's normal approximation as the
+    start, then the exact power (:func:`one_sided_t_power`) one item at a time. None when
     ``effect <= 0`` (no number of items shows it) or ``sd`` is undefined.
 
     Examples
@@ -201,4 +231,11 @@ def queries_needed(effect: float, sd: float, *, alpha: float, power: float) -> i
     z_alpha = normal_quantile(1.0 - alpha)
     z_power = normal_quantile(power)
     d = effect / sd
-    return max(2, math.ceil(((z_alpha + z_power) / d) ** 2 + z_alpha**2 / 2.0))
+    n = max(2, math.ceil(((z_alpha + z_power) / d) ** 2 + z_alpha**2 / 2.0))
+    if n > 10_000_000:
+        return n  # far beyond any query set: the approximation is exact enough to say so
+    while n > 2 and one_sided_t_power(n - 1, d, alpha) >= power:
+        n -= 1
+    while one_sided_t_power(n, d, alpha) < power:
+        n += 1
+    return n
