@@ -32,6 +32,11 @@ COMMANDS = {
         "test which runs differ significantly and print the paper table (text, Markdown, LaTeX)",
         "ragmeter compare -m map -m ndcg_cut.10 --test t --format latex qrels.txt run1 run2 run3",
     ),
+    "gate": (
+        "ragmeter.cli.gate",
+        "fail CI when a candidate is worse than its baseline by more than a margin (paired tests)",
+        "ragmeter gate --baseline base.json --candidate cand.json -m ndcg@10 --margin 0.01",
+    ),
     "demo": (
         "ragmeter.cli.demo",
         "evaluate the bundled example offline (no network, no key)",
