@@ -32,6 +32,11 @@ COMMANDS = {
         "test which runs differ significantly and print the paper table (text, Markdown, LaTeX)",
         "ragmeter compare -m map -m ndcg_cut.10 --test t --format latex qrels.txt run1 run2 run3",
     ),
+    "report": (
+        "ragmeter.cli.report",
+        "build one offline HTML report (tables, plots, per-query explorer) from saved results",
+        "ragmeter report comparison.json judges.jsonl -o report.html",
+    ),
     "demo": (
         "ragmeter.cli.demo",
         "evaluate the bundled example offline (no network, no key)",
