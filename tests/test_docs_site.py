@@ -31,6 +31,7 @@ PUBLIC_MODULES = (
     "ragmeter.distributed",
     "ragmeter.exceptions",
     "ragmeter.harness",
+    "ragmeter.html_report",
     "ragmeter.io",
     "ragmeter.io.trec",
     "ragmeter.judges",

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         UndefinedMetricWarning,
     )
     from .harness import evaluate_retrieval
+    from .html_report import report
     from .io.trec import evaluate_trec, read_trec_qrels, read_trec_run, write_trec_run
     from .options import EvaluationOptions
     from .per_query import PerQueryResults, per_query_results
@@ -173,6 +174,7 @@ __all__ = [
     "read_trec_qrels",
     "read_trec_run",
     "recall_at_k",
+    "report",
     "scorer_backend_info",
     "sign_flip_test",
     "token_f1_score",
@@ -212,6 +214,7 @@ _LAZY_NAMES: dict[str, str] = {
     "TrecFormatError": ".exceptions",
     "UndefinedMetricWarning": ".exceptions",
     "evaluate_retrieval": ".harness",
+    "report": ".html_report",
     "evaluate_trec": ".io.trec",
     "read_trec_qrels": ".io.trec",
     "read_trec_run": ".io.trec",

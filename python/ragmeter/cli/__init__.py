@@ -37,6 +37,11 @@ COMMANDS = {
         "fail CI when a candidate is worse than its baseline by more than a margin (paired tests)",
         "ragmeter gate --baseline base.json --candidate cand.json -m ndcg@10 --margin 0.01",
     ),
+    "report": (
+        "ragmeter.cli.report",
+        "build one offline HTML report (tables, plots, per-query explorer) from saved results",
+        "ragmeter report comparison.json judges.jsonl -o report.html",
+    ),
     "demo": (
         "ragmeter.cli.demo",
         "evaluate the bundled example offline (no network, no key)",

@@ -1,0 +1,53 @@
+"""``ragmeter report``: one self-contained HTML file from saved results (nothing re-run)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..html_report import report
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub: Any) -> None:
+    """The ``report`` subcommand's options."""
+    parser = sub.add_parser(
+        "report",
+        help="build one offline HTML report from saved results",
+        description=(
+            "Build one self-contained HTML file (no network needed to view it, opens from disk) "
+            "from saved results: comparisons (`ragmeter compare --format json`), evaluations "
+            "with per-query values (`ragmeter evaluate -q --format json`) and judge results "
+            "(JudgeResults.to_jsonl). Nothing is evaluated again; the same inputs give the same "
+            "bytes."
+        ),
+    )
+    parser.add_argument("results", nargs="+", type=Path, help="saved result files")
+    parser.add_argument(
+        "-o", "--output", type=Path, required=True, help="the HTML file to write (atomically)"
+    )
+    parser.add_argument(
+        "--baseline",
+        help="the system the per-query differences are taken from (default: the comparison's "
+        "baseline, else each input's first system)",
+    )
+    parser.add_argument("--title", default="ragmeter report", help="the page's title")
+    parser.add_argument(
+        "--timestamp", help="a time to print in the manifest (none by default: same bytes)"
+    )
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    """Write the report; say where on stderr."""
+    report(
+        *args.results,
+        output=args.output,
+        baseline=args.baseline,
+        title=args.title,
+        timestamp=args.timestamp,
+    )
+    print(f"ragmeter: wrote {args.output}", file=sys.stderr)
+    return 0

@@ -1,0 +1,168 @@
+// The per-query explorer and the judge evidence of a ragmeter report. The data come from the
+// JSON block of the page; every value is put into the page as text (textContent), never as
+// HTML, so that a query id or a context holding markup is shown, not run.
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("ragmeter-data").textContent);
+  var PAGE = 200;
+
+  function el(tag, text, cls) {
+    var node = document.createElement(tag);
+    if (text !== undefined && text !== null) node.textContent = text;
+    if (cls) node.className = cls;
+    return node;
+  }
+  function fmt(v) {
+    return v === null || v === undefined || Number.isNaN(v) ? "–" : v.toFixed(4);
+  }
+
+  function explorer(root, block) {
+    var state = { metric: block.metrics[0], sort: "delta", ascending: true, filter: "", shown: PAGE };
+    var controls = el("div", null, "controls");
+    var metric = el("select");
+    metric.setAttribute("data-role", "metric");
+    block.metrics.forEach(function (m) { var o = el("option", m); o.value = m; metric.appendChild(o); });
+    var search = el("input");
+    search.type = "search";
+    search.placeholder = "query id contains…";
+    search.setAttribute("data-role", "filter");
+    var counts = el("span", null, "note");
+    counts.setAttribute("data-role", "counts");
+    controls.appendChild(el("label", "metric "));
+    controls.appendChild(metric);
+    controls.appendChild(search);
+    controls.appendChild(counts);
+    root.appendChild(controls);
+    var table = el("table");
+    table.setAttribute("data-role", "per-query");
+    root.appendChild(table);
+    var more = el("button", "show more");
+    more.setAttribute("data-role", "more");
+    root.appendChild(more);
+
+    var baseline = block.baseline;
+    var others = block.systems.filter(function (s) { return s !== baseline; });
+    function rows() {
+      var values = block.values[state.metric];
+      var out = [];
+      block.queries.forEach(function (q, i) {
+        if (state.filter && q.indexOf(state.filter) < 0) return;
+        var row = { query: q, values: {}, delta: null };
+        block.systems.forEach(function (s) { row.values[s] = values[s][i]; });
+        if (baseline !== null && others.length) {
+          var ds = others.map(function (s) {
+            var a = values[s][i], b = values[baseline][i];
+            return a === null || b === null ? null : a - b;
+          }).filter(function (d) { return d !== null; });
+          row.delta = ds.length ? Math.min.apply(null, ds) : null;
+        }
+        out.push(row);
+      });
+      var key = state.sort;
+      out.sort(function (x, y) {
+        var a, b;
+        if (key === "query") { a = x.query; b = y.query; }
+        else if (key === "delta") { a = x.delta; b = y.delta; }
+        else { a = x.values[key]; b = y.values[key]; }
+        if (a === b) return x.query < y.query ? -1 : x.query > y.query ? 1 : 0;
+        if (a === null) return 1;
+        if (b === null) return -1;
+        var c = a < b ? -1 : 1;
+        return state.ascending ? c : -c;
+      });
+      return out;
+    }
+    function header(label, key) {
+      var th = el("th", label, "sortable" + (key === "query" ? " text" : ""));
+      th.setAttribute("data-sort", key);
+      th.addEventListener("click", function () {
+        if (state.sort === key) state.ascending = !state.ascending;
+        else { state.sort = key; state.ascending = key === "query" || key === "delta"; }
+        render();
+      });
+      return th;
+    }
+    function render() {
+      var all = rows();
+      table.textContent = "";
+      var head = el("tr");
+      head.appendChild(header("query", "query"));
+      block.systems.forEach(function (s) { head.appendChild(header(s, s)); });
+      if (baseline !== null && others.length) {
+        others.forEach(function (s) { head.appendChild(el("th", s + " − " + baseline)); });
+        head.appendChild(header("worst Δ", "delta"));
+      }
+      table.appendChild(head);
+      var values = block.values[state.metric];
+      all.slice(0, state.shown).forEach(function (row) {
+        var tr = el("tr");
+        tr.appendChild(el("td", row.query, "text"));
+        block.systems.forEach(function (s) { tr.appendChild(el("td", fmt(row.values[s]))); });
+        if (baseline !== null && others.length) {
+          others.forEach(function (s) {
+            var a = row.values[s], b = row.values[baseline];
+            var d = a === null || b === null ? null : a - b;
+            tr.appendChild(el("td", d === null ? "–" : (d > 0 ? "+" : "") + d.toFixed(4),
+              d === null || d === 0 ? "" : d < 0 ? "worse" : "better"));
+          });
+          tr.appendChild(el("td", row.delta === null ? "–" : row.delta.toFixed(4)));
+        }
+        table.appendChild(tr);
+      });
+      more.style.display = all.length > state.shown ? "" : "none";
+      var text = all.length + " of " + block.queries.length + " queries shown by the filter";
+      if (baseline !== null) {
+        text += "; against " + baseline + ": " + others.map(function (s) {
+          var w = 0, t = 0, l = 0;
+          block.queries.forEach(function (q, i) {
+            var a = values[s][i], b = values[baseline][i];
+            if (a === null || b === null) return;
+            if (a > b) w++; else if (a < b) l++; else t++;
+          });
+          return s + " " + w + " wins / " + t + " ties / " + l + " losses";
+        }).join("; ");
+      }
+      counts.textContent = text;
+    }
+    metric.addEventListener("change", function () { state.metric = metric.value; state.shown = PAGE; render(); });
+    search.addEventListener("input", function () { state.filter = search.value; state.shown = PAGE; render(); });
+    more.addEventListener("click", function () { state.shown += PAGE; render(); });
+    render();
+  }
+
+  function judges(root, block) {
+    var table = el("table");
+    table.setAttribute("data-role", "judge-rows");
+    var head = el("tr");
+    ["sample", "metric", "status", "value", "reason", "evidence"].forEach(function (h) {
+      head.appendChild(el("th", h, "text"));
+    });
+    table.appendChild(head);
+    block.rows.forEach(function (row) {
+      var tr = el("tr");
+      tr.appendChild(el("td", String(row.sample_id), "text"));
+      tr.appendChild(el("td", row.metric, "text"));
+      tr.appendChild(el("td", row.status, "text status-" + row.status));
+      tr.appendChild(el("td", fmt(row.value)));
+      var reason = [row.reason_code, row.message].concat(row.reasons || []).filter(Boolean).join(" · ");
+      tr.appendChild(el("td", reason, "text"));
+      var cell = el("td", null, "text");
+      if (row.evidence !== null && row.evidence !== undefined) {
+        var details = el("details");
+        details.appendChild(el("summary", "evidence"));
+        details.appendChild(el("pre", JSON.stringify(row.evidence, null, 1)));
+        cell.appendChild(details);
+      }
+      tr.appendChild(cell);
+      table.appendChild(tr);
+    });
+    root.appendChild(table);
+  }
+
+  document.querySelectorAll("[data-explorer]").forEach(function (root) {
+    explorer(root, data.explorers[Number(root.getAttribute("data-explorer"))]);
+  });
+  document.querySelectorAll("[data-judges]").forEach(function (root) {
+    judges(root, data.judges[Number(root.getAttribute("data-judges"))]);
+  });
+})();

@@ -1,0 +1,265 @@
+"""The HTML report (ragmeter.report, `ragmeter report`): its numbers are the saved results',
+it rebuilds byte for byte, it escapes the data, and it works in a real browser from disk with no
+network (tests/browser.py)."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from browser import browser_or_skip, console_errors, requested_urls, screenshot
+
+from ragmeter import InvalidInputError, compare_many, report
+
+QUERIES = [f"q{i}" for i in range(40)]
+
+
+def _runs(tmp_path: Path) -> tuple[Path, list[Path]]:
+    rng = random.Random(7)
+    qrels = tmp_path / "qrels.txt"
+    with qrels.open("w") as f:
+        for q in QUERIES:
+            for d in range(15):
+                f.write(f"{q} 0 d{d} {rng.choice([0, 0, 1, 2])}\n")
+    runs = []
+    for name in ("bm25", "dense", "hybrid"):
+        path = tmp_path / f"{name}.run"
+        with path.open("w") as f:
+            for q in QUERIES:
+                for rank, d in enumerate(rng.sample(range(15), 10)):
+                    f.write(f"{q} Q0 d{d} {rank + 1} {50 - rank} {name}\n")
+        runs.append(path)
+    return qrels, runs
+
+
+def _cli(*args: object, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ragmeter", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory) -> tuple[Path, Path]:
+    """A comparison saved by `ragmeter compare` and its report built by `ragmeter report`."""
+    tmp = tmp_path_factory.mktemp("report")
+    qrels, runs = _runs(tmp)
+    _cli(
+        "compare",
+        qrels,
+        *runs,
+        "--baseline",
+        "bm25.run",
+        "--test",
+        "t",
+        "--format",
+        "json",
+        "--output",
+        tmp / "cmp.json",
+        cwd=tmp,
+    )
+    _cli("report", tmp / "cmp.json", "-o", tmp / "report.html", cwd=tmp)
+    return tmp / "cmp.json", tmp / "report.html"
+
+
+def test_the_summary_and_the_pairs_are_the_saved_numbers(campaign):
+    saved = json.loads(campaign[0].read_text())
+    page = campaign[1].read_text()
+    for system, by_metric in saved["values"].items():
+        for metric, values in by_metric.items():
+            mean = float(np.mean([v for v in values if v is not None]))
+            cell = f'data-system="{system}" data-metric="{metric}" data-mean="{mean!r}"'
+            assert cell in page, (system, metric)
+    for pair in saved["comparisons"]:
+        for m in pair["metrics"]:
+            row = (
+                f'data-candidate="{pair["candidate"]}" data-metric="{m["metric"]}" '
+                f'data-delta="{m["delta"]!r}" data-p="{m["p_value"]!r}"'
+            )
+            assert row in page
+    assert "paired Student t-test" in page or "t-test" in page
+
+
+def test_the_same_results_give_the_same_bytes(campaign, tmp_path):
+    again = tmp_path / "again.html"
+    _cli("report", campaign[0], "-o", again, cwd=tmp_path)
+    assert again.read_bytes() == campaign[1].read_bytes()
+
+
+def test_a_comparison_object_and_evaluations_are_read(tmp_path):
+    systems = {
+        "a": {"map": {"q1": 0.1, "q2": 0.5, "q3": 0.3}},
+        "b": {"map": {"q1": 0.2, "q2": 0.4, "q3": 0.6}},
+    }
+    page = report(compare_many(systems, baseline="a", test="t"), output=tmp_path / "r.html")
+    assert (tmp_path / "r.html").read_text() == page
+    assert 'data-mean="0.3"' in page
+    qrels, runs = _runs(tmp_path)
+    evaluation = tmp_path / "ev.json"
+    evaluation.write_text(
+        _cli("evaluate", "-q", "--format", "json", qrels, *runs, cwd=tmp_path).stdout
+    )
+    page = report(evaluation)
+    assert "No significance test" in page and "hybrid.run" in page
+
+
+def test_inputs_it_cannot_read_are_refused(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"something": 1}')
+    with pytest.raises(InvalidInputError, match="not a result ragmeter writes"):
+        report(bad)
+    with pytest.raises(InvalidInputError, match="at least one"):
+        report()
+    systems = {"a": {"m": {"q1": 0.1, "q2": 0.2}}, "b": {"m": {"q1": 0.3, "q2": 0.1}}}
+    with pytest.raises(InvalidInputError, match="baseline: 'c' is not a system"):
+        report(compare_many(systems, test="t"), baseline="c")
+    evaluation = tmp_path / "means.json"
+    evaluation.write_text('{"run.txt": {"means": {"map": 0.1}, "n_queries": 1}}')
+    with pytest.raises(InvalidInputError, match="evaluate -q"):
+        report(evaluation)
+
+
+HOSTILE = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
+
+
+def _hostile_inputs(tmp_path: Path) -> list[Path]:
+    values = {
+        "sys<b>a</b>": {"map": {HOSTILE: 0.2, "q2": 0.4}},
+        "b": {"map": {HOSTILE: 0.1, "q2": 0.6}},
+    }
+    path = tmp_path / "hostile.json"
+    compare_many(values, baseline="b", test="t").write(path)
+    judges = tmp_path / "judges.jsonl"
+    rows = [
+        {
+            "sample_id": HOSTILE,
+            "metric": "faithfulness",
+            "value": 0.5,
+            "status": "ok",
+            "reason_code": None,
+            "message": None,
+            "reasons": [HOSTILE],
+            "evidence": {"claims": [HOSTILE], "verdicts": ["supported"]},
+        },
+        {
+            "sample_id": "s2",
+            "metric": "faithfulness",
+            "value": None,
+            "status": "error",
+            "reason_code": "transport",
+            "message": "HTTP 500 </script>",
+            "reasons": [],
+            "evidence": None,
+        },
+    ]
+    judges.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return [path, judges]
+
+
+def test_data_is_escaped_in_the_file(tmp_path):
+    page = report(*_hostile_inputs(tmp_path))
+    assert "<script>window.__pwned" not in page
+    assert "<img" not in page  # escaped as text in the tables, as \u003c in the data block
+    assert page.count("<script") == 2  # the data block and the report's own script
+
+
+# -- in a real browser ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def driver():
+    browser = browser_or_skip()
+    yield browser
+    browser.quit()
+
+
+def test_the_report_opens_from_disk_with_no_request_and_no_error(campaign, driver):
+    driver.get(campaign[1].as_uri())
+    screenshot(driver, "report-campaign")
+    assert [u for u in requested_urls(driver) if not u.startswith(("file:", "data:"))] == []
+    assert console_errors(driver) == []
+    summary = driver.find_elements("css selector", 'table[data-role="summary"] tr')
+    assert len(summary) == 1 + 3
+    pairs = driver.find_elements("css selector", 'table[data-role="pairs"] tr')
+    saved = json.loads(campaign[0].read_text())
+    assert len(pairs) == 1 + sum(len(c["metrics"]) for c in saved["comparisons"])
+
+
+def _rows(driver) -> list[list[str]]:
+    table = driver.find_element("css selector", 'table[data-role="per-query"]')
+    return [
+        [cell.text for cell in tr.find_elements("css selector", "td")]
+        for tr in table.find_elements("css selector", "tr")[1:]
+    ]
+
+
+def test_the_explorer_puts_the_worst_regressions_first_and_sorts_and_filters(campaign, driver):
+    saved = json.loads(campaign[0].read_text())
+    driver.get(campaign[1].as_uri())
+    metric = saved["metrics"][0]
+    values = {s: saved["values"][s][metric] for s in saved["systems"]}
+    base = saved["baseline"]
+    worst = {
+        q: min(values[s][i] - values[base][i] for s in saved["systems"] if s != base)
+        for i, q in enumerate(saved["query_ids"])
+    }
+    expected = sorted(worst, key=lambda q: (worst[q], q))
+    rows = _rows(driver)
+    assert [r[0] for r in rows] == expected
+    assert float(rows[0][-1]) == pytest.approx(worst[expected[0]], abs=5e-5)
+    # the per-query values shown are the saved ones
+    first = saved["query_ids"].index(expected[0])
+    for column, system in enumerate(saved["systems"], start=1):
+        assert float(rows[0][column]) == pytest.approx(values[system][first], abs=5e-5)
+    driver.find_element("css selector", 'th[data-sort="query"]').click()
+    assert [r[0] for r in _rows(driver)] == sorted(saved["query_ids"])
+    search = driver.find_element("css selector", 'input[data-role="filter"]')
+    search.send_keys("q1")
+    shown = [r[0] for r in _rows(driver)]
+    assert shown == sorted(q for q in saved["query_ids"] if "q1" in q)
+    counts = driver.find_element("css selector", '[data-role="counts"]').text
+    for system in saved["systems"]:
+        if system == base:
+            continue
+        d = np.array(values[system]) - np.array(values[base])
+        wins, ties, losses = int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum())
+        assert f"{system} {wins} wins / {ties} ties / {losses} losses" in counts
+
+
+def test_markup_in_the_data_is_shown_never_run(tmp_path, driver):
+    path = tmp_path / "hostile.html"
+    report(*_hostile_inputs(tmp_path), output=path)
+    driver.get(path.as_uri())
+    screenshot(driver, "report-hostile")
+    assert driver.execute_script("return window.__pwned === undefined")
+    assert console_errors(driver) == []
+    cells = [r[0] for r in _rows(driver)]
+    assert HOSTILE in cells
+    judge_text = driver.find_element("css selector", 'table[data-role="judge-rows"]').text
+    assert HOSTILE in judge_text and "HTTP 500 </script>" in judge_text
+    assert "error" in judge_text
+
+
+def test_the_explorer_renders_a_large_campaign_lazily(tmp_path, driver):
+    rng = np.random.default_rng(3)
+    queries = [f"q{i:05d}" for i in range(3000)]
+    systems = {
+        f"s{k}": {"map": dict(zip(queries, rng.random(len(queries)).tolist(), strict=True))}
+        for k in range(5)
+    }
+    path = tmp_path / "large.html"
+    report(compare_many(systems, baseline="s0", test="t"), output=path)
+    driver.get(path.as_uri())
+    assert len(_rows(driver)) == 200
+    driver.find_element("css selector", 'button[data-role="more"]').click()
+    assert len(_rows(driver)) == 400
+    assert not math.isnan(float(_rows(driver)[0][1]))
