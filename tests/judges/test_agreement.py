@@ -124,3 +124,36 @@ def test_agreement_report_picks_the_statistics_of_the_level():
     undefined = agreement_report([[1, 1], [1, 1]], level="nominal")
     assert undefined["krippendorff_alpha"] is None
     assert "krippendorff_alpha" in undefined["undefined"]
+
+
+def _mixed_ratings(seed: int) -> tuple[list[float], list[int]]:
+    """Human grades as ints, a judge's as floats: the same categories spelled by two types."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    human = [int(x) for x in rng.integers(0, 4, 40)]
+    judge = [float(min(3, max(0, h + int(rng.integers(-1, 2))))) for h in human]
+    return judge, human
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_int_labels_and_float_values_are_one_category_per_value_for_kappa(seed):
+    judge, human = _mixed_ratings(seed)
+    for weights in (None, "linear", "quadratic"):
+        assert cohen_kappa(judge, human, weights=weights) == pytest.approx(
+            cohen_kappa_score(judge, human, weights=weights), abs=1e-12
+        )
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+def test_int_labels_and_float_values_are_one_category_per_value_for_alpha(seed, level):
+    import krippendorff
+    import numpy as np
+
+    judge, human = _mixed_ratings(seed)
+    expected = krippendorff.alpha(
+        reliability_data=np.array([judge, human], dtype=float), level_of_measurement=level
+    )
+    units = [[j, h] for j, h in zip(judge, human, strict=True)]
+    assert krippendorff_alpha(units, level=level) == pytest.approx(expected, abs=1e-12)

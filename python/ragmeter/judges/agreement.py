@@ -31,6 +31,18 @@ LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval", "ratio")
 Result = tuple[float | None, str | None]
 
 
+def _category_key(value: Any) -> tuple[Any, ...]:
+    """Sort key of a category: numbers by value (an int label 2 and a float value 2.0 are one
+    category, between 1.5 and 3), then every other type by its own order."""
+    if isinstance(value, int | float):
+        return (0, "", float(value))
+    return (1, type(value).__name__, value)
+
+
+def _ordered(categories: Iterable[Any]) -> list[Any]:
+    return sorted(set(categories), key=_category_key)
+
+
 def _public(result: Result, what: str) -> float:
     value, reason = result
     if value is None:
@@ -98,7 +110,7 @@ def _cohen_kappa(
     if not pairs:
         return None, "no unit is rated by both raters"
     if labels is None:
-        labels = sorted({x for pair in pairs for x in pair}, key=lambda v: (str(type(v)), v))
+        labels = _ordered(x for pair in pairs for x in pair)
     index = {label: i for i, label in enumerate(labels)}
     for x, y in pairs:
         for value in (x, y):
@@ -138,7 +150,8 @@ def cohen_kappa(
     ``O`` is the observed joint distribution of the two ratings over units rated by both, ``E``
     the product of its marginals, ``w`` 0/1 disagreement weights (unweighted), ``|i - j|``
     (``"linear"``) or ``(i - j)**2`` (``"quadratic"``, for ordinal ratings) over the category
-    indices in ``labels`` order (default: sorted). Undefined when ``sum(w * E)`` is zero.
+    indices in ``labels`` order (default: sorted, numbers by value whether int or float).
+    Undefined when ``sum(w * E)`` is zero.
     Cohen (1960), *Educ. Psychol. Meas.* 20(1); Cohen (1968) for the weighted form.
 
     Args:
@@ -197,7 +210,7 @@ def _fleiss_kappa(rows: list[list[Any]]) -> Result:
             )
     if n_raters < 2:
         return None, "fewer than two raters"
-    categories = sorted({v for row in rows for v in row}, key=lambda v: (str(type(v)), v))
+    categories = _ordered(v for row in rows for v in row)
     n_units = len(rows)
     counts = [Counter(row) for row in rows]
     p_j = [sum(c[cat] for c in counts) / (n_units * n_raters) for cat in categories]
@@ -275,7 +288,7 @@ def _krippendorff_alpha(rows: list[list[Any]], level: str) -> Result:
     for (c, _k), weight in coincidences.items():
         totals[c] += weight
     n = sum(totals.values())
-    order = sorted(totals, key=lambda v: (str(type(v)), v))
+    order = _ordered(totals)
     observed = sum(w * _delta2(level, c, k, totals, order) for (c, k), w in coincidences.items())
     expected = sum(
         totals[c] * totals[k] * _delta2(level, c, k, totals, order) for c in order for k in order
