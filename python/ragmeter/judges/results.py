@@ -316,11 +316,21 @@ class JudgeResults:
         ]
         return math.fsum(costs) if costs else None
 
-    def agreement(self, metric: str, *, level: Level | None = None) -> dict[str, Any]:
+    def agreement(
+        self,
+        metric: str,
+        *,
+        level: Level | None = None,
+        confidence: float | None = 0.95,
+        n_resamples: int = 1000,
+        seed: int = 0,
+    ) -> dict[str, Any]:
         """Agreement between the judges of a panel on ``metric`` (one unit per sample).
 
         ``level`` defaults to the metric's ``agreement_level`` (``interval`` for fractions,
-        ``nominal`` for preference verdicts).
+        ``nominal`` for preference verdicts). The statistics, and their bootstrap intervals at
+        ``confidence`` (``None``: none) from ``n_resamples`` resamples drawn with ``seed``, are
+        those of :func:`~ragmeter.judges.agreement_report`.
         """
         rows = self._rows_of(metric)
         judges: list[str] = []
@@ -342,31 +352,61 @@ class JudgeResults:
             ]
             for row in rows
         ]
-        report = agreement_report(ratings, level=chosen)
+        report = agreement_report(
+            ratings, level=chosen, confidence=confidence, n_resamples=n_resamples, seed=seed
+        )
         report["raters"] = judges
         return report
 
+    def human_labels(self, labels: Mapping[str, Any] | Sequence[Any], metric: str) -> list[Any]:
+        """``labels`` as one entry per row of ``metric`` (``None`` where a sample has none).
+
+        ``labels`` is ``{sample_id: label}`` or one label per sample in order.
+
+        Raises:
+            InvalidInputError: a list of the wrong length, or ids no sample has.
+        """
+        rows = self._rows_of(metric)
+        if isinstance(labels, Mapping):
+            ids = {row.sample_id for row in rows}
+            unknown = [k for k in labels if k not in ids]
+            if unknown:
+                raise InvalidInputError(
+                    f"labels name {len(unknown)} sample ids these results do not hold, e.g. "
+                    f"{unknown[:3]}; the ids are the samples' id fields"
+                )
+            return [labels.get(row.sample_id) for row in rows]
+        human = list(labels)
+        if len(human) != len(rows):
+            raise InvalidInputError(
+                f"labels has {len(human)} entries but {metric!r} has {len(rows)} samples"
+            )
+        return human
+
     def agreement_with(
-        self, labels: Mapping[str, Any] | Sequence[Any], metric: str, *, level: Level | None = None
+        self,
+        labels: Mapping[str, Any] | Sequence[Any],
+        metric: str,
+        *,
+        level: Level | None = None,
+        confidence: float | None = 0.95,
+        n_resamples: int = 1000,
+        seed: int = 0,
     ) -> dict[str, Any]:
         """Agreement between this run's values of ``metric`` and human ``labels``.
 
         ``labels`` is ``{sample_id: label}`` or one label per sample in order (``None`` when
-        missing). The same statistics as :meth:`agreement`, with raters ``["judge", "human"]``.
+        missing). The same statistics and intervals as :meth:`agreement`, with raters
+        ``["judge", "human"]`` (the confusion table's rows are the judge's values).
         """
         rows = self._rows_of(metric)
-        if isinstance(labels, Mapping):
-            human = [labels.get(row.sample_id) for row in rows]
-        else:
-            human = list(labels)
-            if len(human) != len(rows):
-                raise InvalidInputError(
-                    f"labels has {len(human)} entries but {metric!r} has {len(rows)} samples"
-                )
+        human = self.human_labels(labels, metric)
         spec = next(m for m in self._metrics if m.name == metric)
         chosen = _level(spec, level)
         ratings = [[_rating(row.score, chosen), h] for row, h in zip(rows, human, strict=True)]
-        report = agreement_report(ratings, level=chosen)
+        report = agreement_report(
+            ratings, level=chosen, confidence=confidence, n_resamples=n_resamples, seed=seed
+        )
         report["raters"] = ["judge", "human"]
         return report
 
@@ -440,7 +480,8 @@ class JudgeResults:
         for name in self.metric_names:
             panel_rows = [r for r in self.rows if r.metric == name and r.judge_scores]
             if panel_rows and len(next(iter(panel_rows)).judge_scores or {}) >= 2:
-                agreement[name] = self.agreement(name)
+                # No bootstrap here: a report is written often; agreement() gives intervals.
+                agreement[name] = self.agreement(name, confidence=None)
         total = self.total_usage().to_dict()
         total["cost"] = self.total_cost()
         return {
