@@ -86,6 +86,7 @@ from .metrics import (
 )
 from .metrics.base import Metric
 from .panel import Panel
+from .ppi import MeanEstimate, ppi_mean
 from .prompts import PromptTemplate
 from .results import JudgeResults, MetricSummary, SampleResult
 from .sample import Sample
@@ -132,6 +133,7 @@ __all__ = [
     "JudgeResults",
     "JudgeTransportError",
     "Limits",
+    "MeanEstimate",
     "Metric",
     "MetricSummary",
     "OpenAIClientEmbedder",
@@ -168,5 +170,6 @@ __all__ = [
     "metric",
     "pairwise_preference",
     "percent_agreement",
+    "ppi_mean",
     "spearman_rho",
 ]

@@ -21,6 +21,7 @@ from .._optional import import_optional
 from ..exceptions import InvalidInputError
 from .accounting import CallStats, Price, cost_of
 from .agreement import Level, agreement_report
+from .ppi import MeanEstimate, classical_mean, ppi_mean
 from .sample import Sample
 from .score import Score, Status, jsonable
 
@@ -409,6 +410,76 @@ class JudgeResults:
         )
         report["raters"] = ["judge", "human"]
         return report
+
+    def prediction_powered_mean(
+        self,
+        labels: Mapping[str, Any] | Sequence[Any],
+        metric: str,
+        *,
+        confidence: float = 0.95,
+        power_tuning: bool = False,
+    ) -> dict[str, MeanEstimate]:
+        """The mean of ``metric`` over every sample, corrected by human ``labels`` (PPI).
+
+        ``labels`` (``{sample_id: number}`` or one per sample, ``None`` when unlabelled) must
+        be on the metric's scale. Labelled samples with an ok judge value are the labelled
+        set; unlabelled samples with an ok value the unlabelled one (samples whose judge row is
+        not ok are left out of both, and their counts say so). See
+        :func:`~ragmeter.judges.ppi.ppi_mean` for the estimator (Angelopoulos et al., *Science*
+        2023; ``power_tuning=True`` for PPI++).
+
+        Returns:
+            ``{"ppi": ..., "judge": ..., "human": ...}``, each a
+            :class:`~ragmeter.judges.ppi.MeanEstimate`: the corrected mean with its interval,
+            the judge's raw mean over its ok rows (no interval: its bias is unknown without
+            labels) and the humans-only mean with its interval.
+
+        Raises:
+            InvalidInputError: labels that are not numbers, or that do not fit the samples.
+        """
+        rows = self._rows_of(metric)
+        human = self.human_labels(labels, metric)
+        for row, label in zip(rows, human, strict=True):
+            if label is not None and (
+                isinstance(label, bool) or not isinstance(label, int | float) or math.isnan(label)
+            ):
+                raise InvalidInputError(
+                    f"labels[{row.sample_id!r}] is {label!r}: PPI needs numbers on the scale of "
+                    f"{metric!r} (None when unlabelled)"
+                )
+        labelled = [
+            (float(h), float(r.score.value))
+            for r, h in zip(rows, human, strict=True)
+            if h is not None and r.score.status == "ok" and r.score.value is not None
+        ]
+        unlabelled = [
+            float(r.score.value)
+            for r, h in zip(rows, human, strict=True)
+            if h is None and r.score.status == "ok" and r.score.value is not None
+        ]
+        ok_values = [v for _, v in labelled] + unlabelled
+        judge = MeanEstimate(
+            "judge",
+            math.fsum(ok_values) / len(ok_values) if ok_values else None,
+            None,
+            float(confidence),
+            len(labelled),
+            len(unlabelled),
+            reason=None if ok_values else "no ok judge value",
+        )
+        return {
+            "ppi": ppi_mean(
+                [h for h, _ in labelled],
+                [v for _, v in labelled],
+                unlabelled,
+                confidence=confidence,
+                power_tuning=power_tuning,
+            ),
+            "judge": judge,
+            "human": classical_mean(
+                [float(h) for h in human if h is not None], confidence=confidence
+            ),
+        }
 
     def to_records(self) -> list[dict[str, Any]]:
         """One JSON-ready dict per (sample, metric) row."""
