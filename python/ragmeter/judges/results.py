@@ -22,12 +22,15 @@ from ..exceptions import InvalidInputError
 from .accounting import CallStats, Price, cost_of
 from .agreement import Level, agreement_report
 from .ppi import MeanEstimate, classical_mean, ppi_mean
+from .repeats import RepeatSummary, variance_components
 from .sample import Sample
 from .score import Score, Status, jsonable
 
 __all__ = ["REPORT_SCHEMA_VERSION", "JudgeResults", "MetricSummary", "SampleResult"]
 
-REPORT_SCHEMA_VERSION = 1
+# 2: rows of a run with repeats carry "repeats" (each repeat's score) and the report a
+# "repeats" section; a row without repeats is written as in version 1.
+REPORT_SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,10 @@ class SampleResult:
         score: The :class:`Score` (for a panel: the aggregate).
         judge: The judge's (or panel's) name.
         judge_scores: For a panel, each judge's own score; else ``None``.
-        usage: What the row cost, per judge (:class:`CallStats`).
+        usage: What the row cost, per judge (:class:`CallStats`), summed over repeats.
+        repeats: With ``evaluate(repeats=N)``, each repeat's score (its reasons and verdicts
+            in the evidence); ``score`` is then their mean with the spread and the flakiness
+            flag in its evidence. ``None`` without repeats.
     """
 
     sample_id: str
@@ -49,6 +55,12 @@ class SampleResult:
     judge: str
     judge_scores: Mapping[str, Score] | None = None
     usage: Mapping[str, CallStats] = field(default_factory=dict)
+    repeats: tuple[Score, ...] | None = None
+
+    @property
+    def flaky(self) -> bool:
+        """Whether the row's repeats disagree (``False`` without repeats)."""
+        return bool(self.repeats is not None and self.score.evidence.get("flaky"))
 
     @property
     def value(self) -> float | None:
@@ -92,6 +104,8 @@ class SampleResult:
             **{k: v for k, v in total.to_dict().items()},
             "cost": _row_cost(self.usage, prices or {}, models or {}),
         }
+        if self.repeats is not None:
+            record["repeats"] = [s.to_dict() for s in self.repeats]
         return record
 
 
@@ -481,6 +495,38 @@ class JudgeResults:
             ),
         }
 
+    @property
+    def repeats(self) -> int:
+        """How many times each (sample, metric) was judged (``evaluate(repeats=N)``)."""
+        return int(self.manifest.get("repeats") or 1)
+
+    def flaky(self, metric: str) -> list[str]:
+        """The ids of the samples whose repeats of ``metric`` disagree (see
+        :func:`~ragmeter.judges.repeats.flaky_reason`); empty without repeats."""
+        return [r.sample_id for r in self._rows_of(metric) if r.flaky]
+
+    def repeat_summary(self, metric: str, *, confidence: float = 0.95) -> RepeatSummary:
+        """The judge's noise on ``metric``: variance between items and within them (between
+        repeats), and an interval for the mean that includes the judge's noise (see
+        :mod:`ragmeter.judges.repeats`). Without repeats every item has one value, the within
+        component is ``None`` and the interval is the usual t interval.
+        """
+        rows = self._rows_of(metric)
+        values = [
+            [
+                float(s.value)
+                for s in (r.repeats if r.repeats is not None else (r.score,))
+                if s.status == "ok" and s.value is not None
+            ]
+            for r in rows
+        ]
+        return variance_components(
+            values,
+            confidence=confidence,
+            repeats=self.repeats,
+            n_flaky=sum(1 for r in rows if r.flaky),
+        )
+
     def to_records(self) -> list[dict[str, Any]]:
         """One JSON-ready dict per (sample, metric) row."""
         return [row.to_record(self.prices, self._models) for row in self.rows]
@@ -545,7 +591,8 @@ class JudgeResults:
         Keys: ``kind`` (``"ragmeter.judges"``), ``schema_version``, ``manifest`` (library
         version, judges, prompts and their hashes, settings, cache), ``metrics`` (``{name:
         MetricSummary.to_dict()}``), ``usage`` (per judge and metric, plus ``total``),
-        ``agreement`` (per metric, only for panels) and ``rows`` (:meth:`to_records`).
+        ``agreement`` (per metric, only for panels), ``repeats`` (per metric
+        :meth:`repeat_summary`, only with repeats) and ``rows`` (:meth:`to_records`).
         """
         agreement: dict[str, Any] = {}
         for name in self.metric_names:
@@ -562,6 +609,15 @@ class JudgeResults:
             "metrics": {name: s.to_dict() for name, s in self.summaries().items()},
             "usage": {"by_judge_metric": self.usage(), "total": total},
             "agreement": jsonable(agreement),
+            **(
+                {
+                    "repeats": {
+                        name: self.repeat_summary(name).to_dict() for name in self.metric_names
+                    }
+                }
+                if self.repeats > 1
+                else {}
+            ),
             "rows": self.to_records(),
         }
 
@@ -632,6 +688,9 @@ class JudgeResults:
     def __repr__(self) -> str:
         lines = [f"JudgeResults({len(self.rows)} rows, metrics={self.metric_names})"]
         lines.extend(f"  {summary}" for summary in self.summaries().values())
+        if self.repeats > 1:
+            for name in self.metric_names:
+                lines.append(f"  {name} over {self.repeats} repeats: {self.repeat_summary(name)}")
         for extra in (self._usage_line(), self._cache_line()):
             if extra is not None:
                 lines.append(f"  {extra}")
