@@ -250,3 +250,25 @@ def test_variance_components_recover_a_scripted_judges_known_noise():
     lo, hi = summary.ci
     assert lo <= float(np.mean(truth)) <= hi
     assert str(summary).startswith(f"{summary.mean:.4f}, 95% CI")
+
+
+def test_repeats_over_http_send_one_seed_per_repeat_and_resume_from_the_cache(tmp_path):
+    from ragmeter.judges import OpenAICompatibleJudge
+    from ragmeter.judges.testing import LoopbackOpenAIServer
+
+    cache = str(tmp_path / "judge.sqlite")
+    scripted = noisy_judge()
+    with LoopbackOpenAIServer(judge=scripted) as server:
+        judge = OpenAICompatibleJudge(base_url=server.base_url, model="noisy-m")
+        results = evaluate(SAMPLES[:4], [GRADE], judge=judge, repeats=3, cache=cache)
+        seeds = sorted(request.body["seed"] for request in server.requests)
+        assert server.count("chat") == 12
+        again = evaluate(SAMPLES[:4], [GRADE], judge=judge, repeats=3, cache=cache)
+        assert server.count("chat") == 12  # every repeat answered by the cache
+    assert seeds == [0] * 4 + [1] * 4 + [2] * 4
+    # each repeat's value is the scripted judge's draw for that (item, seed)
+    offline = evaluate(SAMPLES[:4], [GRADE], judge=noisy_judge(), repeats=3, progress=False)
+    assert [[s.value for s in row.repeats] for row in results.rows] == [
+        [s.value for s in row.repeats] for row in offline.rows
+    ]
+    assert again.values("grade") == results.values("grade")
