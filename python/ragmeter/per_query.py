@@ -11,7 +11,9 @@ with. :func:`per_query_results` builds one from anything ragmeter evaluates:
   method;
 * the results of the LLM judges (:class:`ragmeter.judges.JudgeResults`), paired by sample id:
   an ``ok`` score is its value, an ``undefined`` score is NaN, and an ``error`` score is NaN
-  listed in :attr:`PerQueryResults.failed` (a failure is never a number);
+  listed in :attr:`PerQueryResults.failed` (a failure is never a number); with
+  ``evaluate(repeats=N)`` the value is the sample's mean over its ok repeats, and the
+  parameters say ``judge_value="mean of N repeats"``;
 * a plain mapping ``{metric: {query_id: value}}``.
 
 Exports: :meth:`~PerQueryResults.to_pandas`, :meth:`~PerQueryResults.to_polars` and
@@ -62,10 +64,14 @@ def _from_judges(results: Any, name: str | None) -> PerQueryResults:
             raise InvalidInputError(
                 f"results: the judges have no row of {metric!r} for samples {_shown(absent)}"
             )
+    repeats = int(getattr(results, "repeats", 1) or 1)
     return PerQueryResults(
         values,
         sample_ids,
         name=name,
+        # With evaluate(repeats=N) each value is a sample's mean over N judgements: the
+        # parameters say so, and runs judged a different number of times are not paired.
+        parameters={"judge_value": f"mean of {repeats} repeats"} if repeats > 1 else None,
         failed=failed,
     )
 

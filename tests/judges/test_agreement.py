@@ -124,3 +124,140 @@ def test_agreement_report_picks_the_statistics_of_the_level():
     undefined = agreement_report([[1, 1], [1, 1]], level="nominal")
     assert undefined["krippendorff_alpha"] is None
     assert "krippendorff_alpha" in undefined["undefined"]
+
+
+def _mixed_ratings(seed: int) -> tuple[list[float], list[int]]:
+    """Human grades as ints, a judge's as floats: the same categories spelled by two types."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    human = [int(x) for x in rng.integers(0, 4, 40)]
+    judge = [float(min(3, max(0, h + int(rng.integers(-1, 2))))) for h in human]
+    return judge, human
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_int_labels_and_float_values_are_one_category_per_value_for_kappa(seed):
+    judge, human = _mixed_ratings(seed)
+    for weights in (None, "linear", "quadratic"):
+        assert cohen_kappa(judge, human, weights=weights) == pytest.approx(
+            cohen_kappa_score(judge, human, weights=weights), abs=1e-12
+        )
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
+def test_int_labels_and_float_values_are_one_category_per_value_for_alpha(seed, level):
+    import krippendorff
+    import numpy as np
+
+    judge, human = _mixed_ratings(seed)
+    expected = krippendorff.alpha(
+        reliability_data=np.array([judge, human], dtype=float), level_of_measurement=level
+    )
+    units = [[j, h] for j, h in zip(judge, human, strict=True)]
+    assert krippendorff_alpha(units, level=level) == pytest.approx(expected, abs=1e-12)
+
+
+# -- correlations, confusion tables and bootstrap intervals (oracles: scipy, scikit-learn,
+# krippendorff, recomputed on the documented resamples) ------------------------------------
+
+
+def _graded(seed: int, n: int = 60) -> tuple[list[int], list[float]]:
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    human = [int(x) for x in rng.integers(0, 4, n)]
+    judge = [float(min(3, max(0, h + int(rng.integers(-1, 2))))) for h in human]
+    return human, judge
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_spearman_and_kendall_match_scipy_with_ties(seed):
+    from scipy.stats import kendalltau, spearmanr
+
+    from ragmeter.judges import kendall_tau, spearman_rho
+
+    human, judge = _graded(seed)
+    assert spearman_rho(judge, human) == pytest.approx(spearmanr(judge, human).statistic, 1e-12)
+    assert kendall_tau(judge, human) == pytest.approx(kendalltau(judge, human).statistic, 1e-12)
+
+
+def test_correlations_skip_missing_and_say_when_undefined():
+    from scipy.stats import spearmanr
+
+    from ragmeter.judges import kendall_tau, spearman_rho
+
+    assert spearman_rho([1, None, 3, 2], [2, 5, 3, 1]) == pytest.approx(
+        spearmanr([1, 3, 2], [2, 3, 1]).statistic
+    )
+    with pytest.warns(UndefinedMetricWarning, match="same rating"):
+        assert math.isnan(kendall_tau([1, 1, 1], [1, 2, 3]))
+    with pytest.raises(InvalidInputError, match="numeric"):
+        spearman_rho(["a", "b"], [1, 2])
+
+
+def test_confusion_table_matches_scikit_learn():
+    from sklearn.metrics import confusion_matrix
+
+    from ragmeter.judges import confusion_table
+
+    human, judge = _graded(6)
+    table = confusion_table(judge, human)
+    assert table["labels"] == [0, 1, 2, 3]
+    assert table["counts"] == confusion_matrix(judge, human, labels=[0, 1, 2, 3]).tolist()
+    assert table["n"] == len(human)
+
+
+def test_ordinal_report_with_bootstrap_intervals_recomputed_by_the_oracles():
+    import krippendorff
+    import numpy as np
+    from scipy.stats import kendalltau, spearmanr
+
+    human, judge = _graded(7, n=40)
+    units = [[j, h] for j, h in zip(judge, human, strict=True)]
+    report = agreement_report(units, level="ordinal", confidence=0.9, n_resamples=200, seed=3)
+    labels = [0, 1, 2, 3]
+    assert report["cohen_kappa"] == pytest.approx(
+        cohen_kappa_score(judge, human, weights="quadratic")
+    )
+    assert report["cohen_kappa_unweighted"] == pytest.approx(cohen_kappa_score(judge, human))
+    assert report["spearman_rho"] == pytest.approx(spearmanr(judge, human).statistic)
+    assert report["kendall_tau"] == pytest.approx(kendalltau(judge, human).statistic)
+
+    # The documented resamples, each statistic recomputed by its oracle.
+    draws = np.random.default_rng(3).integers(0, 40, size=(200, 40))
+    j, h = np.array(judge), np.array(human)
+    oracle = {
+        "cohen_kappa": lambda a, b: cohen_kappa_score(a, b, weights="quadratic", labels=labels),
+        "cohen_kappa_unweighted": lambda a, b: cohen_kappa_score(a, b, labels=labels),
+        "krippendorff_alpha": lambda a, b: krippendorff.alpha(
+            reliability_data=np.array([a, b], float),
+            level_of_measurement="ordinal",
+            value_domain=labels,
+        ),
+        "spearman_rho": lambda a, b: spearmanr(a, b).statistic,
+        "kendall_tau": lambda a, b: kendalltau(a, b).statistic,
+        "percent_agreement": lambda a, b: float(np.mean(a == b)),
+    }
+    for name, statistic in oracle.items():
+        values = np.array([statistic(j[d], h[d]) for d in draws])
+        values = values[~np.isnan(values)]
+        expected = np.quantile(values, [0.05, 0.95])
+        assert report["ci"][name] == pytest.approx(expected.tolist(), abs=1e-9), name
+    assert report["n_resamples"] == 200 and report["confidence"] == 0.9
+
+
+def test_bootstrap_interval_is_undefined_when_most_resamples_are():
+    # Every rating equal: kappa is undefined on the data and on every resample.
+    units = [[1, 1]] * 5
+    report = agreement_report(units, level="nominal", confidence=0.95, n_resamples=100)
+    assert report["ci"]["cohen_kappa"] is None
+    assert "resamples" in report["ci_undefined"]["cohen_kappa"]
+
+
+def test_report_arguments_are_checked():
+    with pytest.raises(InvalidInputError, match="confidence"):
+        agreement_report([[1, 1]], confidence=95)
+    with pytest.raises(InvalidInputError, match="n_resamples"):
+        agreement_report([[1, 1]], confidence=0.95, n_resamples=10)

@@ -155,3 +155,23 @@ def test_agreement_with_human_labels():
     assert report["cohen_kappa"] == pytest.approx(0.5)
     with pytest.raises(InvalidInputError, match="Panel"):
         results.agreement("verdict")
+
+
+def test_agreement_with_human_labels_has_intervals_and_a_confusion_table():
+    from sklearn.metrics import cohen_kappa_score
+
+    verdicts = {i: ("pass" if i % 3 else "fail") for i in range(1, 31)}
+    results = evaluate(
+        [Sample("Q?", f"answer {i}.") for i in range(1, 31)],
+        [PASS_FAIL],
+        judge=scripted_verdicts("A", verdicts),
+    )
+    judge = results.values("verdict")
+    humans = {str(i): (1.0 if i % 4 else 0.0) for i in range(30)}
+    report = results.agreement_with(humans, "verdict", n_resamples=200, seed=1)
+    assert report["cohen_kappa"] == pytest.approx(cohen_kappa_score(judge, list(humans.values())))
+    low, high = report["ci"]["cohen_kappa"]
+    assert low <= report["cohen_kappa"] <= high
+    assert report["confusion"]["n"] == 30
+    with pytest.raises(InvalidInputError, match="ids"):
+        results.agreement_with({"nope": 1.0}, "verdict")

@@ -170,3 +170,28 @@ def test_every_metric_end_to_end_against_smollm2(llama_server, tmp_path):
     assert [(r.score.status, r.score.value) for r in rerun.rows] == [
         (r.score.status, r.score.value) for r in results.rows
     ]
+
+
+def test_repeats_against_smollm2_are_separate_sampled_calls(llama_server, tmp_path):
+    """repeats=3 at temperature 0.7: three calls per (sample, metric), each repeat's score kept,
+    the variance components defined, and a rerun served by the cache alone."""
+    judge = OpenAICompatibleJudge(
+        base_url=llama_server,
+        model="smollm2",
+        max_concurrency=1,
+        timeout_s=300,
+        retry_policy=RetryPolicy(max_retries=2),
+    )
+    cache = str(tmp_path / "judge.sqlite")
+    options = {"judge": judge, "cache": cache, "repeats": 3, "temperature": 0.7}
+    results = evaluate(SAMPLES, ["answer_relevance"], **options)
+    assert all(row.repeats is not None and len(row.repeats) == 3 for row in results.rows)
+    for row in results.rows:
+        for score in row.repeats or ():
+            assert score.status == "ok" or score.reason_code in JUDGE_FAILURES, score
+    summary = results.repeat_summary("answer_relevance")
+    assert summary.repeats == 3 and summary.n_items <= len(SAMPLES)
+    assert results.to_report_dict()["repeats"]["answer_relevance"]["repeats"] == 3
+    rerun = evaluate(SAMPLES, ["answer_relevance"], retry_errors=False, **options)
+    assert rerun.total_usage().calls == 0
+    assert rerun.values("answer_relevance") == results.values("answer_relevance")

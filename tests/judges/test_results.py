@@ -88,7 +88,7 @@ def test_report_dict_is_stable_and_json_ready(results):
         "agreement",
         "rows",
     ]
-    assert (report["kind"], report["schema_version"]) == ("ragmeter.judges", 1)
+    assert (report["kind"], report["schema_version"]) == ("ragmeter.judges", 2)
     grounded = report["metrics"]["groundedness"]
     assert (grounded["mean"], grounded["n"], grounded["n_ok"], grounded["n_undefined"]) == (
         0.5,

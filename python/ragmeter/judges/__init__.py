@@ -32,9 +32,12 @@ from .accounting import CallStats, Price
 from .agreement import (
     agreement_report,
     cohen_kappa,
+    confusion_table,
     fleiss_kappa,
+    kendall_tau,
     krippendorff_alpha,
     percent_agreement,
+    spearman_rho,
 )
 from .clients.chat import OpenAIClientJudge, OpenAICompatibleJudge, judge_from_env
 from .clients.embeddings import OpenAIClientEmbedder, OpenAICompatibleEmbedder
@@ -83,6 +86,7 @@ from .metrics import (
 )
 from .metrics.base import Metric
 from .panel import Panel
+from .ppi import MeanEstimate, ppi_mean
 from .prompts import PromptTemplate
 from .results import JudgeResults, MetricSummary, SampleResult
 from .sample import Sample
@@ -129,6 +133,7 @@ __all__ = [
     "JudgeResults",
     "JudgeTransportError",
     "Limits",
+    "MeanEstimate",
     "Metric",
     "MetricSummary",
     "OpenAIClientEmbedder",
@@ -153,14 +158,18 @@ __all__ = [
     "as_embedder",
     "as_judge",
     "cohen_kappa",
+    "confusion_table",
     "cosine_similarity",
     "evaluate",
     "evaluate_rag",
     "fleiss_kappa",
     "judge_from_env",
     "judge_json",
+    "kendall_tau",
     "krippendorff_alpha",
     "metric",
     "pairwise_preference",
     "percent_agreement",
+    "ppi_mean",
+    "spearman_rho",
 ]

@@ -11,24 +11,49 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections import Counter, defaultdict
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any, Literal
+
+import numpy as np
 
 from ..exceptions import InvalidInputError, UndefinedMetricWarning
 
 __all__ = [
+    "BOOTSTRAP_METHOD",
     "agreement_report",
     "cohen_kappa",
+    "confusion_table",
     "fleiss_kappa",
+    "kendall_tau",
     "krippendorff_alpha",
     "percent_agreement",
+    "spearman_rho",
 ]
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 LEVELS: tuple[str, ...] = ("nominal", "ordinal", "interval", "ratio")
 Result = tuple[float | None, str | None]
+# Above this many distinct values a confusion table is not a table anyone reads.
+MAX_TABLE_CATEGORIES = 20
+BOOTSTRAP_METHOD = (
+    "percentile bootstrap over units (Efron & Tibshirani 1993, ch. 13): resample i of "
+    "numpy.random.default_rng(seed).integers(0, n_units, size=(n_resamples, n_units)) is row i; "
+    "resamples where a statistic is undefined are left out of its interval"
+)
+
+
+def _category_key(value: Any) -> tuple[Any, ...]:
+    """Sort key of a category: numbers by value (an int label 2 and a float value 2.0 are one
+    category, between 1.5 and 3), then every other type by its own order."""
+    if isinstance(value, int | float):
+        return (0, "", float(value))
+    return (1, type(value).__name__, value)
+
+
+def _ordered(categories: Iterable[Any]) -> list[Any]:
+    return sorted(set(categories), key=_category_key)
 
 
 def _public(result: Result, what: str) -> float:
@@ -98,7 +123,7 @@ def _cohen_kappa(
     if not pairs:
         return None, "no unit is rated by both raters"
     if labels is None:
-        labels = sorted({x for pair in pairs for x in pair}, key=lambda v: (str(type(v)), v))
+        labels = _ordered(x for pair in pairs for x in pair)
     index = {label: i for i, label in enumerate(labels)}
     for x, y in pairs:
         for value in (x, y):
@@ -138,7 +163,8 @@ def cohen_kappa(
     ``O`` is the observed joint distribution of the two ratings over units rated by both, ``E``
     the product of its marginals, ``w`` 0/1 disagreement weights (unweighted), ``|i - j|``
     (``"linear"``) or ``(i - j)**2`` (``"quadratic"``, for ordinal ratings) over the category
-    indices in ``labels`` order (default: sorted). Undefined when ``sum(w * E)`` is zero.
+    indices in ``labels`` order (default: sorted, numbers by value whether int or float).
+    Undefined when ``sum(w * E)`` is zero.
     Cohen (1960), *Educ. Psychol. Meas.* 20(1); Cohen (1968) for the weighted form.
 
     Args:
@@ -161,6 +187,134 @@ def cohen_kappa(
     return _public(
         _cohen_kappa(_ratings(a, "a"), _ratings(b, "b"), weights, labels), "Cohen's kappa"
     )
+
+
+def _pairs(a: Sequence[Any], b: Sequence[Any], what: str) -> tuple[np.ndarray, np.ndarray]:
+    if len(a) != len(b):
+        raise InvalidInputError(
+            f"{what} needs two rating lists of the same length, got {len(a)} and {len(b)}"
+        )
+    kept = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
+    for x, y in kept:
+        for value in (x, y):
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise InvalidInputError(
+                    f"{what} needs numeric ratings, got {value!r}; map labels to numbers first"
+                )
+    return (
+        np.array([float(x) for x, _ in kept], dtype=float),
+        np.array([float(y) for _, y in kept], dtype=float),
+    )
+
+
+def _average_ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks 1..n, ties sharing the mean of the ranks they span (as scipy.stats.rankdata)."""
+    order = np.argsort(x, kind="mergesort")
+    ordered = x[order]
+    starts = np.flatnonzero(np.concatenate([[True], ordered[1:] != ordered[:-1], [True]]))
+    mean_rank = (starts[:-1] + starts[1:] + 1) / 2.0
+    ranks = np.empty(len(x))
+    ranks[order] = np.repeat(mean_rank, np.diff(starts))
+    return ranks
+
+
+def _spearman(x: np.ndarray, y: np.ndarray) -> Result:
+    if len(x) < 2:
+        return None, "fewer than two units are rated by both raters"
+    rx, ry = _average_ranks(x) - (len(x) + 1) / 2.0, _average_ranks(y) - (len(y) + 1) / 2.0
+    denominator = math.sqrt(float(rx @ rx) * float(ry @ ry))
+    if denominator == 0.0:
+        return None, "a rater gives every unit the same rating, so ranks do not vary"
+    return float(rx @ ry) / denominator, None
+
+
+def _kendall(x: np.ndarray, y: np.ndarray) -> Result:
+    if len(x) < 2:
+        return None, "fewer than two units are rated by both raters"
+    concordance = 0.0
+    untied_x = 0.0
+    untied_y = 0.0
+    # O(n^2) over blocks of rows, so memory stays at 512 x n.
+    for start in range(0, len(x), 512):
+        sx = np.sign(x[start : start + 512, None] - x[None, :])
+        sy = np.sign(y[start : start + 512, None] - y[None, :])
+        concordance += float((sx * sy).sum())
+        untied_x += float(np.abs(sx).sum())
+        untied_y += float(np.abs(sy).sum())
+    if untied_x == 0.0 or untied_y == 0.0:
+        return None, "a rater gives every unit the same rating, so no pair is ordered"
+    return concordance / math.sqrt(untied_x * untied_y), None
+
+
+def spearman_rho(a: Sequence[float | None], b: Sequence[float | None]) -> float:
+    """Spearman's rank correlation: Pearson's correlation of the average ranks (ties share
+    the mean rank) over the units both raters rated. Spearman (1904).
+
+    Returns:
+        rho in [-1, 1]; ``nan`` with an :class:`~ragmeter.UndefinedMetricWarning` when a rater
+        is constant or fewer than two units are rated by both.
+
+    Example:
+        >>> spearman_rho([1, 2, 3, 4], [1, 3, 2, 4])
+        0.8
+    """
+    return _public(_spearman(*_pairs(_ratings(a, "a"), _ratings(b, "b"), "spearman_rho")), "rho")
+
+
+def kendall_tau(a: Sequence[float | None], b: Sequence[float | None]) -> float:
+    """Kendall's tau-b, ``(C - D) / sqrt((n0 - n1) (n0 - n2))``, ties counted as in
+    ``scipy.stats.kendalltau``: ``n1``, ``n2`` are the pairs tied on each rater. Kendall (1945),
+    *Biometrika* 33(3).
+
+    Returns:
+        tau in [-1, 1]; ``nan`` with an :class:`~ragmeter.UndefinedMetricWarning` when a rater
+        is constant or fewer than two units are rated by both.
+
+    Example:
+        >>> round(kendall_tau([1, 2, 3, 4], [1, 3, 2, 4]), 4)  # 5 concordant, 1 discordant pair
+        0.6667
+    """
+    return _public(_kendall(*_pairs(_ratings(a, "a"), _ratings(b, "b"), "kendall_tau")), "tau")
+
+
+def _confusion(a: Sequence[Any], b: Sequence[Any], labels: Sequence[Any] | None) -> dict[str, Any]:
+    pairs = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
+    order = list(labels) if labels is not None else _ordered(v for pair in pairs for v in pair)
+    index = {label: i for i, label in enumerate(order)}
+    counts = [[0] * len(order) for _ in order]
+    for x, y in pairs:
+        for value in (x, y):
+            if value not in index:
+                raise InvalidInputError(f"rating {value!r} is not among labels {order}")
+        counts[index[x]][index[y]] += 1
+    return {"labels": order, "counts": counts, "n": len(pairs)}
+
+
+def confusion_table(
+    a: Sequence[Hashable | None],
+    b: Sequence[Hashable | None],
+    *,
+    labels: Sequence[Hashable] | None = None,
+) -> dict[str, Any]:
+    """How often rater ``a`` gave row label ``i`` where rater ``b`` gave column label ``j``.
+
+    Units either rater left out (``None``) are not counted. ``labels`` default to every value
+    seen, numbers in value order.
+
+    Returns:
+        ``{"labels": [...], "counts": [[...], ...], "n": units counted}`` (rows: ``a``).
+
+    Example:
+        >>> confusion_table([1, 1, 0, None], [1, 0, 0, 1])
+        {'labels': [0, 1], 'counts': [[1, 0], [1, 1]], 'n': 3}
+    """
+    a_list, b_list = _ratings(a, "a"), _ratings(b, "b")
+    if len(a_list) != len(b_list):
+        raise InvalidInputError(
+            f"confusion_table needs two rating lists of the same length, got {len(a_list)} and "
+            f"{len(b_list)}"
+        )
+    return _confusion(a_list, b_list, labels)
 
 
 def _ratings(values: Any, argument: str) -> list[Any]:
@@ -197,7 +351,7 @@ def _fleiss_kappa(rows: list[list[Any]]) -> Result:
             )
     if n_raters < 2:
         return None, "fewer than two raters"
-    categories = sorted({v for row in rows for v in row}, key=lambda v: (str(type(v)), v))
+    categories = _ordered(v for row in rows for v in row)
     n_units = len(rows)
     counts = [Counter(row) for row in rows]
     p_j = [sum(c[cat] for c in counts) / (n_units * n_raters) for cat in categories]
@@ -236,28 +390,35 @@ def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float:
     return _public(_fleiss_kappa(_rows(ratings)), "Fleiss' kappa")
 
 
-def _delta2(
-    level: str, c: Any, k: Any, ordinal_counts: dict[Any, float], order: list[Any]
-) -> float:
+def _delta2_matrix(level: str, order: list[Any], counts: np.ndarray) -> np.ndarray:
+    """``d2(c, k)`` for every pair of categories in ``order`` (``counts``: their ``n_c``)."""
+    k = len(order)
     if level == "nominal":
-        return 0.0 if c == k else 1.0
+        return 1.0 - np.eye(k)
+    if level == "ordinal":
+        # sum_{g=c..k} n_g from the cumulative counts: O(1) per pair.
+        cumulative = np.concatenate([[0.0], np.cumsum(counts)])
+        lo = np.minimum.outer(np.arange(k), np.arange(k))
+        hi = np.maximum.outer(np.arange(k), np.arange(k))
+        between = cumulative[hi + 1] - cumulative[lo]
+        return (between - (counts[:, None] + counts[None, :]) / 2.0) ** 2
+    values = np.array([float(v) for v in order])
+    difference = values[:, None] - values[None, :]
     if level == "interval":
-        return float(c - k) ** 2
-    if level == "ratio":
-        return 0.0 if c == k else ((c - k) / (c + k)) ** 2
-    lo, hi = sorted((order.index(c), order.index(k)))
-    between = sum(ordinal_counts[order[g]] for g in range(lo, hi + 1))
-    return (between - (ordinal_counts[c] + ordinal_counts[k]) / 2.0) ** 2
+        return difference**2
+    total = values[:, None] + values[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(difference == 0.0, 0.0, difference / np.where(total == 0, 1, total))
+    return ratio**2
 
 
 def _krippendorff_alpha(rows: list[list[Any]], level: str) -> Result:
     if level not in LEVELS:
         raise InvalidInputError(f"level must be one of {LEVELS}, got {level!r}")
-    coincidences: defaultdict[tuple[Any, Any], float] = defaultdict(float)
+    pairable: list[list[Any]] = []
     for row in rows:
         present = [v for v in row if v is not None]
-        m = len(present)
-        if m < 2:
+        if len(present) < 2:
             continue
         if level in ("interval", "ratio"):
             for v in present:
@@ -265,21 +426,29 @@ def _krippendorff_alpha(rows: list[list[Any]], level: str) -> Result:
                     raise InvalidInputError(
                         f"level={level!r} needs numeric ratings, got {v!r}; use level='nominal'"
                     )
-        for i, c in enumerate(present):
-            for j, k in enumerate(present):
-                if i != j:
-                    coincidences[(c, k)] += 1.0 / (m - 1)
-    if not coincidences:
+        pairable.append(present)
+    if not pairable:
         return None, "no unit has two ratings"
-    totals: defaultdict[Any, float] = defaultdict(float)
-    for (c, _k), weight in coincidences.items():
-        totals[c] += weight
-    n = sum(totals.values())
-    order = sorted(totals, key=lambda v: (str(type(v)), v))
-    observed = sum(w * _delta2(level, c, k, totals, order) for (c, k), w in coincidences.items())
-    expected = sum(
-        totals[c] * totals[k] * _delta2(level, c, k, totals, order) for c in order for k in order
-    )
+    order = _ordered(v for unit in pairable for v in unit)
+    index = {c: i for i, c in enumerate(order)}
+    k = len(order)
+    cells: list[int] = []
+    weights: list[float] = []
+    for unit in pairable:
+        # every ordered pair (i != j) of the unit's ratings adds 1 / (m - 1)
+        codes = [index[v] for v in unit]
+        share = 1.0 / (len(codes) - 1)
+        for i, c in enumerate(codes):
+            for j, d in enumerate(codes):
+                if i != j:
+                    cells.append(c * k + d)
+                    weights.append(share)
+    coincidences = np.bincount(cells, weights=weights, minlength=k * k).reshape(k, k)
+    totals = coincidences.sum(axis=1)
+    n = float(totals.sum())
+    delta = _delta2_matrix(level, order, totals)
+    observed = float((coincidences * delta).sum())
+    expected = float((np.outer(totals, totals) * delta).sum())
     if expected == 0.0:
         return None, "every pairable rating has the same value, so no disagreement is expected"
     return 1.0 - (n - 1.0) * observed / expected, None
@@ -314,25 +483,128 @@ def krippendorff_alpha(ratings: Sequence[Sequence[Any]], *, level: Level = "nomi
     return _public(_krippendorff_alpha(_rows(ratings), level), "Krippendorff's alpha")
 
 
+def _statistics(
+    rows: list[list[Any]], level: str
+) -> dict[str, Callable[[list[list[Any]]], Result]]:
+    """The statistics that apply to ``rows`` at ``level``, each a function of the rows (so that
+    the bootstrap can recompute it on a resample)."""
+    n_raters = max((len(row) for row in rows), default=0)
+    out: dict[str, Callable[[list[list[Any]]], Result]] = {
+        "krippendorff_alpha": lambda r: _krippendorff_alpha(r, level),
+        "percent_agreement": _percent_agreement,
+    }
+
+    def column(r: list[list[Any]], j: int) -> list[Any]:
+        return [row[j] if len(row) > j else None for row in r]
+
+    if n_raters == 2:
+        labels = _ordered(v for row in rows for v in row if v is not None)
+        if level in ("nominal", "ordinal"):
+            weights = "quadratic" if level == "ordinal" else None
+            out["cohen_kappa"] = lambda r: _cohen_kappa(column(r, 0), column(r, 1), weights, labels)
+            if level == "ordinal":
+                out["cohen_kappa_unweighted"] = lambda r: _cohen_kappa(
+                    column(r, 0), column(r, 1), None, labels
+                )
+        numeric = all(isinstance(v, int | float) and not isinstance(v, bool) for v in labels)
+        if level != "nominal" and numeric:
+            out["spearman_rho"] = lambda r: _spearman(
+                *_pairs(column(r, 0), column(r, 1), "spearman_rho")
+            )
+            out["kendall_tau"] = lambda r: _kendall(
+                *_pairs(column(r, 0), column(r, 1), "kendall_tau")
+            )
+    elif n_raters > 2 and level in ("nominal", "ordinal"):
+
+        def fleiss(r: list[list[Any]]) -> Result:
+            return _fleiss_kappa([row for row in r if len(row) == n_raters and None not in row])
+
+        out["fleiss_kappa"] = fleiss
+    return out
+
+
+def _bootstrap(
+    rows: list[list[Any]],
+    statistics: Mapping[str, Callable[[list[list[Any]]], Result]],
+    *,
+    confidence: float,
+    n_resamples: int,
+    seed: int,
+) -> tuple[dict[str, list[float] | None], dict[str, str]]:
+    draws = np.random.default_rng(seed).integers(0, len(rows), size=(n_resamples, len(rows)))
+    values: dict[str, list[float]] = {name: [] for name in statistics}
+    for draw in draws:
+        resample = [rows[i] for i in draw]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for name, statistic in statistics.items():
+                value = statistic(resample)[0]
+                if value is not None:
+                    values[name].append(value)
+    tail = (1.0 - confidence) / 2.0
+    intervals: dict[str, list[float] | None] = {}
+    undefined: dict[str, str] = {}
+    for name, got in values.items():
+        # Fewer than half the resamples defined: the percentiles describe another population.
+        if len(got) * 2 < n_resamples:
+            intervals[name] = None
+            undefined[name] = (
+                f"defined in {len(got)} of {n_resamples} resamples, too few for an interval"
+            )
+            continue
+        low, high = np.quantile(np.array(got), [tail, 1.0 - tail])
+        intervals[name] = [float(low), float(high)]
+    return intervals, undefined
+
+
 def agreement_report(
-    ratings: Sequence[Sequence[Any]], *, level: Level = "nominal"
+    ratings: Sequence[Sequence[Any]],
+    *,
+    level: Level = "nominal",
+    confidence: float | None = None,
+    n_resamples: int = 1000,
+    seed: int = 0,
 ) -> dict[str, Any]:
     """Every applicable statistic for ``ratings``, undefined ones as ``None`` with a reason.
 
-    Always: Krippendorff's alpha at ``level`` and percent agreement. For nominal and ordinal
-    ratings also Cohen's kappa (two raters; quadratic weights when ordinal) or Fleiss' kappa
-    (three or more raters, units rated by everyone only).
+    Always: Krippendorff's alpha at ``level`` and percent agreement. Two raters: Cohen's kappa
+    for nominal and ordinal ratings (quadratic weights when ordinal, with the unweighted kappa
+    as ``cohen_kappa_unweighted``), Spearman's rho and Kendall's tau-b for numeric ratings at
+    the ordinal, interval and ratio levels, and the confusion table (``confusion``, rows the
+    first rater) when at most 20 distinct values occur. Three or more raters: Fleiss' kappa
+    (nominal and ordinal, units rated by everyone only).
+
+    With ``confidence`` (e.g. ``0.95``), each statistic gets an interval in ``ci`` from a
+    percentile bootstrap over units (:data:`BOOTSTRAP_METHOD` says exactly which resamples):
+    ``{"ci": {statistic: [low, high] or None}, "ci_undefined": {statistic: reason}}``.
+    Categories (and kappa's weights) are those of the full data in every resample.
 
     Returns:
         ``{"level", "n_units", "n_raters", "n_units_pairable", <statistic>: value or None,
         "undefined": {<statistic>: reason}}`` (``undefined`` only when some are).
 
+    Raises:
+        InvalidInputError: an unknown level, ``confidence`` outside (0, 1), ``n_resamples``
+            below 100.
+
     Example:
         >>> report = agreement_report([["y", "y"], ["y", "n"], ["n", "n"], ["n", "n"]])
         >>> report["percent_agreement"], report["cohen_kappa"]
         (0.75, 0.5)
+        >>> report["confusion"]
+        {'labels': ['n', 'y'], 'counts': [[2, 0], [1, 1]], 'n': 4}
     """
     rows = _rows(ratings)
+    if level not in LEVELS:
+        raise InvalidInputError(f"level must be one of {LEVELS}, got {level!r}")
+    if confidence is not None and (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, float | int)
+        or not 0.0 < confidence < 1.0
+    ):
+        raise InvalidInputError(f"confidence must lie in (0, 1), e.g. 0.95, got {confidence!r}")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 100:
+        raise InvalidInputError(f"n_resamples must be an integer >= 100, got {n_resamples!r}")
     n_raters = max((len(row) for row in rows), default=0)
     report: dict[str, Any] = {
         "level": level,
@@ -341,28 +613,33 @@ def agreement_report(
         "n_units_pairable": sum(1 for row in rows if sum(v is not None for v in row) >= 2),
     }
     undefined: dict[str, str] = {}
-
-    def put(name: str, result: Result) -> None:
-        report[name] = result[0]
-        if result[0] is None and result[1] is not None:
-            undefined[name] = result[1]
-
-    put("krippendorff_alpha", _krippendorff_alpha(rows, level))
-    put("percent_agreement", _percent_agreement(rows))
-    if level in ("nominal", "ordinal") and n_raters == 2:
-        put(
-            "cohen_kappa",
-            _cohen_kappa(
-                [row[0] for row in rows],
-                [row[1] if len(row) > 1 else None for row in rows],
-                "quadratic" if level == "ordinal" else None,
-                None,
-            ),
+    statistics = _statistics(rows, level)
+    for name, statistic in statistics.items():
+        value, reason = statistic(rows)
+        report[name] = value
+        if value is None and reason is not None:
+            undefined[name] = reason
+    if "fleiss_kappa" in statistics:
+        report["n_units_fleiss"] = sum(
+            1 for row in rows if len(row) == n_raters and None not in row
         )
-    elif level in ("nominal", "ordinal") and n_raters > 2:
-        complete = [row for row in rows if len(row) == n_raters and None not in row]
-        put("fleiss_kappa", _fleiss_kappa(complete))
-        report["n_units_fleiss"] = len(complete)
+    if n_raters == 2:
+        first = [row[0] if row else None for row in rows]
+        second = [row[1] if len(row) > 1 else None for row in rows]
+        table = _confusion(first, second, None)
+        if len(table["labels"]) <= MAX_TABLE_CATEGORIES:
+            report["confusion"] = table
     if undefined:
         report["undefined"] = undefined
+    if confidence is not None and rows:
+        intervals, ci_undefined = _bootstrap(
+            rows, statistics, confidence=float(confidence), n_resamples=n_resamples, seed=seed
+        )
+        report["confidence"] = float(confidence)
+        report["ci"] = intervals
+        report["ci_method"] = BOOTSTRAP_METHOD
+        report["n_resamples"] = n_resamples
+        report["seed"] = seed
+        if ci_undefined:
+            report["ci_undefined"] = ci_undefined
     return report

@@ -52,12 +52,14 @@ class JudgeContext:
         *,
         embedder: Embedder | None = None,
         metric: str = "custom",
+        repeat: int = 0,
     ):
         self.runtime = runtime
         self.judge = judge
         self.embedder = embedder
         self.stats = stats
         self.metric = metric
+        self.repeat = repeat
 
     @property
     def judge_name(self) -> str:
@@ -105,10 +107,11 @@ class JudgeContext:
             schema_name=str(title or task),
             strict_schema=strict,
             temperature=settings.temperature,
-            seed=settings.seed,
+            seed=settings.seed_of_repeat(self.repeat),
             max_tokens=settings.token_limit(n_items),
             n_index=n_index,
             task=task,
+            repeat=self.repeat,
         )
 
     async def judge_json(

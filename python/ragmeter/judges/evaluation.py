@@ -48,6 +48,8 @@ async def aevaluate(
     prices: Mapping[str, Any] | None = None,
     progress: ProgressOption = "auto",
     max_pending: int = 256,
+    repeats: int = 1,
+    flaky_threshold: float = 0.5,
 ) -> JudgeResults:
     """Async form of :func:`evaluate`: the same arguments (but ``dry_run``) and result.
 
@@ -82,6 +84,8 @@ async def aevaluate(
         prices=prices or {},
         progress=progress,
         max_pending=max_pending,
+        repeats=repeats,
+        flaky_threshold=flaky_threshold,
     )
     return await run_evaluation(samples, metrics, options)
 
@@ -106,6 +110,8 @@ def evaluate(
     prices: Mapping[str, Any] | None = ...,
     progress: ProgressOption = ...,
     max_pending: int = ...,
+    repeats: int = ...,
+    flaky_threshold: float = ...,
     dry_run: Literal[False] = ...,
 ) -> JudgeResults: ...
 
@@ -130,6 +136,8 @@ def evaluate(
     prices: Mapping[str, Any] | None = ...,
     progress: ProgressOption = ...,
     max_pending: int = ...,
+    repeats: int = ...,
+    flaky_threshold: float = ...,
     dry_run: Literal[True],
 ) -> DryRunEstimate: ...
 
@@ -153,6 +161,8 @@ def evaluate(
     prices: Mapping[str, Any] | None = None,
     progress: ProgressOption = "auto",
     max_pending: int = 256,
+    repeats: int = 1,
+    flaky_threshold: float = 0.5,
     dry_run: bool = False,
 ) -> JudgeResults | DryRunEstimate:
     """Judge every sample with every metric.
@@ -182,6 +192,16 @@ def evaluate(
             ``True`` (a bar; needs ``ragmeter[progress]``), ``False``/``None``, or a callable
             ``(done, total)``.
         max_pending: How many (sample, metric) units are in progress at once.
+        repeats: Judge each (sample, metric) this many times, as independent calls (the
+            cache keys repeat ``r`` apart, repeat 0 under the key of a run without repeats;
+            the seed sent is ``seed + r``). A row's value is then the mean of its ok repeats,
+            with each repeat's score in ``row.repeats`` and the spread and a flakiness flag in
+            the evidence; :meth:`JudgeResults.repeat_summary` splits the variance into
+            between-item and judge components. At temperature 0 a deterministic endpoint
+            gives the same answer every time: repeats then measure only what the endpoint
+            does not pin down (batching, GPU nondeterminism, a changed model behind a name).
+        flaky_threshold: A row is flaky when its repeats' values fall on both sides of this
+            value (or their verdicts or statuses differ).
         dry_run: Make no call; return a :class:`DryRunEstimate` of calls, tokens and cost.
 
     Returns:
@@ -222,6 +242,8 @@ def evaluate(
         prices=prices or {},
         progress=progress,
         max_pending=max_pending,
+        repeats=repeats,
+        flaky_threshold=flaky_threshold,
     )
     if not isinstance(dry_run, bool):
         raise InvalidInputError(f"dry_run must be True or False, got {dry_run!r}")

@@ -22,12 +22,16 @@ from .._optional import import_optional
 from ..exceptions import InvalidInputError
 from .accounting import CallStats, Price, cost_of
 from .agreement import Level, agreement_report
+from .ppi import MeanEstimate, classical_mean, ppi_mean
+from .repeats import RepeatSummary, variance_components
 from .sample import Sample
 from .score import Score, Status, jsonable
 
 __all__ = ["REPORT_SCHEMA_VERSION", "JudgeResults", "MetricSummary", "SampleResult"]
 
-REPORT_SCHEMA_VERSION = 1
+# 2: rows of a run with repeats carry "repeats" (each repeat's score) and the report a
+# "repeats" section; a row without repeats is written as in version 1.
+REPORT_SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -40,7 +44,10 @@ class SampleResult:
         score: The :class:`Score` (for a panel: the aggregate).
         judge: The judge's (or panel's) name.
         judge_scores: For a panel, each judge's own score; else ``None``.
-        usage: What the row cost, per judge (:class:`CallStats`).
+        usage: What the row cost, per judge (:class:`CallStats`), summed over repeats.
+        repeats: With ``evaluate(repeats=N)``, each repeat's score (its reasons and verdicts
+            in the evidence); ``score`` is then their mean with the spread and the flakiness
+            flag in its evidence. ``None`` without repeats.
     """
 
     sample_id: str
@@ -49,6 +56,12 @@ class SampleResult:
     judge: str
     judge_scores: Mapping[str, Score] | None = None
     usage: Mapping[str, CallStats] = field(default_factory=dict)
+    repeats: tuple[Score, ...] | None = None
+
+    @property
+    def flaky(self) -> bool:
+        """Whether the row's repeats disagree (``False`` without repeats)."""
+        return bool(self.repeats is not None and self.score.evidence.get("flaky"))
 
     @property
     def value(self) -> float | None:
@@ -92,6 +105,8 @@ class SampleResult:
             **{k: v for k, v in total.to_dict().items()},
             "cost": _row_cost(self.usage, prices or {}, models or {}),
         }
+        if self.repeats is not None:
+            record["repeats"] = [s.to_dict() for s in self.repeats]
         return record
 
 
@@ -317,11 +332,21 @@ class JudgeResults:
         ]
         return math.fsum(costs) if costs else None
 
-    def agreement(self, metric: str, *, level: Level | None = None) -> dict[str, Any]:
+    def agreement(
+        self,
+        metric: str,
+        *,
+        level: Level | None = None,
+        confidence: float | None = 0.95,
+        n_resamples: int = 1000,
+        seed: int = 0,
+    ) -> dict[str, Any]:
         """Agreement between the judges of a panel on ``metric`` (one unit per sample).
 
         ``level`` defaults to the metric's ``agreement_level`` (``interval`` for fractions,
-        ``nominal`` for preference verdicts).
+        ``nominal`` for preference verdicts). The statistics, and their bootstrap intervals at
+        ``confidence`` (``None``: none) from ``n_resamples`` resamples drawn with ``seed``, are
+        those of :func:`~ragmeter.judges.agreement_report`.
         """
         rows = self._rows_of(metric)
         judges: list[str] = []
@@ -343,33 +368,165 @@ class JudgeResults:
             ]
             for row in rows
         ]
-        report = agreement_report(ratings, level=chosen)
+        report = agreement_report(
+            ratings, level=chosen, confidence=confidence, n_resamples=n_resamples, seed=seed
+        )
         report["raters"] = judges
         return report
 
+    def human_labels(self, labels: Mapping[str, Any] | Sequence[Any], metric: str) -> list[Any]:
+        """``labels`` as one entry per row of ``metric`` (``None`` where a sample has none).
+
+        ``labels`` is ``{sample_id: label}`` or one label per sample in order.
+
+        Raises:
+            InvalidInputError: a list of the wrong length, or ids no sample has.
+        """
+        rows = self._rows_of(metric)
+        if isinstance(labels, Mapping):
+            ids = {row.sample_id for row in rows}
+            unknown = [k for k in labels if k not in ids]
+            if unknown:
+                raise InvalidInputError(
+                    f"labels name {len(unknown)} sample ids these results do not hold, e.g. "
+                    f"{unknown[:3]}; the ids are the samples' id fields"
+                )
+            return [labels.get(row.sample_id) for row in rows]
+        human = list(labels)
+        if len(human) != len(rows):
+            raise InvalidInputError(
+                f"labels has {len(human)} entries but {metric!r} has {len(rows)} samples"
+            )
+        return human
+
     def agreement_with(
-        self, labels: Mapping[str, Any] | Sequence[Any], metric: str, *, level: Level | None = None
+        self,
+        labels: Mapping[str, Any] | Sequence[Any],
+        metric: str,
+        *,
+        level: Level | None = None,
+        confidence: float | None = 0.95,
+        n_resamples: int = 1000,
+        seed: int = 0,
     ) -> dict[str, Any]:
         """Agreement between this run's values of ``metric`` and human ``labels``.
 
         ``labels`` is ``{sample_id: label}`` or one label per sample in order (``None`` when
-        missing). The same statistics as :meth:`agreement`, with raters ``["judge", "human"]``.
+        missing). The same statistics and intervals as :meth:`agreement`, with raters
+        ``["judge", "human"]`` (the confusion table's rows are the judge's values).
         """
         rows = self._rows_of(metric)
-        if isinstance(labels, Mapping):
-            human = [labels.get(row.sample_id) for row in rows]
-        else:
-            human = list(labels)
-            if len(human) != len(rows):
-                raise InvalidInputError(
-                    f"labels has {len(human)} entries but {metric!r} has {len(rows)} samples"
-                )
+        human = self.human_labels(labels, metric)
         spec = next(m for m in self._metrics if m.name == metric)
         chosen = _level(spec, level)
         ratings = [[_rating(row.score, chosen), h] for row, h in zip(rows, human, strict=True)]
-        report = agreement_report(ratings, level=chosen)
+        report = agreement_report(
+            ratings, level=chosen, confidence=confidence, n_resamples=n_resamples, seed=seed
+        )
         report["raters"] = ["judge", "human"]
         return report
+
+    def prediction_powered_mean(
+        self,
+        labels: Mapping[str, Any] | Sequence[Any],
+        metric: str,
+        *,
+        confidence: float = 0.95,
+        power_tuning: bool = False,
+    ) -> dict[str, MeanEstimate]:
+        """The mean of ``metric`` over every sample, corrected by human ``labels`` (PPI).
+
+        ``labels`` (``{sample_id: number}`` or one per sample, ``None`` when unlabelled) must
+        be on the metric's scale. Labelled samples with an ok judge value are the labelled
+        set; unlabelled samples with an ok value the unlabelled one (samples whose judge row is
+        not ok are left out of both, and their counts say so). See
+        :func:`~ragmeter.judges.ppi.ppi_mean` for the estimator (Angelopoulos et al., *Science*
+        2023; ``power_tuning=True`` for PPI++).
+
+        Returns:
+            ``{"ppi": ..., "judge": ..., "human": ...}``, each a
+            :class:`~ragmeter.judges.ppi.MeanEstimate`: the corrected mean with its interval,
+            the judge's raw mean over its ok rows (no interval: its bias is unknown without
+            labels) and the humans-only mean with its interval.
+
+        Raises:
+            InvalidInputError: labels that are not numbers, or that do not fit the samples.
+        """
+        rows = self._rows_of(metric)
+        human = self.human_labels(labels, metric)
+        for row, label in zip(rows, human, strict=True):
+            if label is not None and (
+                isinstance(label, bool) or not isinstance(label, int | float) or math.isnan(label)
+            ):
+                raise InvalidInputError(
+                    f"labels[{row.sample_id!r}] is {label!r}: PPI needs numbers on the scale of "
+                    f"{metric!r} (None when unlabelled)"
+                )
+        labelled = [
+            (float(h), float(r.score.value))
+            for r, h in zip(rows, human, strict=True)
+            if h is not None and r.score.status == "ok" and r.score.value is not None
+        ]
+        unlabelled = [
+            float(r.score.value)
+            for r, h in zip(rows, human, strict=True)
+            if h is None and r.score.status == "ok" and r.score.value is not None
+        ]
+        ok_values = [v for _, v in labelled] + unlabelled
+        judge = MeanEstimate(
+            "judge",
+            math.fsum(ok_values) / len(ok_values) if ok_values else None,
+            None,
+            float(confidence),
+            len(labelled),
+            len(unlabelled),
+            reason=None if ok_values else "no ok judge value",
+        )
+        return {
+            "ppi": ppi_mean(
+                [h for h, _ in labelled],
+                [v for _, v in labelled],
+                unlabelled,
+                confidence=confidence,
+                power_tuning=power_tuning,
+            ),
+            "judge": judge,
+            "human": classical_mean(
+                [float(h) for h in human if h is not None], confidence=confidence
+            ),
+        }
+
+    @property
+    def repeats(self) -> int:
+        """How many times each (sample, metric) was judged (``evaluate(repeats=N)``)."""
+        return int(self.manifest.get("repeats") or 1)
+
+    def flaky(self, metric: str) -> list[str]:
+        """The ids of the samples whose repeats of ``metric`` disagree (see
+        :func:`~ragmeter.judges.repeats.flaky_reason`); empty without repeats."""
+        return [r.sample_id for r in self._rows_of(metric) if r.flaky]
+
+    def repeat_summary(self, metric: str, *, confidence: float = 0.95) -> RepeatSummary:
+        """The judge's noise on ``metric``: variance between items and within them (between
+        repeats), and an interval for the mean that includes the judge's noise (see
+        :mod:`ragmeter.judges.repeats`). Without repeats every item has one value, the within
+        component is ``None`` and the interval is the usual t interval.
+        """
+        rows = self._rows_of(metric)
+        values = [
+            [
+                float(s.value)
+                for s in (r.repeats if r.repeats is not None else (r.score,))
+                if s.status == "ok" and s.value is not None
+            ]
+            for r in rows
+        ]
+        return variance_components(
+            values,
+            confidence=confidence,
+            repeats=self.repeats,
+            n_flaky=sum(1 for r in rows if r.flaky),
+        )
 
     def to_records(self) -> list[dict[str, Any]]:
         """One JSON-ready dict per (sample, metric) row."""
@@ -437,13 +594,15 @@ class JudgeResults:
         Keys: ``kind`` (``"ragmeter.judges"``), ``schema_version``, ``manifest`` (library
         version, judges, prompts and their hashes, settings, cache), ``metrics`` (``{name:
         MetricSummary.to_dict()}``), ``usage`` (per judge and metric, plus ``total``),
-        ``agreement`` (per metric, only for panels) and ``rows`` (:meth:`to_records`).
+        ``agreement`` (per metric, only for panels), ``repeats`` (per metric
+        :meth:`repeat_summary`, only with repeats) and ``rows`` (:meth:`to_records`).
         """
         agreement: dict[str, Any] = {}
         for name in self.metric_names:
             panel_rows = [r for r in self.rows if r.metric == name and r.judge_scores]
             if panel_rows and len(next(iter(panel_rows)).judge_scores or {}) >= 2:
-                agreement[name] = self.agreement(name)
+                # No bootstrap here: a report is written often; agreement() gives intervals.
+                agreement[name] = self.agreement(name, confidence=None)
         total = self.total_usage().to_dict()
         total["cost"] = self.total_cost()
         return {
@@ -453,6 +612,15 @@ class JudgeResults:
             "metrics": {name: s.to_dict() for name, s in self.summaries().items()},
             "usage": {"by_judge_metric": self.usage(), "total": total},
             "agreement": jsonable(agreement),
+            **(
+                {
+                    "repeats": {
+                        name: self.repeat_summary(name).to_dict() for name in self.metric_names
+                    }
+                }
+                if self.repeats > 1
+                else {}
+            ),
             "rows": self.to_records(),
         }
 
@@ -523,6 +691,9 @@ class JudgeResults:
     def __repr__(self) -> str:
         lines = [f"JudgeResults({len(self.rows)} rows, metrics={self.metric_names})"]
         lines.extend(f"  {summary}" for summary in self.summaries().values())
+        if self.repeats > 1:
+            for name in self.metric_names:
+                lines.append(f"  {name} over {self.repeats} repeats: {self.repeat_summary(name)}")
         for extra in (self._usage_line(), self._cache_line()):
             if extra is not None:
                 lines.append(f"  {extra}")

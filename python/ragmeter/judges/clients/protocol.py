@@ -68,6 +68,8 @@ class JudgeRequest:
         n_index: Distinguishes repeated samples of the same prompt, so that a cache does not
             return one answer for all of them.
         task: Names the prompt (for logs and test doubles).
+        repeat: Which repeat of ``evaluate(repeats=N)`` asks (0 for the first; a cache keys
+            the others apart).
 
     Example:
         >>> request = JudgeRequest(({"role": "user", "content": "Is 2 + 2 = 4?"},))
@@ -84,6 +86,7 @@ class JudgeRequest:
     max_tokens: int | None = None
     n_index: int = 0
     task: str = "custom"
+    repeat: int = 0
 
     def message_dicts(self) -> list[dict[str, str]]:
         """The messages as plain ``{"role", "content"}`` dicts (copies)."""

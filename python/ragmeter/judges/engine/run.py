@@ -31,6 +31,7 @@ from ..clients.secrets import redact
 from ..context import JudgeContext
 from ..metrics.base import Metric
 from ..panel import Panel
+from ..repeats import combine_repeats
 from ..results import JudgeResults, SampleResult
 from ..sample import Sample, coerce_samples
 from ..score import Score
@@ -64,12 +65,13 @@ async def _score_one(
     judge: Judge,
     embedder: Embedder | None,
     on_error: OnError,
+    repeat: int = 0,
 ) -> tuple[Score, CallStats]:
     stats = CallStats()
     unscorable = metric.check_fields(sample)
     if unscorable is not None:
         return unscorable, stats
-    ctx = JudgeContext(runtime, judge, stats, embedder=embedder, metric=metric.name)
+    ctx = JudgeContext(runtime, judge, stats, embedder=embedder, metric=metric.name, repeat=repeat)
     try:
         score = await metric.score(sample, ctx)
     except JudgeTransportError as exc:
@@ -97,6 +99,8 @@ def _manifest(
     settings: RunSettings,
     cache: JudgeCache,
     n_samples: int,
+    repeats: int = 1,
+    flaky_threshold: float = 0.5,
 ) -> dict[str, Any]:
     judges = list(judge.judges) if isinstance(judge, Panel) else [judge]
     return {
@@ -110,6 +114,8 @@ def _manifest(
         "embedder": None if embedder is None else embedder_identity(embedder),
         "metrics": [m.describe() for m in metrics],
         "settings": settings.to_dict(),
+        "repeats": repeats,
+        "flaky_threshold": flaky_threshold,
         "cache": cache.describe(),
     }
 
@@ -150,15 +156,13 @@ async def run_evaluation(
     )
     gate = asyncio.Semaphore(options.max_pending)
 
-    async def unit(sample: Sample, metric: Metric) -> SampleResult:
-        async with gate:
-            outcomes = await gather_all(
-                *(
-                    _score_one(runtime, metric, sample, j, the_embedder, options.on_error)
-                    for j in judges
-                )
+    async def one_repeat(sample: Sample, metric: Metric, repeat: int) -> SampleResult:
+        outcomes = await gather_all(
+            *(
+                _score_one(runtime, metric, sample, j, the_embedder, options.on_error, repeat)
+                for j in judges
             )
-        tick()
+        )
         usage = {j.name: stats for j, (_, stats) in zip(judges, outcomes, strict=True)}
         if isinstance(the_judge, Panel):
             per_judge = {j.name: score for j, (score, _) in zip(judges, outcomes, strict=True)}
@@ -168,6 +172,30 @@ async def run_evaluation(
             )
         return SampleResult(
             sample.id or "", metric.name, outcomes[0][0], the_judge.name, None, usage
+        )
+
+    async def unit(sample: Sample, metric: Metric) -> SampleResult:
+        async with gate:
+            tries = await gather_all(
+                *(one_repeat(sample, metric, r) for r in range(options.repeats))
+            )
+        tick()
+        if options.repeats == 1:
+            return tries[0]
+        usage: dict[str, CallStats] = {}
+        for attempt in tries:
+            for name, stats in attempt.usage.items():
+                usage.setdefault(name, CallStats()).add(stats)
+        return SampleResult(
+            sample.id or "",
+            metric.name,
+            combine_repeats([t.score for t in tries], options.flaky_threshold),
+            the_judge.name,
+            # A panel's per-judge scores are those of the first repeat (every repeat's
+            # aggregate is in ``repeats``).
+            tries[0].judge_scores,
+            usage,
+            repeats=tuple(t.score for t in tries),
         )
 
     try:
@@ -180,7 +208,14 @@ async def run_evaluation(
             # Finished calls must be on disk before returning or raising, so a rerun resumes.
             await asyncio.to_thread(the_cache.flush)
         manifest = _manifest(
-            the_judge, the_embedder, metric_list, options.settings, the_cache, len(sample_list)
+            the_judge,
+            the_embedder,
+            metric_list,
+            options.settings,
+            the_cache,
+            len(sample_list),
+            options.repeats,
+            options.flaky_threshold,
         )
     finally:
         if owns_cache:

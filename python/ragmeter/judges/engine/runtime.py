@@ -273,18 +273,20 @@ class Runtime:
         )
 
     def chat_key(self, judge: Judge, request: JudgeRequest) -> str:
-        return cache_key(
-            {
-                "kind": "chat",
-                "judge": judge_identity(judge),
-                "messages": request.message_dicts(),
-                "schema": request.response_schema,
-                "temperature": request.temperature,
-                "seed": request.seed,
-                "max_tokens": request.max_tokens,
-                "n_index": request.n_index,
-            }
-        )
+        fields: dict[str, Any] = {
+            "kind": "chat",
+            "judge": judge_identity(judge),
+            "messages": request.message_dicts(),
+            "schema": request.response_schema,
+            "temperature": request.temperature,
+            "seed": request.seed,
+            "max_tokens": request.max_tokens,
+            "n_index": request.n_index,
+        }
+        if request.repeat:
+            # Repeat 0 keeps the key of a run without repeats, so earlier caches still answer.
+            fields["repeat"] = request.repeat
+        return cache_key(fields)
 
     @staticmethod
     def _problems(

@@ -78,6 +78,13 @@ class RunSettings:
     language: str | None = None
     retry_errors: bool = True
 
+    def seed_of_repeat(self, repeat: int) -> int | None:
+        """The seed sent on repeat ``repeat`` of ``evaluate(repeats=N)``: ``seed + repeat``
+        (wrapped to 64 bits), so that a sampling endpoint draws anew; ``None`` stays ``None``."""
+        if self.seed is None:
+            return None
+        return (self.seed + repeat + 2**63) % 2**64 - 2**63
+
     def token_limit(self, n_items: int = 0) -> int | None:
         """The ``max_tokens`` of a request whose answer labels ``n_items`` items."""
         if self.max_tokens != "auto":
@@ -160,8 +167,24 @@ class RunOptions:
     prices: Mapping[str, Price] = field(default_factory=dict)
     progress: ProgressOption = "auto"
     max_pending: int = 256
+    repeats: int = 1
+    flaky_threshold: float = 0.5
 
     def __post_init__(self) -> None:
+        if isinstance(self.repeats, bool) or not isinstance(self.repeats, int) or self.repeats < 1:
+            raise InvalidInputError(
+                f"repeats must be an integer >= 1 (each sample and metric judged that many "
+                f"times), got {shorten(self.repeats)}"
+            )
+        if (
+            isinstance(self.flaky_threshold, bool)
+            or not isinstance(self.flaky_threshold, int | float)
+            or not math.isfinite(self.flaky_threshold)
+        ):
+            raise InvalidInputError(
+                f"flaky_threshold must be a finite number (a value at or above it passes), got "
+                f"{shorten(self.flaky_threshold)}"
+            )
         if self.cache_mode is not None and self.cache_mode not in CACHE_MODES:
             raise InvalidInputError(
                 f"cache_mode must be None or one of {', '.join(map(repr, CACHE_MODES))}, got "
