@@ -17,7 +17,7 @@ Both kernels run in the Rust core, in parallel over queries.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -69,8 +69,14 @@ def _ordered(run: Any, argument: str) -> dict[Any, tuple[list[Any], list[int] | 
 
 def _aligned(
     run_a: Any, run_b: Any, missing: str
-) -> tuple[list[Any], list[list[Any]], list[list[Any]], list[list[int]], list[list[int]]]:
-    """The compared queries, both runs' rankings and their tie groups, in the same order."""
+) -> tuple[
+    list[Any],
+    list[list[Any]],
+    list[list[Any]],
+    Callable[[], tuple[list[list[int]], list[list[int]]]],
+]:
+    """The compared queries, both runs' rankings, and a function giving their tie groups (made
+    only when asked for), in the same order."""
     if missing not in ("raise", "empty", "skip"):
         raise InvalidInputError(
             f"missing: must be 'raise', 'empty' or 'skip', got {shorten(missing, 40)}"
@@ -103,8 +109,7 @@ def _aligned(
         queries,
         [r for r, _ in pairs_a],
         [r for r, _ in pairs_b],
-        [groups(x) for x in pairs_a],
-        [groups(x) for x in pairs_b],
+        lambda: ([groups(x) for x in pairs_a], [groups(x) for x in pairs_b]),
     )
 
 
@@ -257,8 +262,9 @@ def rank_biased_overlap(
         raise InvalidInputError(f"depth: must be an int >= 1 or None, got {shorten(depth, 40)}")
     if ties not in ("trec_eval", "tied"):
         raise InvalidInputError(f"ties: must be 'trec_eval' or 'tied', got {shorten(ties, 40)}")
-    queries, rankings_a, rankings_b, tops_a, tops_b = _aligned(run_a, run_b, missing)
+    queries, rankings_a, rankings_b, tie_groups = _aligned(run_a, run_b, missing)
     tied = ties == "tied"
+    tops_a, tops_b = tie_groups() if tied else ([], [])
     ext, low, res = _core.rank_biased_overlap(
         queries,
         rankings_a,
@@ -374,7 +380,7 @@ def top_k_overlap(
             f"k: must be an int >= 1 or a sequence of them, got {shorten(k, 40)}"
         )
     depths = tuple(int(d) for d in depths)
-    queries, rankings_a, rankings_b, _, _ = _aligned(run_a, run_b, missing)
+    queries, rankings_a, rankings_b, _ = _aligned(run_a, run_b, missing)
     intersections, lengths_a, lengths_b = _core.top_k_overlaps(
         queries, rankings_a, rankings_b, list(depths), n_threads=check_n_threads(n_threads)
     )

@@ -83,10 +83,9 @@ fn encode(
             rankings_a.get_item(q)?.cast::<PyList>()?.iter().collect();
         let b_items: Vec<Bound<'_, PyAny>> =
             rankings_b.get_item(q)?.cast::<PyList>()?.iter().collect();
-        let mut positions: FxHashMap<Key<'_>, u32> =
-            FxHashMap::with_capacity_and_hasher(a_items.len(), Default::default());
-        let mut seen_b: FxHashMap<Key<'_>, ()> =
-            FxHashMap::with_capacity_and_hasher(b_items.len(), Default::default());
+        // Each document: its position in A (NOT_IN_A) and whether B ranked it already.
+        let mut positions: FxHashMap<Key<'_>, (u32, bool)> =
+            FxHashMap::with_capacity_and_hasher(a_items.len() + b_items.len(), Default::default());
         let name = || query.repr().map_or_else(|_| "?".into(), |r| r.to_string());
         let check_kind =
             |kinds: &mut [Option<bool>; 2], side: usize, k: &Key<'_>| -> PyResult<()> {
@@ -116,7 +115,7 @@ fn encode(
         for (i, item) in a_items.iter().enumerate() {
             let k = key(item, "run_a", &query)?;
             check_kind(&mut kinds, 0, &k)?;
-            if positions.insert(k, i as u32).is_some() {
+            if positions.insert(k, (i as u32, false)).is_some() {
                 return Err(invalid_input(format!(
                     "run_a: query {} ranks document {} twice; a ranking holds each document once",
                     name(),
@@ -127,16 +126,16 @@ fn encode(
         for item in &b_items {
             let k = key(item, "run_b", &query)?;
             check_kind(&mut kinds, 1, &k)?;
-            if seen_b.insert(k, ()).is_some() {
+            let entry = positions.entry(k).or_insert((NOT_IN_A, false));
+            if entry.1 {
                 return Err(invalid_input(format!(
                     "run_b: query {} ranks document {} twice; a ranking holds each document once",
                     name(),
                     item.repr().map_or_else(|_| "?".into(), |r| r.to_string())
                 )));
             }
-            encoded
-                .cross
-                .push(positions.get(&k).copied().unwrap_or(NOT_IN_A));
+            entry.1 = true;
+            encoded.cross.push(entry.0);
         }
         let too_long = a_items.len() >= NOT_IN_A as usize;
         if too_long {
