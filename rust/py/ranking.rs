@@ -7,7 +7,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyList, PyString};
 use ragmeter_core::prepare::Prepared;
 use ragmeter_core::ranking::kernels::KERNELS;
-use ragmeter_core::ranking::{EvaluationOptions, GainPairs, Measure, evaluate, relevance_strings};
+use ragmeter_core::ranking::{
+    EvaluationOptions, GainPairs, Measure, evaluate, relevance_strings, runs_inline,
+};
 
 use crate::error::{ByPosition, invalid_input, to_pyerr};
 use crate::threads;
@@ -23,6 +25,10 @@ impl PreparedRankings {
         PreparedRankings { inner }
     }
 }
+
+/// Judged documents (ranked and not) from which an evaluation on the calling thread releases
+/// the GIL: below, it takes a few microseconds, about what releasing costs another thread.
+const DETACH_MIN_DOCS: usize = 4096;
 
 /// A measure as the Python declarations describe it: kernel name, cutoff, numeric parameters,
 /// gain pairs (None: the kernel's default gains) and relevance threshold (None: the call's).
@@ -185,9 +191,22 @@ impl PreparedRankings {
             judged_only,
         };
         let inner = &self.inner;
-        let values = threads::enter_core(py, n_threads, &ByPosition, || {
-            evaluate(inner, measures, options)
-        })?;
+        let values = if runs_inline(inner) {
+            // A few queries are evaluated on this thread (the core does not use the pool for
+            // them): the hand-off to the pool costs more than they do. The GIL is released
+            // only when the work outweighs releasing and taking it back.
+            let work = || evaluate(inner, measures, options);
+            if inner.hits.values.len() + inner.judged_positive.values.len() < DETACH_MIN_DOCS {
+                work()
+            } else {
+                py.detach(work)
+            }
+            .map_err(|e| to_pyerr(e, &ByPosition))?
+        } else {
+            threads::enter_core(py, n_threads, &ByPosition, || {
+                evaluate(inner, measures, options)
+            })?
+        };
         let n_measures = measures.len();
         numpy::ndarray::Array2::from_shape_vec((inner.len(), n_measures), values)
             .map(|a| a.into_pyarray(py))

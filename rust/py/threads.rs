@@ -2,7 +2,7 @@
 //! pool, never touches Python, and the GIL is released whenever the caller waits for it; a
 //! forked child never inherits a pool whose threads it does not have.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::prelude::*;
 use rayon::ThreadPool;
@@ -37,10 +37,19 @@ fn default_threads() -> PyResult<usize> {
                 value.chars().take(40).collect::<String>()
             ))),
         },
-        Err(_) => Ok(std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(MAX_THREADS)),
+        Err(_) => Ok(cpu_count()),
     }
+}
+
+/// The CPU count (at most `MAX_THREADS`), asked once per process: `available_parallelism`
+/// reads the cgroup quota files on Linux (~25 us a call, more than a small evaluation costs).
+fn cpu_count() -> usize {
+    static CPUS: OnceLock<usize> = OnceLock::new();
+    *CPUS.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MAX_THREADS)
+    })
 }
 
 /// The number of threads a call with `n_threads` uses.

@@ -417,22 +417,23 @@ def summarize(values: QueryValues, *, average: Average, stacklevel: int = 3) -> 
     results.unjudged = queries.unjudged
     n = len(queries.query_ids)
     zero_division = values.options.zero_division
-    order = trec_order(queries.query_ids, queries.keyed)
+    exclude_undefined = isinstance(zero_division, float) and math.isnan(zero_division)
+    # Every numeric column at once (a handful of numpy calls, whatever the number of
+    # measures: a call over a few queries costs microseconds, not a loop of array calls).
+    numbers = values.numbers
+    undefined = np.isnan(numbers)
+    undefined_counts = undefined.sum(axis=0).tolist() if n else [0] * numbers.shape[1]
+    if any(undefined_counts):
+        numbers = numbers.copy()
+    # First every undefined value replaced as zero_division says (the column sums below read
+    # them all at once), then the results.
     for column, measure in enumerate(values.measures):
+        n_undefined = undefined_counts[column]
         fam = measure.family
-        if column in values.texts:
-            texts = values.texts[column]
-            if average is None:
-                results[measure.name] = _per_query(queries, texts)
-            elif fam.summary == "run":
-                results[measure.name] = texts[0] if texts else None
-            continue
-        per_query = values.numbers[:, column].copy()
-        undefined = np.isnan(per_query)
-        n_undefined = int(undefined.sum())
-        if n_undefined:
+        if n_undefined and column not in values.texts:
+            rows = undefined[:, column]
             if zero_division == "trec_eval":
-                per_query[undefined] = fam.trec_eval_undefined
+                numbers[rows, column] = fam.trec_eval_undefined
             elif zero_division == "warn":
                 warnings.warn(
                     f"{measure.name} is undefined for {n_undefined} of {n} queries "
@@ -442,10 +443,23 @@ def summarize(values: QueryValues, *, average: Average, stacklevel: int = 3) -> 
                     UndefinedMetricWarning,
                     stacklevel=stacklevel,
                 )
-                per_query[undefined] = 0.0
-            elif not math.isnan(float(zero_division)):
-                per_query[undefined] = float(zero_division)
+                numbers[rows, column] = 0.0
+            elif not exclude_undefined:
+                numbers[rows, column] = float(zero_division)
+    order = trec_order(queries.query_ids, queries.keyed) if average is not None else None
+    sums: list[float] | None = None
+    for column, measure in enumerate(values.measures):
+        fam = measure.family
+        if column in values.texts:
+            texts = values.texts[column]
+            if average is None:
+                results[measure.name] = _per_query(queries, texts)
+            elif fam.summary == "run":
+                results[measure.name] = texts[0] if texts else None
+            continue
+        n_undefined = undefined_counts[column]
         if average is None:
+            per_query = numbers[:, column]
             if fam.value_type == "int":
                 results[measure.name] = _per_query(queries, [int(v) for v in per_query])
             elif queries.keyed:
@@ -453,15 +467,28 @@ def summarize(values: QueryValues, *, average: Average, stacklevel: int = 3) -> 
                     zip(queries.query_ids, per_query.tolist(), strict=True)
                 )
             else:
-                results[measure.name] = per_query
+                results[measure.name] = per_query.copy()
+            continue
+        assert order is not None
+        if fam.summary == "mean" and not (exclude_undefined and n_undefined):
+            if sums is None:
+                # Every column added one by one in trec_eval's query order (cumsum along the
+                # queries is sequential, as trec_eval's loop; numpy's sum is pairwise).
+                sums = np.cumsum(numbers[order], axis=0)[-1].tolist() if n else []
+            results[measure.name] = MeanScore(
+                sums[column] / n if n else math.nan,
+                n_queries=n,
+                n_undefined=n_undefined,
+                metric=measure.name,
+            )
             continue
         results[measure.name] = _summary(
             measure,
-            per_query[order],
+            numbers[order, column],
             values.complete_totals.get(column),
             n,
             n_undefined,
-            exclude_undefined=isinstance(zero_division, float) and math.isnan(zero_division),
+            exclude_undefined=exclude_undefined,
         )
     return results
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import difflib
+import functools
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -878,6 +879,20 @@ def measures_of(metrics: Iterable[str | Measure] | str) -> list[Measure]:
             f"metrics: must be a name or a list of names such as ['ndcg@10', 'map'], got "
             f"{shorten(metrics)}"
         )
+    if type(metrics) in (list, tuple) and all(type(item) is str for item in metrics):
+        # The commonest call, names only: parsed once per distinct list (a scorer called
+        # per fold or per query names the same measures every time).
+        return list(_parsed_names(tuple(metrics)))
+    return _measures_of_items(metrics)
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed_names(names: tuple[str, ...]) -> tuple[Measure, ...]:
+    # Measures are frozen, so the cached tuple can be shared; errors are not cached.
+    return tuple(_measures_of_items(names))
+
+
+def _measures_of_items(metrics: Iterable[str | Measure]) -> list[Measure]:
     measures = [
         m
         for item in metrics

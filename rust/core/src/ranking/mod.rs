@@ -332,7 +332,19 @@ pub struct EvaluationOptions {
     pub judged_only: bool,
 }
 
+/// The fewest queries a worker of the pool evaluates at once.
+const PARALLEL_MIN_QUERIES: usize = 64;
+
+/// Whether [`evaluate`] works on the calling thread alone: fewer queries than two workers'
+/// shares (rayon would not split them), so that a caller can skip the
+/// hand-off to the pool (tens of microseconds, more than such an evaluation costs).
+pub fn runs_inline(prepared: &Prepared) -> bool {
+    prepared.len() < 2 * PARALLEL_MIN_QUERIES
+}
+
 /// Per-query values, row-major: `values[q * measures.len() + m]`. NaN marks an undefined value.
+/// Few queries ([`runs_inline`]) are evaluated on the calling thread, more in rayon's current
+/// pool.
 pub fn evaluate(
     prepared: &Prepared,
     measures: &[Measure],
@@ -355,41 +367,52 @@ pub fn evaluate(
     let judged_positive = prepared.judged_positive.view();
     let subtopics = prepared.subtopics.as_ref().map(|rows| rows.view());
     let needs_list = measures.iter().any(Measure::reads_relevance_list);
-    values
-        .par_chunks_mut(n_measures)
-        .with_min_len(64)
-        .enumerate()
-        .for_each_init(Scratch::default, |scratch, (q, out)| {
-            let ranked = Ranked::new(
-                hits.row(q),
-                prepared.retrieved[q] as usize,
-                options.judged_only,
-                &mut scratch.judged_hits,
-            );
-            let judged = Judgments::new(
-                judged_positive.row(q),
-                prepared.judged_count[q] as usize,
-                prepared.judged_negative[q] as usize,
-                &mut scratch.ideal,
-            );
-            if needs_list {
-                ranked.fill_relevance(&mut scratch.relevance);
-            }
-            let query = QueryView {
-                ranked,
-                judged,
-                relevance: &scratch.relevance,
-                threshold,
-                levels: OnceCell::new(),
-                default_gains: OnceCell::new(),
-                iprec: OnceCell::new(),
-                subtopics: subtopics.map_or(&[][..], |rows| rows.row(q)),
-                n_judged: prepared.judged_count[q] as usize,
-            };
-            for (slot, measure) in out.iter_mut().zip(measures) {
-                *slot = query.value(measure);
-            }
-        });
+    let evaluate_query = |scratch: &mut Scratch, (q, out): (usize, &mut [f64])| {
+        let ranked = Ranked::new(
+            hits.row(q),
+            prepared.retrieved[q] as usize,
+            options.judged_only,
+            &mut scratch.judged_hits,
+        );
+        let judged = Judgments::new(
+            judged_positive.row(q),
+            prepared.judged_count[q] as usize,
+            prepared.judged_negative[q] as usize,
+            &mut scratch.ideal,
+        );
+        if needs_list {
+            ranked.fill_relevance(&mut scratch.relevance);
+        }
+        let query = QueryView {
+            ranked,
+            judged,
+            relevance: &scratch.relevance,
+            threshold,
+            levels: OnceCell::new(),
+            default_gains: OnceCell::new(),
+            iprec: OnceCell::new(),
+            subtopics: subtopics.map_or(&[][..], |rows| rows.row(q)),
+            n_judged: prepared.judged_count[q] as usize,
+        };
+        for (slot, measure) in out.iter_mut().zip(measures) {
+            *slot = query.value(measure);
+        }
+    };
+    if runs_inline(prepared) {
+        // A few queries: on the calling thread, without a hand-off to a pool that would
+        // cost more than the evaluation (rayon would not split them anyway).
+        let mut scratch = Scratch::default();
+        values
+            .chunks_mut(n_measures)
+            .enumerate()
+            .for_each(|item| evaluate_query(&mut scratch, item));
+    } else {
+        values
+            .par_chunks_mut(n_measures)
+            .with_min_len(PARALLEL_MIN_QUERIES)
+            .enumerate()
+            .for_each_init(Scratch::default, evaluate_query);
+    }
     Ok(values)
 }
 
