@@ -222,7 +222,8 @@ def evaluation_note(args: argparse.Namespace) -> str | None:
         parts.append("--missing skip (judged queries a run did not rank are left out)")
     if args.max_docs is not None:
         parts.append(f"-M {args.max_docs} (the first {args.max_docs} documents of each ranking)")
-    if args.relevance_threshold != 1:
+    # None: the default (1; -l is optional so that `evaluate irds:...` can take a dataset's level).
+    if args.relevance_threshold not in (None, 1):
         parts.append(
             f"-l {args.relevance_threshold:g} (relevant from grade {args.relevance_threshold:g})"
         )

@@ -222,9 +222,9 @@ def _with_dataset_qrels(args: argparse.Namespace, folder: str) -> None:
     given, and both said on stderr."""
     loaded = dataset_qrels(args.qrels)
     path = Path(folder) / "qrels.txt"
-    path.write_text(
+    atomic_write_text(
+        path,
         "".join(f"{q} 0 {d} {g}\n" for q, docs in loaded.qrels.items() for d, g in docs.items()),
-        encoding="utf-8",
     )
     note = f"ragmeter: {args.qrels}: {sum(map(len, loaded.qrels.values()))} judgments"
     if args.relevance_threshold is None and loaded.relevance_level is not None:

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._files import atomic_write_text
 from ..exceptions import InvalidInputError
 from ..ranking.functions import ranking_metrics
 from .agreement import agreement_report, kendall_tau
@@ -157,10 +158,14 @@ def write_llm_qrels(
     """Write the LLM's labels as a TREC qrels file of their own, the iteration column
     :data:`LLM_ITERATION` marking every line (``q1 llm d7 2``); trec_eval ignores that column,
     so ``cat qrels.txt llm_qrels.txt`` is a filled qrels file."""
-    with open(path, "w", encoding="utf-8") as handle:
-        for query, docs in llm_qrels.items():
-            for doc, grade in docs.items():
-                handle.write(f"{query} {LLM_ITERATION} {doc} {int(grade)}\n")
+    atomic_write_text(
+        path,
+        "".join(
+            f"{query} {LLM_ITERATION} {doc} {int(grade)}\n"
+            for query, docs in llm_qrels.items()
+            for doc, grade in docs.items()
+        ),
+    )
 
 
 def _sample(
