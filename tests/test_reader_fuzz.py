@@ -127,13 +127,19 @@ json_values = st.recursive(
 @example(value={"q": {"d": float("nan")}})
 @example(value={"q": {"d": True}})
 @example(value={"q": {}})
+@example(value={"": []})  # a ranking as a list is read as one
 def test_any_json_is_read_or_refused(value, tmp_path):
     path = tmp_path / "run.json"
     path.write_text(json.dumps(value))
     got = read_or_refuse(path)
     if got is not None:
-        assert all(isinstance(docs, dict) for docs in got.values())
-        assert all(math.isfinite(s) for docs in got.values() for s in docs.values())
+        # {doc_id: score}, or a ranking as a list of document ids (the JSON format's other form)
+        for docs in got.values():
+            if isinstance(docs, list):
+                assert all(isinstance(doc, str) for doc in docs)
+            else:
+                assert isinstance(docs, dict)
+                assert all(math.isfinite(s) for s in docs.values())
 
 
 @FUZZ
