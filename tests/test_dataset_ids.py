@@ -75,3 +75,23 @@ def test_evaluate_with_a_dataset_id_equals_the_qrels_file(local_dataset, capsys)
 def test_unknown_dataset_is_named(local_dataset, capsys):
     assert main(["evaluate", "irds:no-such/dataset", str(local_dataset / "run.txt")]) == 2
     assert "ir_datasets has no dataset 'no-such/dataset'" in capsys.readouterr().err
+
+
+def test_ranking_metrics_reads_a_dataset_id_with_its_level(local_dataset):
+    import pytrec_eval
+
+    from ragmeter import ranking_metrics
+    from ragmeter.io.trec import read_trec_run
+
+    run = read_trec_run(local_dataset / "run.txt")
+    qrels = dataset_qrels("irds:ragmeter-test/graded").qrels
+    for level in (2, 1):
+        oracle = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P"}, relevance_level=level)
+        per_query = oracle.evaluate({q: dict(d) for q, d in run.items()})
+        expected = {
+            m: sum(v[m] for v in per_query.values()) / len(per_query) for m in ("map", "P_5")
+        }
+        # the documented level (2) unless relevance_threshold is given
+        given = {} if level == 2 else {"relevance_threshold": level}
+        got = ranking_metrics("irds:ragmeter-test/graded", run, metrics=["map", "P_5"], **given)
+        assert got == pytest.approx(expected, rel=1e-12)

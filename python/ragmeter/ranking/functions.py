@@ -46,6 +46,7 @@ from .._inputs import (
     is_table,
     preview_ids,
 )
+from ..datasets import dataset_qrels, is_dataset_id
 from ..exceptions import InvalidInputError, RagmeterError
 from ..options import (
     Duplicates,
@@ -89,7 +90,7 @@ def ranking_metrics(
     y_pred: Any,
     *,
     metrics: Iterable[str] | str = DEFAULT_METRICS,
-    relevance_threshold: float = 1,
+    relevance_threshold: float | None = None,
     zero_division: ZeroDivision = "warn",
     duplicates: Duplicates = "raise",
     missing: Missing = "raise",
@@ -111,6 +112,8 @@ def ranking_metrics(
         Judgments: ``{query_id: {doc_id: grade}}`` or ``{query_id: [relevant doc ids]}``, or a
         sequence of those aligned by position with ``y_pred``, or a table in long format with
         one row per judged document (see Notes).
+        An ``irds:<id>`` dataset id (``"irds:msmarco-passage/trec-dl-2019/judged"``) reads the
+        judgments of that ``ir_datasets`` dataset (``pip install 'ragmeter[irds]'``).
     y_pred
         Rankings: ``{query_id: [doc ids, best first]}`` or ``{query_id: {doc_id: score}}``, or
         a sequence of those, or a table with one row per ranked document.
@@ -120,7 +123,8 @@ def ranking_metrics(
         ``"map"``, ``"bpref"``, ``"P.5,10"``, ``"all_trec"``, ``"P(rel=2)@5"``,
         ``"map@100-l2"``... (see :func:`ragmeter.parse_metric`).
     relevance_threshold
-        Grade from which a document counts as relevant (trec_eval ``-l``).
+        Grade from which a document counts as relevant (trec_eval ``-l``). Default: 1, or the
+        documented relevance level of an ``irds:`` dataset (2 for TREC DL passage).
     zero_division
         Value of an undefined metric: ``"warn"`` (0.0 and a warning), ``0.0``, ``1.0`` or
         ``np.nan`` (left out of the mean).
@@ -185,8 +189,13 @@ def ranking_metrics(
     {'mrr': 0.75, 'hit_rate@1': 0.5}
     """
     check_choice("average", average, ("mean", None))
+    if is_dataset_id(y_true):
+        loaded = dataset_qrels(y_true)
+        y_true = loaded.qrels
+        if relevance_threshold is None and loaded.relevance_level is not None:
+            relevance_threshold = loaded.relevance_level
     options = EvaluationOptions(
-        relevance_threshold=relevance_threshold,
+        relevance_threshold=1 if relevance_threshold is None else relevance_threshold,
         zero_division=zero_division,
         duplicates=duplicates,
         missing=missing,
