@@ -1,6 +1,7 @@
 """The package surface: version, exception hierarchy, optional-dependency errors."""
 
 import importlib
+import os
 import subprocess
 import sys
 import tomllib
@@ -101,3 +102,19 @@ def test_dir_lists_every_public_name_and_star_import_binds_them():
 def test_an_unknown_name_is_an_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'surely_not_a_name'"):
         ragmeter.surely_not_a_name  # noqa: B018
+
+
+@pytest.mark.parametrize(("preset", "expected"), [(None, "1"), ("3", "3")])
+def test_the_command_starts_openblas_with_one_thread_unless_told(preset, expected):
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if preset is not None:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    code = (
+        "import io, contextlib, os\nfrom ragmeter.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n    main([])\n"
+        "print(os.environ.get('OPENBLAS_NUM_THREADS'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert done.stdout.split()[-1] == expected

@@ -27,6 +27,12 @@ class Measures:
 
 def trec_order(query_ids: list[Any]) -> npt.NDArray[np.intp] | None: ...
 
+# trec_eval's per-topic report lines (rust/py/report.rs): columns are (name, kind, values),
+# kind "float"/"int" with float64 arrays, "text" with lists of str.
+def format_trec_per_topic(
+    topics: list[str], columns: list[tuple[str, str, npt.NDArray[np.float64] | list[str]]]
+) -> bytes: ...
+
 @final
 class PreparedRankings:
     @property

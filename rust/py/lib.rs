@@ -13,6 +13,7 @@ mod pipeline;
 mod prepare;
 mod randomised;
 mod ranking;
+mod report;
 mod signflip;
 mod strings;
 mod table;
@@ -44,6 +45,9 @@ mod _core {
     use super::pool_threads;
     #[pymodule_export]
     use crate::ranking::{Measures, PreparedRankings, measure_kernels, trec_order};
+
+    #[pymodule_export]
+    use crate::report::format_trec_per_topic;
 
     #[pymodule_export]
     use crate::prepare::{prepare_rankings, prepare_rankings_in_order};

@@ -25,6 +25,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+import numpy as np
+
+from .. import _core
 from .._files import atomic_write_bytes, atomic_write_text, read_regular_text
 from .._progress import progress_hook
 from ..datasets import dataset_qrels, is_dataset_id
@@ -395,6 +398,42 @@ def _trec_lines(
                 yield f"{measure.name:<22}\tall\t{_format_value(measure, means[measure.name])}"
 
 
+def _write_trec_report(
+    out: TextIO, measures: list[Measure], means: Any, per_query: Any, *, summary: bool
+) -> None:
+    """trec_eval's report of one run (:func:`_trec_lines`), its per-topic lines formatted by
+    the core into one buffer and written at once (millions of lines for a big run)."""
+    if per_query is not None:
+        query_ids = sorted(means.query_ids, key=lambda q: str(q).encode("utf-8", "surrogatepass"))
+        columns: list[tuple[str, str, Any]] = []
+        for measure in measures:
+            if not measure.family.per_query:
+                continue
+            by_query = per_query[measure.name]
+            values = [by_query[q] for q in query_ids]
+            if values and isinstance(values[0], str):
+                texts = [_format_value(measure, v) for v in values]
+                columns.append((measure.name, "text", texts))
+            else:
+                kind = "int" if measure.family.value_type == "int" else "float"
+                columns.append((measure.name, kind, np.asarray(values, dtype=np.float64)))
+        try:
+            text = _core.format_trec_per_topic([str(q) for q in query_ids], columns)
+        except UnicodeEncodeError:
+            # An id with a lone surrogate is no UTF-8 text for the core: printed line by line.
+            for line in _trec_lines(measures, means, per_query, summary):
+                out.write(line + "\n")
+            return
+        buffer = getattr(out, "buffer", None)
+        if buffer is not None:
+            out.flush()
+            buffer.write(text)
+        else:
+            out.write(text.decode("utf-8"))
+    for line in _trec_lines(measures, means, None, summary):
+        out.write(line + "\n")
+
+
 def _undefined_notes(means: Any, measures: list[Measure]) -> Iterator[str]:
     """One line per reason: which measures were undefined for how many topics (printed as
     trec_eval prints them: 0, or -nan where it divides 0 by 0)."""
@@ -601,11 +640,10 @@ def _write_text(
             if len(report) > 1:
                 print(f"# {run}", file=out)
             if args.zscores is not None:
-                lines = _zscore_lines(measures, means, per_query, args)
+                for line in _zscore_lines(measures, means, per_query, args):
+                    print(line, file=out)
             else:
-                lines = _trec_lines(measures, means, per_query, summary=not args.no_summary)
-            for line in lines:
-                print(line, file=out)
+                _write_trec_report(out, measures, means, per_query, summary=not args.no_summary)
 
 
 def _print_tables(

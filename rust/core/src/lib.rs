@@ -13,6 +13,7 @@ pub mod normalize;
 pub mod prepare;
 pub mod randomised;
 pub mod ranking;
+pub mod report;
 pub mod signflip;
 pub mod table;
 pub mod trec;

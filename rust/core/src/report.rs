@@ -1,0 +1,111 @@
+//! trec_eval's report (`trec_eval -q`), formatted in one buffer: one line per topic and
+//! measure, `name\ttopic\tvalue\n` with the name left-aligned in 22 columns and the value as
+//! trec_eval's print functions write it (`m_*.c`: `"%-22s\t%s\t%6.4f\n"` for floats, `%ld` for
+//! counts, `%s` for text). The `ragmeter evaluate` command writes the buffer in one write: the
+//! millions of lines of a big evaluation are never Python strings.
+
+use std::io::Write;
+
+/// One measure's values, topic by topic (in the order of the report's topics).
+pub enum ReportColumn<'a> {
+    /// A real value, printed as C's `%6.4f` (NaN as `  -nan`, as glibc prints 0.0/0.0).
+    Float(&'a [f64]),
+    /// A count, printed as C's `%ld` of the value truncated to an integer.
+    Int(&'a [f64]),
+    /// A text value (`runid`, `relstring`), printed as it is.
+    Text(&'a [String]),
+}
+
+/// The per-topic lines of `columns` (named `names`) for `topics`, topic by topic, measure by
+/// measure within a topic, appended to `out`. Every column holds one value per topic.
+pub fn write_per_topic(
+    out: &mut Vec<u8>,
+    topics: &[String],
+    names: &[String],
+    columns: &[ReportColumn<'_>],
+) {
+    // Each name padded once (not on every line).
+    let padded: Vec<String> = names.iter().map(|n| format!("{n:<22}\t")).collect();
+    for (t, topic) in topics.iter().enumerate() {
+        for (name, column) in padded.iter().zip(columns) {
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(topic.as_bytes());
+            out.push(b'\t');
+            write_value(out, column, t);
+            out.push(b'\n');
+        }
+    }
+}
+
+fn write_value(out: &mut Vec<u8>, column: &ReportColumn<'_>, t: usize) {
+    // Writing into a Vec cannot fail.
+    let _ = match column {
+        ReportColumn::Float(values) => {
+            let v = values[t];
+            if v.is_nan() {
+                out.extend_from_slice(b"  -nan");
+                Ok(())
+            } else {
+                // Rust's `{:6.4}` rounds the exact binary value half to even, as glibc's
+                // printf does (ties such as 1/32 = 0.03125 print 0.0312 in both).
+                write!(out, "{v:6.4}")
+            }
+        }
+        ReportColumn::Int(values) => write!(out, "{}", values[t] as i64),
+        ReportColumn::Text(values) => {
+            out.extend_from_slice(values[t].as_bytes());
+            Ok(())
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(columns: &[ReportColumn<'_>], names: &[&str], topics: &[&str]) -> String {
+        let mut out = Vec::new();
+        let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+        let topics: Vec<String> = topics.iter().map(|s| s.to_string()).collect();
+        write_per_topic(&mut out, &topics, &names, columns);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn lines_are_trec_evals() {
+        let map = [0.25, f64::NAN];
+        let rel = [3.0, 0.0];
+        let tag = ["a".to_string(), "a".to_string()];
+        let text = report(
+            &[
+                ReportColumn::Float(&map),
+                ReportColumn::Int(&rel),
+                ReportColumn::Text(&tag),
+            ],
+            &["map", "num_rel", "runid"],
+            &["q1", "q2"],
+        );
+        let pad = |n: &str| format!("{n:<22}");
+        let expected = format!(
+            "{m}\tq1\t0.2500\n{r}\tq1\t3\n{t}\tq1\ta\n{m}\tq2\t  -nan\n{r}\tq2\t0\n{t}\tq2\ta\n",
+            m = pad("map"),
+            r = pad("num_rel"),
+            t = pad("runid")
+        );
+        assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn ties_round_half_to_even_as_printf() {
+        // Exact binary ties at the fifth decimal, as glibc's printf("%6.4f") prints them.
+        let values = [0.03125, 0.09375, 0.15625, 1.0 / 64.0 * 5.0, -0.0, 12.5];
+        let text = report(&[ReportColumn::Float(&values[..1])], &["x"], &["q"]);
+        assert!(text.ends_with("\t0.0312\n"), "{text}");
+        let expected = ["0.0312", "0.0938", "0.1562", "0.0781", "-0.0000", "12.5000"];
+        for (v, e) in values.iter().zip(expected) {
+            let one = [*v];
+            let text = report(&[ReportColumn::Float(&one)], &["x"], &["q"]);
+            assert!(text.ends_with(&format!("\t{e}\n")), "{v}: {text}");
+        }
+    }
+}
