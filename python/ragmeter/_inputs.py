@@ -194,7 +194,7 @@ def arrow_source(obj: Any, argument: str, columns: TableColumns, kind: str) -> A
         raise InputTypeError(_LAZY_ADVICE.format(argument=argument))
     if _is_dataframe(obj) and not hasattr(obj, "__arrow_c_stream__"):
         # polars before its PyCapsule support.
-        return obj.to_arrow()  # type: ignore[attr-defined]
+        return obj.to_arrow()
     return obj
 
 
@@ -286,7 +286,8 @@ def _as_query_sequence(name: str, obj: object) -> list[Any]:
                 f"{name} must be one-dimensional (one entry per query), got shape {obj.shape}"
             )
         return list(obj)
-    return list(obj)  # type: ignore[call-overload]
+    result: list[Any] = list(obj)  # type: ignore[call-overload]
+    return result
 
 
 def _container_kind(name: str, obj: object) -> str:

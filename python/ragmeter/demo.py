@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from importlib import resources
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from . import __version__
 from .exceptions import MissingDependencyError
@@ -20,7 +20,7 @@ __all__ = ["DEMO_METRICS", "load_demo_corpus", "run_demo"]
 DEMO_METRICS = ("precision@1", "recall@5", "mrr", "ndcg@5")
 
 
-def _rows(name: str) -> list[dict]:
+def _rows(name: str) -> list[dict[str, Any]]:
     text = resources.files("ragmeter").joinpath("data", name).read_text(encoding="utf-8")
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 

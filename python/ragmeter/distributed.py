@@ -108,7 +108,7 @@ def _default_client() -> Any:
     except ImportError:
         return None
     try:
-        return default_client()
+        return default_client()  # type: ignore[no-untyped-call]
     except ValueError:
         return None
 
@@ -151,13 +151,13 @@ def map_runs(
                 if key in keys:
                     tick()
 
-            with Callback(posttask=posttask):
+            with Callback(posttask=posttask):  # type: ignore[no-untyped-call]
                 return list(dask.compute(*tasks))
         futures = client.compute(tasks)
         if progress:
             from dask.distributed import as_completed
 
-            for _ in as_completed(futures):
+            for _ in as_completed(futures):  # type: ignore[no-untyped-call]
                 tick()
         if not record_errors:
             return list(client.gather(futures))

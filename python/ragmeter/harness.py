@@ -73,9 +73,11 @@ def _timed_search(search: Callable[..., Any], query: str, kwargs: Mapping[str, A
 def _search_function(retriever: Any) -> Callable[..., Any]:
     search = getattr(retriever, "search", None)
     if callable(search):
-        return search
+        result: Callable[..., Any] = search
+        return result
     if callable(retriever):
-        return retriever
+        function: Callable[..., Any] = retriever
+        return function
     raise TypeError(
         f"retriever: expected an object with search(query) or a callable query -> hits, "
         f"got {type(retriever).__name__}"

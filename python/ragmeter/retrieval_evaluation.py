@@ -27,7 +27,8 @@ from .per_query import PerQueryResults
 from .plots import plot_metrics
 from .ranking import MeanScore
 from .reports import check_metric_names, load_report, metric_value, report_number, write_report
-from .stats.comparison import Comparison, compare
+from .stats.comparison import compare
+from .stats.results import Comparison
 
 __all__ = [
     "INCOMPLETE_STATUSES",
@@ -83,7 +84,8 @@ class QueryRecord:
         """Equal fields, NaN equal to NaN."""
         if not isinstance(other, QueryRecord):
             return NotImplemented
-        return canonical(self.to_dict()) == canonical(other.to_dict())
+        result: bool = canonical(self.to_dict()) == canonical(other.to_dict())
+        return result
 
     __hash__ = None  # type: ignore[assignment]
 

@@ -97,7 +97,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     only = arguments[0] if arguments[0] in COMMANDS else None
     args = _parser(only).parse_args(arguments)
     try:
-        return _command_module(args.command).run(args, sys.stdout)
+        result: int = _command_module(args.command).run(args, sys.stdout)
+        return result
     except BrokenPipeError:
         # The reader went away (`ragmeter evaluate ... | head`): stop quietly, as Unix tools
         # do, with the status of a process ended by SIGPIPE.

@@ -525,8 +525,8 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
             atomic_write_bytes(args.output, data)
         else:
             out.flush()
-            out.buffer.write(data)  # type: ignore[attr-defined]
-            out.buffer.flush()  # type: ignore[attr-defined]
+            out.buffer.write(data)
+            out.buffer.flush()
         return 0
     text = io.StringIO() if args.output is not None else out
     _write_text(args, report, measures, text)

@@ -204,7 +204,8 @@ def _sorted_sample(deltas: np.ndarray) -> np.ndarray:
     d = np.sort(deltas[np.isfinite(deltas)])
     if d.size <= _CHART_POINTS:
         return d
-    return np.quantile(d, np.linspace(0, 1, _CHART_POINTS))
+    result: np.ndarray = np.quantile(d, np.linspace(0, 1, _CHART_POINTS))
+    return result
 
 
 def _source_section(

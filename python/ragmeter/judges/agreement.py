@@ -401,11 +401,13 @@ def _delta2_matrix(level: str, order: list[Any], counts: np.ndarray) -> np.ndarr
         lo = np.minimum.outer(np.arange(k), np.arange(k))
         hi = np.maximum.outer(np.arange(k), np.arange(k))
         between = cumulative[hi + 1] - cumulative[lo]
-        return (between - (counts[:, None] + counts[None, :]) / 2.0) ** 2
+        result: np.ndarray = (between - (counts[:, None] + counts[None, :]) / 2.0) ** 2
+        return result
     values = np.array([float(v) for v in order])
     difference = values[:, None] - values[None, :]
     if level == "interval":
-        return difference**2
+        squared: np.ndarray = difference**2
+        return squared
     total = values[:, None] + values[None, :]
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(difference == 0.0, 0.0, difference / np.where(total == 0, 1, total))

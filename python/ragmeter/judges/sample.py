@@ -162,7 +162,8 @@ def _context_text(context: Any, index: int) -> str:
     if isinstance(context, Mapping):
         for key in ("text", "content", "page_content", "context"):
             if isinstance(context.get(key), str):
-                return context[key]
+                result: str = context[key]
+                return result
     for attribute in ("text", "page_content", "content"):
         value = getattr(context, attribute, None)
         if isinstance(value, str):

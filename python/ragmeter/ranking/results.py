@@ -399,7 +399,8 @@ class PerQueryResults:
         """
         if metric is None:
             return self._matrix
-        return self._matrix[self._row(metric)]
+        result: np.ndarray = self._matrix[self._row(metric)]
+        return result
 
     def _row(self, metric: str) -> int:
         try:

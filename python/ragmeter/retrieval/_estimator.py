@@ -41,7 +41,7 @@ _CONFIG_FIELDS = tuple(field.name for field in dataclasses.fields(RetrievalConfi
 Query = tuple[str, Any]
 
 
-class RetrievalEstimator(BaseEstimator):
+class RetrievalEstimator(BaseEstimator):  # type: ignore[misc]
     """A retriever as a scikit-learn estimator: ``fit`` indexes a corpus, ``predict(queries)``
     returns one ranking (a list of ``doc_id``, best first) per query.
 

@@ -442,7 +442,7 @@ def campaign_designs(
     m = len(pilot.systems)
     for metric in pilot.metric_names:
         for design in ("paired-t", "anova"):
-            variance = pilot_variance(pilot, metric, design=design)  # type: ignore[arg-type]
+            variance = pilot_variance(pilot, metric, design=design)
             systems = 2 if design == "paired-t" else m
             values = pilot.values[:, list(pilot.metric_names).index(metric), :]
             n = int((~np.isnan(values).any(axis=0)).sum())
@@ -453,7 +453,7 @@ def campaign_designs(
                     variance,
                     alpha=pilot.alpha,
                     power=power,
-                    design=design,  # type: ignore[arg-type]
+                    design=design,
                     n_systems=systems,
                 ).min_difference
                 if usable
@@ -465,7 +465,7 @@ def campaign_designs(
                     min_difference,
                     alpha=pilot.alpha,
                     power=power,
-                    design=design,  # type: ignore[arg-type]
+                    design=design,
                     n_systems=systems,
                 ).n_queries
                 if usable and min_difference is not None

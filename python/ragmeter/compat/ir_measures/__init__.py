@@ -182,7 +182,8 @@ def _ir_spelling(measure: Any) -> str | None:
     if family.trec_parameters == "levels" and measure.params:
         return f"{ir_name}@{float(measure.params[0])!r}"
     if not measure.params:
-        return ir_name
+        result: str | None = ir_name
+        return result
     if len(family.parameters) == 1 and len(measure.params) == 1:
         # SetF(beta=0.5); the default (set_F's beta 1) is the bare name, as in ir_measures.
         (key, default), value = family.parameters[0], measure.params[0]

@@ -79,7 +79,7 @@ def _lines(source: str | IO[str], what: str) -> Iterator[tuple[int, str]]:
     """Numbered lines of a path, a text with a newline, or an open file (as ir_measures
     reads them)."""
     if hasattr(source, "read"):
-        yield from enumerate(source, start=1)  # type: ignore[arg-type]
+        yield from enumerate(source, start=1)
     elif isinstance(source, str):
         if "\n" in source:
             yield from enumerate(io.StringIO(source), start=1)

@@ -366,7 +366,8 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
         )
 
     async def _post_chat(self, body: dict[str, Any]) -> Mapping[str, Any]:
-        return await self._http.post("chat/completions", body)
+        result: Mapping[str, Any] = await self._http.post("chat/completions", body)
+        return result
 
     async def aclose(self) -> None:
         """Close this event loop's connections (``evaluate`` does at its end)."""
@@ -437,7 +438,8 @@ class OpenAIClientJudge(ChatCompletionsJudge):
         except Exception as exc:
             raise map_client_error(exc, self.base_url) from None
         dump = getattr(completion, "model_dump", None)
-        return dump() if callable(dump) else completion
+        result: Mapping[str, Any] = dump() if callable(dump) else completion
+        return result
 
 
 def judge_from_env(model: str | None = None) -> OpenAICompatibleJudge:

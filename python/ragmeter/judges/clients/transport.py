@@ -125,7 +125,7 @@ def make_lean_transport(
 
 
 def _define(httpx: Any) -> Any:
-    class LeanHTTP11Transport(httpx.AsyncBaseTransport):  # type: ignore[misc, name-defined]
+    class LeanHTTP11Transport(httpx.AsyncBaseTransport):  # type: ignore[misc]
         """Keep-alive HTTP/1.1 over asyncio streams, for ``http://`` and ``https://`` URLs."""
 
         def __init__(

@@ -500,7 +500,8 @@ class Runtime:
 
             async def call() -> tuple[list[list[float]], int]:
                 if callable(with_usage):
-                    return await with_usage(batch)
+                    result: tuple[list[list[float]], int] = await with_usage(batch)
+                    return result
                 return await embedder.embed(batch), 0
 
             def count(s: CallStats) -> None:

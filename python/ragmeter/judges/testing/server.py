@@ -482,7 +482,8 @@ def _respond(judge: Any, request: JudgeRequest) -> str:
     respond = getattr(judge, "respond", None)
     if callable(respond):
         return str(respond(request))
-    return asyncio.run(judge.complete(request)).text
+    result: str = asyncio.run(judge.complete(request)).text
+    return result
 
 
 def _embed(embedder: Any, texts: Sequence[str]) -> list[list[float]]:
