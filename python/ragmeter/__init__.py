@@ -34,6 +34,7 @@ from .exceptions import (
     TrecFormatError,
     UndefinedMetricWarning,
 )
+from .fusion import FusedRun, fuse
 from .harness import evaluate_retrieval
 from .io.trec import evaluate_trec, read_trec_qrels, read_trec_run, write_trec_run
 from .options import EvaluationOptions
@@ -96,6 +97,7 @@ __all__ = [
     "CountScore",
     "CustomRetrievalIndex",
     "EvaluationOptions",
+    "FusedRun",
     "InputFileError",
     "InputFileNotFoundError",
     "InputFilePermissionError",
@@ -138,6 +140,7 @@ __all__ = [
     "evaluate_retrieval",
     "evaluate_trec",
     "exact_match_score",
+    "fuse",
     "get_corpus_scorer",
     "hit_rate_at_k",
     "judges",
