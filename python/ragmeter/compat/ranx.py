@@ -27,8 +27,9 @@ import numpy as np
 from ..exceptions import InputTypeError, InvalidInputError
 from ..io import read_qrels, read_run
 from ..ranking.functions import ranking_metrics
+from ._ranx_fusion import fuse, normalize, optimize_fusion
 
-__all__ = ["Qrels", "Run", "evaluate"]
+__all__ = ["Qrels", "Run", "evaluate", "fuse", "normalize", "optimize_fusion"]
 
 
 class _Judged:

@@ -2,6 +2,7 @@
 (see :mod:`ragmeter.fusion.declarations`)."""
 
 from ._fuse import FusedRun, fuse, train_fusion
+from ._optimize import FusionSearch, fusion_grid, optimize_fusion
 from .declarations import METHODS, NORMALIZATIONS, FusionMethod, Normalization
 
 __all__ = [
@@ -9,7 +10,10 @@ __all__ = [
     "NORMALIZATIONS",
     "FusedRun",
     "FusionMethod",
+    "FusionSearch",
     "Normalization",
     "fuse",
+    "fusion_grid",
+    "optimize_fusion",
     "train_fusion",
 ]
