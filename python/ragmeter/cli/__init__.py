@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..exceptions import RagmeterError
-from . import compare, demo, evaluate
+from . import compare, demo, evaluate, fuse
 
 __all__ = ["COMMANDS", "main"]
 
@@ -28,6 +28,11 @@ COMMANDS = {
         compare,
         "test which runs differ significantly and print the paper table (text, Markdown, LaTeX)",
         "ragmeter compare -m map -m ndcg_cut.10 --test t --format latex qrels.txt run1 run2 run3",
+    ),
+    "fuse": (
+        fuse,
+        "fuse several runs into one TREC run (RRF, CombSUM, ... with ranx's semantics)",
+        "ragmeter fuse --method rrf --k 60 bm25.run dense.run -o fused.run",
     ),
     "demo": (
         demo,
