@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         TrecFormatError,
         UndefinedMetricWarning,
     )
+    from .fusion import FusedRun, fuse
     from .harness import evaluate_retrieval
     from .html_report import report
     from .io.trec import evaluate_trec, read_trec_qrels, read_trec_run, write_trec_run
@@ -107,6 +108,7 @@ __all__ = [
     "CountScore",
     "CustomRetrievalIndex",
     "EvaluationOptions",
+    "FusedRun",
     "InputFileError",
     "InputFileNotFoundError",
     "InputFilePermissionError",
@@ -150,6 +152,7 @@ __all__ = [
     "evaluate_retrieval",
     "evaluate_trec",
     "exact_match_score",
+    "fuse",
     "get_corpus_scorer",
     "hit_rate_at_k",
     "judges",
@@ -214,6 +217,8 @@ _LAZY_NAMES: dict[str, str] = {
     "TrecFormatError": ".exceptions",
     "UndefinedMetricWarning": ".exceptions",
     "evaluate_retrieval": ".harness",
+    "FusedRun": ".fusion",
+    "fuse": ".fusion",
     "report": ".html_report",
     "evaluate_trec": ".io.trec",
     "read_trec_qrels": ".io.trec",

@@ -258,3 +258,26 @@ def bm25_top_k(
     min_score: float,
     n_threads: int | None = None,
 ) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uint32], npt.NDArray[np.float64]]: ...
+
+# Fusion of runs (rust/py/fusion.rs).
+def fuse_runs(
+    runs: list[list[dict[str, float] | None]],
+    query_ids: list[str],
+    run_names: list[str],
+    *,
+    method: str,
+    norm: str | None,
+    params: dict[str, Any],
+    n_threads: int | None = None,
+) -> tuple[npt.NDArray[np.uint64], list[str], npt.NDArray[np.float64]]: ...
+def train_fusion(
+    runs: list[list[dict[str, float] | None]],
+    relevant: list[list[str]],
+    query_ids: list[str],
+    run_names: list[str],
+    *,
+    training: str,
+    norm: str | None,
+    n_segments: int | None = None,
+    n_threads: int | None = None,
+) -> list[list[float]]: ...

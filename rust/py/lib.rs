@@ -8,6 +8,7 @@ mod bm25;
 mod borrowed;
 mod edit;
 mod error;
+mod fusion;
 mod normalize;
 mod pipeline;
 mod prepare;
@@ -80,4 +81,7 @@ mod _core {
 
     #[pymodule_export]
     use crate::bm25::{bm25_idf, bm25_postings, bm25_top_k};
+
+    #[pymodule_export]
+    use crate::fusion::{fuse_runs, train_fusion};
 }

@@ -42,6 +42,11 @@ COMMANDS = {
         "build one offline HTML report (tables, plots, per-query explorer) from saved results",
         "ragmeter report comparison.json judges.jsonl -o report.html",
     ),
+    "fuse": (
+        "ragmeter.cli.fuse",
+        "fuse several runs into one TREC run (RRF, CombSUM, ... with ranx's semantics)",
+        "ragmeter fuse --method rrf --k 60 bm25.run dense.run -o fused.run",
+    ),
     "demo": (
         "ragmeter.cli.demo",
         "evaluate the bundled example offline (no network, no key)",

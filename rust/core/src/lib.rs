@@ -9,6 +9,7 @@ pub mod compressed;
 pub mod csr;
 pub mod edit;
 pub mod error;
+pub mod fusion;
 pub mod normalize;
 pub mod prepare;
 pub mod randomised;

@@ -38,7 +38,19 @@ from ...ranking.functions import ranking_metrics
 from . import fusion, metrics, normalization
 from ._arrays import as_mapping, plain
 
-__all__ = ["Qrels", "Run", "evaluate", "fusion", "metrics", "normalization"]
+from .._ranx_fusion import fuse, normalize, optimize_fusion
+
+__all__ = [
+    "Qrels",
+    "Run",
+    "evaluate",
+    "fuse",
+    "fusion",
+    "metrics",
+    "normalization",
+    "normalize",
+    "optimize_fusion",
+]
 
 
 class _Judged:

@@ -1,0 +1,71 @@
+"""``ragmeter fuse``: several runs into one TREC run (any method of
+:data:`ragmeter.fusion.METHODS`)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..fusion import METHODS, NORMALIZATIONS, fuse
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub: Any) -> None:
+    """The ``fuse`` subcommand's options (the methods and normalisations are the declared ones)."""
+    parser = sub.add_parser(
+        "fuse",
+        help="fuse several runs into one TREC run (RRF, CombSUM, ... as ranx)",
+        description="Fuse runs (TREC files, also compressed, or tables) into one TREC run.",
+    )
+    parser.add_argument("runs", nargs="+", type=Path, help="two or more run files")
+    parser.add_argument("--method", default="rrf", choices=list(METHODS), help="default: rrf")
+    parser.add_argument(
+        "--norm",
+        default="none",
+        choices=["none", *NORMALIZATIONS],
+        help="normalisation of each run before fusing (default: none)",
+    )
+    parser.add_argument("--k", type=float, help="RRF's k (default 60)")
+    parser.add_argument("--weights", type=float, nargs="+", help="one weight per run")
+    parser.add_argument("--gamma", type=float, help="CombGMNZ's gamma")
+    parser.add_argument("--sigma", type=float, help="logN_ISR's sigma")
+    parser.add_argument("--phi", type=float, help="RBC's phi")
+    parser.add_argument("--w", type=int, help="SlideFuse's window")
+    parser.add_argument("--n-segments", type=int, help="ProbFuse's number of segments")
+    parser.add_argument("--qrels", type=Path, help="training judgments for trained methods")
+    parser.add_argument(
+        "--missing",
+        default="raise",
+        choices=["raise", "empty", "intersect"],
+        help="a query some runs lack: an error (default), an empty ranking, or skipped",
+    )
+    parser.add_argument("--tag", help="run tag of the output (default: the method)")
+    parser.add_argument("-o", "--output", type=Path, required=True, help="the fused run file")
+
+
+def run(args: argparse.Namespace, out: TextIO) -> int:
+    """Fuse and write; print one line saying what was written."""
+    decl = METHODS[args.method]
+    params = {
+        name: getattr(args, name)
+        for name in decl.parameters
+        if name != "n_segments" and getattr(args, name) is not None
+    }
+    fused = fuse(
+        [str(p) for p in args.runs],
+        method=args.method,
+        norm=None if args.norm == "none" else args.norm,
+        params=params,
+        qrels=None if args.qrels is None else str(args.qrels),
+        n_segments=args.n_segments,
+        missing=args.missing,
+        name=args.tag or args.method,
+    )
+    fused.write_trec(args.output)
+    out.write(
+        f"fused {len(args.runs)} runs over {len(fused)} queries with {args.method} "
+        f"(norm {args.norm}) into {args.output}\n"
+    )
+    return 0

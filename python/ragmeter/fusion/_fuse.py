@@ -1,0 +1,317 @@
+"""`fuse`: several runs into one, in the Rust core (see `declarations` for the methods)."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .. import _core
+from ..exceptions import InvalidInputError
+from ..io import read_qrels, read_run
+from ..io.trec import write_trec_run
+from .declarations import METHODS, NORMALIZATIONS
+
+__all__ = ["FusedRun", "fuse", "train_fusion"]
+
+_MISSING_POLICIES = ("raise", "empty", "intersect")
+#: Every parameter the core reads (None where the method takes none).
+_NATIVE_PARAMS = ("weights", "k", "gamma", "sigma", "phi", "w", "probs", "map_scores", "log_odds")
+
+
+class FusedRun:
+    """A fused run: ``{query_id: {doc_id: score}}`` best first per query, with its ``name``,
+    the ``method``, ``norm`` and parameters that made it. ``to_dict()``,
+    ``write_trec(path)`` and ``to_arrow()`` give it in ragmeter's other run forms."""
+
+    def __init__(
+        self,
+        name: str,
+        query_ids: list[str],
+        offsets: Any,
+        doc_ids: list[str],
+        scores: Any,
+        method: str,
+        norm: str | None,
+        params: dict[str, Any],
+    ) -> None:
+        self.name = name
+        self.method = method
+        self.norm = norm
+        self.params = params
+        self._query_ids = query_ids
+        self._offsets = offsets
+        self._doc_ids = doc_ids
+        self._scores = scores
+        self._dict: dict[str, dict[str, float]] | None = None
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        if self._dict is None:
+            scores = self._scores.tolist()
+            out: dict[str, dict[str, float]] = {}
+            for q, query_id in enumerate(self._query_ids):
+                start, end = int(self._offsets[q]), int(self._offsets[q + 1])
+                out[query_id] = dict(zip(self._doc_ids[start:end], scores[start:end], strict=True))
+            self._dict = out
+        return self._dict
+
+    def __getitem__(self, query_id: str) -> dict[str, float]:
+        return self.to_dict()[query_id]
+
+    def __len__(self) -> int:
+        return len(self._query_ids)
+
+    def keys(self) -> list[str]:
+        return list(self._query_ids)
+
+    def write_trec(self, path: str | os.PathLike[str]) -> None:
+        """Write the run as a TREC run file tagged with its name (trec_eval reads it)."""
+        write_trec_run(self.to_dict(), path, tag=self.name)
+
+    def to_arrow(self) -> Any:
+        """The run as a pyarrow table (query_id, doc_id, score, rank)."""
+        from .._optional import import_optional
+
+        pa = import_optional("pyarrow", extra="arrow", purpose="FusedRun.to_arrow")
+        import numpy as np
+
+        counts = np.diff(self._offsets.astype(np.int64))
+        queries = np.repeat(np.array(self._query_ids, dtype=object), counts)
+        ranks: Any = np.concatenate([np.arange(1, c + 1) for c in counts]) if len(counts) else []
+        return pa.table(
+            {
+                "query_id": pa.array(queries, pa.string()),
+                "doc_id": pa.array(self._doc_ids, pa.string()),
+                "score": pa.array(self._scores, pa.float64()),
+                "rank": pa.array(ranks, pa.int64()),
+            }
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"FusedRun({self.name!r}, {len(self)} queries, method={self.method!r}, "
+            f"norm={self.norm!r})"
+        )
+
+
+def _run_names(runs: Sequence[Any], names: Sequence[str] | None) -> list[str]:
+    if names is not None:
+        if len(names) != len(runs):
+            raise InvalidInputError(f"names: {len(names)} names for {len(runs)} runs")
+        return [str(n) for n in names]
+    return [str(r) if isinstance(r, str | os.PathLike) else f"run {i}" for i, r in enumerate(runs)]
+
+
+def _read_runs(runs: Sequence[Any]) -> list[Mapping[Any, Any]]:
+    if isinstance(runs, Mapping | str | os.PathLike):
+        raise InvalidInputError(
+            "runs: expected a list of runs (dicts, paths or tables), got a single run"
+        )
+    if len(runs) < 2:
+        raise InvalidInputError(f"runs: fusion needs at least 2 runs, got {len(runs)}")
+    return [read_run(r) for r in runs]
+
+
+def _align(
+    read: list[Mapping[Any, Any]], names: list[str], missing: str
+) -> tuple[list[str], list[list[Any]]]:
+    if missing not in _MISSING_POLICIES:
+        raise InvalidInputError(f"missing: {missing!r} is not one of {_MISSING_POLICIES}")
+    for name, run in zip(names, read, strict=True):
+        for q in run:
+            if not isinstance(q, str):
+                raise InvalidInputError(
+                    f"run {name!r}: query id {q!r} is {type(q).__name__}; fusion reads str ids "
+                    "(convert them with str(query_id))"
+                )
+    sets = [set(r) for r in read]
+    union = set().union(*sets)
+    lacking = {n: sorted(union - s) for n, s in zip(names, sets, strict=True) if union - s}
+    if lacking and missing == "raise":
+        detail = "; ".join(
+            f"{n!r} lacks {len(qs)}: {', '.join(map(repr, qs[:5]))}{' ...' if len(qs) > 5 else ''}"
+            for n, qs in lacking.items()
+        )
+        raise InvalidInputError(
+            f"runs: the runs do not have the same queries ({detail}); pass missing='empty' to "
+            "fuse a lacking query as if that run retrieved nothing, or missing='intersect' to "
+            "fuse only the queries every run has"
+        )
+    queries = sorted(set.intersection(*sets)) if missing == "intersect" else sorted(union)
+    return queries, [[r.get(q) for q in queries] for r in read]
+
+
+def _check_params(method: str, params: dict[str, Any], n_runs: int) -> dict[str, Any]:
+    if method not in METHODS:
+        raise InvalidInputError(
+            f"method: unknown fusion method {method!r}; one of {', '.join(METHODS)}"
+        )
+    decl = METHODS[method]
+    allowed = set(decl.parameters) | ({decl.trained_parameter} if decl.trained_parameter else set())
+    allowed.discard("n_segments")
+    unknown = set(params) - allowed
+    if unknown:
+        raise InvalidInputError(
+            f"{method}: unknown parameter(s) {sorted(unknown)}; "
+            f"it takes {sorted(allowed) or 'none'}"
+        )
+    out: dict[str, Any] = dict(decl.defaults)
+    out.update({k: v for k, v in params.items() if v is not None})
+    weights = out.get("weights")
+    if weights is not None:
+        weights = [float(w) for w in weights]
+        if len(weights) != n_runs:
+            raise InvalidInputError(
+                f"weights: {len(weights)} weights for {n_runs} runs; give one per run, in the "
+                "order of the runs"
+            )
+        bad = [w for w in weights if not math.isfinite(w)]
+        if bad:
+            raise InvalidInputError(f"weights: {bad[0]} is not a finite number")
+        out["weights"] = weights
+    for name in ("probs", "log_odds"):
+        if name in out:
+            out[name] = [[float(x) for x in p] for p in out[name]]
+    return out
+
+
+def _relevant(qrels: Mapping[Any, Any], queries: list[str]) -> list[list[str]]:
+    return [
+        [str(d) for d, g in qrels.get(q, {}).items() if g is not None and float(g) >= 1]
+        for q in queries
+    ]
+
+
+def train_fusion(
+    qrels: Any,
+    runs: Sequence[Any],
+    method: str,
+    *,
+    norm: str | None = "min-max",
+    n_segments: int | None = None,
+    names: Sequence[str] | None = None,
+    n_threads: int | None = None,
+) -> Any:
+    """Learn what a trained method needs from training judgments ``qrels`` (relevant: grade
+    >= 1, as ranx): PosFuse/SlideFuse ``probs`` (share of relevant documents at each position),
+    ProbFuse ``probs`` (per segment, ``n_segments``), SegFuse ``probs``, BayesFuse
+    ``log_odds``, MAPFuse ``map_scores``. The training queries are those of ``qrels``; every
+    run must have them (an InvalidInputError names those a run lacks)."""
+    if method not in METHODS or METHODS[method].training is None:
+        trained = [m for m, d in METHODS.items() if d.training]
+        raise InvalidInputError(f"method: {method!r} is not a trained method; one of {trained}")
+    _check_norm(norm)
+    decl = METHODS[method]
+    read = _read_runs(runs)
+    run_names = _run_names(runs, names)
+    judgments = read_qrels(qrels)
+    queries = sorted(str(q) for q in judgments)
+    judgments = {str(q): v for q, v in judgments.items()}
+    for name, run in zip(run_names, read, strict=True):
+        lacking = [q for q in queries if q not in run]
+        if lacking:
+            raise InvalidInputError(
+                f"run {name!r} lacks {len(lacking)} training queries of qrels "
+                f"({', '.join(map(repr, lacking[:5]))}); train on queries every run has"
+            )
+    if method == "probfuse" and n_segments is None:
+        raise InvalidInputError("probfuse: training needs n_segments (ranx tries 1 to 100)")
+    aligned = [[r.get(q) for q in queries] for r in read]
+    learnt = _core.train_fusion(
+        aligned,
+        _relevant(judgments, queries),
+        queries,
+        run_names,
+        training=str(decl.training),
+        norm=norm,
+        n_segments=n_segments,
+        n_threads=n_threads,
+    )
+    if decl.trained_parameter == "map_scores":
+        return [v[0] for v in learnt]
+    return learnt
+
+
+def _check_norm(norm: str | None) -> None:
+    aliases = {"min_max": "min-max", "min_max_inverted": "min-max-inverted"}
+    if norm is not None and aliases.get(norm, norm) not in NORMALIZATIONS:
+        raise InvalidInputError(
+            f"norm: unknown normalisation {norm!r}; one of {', '.join(NORMALIZATIONS)} or None"
+        )
+
+
+def fuse(
+    runs: Sequence[Any],
+    method: str = "wsum",
+    norm: str | None = "min-max",
+    *,
+    params: Mapping[str, Any] | None = None,
+    qrels: Any = None,
+    n_segments: int | None = None,
+    missing: str = "raise",
+    name: str | None = None,
+    names: Sequence[str] | None = None,
+    n_threads: int | None = None,
+    **kwargs: Any,
+) -> FusedRun:
+    """Fuse ``runs`` (each a ``{query_id: {doc_id: score}}`` dict, a TREC run path, also
+    compressed, a table or a Parquet file) into one run with ranx 0.3's ``method`` after
+    normalising each run with ``norm`` (ranx's defaults: ``wsum`` and ``min-max``).
+
+    Parameters go in ``params`` or as keywords (``k=60``, ``weights=[...]``, ``phi=0.8``).
+    A trained method (posfuse, probfuse, segfuse, slidefuse, mapfuse, bayesfuse) takes its
+    learnt parameter (``probs``, ``map_scores``, ``log_odds``) or training judgments
+    ``qrels`` to learn it from (see :func:`train_fusion`); never the judgments of the queries
+    being evaluated, unless the user means to overfit.
+
+    Ties are broken as trec_eval breaks them: score descending, then doc id descending, in
+    each run (positions) and in the fused run, so the result is the same on every call and
+    for any ``n_threads``. ``missing`` says what to do with a query some runs lack:
+    ``"raise"`` (an InvalidInputError naming the queries each run lacks), ``"empty"`` (that run
+    retrieved nothing for it) or ``"intersect"`` (fuse only the queries every run has).
+
+    >>> a = {"q1": {"d1": 3.0, "d2": 2.0}}
+    >>> b = {"q1": {"d2": 9.0, "d3": 1.0}}
+    >>> fused = fuse([a, b], method="rrf", norm=None, k=60)
+    >>> list(fused["q1"])
+    ['d2', 'd1', 'd3']
+    """
+    read = _read_runs(runs)
+    run_names = _run_names(runs, names)
+    _check_norm(norm)
+    all_params = dict(params or {})
+    all_params.update(kwargs)
+    checked = _check_params(method, all_params, len(read))
+    decl = METHODS[method]
+    if decl.trained_parameter and decl.trained_parameter not in checked:
+        if qrels is None:
+            raise InvalidInputError(
+                f"{method}: a trained method needs its {decl.trained_parameter} or training "
+                "judgments qrels= to learn them from"
+            )
+        checked[decl.trained_parameter] = train_fusion(
+            qrels,
+            runs,
+            method,
+            norm=norm,
+            n_segments=n_segments,
+            names=run_names,
+            n_threads=n_threads,
+        )
+    for required in decl.parameters:
+        if required != "n_segments" and required not in checked:
+            raise InvalidInputError(f"{method}: needs the parameter {required}")
+    queries, aligned = _align(read, run_names, missing)
+    native = dict.fromkeys(_NATIVE_PARAMS)
+    native.update(checked)
+    offsets, doc_ids, scores = _core.fuse_runs(
+        aligned,
+        queries,
+        run_names,
+        method=method,
+        norm=norm,
+        params=native,
+        n_threads=n_threads,
+    )
+    return FusedRun(name or method, queries, offsets, doc_ids, scores, method, norm, checked)

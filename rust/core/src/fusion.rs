@@ -1,0 +1,965 @@
+//! Fusion of several runs into one (ranx 0.3's methods and normalisations, with its semantics).
+//!
+//! Input: runs aligned by query (row `q` of every run is the same query; a run that lacks the
+//! query has an empty row). Per query the work is:
+//!
+//! 1. the candidates: the union of the documents of every run;
+//! 2. each run's scores normalised ([`Norm`]), over the documents it ranks (borda also gives a
+//!    score to the candidates a run does not rank);
+//! 3. each run's positions: its documents ordered by normalised score descending, ties by doc
+//!    id byte-wise descending (trec_eval's rule, `prepare::trec_order`), position 0 first;
+//! 4. the fused score of every candidate ([`Method`]);
+//! 5. the fused ranking: fused score descending, ties by doc id byte-wise descending.
+//!
+//! Queries are independent and fused in parallel; every step is deterministic, so the output is
+//! the same for any number of threads. Normalisation denominators are floored at 1e-9 as in
+//! ranx: a query whose scores are all equal normalises to 0 (min-max, sum, zmuv) instead of
+//! dividing by zero.
+
+use std::cmp::Ordering;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use crate::{CoreError, CoreResult};
+
+/// The denominator floor of ranx's normalisations.
+const MIN_DENOMINATOR: f64 = 1e-9;
+/// CombMIN's score of a run that does not rank a document (ranx).
+const COMB_MIN_ABSENT: f64 = 1e9;
+/// CombMAX's score of a run that does not rank a document (ranx).
+const COMB_MAX_ABSENT: f64 = -1e9;
+/// Bounds of SegFuse's segments: `10 * 2^(k-1) - 5` for k = 1..10 (Shokouhi 2007, ranx).
+const SEGFUSE_BOUNDS: [usize; 11] = [0, 5, 15, 35, 75, 155, 315, 635, 1275, 2555, 5115];
+/// Cut-offs of BayesFuse's rank segments (ranx).
+const BAYESFUSE_CUT_OFFS: [usize; 10] = [0, 5, 10, 15, 20, 30, 100, 200, 500, 1000];
+/// The probability BayesFuse puts in place of 0 and of 1 (ranx).
+const BAYESFUSE_FLOOR: f64 = 0.001;
+
+/// Documents and scores of one run, query by query (CSR over queries; ids as UTF-8 or decimal
+/// text in one buffer).
+#[derive(Clone, Debug, Default)]
+pub struct RunRows {
+    /// `offsets[q]..offsets[q + 1]` are the documents of query `q`.
+    pub offsets: Vec<usize>,
+    /// All ids, one after another.
+    pub text: Vec<u8>,
+    /// `ends[i]`: the end of id `i` in `text` (it starts at `ends[i - 1]`, or 0).
+    pub ends: Vec<usize>,
+    pub scores: Vec<f64>,
+}
+
+impl RunRows {
+    pub fn new() -> Self {
+        RunRows {
+            offsets: vec![0],
+            ..RunRows::default()
+        }
+    }
+
+    /// Append one document to the current (last) query.
+    pub fn push_doc(&mut self, id: &[u8], score: f64) {
+        self.text.extend_from_slice(id);
+        self.ends.push(self.text.len());
+        self.scores.push(score);
+    }
+
+    /// Close the current query.
+    pub fn end_query(&mut self) {
+        self.offsets.push(self.ends.len());
+    }
+
+    pub fn n_queries(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    pub fn id(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start..self.ends[i]]
+    }
+
+    fn row(&self, q: usize) -> std::ops::Range<usize> {
+        self.offsets[q]..self.offsets[q + 1]
+    }
+}
+
+/// How each run's scores are normalised before fusion (ranx's `norm`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Norm {
+    None,
+    MinMax,
+    MinMaxInverted,
+    Max,
+    Sum,
+    Zmuv,
+    Rank,
+    Borda,
+}
+
+/// A fusion method with its parameters (ranx's names).
+#[derive(Clone, Debug)]
+pub enum Method {
+    CombSum,
+    CombMnz,
+    CombMax,
+    CombMin,
+    CombMed,
+    CombAnz,
+    CombGmnz { gamma: f64 },
+    Wsum { weights: Vec<f64> },
+    Wmnz { weights: Vec<f64> },
+    Mixed { weights: Vec<f64> },
+    Rrf { k: f64 },
+    Isr,
+    LogIsr,
+    LognIsr { sigma: f64 },
+    BordaFuse,
+    WeightedBordaFuse { weights: Vec<f64> },
+    Condorcet,
+    WeightedCondorcet { weights: Vec<f64> },
+    Rbc { phi: f64 },
+    PosFuse { probs: Vec<Vec<f64>> },
+    ProbFuse { probs: Vec<Vec<f64>> },
+    SegFuse { probs: Vec<Vec<f64>> },
+    SlideFuse { probs: Vec<Vec<f64>>, w: usize },
+    MapFuse { map_scores: Vec<f64> },
+    BayesFuse { log_odds: Vec<Vec<f64>> },
+}
+
+/// What is learnt from training judgments (ranx's `*_train` functions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Training {
+    /// Probability of relevance at each position (PosFuse, SlideFuse).
+    PositionProbs,
+    /// Mean precision of each of `n_segments` segments of each ranking (ProbFuse).
+    ProbFuse { n_segments: usize },
+    /// Mean precision of SegFuse's exponentially growing segments.
+    SegFuse,
+    /// Log odds of relevance of BayesFuse's rank segments.
+    BayesFuse,
+    /// Mean average precision of each run (MAPFuse).
+    MeanAveragePrecision,
+}
+
+/// The fused run: ids and scores per query, best first.
+pub type Fused = RunRows;
+
+/// One query's candidates and, per run, the normalised score of each candidate (NaN: the run
+/// does not rank it) and its position in the run's order (`usize::MAX`: not ranked).
+struct QueryView<'a> {
+    ids: Vec<&'a [u8]>,
+    values: Vec<Vec<f64>>,
+    positions: Vec<Vec<usize>>,
+    /// The number of candidates each run ranks (after normalisation).
+    lengths: Vec<usize>,
+}
+
+/// trec_eval's order of two scored documents: score descending, then id byte-wise descending.
+fn trec_cmp(a: (&[u8], f64), b: (&[u8], f64)) -> Ordering {
+    b.1.total_cmp(&a.1)
+        .then_with(|| b.0.cmp(a.0))
+        .then(Ordering::Equal)
+}
+
+fn check_finite(runs: &[RunRows]) -> CoreResult<()> {
+    for (r, run) in runs.iter().enumerate() {
+        if let Some(i) = run.scores.iter().position(|s| !s.is_finite()) {
+            let q = run.offsets.partition_point(|&o| o <= i).saturating_sub(1);
+            return Err(CoreError::query(
+                q,
+                format!(
+                    "run {r}: document '{}' has score {}; fusion needs finite scores (drop or \
+                     replace the document)",
+                    String::from_utf8_lossy(run.id(i)),
+                    run.scores[i]
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_weights(argument: &'static str, weights: &[f64], n_runs: usize) -> CoreResult<()> {
+    if weights.len() != n_runs {
+        return Err(CoreError::argument(
+            argument,
+            format!(
+                "{} values for {n_runs} runs; give one per run, in the order of the runs",
+                weights.len()
+            ),
+        ));
+    }
+    if let Some(w) = weights.iter().find(|w| !w.is_finite()) {
+        return Err(CoreError::argument(
+            argument,
+            format!("{w} is not a finite number"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_per_run<T>(argument: &'static str, values: &[T], n_runs: usize) -> CoreResult<()> {
+    if values.len() != n_runs {
+        return Err(CoreError::argument(
+            argument,
+            format!(
+                "{} entries for {n_runs} runs; train on the same runs, in the same order",
+                values.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn check_method(method: &Method, n_runs: usize) -> CoreResult<()> {
+    let finite = |argument: &'static str, x: f64| {
+        if x.is_finite() {
+            Ok(())
+        } else {
+            Err(CoreError::argument(argument, format!("{x} is not finite")))
+        }
+    };
+    match method {
+        Method::Wsum { weights }
+        | Method::Wmnz { weights }
+        | Method::Mixed { weights }
+        | Method::WeightedBordaFuse { weights }
+        | Method::WeightedCondorcet { weights } => check_weights("weights", weights, n_runs),
+        Method::MapFuse { map_scores } => check_weights("map_scores", map_scores, n_runs),
+        Method::CombGmnz { gamma } => finite("gamma", *gamma),
+        Method::Rrf { k } => {
+            finite("k", *k)?;
+            if *k < 0.0 {
+                return Err(CoreError::argument(
+                    "k",
+                    format!("{k} is negative; RRF's k is 0 or more (60 in Cormack et al.)"),
+                ));
+            }
+            Ok(())
+        }
+        Method::LognIsr { sigma } => {
+            if !(0.0..=1.0).contains(sigma) {
+                return Err(CoreError::argument(
+                    "sigma",
+                    format!("{sigma} is not in [0, 1]"),
+                ));
+            }
+            Ok(())
+        }
+        Method::Rbc { phi } => {
+            if !(0.0..=1.0).contains(phi) {
+                return Err(CoreError::argument(
+                    "phi",
+                    format!("{phi} is not in [0, 1]"),
+                ));
+            }
+            Ok(())
+        }
+        Method::PosFuse { probs }
+        | Method::ProbFuse { probs }
+        | Method::SegFuse { probs }
+        | Method::SlideFuse { probs, .. } => {
+            check_per_run("probs", probs, n_runs)?;
+            if matches!(method, Method::ProbFuse { .. }) && probs.iter().any(|p| p.is_empty()) {
+                return Err(CoreError::argument(
+                    "probs",
+                    "ProbFuse needs at least one segment probability per run",
+                ));
+            }
+            if probs.iter().flatten().any(|p| !p.is_finite()) {
+                return Err(CoreError::argument("probs", "a probability is not finite"));
+            }
+            Ok(())
+        }
+        Method::BayesFuse { log_odds } => {
+            check_per_run("log_odds", log_odds, n_runs)?;
+            if log_odds.iter().flatten().any(|p| !p.is_finite()) {
+                return Err(CoreError::argument("log_odds", "a log odd is not finite"));
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn check_runs(runs: &[RunRows]) -> CoreResult<usize> {
+    let Some(first) = runs.first() else {
+        return Err(CoreError::argument("runs", "no runs given"));
+    };
+    let n_queries = first.n_queries();
+    for (r, run) in runs.iter().enumerate() {
+        if run.n_queries() != n_queries
+            || run.ends.len() != run.scores.len()
+            || run.offsets.last().copied() != Some(run.ends.len())
+            || run.offsets.windows(2).any(|w| w[0] > w[1])
+            || run.ends.windows(2).any(|w| w[0] > w[1])
+            || run.ends.last().is_some_and(|&e| e != run.text.len())
+        {
+            return Err(CoreError::argument(
+                "runs",
+                format!("run {r} is not aligned with run 0 (internal error, please report)"),
+            ));
+        }
+    }
+    check_finite(runs)?;
+    Ok(n_queries)
+}
+
+/// Normalise `scores` (a run's scores of one query, in the run's order `order`) in place.
+/// `n_candidates` is the query's number of candidates (borda).
+fn normalise(norm: Norm, scores: &mut [f64], order: &[usize], n_candidates: usize) {
+    let n = scores.len();
+    if n == 0 {
+        return;
+    }
+    let min = scores.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    match norm {
+        Norm::None => {}
+        Norm::MinMax => {
+            let d = (max - min).max(MIN_DENOMINATOR);
+            scores.iter_mut().for_each(|s| *s = (*s - min) / d);
+        }
+        Norm::MinMaxInverted => {
+            let d = (max - min).max(MIN_DENOMINATOR);
+            scores.iter_mut().for_each(|s| *s = (max - *s) / d);
+        }
+        Norm::Max => {
+            let d = max.max(MIN_DENOMINATOR);
+            scores.iter_mut().for_each(|s| *s /= d);
+        }
+        Norm::Sum => {
+            let sum: f64 = order.iter().map(|&i| scores[i]).sum();
+            let d = (sum - min * n as f64).max(MIN_DENOMINATOR);
+            scores.iter_mut().for_each(|s| *s = (*s - min) / d);
+        }
+        Norm::Zmuv => {
+            let sum: f64 = order.iter().map(|&i| scores[i]).sum();
+            let mean = sum / n as f64;
+            let var = order
+                .iter()
+                .map(|&i| (scores[i] - mean) * (scores[i] - mean))
+                .sum::<f64>()
+                / n as f64;
+            let d = var.sqrt().max(MIN_DENOMINATOR);
+            scores.iter_mut().for_each(|s| *s = (*s - mean) / d);
+        }
+        Norm::Rank => {
+            for (p, &i) in order.iter().enumerate() {
+                scores[i] = 1.0 - p as f64 / n as f64;
+            }
+        }
+        Norm::Borda => {
+            for (p, &i) in order.iter().enumerate() {
+                scores[i] = 1.0 - p as f64 / n_candidates as f64;
+            }
+        }
+    }
+}
+
+/// The candidates of query `q`, each run's normalised values and positions.
+fn view<'a>(runs: &'a [RunRows], q: usize, norm: Norm) -> QueryView<'a> {
+    let mut index: FxHashMap<&'a [u8], usize> = FxHashMap::default();
+    let mut ids: Vec<&'a [u8]> = Vec::new();
+    // Per run: (candidate, score) of its documents, in input order.
+    let mut ranked: Vec<Vec<(usize, f64)>> = Vec::with_capacity(runs.len());
+    for run in runs {
+        let range = run.row(q);
+        let mut docs = Vec::with_capacity(range.len());
+        for i in range {
+            let id = run.id(i);
+            let c = *index.entry(id).or_insert_with(|| {
+                ids.push(id);
+                ids.len() - 1
+            });
+            docs.push((c, run.scores[i]));
+        }
+        ranked.push(docs);
+    }
+    let n_candidates = ids.len();
+    let mut values = Vec::with_capacity(runs.len());
+    let mut positions = Vec::with_capacity(runs.len());
+    let mut lengths = Vec::with_capacity(runs.len());
+    for docs in &ranked {
+        let mut order: Vec<usize> = (0..docs.len()).collect();
+        order.sort_unstable_by(|&a, &b| {
+            trec_cmp((ids[docs[a].0], docs[a].1), (ids[docs[b].0], docs[b].1))
+        });
+        let mut scores: Vec<f64> = docs.iter().map(|d| d.1).collect();
+        normalise(norm, &mut scores, &order, n_candidates);
+        let mut row = vec![f64::NAN; n_candidates];
+        for (d, &s) in docs.iter().zip(&scores) {
+            row[d.0] = s;
+        }
+        if norm == Norm::Borda {
+            let unranked = 0.5 - (docs.len() as f64 - 1.0) / (2.0 * n_candidates as f64);
+            row.iter_mut()
+                .filter(|v| v.is_nan())
+                .for_each(|v| *v = unranked);
+        }
+        // Positions: the run's documents (all candidates after borda) by normalised score.
+        let mut members: Vec<usize> = (0..n_candidates).filter(|&c| !row[c].is_nan()).collect();
+        members.sort_unstable_by(|&a, &b| trec_cmp((ids[a], row[a]), (ids[b], row[b])));
+        let mut pos = vec![usize::MAX; n_candidates];
+        for (p, &c) in members.iter().enumerate() {
+            pos[c] = p;
+        }
+        lengths.push(members.len());
+        values.push(row);
+        positions.push(pos);
+    }
+    QueryView {
+        ids,
+        values,
+        positions,
+        lengths,
+    }
+}
+
+/// A per-position score of a rank-based method (`p`: 0-based position among `n` documents;
+/// `value`: the normalised score, for SegFuse).
+fn positional_score(method: &Method, run: usize, p: usize, n: usize, value: f64) -> f64 {
+    match method {
+        Method::Rrf { k } => 1.0 / (k + p as f64 + 1.0),
+        Method::Isr | Method::LogIsr | Method::LognIsr { .. } => {
+            1.0 / ((p as f64 + 1.0) * (p as f64 + 1.0))
+        }
+        Method::Rbc { phi } => (1.0 - phi) * phi.powf(p as f64),
+        Method::PosFuse { probs } => probs[run].get(p).copied().unwrap_or(0.0),
+        Method::ProbFuse { probs } => {
+            let segments = probs[run].len();
+            let size = n.div_ceil(segments);
+            let k = p / size;
+            probs[run][k] / (k as f64 + 1.0)
+        }
+        Method::SegFuse { probs } => {
+            let k = SEGFUSE_BOUNDS.partition_point(|&b| b <= p) - 1;
+            let prob = probs[run].get(k).copied().unwrap_or(0.0);
+            prob * (value + 1.0)
+        }
+        Method::SlideFuse { probs, w } => {
+            let probs = &probs[run];
+            let a = p.saturating_sub(*w);
+            let b = p.saturating_add(*w).min(n - 1);
+            // ranx slices probs[a..b+1]: positions past the trained ones add nothing.
+            let end = (b + 1).min(probs.len());
+            let sum: f64 = if a < end {
+                probs[a..end].iter().sum()
+            } else {
+                0.0
+            };
+            sum / (b - a + 1) as f64
+        }
+        Method::MapFuse { map_scores } => map_scores[run] / (p as f64 + 1.0),
+        Method::BayesFuse { log_odds } => {
+            log_odds[run].get(p).copied().unwrap_or_else(bayes_min_odd)
+        }
+        _ => 0.0,
+    }
+}
+
+fn bayes_min_odd() -> f64 {
+    (BAYESFUSE_FLOOR / (1.0 - BAYESFUSE_FLOOR)).ln()
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_unstable_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+/// Pairwise-majority order of the candidates (Condorcet fusion, Montague & Aslam 2002, as ranx
+/// compares: x before y when the runs ranking x above y weigh at least as much as the others).
+/// The candidates start in doc id descending order and are merge-sorted with that comparison:
+/// when the majority relation is a total order every correct sort gives it; when it has cycles
+/// the order is this merge sort's (ranx's depends on Python's set order).
+fn condorcet_order(view: &QueryView<'_>, weights: Option<&[f64]>) -> Vec<usize> {
+    let n_runs = view.positions.len();
+    let before = |x: usize, y: usize| -> bool {
+        let (mut x_votes, mut y_votes) = (0.0, 0.0);
+        for r in 0..n_runs {
+            let w = weights.map_or(1.0, |w| w[r]);
+            if view.positions[r][x] < view.positions[r][y] {
+                x_votes += w;
+            } else {
+                y_votes += w;
+            }
+        }
+        x_votes >= y_votes
+    };
+    let mut order: Vec<usize> = (0..view.ids.len()).collect();
+    order.sort_unstable_by(|&a, &b| view.ids[b].cmp(view.ids[a]));
+    let mut buffer = order.clone();
+    merge_sort(&mut order, &mut buffer, &before);
+    order
+}
+
+/// Stable top-down merge sort taking the left element when `before(left, right)`; unlike the
+/// standard library's sorts it is defined (and never panics) for a comparison that is not a
+/// total order.
+fn merge_sort(items: &mut [usize], buffer: &mut [usize], before: &dyn Fn(usize, usize) -> bool) {
+    let n = items.len();
+    if n <= 1 {
+        return;
+    }
+    let mid = n / 2;
+    {
+        let (left, right) = items.split_at_mut(mid);
+        let (bl, br) = buffer.split_at_mut(mid);
+        merge_sort(left, bl, before);
+        merge_sort(right, br, before);
+    }
+    buffer[..n].copy_from_slice(items);
+    let (left, right) = buffer[..n].split_at(mid);
+    let (mut i, mut j) = (0, 0);
+    for slot in items.iter_mut() {
+        if j >= right.len() || (i < left.len() && before(left[i], right[j])) {
+            *slot = left[i];
+            i += 1;
+        } else {
+            *slot = right[j];
+            j += 1;
+        }
+    }
+}
+
+/// Fused score of every candidate of one query.
+fn fuse_query(view: &QueryView<'_>, method: &Method) -> Vec<f64> {
+    let n_runs = view.values.len();
+    let n = view.ids.len();
+    let present = |c: usize| (0..n_runs).filter(move |&r| !view.values[r][c].is_nan());
+    match method {
+        Method::CombSum
+        | Method::CombMnz
+        | Method::CombAnz
+        | Method::CombGmnz { .. }
+        | Method::CombMax
+        | Method::CombMin
+        | Method::CombMed
+        | Method::Wsum { .. }
+        | Method::Wmnz { .. }
+        | Method::Mixed { .. } => (0..n)
+            .map(|c| {
+                let count = present(c).count() as f64;
+                let sum: f64 = present(c).map(|r| view.values[r][c]).sum();
+                match method {
+                    Method::CombSum => sum,
+                    Method::CombMnz => sum * count,
+                    Method::CombAnz => sum / count,
+                    Method::CombGmnz { gamma } => sum * count.powf(*gamma),
+                    Method::CombMax => (0..n_runs)
+                        .map(|r| absent_as(view.values[r][c], COMB_MAX_ABSENT))
+                        .fold(f64::NEG_INFINITY, f64::max),
+                    Method::CombMin => (0..n_runs)
+                        .map(|r| absent_as(view.values[r][c], COMB_MIN_ABSENT))
+                        .fold(f64::INFINITY, f64::min),
+                    Method::CombMed => {
+                        let mut v: Vec<f64> = present(c).map(|r| view.values[r][c]).collect();
+                        median(&mut v)
+                    }
+                    Method::Wsum { weights } => (0..n_runs)
+                        .map(|r| weights[r] * absent_as(view.values[r][c], 0.0))
+                        .sum(),
+                    Method::Wmnz { weights } => sum * present(c).map(|r| weights[r]).sum::<f64>(),
+                    Method::Mixed { weights } => {
+                        present(c)
+                            .map(|r| view.values[r][c] * weights[r])
+                            .sum::<f64>()
+                            * count.sqrt()
+                    }
+                    _ => unreachable!("a score-combining method"),
+                }
+            })
+            .collect(),
+        Method::BordaFuse | Method::WeightedBordaFuse { .. } => {
+            let weights = match method {
+                Method::WeightedBordaFuse { weights } => Some(weights.as_slice()),
+                _ => None,
+            };
+            let max_points = n as f64;
+            (0..n)
+                .map(|c| {
+                    (0..n_runs)
+                        .map(|r| {
+                            let p = view.positions[r][c];
+                            let points = if p == usize::MAX {
+                                (max_points - view.lengths[r] as f64 + 1.0) / 2.0
+                            } else {
+                                max_points - p as f64
+                            };
+                            weights.map_or(1.0, |w| w[r]) * points
+                        })
+                        .sum()
+                })
+                .collect()
+        }
+        Method::Condorcet | Method::WeightedCondorcet { .. } => {
+            let weights = match method {
+                Method::WeightedCondorcet { weights } => Some(weights.as_slice()),
+                _ => None,
+            };
+            let order = condorcet_order(view, weights);
+            let mut scores = vec![0.0; n];
+            for (i, &c) in order.iter().enumerate() {
+                scores[c] = (n - i) as f64;
+            }
+            scores
+        }
+        _ => {
+            // Rank-based: each run scores its documents by position, then the scores combine.
+            let mut sums = vec![0.0; n];
+            let mut counts = vec![0usize; n];
+            for r in 0..n_runs {
+                for c in 0..n {
+                    let p = view.positions[r][c];
+                    if p != usize::MAX {
+                        sums[c] +=
+                            positional_score(method, r, p, view.lengths[r], view.values[r][c]);
+                        counts[c] += 1;
+                    }
+                }
+            }
+            match method {
+                Method::Isr => sums
+                    .iter()
+                    .zip(&counts)
+                    .map(|(s, &k)| s * k as f64)
+                    .collect(),
+                Method::LogIsr => sums
+                    .iter()
+                    .zip(&counts)
+                    .map(|(s, &k)| s * (k as f64).ln())
+                    .collect(),
+                Method::LognIsr { sigma } => sums
+                    .iter()
+                    .zip(&counts)
+                    .map(|(s, &k)| s * (k as f64 + sigma).ln())
+                    .collect(),
+                Method::BayesFuse { .. } => {
+                    // A run that does not rank a document contributes the smallest log odds.
+                    let min_odd = bayes_min_odd();
+                    sums.iter()
+                        .zip(&counts)
+                        .map(|(s, &k)| s + (n_runs - k) as f64 * min_odd)
+                        .collect()
+                }
+                _ => sums,
+            }
+        }
+    }
+}
+
+fn absent_as(value: f64, absent: f64) -> f64 {
+    if value.is_nan() { absent } else { value }
+}
+
+/// Fuse `runs` (aligned by query) with `method` after normalising each with `norm`.
+pub fn fuse(runs: &[RunRows], norm: Norm, method: &Method) -> CoreResult<Fused> {
+    let n_queries = check_runs(runs)?;
+    check_method(method, runs.len())?;
+    let per_query: Vec<Vec<(&[u8], f64)>> = (0..n_queries)
+        .into_par_iter()
+        .map(|q| {
+            let view = view(runs, q, norm);
+            let scores = fuse_query(&view, method);
+            let mut docs: Vec<(&[u8], f64)> = view.ids.iter().copied().zip(scores).collect();
+            docs.sort_unstable_by(|a, b| trec_cmp(*a, *b));
+            docs
+        })
+        .collect();
+    let total: usize = per_query.iter().map(Vec::len).sum();
+    let bytes: usize = per_query.iter().flatten().map(|d| d.0.len()).sum();
+    let mut out = RunRows::new();
+    out.text.reserve_exact(bytes);
+    out.ends.reserve_exact(total);
+    out.scores.reserve_exact(total);
+    for docs in &per_query {
+        for &(id, score) in docs {
+            out.push_doc(id, score);
+        }
+        out.end_query();
+    }
+    Ok(out)
+}
+
+/// Relevant documents of each training query (grade >= 1), in one buffer: `offsets[q]..` over
+/// `ends`, as in `RunRows` (scores unused).
+pub type Relevant = RunRows;
+
+/// Learn `training` from `runs` (aligned by query with `relevant`) normalised with `norm`: one
+/// vector per run (for MAPFuse, one value per run).
+pub fn train(
+    runs: &[RunRows],
+    relevant: &Relevant,
+    norm: Norm,
+    training: Training,
+) -> CoreResult<Vec<Vec<f64>>> {
+    let n_queries = check_runs(runs)?;
+    if relevant.n_queries() != n_queries {
+        return Err(CoreError::argument(
+            "qrels",
+            "not aligned with the runs (internal error, please report)",
+        ));
+    }
+    if let Training::ProbFuse { n_segments: 0 } = training {
+        return Err(CoreError::argument("n_segments", "must be 1 or more"));
+    }
+    // Per query, per run: the hit list of the run's ranking (after normalisation).
+    let hits: Vec<Vec<Vec<bool>>> = (0..n_queries)
+        .into_par_iter()
+        .map(|q| {
+            let view = view(runs, q, norm);
+            let rel: rustc_hash::FxHashSet<&[u8]> =
+                relevant.row(q).map(|i| relevant.id(i)).collect();
+            (0..runs.len())
+                .map(|r| {
+                    let mut list = vec![false; view.lengths[r]];
+                    for c in 0..view.ids.len() {
+                        let p = view.positions[r][c];
+                        if p != usize::MAX {
+                            list[p] = rel.contains(view.ids[c]);
+                        }
+                    }
+                    list
+                })
+                .collect()
+        })
+        .collect();
+    let n_relevant: Vec<usize> = (0..n_queries).map(|q| relevant.row(q).len()).collect();
+    Ok((0..runs.len())
+        .map(|r| {
+            let lists: Vec<&[bool]> = hits.iter().map(|h| h[r].as_slice()).collect();
+            match training {
+                Training::PositionProbs => position_probs(&lists),
+                Training::ProbFuse { n_segments } => probfuse_probs(&lists, n_segments),
+                Training::SegFuse => segfuse_probs(&lists),
+                Training::BayesFuse => bayesfuse_log_odds(&lists),
+                Training::MeanAveragePrecision => vec![mean_average_precision(&lists, &n_relevant)],
+            }
+        })
+        .collect())
+}
+
+fn count(hits: &[bool]) -> f64 {
+    hits.iter().filter(|&&h| h).count() as f64
+}
+
+/// Share of the queries ranking a relevant document at each position, over the queries whose
+/// ranking reaches it.
+fn position_probs(lists: &[&[bool]]) -> Vec<f64> {
+    let len = lists.iter().map(|l| l.len()).max().unwrap_or(0);
+    let mut reached = vec![0.0; len];
+    let mut relevant = vec![0.0; len];
+    for list in lists {
+        for (i, &h) in list.iter().enumerate() {
+            reached[i] += 1.0;
+            relevant[i] += f64::from(u8::from(h));
+        }
+    }
+    relevant.iter().zip(&reached).map(|(a, b)| a / b).collect()
+}
+
+fn probfuse_probs(lists: &[&[bool]], n_segments: usize) -> Vec<f64> {
+    let mut probs = vec![0.0; n_segments];
+    for list in lists {
+        let size = list.len().div_ceil(n_segments);
+        for (k, prob) in probs.iter_mut().enumerate() {
+            let start = (k * size).min(list.len());
+            let end = ((k + 1) * size).min(list.len());
+            if end > start {
+                *prob += count(&list[start..end]) / (end - start) as f64;
+            }
+        }
+    }
+    let n = lists.len() as f64;
+    probs.iter().map(|p| p / n).collect()
+}
+
+fn segfuse_probs(lists: &[&[bool]]) -> Vec<f64> {
+    let mut probs = vec![0.0; SEGFUSE_BOUNDS.len() - 1];
+    for list in lists {
+        for (k, prob) in probs.iter_mut().enumerate() {
+            let (start, end) = (SEGFUSE_BOUNDS[k], SEGFUSE_BOUNDS[k + 1]);
+            let hits = count(&list[start.min(list.len())..end.min(list.len())]);
+            *prob += hits / (end - start) as f64;
+        }
+    }
+    let n = lists.len() as f64;
+    probs.iter().map(|p| p / n).collect()
+}
+
+fn bayesfuse_log_odds(lists: &[&[bool]]) -> Vec<f64> {
+    let last = BAYESFUSE_CUT_OFFS[BAYESFUSE_CUT_OFFS.len() - 1];
+    let mut odds = vec![0.0; last];
+    let n = lists.len() as f64;
+    for w in BAYESFUSE_CUT_OFFS.windows(2) {
+        let (start, end) = (w[0], w[1]);
+        let mut precision = 0.0;
+        for list in lists {
+            let hits = count(&list[start.min(list.len())..end.min(list.len())]);
+            precision += hits / (end - start) as f64 / n;
+        }
+        if precision == 0.0 {
+            precision += BAYESFUSE_FLOOR;
+        }
+        let mut complement = 1.0 - precision;
+        if complement == 0.0 {
+            complement += BAYESFUSE_FLOOR;
+        }
+        let value = (precision / complement).ln();
+        odds[start..end].iter_mut().for_each(|o| *o = value);
+    }
+    odds
+}
+
+/// Mean over the training queries of average precision (relevant retrieved at each rank over
+/// the query's number of relevant documents; 0 for a query with none), as trec_eval's `map`.
+fn mean_average_precision(lists: &[&[bool]], n_relevant: &[usize]) -> f64 {
+    if lists.is_empty() {
+        return 0.0;
+    }
+    let total: f64 = lists
+        .iter()
+        .zip(n_relevant)
+        .map(|(list, &n_rel)| {
+            if n_rel == 0 {
+                return 0.0;
+            }
+            let mut found = 0.0;
+            let mut sum = 0.0;
+            for (i, &h) in list.iter().enumerate() {
+                if h {
+                    found += 1.0;
+                    sum += found / (i as f64 + 1.0);
+                }
+            }
+            sum / n_rel as f64
+        })
+        .sum();
+    total / lists.len() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn rows(queries: &[&[(&str, f64)]]) -> RunRows {
+        let mut run = RunRows::new();
+        for docs in queries {
+            for (id, s) in *docs {
+                run.push_doc(id.as_bytes(), *s);
+            }
+            run.end_query();
+        }
+        run
+    }
+
+    fn query(fused: &Fused, q: usize) -> Vec<(String, f64)> {
+        fused
+            .row(q)
+            .map(|i| {
+                (
+                    String::from_utf8(fused.id(i).to_vec()).unwrap(),
+                    fused.scores[i],
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rrf_of_two_runs() {
+        let a = rows(&[&[("d1", 3.0), ("d2", 2.0)]]);
+        let b = rows(&[&[("d2", 9.0), ("d3", 1.0)]]);
+        let fused = fuse(&[a, b], Norm::None, &Method::Rrf { k: 60.0 }).unwrap();
+        let got = query(&fused, 0);
+        assert_eq!(got[0].0, "d2");
+        assert!((got[0].1 - (1.0 / 62.0 + 1.0 / 61.0)).abs() < 1e-15);
+        // d1 is first in run a (1/61), d3 second in run b (1/62).
+        assert_eq!(got[1].0, "d1");
+        assert_eq!(got[2].0, "d3");
+    }
+
+    #[test]
+    fn ties_break_by_doc_id_descending() {
+        let a = rows(&[&[("a", 1.0), ("b", 1.0), ("c", 1.0)]]);
+        let b = rows(&[&[]]);
+        let fused = fuse(&[a, b], Norm::None, &Method::CombSum).unwrap();
+        let ids: Vec<String> = query(&fused, 0).into_iter().map(|d| d.0).collect();
+        assert_eq!(ids, ["c", "b", "a"]);
+    }
+
+    #[test]
+    fn non_finite_score_is_an_error_naming_run_and_document() {
+        let a = rows(&[&[("a", f64::NAN)]]);
+        let b = rows(&[&[("a", 1.0)]]);
+        let err = fuse(&[b, a], Norm::None, &Method::CombSum).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("run 1") && text.contains("'a'") && text.contains("NaN"));
+    }
+
+    #[test]
+    fn weights_count_is_checked() {
+        let a = rows(&[&[("a", 1.0)]]);
+        let b = rows(&[&[("a", 1.0)]]);
+        let err = fuse(&[a, b], Norm::None, &Method::Wsum { weights: vec![1.0] }).unwrap_err();
+        assert!(err.to_string().contains("1 values for 2 runs"));
+    }
+
+    #[test]
+    fn merge_sort_handles_a_cycle_without_panicking() {
+        // a > b, b > c, c > a: a cyclic "order".
+        let rank = |x: usize| x;
+        let before = |x: usize, y: usize| (rank(x) + 1) % 3 != rank(y);
+        let mut items = vec![0, 1, 2];
+        let mut buffer = vec![0; 3];
+        merge_sort(&mut items, &mut buffer, &before);
+        let mut sorted = items.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, [0, 1, 2]);
+    }
+
+    /// A naive CombMNZ over dicts, the reference for the kernel.
+    fn naive_mnz(runs: &[Vec<(String, f64)>]) -> Vec<(String, f64)> {
+        let mut acc: std::collections::BTreeMap<String, (f64, usize)> = Default::default();
+        for run in runs {
+            for (d, s) in run {
+                let e = acc.entry(d.clone()).or_insert((0.0, 0));
+                e.0 += s;
+                e.1 += 1;
+            }
+        }
+        let mut out: Vec<(String, f64)> = acc
+            .into_iter()
+            .map(|(d, (s, k))| (d, s * k as f64))
+            .collect();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| b.0.cmp(&a.0)));
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn comb_mnz_matches_a_naive_reference(
+            runs in prop::collection::vec(
+                prop::collection::btree_map("[a-f]{1,2}", -5i32..5, 0..8), 2..4)
+        ) {
+            let runs: Vec<Vec<(String, f64)>> = runs
+                .into_iter()
+                .map(|m| m.into_iter().map(|(d, s)| (d, f64::from(s))).collect())
+                .collect();
+            let rows_: Vec<RunRows> = runs
+                .iter()
+                .map(|r| {
+                    let docs: Vec<(&str, f64)> = r.iter().map(|(d, s)| (d.as_str(), *s)).collect();
+                    rows(&[&docs])
+                })
+                .collect();
+            let fused = fuse(&rows_, Norm::None, &Method::CombMnz).unwrap();
+            prop_assert_eq!(query(&fused, 0), naive_mnz(&runs));
+        }
+    }
+}

@@ -1,0 +1,301 @@
+//! Bindings of run fusion (`ragmeter_core::fusion`): runs read from `{doc_id: score}` dicts
+//! aligned by query, fused (or trained on) in the pool with the GIL released.
+
+use numpy::{IntoPyArray, PyArray1};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+use ragmeter_core::fusion::{self, Method, Norm, RunRows, Training};
+
+use crate::borrowed::{exact_number, for_each_item};
+use crate::error::{QueryNamer, invalid_input, type_error};
+use crate::strings::type_name;
+use crate::threads;
+
+/// Query ids for error messages.
+struct QueryIds(Vec<String>);
+
+impl QueryNamer for QueryIds {
+    fn name(&self, query: usize) -> String {
+        self.0
+            .get(query)
+            .map_or_else(|| format!("at position {query}"), |id| format!("'{id}'"))
+    }
+}
+
+fn norm_of(name: Option<&str>) -> PyResult<Norm> {
+    Ok(match name {
+        None => Norm::None,
+        Some("min-max" | "min_max") => Norm::MinMax,
+        Some("min-max-inverted" | "min_max_inverted") => Norm::MinMaxInverted,
+        Some("max") => Norm::Max,
+        Some("sum") => Norm::Sum,
+        Some("zmuv") => Norm::Zmuv,
+        Some("rank") => Norm::Rank,
+        Some("borda") => Norm::Borda,
+        Some(other) => {
+            return Err(invalid_input(format!(
+                "norm: unknown normalisation {other:?}"
+            )));
+        }
+    })
+}
+
+/// The parameters a method may take (the Python declaration table says which each needs).
+#[derive(FromPyObject, Default)]
+pub struct FusionParams {
+    #[pyo3(item)]
+    weights: Option<Vec<f64>>,
+    #[pyo3(item)]
+    k: Option<f64>,
+    #[pyo3(item)]
+    gamma: Option<f64>,
+    #[pyo3(item)]
+    sigma: Option<f64>,
+    #[pyo3(item)]
+    phi: Option<f64>,
+    #[pyo3(item)]
+    w: Option<usize>,
+    #[pyo3(item)]
+    probs: Option<Vec<Vec<f64>>>,
+    #[pyo3(item)]
+    map_scores: Option<Vec<f64>>,
+    #[pyo3(item)]
+    log_odds: Option<Vec<Vec<f64>>>,
+}
+
+fn need<T>(value: Option<T>, method: &str, name: &str) -> PyResult<T> {
+    value.ok_or_else(|| invalid_input(format!("method {method:?} needs the parameter {name}")))
+}
+
+fn method_of(name: &str, p: FusionParams) -> PyResult<Method> {
+    Ok(match name {
+        "sum" => Method::CombSum,
+        "mnz" => Method::CombMnz,
+        "max" => Method::CombMax,
+        "min" => Method::CombMin,
+        "med" => Method::CombMed,
+        "anz" => Method::CombAnz,
+        "gmnz" => Method::CombGmnz {
+            gamma: need(p.gamma, name, "gamma")?,
+        },
+        "wsum" => Method::Wsum {
+            weights: need(p.weights, name, "weights")?,
+        },
+        "wmnz" => Method::Wmnz {
+            weights: need(p.weights, name, "weights")?,
+        },
+        "mixed" => Method::Mixed {
+            weights: need(p.weights, name, "weights")?,
+        },
+        "rrf" => Method::Rrf {
+            k: need(p.k, name, "k")?,
+        },
+        "isr" => Method::Isr,
+        "log_isr" => Method::LogIsr,
+        "logn_isr" => Method::LognIsr {
+            sigma: need(p.sigma, name, "sigma")?,
+        },
+        "bordafuse" => Method::BordaFuse,
+        "w_bordafuse" => Method::WeightedBordaFuse {
+            weights: need(p.weights, name, "weights")?,
+        },
+        "condorcet" => Method::Condorcet,
+        "w_condorcet" => Method::WeightedCondorcet {
+            weights: need(p.weights, name, "weights")?,
+        },
+        "rbc" => Method::Rbc {
+            phi: need(p.phi, name, "phi")?,
+        },
+        "posfuse" => Method::PosFuse {
+            probs: need(p.probs, name, "probs")?,
+        },
+        "probfuse" => Method::ProbFuse {
+            probs: need(p.probs, name, "probs")?,
+        },
+        "segfuse" => Method::SegFuse {
+            probs: need(p.probs, name, "probs")?,
+        },
+        "slidefuse" => Method::SlideFuse {
+            probs: need(p.probs, name, "probs")?,
+            w: need(p.w, name, "w")?,
+        },
+        "mapfuse" => Method::MapFuse {
+            map_scores: need(p.map_scores, name, "map_scores")?,
+        },
+        "bayesfuse" => Method::BayesFuse {
+            log_odds: need(p.log_odds, name, "log_odds")?,
+        },
+        other => {
+            return Err(invalid_input(format!(
+                "method: unknown fusion method {other:?}"
+            )));
+        }
+    })
+}
+
+/// Read `queries` (one entry per aligned query: a `{doc_id: score}` dict, or None for a query
+/// the run lacks) into `RunRows`; `run_name` and `query_ids` name errors.
+fn read_run(
+    queries: &Bound<'_, PyList>,
+    run_name: &str,
+    query_ids: &[String],
+) -> PyResult<RunRows> {
+    let mut rows = RunRows::new();
+    for (q, item) in queries.iter().enumerate() {
+        let query = || query_ids.get(q).cloned().unwrap_or_default();
+        if !item.is_none() {
+            let dict = item.cast::<PyDict>().map_err(|_| {
+                type_error(format!(
+                    "run {run_name}, query '{}': the documents are {}, not a dict of \
+                     {{doc_id: score}}",
+                    query(),
+                    type_name(&item)
+                ))
+            })?;
+            for_each_item(dict, |id, score| {
+                let number = exact_number(&score);
+                if let (Ok(text), Some(score)) = (id.cast_exact::<PyString>(), number)
+                    && let Ok(text) = text.to_str()
+                {
+                    rows.push_doc(text.as_bytes(), score);
+                    return Ok(());
+                }
+                {
+                    {
+                        let (id, score) = (id.to_owned(), score.to_owned());
+                        let id_text = id.cast::<PyString>().map_err(|_| {
+                            type_error(format!(
+                                "run {run_name}, query '{}': document id {} is {}; fusion \
+                                 reads str ids (convert them with str(doc_id))",
+                                query(),
+                                id.repr().map(|r| r.to_string()).unwrap_or_default(),
+                                type_name(&id)
+                            ))
+                        })?;
+                        let id_text = id_text.to_str()?.to_owned();
+                        let value: f64 = score.extract().map_err(|_| {
+                            type_error(format!(
+                                "run {run_name}, query '{}': the score of document '{id_text}' \
+                                 is {}; scores must be numbers",
+                                query(),
+                                type_name(&score)
+                            ))
+                        })?;
+                        rows.push_doc(id_text.as_bytes(), value);
+                        Ok(())
+                    }
+                }
+            })?;
+        }
+        rows.end_query();
+    }
+    Ok(rows)
+}
+
+fn read_runs(
+    runs: &Bound<'_, PyList>,
+    run_names: &[String],
+    query_ids: &[String],
+) -> PyResult<Vec<RunRows>> {
+    runs.iter()
+        .enumerate()
+        .map(|(r, queries)| {
+            let queries = queries
+                .cast_into::<PyList>()
+                .map_err(|_| type_error("runs: each run must be a list of dicts".to_owned()))?;
+            if queries.len() != query_ids.len() {
+                return Err(invalid_input(format!(
+                    "runs: run {r} has {} queries, query_ids {}",
+                    queries.len(),
+                    query_ids.len()
+                )));
+            }
+            let name = run_names.get(r).cloned().unwrap_or_else(|| r.to_string());
+            read_run(&queries, &format!("{name:?}"), query_ids)
+        })
+        .collect()
+}
+
+type FusedOutput<'py> = (
+    Bound<'py, PyArray1<u64>>,
+    Bound<'py, PyList>,
+    Bound<'py, PyArray1<f64>>,
+);
+
+/// Fuse runs aligned by query (`runs[r][q]`: run r's `{doc_id: score}` for `query_ids[q]`,
+/// or None). Returns the fused run as query offsets, doc ids and scores, best first per query.
+#[pyfunction]
+#[pyo3(signature = (runs, query_ids, run_names, *, method, norm, params, n_threads=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn fuse_runs<'py>(
+    py: Python<'py>,
+    runs: &Bound<'py, PyList>,
+    query_ids: Vec<String>,
+    run_names: Vec<String>,
+    method: &str,
+    norm: Option<&str>,
+    params: FusionParams,
+    n_threads: Option<usize>,
+) -> PyResult<FusedOutput<'py>> {
+    let norm = norm_of(norm)?;
+    let method = method_of(method, params)?;
+    let rows = read_runs(runs, &run_names, &query_ids)?;
+    let names = QueryIds(query_ids);
+    let fused = threads::enter_core(py, n_threads, &names, || fusion::fuse(&rows, norm, &method))?;
+    drop(rows);
+    let ids = PyList::empty(py);
+    for i in 0..fused.ends.len() {
+        let text = std::str::from_utf8(fused.id(i))
+            .map_err(|e| invalid_input(format!("internal error: {e}")))?;
+        ids.append(PyString::new(py, text))?;
+    }
+    let offsets: Vec<u64> = fused.offsets.iter().map(|&o| o as u64).collect();
+    Ok((offsets.into_pyarray(py), ids, fused.scores.into_pyarray(py)))
+}
+
+/// Learn a trained method's parameters from `runs` aligned with `relevant` (per query, the
+/// ids of the relevant documents). `training`: "probs", "probfuse", "segfuse", "bayesfuse" or
+/// "map".
+#[pyfunction]
+#[pyo3(signature = (runs, relevant, query_ids, run_names, *, training, norm, n_segments=None, n_threads=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn train_fusion(
+    py: Python<'_>,
+    runs: &Bound<'_, PyList>,
+    relevant: Vec<Vec<String>>,
+    query_ids: Vec<String>,
+    run_names: Vec<String>,
+    training: &str,
+    norm: Option<&str>,
+    n_segments: Option<usize>,
+    n_threads: Option<usize>,
+) -> PyResult<Vec<Vec<f64>>> {
+    let norm = norm_of(norm)?;
+    let training = match training {
+        "probs" => Training::PositionProbs,
+        "probfuse" => Training::ProbFuse {
+            n_segments: need(n_segments, "probfuse", "n_segments")?,
+        },
+        "segfuse" => Training::SegFuse,
+        "bayesfuse" => Training::BayesFuse,
+        "map" => Training::MeanAveragePrecision,
+        other => return Err(invalid_input(format!("training: unknown {other:?}"))),
+    };
+    if relevant.len() != query_ids.len() {
+        return Err(invalid_input(
+            "relevant: one list per query is needed".to_owned(),
+        ));
+    }
+    let rows = read_runs(runs, &run_names, &query_ids)?;
+    let mut rel = RunRows::new();
+    for docs in &relevant {
+        for d in docs {
+            rel.push_doc(d.as_bytes(), 1.0);
+        }
+        rel.end_query();
+    }
+    let names = QueryIds(query_ids);
+    threads::enter_core(py, n_threads, &names, || {
+        fusion::train(&rows, &rel, norm, training)
+    })
+}

@@ -1,0 +1,83 @@
+"""`ragmeter fuse` writes a TREC run trec_eval reads: the fused file evaluated by the trec_eval
+binary (built in the conftest fixture) equals the evaluation of ranx's fused run."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+
+import pytest
+
+ranx = pytest.importorskip("ranx")
+
+from ragmeter.cli import main  # noqa: E402
+from ragmeter.io import write_trec_run  # noqa: E402
+
+
+def _trec_eval(binary, qrels, run):
+    done = subprocess.run(
+        [
+            str(binary),
+            "-q",
+            "-m",
+            "map",
+            "-m",
+            "ndcg_cut.10",
+            "-m",
+            "recip_rank",
+            str(qrels),
+            str(run),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
+@pytest.mark.parametrize(
+    ("method", "norm", "extra", "params"),
+    [
+        ("rrf", None, ["--k", "60"], {"k": 60}),
+        ("wsum", "zmuv", ["--weights", "0.7", "0.3"], {"weights": [0.7, 0.3]}),
+        ("mnz", "min-max", [], {}),
+    ],
+)
+def test_fused_file_evaluates_as_ranx_fused_run(
+    tmp_path, trec_eval, method, norm, extra, params, capsys
+):
+    rng = random.Random(5)
+    docs = [f"D{i}" for i in range(40)]
+    runs = [
+        {f"q{q}": {d: rng.uniform(0, 10) for d in rng.sample(docs, 25)} for q in range(10)}
+        for _ in range(2)
+    ]
+    qrels = {f"q{q}": {d: rng.choice([0, 1, 2]) for d in rng.sample(docs, 12)} for q in range(10)}
+    paths = []
+    for i, r in enumerate(runs):
+        paths.append(tmp_path / f"run{i}.txt")
+        write_trec_run(r, paths[-1])
+    qrels_path = tmp_path / "qrels.txt"
+    qrels_path.write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, judged in qrels.items() for d, g in judged.items())
+    )
+    out = tmp_path / "fused.run"
+    argv = [
+        "fuse",
+        *map(str, paths),
+        "--method",
+        method,
+        "--norm",
+        norm or "none",
+        *extra,
+        "-o",
+        str(out),
+    ]
+    assert main(argv) == 0
+    assert "fused 2 runs over 10 queries" in capsys.readouterr().out
+    theirs = ranx.fuse(
+        [ranx.Run.from_dict(r) for r in runs], norm=norm, method=method, params=params
+    )
+    theirs_path = tmp_path / "ranx.run"
+    write_trec_run({q: dict(theirs[q]) for q in theirs.get_query_ids()}, theirs_path)
+    assert _trec_eval(trec_eval, qrels_path, out) == _trec_eval(trec_eval, qrels_path, theirs_path)
