@@ -3,9 +3,11 @@
 imports changed (``from ranx`` is ``from ragmeter.compat.ranx``, ``import ranx.metrics`` is
 ``import ragmeter.compat.ranx.metrics``).
 
-The tests of fusion and normalisation (fusion/, normalization/) need ranx's fusion of runs,
-which this ragmeter does not have (ragmeter.compat._ranx_fusion is another issue): each is a
-strict xfail expecting the error that names the part. Not ported, because they import ranx's
+The tests of fusion and normalisation (fusion/, normalization/) call ranx's per-method
+functions (``ranx.fusion.wsum``, ``probfuse_train``, ``ranx.normalization.min_max_norm``...),
+which the drop-in does not claim (it has ranx's ``fuse``, ``optimize_fusion`` and ``norm``, with
+every method; tests/test_fusion_ranx.py checks them against ranx itself): each is a strict xfail
+expecting the error that names the part. Not ported, because they import ranx's
 internals at module level (so they cannot even be collected): data_structures/qrels_test.py,
 run_test.py and report_test.py (``ranx.data_structures`` and numba typed lists),
 fusion/bayesfuse_test.py and fusion/condorcet_test.py (private helpers of
@@ -32,6 +34,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 pytest.mark.xfail(
                     strict=True,
                     raises=UnsupportedPartError,
-                    reason="ranx's fusion and normalisation of runs are not in this ragmeter",
+                    reason="ranx's per-method fusion and normalisation functions are not claimed",
                 )
             )

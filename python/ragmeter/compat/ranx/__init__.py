@@ -35,10 +35,9 @@ from ..._optional import import_optional
 from ...exceptions import InputTypeError, InvalidInputError
 from ...io import read_qrels, read_run
 from ...ranking.functions import ranking_metrics
+from .._ranx_fusion import fuse, normalize, optimize_fusion
 from . import fusion, metrics, normalization
 from ._arrays import as_mapping, plain
-
-from .._ranx_fusion import fuse, normalize, optimize_fusion
 
 __all__ = [
     "Qrels",

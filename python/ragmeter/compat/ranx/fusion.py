@@ -20,9 +20,9 @@ def _missing(name: str) -> Any:
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise unsupported(
             "ranx",
-            f"ranx.fusion.{name} (fusion of runs)",
-            "this ragmeter has no fusion module (ragmeter.compat._ranx_fusion); evaluate "
-            "fused runs made by ranx itself",
+            f"ranx.fusion.{name} (ranx's per-method function)",
+            "fuse with ragmeter.compat.ranx.fuse(runs, method=..., params=...) (ranx's fuse), "
+            "which has every method, or optimize_fusion(...)",
         )
 
     refuse.__name__ = name

@@ -40,8 +40,9 @@ def __getattr__(name: str) -> Any:
     def refuse(*args: Any, **kwargs: Any) -> Any:
         raise unsupported(
             "ranx",
-            f"ranx.normalization.{name} (score normalisation of runs)",
-            "this ragmeter has no fusion module (ragmeter.compat._ranx_fusion)",
+            f"ranx.normalization.{name} (ranx's per-normalisation function)",
+            "normalise with ragmeter.compat.ranx.normalize(run, norm=...) (ranx's norm), or "
+            "pass norm= to fuse(...)",
         )
 
     refuse.__name__ = name
