@@ -402,3 +402,34 @@ def test_judge_results_with_repeats_failures_and_identity() -> None:
     rejudged = JudgeResults(baseline.rows, metrics=baseline._metrics, manifest=other)
     with pytest.raises(InvalidInputError, match=r"judged differently \(judge\.threshold"):
         gate(rejudged, baseline, margin=0.1)
+
+
+def test_rows_of_evaluate_with_repeats_are_gated_on_their_repeats() -> None:
+    # JudgeResults of evaluate(repeats=N): one row per (sample, metric), holding its repeats.
+    from ragmeter.judges import RuleJudge, Sample, evaluate
+    from ragmeter.judges.results import JudgeResults, SampleResult
+    from ragmeter.judges.score import Score
+
+    samples = [
+        Sample(f"Who wrote Hamlet {i}?", "Shakespeare wrote Hamlet.", ["Hamlet is by Shakespeare."])
+        for i in range(10)
+    ]
+    judged = evaluate(samples, ["groundedness"], judge=RuleJudge(), progress=False)
+    ids = [row.sample_id for row in judged.rows]
+    scripted = {s: (1.0, 0.0, 1.0) if s == ids[0] else (0.5, 0.5, 0.5) for s in ids}
+    rows = [
+        SampleResult(
+            sample,
+            "groundedness",
+            Score.ok(sum(scores) / 3),
+            "judge",
+            repeats=tuple(Score.ok(v) for v in scores),
+        )
+        for sample, scores in scripted.items()
+    ]
+    results = JudgeResults(rows, metrics=judged._metrics, manifest=judged.manifest)
+    values = gate_values(results)
+    assert values.values["groundedness"][ids[0]] == pytest.approx(2 / 3)
+    assert values.repeats["groundedness"][ids[0]] == (1.0, 0.0, 1.0)
+    check = gate(results, results, margin=0.1).checks[0]
+    assert check.flaky and check.flaky[0][1] == ids[0]

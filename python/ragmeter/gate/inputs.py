@@ -197,6 +197,17 @@ def _from_rows(
             order.append(sample)
         column = by_metric.setdefault(str(metric), {})
         column.setdefault(sample, [])
+        repeated = row.get("repeats")
+        if isinstance(repeated, list) and repeated:
+            # A row of evaluate(repeats=N) holds each repeat's score: those are the repeats (the
+            # row's own value is their mean).
+            for repeat in repeated:
+                number = repeat.get("value") if isinstance(repeat, Mapping) else None
+                if repeat.get("status") == "ok" and isinstance(number, int | float):
+                    column[sample].append(float(number))
+            if not column[sample] and status == "error":
+                failed.setdefault(str(metric), []).append(sample)
+            continue
         if status == "ok" and value is not None:
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise InvalidInputError(
@@ -363,6 +374,9 @@ def gate_values(results: Any, name: str | None = None, *, where: str = "results"
                 "metric": r.metric,
                 "value": r.score.value,
                 "status": r.score.status,
+                "repeats": None
+                if getattr(r, "repeats", None) is None
+                else [{"value": s.value, "status": s.status} for s in r.repeats],
             }
             for r in results.rows  # type: ignore[attr-defined]
         ]
