@@ -535,11 +535,24 @@ def test_per_query_plot_across_runs(tmp_path, campaign):
     path = tmp_path / "per-query.png"
     figure = result.plot("ndcg@10", path=path)
     assert path.stat().st_size > 1000
-    lines = figure.axes[0].get_lines()
-    assert [line.get_label() for line in lines] == list(values)
-    # queries sorted by the baseline's values, descending
-    baseline = lines[0].get_ydata()
-    assert list(baseline) == sorted(baseline, reverse=True)
+    names = list(values)
+    if len(names) <= 2:
+        lines = figure.axes[0].get_lines()
+        assert [line.get_label() for line in lines] == names
+        # queries sorted by the baseline's values, descending
+        baseline = lines[0].get_ydata()
+        assert list(baseline) == sorted(baseline, reverse=True)
+        return
+    # More than two systems: one panel per system of its sorted differences from the baseline.
+    others = [n for n in names if n != "bm25"]
+    assert len(figure.axes) == len(others)
+    base = values["bm25"]["ndcg@10"]
+    for panel, name in zip(figure.axes, others, strict=True):
+        mine = values[name]["ndcg@10"]
+        expected = sorted((mine[q] - base[q] for q in base), reverse=True)
+        heights = [bar.get_height() for bar in panel.patches]
+        assert heights == pytest.approx(expected, abs=1e-12)
+        assert panel.get_title().startswith(f"{name} - bm25: mean")
 
 
 # -- the command ------------------------------------------------------------------------------

@@ -1,15 +1,19 @@
 """Figures of evaluations and comparisons (needs matplotlib: ``pip install 'ragmeter[plot]'``).
 
-* :func:`plot_metrics`: the metric means of one or several systems, as grouped bars;
-* :func:`plot_per_query`: the per-query (per-topic) values of several systems on one metric,
-  queries sorted by a baseline's value (or by the mean over the systems);
+* :func:`plot_metrics`: the metric means of one or several systems, as grouped bars with
+  their confidence intervals;
+* :func:`plot_per_query`: the per-query (per-topic) values of two systems on one metric,
+  queries sorted by a baseline's value (or by the mean over the systems); for more than two
+  systems, small multiples of each system's sorted per-query differences from the baseline
+  (lines of many systems over many queries cannot be read);
 * :func:`plot_query_deltas`: the per-query differences of a comparison, sorted.
 
 Every function reads per-query results of any kind (:func:`~ragmeter.per_query_results`:
 TREC results, ``ranking_metrics(average=None)``, evaluations, the judges' results). Figures
 are built with :class:`matplotlib.figure.Figure` directly, not pyplot, so they need no display
 and leave pyplot's global state alone. Pass ``path`` to save the figure (the format comes from
-the suffix: ``.png``, ``.svg``, ``.pdf``, ...) or ``ax`` to draw into your own axes.
+the suffix: ``.png``, ``.svg``, ``.pdf``, ...) or ``ax`` to draw into your own axes. A system
+has the same colour in every figure and in the HTML report (:mod:`ragmeter._colours`).
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from ._colours import system_colour
+from ._distributions import student_t_quantile
 from ._files import atomic_write_bytes
 from ._optional import import_optional
 from .exceptions import InvalidInputError
@@ -76,6 +82,18 @@ def _named(systems: Any) -> dict[str, PerQueryResults]:
         return named
     single = per_query_results(systems)
     return {single.name or "system": single}
+
+
+def _half_interval(values: np.ndarray, level: float) -> float:
+    """Half the width of the Student t interval of the mean of the defined ``values`` (NaN with
+    fewer than two)."""
+    if not 0.0 < level < 1.0:
+        raise InvalidInputError(f"confidence_level: must be in (0, 1), got {level!r}")
+    v = values[~np.isnan(values)]
+    if v.size < 2:
+        return math.nan
+    t = student_t_quantile(0.5 + level / 2.0, v.size - 1)
+    return float(t * np.std(v, ddof=1) / math.sqrt(v.size))
 
 
 def plot_query_deltas(
@@ -142,12 +160,15 @@ def plot_metrics(
     evaluations: Any,
     *,
     metrics: Sequence[str] | None = None,
+    confidence_level: float | None = 0.95,
     ax: Any = None,
     path: str | os.PathLike[str] | None = None,
 ) -> Any:
     """Bar chart of the metric means of one system, or grouped bars for several (one colour per
-    system). Bars are labelled with their value; the legend says over how many queries each
-    system was evaluated.
+    system), each with its confidence interval as an error bar: the Student t interval of the
+    mean over the queries with a value, ``mean ± t(1 - (1 - level) / 2, n - 1) s / sqrt(n)``.
+    Bars are labelled with their value; the legend says over how many queries each system was
+    evaluated.
 
     Parameters
     ----------
@@ -156,6 +177,8 @@ def plot_metrics(
         ones or ``{name: results}``.
     metrics
         The metrics (default: the first system's).
+    confidence_level
+        The level of the error bars (default 0.95); None draws none.
     ax
         Matplotlib axes to draw into (default: a new figure).
     path
@@ -187,15 +210,25 @@ def plot_metrics(
         if missing:
             raise InvalidInputError(f"metrics: {missing} were not evaluated for {label!r}")
         values = [float(means[m]) for m in names]
+        errors = None
+        if confidence_level is not None:
+            halves = [_half_interval(results.array(m), confidence_level) for m in names]
+            errors = np.array([halves, halves])
         bars = axes.bar(
             positions + (i - (len(named) - 1) / 2) * width,
             values,
             width=width,
+            yerr=errors,
+            capsize=2,
+            ecolor="#333333",
+            color=system_colour(i),
             label=f"{label} ({results.n_queries} queries)",
         )
-        axes.bar_label(bars, labels=[f"{v:.3f}" for v in values], fontsize=7, padding=1)
+        # Inside the bars: above them the error bars would cross the labels.
+        axes.bar_label(bars, labels=[f"{v:.3f}" for v in values], fontsize=7, label_type="center")
     axes.set_xticks(positions, names)
-    axes.set_ylabel("mean over queries")
+    level = "" if confidence_level is None else f" ({confidence_level:.0%} t intervals)"
+    axes.set_ylabel(f"mean over queries{level}")
     top = max([1.0, *(float(v) for r in named.values() for v in r.means().values() if v == v)])
     axes.set_ylim(0.0, 1.1 * top)
     axes.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=min(len(named), 4), fontsize=8)
@@ -211,10 +244,16 @@ def plot_per_query(
     ax: Any = None,
     path: str | os.PathLike[str] | None = None,
 ) -> Any:
-    """The per-query (per-topic) values of several systems on one metric: one line of markers
-    per system, queries on the x axis sorted by the values of ``sort_by`` (default: the mean
-    over the systems), descending. Only the queries every system holds are drawn; undefined
-    values (NaN) leave gaps.
+    """The per-query (per-topic) values of systems on one metric.
+
+    Two systems (or one): one line of markers per system, queries on the x axis sorted by the
+    values of ``sort_by`` (default: the mean over the systems), descending. More than two: small
+    multiples, one panel per system of its per-query differences from the baseline
+    (``sort_by``, default the first system), sorted from best to worst, with the mean
+    difference and wins/ties/losses in the panel's title: lines of many systems over many
+    queries are an unreadable tangle, differences from one baseline are not. Only the queries
+    every system holds are drawn; undefined values (NaN) leave gaps (and are left out of a
+    panel's differences).
 
     Parameters
     ----------
@@ -223,9 +262,11 @@ def plot_per_query(
     metric
         The metric.
     sort_by
-        A system's name whose values order the queries.
+        A system's name whose values order the queries (with more than two systems: the
+        baseline of the differences).
     ax
-        Matplotlib axes to draw into (default: a new figure).
+        Matplotlib axes to draw into (default: a new figure; two systems at most: more draw
+        one panel per system, in a figure of their own).
     path
         Where to save the figure.
 
@@ -255,6 +296,15 @@ def plot_per_query(
     if not ids:
         raise InvalidInputError("systems: no query is held by every system")
     matrix = np.array([r.select(ids, [metric]).array(metric) for r in named.values()])
+    if len(named) > 2:
+        if ax is not None:
+            raise InvalidInputError(
+                f"ax: {len(named)} systems are drawn as one panel per system, in a figure of "
+                "their own; leave ax out (or plot two systems into your axes)"
+            )
+        figure = _differences(list(named), matrix, metric, sort_by or next(iter(named)))
+        _save(figure, path)
+        return figure
     if sort_by is None:
         defined = ~np.isnan(matrix)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -264,8 +314,16 @@ def plot_per_query(
     order = np.argsort(np.where(np.isnan(key), -np.inf, key), kind="stable")[::-1]
     figure, axes = _axes(ax, (max(6.0, min(14.0, 2.0 + len(ids) * 0.06)), 3.8))
     x = np.arange(len(ids))
-    for name, row in zip(named, matrix, strict=True):
-        axes.plot(x, row[order], marker="o", markersize=2.5, linewidth=0.8, label=name)
+    for i, (name, row) in enumerate(zip(named, matrix, strict=True)):
+        axes.plot(
+            x,
+            row[order],
+            marker="o",
+            markersize=2.5,
+            linewidth=0.8,
+            label=name,
+            color=system_colour(i),
+        )
     what = f"sorted by {sort_by}" if sort_by else "sorted by the mean over systems"
     axes.set_xlabel(f"queries, {what} ({len(ids)})")
     axes.set_ylabel(metric)
@@ -277,4 +335,30 @@ def plot_per_query(
         axes.set_xticks(x, [str(ids[i]) for i in order], rotation=90, fontsize=6)
     axes.legend(loc="upper right", fontsize=8, ncols=max(1, len(named) // 8))
     _save(figure, path)
+    return figure
+
+
+def _differences(names: list[str], matrix: np.ndarray, metric: str, baseline: str) -> Any:
+    """Small multiples: each system's sorted per-query differences from ``baseline``."""
+    figure_module = import_optional("matplotlib.figure", extra="plot", purpose="Plotting")
+    base = names.index(baseline)
+    others = [i for i in range(len(names)) if i != base]
+    figure = figure_module.Figure(figsize=(7.0, 1.9 * len(others) + 0.6), layout="constrained")
+    panels = figure.subplots(len(others), 1, sharex=False, sharey=True, squeeze=False)[:, 0]
+    for axes, i in zip(panels, others, strict=True):
+        deltas = matrix[i] - matrix[base]
+        deltas = np.sort(deltas[~np.isnan(deltas)])[::-1]
+        axes.bar(np.arange(deltas.size), deltas, width=1.0, color=system_colour(i))
+        axes.axhline(0.0, color="black", linewidth=0.8)
+        wins, losses = int((deltas > 0).sum()), int((deltas < 0).sum())
+        mean = float(deltas.mean()) if deltas.size else math.nan
+        axes.set_title(
+            f"{names[i]} - {baseline}: mean {mean:+.4f}, W/T/L {wins}/"
+            f"{deltas.size - wins - losses}/{losses} ({deltas.size} queries)",
+            fontsize=8,
+        )
+        axes.set_xlim(-0.5, max(deltas.size, 1) - 0.5)
+        axes.set_xticks([])
+        axes.set_ylabel(metric, fontsize=8)
+    panels[-1].set_xlabel("queries, sorted by difference from the baseline")
     return figure

@@ -18,12 +18,14 @@ from __future__ import annotations
 import argparse
 import copy
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
 from ..exceptions import InvalidInputError
 from ..per_query import PerQueryResults, per_query_results
+from ..plots import plot_metrics, plot_per_query
 from ..ranking.names import Measure, parse_measures
 from ..stats.comparison import UnpairedQueriesError, compare_many
 from ..stats.multiple import CORRECTIONS
@@ -191,6 +193,27 @@ def add_parser(sub: Any) -> None:
         default=None,
         help="also write the full report to this file (.json, .jsonl, .yaml or .toml)",
     )
+    parser.add_argument(
+        "--plot",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="also write figures to DIR (needs ragmeter[plot]): means.png (each run's means with "
+        "95%% t intervals) and METRIC-per-query.png per measure (two runs: their per-query "
+        "values; more: each run's sorted per-query differences from the baseline)",
+    )
+
+
+def _write_figures(result: Any, folder: Path) -> None:
+    """``--plot DIR``: the means with their intervals, and each measure's per-query figure."""
+    folder.mkdir(parents=True, exist_ok=True)
+    systems = result.per_system()
+    plot_metrics(systems, path=folder / "means.png")
+    baseline = result.baseline or next(iter(systems))
+    for metric in result.metric_names:
+        name = re.sub(r"[^A-Za-z0-9_.-]", "_", metric)
+        plot_per_query(systems, metric, sort_by=baseline, path=folder / f"{name}-per-query.png")
+    print(f"ragmeter: wrote {1 + len(result.metric_names)} figures to {folder}", file=sys.stderr)
 
 
 def _comparable(measures: list[Measure]) -> list[Measure]:
@@ -362,6 +385,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     if args.output is not None:
         path = result.write(args.output)
         print(f"ragmeter: wrote {path}", file=sys.stderr)
+    if args.plot is not None:
+        _write_figures(result, args.plot)
     if args.format == "table":
         out.write(result.to_table() + "\n")
         if args.details:

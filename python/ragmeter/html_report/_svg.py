@@ -17,27 +17,16 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._colours import SYSTEM_COLOURS, system_colour
+
 __all__ = ["COLOURS", "colour", "deltas_chart", "distribution_chart", "means_chart"]
 
-#: matplotlib's default colour cycle (tab10).
-COLOURS = (
-    "#1f77b4",
-    "#ff7f0e",
-    "#2ca02c",
-    "#d62728",
-    "#9467bd",
-    "#8c564b",
-    "#e377c2",
-    "#7f7f7f",
-    "#bcbd22",
-    "#17becf",
-)
+COLOURS = SYSTEM_COLOURS
 _WIDTH = 640
 _LABEL = 170
 
 
-def colour(index: int) -> str:
-    return COLOURS[index % len(COLOURS)]
+colour = system_colour
 
 
 def _f(x: float) -> str:
