@@ -92,14 +92,13 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "qrels",
         type=Path,
-        help="qrels file: query_id iteration doc_id grade, or a .json {query_id: {doc_id: grade}}",
+        help="qrels file, in any format `ragmeter evaluate` reads (its --help lists them)",
     )
     parser.add_argument(
         "runs",
         type=Path,
         nargs="+",
-        help="two or more run files: query_id Q0 doc_id rank score tag, or .json "
-        "{query_id: {doc_id: score}}",
+        help="two or more run files, in any format `ragmeter evaluate` reads",
     )
     for action in _evaluate_options():
         if action.dest == "metrics":

@@ -33,6 +33,7 @@ from .._progress import progress_hook
 from ..datasets import dataset_qrels, is_dataset_id
 from ..exceptions import InvalidInputError, RagmeterError, UndefinedMetricWarning
 from ..io import evaluate, means_and_per_query
+from ..io._formats import formats_read
 from ..io._results import result_rows, write_csv, write_jsonl, write_parquet
 from ..io.trec import read_trec_run
 from ..ranking.declarations import FAMILIES
@@ -60,12 +61,11 @@ def add_parser(sub: Any) -> None:
     ev = sub.add_parser(
         "evaluate",
         help="evaluate TREC run files against a qrels file (trec_eval semantics)",
-        description="Evaluate run files against a qrels file: TREC files (also compressed: "
-        ".gz, .bz2, .xz, .zst), JSON objects (as pytrec_eval and ranx store them), or tables "
-        "in long format (Parquet files or directories, Arrow IPC/Feather, CSV and TSV with a "
-        "header: columns query_id, doc_id and relevance or score/rank). The format is "
-        "recognised by name and content. Judged topics are evaluated; run topics without "
-        "judgments are ignored and counted.",
+        # The formats come from the table of formats (ragmeter.io), not from a list here.
+        description=f"Evaluate run files against a qrels file, in any format ragmeter reads: "
+        f"{formats_read()}. Tables are in long format: columns query_id, doc_id and relevance "
+        "or score/rank. The format is recognised by name and content. Judged topics are "
+        "evaluated; run topics without judgments are ignored and counted.",
     )
     ev.add_argument(
         "qrels",
