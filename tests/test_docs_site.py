@@ -30,6 +30,7 @@ PUBLIC_MODULES = (
     "ragmeter.demo",
     "ragmeter.distributed",
     "ragmeter.exceptions",
+    "ragmeter.fusion",
     "ragmeter.harness",
     "ragmeter.html_report",
     "ragmeter.io",

@@ -47,6 +47,7 @@ class FusedRun:
         self._dict: dict[str, dict[str, float]] | None = None
 
     def to_dict(self) -> dict[str, dict[str, float]]:
+        """The run as ``{query_id: {doc_id: score}}``, best first per query (built once)."""
         if self._dict is None:
             scores = self._scores.tolist()
             out: dict[str, dict[str, float]] = {}
@@ -63,6 +64,7 @@ class FusedRun:
         return len(self._query_ids)
 
     def keys(self) -> list[str]:
+        """The query ids, in the run's order."""
         return list(self._query_ids)
 
     def write_trec(self, path: str | os.PathLike[str]) -> None:
