@@ -7,6 +7,9 @@
 - the prompts, fields and docstring of each built-in judge metric, appended to its hand-written
   page ``judges/<name>.md``, and the table of ``judges/index.md``;
 - the usage and ``--help`` of every subcommand, appended to ``command.md``;
+- ``fusion-methods.md``, every fusion method and normalisation from their one declaration in
+  ``ragmeter.fusion.declarations`` (name, family, parameters and defaults, what it learns,
+  formula, citation);
 - ``changelog.md`` from the repository's ``CHANGELOG.md``.
 """
 
@@ -24,6 +27,7 @@ from pathlib import Path
 import mkdocs_gen_files
 
 from ragmeter.cli import COMMANDS, _parser, usage
+from ragmeter.fusion import METHODS, NORMALIZATIONS, FusionMethod
 from ragmeter.judges.metrics import BUILTIN_METRICS
 from ragmeter.ranking import FAMILIES, MeasureFamily
 
@@ -278,6 +282,61 @@ def command_help() -> str:
         lines += ["", f"## `ragmeter {name}`", "", "```text", buffer.getvalue().rstrip(), "```"]
     return "\n".join(lines) + "\n"
 
+
+def _fusion_parameters(method: FusionMethod) -> str:
+    defaults = dict(method.defaults)
+    shown = [
+        f"`{name}` (default {_number(defaults[name])})" if name in defaults else f"`{name}`"
+        for name in method.parameters
+    ]
+    return ", ".join(shown) or "none"
+
+
+def fusion_methods_page() -> str:
+    """Every fusion method and normalisation, from ``ragmeter.fusion.declarations``."""
+    lines = [
+        "# Fusion methods",
+        "",
+        "The methods of `ragmeter.fuse`, `ragmeter fuse`, `ragmeter.fusion.FusionEstimator` and "
+        "`ragmeter.compat.ranx.fuse` (ranx 0.3's names and semantics). This page is generated "
+        "from the one declaration of each method. In the formulas, `s_r(d)` is the normalised "
+        "score of document `d` in run `r`, `p_r(d)` its position (from 1), `R_d` the runs that "
+        "retrieved `d`. A trained method learns its parameter from training judgments (`qrels=` "
+        "of `fuse`, `y` of `FusionEstimator.fit`): never from the queries it is evaluated on. "
+        "See the [fusion guide](guides/fusion.md).",
+        "",
+        "| Method | Name | Family | Parameters | Learns from judgments |",
+        "|---|---|---|---|---|",
+    ]
+    for method in METHODS.values():
+        learnt = f"`{method.trained_parameter}`" if method.trained_parameter else "nothing"
+        lines.append(
+            f"| [{_cell(method.title)}](#{method.name}) | `{method.name}` | {method.family} "
+            f"| {_cell(_fusion_parameters(method))} | {learnt} |"
+        )
+    for method in METHODS.values():
+        lines += [
+            "",
+            f"## {method.title} {{#{method.name}}}",
+            "",
+            f"- Name: `{method.name}` (`fuse(runs, method={method.name!r})`)",
+            f"- Family: {method.family}",
+            f"- Parameters: {_fusion_parameters(method)}",
+        ]
+        if method.training is not None:
+            lines.append(
+                f"- Learns `{method.trained_parameter}` from training judgments "
+                f"(training: `{method.training}`)"
+            )
+        lines += [f"- Formula: `{method.formula}`", f"- Citation: {method.citation}"]
+    lines += ["", "## Normalisations", "", "| Name | Formula |", "|---|---|"]
+    for norm in NORMALIZATIONS.values():
+        lines.append(f"| `{norm.name}` | `{_cell(norm.formula)}` |")
+    return "\n".join(lines) + "\n"
+
+
+with mkdocs_gen_files.open("fusion-methods.md", "w") as page:
+    page.write(fusion_methods_page())
 
 for family in FAMILIES:
     with mkdocs_gen_files.open(f"measures/{family.name}.md", "w") as page:

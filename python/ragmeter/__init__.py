@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         UndefinedMetricWarning,
     )
     from .fusion import FusedRun, fuse
+    from .fusion import FusionEstimator as FusionEstimator
     from .harness import evaluate_retrieval
     from .html_report import report
     from .io.trec import evaluate_trec, read_trec_qrels, read_trec_run, write_trec_run
@@ -281,6 +282,7 @@ _LAZY_NAMES: dict[str, str] = {
     # Not in __all__: its module imports an optional dependency (scikit-learn), so that
     # `from ragmeter import *` works without it.
     "RetrievalEstimator": ".retrieval",
+    "FusionEstimator": ".fusion",
 }
 
 
