@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import math
 import re
 import string
@@ -263,7 +264,18 @@ class RubricMetric(Metric):
                 result = await result
             score = to_score(result, f"score_fn of {self.name!r}")
         else:
-            score = to_score(float(parsed["value"]), self.name)
+            value = parsed["value"]
+            # JSON true/false or a string is not a grade: bool is an int in Python, so a schema
+            # without a "type" would otherwise let `true` through as the score 1.0.
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                return Score.error(
+                    "judge_output_invalid",
+                    f"{self.name}: the judge answered value={json.dumps(value)[:80]}, not a "
+                    f"number; a rubric without score_fn needs a numeric value "
+                    f"(allowed_values={self.allowed_values})",
+                    evidence={"answer": parsed},
+                )
+            score = to_score(float(value), self.name)
         if score.status == "ok" and isinstance(reason, str) and not score.reasons:
             return Score.ok(
                 score.value if score.value is not None else 0.0,
