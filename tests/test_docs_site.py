@@ -185,10 +185,12 @@ def test_every_link_of_the_front_page_and_the_docs_is_a_file_of_the_repository()
 
 
 def _generated_page(path: Path) -> bool:
-    """A page docs/_gen/pages.py writes when the site is built (a measure family's page)."""
+    """A page docs/_gen/pages.py writes when the site is built (a measure family's page, the
+    fusion methods)."""
     docs = (ROOT / "docs").resolve()
     relative = path.relative_to(docs).as_posix() if docs in path.parents else ""
     names = {f"measures/{family.name}.md" for family in FAMILIES} | {"changelog.md"}
+    names.add("fusion-methods.md")  # every fusion method, from their declarations
     return relative in names
 
 
