@@ -270,6 +270,32 @@ def fuse_runs(
     params: dict[str, Any],
     n_threads: int | None = None,
 ) -> tuple[npt.NDArray[np.uint64], list[str], npt.NDArray[np.float64]]: ...
+@final
+class FusionRuns:
+    def __len__(self) -> int: ...
+
+def prepare_fusion_runs(
+    runs: list[list[dict[str, float] | None]],
+    query_ids: list[str],
+    run_names: list[str],
+) -> FusionRuns: ...
+
+@final
+class FusedRows:
+    def __len__(self) -> int: ...
+    def offsets(self) -> npt.NDArray[np.uint64]: ...
+    def doc_ids(self) -> list[str]: ...
+    def scores(self) -> npt.NDArray[np.float64]: ...
+    def to_dict(self, query_ids: list[str]) -> dict[str, dict[str, float]]: ...
+
+def fuse_prepared(
+    prepared: FusionRuns,
+    *,
+    method: str,
+    norm: str | None,
+    params: dict[str, Any],
+    n_threads: int | None = None,
+) -> FusedRows: ...
 def train_fusion(
     runs: list[list[dict[str, float] | None]],
     relevant: list[list[str]],

@@ -216,6 +216,121 @@ fn read_runs(
         .collect()
 }
 
+/// Runs read once into the core's representation, aligned by query, for many fusions (ranx's
+/// `Run` objects are built once too): `fuse_prepared` and `train_prepared` reuse it.
+#[pyclass(frozen, module = "ragmeter._core")]
+pub struct FusionRuns {
+    rows: Vec<RunRows>,
+    query_ids: Vec<String>,
+}
+
+#[pymethods]
+impl FusionRuns {
+    /// The number of aligned queries.
+    fn __len__(&self) -> usize {
+        self.query_ids.len()
+    }
+}
+
+/// Read runs aligned by query (`runs[r][q]`: run r's `{doc_id: score}` for `query_ids[q]`, or
+/// None) once into a `FusionRuns`.
+#[pyfunction]
+#[pyo3(signature = (runs, query_ids, run_names))]
+pub fn prepare_fusion_runs(
+    runs: &Bound<'_, PyList>,
+    query_ids: Vec<String>,
+    run_names: Vec<String>,
+) -> PyResult<FusionRuns> {
+    let rows = read_runs(runs, &run_names, &query_ids)?;
+    Ok(FusionRuns { rows, query_ids })
+}
+
+/// A fused run kept in the core: query offsets, ids and scores, best first per query. Python
+/// objects are built only for what is asked (`doc_ids`, `to_dict`).
+#[pyclass(frozen, module = "ragmeter._core")]
+pub struct FusedRows {
+    rows: RunRows,
+}
+
+impl FusedRows {
+    fn text(&self, i: usize) -> PyResult<&str> {
+        std::str::from_utf8(self.rows.id(i))
+            .map_err(|e| invalid_input(format!("internal error: {e}")))
+    }
+}
+
+#[pymethods]
+impl FusedRows {
+    /// The number of queries.
+    fn __len__(&self) -> usize {
+        self.rows.n_queries()
+    }
+
+    /// `offsets[q]..offsets[q + 1]` are the documents of query `q`.
+    fn offsets<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
+        let offsets: Vec<u64> = self.rows.offsets.iter().map(|&o| o as u64).collect();
+        offsets.into_pyarray(py)
+    }
+
+    /// Every document id, query after query.
+    fn doc_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let ids = PyList::empty(py);
+        for i in 0..self.rows.ends.len() {
+            ids.append(PyString::new(py, self.text(i)?))?;
+        }
+        Ok(ids)
+    }
+
+    /// Every score, aligned with `doc_ids`.
+    fn scores<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        self.rows.scores.clone().into_pyarray(py)
+    }
+
+    /// `{query_id: {doc_id: score}}` (insertion order: best first), `query_ids` naming the
+    /// queries in order.
+    fn to_dict<'py>(
+        &self,
+        py: Python<'py>,
+        query_ids: Vec<String>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        if query_ids.len() != self.rows.n_queries() {
+            return Err(invalid_input(format!(
+                "query_ids: {} ids for {} fused queries",
+                query_ids.len(),
+                self.rows.n_queries()
+            )));
+        }
+        let out = PyDict::new(py);
+        for (q, query_id) in query_ids.iter().enumerate() {
+            let docs = PyDict::new(py);
+            for i in self.rows.offsets[q]..self.rows.offsets[q + 1] {
+                docs.set_item(PyString::new(py, self.text(i)?), self.rows.scores[i])?;
+            }
+            out.set_item(query_id, docs)?;
+        }
+        Ok(out)
+    }
+}
+
+/// Fuse prepared runs with `method` after normalising each run with `norm`.
+#[pyfunction]
+#[pyo3(signature = (prepared, *, method, norm, params, n_threads=None))]
+pub fn fuse_prepared(
+    py: Python<'_>,
+    prepared: &FusionRuns,
+    method: &str,
+    norm: Option<&str>,
+    params: FusionParams,
+    n_threads: Option<usize>,
+) -> PyResult<FusedRows> {
+    let norm = norm_of(norm)?;
+    let method = method_of(method, params)?;
+    let names = QueryIds(prepared.query_ids.clone());
+    let rows = &prepared.rows;
+    let fused = threads::enter_core(py, n_threads, &names, || fusion::fuse(rows, norm, &method))?;
+    Ok(FusedRows { rows: fused })
+}
+
 type FusedOutput<'py> = (
     Bound<'py, PyArray1<u64>>,
     Bound<'py, PyList>,
@@ -223,7 +338,8 @@ type FusedOutput<'py> = (
 );
 
 /// Fuse runs aligned by query (`runs[r][q]`: run r's `{doc_id: score}` for `query_ids[q]`,
-/// or None). Returns the fused run as query offsets, doc ids and scores, best first per query.
+/// or None) in one call: `prepare_fusion_runs` then `fuse_prepared`. Returns the fused run as
+/// query offsets, doc ids and scores, best first per query.
 #[pyfunction]
 #[pyo3(signature = (runs, query_ids, run_names, *, method, norm, params, n_threads=None))]
 #[allow(clippy::too_many_arguments)]
@@ -237,20 +353,10 @@ pub fn fuse_runs<'py>(
     params: FusionParams,
     n_threads: Option<usize>,
 ) -> PyResult<FusedOutput<'py>> {
-    let norm = norm_of(norm)?;
-    let method = method_of(method, params)?;
-    let rows = read_runs(runs, &run_names, &query_ids)?;
-    let names = QueryIds(query_ids);
-    let fused = threads::enter_core(py, n_threads, &names, || fusion::fuse(&rows, norm, &method))?;
-    drop(rows);
-    let ids = PyList::empty(py);
-    for i in 0..fused.ends.len() {
-        let text = std::str::from_utf8(fused.id(i))
-            .map_err(|e| invalid_input(format!("internal error: {e}")))?;
-        ids.append(PyString::new(py, text))?;
-    }
-    let offsets: Vec<u64> = fused.offsets.iter().map(|&o| o as u64).collect();
-    Ok((offsets.into_pyarray(py), ids, fused.scores.into_pyarray(py)))
+    let prepared = prepare_fusion_runs(runs, query_ids, run_names)?;
+    let fused = fuse_prepared(py, &prepared, method, norm, params, n_threads)?;
+    drop(prepared);
+    Ok((fused.offsets(py), fused.doc_ids(py)?, fused.scores(py)))
 }
 
 /// Learn a trained method's parameters from `runs` aligned with `relevant` (per query, the

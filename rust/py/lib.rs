@@ -83,5 +83,7 @@ mod _core {
     use crate::bm25::{bm25_idf, bm25_postings, bm25_top_k};
 
     #[pymodule_export]
-    use crate::fusion::{fuse_runs, train_fusion};
+    use crate::fusion::{
+        FusedRows, FusionRuns, fuse_prepared, fuse_runs, prepare_fusion_runs, train_fusion,
+    };
 }

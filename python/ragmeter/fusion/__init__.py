@@ -4,7 +4,7 @@
 import importlib
 from typing import Any
 
-from ._fuse import FusedRun, fuse, train_fusion
+from ._fuse import FusedRun, PreparedRuns, fuse, prepare_runs, train_fusion
 from ._optimize import FusionSearch, fusion_grid, optimize_fusion
 from .declarations import METHODS, NORMALIZATIONS, FusionMethod, Normalization
 
@@ -18,9 +18,11 @@ __all__ = [
     "FusionMethod",
     "FusionSearch",
     "Normalization",
+    "PreparedRuns",
     "fuse",
     "fusion_grid",
     "optimize_fusion",
+    "prepare_runs",
     "train_fusion",
 ]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from .. import _core
@@ -13,7 +13,7 @@ from ..io import read_qrels, read_run
 from ..io.trec import write_trec_run
 from .declarations import METHODS, NORMALIZATIONS
 
-__all__ = ["FusedRun", "fuse", "train_fusion"]
+__all__ = ["FusedRun", "PreparedRuns", "fuse", "prepare_runs", "train_fusion"]
 
 _MISSING_POLICIES = ("raise", "empty", "intersect")
 #: Every parameter the core reads (None where the method takes none).
@@ -23,15 +23,16 @@ _NATIVE_PARAMS = ("weights", "k", "gamma", "sigma", "phi", "w", "probs", "map_sc
 class FusedRun:
     """A fused run: ``{query_id: {doc_id: score}}`` best first per query, with its ``name``,
     the ``method``, ``norm`` and parameters that made it. ``to_dict()``,
-    ``write_trec(path)`` and ``to_arrow()`` give it in ragmeter's other run forms."""
+    ``write_trec(path)`` and ``to_arrow()`` give it in ragmeter's other run forms.
+
+    The fused documents stay in the Rust core until a form is asked for: fusing is not
+    charged for building Python dicts nobody reads (``to_dict()`` builds them once)."""
 
     def __init__(
         self,
         name: str,
         query_ids: list[str],
-        offsets: Any,
-        doc_ids: list[str],
-        scores: Any,
+        fused: _core.FusedRows,
         method: str,
         norm: str | None,
         params: dict[str, Any],
@@ -41,20 +42,13 @@ class FusedRun:
         self.norm = norm
         self.params = params
         self._query_ids = query_ids
-        self._offsets = offsets
-        self._doc_ids = doc_ids
-        self._scores = scores
+        self._fused = fused
         self._dict: dict[str, dict[str, float]] | None = None
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """The run as ``{query_id: {doc_id: score}}``, best first per query (built once)."""
         if self._dict is None:
-            scores = self._scores.tolist()
-            out: dict[str, dict[str, float]] = {}
-            for q, query_id in enumerate(self._query_ids):
-                start, end = int(self._offsets[q]), int(self._offsets[q + 1])
-                out[query_id] = dict(zip(self._doc_ids[start:end], scores[start:end], strict=True))
-            self._dict = out
+            self._dict = self._fused.to_dict(self._query_ids)
         return self._dict
 
     def __getitem__(self, query_id: str) -> dict[str, float]:
@@ -62,6 +56,12 @@ class FusedRun:
 
     def __len__(self) -> int:
         return len(self._query_ids)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._query_ids)
+
+    def __contains__(self, query_id: object) -> bool:
+        return query_id in self.to_dict()
 
     def keys(self) -> list[str]:
         """The query ids, in the run's order."""
@@ -78,14 +78,15 @@ class FusedRun:
         pa = import_optional("pyarrow", extra="arrow", purpose="FusedRun.to_arrow")
         import numpy as np
 
-        counts = np.diff(self._offsets.astype(np.int64))
+        offsets: Any = self._fused.offsets().astype(np.int64)
+        counts = np.diff(offsets)
         queries = np.repeat(np.array(self._query_ids, dtype=object), counts)
         ranks: Any = np.concatenate([np.arange(1, c + 1) for c in counts]) if len(counts) else []
         return pa.table(
             {
                 "query_id": pa.array(queries, pa.string()),
-                "doc_id": pa.array(self._doc_ids, pa.string()),
-                "score": pa.array(self._scores, pa.float64()),
+                "doc_id": pa.array(self._fused.doc_ids(), pa.string()),
+                "score": pa.array(self._fused.scores(), pa.float64()),
                 "rank": pa.array(ranks, pa.int64()),
             }
         )
@@ -95,6 +96,53 @@ class FusedRun:
             f"FusedRun({self.name!r}, {len(self)} queries, method={self.method!r}, "
             f"norm={self.norm!r})"
         )
+
+
+class PreparedRuns:
+    """Runs read once, aligned by query, for many :func:`fuse` calls (a weight search, every
+    method on the same runs): pass it to ``fuse`` or ``train_fusion`` in place of the list.
+    Made by :func:`prepare_runs`; ``names`` and ``missing`` are fixed when it is made.
+
+    >>> a = {"q1": {"d1": 3.0, "d2": 2.0}}
+    >>> b = {"q1": {"d2": 9.0, "d3": 1.0}}
+    >>> prepared = prepare_runs([a, b], names=["bm25", "dense"])
+    >>> prepared
+    PreparedRuns(['bm25', 'dense'], 1 queries, missing='raise')
+    >>> list(fuse(prepared, method="rrf", norm=None, k=60)["q1"])
+    ['d2', 'd1', 'd3']
+    """
+
+    def __init__(
+        self,
+        read: list[Mapping[Any, Any]],
+        names: list[str],
+        missing: str,
+        queries: list[str],
+        native: _core.FusionRuns,
+    ) -> None:
+        self.names = names
+        self.missing = missing
+        self.query_ids = queries
+        self._read = read
+        self._native = native
+
+    def __len__(self) -> int:
+        return len(self.query_ids)
+
+    def __repr__(self) -> str:
+        return f"PreparedRuns({self.names!r}, {len(self)} queries, missing={self.missing!r})"
+
+
+def prepare_runs(
+    runs: Sequence[Any], *, names: Sequence[str] | None = None, missing: str = "raise"
+) -> PreparedRuns:
+    """Read ``runs`` (as :func:`fuse` reads them) once into the core, aligned by query with the
+    ``missing`` policy, so that many fusions of the same runs do not read them again."""
+    read = _read_runs(runs)
+    run_names = _run_names(runs, names)
+    queries, aligned = _align(read, run_names, missing)
+    native = _core.prepare_fusion_runs(aligned, queries, run_names)
+    return PreparedRuns(read, run_names, missing, queries, native)
 
 
 def _run_names(runs: Sequence[Any], names: Sequence[str] | None) -> list[str]:
@@ -185,9 +233,17 @@ def _relevant(qrels: Mapping[Any, Any], queries: list[str]) -> list[list[str]]:
     ]
 
 
+def _check_same_names(prepared: PreparedRuns, names: Sequence[str] | None) -> None:
+    if names is not None and [str(n) for n in names] != prepared.names:
+        raise InvalidInputError(
+            f"names: {list(names)!r} differ from the names the runs were prepared with "
+            f"({prepared.names!r}); give names to prepare_runs, not here"
+        )
+
+
 def train_fusion(
     qrels: Any,
-    runs: Sequence[Any],
+    runs: Sequence[Any] | PreparedRuns,
     method: str,
     *,
     norm: str | None = "min-max",
@@ -205,8 +261,12 @@ def train_fusion(
         raise InvalidInputError(f"method: {method!r} is not a trained method; one of {trained}")
     _check_norm(norm)
     decl = METHODS[method]
-    read = _read_runs(runs)
-    run_names = _run_names(runs, names)
+    if isinstance(runs, PreparedRuns):
+        _check_same_names(runs, names)
+        read, run_names = runs._read, runs.names
+    else:
+        read = _read_runs(runs)
+        run_names = _run_names(runs, names)
     judgments = read_qrels(qrels)
     queries = sorted(str(q) for q in judgments)
     judgments = {str(q): v for q, v in judgments.items()}
@@ -244,14 +304,14 @@ def _check_norm(norm: str | None) -> None:
 
 
 def fuse(
-    runs: Sequence[Any],
+    runs: Sequence[Any] | PreparedRuns,
     method: str = "wsum",
     norm: str | None = "min-max",
     *,
     params: Mapping[str, Any] | None = None,
     qrels: Any = None,
     n_segments: int | None = None,
-    missing: str = "raise",
+    missing: str | None = None,
     name: str | None = None,
     names: Sequence[str] | None = None,
     n_threads: int | None = None,
@@ -270,8 +330,12 @@ def fuse(
     Ties are broken as trec_eval breaks them: score descending, then doc id descending, in
     each run (positions) and in the fused run, so the result is the same on every call and
     for any ``n_threads``. ``missing`` says what to do with a query some runs lack:
-    ``"raise"`` (an InvalidInputError naming the queries each run lacks), ``"empty"`` (that run
-    retrieved nothing for it) or ``"intersect"`` (fuse only the queries every run has).
+    ``"raise"`` (an InvalidInputError naming the queries each run lacks; the default),
+    ``"empty"`` (that run retrieved nothing for it) or ``"intersect"`` (fuse only the queries
+    every run has).
+
+    ``runs`` may be a :class:`PreparedRuns` (:func:`prepare_runs`): runs read once for many
+    calls; its ``names`` and ``missing`` policy hold (passing others is an error).
 
     >>> a = {"q1": {"d1": 3.0, "d2": 2.0}}
     >>> b = {"q1": {"d2": 9.0, "d3": 1.0}}
@@ -279,12 +343,20 @@ def fuse(
     >>> list(fused["q1"])
     ['d2', 'd1', 'd3']
     """
-    read = _read_runs(runs)
-    run_names = _run_names(runs, names)
+    if isinstance(runs, PreparedRuns):
+        _check_same_names(runs, names)
+        if missing is not None and missing != runs.missing:
+            raise InvalidInputError(
+                f"missing: {missing!r} differs from the policy the runs were prepared with "
+                f"({runs.missing!r}); give missing= to prepare_runs, not here"
+            )
+        prepared = runs
+    else:
+        prepared = prepare_runs(runs, names=names, missing="raise" if missing is None else missing)
     _check_norm(norm)
     all_params = dict(params or {})
     all_params.update(kwargs)
-    checked = _check_params(method, all_params, len(read))
+    checked = _check_params(method, all_params, len(prepared.names))
     decl = METHODS[method]
     if decl.trained_parameter and decl.trained_parameter not in checked:
         if qrels is None:
@@ -293,27 +365,14 @@ def fuse(
                 "judgments qrels= to learn them from"
             )
         checked[decl.trained_parameter] = train_fusion(
-            qrels,
-            runs,
-            method,
-            norm=norm,
-            n_segments=n_segments,
-            names=run_names,
-            n_threads=n_threads,
+            qrels, prepared, method, norm=norm, n_segments=n_segments, n_threads=n_threads
         )
     for required in decl.parameters:
         if required != "n_segments" and required not in checked:
             raise InvalidInputError(f"{method}: needs the parameter {required}")
-    queries, aligned = _align(read, run_names, missing)
     native = dict.fromkeys(_NATIVE_PARAMS)
     native.update(checked)
-    offsets, doc_ids, scores = _core.fuse_runs(
-        aligned,
-        queries,
-        run_names,
-        method=method,
-        norm=norm,
-        params=native,
-        n_threads=n_threads,
+    fused = _core.fuse_prepared(
+        prepared._native, method=method, norm=norm, params=native, n_threads=n_threads
     )
-    return FusedRun(name or method, queries, offsets, doc_ids, scores, method, norm, checked)
+    return FusedRun(name or method, prepared.query_ids, fused, method, norm, checked)

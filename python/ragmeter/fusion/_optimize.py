@@ -16,7 +16,7 @@ import numpy as np
 from ..exceptions import InvalidInputError
 from ..io import read_qrels, read_run
 from ..ranking.functions import ranking_metrics
-from ._fuse import fuse, train_fusion
+from ._fuse import fuse, prepare_runs, train_fusion
 from .declarations import METHODS
 
 __all__ = ["FusionSearch", "fusion_grid", "optimize_fusion"]
@@ -103,7 +103,8 @@ def optimize_fusion(
     judged = read_qrels(qrels)
     read = [read_run(r) for r in runs]
     queries = sorted(judged)
-    restricted = [{q: r.get(q, {}) for q in queries} for r in read]
+    # Read once: every trial fuses the same runs (the grid is often hundreds of trials).
+    restricted = prepare_runs([{q: r.get(q, {}) for q in queries} for r in read])
     decl = METHODS[method]
     fixed: dict[str, Any] = {}
     if method == "slidefuse":

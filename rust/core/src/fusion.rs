@@ -161,6 +161,43 @@ fn trec_cmp(a: (&[u8], f64), b: (&[u8], f64)) -> Ordering {
         .then(Ordering::Equal)
 }
 
+/// A key whose ascending order is trec order's score part (`total_cmp` descending): sorting
+/// plain integers avoids the indirect id and score lookups of a comparator.
+fn descending_key(score: f64) -> u64 {
+    let bits = score.to_bits();
+    // total_cmp's order as unsigned integers (IEEE 754 bits, sign-magnitude made monotone).
+    let ascending = if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    };
+    !ascending
+}
+
+/// `items` (anything with an id and a score) in trec order, as [`trec_cmp`] orders them:
+/// sorted by score key, then each run of equal scores by id descending. The same order as
+/// `sort_unstable_by(trec_cmp)` (the order is total: equal elements are indistinguishable).
+fn trec_sorted<'a, T: Copy>(items: &[T], id: impl Fn(T) -> (&'a [u8], f64)) -> Vec<T> {
+    let mut keyed: Vec<(u64, usize)> = items
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| (descending_key(id(t).1), i))
+        .collect();
+    keyed.sort_unstable_by_key(|k| k.0);
+    let mut start = 0;
+    while start < keyed.len() {
+        let mut end = start + 1;
+        while end < keyed.len() && keyed[end].0 == keyed[start].0 {
+            end += 1;
+        }
+        if end - start > 1 {
+            keyed[start..end].sort_unstable_by(|a, b| trec_cmp(id(items[a.1]), id(items[b.1])));
+        }
+        start = end;
+    }
+    keyed.into_iter().map(|(_, i)| items[i]).collect()
+}
+
 fn check_finite(runs: &[RunRows]) -> CoreResult<()> {
     for (r, run) in runs.iter().enumerate() {
         if let Some(i) = run.scores.iter().position(|s| !s.is_finite()) {
@@ -357,8 +394,34 @@ fn normalise(norm: Norm, scores: &mut [f64], order: &[usize], n_candidates: usiz
     }
 }
 
-/// The candidates of query `q`, each run's normalised values and positions.
-fn view<'a>(runs: &'a [RunRows], q: usize, norm: Norm) -> QueryView<'a> {
+/// Whether `norm` reads the run's order (the sums follow it, as ranx's do; rank and borda are
+/// positions).
+fn norm_needs_order(norm: Norm) -> bool {
+    matches!(norm, Norm::Sum | Norm::Zmuv | Norm::Rank | Norm::Borda)
+}
+
+/// Whether `method` reads positions (the score-combining methods read only values).
+fn method_needs_positions(method: &Method) -> bool {
+    !matches!(
+        method,
+        Method::CombSum
+            | Method::CombMnz
+            | Method::CombAnz
+            | Method::CombGmnz { .. }
+            | Method::CombMax
+            | Method::CombMin
+            | Method::CombMed
+            | Method::Wsum { .. }
+            | Method::Wmnz { .. }
+            | Method::Mixed { .. }
+    )
+}
+
+/// The candidates of query `q`, each run's normalised values and (when `with_positions`) its
+/// positions. Work a method does not read is skipped: the run's order is sorted only when the
+/// normalisation or the positions need it, and the positions reuse that order when the
+/// normalised values keep it (a monotone normalisation without new ties), checked pair by pair.
+fn view<'a>(runs: &'a [RunRows], q: usize, norm: Norm, with_positions: bool) -> QueryView<'a> {
     let mut index: FxHashMap<&'a [u8], usize> = FxHashMap::default();
     let mut ids: Vec<&'a [u8]> = Vec::new();
     // Per run: (candidate, score) of its documents, in input order.
@@ -381,10 +444,11 @@ fn view<'a>(runs: &'a [RunRows], q: usize, norm: Norm) -> QueryView<'a> {
     let mut positions = Vec::with_capacity(runs.len());
     let mut lengths = Vec::with_capacity(runs.len());
     for docs in &ranked {
-        let mut order: Vec<usize> = (0..docs.len()).collect();
-        order.sort_unstable_by(|&a, &b| {
-            trec_cmp((ids[docs[a].0], docs[a].1), (ids[docs[b].0], docs[b].1))
-        });
+        let mut order: Vec<usize> = Vec::new();
+        if with_positions || norm_needs_order(norm) {
+            let all: Vec<usize> = (0..docs.len()).collect();
+            order = trec_sorted(&all, |a| (ids[docs[a].0], docs[a].1));
+        }
         let mut scores: Vec<f64> = docs.iter().map(|d| d.1).collect();
         normalise(norm, &mut scores, &order, n_candidates);
         let mut row = vec![f64::NAN; n_candidates];
@@ -397,16 +461,28 @@ fn view<'a>(runs: &'a [RunRows], q: usize, norm: Norm) -> QueryView<'a> {
                 .filter(|v| v.is_nan())
                 .for_each(|v| *v = unranked);
         }
-        // Positions: the run's documents (all candidates after borda) by normalised score.
-        let mut members: Vec<usize> = (0..n_candidates).filter(|&c| !row[c].is_nan()).collect();
-        members.sort_unstable_by(|&a, &b| trec_cmp((ids[a], row[a]), (ids[b], row[b])));
-        let mut pos = vec![usize::MAX; n_candidates];
-        for (p, &c) in members.iter().enumerate() {
-            pos[c] = p;
+        if with_positions {
+            // Positions: the run's documents (all candidates after borda) by normalised score.
+            let by_order: Vec<usize> = order.iter().map(|&i| docs[i].0).collect();
+            // Strictly increasing in trec order: no new tie, no repeated candidate.
+            let order_holds = norm != Norm::Borda
+                && by_order.windows(2).all(|w| {
+                    trec_cmp((ids[w[0]], row[w[0]]), (ids[w[1]], row[w[1]])) == Ordering::Less
+                });
+            let members = if order_holds {
+                by_order
+            } else {
+                let members: Vec<usize> = (0..n_candidates).filter(|&c| !row[c].is_nan()).collect();
+                trec_sorted(&members, |c| (ids[c], row[c]))
+            };
+            let mut pos = vec![usize::MAX; n_candidates];
+            for (p, &c) in members.iter().enumerate() {
+                pos[c] = p;
+            }
+            lengths.push(members.len());
+            positions.push(pos);
         }
-        lengths.push(members.len());
         values.push(row);
-        positions.push(pos);
     }
     QueryView {
         ids,
@@ -664,11 +740,10 @@ pub fn fuse(runs: &[RunRows], norm: Norm, method: &Method) -> CoreResult<Fused> 
     let per_query: Vec<Vec<(&[u8], f64)>> = (0..n_queries)
         .into_par_iter()
         .map(|q| {
-            let view = view(runs, q, norm);
+            let view = view(runs, q, norm, method_needs_positions(method));
             let scores = fuse_query(&view, method);
-            let mut docs: Vec<(&[u8], f64)> = view.ids.iter().copied().zip(scores).collect();
-            docs.sort_unstable_by(|a, b| trec_cmp(*a, *b));
-            docs
+            let docs: Vec<(&[u8], f64)> = view.ids.iter().copied().zip(scores).collect();
+            trec_sorted(&docs, |d| d)
         })
         .collect();
     let total: usize = per_query.iter().map(Vec::len).sum();
@@ -712,7 +787,7 @@ pub fn train(
     let hits: Vec<Vec<Vec<bool>>> = (0..n_queries)
         .into_par_iter()
         .map(|q| {
-            let view = view(runs, q, norm);
+            let view = view(runs, q, norm, true);
             let rel: rustc_hash::FxHashSet<&[u8]> =
                 relevant.row(q).map(|i| relevant.id(i)).collect();
             (0..runs.len())
@@ -939,6 +1014,80 @@ mod tests {
             .collect();
         out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| b.0.cmp(&a.0)));
         out
+    }
+
+    /// RRF by its definition: each run's documents by normalised score in trec order, 1 / (k +
+    /// position) summed, the fused list in trec order.
+    fn naive_rrf(runs: &[Vec<(String, f64)>], k: f64, min_max: bool) -> Vec<(String, f64)> {
+        let mut sums: std::collections::BTreeMap<String, f64> = Default::default();
+        for run in runs {
+            let (lo, hi) = run
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), d| {
+                    (a.min(d.1), b.max(d.1))
+                });
+            let mut docs: Vec<(String, f64)> = run
+                .iter()
+                .map(|(d, s)| {
+                    let v = if min_max {
+                        (s - lo) / (hi - lo).max(MIN_DENOMINATOR)
+                    } else {
+                        *s
+                    };
+                    (d.clone(), v)
+                })
+                .collect();
+            docs.sort_by(|a, b| trec_cmp((a.0.as_bytes(), a.1), (b.0.as_bytes(), b.1)));
+            for (p, (d, _)) in docs.iter().enumerate() {
+                *sums.entry(d.clone()).or_insert(0.0) += 1.0 / (k + p as f64 + 1.0);
+            }
+        }
+        let mut out: Vec<(String, f64)> = sums.into_iter().collect();
+        out.sort_by(|a, b| trec_cmp((a.0.as_bytes(), a.1), (b.0.as_bytes(), b.1)));
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn trec_sorted_is_trec_cmp_order(
+            items in prop::collection::vec(
+                ("[a-c]{0,2}", prop::sample::select(vec![
+                    -0.0, 0.0, 1.0, -1.0, 0.5, 1e-310, -1e-310, 3.0e300, -3.0e300,
+                    f64::MIN_POSITIVE, 2.0, 2.0000000000000004,
+                ])), 0..40)
+        ) {
+            let docs: Vec<(&[u8], f64)> = items.iter().map(|(d, s)| (d.as_bytes(), *s)).collect();
+            let mut expected = docs.clone();
+            expected.sort_by(|a, b| trec_cmp(*a, *b));
+            let got = trec_sorted(&docs, |d| d);
+            prop_assert_eq!(got.len(), expected.len());
+            for (g, e) in got.iter().zip(&expected) {
+                prop_assert_eq!(g.0, e.0);
+                prop_assert_eq!(g.1.to_bits(), e.1.to_bits());
+            }
+        }
+
+        #[test]
+        fn rrf_matches_its_definition(
+            runs in prop::collection::vec(
+                prop::collection::btree_map("[a-f]{1,2}", -5i32..5, 1..8), 2..4),
+            min_max in any::<bool>(),
+        ) {
+            let runs: Vec<Vec<(String, f64)>> = runs
+                .into_iter()
+                .map(|m| m.into_iter().map(|(d, s)| (d, f64::from(s))).collect())
+                .collect();
+            let rows_: Vec<RunRows> = runs
+                .iter()
+                .map(|r| {
+                    let docs: Vec<(&str, f64)> = r.iter().map(|(d, s)| (d.as_str(), *s)).collect();
+                    rows(&[&docs])
+                })
+                .collect();
+            let norm = if min_max { Norm::MinMax } else { Norm::None };
+            let fused = fuse(&rows_, norm, &Method::Rrf { k: 60.0 }).unwrap();
+            prop_assert_eq!(query(&fused, 0), naive_rrf(&runs, 60.0, min_max));
+        }
     }
 
     proptest! {
