@@ -270,6 +270,7 @@ def fuse_runs(
     params: dict[str, Any],
     n_threads: int | None = None,
 ) -> tuple[npt.NDArray[np.uint64], list[str], npt.NDArray[np.float64]]: ...
+
 @final
 class FusionRuns:
     def __len__(self) -> int: ...
