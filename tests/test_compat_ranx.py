@@ -183,15 +183,69 @@ def test_lz4_without_the_extra_names_it(tmp_path, monkeypatch):
         compat.Run.from_file(str(tmp_path / "run.lz4"))
 
 
-def test_submodules_import_and_name_what_is_missing():
+def test_submodules_have_ranx_fusion_and_normalization_functions():
     from ragmeter.compat.ranx import fusion, metrics, normalization
 
     assert callable(metrics.ndcg) and callable(fusion.fuse) and callable(normalization.norm)
-    if not fusion._AVAILABLE:
-        with pytest.raises(NotImplementedError, match=r"ranx\.fusion\.fuse"):
-            fusion.fuse([])
-        with pytest.raises(NotImplementedError, match=r"ranx\.normalization\.norm"):
-            normalization.norm({})
+    # Every public function of ranx.fusion / ranx.normalization exists in the drop-in.
+    for ours, theirs in ((fusion, ranx.fusion), (normalization, ranx.normalization)):
+        public = {
+            n
+            for n in dir(theirs)
+            if not n.startswith("_")
+            and callable(getattr(theirs, n))
+            and getattr(getattr(theirs, n), "__module__", "").startswith("ranx")
+            and n not in {"Qrels", "Run"}
+        }
+        assert public <= set(ours.__all__), public - set(ours.__all__)
+
+
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [
+        ("comb_sum", {}),
+        ("comb_mnz", {}),
+        ("comb_gmnz", {"gamma": 0.5}),
+        ("wsum", {"weights": [0.3, 0.7]}),
+        ("mixed", {"weights": [0.6, 0.4]}),
+        ("rrf", {"k": 10}),
+        ("logn_isr", {"sigma": 0.1}),
+        ("bordafuse", {}),
+        ("weighted_bordafuse", {"weights": [0.2, 0.8]}),
+        ("rbc", {"phi": 0.8}),
+    ],
+)
+def test_per_method_fusion_functions_equal_ranx(name, params):
+    # Condorcet is compared where the majority relation is a total order, in test_fusion_ranx.
+    from ragmeter.compat.ranx import fusion
+
+    rng = np.random.default_rng(len(name))
+    runs = [
+        {
+            f"q{q}": {f"d{d}": float(rng.random()) for d in rng.choice(30, 12, replace=False)}
+            for q in range(5)
+        }
+        for _ in range(2)
+    ]
+    ours = getattr(fusion, name)([compat.Run(r) for r in runs], **params)
+    theirs = getattr(ranx.fusion, name)([ranx.Run(r) for r in runs], **params)
+    assert ours.name == theirs.name
+    theirs_dict = theirs.to_dict()
+    assert set(ours.to_dict()) == set(theirs_dict)
+    for q, docs in ours.to_dict().items():
+        assert set(docs) == set(theirs_dict[q])
+        for d, v in docs.items():
+            assert v == pytest.approx(theirs_dict[q][d], rel=1e-9, abs=1e-12)
+
+
+def test_per_method_fusion_functions_name_a_missing_parameter():
+    from ragmeter.compat.ranx import fusion
+
+    run = compat.Run({"q1": {"d1": 1.0}})
+    with pytest.raises(TypeError, match="weights"):
+        fusion.wsum([run, run])
+    with pytest.raises(TypeError, match="unexpected keyword argument 'alpha'"):
+        fusion.rrf([run, run], alpha=1)
 
 
 def test_recall_without_a_cutoff_is_ranx_recall_over_the_ranking():

@@ -14,8 +14,9 @@ Also as in ranx: ``Qrels``/``Run`` built with ``add_score``, ``add`` and ``add_m
 or NumPy arrays), ``.qrels``/``.run`` and ``.size``; ``from_file`` reads ranx's ``.lz4`` files
 (LZ4-framed CBOR; needs ``ragmeter[ranx]``, refused naming the extra without it);
 ``evaluate`` also takes ranx's array form (one 2-D array per query, rows ``[doc_id, value]``,
-queries by position). ``ranx.metrics``, ``ranx.fusion`` and ``ranx.normalization`` import;
-their functions raise an error naming the part where ragmeter does not provide it.
+queries by position). ``ranx.metrics``, ``ranx.fusion`` (``fuse``, ``optimize_fusion`` and
+ranx's per-method functions such as ``comb_sum``, ``rrf``, ``probfuse_train``) and
+``ranx.normalization`` (``norm``, ``min_max_norm``, ``borda_norm``, ...) are ranx's.
 
 Deliberate difference: ties in scores are broken as trec_eval breaks them (doc id descending,
 byte-wise), where ranx keeps insertion order; with distinct scores the values are ranx's. A

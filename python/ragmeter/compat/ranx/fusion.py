@@ -1,46 +1,245 @@
-"""``ranx.fusion``: ranx's fusion of runs (``fuse``, ``optimize_fusion``), built by the fusion
-helper of ragmeter (``ragmeter.compat._ranx_fusion``) where that is installed; without it,
-each function raises an error naming the missing part."""
+"""``ranx.fusion``: ranx's fusion of runs, on ragmeter's fusion kernel.
+
+``fuse`` and ``optimize_fusion`` are ranx's (they normalise first, ``norm="min-max"`` by
+default). The per-method functions (``comb_sum(runs)``, ``wsum(runs, weights)``,
+``rrf(runs, k=60)``, ``probfuse(runs, probs)``...) are ranx's too: like ranx's, they fuse the
+runs' scores as given (no normalisation), name the fused run after the method, and the
+``*_train(qrels, runs)`` functions return what ranx's return (one NumPy array of probabilities
+per run; ``mapfuse_train`` one float per run). Each is a row of :data:`_METHODS` over
+:func:`ragmeter.fusion.fuse` / :func:`ragmeter.fusion.train_fusion`, the methods' one
+declaration. Differences from ranx: ties are broken by doc id descending (trec_eval), and a
+query mismatch is an :class:`~ragmeter.InvalidInputError` naming the queries."""
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._unsupported import unsupported
+import numpy as np
 
-__all__ = ["fuse", "optimize_fusion"]
+from ...exceptions import InvalidInputError
+from ...fusion import fuse as _fuse
+from ...fusion import train_fusion as _train
+from .._ranx_fusion import _as_dict, _like, fuse, optimize_fusion
 
-_HELPER = "ragmeter.compat._ranx_fusion"
-_AVAILABLE = importlib.util.find_spec(_HELPER) is not None
+__all__ = [
+    "bayesfuse",
+    "bayesfuse_train",
+    "bordafuse",
+    "comb_anz",
+    "comb_gmnz",
+    "comb_max",
+    "comb_med",
+    "comb_min",
+    "comb_mnz",
+    "comb_sum",
+    "condorcet",
+    "fuse",
+    "fusion_switch",
+    "isr",
+    "log_isr",
+    "logn_isr",
+    "mapfuse",
+    "mapfuse_train",
+    "mixed",
+    "optimize_fusion",
+    "posfuse",
+    "posfuse_train",
+    "probfuse",
+    "probfuse_train",
+    "rbc",
+    "rrf",
+    "segfuse",
+    "segfuse_train",
+    "slidefuse",
+    "slidefuse_train",
+    "weighted_bordafuse",
+    "weighted_condorcet",
+    "wmnz",
+    "wsum",
+]
+
+_NO_DEFAULT = object()
+
+# ranx's function name -> (ragmeter's method, ranx's positional parameters after ``runs`` with
+# their defaults, ranx's default name of the fused run).
+_METHODS: dict[str, tuple[str, tuple[tuple[str, Any], ...], str]] = {
+    "comb_sum": ("sum", (), "comb_sum"),
+    "comb_mnz": ("mnz", (), "comb_mnz"),
+    "comb_max": ("max", (), "comb_max"),
+    "comb_min": ("min", (), "comb_min"),
+    "comb_med": ("med", (), "comb_med"),
+    "comb_anz": ("anz", (), "comb_anz"),
+    "comb_gmnz": ("gmnz", (("gamma", _NO_DEFAULT),), "comb_gmnz"),
+    "wsum": ("wsum", (("weights", _NO_DEFAULT),), "weighted_sum"),
+    "wmnz": ("wmnz", (("weights", _NO_DEFAULT),), "wmnz"),
+    "mixed": ("mixed", (("weights", _NO_DEFAULT),), "mixed"),
+    "rrf": ("rrf", (("k", 60),), "rrf"),
+    "isr": ("isr", (), "isr"),
+    "log_isr": ("log_isr", (), "log_isr"),
+    "logn_isr": ("logn_isr", (("sigma", 0.01),), "logn_isr"),
+    "bordafuse": ("bordafuse", (), "bordafuse"),
+    "weighted_bordafuse": ("w_bordafuse", (("weights", _NO_DEFAULT),), "weighted_bordafuse"),
+    "condorcet": ("condorcet", (), "condorcet"),
+    "weighted_condorcet": ("w_condorcet", (("weights", _NO_DEFAULT),), "weighted_condorcet"),
+    "rbc": ("rbc", (("phi", _NO_DEFAULT),), "rbc"),
+    "posfuse": ("posfuse", (("probs", _NO_DEFAULT),), "posfuse"),
+    "probfuse": ("probfuse", (("probs", _NO_DEFAULT),), "probfuse"),
+    "segfuse": ("segfuse", (("probs", _NO_DEFAULT),), "segfuse"),
+    "slidefuse": ("slidefuse", (("probs", _NO_DEFAULT), ("w", _NO_DEFAULT)), "slidefuse"),
+    "mapfuse": ("mapfuse", (("map_scores", _NO_DEFAULT),), "mapfuse"),
+    "bayesfuse": ("bayesfuse", (("log_odds", _NO_DEFAULT),), "bayesfuse"),
+}
 
 
-def _missing(name: str) -> Any:
-    def refuse(*args: Any, **kwargs: Any) -> Any:
-        raise unsupported(
-            "ranx",
-            f"ranx.fusion.{name} (ranx's per-method function)",
-            "fuse with ragmeter.compat.ranx.fuse(runs, method=..., params=...) (ranx's fuse), "
-            "which has every method, or optimize_fusion(...)",
-        )
-
-    refuse.__name__ = name
-    refuse.__doc__ = f"ranx's ``{name}``: not in this ragmeter (raises naming the part)."
-    return refuse
+def _plain(value: Any) -> Any:
+    # ranx passes NumPy arrays (probabilities, log-odds) where ragmeter reads lists.
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
 
 
-if _AVAILABLE:
-    _fusion = importlib.import_module(_HELPER)
-    fuse = getattr(_fusion, "fuse", None) or _missing("fuse")
-    optimize_fusion = getattr(_fusion, "optimize_fusion", None) or _missing("optimize_fusion")
-else:
-    fuse = _missing("fuse")
-    optimize_fusion = _missing("optimize_fusion")
+def _method_function(ranx_name: str) -> Callable[..., Any]:
+    method, parameters, default_name = _METHODS[ranx_name]
+    names = [p for p, _ in parameters]
+
+    def fuse_by_method(runs: Sequence[Any], *args: Any, **kwargs: Any) -> Any:
+        if len(args) > len(names):
+            raise TypeError(
+                f"{ranx_name}() takes runs and at most {len(names)} more positional "
+                f"argument(s) ({', '.join(names) or 'none'}), got {len(args)}"
+            )
+        given = dict(zip(names, args, strict=False))
+        name = kwargs.pop("name", default_name)
+        for key in kwargs:
+            if key not in names or key in given:
+                raise TypeError(f"{ranx_name}() got an unexpected keyword argument {key!r}")
+        given.update(kwargs)
+        params = {}
+        for parameter, default in parameters:
+            value = given.get(parameter, default)
+            if value is _NO_DEFAULT:
+                raise TypeError(f"{ranx_name}() missing required argument: {parameter!r}")
+            params[parameter] = _plain(value)
+        fused = _fuse([_as_dict(r) for r in runs], method=method, norm=None, params=params)
+        return _like(runs[0], fused.to_dict(), name)
+
+    fuse_by_method.__name__ = fuse_by_method.__qualname__ = ranx_name
+    signature = ", ".join(
+        ["runs"] + [p if d is _NO_DEFAULT else f"{p}={d!r}" for p, d in parameters]
+    )
+    fuse_by_method.__doc__ = (
+        f"ranx's ``{ranx_name}({signature}, name={default_name!r})``: ragmeter's "
+        f"``{method}`` fusion of the runs' scores as given (no normalisation)."
+    )
+    return fuse_by_method
 
 
-def __getattr__(name: str) -> Any:
-    # ranx's fusion methods by name (comb_sum, rrf, ...): each raises naming the part.
-    if name.startswith("__"):
-        raise AttributeError(name)
-    return _missing(name)
+comb_sum = _method_function("comb_sum")
+comb_mnz = _method_function("comb_mnz")
+comb_max = _method_function("comb_max")
+comb_min = _method_function("comb_min")
+comb_med = _method_function("comb_med")
+comb_anz = _method_function("comb_anz")
+comb_gmnz = _method_function("comb_gmnz")
+wsum = _method_function("wsum")
+wmnz = _method_function("wmnz")
+mixed = _method_function("mixed")
+rrf = _method_function("rrf")
+isr = _method_function("isr")
+log_isr = _method_function("log_isr")
+logn_isr = _method_function("logn_isr")
+bordafuse = _method_function("bordafuse")
+weighted_bordafuse = _method_function("weighted_bordafuse")
+condorcet = _method_function("condorcet")
+weighted_condorcet = _method_function("weighted_condorcet")
+rbc = _method_function("rbc")
+posfuse = _method_function("posfuse")
+probfuse = _method_function("probfuse")
+segfuse = _method_function("segfuse")
+slidefuse = _method_function("slidefuse")
+mapfuse = _method_function("mapfuse")
+bayesfuse = _method_function("bayesfuse")
+
+
+def _trained(qrels: Any, runs: Sequence[Any], method: str, n_segments: int | None) -> Any:
+    return _train(
+        _as_dict(qrels), [_as_dict(r) for r in runs], method, norm=None, n_segments=n_segments
+    )
+
+
+def probfuse_train(qrels: Any, runs: Sequence[Any], n_segments: int) -> list[np.ndarray]:
+    """ranx's ``probfuse_train(qrels, runs, n_segments)``: per run, the probability that a
+    document of each of ``n_segments`` segments is relevant (Lillis et al., SIGIR 2006)."""
+    return [np.asarray(p, dtype=float) for p in _trained(qrels, runs, "probfuse", n_segments)]
+
+
+def posfuse_train(qrels: Any, runs: Sequence[Any]) -> list[np.ndarray]:
+    """ranx's ``posfuse_train(qrels, runs)``: per run, the probability of relevance at each
+    rank (Lillis et al., 2008)."""
+    return [np.asarray(p, dtype=float) for p in _trained(qrels, runs, "posfuse", None)]
+
+
+def segfuse_train(qrels: Any, runs: Sequence[Any]) -> list[np.ndarray]:
+    """ranx's ``segfuse_train(qrels, runs)``: per run, the probability of relevance of each
+    of SegFuse's growing segments (Shokouhi, ECIR 2007)."""
+    return [np.asarray(p, dtype=float) for p in _trained(qrels, runs, "segfuse", None)]
+
+
+def slidefuse_train(qrels: Any, runs: Sequence[Any]) -> list[np.ndarray]:
+    """ranx's ``slidefuse_train(qrels, runs)``: per run, the probability of relevance at each
+    rank, which SlideFuse averages over a window (Lillis et al., 2008)."""
+    return [np.asarray(p, dtype=float) for p in _trained(qrels, runs, "slidefuse", None)]
+
+
+def mapfuse_train(qrels: Any, runs: Sequence[Any]) -> list[float]:
+    """ranx's ``mapfuse_train(qrels, runs)``: each run's MAP on ``qrels`` (Lillis et al.,
+    2010)."""
+    return [float(v) for v in _trained(qrels, runs, "mapfuse", None)]
+
+
+def bayesfuse_train(qrels: Any, runs: Sequence[Any]) -> np.ndarray:
+    """ranx's ``bayesfuse_train(qrels, runs)``: per run and rank, the log-odds of relevance
+    (Aslam and Montague, SIGIR 2001)."""
+    return np.asarray(_trained(qrels, runs, "bayesfuse", None), dtype=float)
+
+
+def fusion_switch(method: str) -> Callable[..., Any]:
+    """ranx's ``fusion_switch(method)``: the per-method function of a ranx method name
+    (``"sum"``, ``"wsum"``, ``"rrf"``, ...)."""
+    by_ranx_method = {
+        "anz": comb_anz,
+        "bayesfuse": bayesfuse,
+        "bordafuse": bordafuse,
+        "condorcet": condorcet,
+        "gmnz": comb_gmnz,
+        "isr": isr,
+        "log_isr": log_isr,
+        "logn_isr": logn_isr,
+        "mapfuse": mapfuse,
+        "max": comb_max,
+        "med": comb_med,
+        "min": comb_min,
+        "mixed": mixed,
+        "mnz": comb_mnz,
+        "posfuse": posfuse,
+        "probfuse": probfuse,
+        "rbc": rbc,
+        "rrf": rrf,
+        "segfuse": segfuse,
+        "slidefuse": slidefuse,
+        "sum": comb_sum,
+        "w_bordafuse": weighted_bordafuse,
+        "w_condorcet": weighted_condorcet,
+        "wmnz": wmnz,
+        "wsum": wsum,
+    }
+    try:
+        return by_ranx_method[method]
+    except KeyError:
+        raise InvalidInputError(
+            f"method: {method!r} is not a ranx fusion method; use one of "
+            f"{', '.join(sorted(by_ranx_method))}"
+        ) from None
