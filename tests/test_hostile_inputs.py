@@ -9,7 +9,9 @@ concurrent mutation, in the Python modules and in the Rust core.
 
 from __future__ import annotations
 
+import bz2
 import gzip
+import lzma
 import math
 import os
 import threading
@@ -996,6 +998,48 @@ def test_the_decompressed_size_limit_refuses_a_bomb_and_can_be_raised(tmp_path):
         rio.set_max_decompressed_bytes(None)
     if "RAGMETER_MAX_DECOMPRESSED_BYTES" not in os.environ:
         assert previous == DEFAULT_MAX_DECOMPRESSED_BYTES == 16 << 30
+
+
+def _compress(data: bytes, compression: str, path) -> None:
+    if compression == "zstd":
+        with pa.output_stream(str(path), compression="zstd") as out:
+            out.write(data)
+        return
+    module = {"gzip": gzip, "bzip2": bz2, "xz": lzma}[compression]
+    path.write_bytes(module.compress(data))
+
+
+@pytest.mark.parametrize("compression", ["gzip", "bzip2", "xz", "zstd"])
+@pytest.mark.parametrize("delimiter", [",", "\t"])
+def test_the_decompressed_size_limit_bounds_compressed_csv_and_tsv(
+    tmp_path, compression, delimiter
+):
+    # pyarrow's CSV reader decompressed .csv.gz without the limit the TREC readers apply.
+    suffix = {"gzip": ".gz", "bzip2": ".bz2", "xz": ".xz", "zstd": ".zst"}[compression]
+    path = tmp_path / (("run.csv" if delimiter == "," else "run.tsv") + suffix)
+    header = delimiter.join(["query_id", "doc_id", "score"]) + "\n"
+    rows = "".join(delimiter.join([f"q{i % 7}", f"d{i}", str(i)]) + "\n" for i in range(30_000))
+    data = (header + rows).encode()
+    _compress(data, compression, path)
+    previous = rio.set_max_decompressed_bytes(len(data) // 2)
+    try:
+        with pytest.raises(InvalidInputError) as caught:
+            rio.read_run(path)
+        message = str(caught.value)
+        assert path.name in message and f"more than {len(data) // 2} bytes" in message
+        assert "set_max_decompressed_bytes" in message
+        rio.set_max_decompressed_bytes(len(data))
+        run = rio.read_run(path)
+        assert sum(len(docs) for docs in run.values()) == 30_000
+        assert run["q3"]["d10"] == 10.0
+    finally:
+        rio.set_max_decompressed_bytes(previous)
+
+
+def test_a_gzip_csv_named_plain_csv_is_read_by_its_content(tmp_path):
+    path = tmp_path / "run.csv"
+    path.write_bytes(gzip.compress(b"query_id,doc_id,score\nq1,d1,1.5\nq1,d2,0.5\n"))
+    assert rio.read_run(path) == {"q1": {"d1": 1.5, "d2": 0.5}}
 
 
 def test_the_decompressed_size_limit_is_read_from_the_environment(tmp_path):

@@ -43,11 +43,15 @@ class Format:
 
 
 def _csv(path: str, columns: TableColumns, kind: str) -> Any:
-    return _delimited.open_table(path, columns, kind, ",")
+    return _delimited.open_table(
+        path, columns, kind, ",", compression=compression_of(_head(path, 16))
+    )
 
 
 def _tsv(path: str, columns: TableColumns, kind: str) -> Any:
-    return _delimited.open_table(path, columns, kind, "\t")
+    return _delimited.open_table(
+        path, columns, kind, "\t", compression=compression_of(_head(path, 16))
+    )
 
 
 #: Every format ragmeter reads.

@@ -63,8 +63,8 @@ DEFAULT_MAX_DECOMPRESSED_BYTES = 16 << 30
 
 
 def set_max_decompressed_bytes(limit: int | None) -> int:
-    """Set the most bytes a compressed TREC file (``.gz``, ``.bz2``, ``.xz``, ``.zst``) may
-    decompress to, for the whole process, and return the limit that applied before.
+    """Set the most bytes a compressed TREC, CSV or TSV file (``.gz``, ``.bz2``, ``.xz``,
+    ``.zst``) may decompress to, for the whole process, and return the limit that applied before.
 
     A file that decompresses to more is refused with an
     :class:`~ragmeter.InvalidInputError` naming the file and the limit, after reading at most
