@@ -7,6 +7,7 @@ just built the same way. It needs the docs extra (``pip install -e '.[test,docs]
 
 from __future__ import annotations
 
+import html
 import importlib
 import inspect
 import os
@@ -191,6 +192,7 @@ def _generated_page(path: Path) -> bool:
     relative = path.relative_to(docs).as_posix() if docs in path.parents else ""
     names = {f"measures/{family.name}.md" for family in FAMILIES} | {"changelog.md"}
     names.add("fusion-methods.md")  # every fusion method, from their declarations
+    names.add("migration/differences.md")  # every family's differences, from the declarations
     return relative in names
 
 
@@ -295,3 +297,15 @@ def test_search_finds_pages_when_the_site_is_served(site):
             assert "matching" in meta.lower() and "initializing" not in meta.lower()
     finally:
         driver.quit()
+
+
+def test_the_differences_page_lists_every_family_with_its_declared_differences(site):
+    page = site / "migration" / "differences" / "index.html"
+    if not page.exists():
+        page = site / "migration" / "differences.html"
+    text = re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8"))
+    text = html.unescape(text)
+    for family in FAMILIES:
+        assert family.name in text, family.name
+        if family.differences:
+            assert " ".join(family.differences.split())[:60] in " ".join(text.split()), family.name

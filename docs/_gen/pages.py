@@ -10,6 +10,9 @@
 - ``fusion-methods.md``, every fusion method and normalisation from their one declaration in
   ``ragmeter.fusion.declarations`` (name, family, parameters and defaults, what it learns,
   formula, citation);
+- ``migration/differences.md``, every measure family's differences from the reference tools
+  and the peers (ranx, ir_measures, pytrec_eval, trec_eval), from the ``differences`` field of
+  its declaration, with the fusion drop-in's;
 - ``changelog.md`` from the repository's ``CHANGELOG.md``.
 """
 
@@ -334,6 +337,55 @@ def fusion_methods_page() -> str:
         lines.append(f"| `{norm.name}` | `{_cell(norm.formula)}` |")
     return "\n".join(lines) + "\n"
 
+
+def differences_page() -> str:
+    """One table of every measure family's known differences from the peers, from the
+    families' declarations (the same text as each family's page)."""
+    with_differences = [f for f in FAMILIES if f.differences]
+    without = [f for f in FAMILIES if not f.differences]
+    lines = [
+        "# Differences from the peers",
+        "",
+        "Every known difference between ragmeter's values and those of the reference tools and "
+        "the peers (trec_eval, pytrec_eval, ranx, ir_measures and their providers), measure "
+        "family by measure family. The page is generated from the families' declarations "
+        "(`ragmeter.ranking.FAMILIES`), the same text as each family's page, so it cannot "
+        "drift from the code. Differences in reading files (what trec_eval reads with `atol` "
+        "that ragmeter refuses) are in [Semantics](../semantics.md#deliberate-differences-from-"
+        "trec_eval); the drop-ins' own differences are on their migration pages.",
+        "",
+        f"{len(with_differences)} of {len(FAMILIES)} families have a known difference.",
+        "",
+        "| family | reference implementation | differences |",
+        "|---|---|---|",
+    ]
+    for family in with_differences:
+        lines.append(
+            f"| [`{family.name}`](../measures/{family.name}.md) | {_cell(family.reference)} | "
+            f"{_cell(family.differences)} |"
+        )
+    lines += [
+        "",
+        "## No known difference",
+        "",
+        "The values of these families are the reference's, on every input the tests draw: "
+        + ", ".join(f"[`{f.name}`](../measures/{f.name}.md)" for f in without)
+        + ".",
+        "",
+        "## Fusion",
+        "",
+        "Every fusion method and normalisation is compared with ranx's "
+        "(`tests/test_fusion_ranx.py`, and ranx's own fusion and normalisation tests through "
+        "`ragmeter.compat.ranx`): ties in fused scores are broken by doc id descending (trec_eval) "
+        "where ranx's order is arbitrary, and Condorcet is compared where the runs' majority "
+        "relation is a total order (elsewhere ranx's sort depends on the order of comparisons). "
+        "See [Fusion methods](../fusion-methods.md).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+with mkdocs_gen_files.open("migration/differences.md", "w") as page:
+    page.write(differences_page())
 
 with mkdocs_gen_files.open("fusion-methods.md", "w") as page:
     page.write(fusion_methods_page())
