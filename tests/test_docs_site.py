@@ -36,6 +36,7 @@ PUBLIC_MODULES = (
     "ragmeter.html_report",
     "ragmeter.io",
     "ragmeter.io.trec",
+    "ragmeter.schemas",
     "ragmeter.judges",
     "ragmeter.judges.testing",
     "ragmeter.levenshtein",

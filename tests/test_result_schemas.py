@@ -1,0 +1,136 @@
+"""The JSON Schemas of the saved results (ragmeter.schemas) against files ragmeter writes:
+every shape of result validates, and a damaged file does not (so the schemas can fail)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+
+import jsonschema
+import numpy as np
+import pytest
+from referencing import Registry, Resource
+
+from ragmeter import InvalidInputError
+from ragmeter.schemas import RESULT_SCHEMAS, result_schema, schema_registry_documents
+from ragmeter.stats import compare, compare_many
+
+
+def _validator(kind: str) -> jsonschema.Draft202012Validator:
+    registry = Registry().with_resources(
+        (uri, Resource.from_contents(doc)) for uri, doc in schema_registry_documents().items()
+    )
+    schema = result_schema(kind)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema, registry=registry)
+
+
+def _systems(n_systems: int, n_queries: int = 12, seed: int = 0, hole: bool = False):
+    rng = np.random.default_rng(seed)
+    systems = {}
+    for s in range(n_systems):
+        by_metric = {}
+        for metric in ("ndcg@10", "map"):
+            values = {f"q{i}": float(rng.random()) for i in range(n_queries)}
+            if hole and s == 0 and metric == "map":
+                values["q3"] = math.nan  # an undefined value: q3 is left out of map's pairs
+            by_metric[metric] = values
+        systems[f"sys{s}"] = by_metric
+    return systems
+
+
+def _saved(result, tmp_path) -> dict:
+    path = tmp_path / "result.json"
+    result.write(path)
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"test": "t", "correction": "holm"},
+        {"test": "bootstrap", "random_state": 3, "n_resamples": 999},
+        {"test": "wilcoxon", "confidence_level": None},
+        {"margin": 0.01},
+    ],
+)
+@pytest.mark.parametrize("hole", [False, True])
+def test_every_saved_comparison_validates(tmp_path, options, hole):
+    systems = _systems(2, hole=hole)
+    saved = _saved(compare(systems["sys0"], systems["sys1"], **options), tmp_path)
+    _validator("ragmeter.comparison").validate(saved)
+    if hole:
+        # The undefined difference is null in the file, and the schema takes it.
+        assert saved["differences"]["map"][3] is None
+        assert [m["n_pairs"] for m in saved["metrics"]] == [12, 11]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"baseline": "sys0"},
+        {"test": "tukey"},
+        {"test": "t", "correction": "bonferroni"},
+        {"test": "randomised-tukey", "n_resamples": 199},
+    ],
+)
+def test_every_saved_multiple_comparison_validates(tmp_path, options):
+    saved = _saved(compare_many(_systems(4, hole=True), **options), tmp_path)
+    _validator("ragmeter.multiple_comparison").validate(saved)
+
+
+def test_a_damaged_file_does_not_validate(tmp_path):
+    systems = _systems(3)
+    cases = {
+        "ragmeter.comparison": _saved(compare(systems["sys0"], systems["sys1"]), tmp_path),
+        "ragmeter.multiple_comparison": _saved(compare_many(systems), tmp_path),
+    }
+    for kind, saved in cases.items():
+        validator = _validator(kind)
+        validator.validate(saved)
+        damaged = []
+        wrong_kind = copy.deepcopy(saved)
+        wrong_kind["kind"] = "ragmeter.something"
+        damaged.append(wrong_kind)
+        text_number = copy.deepcopy(saved)
+        first = text_number["metrics"][0] if kind == "ragmeter.comparison" else None
+        if first is None:
+            first = text_number["comparisons"][0]["metrics"][0]
+        first["p_value"] = "0.5"
+        damaged.append(text_number)
+        p_above_one = copy.deepcopy(saved)
+        second = (
+            p_above_one["metrics"][0]
+            if kind == "ragmeter.comparison"
+            else p_above_one["comparisons"][0]["metrics"][0]
+        )
+        second["p_value"] = 1.5
+        damaged.append(p_above_one)
+        missing = copy.deepcopy(saved)
+        del missing["query_ids"]
+        damaged.append(missing)
+        unknown = copy.deepcopy(saved)
+        unknown["extra_field"] = 1
+        damaged.append(unknown)
+        old = copy.deepcopy(saved)
+        old["format_version"] = 2
+        damaged.append(old)
+        negative = copy.deepcopy(saved)
+        third = (
+            negative["metrics"][0]
+            if kind == "ragmeter.comparison"
+            else negative["comparisons"][0]["metrics"][0]
+        )
+        third["wins"] = -1
+        damaged.append(negative)
+        for document in damaged:
+            assert not validator.is_valid(document)
+
+
+def test_an_unknown_kind_names_the_known_ones():
+    with pytest.raises(InvalidInputError, match=r"ragmeter\.comparison"):
+        result_schema("ragmeter.nothing")
+    assert set(RESULT_SCHEMAS) == {"ragmeter.comparison", "ragmeter.multiple_comparison"}
