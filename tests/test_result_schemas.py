@@ -13,6 +13,7 @@ import pytest
 from referencing import Registry, Resource
 
 from ragmeter import InvalidInputError
+from ragmeter.gate import gate
 from ragmeter.schemas import RESULT_SCHEMAS, result_schema, schema_registry_documents
 from ragmeter.stats import compare, compare_many
 
@@ -133,4 +134,38 @@ def test_a_damaged_file_does_not_validate(tmp_path):
 def test_an_unknown_kind_names_the_known_ones():
     with pytest.raises(InvalidInputError, match=r"ragmeter\.comparison"):
         result_schema("ragmeter.nothing")
-    assert set(RESULT_SCHEMAS) == {"ragmeter.comparison", "ragmeter.multiple_comparison"}
+    assert set(RESULT_SCHEMAS) == {
+        "ragmeter.comparison",
+        "ragmeter.multiple_comparison",
+        "ragmeter.gate",
+    }
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        {"margin": 0.02},
+        {"margin": 0.0, "superiority": True},
+        {"floors": {"ndcg@10": 0.4}},
+        {"margin": 0.01, "test": "sign-flip", "n_resamples": 999},
+        {"margins": {"ndcg@10": 0.01, "map": 0.02}, "correction": "holm"},
+    ],
+)
+def test_every_gate_result_validates_and_a_damaged_one_does_not(setting):
+    systems = _systems(2, n_queries=25, hole=True)
+    candidate, baseline = systems["sys0"], systems["sys1"]
+    if "floors" in setting:
+        result = gate(candidate, **setting)
+    else:
+        result = gate(candidate, baseline, **setting)
+    saved = json.loads(result.to_json())
+    validator = _validator("ragmeter.gate")
+    validator.validate(saved)
+    assert saved["checks"]
+    for field, bad in [("passed", "yes"), ("outcome", "maybe"), ("p_value", -0.1), ("n", 2.5)]:
+        damaged = copy.deepcopy(saved)
+        damaged["checks"][0][field] = bad
+        assert not validator.is_valid(damaged), field
+    damaged = copy.deepcopy(saved)
+    damaged["test"] = "z"
+    assert not validator.is_valid(damaged)
