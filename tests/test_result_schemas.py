@@ -14,6 +14,7 @@ from referencing import Registry, Resource
 
 from ragmeter import InvalidInputError
 from ragmeter.gate import gate
+from ragmeter.judges import RubricMetric, Sample, ScriptedJudge, evaluate
 from ragmeter.schemas import RESULT_SCHEMAS, result_schema, schema_registry_documents
 from ragmeter.stats import compare, compare_many
 
@@ -138,6 +139,7 @@ def test_an_unknown_kind_names_the_known_ones():
         "ragmeter.comparison",
         "ragmeter.multiple_comparison",
         "ragmeter.gate",
+        "ragmeter.judges",
     }
 
 
@@ -169,3 +171,50 @@ def test_every_gate_result_validates_and_a_damaged_one_does_not(setting):
     damaged = copy.deepcopy(saved)
     damaged["test"] = "z"
     assert not validator.is_valid(damaged)
+
+
+def _strict(value):
+    # What a strict JSON writer stores: an undefined number (NaN) is null.
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _strict(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_strict(v) for v in value]
+    return value
+
+
+def _judge_results(repeats: int):
+    metric = RubricMetric("grade", "Grade $answer.", allowed_values=[0, 1, 2, 3, 4])
+    samples = [Sample("Q?", f"answer {i}.", id=str(i)) for i in range(4)]
+
+    def answer(request):
+        i = int(request.first_user_message().split("answer ")[1].split(".")[0])
+        if i == 3:
+            return {"value": "high", "reason": "not a grade"}  # an error row
+        return {"value": (i + request.seed) % 5, "reason": "graded"}
+
+    judge = ScriptedJudge({"rubric_grade": answer})
+    return evaluate(samples, [metric], judge=judge, repeats=repeats, progress=False)
+
+
+@pytest.mark.parametrize("repeats", [1, 3])
+def test_judge_results_validate_and_a_fabricated_value_does_not(repeats):
+    saved = json.loads(json.dumps(_strict(_judge_results(repeats).to_report_dict())))
+    validator = _validator("ragmeter.judges")
+    validator.validate(saved)
+    statuses = {row["status"] for row in saved["rows"]}
+    assert statuses == {"ok", "error"}
+    assert ("repeats" in saved) == (repeats > 1)
+    failed = next(row for row in saved["rows"] if row["status"] == "error")
+    fabricated = copy.deepcopy(saved)
+    next(row for row in fabricated["rows"] if row["sample_id"] == failed["sample_id"])["value"] = (
+        1.0
+    )
+    assert not validator.is_valid(fabricated)  # an error row never carries a score
+    unexplained = copy.deepcopy(saved)
+    next(row for row in unexplained["rows"] if row["status"] == "error")["reason_code"] = None
+    assert not validator.is_valid(unexplained)
+    ok_without_value = copy.deepcopy(saved)
+    next(row for row in ok_without_value["rows"] if row["status"] == "ok")["value"] = None
+    assert not validator.is_valid(ok_without_value)

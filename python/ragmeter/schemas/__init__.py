@@ -3,7 +3,8 @@ report and the CI gate read them): one file per saved type, keyed by the file's 
 
 ``Comparison.write(path)`` (``kind: "ragmeter.comparison"``) and
 ``MultipleComparison.write(path)`` (``"ragmeter.multiple_comparison"``), format version 3;
-``GateResult.to_json()`` (``"ragmeter.gate"``, what ``ragmeter gate --format json`` prints).
+``GateResult.to_json()`` (``"ragmeter.gate"``, what ``ragmeter gate --format json`` prints);
+``JudgeResults.to_report_dict()`` (``"ragmeter.judges"``, schema version 2).
 An undefined value (NaN in memory) is ``null`` in the file. The schemas describe the
 structure; reading a file (``Comparison.read``) also checks what a schema cannot (metric
 names, that the summary is what the per-query values give).
@@ -28,6 +29,7 @@ RESULT_SCHEMAS: dict[str, str] = {
     "ragmeter.comparison": "comparison.schema.json",
     "ragmeter.multiple_comparison": "multiple_comparison.schema.json",
     "ragmeter.gate": "gate.schema.json",
+    "ragmeter.judges": "judges.schema.json",
 }
 
 _COMMON = "common.schema.json"
