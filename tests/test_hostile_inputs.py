@@ -1086,3 +1086,41 @@ def test_many_distinct_n_threads_leave_a_bounded_number_of_threads(trec):
     assert done.returncode == 0, done.stderr
     # At most the four pools most recently used (57, 56, 55 and 54 threads) and the main thread.
     assert int(done.stdout) <= 1 + 57 + 56 + 55 + 54 + 2, done.stdout
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux")
+def test_a_run_whose_dicts_do_not_fit_in_memory_is_a_memory_error_not_an_abort(tmp_path):
+    # It aborted the process ("memory allocation of 1 bytes failed") when CPython could not
+    # allocate a str or dict while read_run built its result.
+    run = tmp_path / "big.run"
+    with run.open("w") as out:
+        for q in range(400):
+            out.writelines(f"q{q} Q0 d{d} {d + 1} {1000 - d} t\n" for d in range(500))
+    done = run_python(
+        f"""
+        import resource
+        import ragmeter.io as rio
+        from ragmeter.exceptions import InvalidInputError
+        path = {str(run)!r}
+        rio.read_run(path)  # imports, thread pool and first allocations before any limit
+        page = resource.getpagesize()
+        used = int(open("/proc/self/statm").read().split()[0]) * page
+        for extra in range(0, 160 << 20, 8 << 20):  # from too little memory to enough
+            resource.setrlimit(resource.RLIMIT_AS, (used + extra, resource.RLIM_INFINITY))
+            try:
+                rio.read_run(path)
+            except MemoryError as error:
+                assert "not enough memory" in str(error), error
+                assert "big.run" in str(error), error
+                print("memory error")
+            except InvalidInputError as error:
+                assert "memory" in str(error), error
+                print("refused")
+            else:
+                print("read")
+        """
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    outcomes = done.stdout.split()
+    assert "error" in outcomes, done.stdout  # some limit was too low for the dicts
+    assert "read" in outcomes, done.stdout  # and the highest was enough

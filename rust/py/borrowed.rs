@@ -3,7 +3,8 @@
 //! Under the stable ABI (abi3) every incref and decref is a function call: pyo3's dict iterator
 //! costs four of them per item, more than the rest of reading a `{doc_id: score}` entry. Here
 //! items are visited as borrowed references, and numbers are read from them without a call
-//! that could raise. This is the crate's only unsafe code.
+//! that could raise. Besides `fallible` (objects made without a panic when memory runs out), this
+//! is the crate's only unsafe code.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyFloat, PyInt, PyList};

@@ -8,6 +8,7 @@ mod bm25;
 mod borrowed;
 mod edit;
 mod error;
+mod fallible;
 mod fusion;
 mod normalize;
 mod pipeline;

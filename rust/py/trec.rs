@@ -3,12 +3,14 @@
 
 use std::path::PathBuf;
 
+use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::PyDict;
 use ragmeter_core::prepare::show;
 use ragmeter_core::trec;
 
 use crate::error::{ByPosition, invalid_input};
+use crate::fallible;
 use crate::prepare::ranking_options;
 use crate::ranking::PreparedRankings;
 use crate::threads;
@@ -113,15 +115,39 @@ pub fn read_trec<'py>(
     let file = threads::enter_core(py, n_threads, &ByPosition, || {
         trec::parse(&bytes, kind, &path)
     })?;
-    let out = PyDict::new(py);
+    // Every object is made by `fallible`: a file whose dict does not fit in memory is a
+    // MemoryError, not an abort. The partial dict is released before the message is made.
+    let rows = file.docs.offsets.last().copied().unwrap_or(0);
+    to_dict(py, &file, &bytes, kind, &path).map_err(|error| {
+        if error.is_instance_of::<PyMemoryError>(py) {
+            PyMemoryError::new_err(format!(
+                "path: {}: not enough memory to hold its {rows} rows as Python dicts; \
+                 pass the path itself to ragmeter.io.evaluate (it builds no dicts) or \
+                 read it with pyarrow/polars as a table",
+                path.display()
+            ))
+        } else {
+            error
+        }
+    })
+}
+
+fn to_dict<'py>(
+    py: Python<'py>,
+    file: &trec::TrecFile<'_>,
+    bytes: &[u8],
+    kind: trec::TrecKind,
+    path: &std::path::Path,
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = fallible::dict(py)?;
     let rows = file.docs.view();
     for (q, query_id) in file.query_ids.iter().enumerate() {
-        let docs = PyDict::new(py);
+        let docs = fallible::dict(py)?;
         let first = file.docs.offsets[q];
         for (i, &(doc, value)) in rows.row(q).iter().enumerate() {
-            let key = PyString::new(py, utf8(doc, "document id")?);
+            let key = fallible::string(py, utf8(doc, "document id")?)?;
             if docs.contains(&key)? {
-                let line = trec::line_of(&bytes, doc);
+                let line = trec::line_of(bytes, doc);
                 return Err(crate::error::format_error(format!(
                     "{}:{line}: document {} is listed twice for query {}",
                     path.display(),
@@ -129,13 +155,14 @@ pub fn read_trec<'py>(
                     show(query_id)
                 )));
             }
-            if kind == trec::TrecKind::Qrels && file.integral[first + i] {
-                docs.set_item(key, value as i64)?;
+            let value = if kind == trec::TrecKind::Qrels && file.integral[first + i] {
+                fallible::int(py, value as i64)?
             } else {
-                docs.set_item(key, value)?;
-            }
+                fallible::float(py, value)?
+            };
+            docs.set_item(key, value)?;
         }
-        out.set_item(utf8(query_id, "query id")?, docs)?;
+        out.set_item(fallible::string(py, utf8(query_id, "query id")?)?, docs)?;
     }
     Ok(out)
 }
