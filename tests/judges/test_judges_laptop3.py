@@ -1,0 +1,60 @@
+"""Issue 27 section 1 (a small local model with every default): each item a test that failed."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from raw_http import RawServer, http_response
+
+from ragmeter.judges import (
+    JudgeTransportError,
+    OpenAICompatibleEmbedder,
+    RetryPolicy,
+    Sample,
+    evaluate,
+)
+from ragmeter.judges.testing import ScriptedJudge
+
+QUESTIONS = ScriptedJudge(
+    {"answer_relevancy_questions": {"questions": ["a?", "b?", "c?"], "noncommittal": False}}
+)
+LLAMA_CPP_PYTHON_NO_EMBEDDINGS = {
+    "error": {
+        "message": "Llama model must be created with embedding=True to call this method",
+        "type": "internal_server_error",
+    }
+}
+
+
+def test_llama_cpp_python_without_embeddings_is_not_retried_and_says_what_to_do():
+    # llama-cpp-python's chat server answers /embeddings with HTTP 500, not 404/405/501.
+    def answer(request, index):
+        return [(http_response(LLAMA_CPP_PYTHON_NO_EMBEDDINGS, status=500), 0.0)]
+
+    with RawServer(answer) as server:
+        embedder = OpenAICompatibleEmbedder(
+            base_url=server.url(), model="e", retry_policy=RetryPolicy(initial_delay_s=0)
+        )
+        with pytest.raises(JudgeTransportError) as caught:
+            evaluate(
+                [Sample("Q?", "An answer.")],
+                ["answer_relevancy"],
+                judge=QUESTIONS,
+                embedder=embedder,
+            )
+        requests = len(server.requests)
+    message = str(caught.value)
+    assert requests == 1, f"retried {requests - 1} times an error no retry can fix"
+    assert caught.value.fatal
+    assert "--embedding true" in message
+    assert "embeddings_base_url=" in message
+
+
+def test_the_per_token_embeddings_message_names_the_llama_cpp_python_flag():
+    from ragmeter.judges.clients.embeddings import _vector
+
+    with pytest.raises(JudgeTransportError) as caught:
+        _vector([[0.1, 0.2], [0.3, 0.4]], 0, "http://127.0.0.1:1/v1/embeddings")
+    assert "--kv_overrides llama.pooling_type=int:1" in str(caught.value)
+    assert "--pooling mean" in str(caught.value)  # llama.cpp's own server
