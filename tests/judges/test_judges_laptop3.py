@@ -5,12 +5,14 @@ from __future__ import annotations
 import logging
 
 import pytest
-from raw_http import RawServer, http_response
+from raw_http import RawServer, completion, http_response
 
 from ragmeter.judges import (
     JudgeTransportError,
     OpenAICompatibleEmbedder,
+    OpenAICompatibleJudge,
     RetryPolicy,
+    RubricMetric,
     Sample,
     evaluate,
 )
@@ -58,3 +60,47 @@ def test_the_per_token_embeddings_message_names_the_llama_cpp_python_flag():
         _vector([[0.1, 0.2], [0.3, 0.4]], 0, "http://127.0.0.1:1/v1/embeddings")
     assert "--kv_overrides llama.pooling_type=int:1" in str(caught.value)
     assert "--pooling mean" in str(caught.value)  # llama.cpp's own server
+
+
+RATING = RubricMetric("rating", "Rate $question.", allowed_values=[0, 1])
+VERDICT = completion('{"value": 1, "reason": "fine"}')
+
+
+def _retry_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.getMessage().startswith("retrying")]
+
+
+def test_a_timeout_retried_once_says_once_not_the_budget_of_other_failures(caplog):
+    def answer(request, index):
+        return [(http_response(VERDICT), 5.0)]  # always later than timeout_s
+
+    caplog.set_level(logging.INFO, logger="ragmeter.judges")
+    policy = RetryPolicy(max_retries=4, initial_delay_s=0)
+    with RawServer(answer) as server:
+        judge = OpenAICompatibleJudge(
+            base_url=server.url(), model="m", timeout_s=0.3, retry_policy=policy
+        )
+        (row,) = evaluate([Sample("Q?", "A.")], [RATING], judge=judge).rows
+        requests = len(server.requests)
+    assert row.score.status == "error"
+    lines = _retry_lines(caplog)
+    # The rule of RetryPolicy: a timed-out call at temperature 0 is retried once only.
+    assert requests == 2 and len(lines) == 1
+    assert f"of at most {policy.max_retries}" not in lines[0]
+    assert "retry 1 of at most 1" in lines[0] and "timed-out" in lines[0]
+
+
+def test_a_server_error_retry_states_the_policy_budget(caplog):
+    def answer(request, index):
+        if index == 0:
+            return [(http_response({"error": {"message": "busy"}}, status=503), 0.0)]
+        return [(http_response(VERDICT), 0.0)]
+
+    caplog.set_level(logging.INFO, logger="ragmeter.judges")
+    policy = RetryPolicy(max_retries=3, initial_delay_s=0)
+    with RawServer(answer) as server:
+        judge = OpenAICompatibleJudge(base_url=server.url(), model="m", retry_policy=policy)
+        (row,) = evaluate([Sample("Q?", "A.")], [RATING], judge=judge).rows
+    assert row.score.status == "ok"
+    (line,) = _retry_lines(caplog)
+    assert f"retry 1 of at most {policy.max_retries}" in line
