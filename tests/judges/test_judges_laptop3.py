@@ -104,3 +104,27 @@ def test_a_server_error_retry_states_the_policy_budget(caplog):
     assert row.score.status == "ok"
     (line,) = _retry_lines(caplog)
     assert f"retry 1 of at most {policy.max_retries}" in line
+
+
+def test_the_judges_extra_installs_tqdm_and_tqdm_stays_lazy():
+    import subprocess
+    import sys
+    import tomllib
+    from pathlib import Path
+
+    from packaging.requirements import Requirement
+
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    extras = tomllib.loads(pyproject.read_text())["project"]["optional-dependencies"]
+    assert "tqdm" in {Requirement(r).name for r in extras["judges"]}
+    # Importing the judges (and running one evaluation) must not import tqdm by itself.
+    code = (
+        "import sys, ragmeter.judges as j;"
+        "from ragmeter.judges.testing import ScriptedJudge;"
+        "m = j.RubricMetric('r', 'Rate $question.', allowed_values=[0, 1]);"
+        "j.evaluate([j.Sample('q', 'a')], [m], progress=False,"
+        " judge=ScriptedJudge({'rubric.r': {'value': 1, 'reason': 'r'}}));"
+        "print('tqdm' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
