@@ -128,3 +128,22 @@ def test_the_judges_extra_installs_tqdm_and_tqdm_stays_lazy():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("given", [None, 1, 3])
+def test_more_than_one_request_in_flight_is_said_once_with_how_to_change_it(caplog, given):
+    from ragmeter.judges.testing import LoopbackOpenAIServer
+
+    caplog.set_level(logging.INFO, logger="ragmeter.judges")
+    with LoopbackOpenAIServer() as server:
+        judge = OpenAICompatibleJudge(base_url=server.base_url, model="m", max_concurrency=given)
+        in_flight = judge.limits.max_concurrency
+        samples = [Sample(f"q{i}", "A.", ("c.",)) for i in range(4)]
+        evaluate(samples, ["context_relevancy"], judge=judge, progress=False)
+    lines = [r.getMessage() for r in caplog.records if "in flight at once" in r.getMessage()]
+    if in_flight == 1:
+        assert lines == []
+    else:
+        assert given != 1 and len(lines) == 1
+        assert f"up to {in_flight} requests" in lines[0] and "max_concurrency=" in lines[0]
+        assert lines[0].startswith(server.base_url)

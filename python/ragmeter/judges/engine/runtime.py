@@ -174,6 +174,20 @@ class Runtime:
                 limits if isinstance(limits, Limits) else DEFAULT_LIMITS, self._sleep
             )
             self._endpoints[key] = endpoint
+            if (
+                isinstance(limits, Limits)
+                and limits.max_concurrency > 1
+                and judge_identity(obj).get("base_url")
+            ):
+                # Said once per endpoint and run: a server that answers one request at a time
+                # queues the others while their timeouts run.
+                log.info(
+                    "%s: up to %d requests in flight at once; pass max_concurrency=1 to the "
+                    "judge or embedder for a server that answers one at a time, or a larger "
+                    "max_concurrency= for one that serves more",
+                    key,
+                    limits.max_concurrency,
+                )
         self._used[id(obj)] = obj
         return endpoint
 
