@@ -59,8 +59,9 @@ def _vector(value: Any, index: int, where: str) -> list[float]:
         raise JudgeTransportError(
             f"{where} returned one vector per token ({len(value)} x {width}) for text {index} "
             "instead of one pooled vector per text: the server runs without pooling. Start it "
-            "with pooling (llama.cpp's llama-server: --pooling mean; llama-cpp-python: "
-            "--embedding with a pooling type) or use another embeddings server",
+            "with pooling (llama.cpp's llama-server: --embeddings --pooling mean; "
+            "llama-cpp-python: --embedding true --kv_overrides llama.pooling_type=int:1) or use "
+            "another embeddings server",
             kind="protocol",
             fatal=True,
         )

@@ -41,6 +41,23 @@ def _default_ssl_context(httpx: Any) -> ssl.SSLContext:
     return _SHARED_SSL_CONTEXT
 
 
+_NO_EMBEDDINGS_HINT = (
+    " (this server serves no embeddings: start it with embeddings enabled (llama-cpp-python: "
+    "--embedding true; llama.cpp's llama-server: --embeddings --pooling mean) or give the "
+    "embedder the URL of an embeddings server, e.g. OpenAICompatibleEmbedder(base_url=...) or "
+    "AnswerRelevanceConfig(embeddings_base_url=...))"
+)
+
+# Bodies of servers that answer /embeddings with a 5xx when they were started without them.
+_NO_EMBEDDINGS_BODIES = ("must be created with embedding=true",)
+
+
+def _serves_no_embeddings(body: str) -> bool:
+    """Whether an error body says the server was started without embeddings."""
+    lowered = body.lower()
+    return any(marker in lowered for marker in _NO_EMBEDDINGS_BODIES)
+
+
 def _chain(exc: BaseException) -> list[BaseException]:
     seen: list[BaseException] = []
     current: BaseException | None = exc
@@ -231,12 +248,13 @@ class HttpEndpoint:
             hint = ""
             if response.status_code in (401, 403):
                 hint = f" (check api_key= or {ENV_API_KEY})"
-            elif response.status_code in (404, 405, 501) and path == "embeddings":
-                hint = (
-                    " (a chat server may serve no embeddings: give the embedder the URL of an "
-                    "embeddings server, e.g. OpenAICompatibleEmbedder(base_url=...) or "
-                    "AnswerRelevanceConfig(embeddings_base_url=...))"
-                )
+            elif path == "embeddings" and (
+                response.status_code in (404, 405, 501) or _serves_no_embeddings(text)
+            ):
+                hint = _NO_EMBEDDINGS_HINT
+                if _serves_no_embeddings(text):
+                    # The server answers every embeddings call alike: no retry can fix it.
+                    retryable, fatal = False, True
             elif response.status_code == 404:
                 hint = " (check base_url, which usually ends in /v1, and the model name)"
             raise JudgeTransportError(

@@ -174,6 +174,20 @@ class Runtime:
                 limits if isinstance(limits, Limits) else DEFAULT_LIMITS, self._sleep
             )
             self._endpoints[key] = endpoint
+            if (
+                isinstance(limits, Limits)
+                and limits.max_concurrency > 1
+                and judge_identity(obj).get("base_url")
+            ):
+                # Said once per endpoint and run: a server that answers one request at a time
+                # queues the others while their timeouts run.
+                log.info(
+                    "%s: up to %d requests in flight at once; pass max_concurrency=1 to the "
+                    "judge or embedder for a server that answers one at a time, or a larger "
+                    "max_concurrency= for one that serves more",
+                    key,
+                    limits.max_concurrency,
+                )
         self._used[id(obj)] = obj
         return endpoint
 
@@ -244,15 +258,22 @@ class Runtime:
             delay = policy.delay_s(attempt, error.retry_after, self._rng)
             if deadline is not None and loop.time() + delay > deadline:
                 raise _final(self._past_deadline(obj, policy, attempt, error))
+            # The budget of this kind of failure: a deterministic call's timeout is retried
+            # once only, so this retry is its last; anything else has the policy's.
+            if deterministic and error.kind == "timeout":
+                allowed, why = attempt + 1, "; a timed-out call is retried once only"
+            else:
+                allowed, why = policy.max_retries, ""
             # Rate limiting is routine; anything else retried is worth seeing, or minutes of
             # timeouts look like a hang.
             log.log(
                 logging.INFO if error.status == 429 else logging.WARNING,
-                "retrying %s in %.1f s (retry %d of at most %d) after: %s",
+                "retrying %s in %.1f s (retry %d of at most %d%s) after: %s",
                 _endpoint_key(obj),
                 delay,
                 attempt + 1,
-                policy.max_retries,
+                allowed,
+                why,
                 error,
             )
             stats.retries += 1
