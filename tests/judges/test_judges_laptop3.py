@@ -147,3 +147,48 @@ def test_more_than_one_request_in_flight_is_said_once_with_how_to_change_it(capl
         assert given != 1 and len(lines) == 1
         assert f"up to {in_flight} requests" in lines[0] and "max_concurrency=" in lines[0]
         assert lines[0].startswith(server.base_url)
+
+
+def _sent_max_tokens(**options):
+    from ragmeter.judges.testing import LoopbackOpenAIServer
+
+    with LoopbackOpenAIServer() as server:
+        judge = OpenAICompatibleJudge(base_url=server.base_url, model="m", max_concurrency=1)
+        samples = [Sample("Where is Paris?", "Paris is in France.", ("Paris is in France.",))]
+        evaluate(samples, ["groundedness", RATING], judge=judge, progress=False, **options)
+        return [r.body.get("max_tokens", "absent") for r in server.requests]
+
+
+def test_max_tokens_none_is_the_default_cap_not_no_limit():
+    default = _sent_max_tokens()
+    assert default and all(isinstance(limit, int) for limit in default)
+    assert _sent_max_tokens(max_tokens=None) == default
+
+
+def test_no_limit_is_the_named_constant():
+    from ragmeter.judges import NO_MAX_TOKENS
+
+    assert set(_sent_max_tokens(max_tokens=NO_MAX_TOKENS)) == {"absent"}
+
+
+@pytest.mark.parametrize("value", [0, -1, True, "none", 2.5])
+def test_a_bad_max_tokens_names_the_argument_and_the_constant(value):
+    from ragmeter import RagmeterError
+    from ragmeter.judges import RunSettings
+
+    with pytest.raises(ValueError) as caught:
+        RunSettings(max_tokens=value)
+    assert isinstance(caught.value, RagmeterError)
+    message = str(caught.value)
+    assert "max_tokens" in message and repr(value) in message and "NO_MAX_TOKENS" in message
+
+
+def test_the_default_caps_fit_a_verdict():
+    from ragmeter.judges import RunSettings
+
+    settings = RunSettings()
+    # What a verdict needs (issue 27: the longest answer that ended by itself took 137
+    # tokens; runaways to a 1,024 cap took 37-97 s on a local server).
+    assert 137 < settings.token_limit(0) <= 512  # a verdict, or a short list of claims
+    assert 137 < settings.token_limit(1) <= 512  # one labelled item (the split fallback)
+    assert settings.token_limit(1) < settings.token_limit(5) < settings.token_limit(40)

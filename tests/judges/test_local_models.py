@@ -8,6 +8,7 @@ import logging
 import pytest
 
 from ragmeter.judges import (
+    NO_MAX_TOKENS,
     JudgeResponse,
     JudgeTransportError,
     Limits,
@@ -19,6 +20,7 @@ from ragmeter.judges import (
     ScriptedJudge,
     evaluate,
 )
+from ragmeter.judges.engine.settings import DEFAULT_MAX_TOKENS, TOKENS_PER_CALL, TOKENS_PER_ITEM
 from ragmeter.judges.parsing import OutputParseError, extract_json
 from ragmeter.judges.testing import LoopbackOpenAIServer
 
@@ -49,13 +51,12 @@ def test_requests_carry_a_finite_max_tokens_by_default(server):
         r.body["response_format"]["json_schema"]["name"]: r.body.get("max_tokens")
         for r in server.requests
     }
-    assert limits == {
-        "claims": 1024,
-        "groundedness_verdicts": 1024,
-        "context_relevancy_labels": 256 + 48 * 30,  # grows with the items of a labelling call
-    }
+    assert limits["claims"] == DEFAULT_MAX_TOKENS  # no items: a list of claims
+    # Labelling calls grow with their items; 30 sentences are one call of 30 items.
+    assert limits["context_relevancy_labels"] == TOKENS_PER_CALL + TOKENS_PER_ITEM * 30
+    assert 0 < limits["groundedness_verdicts"] < limits["context_relevancy_labels"]
     server.reset()
-    evaluate(samples, ["groundedness"], judge=judge, max_tokens=None)  # explicitly unbounded
+    evaluate(samples, ["groundedness"], judge=judge, max_tokens=NO_MAX_TOKENS)  # unbounded
     assert all("max_tokens" not in r.body for r in server.requests)
 
 

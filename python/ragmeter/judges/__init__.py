@@ -68,7 +68,7 @@ from .compat.embedchain import (
 )
 from .context import JudgeContext
 from .engine.cache import JudgeCache
-from .engine.settings import RunSettings
+from .engine.settings import NO_MAX_TOKENS, RunSettings
 from .evaluation import DryRunEstimate, aevaluate, evaluate, judge_json, pairwise_preference
 from .metrics import (
     AnswerRelevanceMetric,
@@ -98,6 +98,7 @@ __all__ = [
     "ENV_BASE_URL",
     "ENV_EMBEDDING_MODEL",
     "ENV_MODEL",
+    "NO_MAX_TOKENS",
     "AnswerRelevance",
     "AnswerRelevanceConfig",
     "AnswerRelevanceMetric",

@@ -184,7 +184,8 @@ def evaluate(
             ``"off"``.
         temperature, seed, max_tokens, max_parse_retries, max_items_per_call, language,
             retry_errors: The run's request settings, see :class:`RunSettings`
-            (``max_tokens="auto"`` keeps answers finite; ``retry_errors=False`` replays
+            (``max_tokens="auto"`` or ``None`` keeps answers finite, ``NO_MAX_TOKENS``
+            sends no limit; ``retry_errors=False`` replays
             failures recorded in the cache instead of calling again).
         on_error: ``"record"`` (a failure becomes an ``error`` row) or ``"raise"``.
         prices: ``{model: (input per 1k tokens, output per 1k tokens)}``, for costs.

@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from ..._progress import Progress
 from ...exceptions import InvalidInputError
@@ -23,6 +23,7 @@ from ..accounting import Price, normalize_prices
 from .cache import CACHE_MODES, CacheMode, JudgeCache
 
 __all__ = [
+    "NO_MAX_TOKENS",
     "MaxTokens",
     "OnError",
     "ProgressOption",
@@ -33,10 +34,16 @@ __all__ = [
 
 OnError = Literal["record", "raise"]
 ProgressOption = Progress | Literal["auto"]
-MaxTokens = int | Literal["auto"] | None
-DEFAULT_MAX_TOKENS = 1024
+MaxTokens = int | Literal["auto", "unlimited"] | None
+#: ``max_tokens=NO_MAX_TOKENS`` sends no token limit (the answer may run until the model's
+#: context is full); ``None`` means the default, ``"auto"``.
+NO_MAX_TOKENS: Final = "unlimited"
+# The default caps of "auto". A verdict with its reason, or a short list of claims or
+# questions, fits in DEFAULT_MAX_TOKENS (the longest answer of a small local model that ended
+# by itself took 137 tokens); a labelling call needs a few tokens per item it labels.
+DEFAULT_MAX_TOKENS = 512
 TOKENS_PER_ITEM = 48
-TOKENS_PER_CALL = 256
+TOKENS_PER_CALL = 128
 
 
 @dataclass(frozen=True)
@@ -46,10 +53,13 @@ class RunSettings:
     Args:
         temperature: Sampling temperature; 0 (the default) for repeatable judgements.
         seed: Sent to endpoints that accept one (others are found out and not sent it again).
-        max_tokens: The answer's token limit. ``"auto"`` (the default) is 1024, raised for
-            labelling calls to ``256 + 48 x items`` when that is more; an answer cut off there
-            is an ``error`` row with reason ``judge_output_truncated``. A finite limit keeps a
-            small local model from generating until its context is full. ``None`` sends none.
+        max_tokens: The answer's token limit. ``"auto"`` (the default; ``None`` means the
+            same) is 512 for a call that labels no items (a verdict with its reason, a list
+            of claims or questions) and ``128 + 48 x items`` for a labelling call; an answer
+            cut off there is an ``error`` row with reason ``judge_output_truncated`` (raise
+            ``max_tokens`` or lower ``max_items_per_call``). A finite limit keeps a small
+            local model from generating until its context is full. An integer >= 1 is sent
+            as is; :data:`NO_MAX_TOKENS` (``"unlimited"``) sends no limit.
         max_parse_retries: Re-asks after an unusable answer (stopped early when the judge
             repeats itself word for word).
         max_items_per_call: How many items (sentences, claims) one labelling call carries.
@@ -64,10 +74,14 @@ class RunSettings:
 
     Example:
         >>> settings = RunSettings()
-        >>> settings.token_limit(0), settings.token_limit(40)
-        (1024, 2176)
+        >>> settings.token_limit(0), settings.token_limit(1), settings.token_limit(40)
+        (512, 176, 2048)
         >>> RunSettings(max_tokens=300).token_limit(40)
         300
+        >>> RunSettings(max_tokens=None).max_tokens  # None is the default
+        'auto'
+        >>> print(RunSettings(max_tokens=NO_MAX_TOKENS).token_limit(40))  # no limit sent
+        None
     """
 
     temperature: float | None = 0.0
@@ -87,9 +101,13 @@ class RunSettings:
 
     def token_limit(self, n_items: int = 0) -> int | None:
         """The ``max_tokens`` of a request whose answer labels ``n_items`` items."""
-        if self.max_tokens != "auto":
+        if self.max_tokens == NO_MAX_TOKENS:
+            return None
+        if isinstance(self.max_tokens, int):
             return self.max_tokens
-        return max(DEFAULT_MAX_TOKENS, TOKENS_PER_CALL + TOKENS_PER_ITEM * n_items)
+        if n_items <= 0:
+            return DEFAULT_MAX_TOKENS
+        return TOKENS_PER_CALL + TOKENS_PER_ITEM * n_items
 
     def __post_init__(self) -> None:
         temperature = self.temperature
@@ -124,17 +142,17 @@ class RunSettings:
             raise InvalidInputError(
                 f"retry_errors must be True or False, got {self.retry_errors!r}"
             )
-        if (
-            self.max_tokens != "auto"
-            and self.max_tokens is not None
-            and (
-                not isinstance(self.max_tokens, int)
-                or isinstance(self.max_tokens, bool)
-                or self.max_tokens < 1
-            )
+        if self.max_tokens is None:
+            object.__setattr__(self, "max_tokens", "auto")  # None: the default, recorded so
+        if self.max_tokens not in ("auto", NO_MAX_TOKENS) and (
+            not isinstance(self.max_tokens, int)
+            or isinstance(self.max_tokens, bool)
+            or self.max_tokens < 1
         ):
             raise InvalidInputError(
-                f"max_tokens must be 'auto', None or an integer >= 1, got {self.max_tokens!r}"
+                f"max_tokens must be 'auto' (the default; None means the same), an integer "
+                f">= 1, or NO_MAX_TOKENS ({NO_MAX_TOKENS!r}) to send no limit, got "
+                f"{shorten(self.max_tokens)}"
             )
         if self.max_parse_retries < 0:
             raise InvalidInputError(
