@@ -140,6 +140,8 @@ def test_an_unknown_kind_names_the_known_ones():
         "ragmeter.multiple_comparison",
         "ragmeter.gate",
         "ragmeter.judges",
+        "ragmeter.evaluation",
+        "ragmeter.retrieval_evaluation",
     }
 
 
@@ -218,3 +220,144 @@ def test_judge_results_validate_and_a_fabricated_value_does_not(repeats):
     ok_without_value = copy.deepcopy(saved)
     next(row for row in ok_without_value["rows"] if row["status"] == "ok")["value"] = None
     assert not validator.is_valid(ok_without_value)
+
+
+def _retrieval_evaluation(zero_division):
+    from ragmeter import evaluate_retrieval
+
+    def retriever(text):
+        if text == "boom":
+            raise RuntimeError("down")
+        return [] if text == "none" else ["d1", "d2"]
+
+    queries = {1: "hello", 2: "boom", 3: "none", 4: "nothing relevant"}
+    qrels = {1: {"d1": 1}, 2: {"d9": 1}, 3: {"d1": 1}, 4: {"d1": 0}}
+    with pytest.warns(UserWarning):
+        return evaluate_retrieval(
+            retriever,
+            queries,
+            qrels,
+            metrics=["ndcg@10", "recall@5"],
+            zero_division=zero_division,
+            on_degraded="warn",
+            name="bm25",
+        )
+
+
+@pytest.mark.parametrize("zero_division", [math.nan, 0.0])
+def test_a_saved_retrieval_evaluation_validates_and_a_damaged_one_does_not(tmp_path, zero_division):
+    evaluation = _retrieval_evaluation(zero_division)
+    saved = _saved(evaluation, tmp_path)
+    validator = _validator("ragmeter.retrieval_evaluation")
+    validator.validate(saved)
+    assert {q["status"] for q in saved["queries"]} == {"success", "failed", "empty"}
+    if math.isnan(zero_division):
+        # Recall of query 4 (nothing relevant) is undefined: null in the file.
+        assert saved["queries"][3]["values"]["recall@5"] is None
+    damaged = []
+    for path, bad in [
+        (("kind",), "ragmeter.comparison"),
+        (("format_version",), 2),
+        (("queries", 0, "status"), "ok"),
+        (("queries", 0, "values", "recall@5"), "1.0"),
+        (("queries", 1, "latency"), -1.0),
+        (("parameters", "duplicates"), "keep"),
+        (("status_counts", "timeout"), 1),
+        (("queries",), []),
+    ]:
+        document = copy.deepcopy(saved)
+        target = document
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = bad
+        damaged.append(document)
+    unknown_field = copy.deepcopy(saved)
+    unknown_field["queries"][0]["score"] = 1.0
+    damaged.append(unknown_field)
+    for document in damaged:
+        assert not validator.is_valid(document), document
+
+
+def _command_json(tmp_path, *arguments):
+    import subprocess
+    import sys
+
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\nq3 0 d1 0\nq4 0 d9 1\n")
+    runs = []
+    for name, lines in [
+        ("a.run", "q1 Q0 d1 1 3.0 a\nq1 Q0 d2 2 2.0 a\nq2 Q0 d1 1 1.0 a\nq3 Q0 d1 1 1 a\n"),
+        ("b.run", "q1 Q0 d2 1 3.0 b\nq2 Q0 d3 1 1.0 b\nq5 Q0 d1 1 1.0 b\n"),
+    ]:
+        (tmp_path / name).write_text(lines)
+        runs.append(str(tmp_path / name))
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ragmeter",
+            "evaluate",
+            "--missing",
+            "skip",
+            *arguments,
+            "--format",
+            "json",
+            str(qrels),
+            *runs,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["-m", "map", "-m", "ndcg_cut.10"],
+        ["-q", "-m", "all_trec"],
+        ["-q", "-m", "runid", "-m", "relstring", "-m", "num_q", "-m", "P.5"],
+    ],
+    ids=["means", "all_trec_per_query", "strings_and_counts"],
+)
+def test_the_evaluate_command_json_validates_and_a_damaged_one_does_not(tmp_path, arguments):
+    saved = _command_json(tmp_path, *arguments)
+    validator = _validator("ragmeter.evaluation")
+    validator.validate(saved)
+    run = saved[str(tmp_path / "b.run")]
+    # q3 and q4 are judged and absent from run b; q5 is in run b and not judged.
+    assert run["missing_from_run"] == ["q3", "q4"] and run["unjudged"] == ["q5"]
+    assert ("per_query" in run) == ("-q" in arguments)
+    damaged = []
+    for field, bad in [
+        ("means", {"map": "0.5"} if "-q" not in arguments else {"P_5": [0.2]}),
+        ("n_queries", {"map": -1}),
+        ("missing_from_run", "q4"),
+        ("unjudged", [4]),
+        ("per_query", {"map": {"q1": True}}),
+        ("tag", "b"),
+    ]:
+        document = copy.deepcopy(saved)
+        document[str(tmp_path / "b.run")][field] = bad
+        damaged.append(document)
+    without = copy.deepcopy(saved)
+    del without[str(tmp_path / "a.run")]["means"]
+    damaged += [without, {}]
+    for document in damaged:
+        assert not validator.is_valid(document), document
+
+
+def test_the_evaluation_schema_takes_text_exactly_for_the_text_measures():
+    # Which measures have text values is declared once (value_type="str"): the schema's pattern
+    # must name exactly those families, or a new text measure would fail validation.
+    import re
+
+    from ragmeter.ranking.declarations import FAMILIES
+
+    schema = result_schema("ragmeter.evaluation")
+    (pattern,) = schema["$defs"]["run"]["properties"]["means"]["patternProperties"]
+    text = {f.trec_name for f in FAMILIES if f.value_type == "str"}
+    numeric = {f.trec_name for f in FAMILIES if f.value_type != "str" and f.trec_name}
+    assert text and all(re.search(pattern, name) for name in text)
+    assert not any(re.search(pattern, name) for name in numeric), numeric

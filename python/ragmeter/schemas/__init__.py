@@ -4,7 +4,10 @@ report and the CI gate read them): one file per saved type, keyed by the file's 
 ``Comparison.write(path)`` (``kind: "ragmeter.comparison"``) and
 ``MultipleComparison.write(path)`` (``"ragmeter.multiple_comparison"``), format version 3;
 ``GateResult.to_json()`` (``"ragmeter.gate"``, what ``ragmeter gate --format json`` prints);
-``JudgeResults.to_report_dict()`` (``"ragmeter.judges"``, schema version 2).
+``JudgeResults.to_report_dict()`` (``"ragmeter.judges"``, schema version 2);
+``RetrievalEvaluation.write(path)`` (``"ragmeter.retrieval_evaluation"``, format version 1);
+and what ``ragmeter evaluate --format json`` writes (``"ragmeter.evaluation"``: that file has
+no ``kind`` field, its keys are the runs).
 An undefined value (NaN in memory) is ``null`` in the file. The schemas describe the
 structure; reading a file (``Comparison.read``) also checks what a schema cannot (metric
 names, that the summary is what the per-query values give).
@@ -26,6 +29,8 @@ __all__ = ["RESULT_SCHEMAS", "result_schema", "schema_registry_documents"]
 
 #: The saved result kinds with a schema, and its file in this package.
 RESULT_SCHEMAS: dict[str, str] = {
+    "ragmeter.evaluation": "evaluation.schema.json",
+    "ragmeter.retrieval_evaluation": "retrieval_evaluation.schema.json",
     "ragmeter.comparison": "comparison.schema.json",
     "ragmeter.multiple_comparison": "multiple_comparison.schema.json",
     "ragmeter.gate": "gate.schema.json",
