@@ -16,6 +16,7 @@ import pytest
 from browser import browser_or_skip, console_errors, requested_urls, screenshot
 
 from ragmeter import InvalidInputError, compare_many, report
+from ragmeter.html_report._sources import FILE_READERS
 
 QUERIES = [f"q{i}" for i in range(40)]
 
@@ -263,3 +264,65 @@ def test_the_explorer_renders_a_large_campaign_lazily(tmp_path, driver):
     driver.find_element("css selector", 'button[data-role="more"]').click()
     assert len(_rows(driver)) == 400
     assert not math.isnan(float(_rows(driver)[0][1]))
+
+
+def test_a_saved_retrieval_evaluation_is_read(tmp_path):
+    from ragmeter import evaluate_retrieval
+
+    def retriever(text):
+        return ["d1", "d2"]
+
+    queries = {"q1": "first", "q2": "second", "q3": "third"}
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d9": 1}}
+    evaluation = evaluate_retrieval(retriever, queries, qrels, metrics=["mrr"], name="bm25")
+    path = tmp_path / "bm25.json"
+    evaluation.write(path)
+    page = report(path)
+    # Reciprocal ranks 1, 1/2 and 0, by hand: their mean is 0.5.
+    assert 'data-system="bm25" data-metric="mrr" data-mean="0.5"' in page
+    assert "ragmeter.retrieval_evaluation" in page  # the manifest names what was read
+    path.write_text(path.read_text().replace('"status": "success"', '"status": "fine"', 1))
+    with pytest.raises(InvalidInputError, match="status 'fine'"):
+        report(path)
+
+
+def test_a_saved_judges_report_is_read_as_its_rows(tmp_path):
+    from ragmeter.judges import RubricMetric, Sample, ScriptedJudge
+    from ragmeter.judges import evaluate as judge
+
+    metric = RubricMetric("grade", "Grade $answer.", allowed_values=[0, 1, 2])
+    samples = [Sample("Q?", f"answer {i}.", id=f"s{i}") for i in range(3)]
+    scripted = ScriptedJudge(
+        {"rubric_grade": lambda request: {"value": 2, "reason": "a fine answer"}}
+    )
+    results = judge(samples, [metric], judge=scripted, progress=False)
+    saved = tmp_path / "judges.json"
+    saved.write_text(json.dumps(results.to_report_dict(), allow_nan=False))
+    assert results.to_report_dict()["kind"] in FILE_READERS  # the kind the report knows
+    from_file, from_rows = tmp_path / "file.html", tmp_path / "rows.html"
+    report(saved, output=from_file)
+    rows = tmp_path / "judges.jsonl"
+    results.to_jsonl(rows)
+    report(rows, output=from_rows)
+
+    import hashlib
+
+    def without_manifest(page: str, path: Path, kind: str) -> str:
+        data = path.read_bytes()
+        for specific in (path.name, hashlib.sha256(data).hexdigest(), f">{len(data)}<", kind):
+            assert specific in page
+            page = page.replace(specific, "")
+        return page
+
+    # The same page, whichever file held the rows, but for the manifest of the file read.
+    page = without_manifest(from_file.read_text(), saved, "ragmeter.judges")
+    assert page == without_manifest(from_rows.read_text(), rows, "ragmeter.judge_results")
+    assert all(f"s{i}" in page for i in range(3)) and 'data-mean="2.0"' in page
+
+
+def test_every_saved_kind_with_a_schema_is_read_by_the_report():
+    from ragmeter.schemas import RESULT_SCHEMAS
+
+    # The gate's result is a decision, not values to show; the evaluate command's JSON has no
+    # kind (its keys are the runs) and is recognised by its shape.
+    assert set(FILE_READERS) == set(RESULT_SCHEMAS) - {"ragmeter.gate", "ragmeter.evaluation"}

@@ -361,3 +361,23 @@ def test_the_evaluation_schema_takes_text_exactly_for_the_text_measures():
     numeric = {f.trec_name for f in FAMILIES if f.value_type != "str" and f.trec_name}
     assert text and all(re.search(pattern, name) for name in text)
     assert not any(re.search(pattern, name) for name in numeric), numeric
+
+
+def test_every_saved_result_type_declares_the_kind_and_format_its_schema_has(tmp_path):
+    from ragmeter import RetrievalEvaluation
+    from ragmeter.reports import SavedResult
+    from ragmeter.stats import Comparison, MultipleComparison
+
+    systems = _systems(3)
+    made = {
+        Comparison: compare(systems["sys0"], systems["sys1"]),
+        MultipleComparison: compare_many(systems),
+        RetrievalEvaluation: _retrieval_evaluation(0.0),
+    }
+    for cls, result in made.items():
+        assert isinstance(result, SavedResult), cls
+        saved = _saved(result, tmp_path)
+        assert saved["kind"] == cls.KIND and saved["format_version"] == cls.FORMAT_VERSION
+        assert cls.KIND in RESULT_SCHEMAS and cls.FORMAT_VERSION in cls.READABLE_VERSIONS
+        _validator(cls.KIND).validate(saved)
+        assert cls.read(tmp_path / "result.json") == result

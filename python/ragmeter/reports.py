@@ -34,7 +34,7 @@ import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from ._files import atomic_write_text, read_regular_text
 from ._optional import import_optional
@@ -44,6 +44,7 @@ from .ranking import parse_metric
 __all__ = [
     "REPORT_FORMATS",
     "Reportable",
+    "SavedResult",
     "atomic_write_text",
     "check_metric_names",
     "format_for_path",
@@ -72,6 +73,34 @@ class Reportable(Protocol):
 
     def to_rows(self) -> list[dict[str, Any]]:
         """One row per query (JSONL files)."""
+        ...
+
+
+@runtime_checkable
+class SavedResult(Protocol):
+    """What every result type ragmeter saves and reads back has (the HTML report, the CI gate
+    and ``ragmeter.schemas`` rely on it): ``KIND``, the file's ``kind`` field;
+    ``FORMAT_VERSION``, the format it writes; ``READABLE_VERSIONS``, the formats it reads; the
+    full form and the row form (:class:`Reportable`) and their inverses
+    (:class:`ReportClass`); ``write(path)`` and ``read(path)`` through :func:`write_report` and
+    :func:`load_report`. :class:`~ragmeter.RetrievalEvaluation`,
+    :class:`~ragmeter.stats.Comparison` and :class:`~ragmeter.stats.MultipleComparison` are
+    such types."""
+
+    KIND: ClassVar[str]
+    FORMAT_VERSION: ClassVar[int]
+    READABLE_VERSIONS: ClassVar[tuple[int, ...]]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole result (JSON, YAML and TOML files)."""
+        ...
+
+    def to_rows(self) -> list[dict[str, Any]]:
+        """One row per query or per metric (JSONL files)."""
+        ...
+
+    def write(self, path: str | os.PathLike[str], *, format: str | None = None) -> Any:
+        """Write the result to ``path``, atomically."""
         ...
 
 

@@ -15,7 +15,7 @@ import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -198,6 +198,13 @@ class RetrievalEvaluation:
     records: tuple[QueryRecord, ...]
     parameters: Mapping[str, Any]
     name: str | None = None
+
+    #: What a saved evaluation's ``kind`` field says (its schema: ``ragmeter.schemas``).
+    KIND: ClassVar[str] = REPORT_KIND
+    #: The format :meth:`write` writes.
+    FORMAT_VERSION: ClassVar[int] = REPORT_VERSION
+    #: The report formats :meth:`read` reads.
+    READABLE_VERSIONS: ClassVar[tuple[int, ...]] = (REPORT_VERSION,)
     _metric_names: tuple[str, ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

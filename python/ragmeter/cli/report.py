@@ -20,9 +20,10 @@ def add_parser(sub: Any) -> None:
         description=(
             "Build one self-contained HTML file (no network needed to view it, opens from disk) "
             "from saved results: comparisons (`ragmeter compare --format json`), evaluations "
-            "with per-query values (`ragmeter evaluate -q --format json`) and judge results "
-            "(JudgeResults.to_jsonl). Nothing is evaluated again; the same inputs give the same "
-            "bytes."
+            "with per-query values (`ragmeter evaluate -q --format json`, "
+            "RetrievalEvaluation.write) and judge results (JudgeResults.to_jsonl, or "
+            "to_report_dict saved as JSON). Nothing is evaluated again; the same inputs give "
+            "the same bytes."
         ),
     )
     parser.add_argument("results", nargs="+", type=Path, help="saved result files")

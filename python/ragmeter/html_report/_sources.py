@@ -6,7 +6,8 @@ or :class:`~ragmeter.stats.Comparison`), the judge rows it carries, and a manife
 is evaluated again: a comparison's p-values, intervals and effects are the ones it saved.
 
 Inputs: paths of files ragmeter wrote (``ragmeter compare --format json``, ``compare_many(...)
-.write``, ``ragmeter evaluate --format json`` with ``-q``, ``JudgeResults.to_jsonl``), or the
+.write``, ``ragmeter evaluate --format json`` with ``-q``, ``RetrievalEvaluation.write`` as
+JSON, a judges' report ``JudgeResults.to_report_dict()`` as JSON, ``JudgeResults.to_jsonl``), or the
 result objects themselves (``MultipleComparison``, ``Comparison``, ``JudgeResults``,
 ``RetrievalEvaluation`` and anything :func:`~ragmeter.per_query_results` reads, named).
 """
@@ -17,7 +18,7 @@ import hashlib
 import json
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from typing import Any
 from .._files import read_regular_text
 from ..exceptions import InputTypeError, InvalidInputError
 from ..per_query import per_query_results
+from ..retrieval_evaluation import RetrievalEvaluation
 from ..stats.results import Comparison, MultipleComparison
 
 __all__ = ["Source", "read_source"]
@@ -95,6 +97,49 @@ def _manifest(path: Path, data: bytes) -> dict[str, Any]:
     return {"input": path.name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
+def _comparison_file(path: Path, data: Any, manifest: dict[str, Any]) -> Source:
+    kind = data["kind"]
+    result: MultipleComparison | Comparison
+    if kind == MultipleComparison.KIND:
+        result = MultipleComparison.read(path)
+    else:
+        result = Comparison.read(path)
+    manifest["kind"] = kind
+    return Source(path.name, "comparison", _from_comparison(result), result, [], manifest)
+
+
+def _retrieval_evaluation_file(path: Path, data: Any, manifest: dict[str, Any]) -> Source:
+    evaluation = RetrievalEvaluation.read(path)  # checked as every saved result is read back
+    per = per_query_results(evaluation)
+    label = per.name or path.stem
+    manifest["kind"] = RetrievalEvaluation.KIND
+    return Source(path.name, "evaluation", {label: _shown(per.to_dict())}, None, [], manifest)
+
+
+def _judges_report_file(path: Path, data: Any, manifest: dict[str, Any]) -> Source:
+    rows = data.get("rows")
+    if not isinstance(rows, list):
+        raise InvalidInputError(f"{path}: a judges' report without its rows (a list)")
+    source = _judge_source(path, rows, manifest)
+    source.manifest["kind"] = JUDGES_REPORT_KIND
+    return source
+
+
+# The judges' package is not imported for its kind: importing it costs a second; a test checks
+# that this is what JudgeResults.to_report_dict() writes.
+JUDGES_REPORT_KIND = "ragmeter.judges"
+
+#: How the report reads each kind of saved JSON file (what its ``kind`` field says). The other
+#: inputs are the evaluate command's JSON (no kind: one object per run) and judge results as
+#: JSON lines.
+FILE_READERS: dict[str, Callable[[Path, Any, dict[str, Any]], Source]] = {
+    Comparison.KIND: _comparison_file,
+    MultipleComparison.KIND: _comparison_file,
+    RetrievalEvaluation.KIND: _retrieval_evaluation_file,
+    JUDGES_REPORT_KIND: _judges_report_file,
+}
+
+
 def _read_path(path: Path) -> Source:
     text = read_regular_text(path, "a saved result", "results")
     raw = text.encode("utf-8")
@@ -106,11 +151,9 @@ def _read_path(path: Path) -> Source:
         except json.JSONDecodeError as exc:
             raise InvalidInputError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
         kind = data.get("kind") if isinstance(data, dict) else None
-        if kind == "ragmeter.multiple_comparison":
-            result: MultipleComparison | Comparison = MultipleComparison.read(path)
-        elif kind == "ragmeter.comparison":
-            result = Comparison.read(path)
-        elif (
+        if isinstance(kind, str) and kind in FILE_READERS:
+            return FILE_READERS[kind](path, data, manifest)
+        if (
             isinstance(data, dict)
             and data
             and all(isinstance(v, dict) and "means" in v for v in data.values())
@@ -118,10 +161,7 @@ def _read_path(path: Path) -> Source:
             return Source(
                 path.name, "evaluation", _from_evaluation(data, str(path)), None, [], manifest
             )
-        else:
-            return _judge_source(path, [data], manifest)
-        manifest["kind"] = kind
-        return Source(path.name, "comparison", _from_comparison(result), result, [], manifest)
+        return _judge_source(path, [data], manifest)
     rows = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -139,8 +179,9 @@ def _judge_source(path: Path, rows: list[Any], manifest: dict[str, Any]) -> Sour
         if not isinstance(row, dict) or not needed <= row.keys():
             raise InvalidInputError(
                 f"{path}:{number}: not a result ragmeter writes (a comparison, an evaluation "
-                "from `ragmeter evaluate -q --format json`, or judge results from "
-                f"JudgeResults.to_jsonl, whose rows have {sorted(needed)})"
+                "from `ragmeter evaluate -q --format json` or RetrievalEvaluation.write, a "
+                "judges' report, or judge results from JudgeResults.to_jsonl, whose rows have "
+                f"{sorted(needed)})"
             )
     manifest["kind"] = "ragmeter.judge_results"
     name = path.stem

@@ -326,6 +326,10 @@ class Comparison:
     n_tests: int | None = None
     options: ComparisonOptions | None = None
 
+    #: What a saved comparison's ``kind`` field says (its schema: ``ragmeter.schemas``).
+    KIND: ClassVar[str] = COMPARISON_KIND
+    #: The format :meth:`write` writes.
+    FORMAT_VERSION: ClassVar[int] = FORMAT_VERSION
     #: The report formats :meth:`read` reads (older ones are upgraded).
     READABLE_VERSIONS: ClassVar[tuple[int, ...]] = READABLE_VERSIONS
 

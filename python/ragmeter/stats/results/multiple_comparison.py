@@ -140,6 +140,10 @@ class MultipleComparison:
         None: nothing to state. An attribute that may be set after the comparison.
     """
 
+    #: What a saved campaign's ``kind`` field says (its schema: ``ragmeter.schemas``).
+    KIND: ClassVar[str] = MULTIPLE_COMPARISON_KIND
+    #: The format :meth:`write` writes.
+    FORMAT_VERSION: ClassVar[int] = FORMAT_VERSION
     #: The report formats :meth:`read` reads (older ones are upgraded).
     READABLE_VERSIONS: ClassVar[tuple[int, ...]] = READABLE_VERSIONS
 
