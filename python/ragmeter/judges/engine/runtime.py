@@ -117,12 +117,15 @@ def _replayed(failure: Mapping[str, Any]) -> JudgeError:
             retryable=bool(failure.get("retryable", False)),
         )
     kind = JudgeOutputTruncatedError if failure.get("truncated") else JudgeOutputError
-    return kind(
+    error = kind(
         message,
         task=str(failure.get("task", "")),
         attempts=int(failure.get("attempts", 0)),
         errors=tuple(str(e) for e in failure.get("errors", ())),
     )
+    # The failure of a whole split fallback: replaying it must not split (and call) again.
+    error.split_failed = bool(failure.get("split_failed", False))  # type: ignore[attr-defined]
+    return error
 
 
 def _final(error: JudgeTransportError) -> JudgeTransportError:
@@ -201,7 +204,7 @@ class Runtime:
         call: Callable[[], Awaitable[T]],
         stats: CallStats,
         *,
-        count: Callable[[CallStats], None],
+        count: Callable[[CallStats, int], None],
         deterministic: bool = True,
     ) -> T:
         """``call()`` under the endpoint's limits, retried by its :class:`RetryPolicy`.
@@ -227,13 +230,17 @@ class Runtime:
                     await endpoint.limiter.acquire()
                 if deadline is None and policy.deadline_s is not None:
                     deadline = loop.time() + policy.deadline_s
-                count(stats)
+                count(stats, 1)
                 limit = asyncio.timeout_at(deadline)
                 try:
                     async with limit:
                         return await call()
                 except JudgeTransportError as exc:
                     error = exc
+                    if exc.kind == "connect":
+                        # Refused (or no TLS handshake): no request reached the endpoint, so
+                        # this attempt is no call (a retry still counts in ``retries``).
+                        count(stats, -1)
                 except TimeoutError:
                     if not limit.expired():
                         raise
@@ -382,9 +389,28 @@ class Runtime:
                 self._record_failure(key, exc)
             raise
 
-    def _record_failure(self, key: str, error: JudgeError, answers: Sequence[str] = ()) -> None:
+    def remember_failure(
+        self, judge: Judge, request: JudgeRequest, error: JudgeOutputError | JudgeTransportError
+    ) -> None:
+        """Store the failure of an answer assembled from several calls (a split fallback)
+        under the key of the original request, so that a replay (``retry_errors=False``)
+        replays it at once instead of splitting, and calling, again."""
+        if isinstance(error, JudgeTransportError) and error.fatal:
+            return
+        self._record_failure(self.chat_key(judge, request), error, split_failed=True)
+
+    def _record_failure(
+        self,
+        key: str,
+        error: JudgeError,
+        answers: Sequence[str] = (),
+        *,
+        split_failed: bool = False,
+    ) -> None:
         """Keep a failed call in the cache, with the raw answers, so a rerun can replay it."""
         record: dict[str, Any] = {"message": str(error)}
+        if split_failed:
+            record["split_failed"] = True
         if isinstance(error, JudgeOutputError):
             record.update(
                 type="output",
@@ -420,8 +446,8 @@ class Runtime:
             def call(current: JudgeRequest = current) -> Awaitable[JudgeResponse]:
                 return judge.complete(current)
 
-            def count(s: CallStats) -> None:
-                s.calls += 1
+            def count(s: CallStats, n: int) -> None:
+                s.calls += n
 
             response = await self._with_retries(
                 judge, call, stats, count=count, deterministic=deterministic
@@ -525,8 +551,8 @@ class Runtime:
                     return result
                 return await embedder.embed(batch), 0
 
-            def count(s: CallStats) -> None:
-                s.embedding_calls += 1
+            def count(s: CallStats, n: int) -> None:
+                s.embedding_calls += n
 
             got, tokens = await self._with_retries(embedder, call, stats, count=count)
             if len(got) != len(batch):
