@@ -144,6 +144,10 @@ def _final(error: JudgeTransportError) -> JudgeTransportError:
 
 
 def _endpoint_key(obj: Any) -> str:
+    """The endpoint a client talks to (its limits and log lines): the URL, else its name."""
+    base_url = getattr(obj, "base_url", None)
+    if isinstance(base_url, str) and base_url:
+        return base_url
     identity = judge_identity(obj)
     return str(identity.get("base_url") or identity.get("name"))
 
@@ -180,7 +184,7 @@ class Runtime:
             if (
                 isinstance(limits, Limits)
                 and limits.max_concurrency > 1
-                and judge_identity(obj).get("base_url")
+                and isinstance(getattr(obj, "base_url", None), str)
             ):
                 # Said once per endpoint and run: a server that answers one request at a time
                 # queues the others while their timeouts run.
