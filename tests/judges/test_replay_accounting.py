@@ -51,7 +51,7 @@ def test_a_replayed_split_fallback_makes_and_counts_no_call(tmp_path):
     cache = str(tmp_path / "judge.sqlite")
     scripted = SplitThenFail()
     with LoopbackOpenAIServer(judge=scripted) as server:
-        judge = OpenAICompatibleJudge(base_url=server.base_url, model="m")
+        judge = OpenAICompatibleJudge(base_url=server.base_url, model="m", identity="split")
         first = evaluate([SAMPLE], ["groundedness"], judge=judge, cache=cache, progress=False)
         scripted.release.set()
         base_url = server.base_url
@@ -60,7 +60,10 @@ def test_a_replayed_split_fallback_makes_and_counts_no_call(tmp_path):
 
     # The server is stopped: a replay must answer from the cache alone.
     judge = OpenAICompatibleJudge(
-        base_url=base_url, model="m", retry_policy=RetryPolicy(max_retries=1, jitter=0.0)
+        base_url=base_url,
+        model="m",
+        identity="split",
+        retry_policy=RetryPolicy(max_retries=1, jitter=0.0),
     )
     replay = evaluate(
         [SAMPLE], ["groundedness"], judge=judge, cache=cache, retry_errors=False, progress=False
@@ -82,6 +85,15 @@ def test_a_replayed_split_fallback_makes_and_counts_no_call(tmp_path):
     )
     assert summary["replayed_failures"] == 1
     assert "called the judge" not in repr(replay)
+
+    # The same replay against a live server (the same model, by identity) sends it nothing.
+    with LoopbackOpenAIServer() as live:
+        judge = OpenAICompatibleJudge(base_url=live.base_url, model="m", identity="split")
+        again = evaluate(
+            [SAMPLE], ["groundedness"], judge=judge, cache=cache, retry_errors=False, progress=False
+        )
+        assert live.count("any") == 0
+    assert again.rows[0].total_usage().calls == 0
 
 
 class RefusedOnce:
