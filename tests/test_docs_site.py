@@ -38,6 +38,7 @@ PUBLIC_MODULES = (
     "ragmeter.io.trec",
     "ragmeter.schemas",
     "ragmeter.judges",
+    "ragmeter.judges.loading",
     "ragmeter.judges.testing",
     "ragmeter.levenshtein",
     "ragmeter.options",

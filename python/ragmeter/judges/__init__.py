@@ -4,9 +4,10 @@ Metrics (each returns per-sample :class:`Score` objects with value, status, reas
 evidence): ``context_relevancy``, ``answer_relevancy``, ``answer_relevance``, ``groundedness``,
 ``faithfulness``, ``context_precision``, ``context_recall``, ``pairwise_preference``, and custom
 metrics (:class:`Metric`, :func:`metric`, :class:`RubricMetric`). Run them with
-:func:`evaluate`; the embedchain-compatible API (:class:`ContextRelevance`,
-:class:`AnswerRelevance`, :class:`Groundedness`, their configs, :class:`BaseMetric`,
-:class:`EvalData`, :func:`evaluate_rag`) sits on the same engine.
+:func:`evaluate` (samples from files and tables: :func:`load_samples`); the
+embedchain-compatible API (:class:`ContextRelevance`, :class:`AnswerRelevance`,
+:class:`Groundedness`, their configs, :class:`BaseMetric`, :class:`EvalData`,
+:func:`evaluate_rag`) sits on the same engine.
 
 Importing this package loads no HTTP client and reaches no network: a call is made only when a
 judge was configured (``judge=``, or ``RAGMETER_JUDGE_MODEL`` with ``OPENAI_BASE_URL`` /
@@ -70,6 +71,7 @@ from .context import JudgeContext
 from .engine.cache import JudgeCache
 from .engine.settings import NO_MAX_TOKENS, RunSettings
 from .evaluation import DryRunEstimate, aevaluate, evaluate, judge_json, pairwise_preference
+from .loading import load_samples
 from .metrics import (
     AnswerRelevanceMetric,
     AnswerRelevancyMetric,
@@ -168,6 +170,7 @@ __all__ = [
     "judge_json",
     "kendall_tau",
     "krippendorff_alpha",
+    "load_samples",
     "metric",
     "pairwise_preference",
     "percent_agreement",

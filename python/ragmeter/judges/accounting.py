@@ -22,9 +22,11 @@ __all__ = ["CallStats", "Price", "PriceTable", "cost_of", "normalize_prices"]
 class CallStats:
     """What one metric on one sample cost with one judge (or a total of such rows).
 
-    ``calls`` and ``embedding_calls`` reached an endpoint; ``cache_hits`` and
-    ``embedding_cache_hits`` did not. ``retries`` are transport retries, ``reasks`` re-asks
-    after an unusable answer, ``split_fallbacks`` labelling calls split into one call per item,
+    ``calls`` and ``embedding_calls`` reached an endpoint (an attempt whose connection was
+    refused sent nothing and is no call; retried, it counts in ``retries``); ``cache_hits``
+    and ``embedding_cache_hits`` did not. ``retries`` are transport retries, ``reasks``
+    re-asks after an unusable answer, ``split_fallbacks`` labelling calls split into one call
+    per item (a replay of a split that failed replays its failure: no split, no call),
     ``capability_fallbacks`` structured-output forms an endpoint refused. ``retried_failures``
     counts calls whose failure an earlier run recorded in the cache and that were made again;
     ``replayed_failures`` those whose recorded failure was replayed instead

@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from ..exceptions import InvalidInputError, JudgeOutputError
+from ..exceptions import InvalidInputError, JudgeOutputError, JudgeTransportError
 from .accounting import CallStats
 from .clients.protocol import Embedder, Judge, JudgeRequest
 from .engine.runtime import Runtime, Validator
@@ -203,23 +203,11 @@ class JudgeContext:
             parsed = await self.ask(
                 prompt, rendered, validate=checker(ids), n_index=n_index, n_items=len(chunk)
             )
-        except JudgeOutputError:
-            if len(chunk) == 1:
+        except JudgeOutputError as exc:
+            if len(chunk) == 1 or getattr(exc, "split_failed", False):
+                # One item cannot be split; a replayed split fallback failed as it did then.
                 raise
             self.stats.split_fallbacks += 1
-            singles = await gather_all(
-                *(
-                    self.ask(
-                        prompt,
-                        {**values, placeholder: format_items([text], start=item_id)},
-                        validate=checker([item_id]),
-                        n_index=n_index,
-                        n_items=1,
-                    )
-                    for item_id, text in zip(ids, chunk, strict=True)
-                )
-            )
-            parsed = {list_key: [single[list_key][0] for single in singles]}
             original = self.request(
                 prompt.render(rendered),
                 prompt.schema,
@@ -228,6 +216,25 @@ class JudgeContext:
                 strict=prompt.strict,
                 n_items=len(chunk),
             )
+            try:
+                singles = await gather_all(
+                    *(
+                        self.ask(
+                            prompt,
+                            {**values, placeholder: format_items([text], start=item_id)},
+                            validate=checker([item_id]),
+                            n_index=n_index,
+                            n_items=1,
+                        )
+                        for item_id, text in zip(ids, chunk, strict=True)
+                    )
+                )
+            except (JudgeOutputError, JudgeTransportError) as failure:
+                # The siblings of the failed item were cancelled, unanswered: a replay
+                # replays this outcome instead of asking them.
+                self.runtime.remember_failure(self.judge, original, failure)
+                raise
+            parsed = {list_key: [single[list_key][0] for single in singles]}
             self.runtime.remember(
                 self.judge, original, parsed, note="assembled from one call per item"
             )

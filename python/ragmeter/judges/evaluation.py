@@ -319,6 +319,7 @@ def judge_json(
         try:
             return await ctx.judge_json(messages, schema, validate=validate)
         finally:
+            runtime.log_summary()
             await close_clients(runtime.used_clients())
             if isinstance(cache, JudgeCache):
                 the_cache.flush()

@@ -217,7 +217,10 @@ def _from_mapping(data: Mapping[str, Any], where: str, *, column: bool) -> Sampl
             f"{where} has no 'question' (keys: {sorted(map(str, data))}); name the question "
             "field 'question' (or 'user_input', 'input', 'query')"
         )
-    return Sample(**values)
+    try:
+        return Sample(**values)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{where}: {exc}") from None
 
 
 def _fields_of(item: Any) -> Mapping[str, Any] | None:
@@ -232,9 +235,14 @@ def _fields_of(item: Any) -> Mapping[str, Any] | None:
     return None
 
 
-def coerce_sample(item: Any, index: int, *, column: bool = False) -> Sample:
-    """One sample from a :class:`Sample`, a dict or an object with fields."""
-    where = f"samples[{index}]"
+def coerce_sample(
+    item: Any, index: int, *, column: bool = False, where: str | None = None
+) -> Sample:
+    """One sample from a :class:`Sample`, a dict or an object with fields.
+
+    ``where`` names the item in errors (default ``samples[index]``; a file's ``path:line``).
+    """
+    where = where or f"samples[{index}]"
     if isinstance(item, Sample):
         return item
     if isinstance(item, Mapping):
@@ -251,8 +259,15 @@ def coerce_sample(item: Any, index: int, *, column: bool = False) -> Sample:
     )
 
 
-def coerce_samples(samples: Any) -> list[Sample]:
+def coerce_samples(
+    samples: Any, *, where: Sequence[str] | None = None, column: bool | None = None
+) -> list[Sample]:
     """A list of samples with unique ids from Samples, dicts, objects or a DataFrame.
+
+    Args:
+        samples: The items (or a DataFrame, one row per sample).
+        where: How errors name each item (default ``samples[i]``), e.g. ``path:line``.
+        column: Call an unknown key a "column" (default: for a DataFrame).
 
     Raises:
         InvalidInputError: an unknown or repeated field, no question, a repeated id.
@@ -267,14 +282,22 @@ def coerce_samples(samples: Any) -> list[Sample]:
         )
     out: list[Sample] = []
     seen: dict[str, int] = {}
-    for index, item in enumerate(samples if isinstance(samples, Sequence) else list(samples)):
-        sample = coerce_sample(item, index, column=is_frame)
+    items = samples if isinstance(samples, Sequence) else list(samples)
+    names = list(where) if where is not None else [f"samples[{i}]" for i in range(len(items))]
+    if len(names) != len(items):
+        raise InvalidInputError(
+            f"where names {len(names)} items but samples holds {len(items)}: give one name each"
+        )
+    for index, item in enumerate(items):
+        sample = coerce_sample(
+            item, index, column=is_frame if column is None else column, where=names[index]
+        )
         if sample.id is None:
             sample = dataclasses.replace(sample, id=str(index))
         assert sample.id is not None
         if sample.id in seen:
             raise InvalidInputError(
-                f"samples[{index}] repeats the id {sample.id!r} of samples[{seen[sample.id]}]: "
+                f"{names[index]} repeats the id {sample.id!r} of {names[seen[sample.id]]}: "
                 "sample ids must be unique"
             )
         seen[sample.id] = index

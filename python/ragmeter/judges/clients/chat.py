@@ -39,7 +39,7 @@ from .environment import (
 )
 from .http import HttpEndpoint
 from .limits import Limits, RetryPolicy
-from .protocol import JudgeRequest, JudgeResponse, Usage
+from .protocol import JudgeRequest, JudgeResponse, Usage, check_identity, client_identity
 from .sdk import guard_client, map_client_error
 from .secrets import Secret, split_credentials
 
@@ -106,7 +106,9 @@ class ChatCompletionsJudge:
         limits: Limits,
         retry_policy: RetryPolicy | None,
         structured_output: StructuredOutput,
+        identity: str | None = None,
     ):
+        self.endpoint_identity = check_identity(identity, type(self).__name__)
         if structured_output != "auto" and structured_output not in STRUCTURED_MODES:
             raise InvalidInputError(
                 f"structured_output must be 'auto' or one of {STRUCTURED_MODES}, "
@@ -121,13 +123,14 @@ class ChatCompletionsJudge:
 
     @property
     def identity(self) -> dict[str, Any]:
-        """The non-secret facts that identify the judge in cache keys and manifests."""
-        return {
-            "kind": self.kind,
-            "name": self.name,
-            "base_url": self.base_url,
-            "model": self.model,
-        }
+        """The non-secret facts that identify the judge in cache keys and manifests.
+
+        ``kind``, ``name``, ``model`` and the endpoint: ``base_url`` (with its port), or the
+        ``identity=`` given in its place.
+        """
+        return client_identity(
+            self.kind, self.name, self.base_url, self.model, self.endpoint_identity
+        )
 
     def _capabilities(self) -> dict[str, Any]:
         with _CAPABILITIES_LOCK:
@@ -283,6 +286,11 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
             whitespace (a key read from a file) is stripped; held in a :class:`Secret` that
             never shows in reprs, identities, cache keys, logs, rows or messages.
         name: Identifies the judge in reports and cache keys (default: the model).
+        identity: Says which model answers, in place of ``base_url`` in cache keys: the cache
+            is keyed by the URL with its port, so the same local server restarted on another
+            port would be asked everything again; with the same ``identity`` its answers are
+            reused. Give the same identity only to the same model (weights, quantisation,
+            chat template): the cache cannot tell.
         timeout_s: Bounds each request as a whole, from connecting to the last byte; the
             time a server keeps a request in its own queue counts.
         max_concurrency: Requests in flight at once; default 2 for a server on this machine
@@ -323,6 +331,7 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
         api_key: str | Secret | None = None,
         *,
         name: str | None = None,
+        identity: str | None = None,
         timeout_s: float = 60.0,
         max_concurrency: int | None = None,
         rpm: float | None = None,
@@ -343,6 +352,7 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
             limits=limits,
             retry_policy=retry_policy,
             structured_output=structured_output,
+            identity=identity,
         )
         self._api_key = resolve_api_key(api_key, resolved_url, what="OpenAICompatibleJudge")
         self._http = HttpEndpoint(
@@ -385,7 +395,7 @@ class OpenAIClientJudge(ChatCompletionsJudge):
     Args:
         client: The ``openai`` client object.
         model: The model name; default ``$RAGMETER_JUDGE_MODEL``.
-        name, max_concurrency, rpm, retry_policy, structured_output: As for
+        name, identity, max_concurrency, rpm, retry_policy, structured_output: As for
             :class:`OpenAICompatibleJudge`.
 
     Raises:
@@ -400,6 +410,7 @@ class OpenAIClientJudge(ChatCompletionsJudge):
         model: str | None = None,
         *,
         name: str | None = None,
+        identity: str | None = None,
         max_concurrency: int | None = None,
         rpm: float | None = None,
         retry_policy: RetryPolicy | None = None,
@@ -420,6 +431,7 @@ class OpenAIClientJudge(ChatCompletionsJudge):
             ),
             retry_policy=retry_policy,
             structured_output=structured_output,
+            identity=identity,
         )
 
     def __repr__(self) -> str:

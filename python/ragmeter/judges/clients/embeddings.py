@@ -23,6 +23,7 @@ from .environment import (
 )
 from .http import HttpEndpoint
 from .limits import Limits, RetryPolicy
+from .protocol import check_identity, client_identity
 from .sdk import guard_client, map_client_error
 from .secrets import Secret, split_credentials
 
@@ -92,6 +93,9 @@ class OpenAICompatibleEmbedder:
             verify: As for :class:`OpenAICompatibleJudge`.
         model: The embedding model; default ``$RAGMETER_EMBEDDING_MODEL``.
         name: Identifies the embedder in cache keys (default: the model).
+        identity: Says which model embeds, in place of ``base_url`` in cache keys (see
+            :class:`OpenAICompatibleJudge`): the same server on another port then reuses the
+            cached vectors.
         batch_size: Texts per request.
         max_concurrency: Requests in flight; default 2 for a server on this machine, else 8.
 
@@ -114,6 +118,7 @@ class OpenAICompatibleEmbedder:
         api_key: str | Secret | None = None,
         *,
         name: str | None = None,
+        identity: str | None = None,
         batch_size: int = 256,
         timeout_s: float = 60.0,
         max_concurrency: int | None = None,
@@ -126,6 +131,7 @@ class OpenAICompatibleEmbedder:
     ):
         if batch_size < 1:
             raise InvalidInputError(f"batch_size must be >= 1, got {batch_size!r}")
+        self.endpoint_identity = check_identity(identity, "OpenAICompatibleEmbedder")
         self.base_url, basic_auth = resolve_endpoint(base_url)
         resolved = model or _env_model()
         if not resolved:
@@ -156,12 +162,9 @@ class OpenAICompatibleEmbedder:
     @property
     def identity(self) -> dict[str, Any]:
         """The non-secret facts that identify it in cache keys and manifests (never a key)."""
-        return {
-            "kind": self.kind,
-            "name": self.name,
-            "base_url": self.base_url,
-            "model": self.model,
-        }
+        return client_identity(
+            self.kind, self.name, self.base_url, self.model, self.endpoint_identity
+        )
 
     def __repr__(self) -> str:
         key = "'***'" if self._api_key else "None"
@@ -204,6 +207,8 @@ class OpenAIClientEmbedder:
         client: The client (its own retries are switched off; ragmeter retries).
         model: The embedding model; default ``$RAGMETER_EMBEDDING_MODEL``.
         name: Identifies the embedder in cache keys (default: the model).
+        identity: Says which model embeds, in place of the client's ``base_url`` in cache keys
+            (see :class:`OpenAICompatibleJudge`).
         batch_size: Texts per request.
 
     Raises:
@@ -218,8 +223,10 @@ class OpenAIClientEmbedder:
         model: str | None = None,
         *,
         name: str | None = None,
+        identity: str | None = None,
         batch_size: int = 256,
     ):
+        self.endpoint_identity = check_identity(identity, "OpenAIClientEmbedder")
         with_options = getattr(client, "with_options", None)
         self._client = with_options(max_retries=0) if callable(with_options) else client
         self._guarded = guard_client(client)
@@ -245,12 +252,9 @@ class OpenAIClientEmbedder:
     @property
     def identity(self) -> dict[str, Any]:
         """The non-secret facts that identify it in cache keys and manifests."""
-        return {
-            "kind": self.kind,
-            "name": self.name,
-            "base_url": self.base_url,
-            "model": self.model,
-        }
+        return client_identity(
+            self.kind, self.name, self.base_url, self.model, self.endpoint_identity
+        )
 
     def __repr__(self) -> str:
         return f"OpenAIClientEmbedder(base_url={self.base_url!r}, model={self.model!r})"

@@ -30,6 +30,8 @@ __all__ = [
     "Usage",
     "as_embedder",
     "as_judge",
+    "check_identity",
+    "client_identity",
     "embedder_identity",
     "estimate_tokens",
     "judge_identity",
@@ -171,6 +173,39 @@ def judge_identity(judge: Any) -> dict[str, Any]:
     if isinstance(identity, Mapping):
         return dict(identity)
     return {"name": str(getattr(judge, "name", type(judge).__name__))}
+
+
+def check_identity(identity: Any, what: str) -> str | None:
+    """The ``identity=`` of a judge or embedder client: ``None`` or a non-empty str.
+
+    Raises:
+        InputTypeError: not a str.
+        InvalidInputError: an empty or blank str.
+    """
+    if identity is None:
+        return None
+    if not isinstance(identity, str):
+        raise InputTypeError(
+            f"{what}(identity=...) must be a str naming the model behind the endpoint (it "
+            f"replaces base_url in cache keys), got {type(identity).__name__} {identity!r}"
+        )
+    if not identity.strip():
+        raise InvalidInputError(
+            f"{what}(identity={identity!r}) is blank: give a name that says which model this "
+            "is (such as 'qwen2.5-7b-instruct-q4_k_m'), or leave identity=None to key the cache "
+            "by base_url"
+        )
+    return identity.strip()
+
+
+def client_identity(
+    kind: str, name: str, base_url: str, model: str, identity: str | None
+) -> dict[str, Any]:
+    """The identity dict of an HTTP client: ``identity=``, when given, stands for its URL."""
+    endpoint: dict[str, Any] = (
+        {"base_url": base_url} if identity is None else {"identity": identity}
+    )
+    return {"kind": kind, "name": name, **endpoint, "model": model}
 
 
 def embedder_identity(embedder: Any) -> dict[str, Any]:

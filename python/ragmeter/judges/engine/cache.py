@@ -1,10 +1,14 @@
 """A content-addressed sqlite cache of judge and embedding calls.
 
-The key is the sha256 of the canonical JSON of everything that can change an answer: the judge's
-identity (name, base URL, model; never a key), the messages, the answer schema, temperature,
-seed, max_tokens, the sample index ``n_index`` and the cache format version. Only answers that
-were parsed and validated are stored, each in its own transaction, so an interrupted run keeps
-every finished call and a rerun resumes where it stopped.
+The key is the sha256 of the canonical JSON of everything that can change an answer: the
+judge's identity (its kind, name and model, and its endpoint: the base URL with its port, or the
+``identity=`` given in its place; never an API key), the messages, the answer schema,
+temperature, seed, max_tokens, the sample index ``n_index``, the repeat (when above 0) and the
+cache format version; an embedding's key holds the embedder's identity and the text. Headers,
+timeouts, retry policies and concurrency are not in it. The same server restarted on another
+port is another endpoint unless the judge and the embedder are given one ``identity=``. Only
+answers that were parsed and validated are stored, each in its own transaction, so an
+interrupted run keeps every finished call and a rerun resumes where it stopped.
 
 Modes: ``read_write`` (default), ``read_only`` (hits are used, nothing is written: CI replays),
 ``refresh`` (every call is made again and overwrites the stored answer), ``off``.
@@ -65,6 +69,12 @@ class JudgeCache:
     Pass it (or just a path) as ``evaluate(cache=...)``: a rerun is identical and makes no call
     for what is stored. Writes go through one writer thread in batched WAL transactions;
     :meth:`flush` waits for them.
+
+    An answer's key is the sha256 of the judge's identity (kind, name, model, and ``base_url``
+    with its port, or the ``identity=`` given to the judge in its place), the messages, the
+    schema, temperature, seed, max_tokens, ``n_index``, the repeat (above 0) and the format
+    version; an embedding's, of the embedder's identity and the text. Keys, headers, timeouts
+    and retry policies are not in it.
 
     Args:
         path: The sqlite file (created with its folder), or ``":memory:"``.

@@ -203,6 +203,7 @@ async def run_evaluation(
             rows = await gather_all(*(unit(s, m) for s, m in units))
         finally:
             close_progress()
+            runtime.log_summary()
             if close_clients_after:
                 await close_clients(runtime.used_clients())
             # Finished calls must be on disk before returning or raising, so a rerun resumes.

@@ -58,9 +58,89 @@ class JudgeCallError(JudgeError):
 
 
 class _Endpoint:
-    def __init__(self, limits: Limits, sleep: Callable[[float], Awaitable[None]]):
+    """One endpoint's limits, and its health as the run saw it (for the log).
+
+    The log says what changes, once: the endpoint starts failing (the first retry, at WARNING;
+    INFO when rate limited), a call gives up on it, it answers again; every further retry and
+    give-up of a failing endpoint is at DEBUG, and the run ends with one summary line per
+    endpoint that needed retries. A dead server thus takes a few lines, not one per attempt.
+    """
+
+    def __init__(self, key: str, limits: Limits, sleep: Callable[[float], Awaitable[None]]):
+        self.key = key
         self.semaphore = asyncio.Semaphore(limits.max_concurrency)
         self.limiter = RateLimiter(limits.rpm, sleep=sleep) if limits.rpm else None
+        self.failing = False
+        self.gave_up_while_failing = False
+        self.retries = 0
+        self.retried_calls = 0
+        self.gave_up = 0
+        self.recoveries = 0
+        self.last_error = ""
+
+    def retrying(self, line: str, error: JudgeTransportError, first_retry_of_call: bool) -> None:
+        """Log one retry: the state change at WARNING (INFO for 429), the rest at DEBUG."""
+        self.retries += 1
+        self.retried_calls += int(first_retry_of_call)
+        self.last_error = str(error)
+        if self.failing:
+            log.debug("%s", line)
+            return
+        self.failing = True
+        self.gave_up_while_failing = False
+        log.log(
+            logging.INFO if error.status == 429 else logging.WARNING,
+            "%s; %s is failing: its further retries are logged at DEBUG until it answers again",
+            line,
+            self.key,
+        )
+
+    def giving_up(self, error: JudgeTransportError, attempts: int) -> None:
+        """Log a call that stopped retrying: once per failing spell, the rest at DEBUG."""
+        self.gave_up += 1
+        self.last_error = str(error)
+        line = f"{self.key}: gave up a call after {attempts} attempt(s): {error}"
+        if self.gave_up_while_failing:
+            log.debug("%s", line)
+            return
+        self.failing = True
+        self.gave_up_while_failing = True
+        log.warning(
+            "%s%s",
+            line,
+            " (the run stops: every call would fail alike)"
+            if error.fatal
+            else "; its row is an error, and further calls that give up are logged at DEBUG",
+        )
+
+    def answered(self) -> None:
+        """A call succeeded: a failing endpoint has recovered (said once)."""
+        if not self.failing:
+            return
+        self.failing = False
+        self.gave_up_while_failing = False
+        self.recoveries += 1
+        log.info(
+            "%s answers again (%d retries so far in this run, %d calls gave up)",
+            self.key,
+            self.retries,
+            self.gave_up,
+        )
+
+    def summary(self) -> None:
+        """One line for the run, if this endpoint needed retries or calls gave up."""
+        if not (self.retries or self.gave_up):
+            return
+        log.log(
+            logging.WARNING if self.gave_up or self.failing else logging.INFO,
+            "%s over this run: %d retries in %d calls, %d calls gave up, %s; last error: %s",
+            self.key,
+            self.retries,
+            self.retried_calls,
+            self.gave_up,
+            "still failing at the end" if self.failing else "answering at the end",
+            self.last_error,
+        )
 
 
 def _stored_vector(value: Any) -> list[float] | None:
@@ -117,12 +197,15 @@ def _replayed(failure: Mapping[str, Any]) -> JudgeError:
             retryable=bool(failure.get("retryable", False)),
         )
     kind = JudgeOutputTruncatedError if failure.get("truncated") else JudgeOutputError
-    return kind(
+    error = kind(
         message,
         task=str(failure.get("task", "")),
         attempts=int(failure.get("attempts", 0)),
         errors=tuple(str(e) for e in failure.get("errors", ())),
     )
+    # The failure of a whole split fallback: replaying it must not split (and call) again.
+    error.split_failed = bool(failure.get("split_failed", False))  # type: ignore[attr-defined]
+    return error
 
 
 def _final(error: JudgeTransportError) -> JudgeTransportError:
@@ -141,6 +224,10 @@ def _final(error: JudgeTransportError) -> JudgeTransportError:
 
 
 def _endpoint_key(obj: Any) -> str:
+    """The endpoint a client talks to (its limits and log lines): the URL, else its name."""
+    base_url = getattr(obj, "base_url", None)
+    if isinstance(base_url, str) and base_url:
+        return base_url
     identity = judge_identity(obj)
     return str(identity.get("base_url") or identity.get("name"))
 
@@ -171,13 +258,13 @@ class Runtime:
         if endpoint is None:
             limits = getattr(obj, "limits", None)
             endpoint = _Endpoint(
-                limits if isinstance(limits, Limits) else DEFAULT_LIMITS, self._sleep
+                key, limits if isinstance(limits, Limits) else DEFAULT_LIMITS, self._sleep
             )
             self._endpoints[key] = endpoint
             if (
                 isinstance(limits, Limits)
                 and limits.max_concurrency > 1
-                and judge_identity(obj).get("base_url")
+                and isinstance(getattr(obj, "base_url", None), str)
             ):
                 # Said once per endpoint and run: a server that answers one request at a time
                 # queues the others while their timeouts run.
@@ -191,6 +278,11 @@ class Runtime:
         self._used[id(obj)] = obj
         return endpoint
 
+    def log_summary(self) -> None:
+        """Log one line per endpoint that needed retries this run (the end of the run)."""
+        for endpoint in self._endpoints.values():
+            endpoint.summary()
+
     def used_clients(self) -> list[Any]:
         """Every judge and embedder this run called (to close their connections)."""
         return list(self._used.values())
@@ -201,7 +293,7 @@ class Runtime:
         call: Callable[[], Awaitable[T]],
         stats: CallStats,
         *,
-        count: Callable[[CallStats], None],
+        count: Callable[[CallStats, int], None],
         deterministic: bool = True,
     ) -> T:
         """``call()`` under the endpoint's limits, retried by its :class:`RetryPolicy`.
@@ -227,13 +319,19 @@ class Runtime:
                     await endpoint.limiter.acquire()
                 if deadline is None and policy.deadline_s is not None:
                     deadline = loop.time() + policy.deadline_s
-                count(stats)
+                count(stats, 1)
                 limit = asyncio.timeout_at(deadline)
                 try:
                     async with limit:
-                        return await call()
+                        result = await call()
+                    endpoint.answered()
+                    return result
                 except JudgeTransportError as exc:
                     error = exc
+                    if exc.kind == "connect":
+                        # Refused (or no TLS handshake): no request reached the endpoint, so
+                        # this attempt is no call (a retry still counts in ``retries``).
+                        count(stats, -1)
                 except TimeoutError:
                     if not limit.expired():
                         raise
@@ -254,27 +352,29 @@ class Runtime:
                 or attempt >= policy.max_retries
                 or (deterministic and timeouts > 1)
             ):
-                raise _final(error)
+                final = _final(error)
+                if attempt or error.retryable or final.fatal:
+                    # A request rejected at once (a 400) says nothing about the endpoint.
+                    endpoint.giving_up(final, attempt + 1)
+                raise final
             delay = policy.delay_s(attempt, error.retry_after, self._rng)
             if deadline is not None and loop.time() + delay > deadline:
-                raise _final(self._past_deadline(obj, policy, attempt, error))
+                final = _final(self._past_deadline(obj, policy, attempt, error))
+                endpoint.giving_up(final, attempt + 1)
+                raise final
             # The budget of this kind of failure: a deterministic call's timeout is retried
             # once only, so this retry is its last; anything else has the policy's.
             if deterministic and error.kind == "timeout":
                 allowed, why = attempt + 1, "; a timed-out call is retried once only"
             else:
                 allowed, why = policy.max_retries, ""
-            # Rate limiting is routine; anything else retried is worth seeing, or minutes of
-            # timeouts look like a hang.
-            log.log(
-                logging.INFO if error.status == 429 else logging.WARNING,
-                "retrying %s in %.1f s (retry %d of at most %d%s) after: %s",
-                _endpoint_key(obj),
-                delay,
-                attempt + 1,
-                allowed,
-                why,
+            # The first retry of a healthy endpoint is worth seeing (or minutes of timeouts look
+            # like a hang); a failing endpoint's further retries are details (DEBUG).
+            endpoint.retrying(
+                f"retrying {_endpoint_key(obj)} in {delay:.1f} s (retry {attempt + 1} of at "
+                f"most {allowed}{why}) after: {error}",
                 error,
+                first_retry_of_call=attempt == 0,
             )
             stats.retries += 1
             attempt += 1
@@ -382,9 +482,28 @@ class Runtime:
                 self._record_failure(key, exc)
             raise
 
-    def _record_failure(self, key: str, error: JudgeError, answers: Sequence[str] = ()) -> None:
+    def remember_failure(
+        self, judge: Judge, request: JudgeRequest, error: JudgeOutputError | JudgeTransportError
+    ) -> None:
+        """Store the failure of an answer assembled from several calls (a split fallback)
+        under the key of the original request, so that a replay (``retry_errors=False``)
+        replays it at once instead of splitting, and calling, again."""
+        if isinstance(error, JudgeTransportError) and error.fatal:
+            return
+        self._record_failure(self.chat_key(judge, request), error, split_failed=True)
+
+    def _record_failure(
+        self,
+        key: str,
+        error: JudgeError,
+        answers: Sequence[str] = (),
+        *,
+        split_failed: bool = False,
+    ) -> None:
         """Keep a failed call in the cache, with the raw answers, so a rerun can replay it."""
         record: dict[str, Any] = {"message": str(error)}
+        if split_failed:
+            record["split_failed"] = True
         if isinstance(error, JudgeOutputError):
             record.update(
                 type="output",
@@ -420,8 +539,8 @@ class Runtime:
             def call(current: JudgeRequest = current) -> Awaitable[JudgeResponse]:
                 return judge.complete(current)
 
-            def count(s: CallStats) -> None:
-                s.calls += 1
+            def count(s: CallStats, n: int) -> None:
+                s.calls += n
 
             response = await self._with_retries(
                 judge, call, stats, count=count, deterministic=deterministic
@@ -525,8 +644,8 @@ class Runtime:
                     return result
                 return await embedder.embed(batch), 0
 
-            def count(s: CallStats) -> None:
-                s.embedding_calls += 1
+            def count(s: CallStats, n: int) -> None:
+                s.embedding_calls += n
 
             got, tokens = await self._with_retries(embedder, call, stats, count=count)
             if len(got) != len(batch):
