@@ -1088,39 +1088,67 @@ def test_many_distinct_n_threads_leave_a_bounded_number_of_threads(trec):
     assert int(done.stdout) <= 1 + 57 + 56 + 55 + 54 + 2, done.stdout
 
 
+BUILDERS_OF_DICTS = {
+    # name: (setup, the call that builds dicts in the core, a word its MemoryError names)
+    "trec_file": ("", "rio.read_run(path)", "big.run"),
+    "arrow_table": (
+        "import pyarrow as pa; source = pa.table({'query_id': [f'q{i // 500}' for i in "
+        "range(200_000)], 'doc_id': [f'd{i % 500}' for i in range(200_000)], 'score': "
+        "[float(-(i % 500)) for i in range(200_000)]})",
+        "rio.read_run(source)",
+        "rows",
+    ),
+    # The fused rows as dicts (FusedRun.to_dict); the fusion itself allocates in Rust and is
+    # not covered: a Rust allocation that fails still aborts.
+    "fused_run": (
+        "from ragmeter.fusion import fuse; fused = fuse([rio.read_run(path)] * 2, 'rrf')",
+        "fused._fused.to_dict(fused._query_ids)",
+        "fused",
+    ),
+}
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux")
-def test_a_run_whose_dicts_do_not_fit_in_memory_is_a_memory_error_not_an_abort(tmp_path):
+@pytest.mark.parametrize("builder", sorted(BUILDERS_OF_DICTS))
+def test_dicts_that_do_not_fit_in_memory_are_a_memory_error_not_an_abort(tmp_path, builder):
     # It aborted the process ("memory allocation of 1 bytes failed") when CPython could not
-    # allocate a str or dict while read_run built its result.
+    # allocate a str or dict while the core built a result of Python objects.
+    setup, call, named = BUILDERS_OF_DICTS[builder]
     run = tmp_path / "big.run"
     with run.open("w") as out:
         for q in range(400):
             out.writelines(f"q{q} Q0 d{d} {d + 1} {1000 - d} t\n" for d in range(500))
     done = run_python(
         f"""
-        import resource
+        import gc, resource
         import ragmeter.io as rio
         from ragmeter.exceptions import InvalidInputError
         path = {str(run)!r}
-        rio.read_run(path)  # imports, thread pool and first allocations before any limit
+        {setup}
+        kept = {call}  # imports, the thread pool, and kept: the next one needs new memory
+        gc.collect()
         page = resource.getpagesize()
         used = int(open("/proc/self/statm").read().split()[0]) * page
-        for extra in range(0, 160 << 20, 8 << 20):  # from too little memory to enough
+        for extra in range(0, 320 << 20, 8 << 20):  # from too little memory to enough
             resource.setrlimit(resource.RLIMIT_AS, (used + extra, resource.RLIM_INFINITY))
             try:
-                rio.read_run(path)
+                result = {call}
             except MemoryError as error:
-                assert "not enough memory" in str(error), error
-                assert "big.run" in str(error), error
+                assert "not enough memory" in str(error), repr(error)
+                assert {named!r} in str(error), error
                 print("memory error")
             except InvalidInputError as error:
                 assert "memory" in str(error), error
                 print("refused")
             else:
                 print("read")
+                break
+            finally:
+                result = None
+                gc.collect()
         """
     )
     assert done.returncode == 0, done.stderr[-2000:]
     outcomes = done.stdout.split()
     assert "error" in outcomes, done.stdout  # some limit was too low for the dicts
-    assert "read" in outcomes, done.stdout  # and the highest was enough
+    assert "read" in outcomes, done.stdout  # and a higher one was enough

@@ -7,6 +7,7 @@
 //! instead, which the caller propagates: the objects made so far are released on the way out.
 //! Besides `borrowed`, this is the crate's only unsafe code.
 
+use pyo3::exceptions::PyMemoryError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -24,6 +25,20 @@ pub fn string<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
             py,
             ffi::PyUnicode_FromStringAndSize(text.as_ptr().cast(), length),
         )
+    }
+}
+
+/// `error`, with `message()` as its text when it is a MemoryError (CPython's has none): what
+/// did not fit and what to do. The objects made before were released when it was raised.
+pub fn explain_memory_error(
+    py: Python<'_>,
+    error: PyErr,
+    message: impl FnOnce() -> String,
+) -> PyErr {
+    if error.is_instance_of::<PyMemoryError>(py) {
+        PyMemoryError::new_err(message())
+    } else {
+        error
     }
 }
 

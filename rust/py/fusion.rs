@@ -8,6 +8,7 @@ use ragmeter_core::fusion::{self, Method, Norm, RunRows, Training};
 
 use crate::borrowed::{exact_number, for_each_item};
 use crate::error::{QueryNamer, invalid_input, type_error};
+use crate::fallible;
 use crate::strings::type_name;
 use crate::threads;
 
@@ -276,7 +277,7 @@ impl FusedRows {
     fn doc_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let ids = PyList::empty(py);
         for i in 0..self.rows.ends.len() {
-            ids.append(PyString::new(py, self.text(i)?))?;
+            ids.append(fallible::string(py, self.text(i)?)?)?;
         }
         Ok(ids)
     }
@@ -300,15 +301,29 @@ impl FusedRows {
                 self.rows.n_queries()
             )));
         }
-        let out = PyDict::new(py);
-        for (q, query_id) in query_ids.iter().enumerate() {
-            let docs = PyDict::new(py);
-            for i in self.rows.offsets[q]..self.rows.offsets[q + 1] {
-                docs.set_item(PyString::new(py, self.text(i)?), self.rows.scores[i])?;
+        // Every object is made by `fallible`: fused runs whose dict does not fit in memory are
+        // a MemoryError, not an abort.
+        let build = || -> PyResult<Bound<'py, PyDict>> {
+            let out = fallible::dict(py)?;
+            for (q, query_id) in query_ids.iter().enumerate() {
+                let docs = fallible::dict(py)?;
+                for i in self.rows.offsets[q]..self.rows.offsets[q + 1] {
+                    let score = fallible::float(py, self.rows.scores[i])?;
+                    docs.set_item(fallible::string(py, self.text(i)?)?, score)?;
+                }
+                out.set_item(fallible::string(py, query_id)?, docs)?;
             }
-            out.set_item(query_id, docs)?;
-        }
-        Ok(out)
+            Ok(out)
+        };
+        build().map_err(|error| {
+            fallible::explain_memory_error(py, error, || {
+                format!(
+                    "not enough memory to hold the {} fused rows as Python dicts; write them \
+                     with ragmeter.fusion's TREC writer or keep the FusedRun",
+                    self.rows.ends.len()
+                )
+            })
+        })
     }
 }
 

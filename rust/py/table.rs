@@ -8,13 +8,13 @@
 use std::sync::Arc;
 
 use arrow_array::{RecordBatch, RecordBatchReader};
-use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::PyDict;
 use pyo3_arrow::input::AnyRecordBatch;
 use ragmeter_core::table::{self, Columns, Id, SCAN_ROWS, Segment, Table, ValueKind};
 
 use crate::error::{ByPosition, invalid_input, to_pyerr, type_error};
+use crate::fallible;
 use crate::pipeline::{Batch, pipelined};
 use crate::prepare::ranking_options;
 use crate::ranking::PreparedRankings;
@@ -138,9 +138,9 @@ fn id_object<'py>(
     argument: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
     match id {
-        Id::Int(n) => n.into_bound_py_any(py),
+        Id::Int(n) => fallible::int(py, n),
         Id::Text(bytes) => match std::str::from_utf8(bytes) {
-            Ok(text) => Ok(PyString::new(py, text).into_any()),
+            Ok(text) => fallible::string(py, text),
             Err(_) => Err(invalid_input(format!(
                 "{argument}: the {what} {} is not valid UTF-8 (the string column holds other \
                  bytes, which the library that wrote it should not allow): decode the column's \
@@ -255,28 +255,43 @@ pub fn read_table_dict<'py>(
         .map_err(|e| to_pyerr(e, &ByPosition))?;
     let groups = table::grouped(&table).map_err(|e| to_pyerr(e, &ByPosition))?;
     let integers = value_kind == ValueKind::Grade && table::integer_values(&table);
-    let out = PyDict::new(py);
-    for group in groups {
-        let docs = PyDict::new(py);
-        for (doc, value) in group.docs {
-            let key = id_object(py, doc, "document id", columns.argument)?;
-            if docs.contains(&key)? {
-                return Err(invalid_input(format!(
-                    "{}: document {} is listed twice for query {}",
-                    columns.argument,
-                    doc.show(),
-                    group.id.show()
-                )));
-            }
-            if integers {
-                docs.set_item(key, value as i64)?;
-            } else {
+    // Every object is made by `fallible`: a table whose dict does not fit in memory is a
+    // MemoryError, not an abort.
+    let rows: usize = groups.iter().map(|group| group.docs.len()).sum();
+    let build = || -> PyResult<Bound<'py, PyDict>> {
+        let out = fallible::dict(py)?;
+        for group in groups {
+            let docs = fallible::dict(py)?;
+            for (doc, value) in group.docs {
+                let key = id_object(py, doc, "document id", columns.argument)?;
+                if docs.contains(&key)? {
+                    return Err(invalid_input(format!(
+                        "{}: document {} is listed twice for query {}",
+                        columns.argument,
+                        doc.show(),
+                        group.id.show()
+                    )));
+                }
+                let value = if integers {
+                    fallible::int(py, value as i64)?
+                } else {
+                    fallible::float(py, value)?
+                };
                 docs.set_item(key, value)?;
             }
+            out.set_item(id_object(py, group.id, "query id", columns.argument)?, docs)?;
         }
-        out.set_item(id_object(py, group.id, "query id", columns.argument)?, docs)?;
-    }
-    Ok(out)
+        Ok(out)
+    };
+    build().map_err(|error| {
+        fallible::explain_memory_error(py, error, || {
+            format!(
+                "{}: not enough memory to hold its {rows} rows as Python dicts; pass the \
+                 table itself to ragmeter.io.evaluate (it builds no dicts)",
+                columns.argument
+            )
+        })
+    })
 }
 
 /// The decompressed-size limit of compressed files (`RAGMETER_MAX_DECOMPRESSED_BYTES` or the

@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 
-use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use ragmeter_core::prepare::show;
@@ -119,16 +118,14 @@ pub fn read_trec<'py>(
     // MemoryError, not an abort. The partial dict is released before the message is made.
     let rows = file.docs.offsets.last().copied().unwrap_or(0);
     to_dict(py, &file, &bytes, kind, &path).map_err(|error| {
-        if error.is_instance_of::<PyMemoryError>(py) {
-            PyMemoryError::new_err(format!(
+        fallible::explain_memory_error(py, error, || {
+            format!(
                 "path: {}: not enough memory to hold its {rows} rows as Python dicts; \
                  pass the path itself to ragmeter.io.evaluate (it builds no dicts) or \
                  read it with pyarrow/polars as a table",
                 path.display()
-            ))
-        } else {
-            error
-        }
+            )
+        })
     })
 }
 
