@@ -10,7 +10,7 @@ or an embedder's model.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from ..exceptions import InvalidInputError
@@ -51,17 +51,21 @@ class CallStats:
 
     def add(self, other: CallStats) -> None:
         """Add ``other``'s counts to these (``tokens_estimated`` if either's are)."""
-        for f in fields(self):
-            if f.name == "tokens_estimated":
-                self.tokens_estimated = self.tokens_estimated or other.tokens_estimated
-            else:
-                setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+        # The field names are looked up once (_SUMMED): this runs several times per judge call.
+        for name in _SUMMED:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.tokens_estimated = self.tokens_estimated or other.tokens_estimated
 
     def to_dict(self) -> dict[str, Any]:
         """The counts as a JSON-ready dict (latency rounded to microseconds)."""
-        out = asdict(self)
+        # Numbers and a flag only: no deep copy (dataclasses.asdict) needed.
+        out = {name: getattr(self, name) for name in _FIELDS}
         out["latency_s"] = round(self.latency_s, 6)
         return out
+
+
+_FIELDS = tuple(f.name for f in fields(CallStats))
+_SUMMED = tuple(name for name in _FIELDS if name != "tokens_estimated")
 
 
 @dataclass(frozen=True)

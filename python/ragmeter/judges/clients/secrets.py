@@ -211,14 +211,22 @@ class _RedactingFilter(logging.Filter):
 
 
 _FILTER = _RedactingFilter()
+# How many loggers existed when the filter was last attached to every library logger.
+_LOGGERS_SEEN = -1
 
 
 def guard_library_logs() -> None:
     """Attach the redacting filter to every logger of httpx, httpcore, h11 and openai.
 
     Logger filters are not inherited, so each existing logger of those libraries gets its own;
-    called whenever a client is built, after the libraries' modules (and loggers) exist.
+    called whenever a client is built, after the libraries' modules (and loggers) exist. The
+    loggers are looked at again only when there are new ones (the logging module never removes
+    a logger): this runs once per request.
     """
+    global _LOGGERS_SEEN
+    count = len(logging.root.manager.loggerDict)
+    if count == _LOGGERS_SEEN:
+        return
     names = [
         name
         for name in list(logging.root.manager.loggerDict)
@@ -228,3 +236,5 @@ def guard_library_logs() -> None:
         logger = logging.getLogger(name)
         if _FILTER not in logger.filters:
             logger.addFilter(_FILTER)
+    # getLogger above may have made the known loggers: count after them.
+    _LOGGERS_SEEN = len(logging.root.manager.loggerDict)
