@@ -142,6 +142,72 @@ def test_a_file_truncated_and_rewritten_while_it_is_read_never_kills_the_reader(
     assert done > 10, outcomes
 
 
+def test_a_large_run_read_in_blocks_while_it_is_rewritten_is_read_whole_or_refused(tmp_path):
+    # 20 MB, grouped by query: evaluate_trec reads a plain run this large in blocks (bounded
+    # memory) instead of whole; a file that changes meanwhile must still give the file as it
+    # was at some moment, or an error, never a mixture.
+    lines = [f"q{q} Q0 d{i} 1 {i}.5 tag\n" for q in range(97) for i in range(q, 960_000, 97)]
+    contents = "".join(lines).encode()
+    assert len(contents) > 16 << 20  # ragmeter_core::trec::STREAM_PLAIN_BYTES
+    run = tmp_path / "run.txt"
+    run.write_bytes(contents)
+    qrels = write(tmp_path / "qrels.txt", "q1 0 d1 1\n")
+    reader = subprocess.Popen(
+        [sys.executable, "-c", _READER, str(run), str(qrels), "6"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    random = np.random.default_rng(1)
+    while reader.poll() is None:
+        with open(run, "r+b") as handle:
+            handle.truncate(int(random.integers(0, len(contents))))
+        time.sleep(0.002)
+        run.write_bytes(contents)
+        time.sleep(0.05)
+    out, err = reader.communicate()
+    assert reader.returncode == 0, f"the reader died with {reader.returncode}: {err[-2000:]}"
+    outcomes = json.loads(out)
+    assert outcomes["other"] == [] and outcomes["changed"] > 0, outcomes
+    assert outcomes["read"] + outcomes["changed"] + outcomes["malformed"] > 3, outcomes
+
+
+def test_a_large_run_read_in_blocks_gives_what_the_whole_file_gives(tmp_path):
+    # Above STREAM_PLAIN_BYTES a grouped plain run is read in blocks; a run whose queries come
+    # back is read whole. Both must give pytrec_eval's values (the oracle) for every query.
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    rng = np.random.default_rng(3)
+    queries = [f"q{q}" for q in range(300)]
+    run = {}
+    for q in queries:
+        docs, scores = rng.permutation(4000)[:2600], rng.random(2600)
+        run[q] = {f"d{d}": float(s) for d, s in zip(docs, scores, strict=True)}
+    qrels = {
+        q: {f"d{d}": int(rng.integers(0, 3)) for d in rng.permutation(4000)[:40]} for q in queries
+    }
+    grouped = "".join(
+        f"{q} Q0 {d} {r + 1} {s!r} tag\n"
+        for q, docs in run.items()
+        for r, (d, s) in enumerate(docs.items())
+    )
+    lines = grouped.splitlines(keepends=True)
+    interleaved = "".join(lines[1::2] + lines[0::2])  # every query comes back
+    assert len(grouped.encode()) > 16 << 20  # ragmeter_core::trec::STREAM_PLAIN_BYTES
+    qrels_path = write(
+        tmp_path / "qrels.txt",
+        "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()),
+    )
+    oracle = pytrec_eval.RelevanceEvaluator(qrels, {"map", "ndcg_cut.10", "P.5"}).evaluate(run)
+    for name, text in [("grouped.run", grouped), ("interleaved.run", interleaved)]:
+        path = write(tmp_path / name, text)
+        got = ragmeter.evaluate_trec(
+            qrels_path, path, metrics=["map", "ndcg_cut_10", "P_5"], per_query=True
+        )
+        for metric in ("map", "ndcg_cut_10", "P_5"):
+            want = {q: oracle[q][metric] for q in queries}
+            assert dict(got[metric]) == pytest.approx(want, rel=1e-9), (name, metric)
+
+
 # -- what trec_eval reads differently is refused with path:line ------------------------------
 
 

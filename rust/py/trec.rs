@@ -45,9 +45,11 @@ pub fn prepare_trec(
     let (prepared, query_ids, in_run, run_only, tag) =
         threads::enter_core(py, n_threads, &ByPosition, || {
             let ids = |v: &[&[u8]]| v.iter().map(|q| q.to_vec()).collect::<Vec<_>>();
-            if trec::is_compressed(&run_path)? {
-                // A compressed run is read block by block (bounded memory) when it is grouped
-                // by query, as runs are written; else whole, below.
+            if trec::is_compressed(&run_path)?
+                || std::fs::metadata(&run_path).is_ok_and(|m| m.len() >= trec::STREAM_PLAIN_BYTES)
+            {
+                // A compressed or large run is read block by block (bounded memory) when it is
+                // grouped by query, as runs are written; else whole, below.
                 let qrels_bytes = trec::read(&qrels_path)?;
                 let qrels = trec::parse(&qrels_bytes, trec::TrecKind::Qrels, &qrels_path)?;
                 if let Some(joined) = trec::stream_join_and_prepare(&qrels, &run_path, opts)? {

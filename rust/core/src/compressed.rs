@@ -274,13 +274,26 @@ fn damaged(path: &Path, compression: Compression, error: std::io::Error) -> Core
 /// A decompressing reader over the regular file `file` (at `path`), or None if it is not
 /// compressed.
 pub fn open(path: &Path, file: File) -> CoreResult<Option<(Compression, Box<dyn Read + Send>)>> {
+    Ok(match open_any(path, file)? {
+        (Some(compression), reader) => Some((compression, reader)),
+        (None, _) => None,
+    })
+}
+
+/// A reader of the text of the regular file `file` (at `path`): decompressing when it is
+/// compressed (its compression), else the file itself (None), read from its start.
+pub fn open_any(
+    path: &Path,
+    file: File,
+) -> CoreResult<(Option<Compression>, Box<dyn Read + Send>)> {
     let mut source = BufReader::with_capacity(1 << 16, file);
     let head = source.fill_buf().map_err(|source| CoreError::Io {
         path: path.to_path_buf(),
         source,
     })?;
     let Some(compression) = Compression::of(head) else {
-        return Ok(None);
+        // The head stays in the buffer: the reader starts at the file's first byte.
+        return Ok((None, Box::new(source)));
     };
     let reader: Box<dyn Read + Send> = match compression {
         Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(source)),
@@ -297,7 +310,7 @@ pub fn open(path: &Path, file: File) -> CoreResult<Option<(Compression, Box<dyn 
         read: 0,
         limit: max_decompressed_bytes()?,
     });
-    Ok(Some((compression, reader)))
+    Ok((Some(compression), reader))
 }
 
 /// Fill `buf` from `reader` up to `limit` bytes (or the end); false at the end of the data.
@@ -306,14 +319,22 @@ fn fill(
     buf: &mut Vec<u8>,
     limit: usize,
     path: &Path,
-    compression: Compression,
+    compression: Option<Compression>,
 ) -> CoreResult<bool> {
     let mut chunk = [0u8; 1 << 16];
     while buf.len() < limit {
         let n = match reader.read(&mut chunk) {
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(damaged(path, compression, e)),
+            Err(e) => {
+                return Err(match compression {
+                    Some(compression) => damaged(path, compression, e),
+                    None => CoreError::Io {
+                        path: path.to_path_buf(),
+                        source: e,
+                    },
+                });
+            }
         };
         if n == 0 {
             return Ok(false);
@@ -340,27 +361,30 @@ pub fn read_all(
     mut reader: Box<dyn Read + Send>,
 ) -> CoreResult<Vec<u8>> {
     let mut text = Vec::new();
-    fill(&mut *reader, &mut text, usize::MAX, path, compression)?;
+    fill(&mut *reader, &mut text, usize::MAX, path, Some(compression))?;
     Ok(text)
 }
 
-/// The decompressed text of a file in blocks that end at line ends (the last block ends where
-/// the file ends).
+/// The (decompressed) text of a file in blocks that end at line ends (the last block ends
+/// where the file ends).
 pub struct LineBlocks {
     reader: Box<dyn Read + Send>,
-    compression: Compression,
+    /// None: a plain file.
+    compression: Option<Compression>,
     path: std::path::PathBuf,
     /// The start of the next block: the bytes after the last line end read.
     tail: Vec<u8>,
     done: bool,
     block_bytes: usize,
+    /// Bytes of text returned in blocks so far.
+    returned: u64,
 }
 
 impl LineBlocks {
     /// Blocks of about `block_bytes` (`BLOCK_BYTES` unless testing).
     pub fn new(
         path: &Path,
-        compression: Compression,
+        compression: Option<Compression>,
         reader: Box<dyn Read + Send>,
         block_bytes: usize,
     ) -> Self {
@@ -371,7 +395,13 @@ impl LineBlocks {
             tail: Vec::new(),
             done: false,
             block_bytes,
+            returned: 0,
         }
+    }
+
+    /// How many bytes of text the blocks returned so far hold.
+    pub fn bytes_returned(&self) -> u64 {
+        self.returned
     }
 
     /// The next block of whole lines, or None at the end. A line longer than a block makes
@@ -392,10 +422,12 @@ impl LineBlocks {
             )?;
             if !more {
                 self.done = true;
+                self.returned += block.len() as u64;
                 return Ok((!block.is_empty()).then_some(block));
             }
             if let Some(end) = memchr::memrchr(b'\n', &block) {
                 self.tail = block.split_off(end + 1);
+                self.returned += block.len() as u64;
                 return Ok(Some(block));
             }
             limit = limit.saturating_mul(2);
@@ -434,7 +466,7 @@ mod tests {
         assert_eq!(compression, Compression::Gzip);
         assert_eq!(read_all(&path, compression, reader).unwrap(), want);
         let (compression, reader) = open(&path, File::open(&path).unwrap()).unwrap().unwrap();
-        let mut blocks = LineBlocks::new(&path, compression, reader, BLOCK_BYTES / 8);
+        let mut blocks = LineBlocks::new(&path, Some(compression), reader, BLOCK_BYTES / 8);
         let mut got = Vec::new();
         let mut n = 0;
         while let Some(block) = blocks.next_block().unwrap() {

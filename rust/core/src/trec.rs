@@ -1267,9 +1267,7 @@ fn line_of_repeat(
     block_bytes: usize,
 ) -> CoreResult<Option<usize>> {
     let file = open_regular(path)?;
-    let Some((compression, reader)) = crate::compressed::open(path, file)? else {
-        return Ok(None);
-    };
+    let (compression, reader) = crate::compressed::open_any(path, file)?;
     let mut blocks = crate::compressed::LineBlocks::new(path, compression, reader, block_bytes);
     let mut lines_before = 0;
     let mut first_block = true;
@@ -1300,17 +1298,28 @@ fn line_of_repeat(
     Ok(None)
 }
 
-/// Join a qrels file and a compressed run read in blocks of lines (`crate::compressed`), each
-/// block parsed and its completed queries prepared while the next is decompressed, so that the
+/// The smallest plain run file that is read in blocks rather than whole: a smaller one costs
+/// little memory read whole, and its blocks would be too few to overlap reading and parsing.
+pub const STREAM_PLAIN_BYTES: u64 = 2 * crate::compressed::BLOCK_BYTES as u64;
+
+/// Join a qrels file and a run read in blocks of lines (`crate::compressed`), each block parsed
+/// and its completed queries prepared while the next is read (and decompressed), so that the
 /// run's text is never held whole: memory is bounded by a block, the largest query and the
-/// prepared results. None when the run is not compressed, or when a query of the run comes back
-/// after other queries (the run is not grouped by query): the caller then reads it whole.
+/// prepared results. Compressed runs and plain runs of at least `STREAM_PLAIN_BYTES` are read
+/// so. None for a smaller plain run, or when a query of the run comes back after other queries
+/// (the run is not grouped by query): the caller then reads it whole.
 pub fn stream_join_and_prepare<'a>(
     qrels: &TrecFile<'a>,
     run_path: &Path,
     opts: RankingOptions,
 ) -> CoreResult<Option<StreamedJoin<'a>>> {
-    stream_in_blocks(qrels, run_path, opts, crate::compressed::BLOCK_BYTES)
+    stream_in_blocks(
+        qrels,
+        run_path,
+        opts,
+        crate::compressed::BLOCK_BYTES,
+        STREAM_PLAIN_BYTES,
+    )
 }
 
 fn stream_in_blocks<'a>(
@@ -1318,11 +1327,18 @@ fn stream_in_blocks<'a>(
     run_path: &Path,
     opts: RankingOptions,
     block_bytes: usize,
+    plain_from_bytes: u64,
 ) -> CoreResult<Option<StreamedJoin<'a>>> {
-    let file = open_regular(run_path)?;
-    let Some((compression, reader)) = crate::compressed::open(run_path, file)? else {
-        return Ok(None);
+    let io_error = |source| CoreError::Io {
+        path: run_path.to_path_buf(),
+        source,
     };
+    let file = open_regular(run_path)?;
+    let before = file.metadata().map_err(io_error)?;
+    let (compression, reader) = crate::compressed::open_any(run_path, file)?;
+    if compression.is_none() && before.len() < plain_from_bytes {
+        return Ok(None);
+    }
     let mut blocks = crate::compressed::LineBlocks::new(run_path, compression, reader, block_bytes);
     let mut order: Vec<usize> = (0..qrels.query_ids.len()).collect();
     order.sort_unstable_by_key(|&q| qrels.query_ids[q]);
@@ -1354,6 +1370,28 @@ fn stream_in_blocks<'a>(
             return Ok(None);
         }
         next = read?;
+    }
+    if compression.is_none() {
+        // As `read` refuses a plain file that changed while it was read: its blocks are the
+        // file as it was, or an error.
+        let after = std::fs::metadata(run_path).map_err(io_error)?;
+        let whole = blocks.bytes_returned() == before.len() && after.len() == before.len();
+        if !whole || after.modified().ok() != before.modified().ok() {
+            return Err(CoreError::argument(
+                "path",
+                format!(
+                    "{}: changed while it was read ({}); evaluate it again once it is \
+                     completely written (write to a temporary file and rename it over the old \
+                     one to replace a file that is being read)",
+                    run_path.display(),
+                    if whole {
+                        "it was modified"
+                    } else {
+                        "its length changed"
+                    }
+                ),
+            ));
+        }
     }
     if let Some(last) = stream.open.take() {
         stream.prepare(&[(&last.id, last.docs())])?;
@@ -2001,8 +2039,8 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
 
-        /// A compressed run read in blocks gives what the whole file gives, and a run that is
-        /// not grouped by query is left to the whole-file path.
+        /// A run read in blocks (compressed or plain) gives what the whole file gives, and a
+        /// run that is not grouped by query is left to the whole-file path.
         #[test]
         fn streamed_runs_equal_whole_runs(
             qrels in mostly_valid(TrecKind::Qrels),
@@ -2010,6 +2048,7 @@ mod tests {
             grouped in proptest::bool::ANY,
             block_bytes in 1usize..120,
             keep_first in proptest::bool::ANY,
+            compressed in proptest::bool::ANY,
         ) {
             let mut lines = lines;
             if grouped {
@@ -2023,8 +2062,9 @@ mod tests {
             let Ok(qrels) = parse(&qrels, TrecKind::Qrels, p()) else { return Ok(()); };
             let duplicates = if keep_first { Duplicates::KeepFirst } else { Duplicates::Raise };
             let opts = RankingOptions { duplicates, max_docs: None, all_judged: keep_first };
-            let path = gzip_file(&format!("stream-{block_bytes}-{}.gz", lines.len()), &run);
-            let streamed = stream_in_blocks(&qrels, &path, opts, block_bytes);
+            let name = format!("stream-{block_bytes}-{}-{compressed}", lines.len());
+            let path = if compressed { gzip_file(&name, &run) } else { temporary(&name, &run) };
+            let streamed = stream_in_blocks(&qrels, &path, opts, block_bytes, 0);
             std::fs::remove_file(&path).unwrap();
             let whole = parse(&run, TrecKind::Run, p()).unwrap();
             let want = join_and_prepare(&qrels, &whole, opts);
@@ -2065,7 +2105,7 @@ mod tests {
             max_docs: None,
             all_judged: false,
         };
-        let err = stream_in_blocks(&qrels, &path, opts, 1000)
+        let err = stream_in_blocks(&qrels, &path, opts, 1000, 0)
             .unwrap_err()
             .to_string();
         std::fs::remove_file(&path).unwrap();
@@ -2098,7 +2138,7 @@ mod tests {
             .replace(&p().display().to_string(), &path.display().to_string());
         assert!(want.contains(":305: query 'q0'"), "{want}");
         for block_bytes in [40, 1000, 1 << 20] {
-            let got = stream_in_blocks(&qrels, &path, opts, block_bytes).unwrap_err();
+            let got = stream_in_blocks(&qrels, &path, opts, block_bytes, 0).unwrap_err();
             assert_eq!(got.to_string(), want, "blocks of {block_bytes} bytes");
         }
         std::fs::remove_file(&path).unwrap();
