@@ -6,9 +6,11 @@ imports changed (``from ranx`` is ``from ragmeter.compat.ranx``, ``import ranx.m
 The tests of fusion and normalisation (fusion/, normalization/) call ranx's per-method
 functions (``ranx.fusion.wsum``, ``probfuse_train``, ``ranx.normalization.min_max_norm``...),
 which ``ragmeter.compat.ranx.fusion`` and ``.normalization`` provide over ragmeter's fusion
-kernel. Not ported, because they import ranx's internals at module level (so they cannot even
-be collected): data_structures/qrels_test.py, run_test.py and report_test.py
-(``ranx.data_structures`` and numba typed lists), fusion/bayesfuse_test.py and
-fusion/condorcet_test.py (private helpers of ``ranx.fusion.bayesfuse`` and
-``ranx.fusion.condorcet``).
+kernel. The tests of ``Qrels`` and ``Run`` (data_structures/qrels_test.py and run_test.py)
+import ``ranx.data_structures.qrels``/``.run``, which ``ragmeter.compat.ranx.data_structures``
+provides; they run in a copy of ranx's test data (data_structures/conftest.py). Not ported:
+data_structures/report_test.py (ranx's ``Report``, which the drop-in does not provide: asking
+for it is an error naming it and ragmeter's ``compare_many``), fusion/bayesfuse_test.py and
+fusion/condorcet_test.py (they import private helpers of ``ranx.fusion.bayesfuse`` and
+``ranx.fusion.condorcet`` at module level).
 """

@@ -11,8 +11,12 @@ order (sorted ids), ``return_std=True`` ``{"mean": ..., "std": ...}`` (populatio
 without judgments are dropped).
 
 Also as in ranx: ``Qrels``/``Run`` built with ``add_score``, ``add`` and ``add_multi`` (lists
-or NumPy arrays), ``.qrels``/``.run`` and ``.size``; ``from_file`` reads ranx's ``.lz4`` files
-(LZ4-framed CBOR; needs ``ragmeter[ranx]``, refused naming the extra without it);
+or NumPy arrays), ``.qrels``/``.run`` and ``.size``, ``sort``, ``to_dataframe``,
+``from_parquet``, ``Qrels.set_relevance_level`` and ``save`` (JSON, TREC, Parquet and, for
+runs, ``.lz4``; written atomically); ``from_file`` reads ranx's ``.lz4`` files (LZ4-framed
+CBOR; needs ``ragmeter[ranx]``, refused naming the extra without it);
+``ragmeter.compat.ranx.data_structures`` (``.qrels``, ``.run``, ``get_file_kind``) is ranx's
+``ranx.data_structures``;
 ``evaluate`` also takes ranx's array form (one 2-D array per query, rows ``[doc_id, value]``,
 queries by position). ``ranx.metrics``, ``ranx.fusion`` (``fuse``, ``optimize_fusion`` and
 ranx's per-method functions such as ``comb_sum``, ``rrf``, ``probfuse_train``) and
@@ -26,12 +30,15 @@ mismatch of queries is an :class:`~ragmeter.InvalidInputError` naming them (ranx
 
 from __future__ import annotations
 
+import io
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
+from ..._files import atomic_write_bytes, atomic_write_text
 from ..._optional import import_optional
 from ...exceptions import InputTypeError, InvalidInputError
 from ...io import read_qrels, read_run
@@ -39,6 +46,7 @@ from ...ranking.functions import ranking_metrics
 from .._ranx_fusion import fuse, normalize, optimize_fusion
 from . import fusion, metrics, normalization
 from ._arrays import as_mapping, plain
+from ._kinds import file_kind
 
 __all__ = [
     "Qrels",
@@ -56,9 +64,18 @@ __all__ = [
 class _Judged:
     """A ``{query_id: {doc_id: value}}`` mapping with ranx's constructors."""
 
-    # Set by each subclass: its reader and the keyword naming its value column.
+    # Set by each subclass: its reader, the keyword naming its value column, the file ranx's
+    # save writes by default, the file kinds it writes and its TREC lines.
     _read: Any
     _value_column: str
+    _default_file: str
+
+    @staticmethod
+    def _file_kind(path: str, kind: str | None) -> str:
+        raise NotImplementedError
+
+    def _trec_lines(self) -> list[str]:
+        raise NotImplementedError
 
     def __init__(
         self, data: Mapping[Any, Mapping[Any, Any]] | None = None, name: str | None = None
@@ -78,10 +95,78 @@ class _Judged:
                 )
             self._data[query_id] = dict(docs)
         self.name = name
+        #: Whether :meth:`sort` ordered the queries and documents (ranx's ``sorted``).
+        self.sorted = False
 
     def add_score(self, q_id: Any, doc_id: Any, score: Any) -> None:
         """Set the value of one document of one query (ranx's ``add_score``)."""
         self._data.setdefault(plain(q_id), {})[plain(doc_id)] = plain(score)
+        self.sorted = False
+
+    def sort(self) -> None:
+        """Order the queries by id and each query's documents by value, highest first (ranx's
+        ``sort``; equal values keep their order, where ranx's order of ties is NumPy's
+        quicksort's)."""
+        self._data = {
+            query_id: dict(sorted(self._data[query_id].items(), key=lambda item: -item[1]))
+            for query_id in sorted(self._data)
+        }
+        self.sorted = True
+
+    def to_dataframe(self) -> Any:
+        """A pandas DataFrame with ranx's columns ``q_id``, ``doc_id`` and ``score`` (needs
+        ``ragmeter[pandas]``)."""
+        pandas = import_optional("pandas", extra="pandas", purpose="to_dataframe")
+        rows = [(q, d, v) for q, docs in self._data.items() for d, v in docs.items()]
+        return pandas.DataFrame.from_dict(
+            {
+                "q_id": [q for q, _, _ in rows],
+                "doc_id": [d for _, d, _ in rows],
+                "score": [v for _, _, v in rows],
+            }
+        )
+
+    @classmethod
+    def from_parquet(
+        cls,
+        path: Any,
+        q_id_col: str = "q_id",
+        doc_id_col: str = "doc_id",
+        score_col: str = "score",
+        pd_kwargs: Mapping[str, Any] | None = None,
+        name: str | None = None,
+    ) -> Any:
+        """From a Parquet file with ranx's default column names (read by ragmeter's Parquet
+        reader; ``pd_kwargs``, pandas' options in ranx, are refused unless empty)."""
+        if pd_kwargs:
+            raise InvalidInputError(
+                f"pd_kwargs: {sorted(pd_kwargs)} are pandas.read_parquet options, which the "
+                "drop-in does not use (it reads Parquet itself); read the file with pandas and "
+                "pass the DataFrame to from_df"
+            )
+        columns = {"query_col": q_id_col, "doc_col": doc_id_col, cls._value_column: score_col}
+        return cls(cls._read(path, **columns), name=name)
+
+    def save(self, path: str = "", kind: str | None = None) -> None:
+        """Write the file ranx's ``save`` writes, atomically: JSON (indented by 2), TREC
+        (a qrels or a run named by its ``name``), Parquet (``q_id``, ``doc_id``, ``score``) or,
+        for a run, ranx's ``.lz4`` (``ragmeter[ranx]``); the kind from the suffix as ranx
+        infers it, or ``kind``. As in ranx, the data are sorted first."""
+        from_suffix = self._file_kind(path or self._default_file, kind)
+        path = path or self._default_file
+        if not self.sorted:
+            self.sort()
+        if from_suffix == "json":
+            atomic_write_text(path, json.dumps(self.to_dict(), indent=2, ensure_ascii=False))
+        elif from_suffix == "lz4":
+            atomic_write_bytes(path, _lz4_bytes(self.to_dict()))
+        elif from_suffix == "parquet":
+            import_optional("pyarrow", extra="arrow", purpose="save as Parquet")
+            buffer = io.BytesIO()
+            self.to_dataframe().to_parquet(buffer, index=False)
+            atomic_write_bytes(path, buffer.getvalue())
+        else:
+            atomic_write_text(path, "\n".join(self._trec_lines()))
 
     def add(self, q_id: Any, doc_ids: Iterable[Any], scores: Iterable[Any]) -> None:
         """Set the values of a query's documents (ranx's ``add``)."""
@@ -202,6 +287,14 @@ def _read_lz4(path: Any) -> dict[Any, dict[Any, Any]]:
     return content
 
 
+def _lz4_bytes(data: Mapping[Any, Any]) -> bytes:
+    """ranx's ``save_lz4``: the CBOR of ``data`` in LZ4 frames."""
+    lz4_frame = import_optional("lz4.frame", extra="ranx", purpose="writing ranx's .lz4 files")
+    cbor2 = import_optional("cbor2", extra="ranx", purpose="writing ranx's .lz4 files")
+    compressed: bytes = lz4_frame.compress(lz4_frame.compress(cbor2.dumps(data)))
+    return compressed
+
+
 class Qrels(_Judged):
     """ranx's ``Qrels``: judgments ``{query_id: {doc_id: grade}}``.
 
@@ -214,10 +307,30 @@ class Qrels(_Judged):
     _read = staticmethod(read_qrels)
     _value_column = "relevance_col"
 
+    _default_file = "qrels.json"
+
     @property
     def qrels(self) -> dict[Any, dict[Any, Any]]:
         """The judgments, ``{query_id: {doc_id: grade}}`` (ranx's ``qrels.qrels``)."""
         return self._data
+
+    @qrels.setter
+    def qrels(self, data: Mapping[Any, Mapping[Any, Any]]) -> None:
+        self._data = {q: dict(d) for q, d in data.items()}
+
+    def set_relevance_level(self, rel_lvl: int = 1) -> None:
+        """Subtract ``rel_lvl - 1`` from every grade (ranx's ``set_relevance_level``: a grade
+        of ``rel_lvl`` becomes 1, the lowest relevant grade)."""
+        for docs in self._data.values():
+            for doc_id in docs:
+                docs[doc_id] = docs[doc_id] - (rel_lvl - 1)
+
+    @staticmethod
+    def _file_kind(path: str, kind: str | None) -> str:
+        return file_kind(path, kind, ("json", "trec", "gz", "parquet"))
+
+    def _trec_lines(self) -> list[str]:
+        return [f"{q} 0 {d} {v}" for q, docs in self._data.items() for d, v in docs.items()]
 
 
 class Run(_Judged):
@@ -243,10 +356,27 @@ class Run(_Judged):
         self.mean_scores: dict[str, float] = {}
         self.std_scores: dict[str, float] = {}
 
+    _default_file = "run.json"
+
     @property
     def run(self) -> dict[Any, dict[Any, Any]]:
         """The rankings, ``{query_id: {doc_id: score}}`` (ranx's ``run.run``)."""
         return self._data
+
+    @run.setter
+    def run(self, data: Mapping[Any, Mapping[Any, Any]]) -> None:
+        self._data = {q: dict(d) for q, d in data.items()}
+
+    @staticmethod
+    def _file_kind(path: str, kind: str | None) -> str:
+        return file_kind(path, kind, ("json", "trec", "lz4", "gz", "parquet"))
+
+    def _trec_lines(self) -> list[str]:
+        return [
+            f"{q} Q0 {d} {rank + 1} {v} {self.name}"
+            for q, docs in self._data.items()
+            for rank, (d, v) in enumerate(docs.items())
+        ]
 
     def make_comparable(self, qrels: Any) -> Run:
         """The run on the judged queries only: empty rankings for those it lacks, its other
