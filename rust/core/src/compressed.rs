@@ -313,6 +313,9 @@ pub fn open_any(
     Ok((Some(compression), reader))
 }
 
+/// The most bytes asked of a reader at once.
+const READ_BYTES: usize = 1 << 16;
+
 /// Fill `buf` from `reader` up to `limit` bytes (or the end); false at the end of the data.
 fn fill(
     reader: &mut dyn Read,
@@ -321,9 +324,25 @@ fn fill(
     path: &Path,
     compression: Option<Compression>,
 ) -> CoreResult<bool> {
-    let mut chunk = [0u8; 1 << 16];
+    // Read straight into `buf` (no copy through a buffer of its own): a plain file's bytes
+    // are copied once, from the kernel.
     while buf.len() < limit {
-        let n = match reader.read(&mut chunk) {
+        let start = buf.len();
+        let want = (limit - start).min(READ_BYTES);
+        buf.try_reserve(want).map_err(|_| {
+            CoreError::argument(
+                "path",
+                format!(
+                    "{}: decompresses to more than the memory available ({} bytes read so far)",
+                    path.display(),
+                    start
+                ),
+            )
+        })?;
+        buf.resize(start + want, 0);
+        let read = reader.read(&mut buf[start..]);
+        buf.truncate(start + *read.as_ref().unwrap_or(&0));
+        let n = match read {
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => {
@@ -339,17 +358,6 @@ fn fill(
         if n == 0 {
             return Ok(false);
         }
-        buf.try_reserve(n).map_err(|_| {
-            CoreError::argument(
-                "path",
-                format!(
-                    "{}: decompresses to more than the memory available ({} bytes read so far)",
-                    path.display(),
-                    buf.len()
-                ),
-            )
-        })?;
-        buf.extend_from_slice(&chunk[..n]);
     }
     Ok(true)
 }
@@ -407,10 +415,19 @@ impl LineBlocks {
     /// The next block of whole lines, or None at the end. A line longer than a block makes
     /// the block as long as the line.
     pub fn next_block(&mut self) -> CoreResult<Option<Vec<u8>>> {
+        self.next_block_in(Vec::new())
+    }
+
+    /// `next_block`, in `spare` (a block done with, whose memory is reused: no fresh pages to
+    /// fault in for every block).
+    pub fn next_block_in(&mut self, spare: Vec<u8>) -> CoreResult<Option<Vec<u8>>> {
         if self.done {
             return Ok(None);
         }
-        let mut block = std::mem::take(&mut self.tail);
+        let mut block = spare;
+        block.clear();
+        block.extend_from_slice(&self.tail);
+        self.tail.clear();
         let mut limit = self.block_bytes.max(block.len() + 1);
         loop {
             let more = fill(
@@ -426,7 +443,8 @@ impl LineBlocks {
                 return Ok((!block.is_empty()).then_some(block));
             }
             if let Some(end) = memchr::memrchr(b'\n', &block) {
-                self.tail = block.split_off(end + 1);
+                self.tail.extend_from_slice(&block[end + 1..]);
+                block.truncate(end + 1);
                 self.returned += block.len() as u64;
                 return Ok(Some(block));
             }

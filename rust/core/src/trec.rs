@@ -1363,13 +1363,19 @@ fn stream_in_blocks<'a>(
         run_tag: None,
     };
     let mut next = blocks.next_block()?;
+    let mut spare = Vec::new();
     while let Some(block) = next.take() {
-        // Decompress the next block while this one is parsed and prepared.
-        let (read, done) = rayon::join(|| blocks.next_block(), || stream.block(&block));
+        // Read (decompress) the next block while this one is parsed and prepared; the one
+        // before, done with, holds the next.
+        let (read, done) = rayon::join(
+            || blocks.next_block_in(std::mem::take(&mut spare)),
+            || stream.block(&block),
+        );
         if done?.is_err() {
             return Ok(None);
         }
         next = read?;
+        spare = block;
     }
     if compression.is_none() {
         // As `read` refuses a plain file that changed while it was read: its blocks are the
