@@ -30,7 +30,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from ragmeter.judges import HashEmbedder, OpenAICompatibleJudge, RetryPolicy, Sample, evaluate
+from ragmeter.judges import HashEmbedder, OpenAICompatibleJudge, Sample, evaluate
 from ragmeter.judges.metrics import METRIC_NAMES
 
 REQUESTED = os.environ.get("RAGMETER_RUN_MODEL_TESTS", "") == "1"
@@ -140,13 +140,9 @@ RANGES = {"answer_relevancy": (-1.0, 1.0)}
 
 
 def test_every_metric_end_to_end_against_smollm2(llama_server, tmp_path):
-    judge = OpenAICompatibleJudge(
-        base_url=llama_server,
-        model="smollm2",
-        max_concurrency=1,  # the server answers one request at a time
-        timeout_s=300,
-        retry_policy=RetryPolicy(max_retries=2),
-    )
+    # Every default (concurrency, timeout, retries, max_tokens): they must fit a small local
+    # model on a CPU.
+    judge = OpenAICompatibleJudge(base_url=llama_server, model="smollm2")
     cache = str(tmp_path / "judge.sqlite")
     metrics = list(METRIC_NAMES)
     results = evaluate(SAMPLES, metrics, judge=judge, embedder=HashEmbedder(), cache=cache)
@@ -175,13 +171,7 @@ def test_every_metric_end_to_end_against_smollm2(llama_server, tmp_path):
 def test_repeats_against_smollm2_are_separate_sampled_calls(llama_server, tmp_path):
     """repeats=3 at temperature 0.7: three calls per (sample, metric), each repeat's score kept,
     the variance components defined, and a rerun served by the cache alone."""
-    judge = OpenAICompatibleJudge(
-        base_url=llama_server,
-        model="smollm2",
-        max_concurrency=1,
-        timeout_s=300,
-        retry_policy=RetryPolicy(max_retries=2),
-    )
+    judge = OpenAICompatibleJudge(base_url=llama_server, model="smollm2")  # every default
     cache = str(tmp_path / "judge.sqlite")
     options = {"judge": judge, "cache": cache, "repeats": 3, "temperature": 0.7}
     results = evaluate(SAMPLES, ["answer_relevance"], **options)

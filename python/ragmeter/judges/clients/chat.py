@@ -32,6 +32,7 @@ from ...exceptions import InvalidInputError, JudgeTransportError
 from ..prompts import SCHEMA_MARKER
 from .environment import (
     default_concurrency,
+    default_timeout,
     resolve_api_key,
     resolve_endpoint,
     resolve_judge_model,
@@ -292,7 +293,9 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
             reused. Give the same identity only to the same model (weights, quantisation,
             chat template): the cache cannot tell.
         timeout_s: Bounds each request as a whole, from connecting to the last byte; the
-            time a server keeps a request in its own queue counts.
+            time a server keeps a request in its own queue counts. Default 300 s for a server
+            on this machine (a small model on a CPU answers in up to a minute or two, and a
+            request waits behind the one in progress), 60 s otherwise.
         max_concurrency: Requests in flight at once; default 2 for a server on this machine
             (local servers usually answer one at a time), 16 otherwise.
         rpm: At most this many requests started per minute (evenly paced).
@@ -332,7 +335,7 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
         *,
         name: str | None = None,
         identity: str | None = None,
-        timeout_s: float = 60.0,
+        timeout_s: float | None = None,
         max_concurrency: int | None = None,
         rpm: float | None = None,
         retry_policy: RetryPolicy | None = None,
@@ -359,7 +362,7 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
             resolved_url,
             self._api_key,
             basic_auth=basic_auth,
-            timeout_s=timeout_s,
+            timeout_s=default_timeout(resolved_url, timeout_s),
             max_connections=concurrency,
             headers=headers,
             transport=transport,
