@@ -164,11 +164,13 @@ class JudgeContext:
         placeholder: str,
         list_key: str,
         n_index: int = 0,
+        validate: Validator | None = None,
     ) -> list[dict[str, Any]]:
         """One labelled entry per item, in item order, each checked against the id it was sent with.
 
         Items go out ``max_items_per_call`` at a time as ``{"id", "text"}`` objects. An answer
-        with missing, extra or duplicate ids is re-asked; if the re-asks fail too, the items are
+        with missing, extra or duplicate ids (or that ``validate(parsed)`` finds problems with,
+        such as a label of the wrong kind) is re-asked; if the re-asks fail too, the items are
         asked one per call, and the assembled answer is cached under the original request.
         """
         size = self.runtime.settings.max_items_per_call
@@ -177,7 +179,9 @@ class JudgeContext:
         ]
         answers = await gather_all(
             *(
-                self._label_chunk(prompt, values, start, chunk, placeholder, list_key, n_index)
+                self._label_chunk(
+                    prompt, values, start, chunk, placeholder, list_key, n_index, validate
+                )
                 for start, chunk in chunks
             )
         )
@@ -192,11 +196,16 @@ class JudgeContext:
         placeholder: str,
         list_key: str,
         n_index: int,
+        validate: Validator | None = None,
     ) -> list[dict[str, Any]]:
         ids = list(range(start + 1, start + 1 + len(chunk)))
 
         def checker(expected: list[int]) -> Validator:
-            return lambda parsed: check_item_ids(parsed[list_key], expected, what=list_key)
+            def check(parsed: Any) -> list[str]:
+                problems = check_item_ids(parsed[list_key], expected, what=list_key)
+                return problems or ([] if validate is None else list(validate(parsed)))
+
+            return check
 
         rendered = {**values, placeholder: format_items(chunk, start=start + 1)}
         try:
