@@ -17,6 +17,7 @@ from .clients.protocol import Embedder, Judge, JudgeRequest
 from .engine.runtime import Runtime, Validator
 from .engine.settings import RunSettings
 from .engine.tasks import gather_all
+from .injection import suspected_injections
 from .parsing import check_item_ids
 from .prompts import PromptTemplate, format_items
 
@@ -60,6 +61,9 @@ class JudgeContext:
         self.stats = stats
         self.metric = metric
         self.repeat = repeat
+        # Signs that the judge took orders from the data it was sent (see
+        # ragmeter.judges.injection); the engine puts them in the row's evidence.
+        self.injection_findings: list[dict[str, Any]] = []
 
     @property
     def judge_name(self) -> str:
@@ -129,11 +133,17 @@ class JudgeContext:
 
         Uses the run's cache, limits, retries and re-asks, and records the cost in this
         context's stats. ``validate(parsed)`` returns a list of problems (empty when usable).
+        An answer that echoes instruction-like text of the messages' data blocks is recorded
+        in :attr:`injection_findings` (the row's evidence ``injection_suspected``).
         """
         request = self.request(
             messages, schema, task=task, n_index=n_index, strict=strict, n_items=n_items
         )
-        return await self.runtime.chat(self.judge, request, self.stats, validate=validate)
+        parsed = await self.runtime.chat(self.judge, request, self.stats, validate=validate)
+        for finding in suspected_injections(request.message_dicts(), parsed, task=task):
+            if finding not in self.injection_findings:
+                self.injection_findings.append(finding)
+        return parsed
 
     async def ask(
         self,

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ...exceptions import InvalidInputError
-from ..prompts import SCHEMA_MARKER, request_schema
+from ..prompts import parse_sections, request_schema
 from ..text import content_words, split_sentences, word_tokens
 from .limits import Limits, RetryPolicy
 from .protocol import JudgeRequest, JudgeResponse, Usage, estimate_tokens
@@ -24,24 +24,12 @@ from .protocol import JudgeRequest, JudgeResponse, Usage, estimate_tokens
 __all__ = ["HashEmbedder", "RuleJudge", "minimal_instance", "parse_sections"]
 
 
-_SECTION = re.compile(r"^### (.+?)\s*$", re.MULTILINE)
 _REFUSAL = re.compile(
     r"\b(i don't know|i do not know|cannot answer|can't answer|no information|not sure|"
     r"unable to answer|not mentioned)\b",
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
-
-
-def parse_sections(text: str) -> dict[str, str]:
-    """``### Name`` sections of a built-in prompt: ``{name: body}`` (up to the schema line)."""
-    text = text.split(SCHEMA_MARKER, 1)[0]
-    matches = list(_SECTION.finditer(text))
-    sections = {}
-    for i, match in enumerate(matches):
-        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
-        sections[match.group(1).strip()] = text[match.end() : end].strip()
-    return sections
 
 
 def _items(sections: Mapping[str, str], name: str) -> list[dict[str, Any]]:
