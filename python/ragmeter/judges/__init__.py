@@ -85,6 +85,7 @@ from .metrics import (
     metric,
 )
 from .metrics.base import Metric
+from .offline_rules import NoOfflineRuleError, OfflineRequest
 from .panel import Panel
 from .ppi import MeanEstimate, ppi_mean
 from .prompts import PromptTemplate
@@ -137,6 +138,8 @@ __all__ = [
     "MeanEstimate",
     "Metric",
     "MetricSummary",
+    "NoOfflineRuleError",
+    "OfflineRequest",
     "OpenAIClientEmbedder",
     "OpenAIClientJudge",
     "OpenAICompatibleEmbedder",

@@ -21,11 +21,13 @@ import json
 import re
 import string
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from . import offline_rules as rules
 from .clients.protocol import JudgeRequest
 from .injection import _BLOCK, DATA_NOTICE, fence
+from .offline_rules import OfflineRule
 
 __all__ = [
     "ANSWER_RELEVANCE_PROMPT",
@@ -43,6 +45,7 @@ __all__ = [
     "PromptTemplate",
     "format_items",
     "labelled_items_schema",
+    "offline_rule_for",
     "parse_sections",
     "request_schema",
     "request_task",
@@ -65,6 +68,20 @@ def _placeholders(template: str) -> set[str]:
         for m in string.Template.pattern.finditer(template)
         if m.group("named") or m.group("braced")
     }
+
+
+_OFFLINE_RULES: dict[str, OfflineRule] = {}
+
+
+def _title(schema: Mapping[str, Any], default: str) -> str:
+    title = schema.get("title") if isinstance(schema, Mapping) else None
+    return str(title or default)
+
+
+def offline_rule_for(title: str) -> OfflineRule | None:
+    """The offline rule declared by the prompt whose answer schema has ``title`` (``None``
+    when no prompt declared one)."""
+    return _OFFLINE_RULES.get(title)
 
 
 def parse_sections(text: str) -> dict[str, str]:
@@ -122,6 +139,12 @@ class PromptTemplate:
             Every other value is untrusted data: fenced as ``<data:NAME>`` ... ``</data:NAME>``
             with any tag inside it neutralised, and the prompt says that text inside the
             blocks is data to be evaluated, never instructions.
+        offline_rule: How :class:`~ragmeter.judges.RuleJudge` answers this prompt offline
+            (``OfflineRequest -> answer``; see :mod:`ragmeter.judges.offline_rules`). Declared
+            here, with the prompt, so the prompt of a new metric cannot be answered offline by
+            accident: the ``RuleJudge`` refuses a prompt whose declaration names no rule. The
+            rule is found by the answer schema's ``title`` (the latest declaration of a title
+            wins); it is not part of the digest.
 
     Example:
         >>> prompt = PromptTemplate("tone", "1", "Is this polite? $answer",
@@ -145,6 +168,11 @@ class PromptTemplate:
     system: str = DEFAULT_SYSTEM_PROMPT
     strict: bool = True
     instruction_fields: tuple[str, ...] = ()
+    offline_rule: OfflineRule | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.offline_rule is not None:
+            _OFFLINE_RULES[_title(self.schema, self.name)] = self.offline_rule
 
     def render(self, values: Mapping[str, Any]) -> list[dict[str, str]]:
         """Chat messages for ``values``, each fenced as data unless it is an instruction
@@ -215,6 +243,7 @@ def labelled_items_schema(
 CONTEXT_RELEVANCY_PROMPT = PromptTemplate(
     name="context_relevancy",
     version="2",
+    offline_rule=rules.context_relevancy_labels,
     template="""\
 Decide, for every numbered sentence of the context, whether it is needed to answer the \
 question. A sentence is relevant only if it gives information that helps answer the question; \
@@ -235,6 +264,7 @@ $context
 ANSWER_RELEVANCY_PROMPT = PromptTemplate(
     name="answer_relevancy",
     version="2",
+    offline_rule=rules.answer_relevancy_questions,
     template="""\
 Write $num_gen_questions different questions that the answer below answers well, $language_rule \
 Also say whether the answer is noncommittal: evasive, vague or a refusal such as "I don't know" \
@@ -259,6 +289,7 @@ $answer
 CLAIMS_PROMPT = PromptTemplate(
     name="claims",
     version="2",
+    offline_rule=rules.claims,
     template="""\
 Break the answer into short, self-contained factual claims, one fact per claim, replacing \
 pronouns by the names they stand for. Do not add facts that the answer does not state. If the \
@@ -282,6 +313,7 @@ $answer
 GROUNDEDNESS_PROMPT = PromptTemplate(
     name="groundedness",
     version="2",
+    offline_rule=rules.groundedness_verdicts,
     template="""\
 For every numbered claim, decide whether it can be inferred from the context alone: verdict 1 \
 if it can, 0 if it cannot, -1 if you cannot tell. Return one entry per claim id, in order, with \
@@ -301,6 +333,7 @@ $claim_statements
 FAITHFULNESS_PROMPT = PromptTemplate(
     name="faithfulness",
     version="2",
+    offline_rule=rules.faithfulness_verdicts,
     template="""\
 For every numbered claim, compare it with the context: "supported" if the context states or \
 directly implies it, "contradicted" if the context states something incompatible with it, \
@@ -323,6 +356,7 @@ $claim_statements
 ANSWER_RELEVANCE_PROMPT = PromptTemplate(
     name="answer_relevance",
     version="2",
+    offline_rule=rules.answer_relevance_verdicts,
     template="""\
 For every numbered statement of the answer, decide how it relates to the question: "relevant" \
 if it helps answer it, "partially_relevant" if it is related but does not answer it, \
@@ -345,6 +379,7 @@ $statements
 CONTEXT_PRECISION_PROMPT = PromptTemplate(
     name="context_precision",
     version="2",
+    offline_rule=rules.context_precision_usefulness,
     template="""\
 Decide whether the context below was useful in arriving at the reference answer to the \
 question, and give a short reason.
@@ -370,6 +405,7 @@ $context
 CONTEXT_PRECISION_BATCH_PROMPT = PromptTemplate(
     name="context_precision_batch",
     version="2",
+    offline_rule=rules.context_precision_verdicts,
     template="""\
 For every numbered context, decide whether it was useful in arriving at the reference answer \
 to the question. Return one entry per context id, in order, with a short reason.
@@ -391,6 +427,7 @@ $contexts
 CONTEXT_RECALL_PROMPT = PromptTemplate(
     name="context_recall",
     version="2",
+    offline_rule=rules.context_recall_attribution,
     template="""\
 For every numbered sentence of the reference answer, decide whether it can be attributed to \
 the context (the context states it or directly implies it). Return one entry per sentence id, \
@@ -413,6 +450,7 @@ $reference_sentences
 PAIRWISE_PREFERENCE_PROMPT = PromptTemplate(
     name="pairwise_preference",
     version="2",
+    offline_rule=rules.pairwise_preference,
     template="""\
 Compare the two responses to the question by the criteria below. Ignore their length and the \
 order in which they are shown. Answer "1" if Response 1 is better, "2" if Response 2 is \
