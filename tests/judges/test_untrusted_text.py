@@ -15,6 +15,7 @@ import re
 import pytest
 
 from ragmeter.judges import (
+    AnswerCorrectnessMetric,
     ContextPrecisionMetric,
     HashEmbedder,
     RubricMetric,
@@ -217,7 +218,12 @@ def _every_prompt_requests():
         return rule.respond(request)
 
     judge = ScriptedJudge([(lambda request: True, answer)])
-    metrics = [*METRIC_NAMES, ContextPrecisionMetric(batched=True, name="cp_batched"), rubric]
+    metrics = [
+        *METRIC_NAMES,
+        ContextPrecisionMetric(batched=True, name="cp_batched"),
+        AnswerCorrectnessMetric(),
+        rubric,
+    ]
     results = evaluate([sample], metrics, judge=judge, embedder=HashEmbedder(), progress=False)
     assert all(row.status == "ok" for row in results.rows), [
         (r.metric, r.score.message) for r in results.rows if r.status != "ok"

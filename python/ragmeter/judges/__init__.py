@@ -71,6 +71,7 @@ from .engine.cache import JudgeCache
 from .engine.settings import NO_MAX_TOKENS, RunSettings
 from .evaluation import DryRunEstimate, aevaluate, evaluate, judge_json, pairwise_preference
 from .metrics import (
+    AnswerCorrectnessMetric,
     AnswerRelevanceMetric,
     AnswerRelevancyMetric,
     ContextPrecisionMetric,
@@ -100,6 +101,7 @@ __all__ = [
     "ENV_EMBEDDING_MODEL",
     "ENV_MODEL",
     "NO_MAX_TOKENS",
+    "AnswerCorrectnessMetric",
     "AnswerRelevance",
     "AnswerRelevanceConfig",
     "AnswerRelevanceMetric",

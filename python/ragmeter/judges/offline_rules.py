@@ -26,6 +26,7 @@ __all__ = [
     "NoOfflineRuleError",
     "OfflineRequest",
     "OfflineRule",
+    "answer_correctness_verdicts",
     "answer_relevance_verdicts",
     "answer_relevancy_questions",
     "claims",
@@ -36,6 +37,7 @@ __all__ = [
     "faithfulness_verdicts",
     "groundedness_verdicts",
     "pairwise_preference",
+    "reference_coverage_labels",
 ]
 
 _REFUSAL = re.compile(
@@ -214,3 +216,29 @@ def pairwise_preference(r: OfflineRequest) -> Any:
     two = len(content_words(r.text("Response 2")) & target)
     winner = "1" if one > two else "2" if two > one else "tie"
     return {"winner": winner, "reason": f"shared words: response 1 {one}, response 2 {two}"}
+
+
+def answer_correctness_verdicts(r: OfflineRequest) -> Any:
+    """An answer statement is supported when the reference answer supports it."""
+    reference = r.text("Reference answer")
+    verdicts = []
+    for item in r.items("Answer statements"):
+        supported = r.supported(item["text"], reference)
+        verdict = "supported" if supported else "unsupported"
+        verdicts.append({"id": item["id"], "verdict": verdict, "reason": "word overlap"})
+    return {"verdicts": verdicts}
+
+
+def reference_coverage_labels(r: OfflineRequest) -> Any:
+    """A reference statement is present when the answer supports it."""
+    answer = r.text("Answer")
+    return {
+        "statements": [
+            {
+                "id": item["id"],
+                "present": r.supported(item["text"], answer),
+                "reason": "word overlap with the answer",
+            }
+            for item in r.items("Reference statements")
+        ]
+    }

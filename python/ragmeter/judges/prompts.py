@@ -30,6 +30,7 @@ from .injection import _BLOCK, DATA_NOTICE, fence
 from .offline_rules import OfflineRule
 
 __all__ = [
+    "ANSWER_CORRECTNESS_PROMPT",
     "ANSWER_RELEVANCE_PROMPT",
     "ANSWER_RELEVANCY_PROMPT",
     "BUILTIN_PROMPTS",
@@ -42,6 +43,7 @@ __all__ = [
     "FAITHFULNESS_PROMPT",
     "GROUNDEDNESS_PROMPT",
     "PAIRWISE_PREFERENCE_PROMPT",
+    "REFERENCE_COVERAGE_PROMPT",
     "PromptTemplate",
     "format_items",
     "labelled_items_schema",
@@ -484,6 +486,56 @@ $response_2
     },
 )
 
+ANSWER_CORRECTNESS_PROMPT = PromptTemplate(
+    name="answer_correctness",
+    version="1",
+    offline_rule=rules.answer_correctness_verdicts,
+    template="""\
+For every numbered statement of the answer, decide whether the reference answer supports it: \
+"supported" if one or more statements of the reference answer directly support it, \
+"unsupported" otherwise (also when the reference contradicts it). Return one entry per \
+statement id, in order, with a short reason.
+
+### Question
+$question
+
+### Reference answer
+$reference
+
+### Answer statements
+$claim_statements
+""",
+    schema=labelled_items_schema(
+        "answer_correctness_verdicts",
+        "verdicts",
+        "verdict",
+        {"type": "string", "enum": ["supported", "unsupported"]},
+    ),
+)
+
+REFERENCE_COVERAGE_PROMPT = PromptTemplate(
+    name="reference_coverage",
+    version="1",
+    offline_rule=rules.reference_coverage_labels,
+    template="""\
+For every numbered statement of the reference answer, decide whether the answer below states \
+it too (present: true) or leaves it out (present: false). Return one entry per statement id, \
+in order, with a short reason.
+
+### Question
+$question
+
+### Answer
+$answer
+
+### Reference statements
+$claim_statements
+""",
+    schema=labelled_items_schema(
+        "reference_coverage_labels", "statements", "present", {"type": "boolean"}
+    ),
+)
+
 BUILTIN_PROMPTS: tuple[PromptTemplate, ...] = (
     CONTEXT_RELEVANCY_PROMPT,
     ANSWER_RELEVANCY_PROMPT,
@@ -495,6 +547,8 @@ BUILTIN_PROMPTS: tuple[PromptTemplate, ...] = (
     CONTEXT_PRECISION_BATCH_PROMPT,
     CONTEXT_RECALL_PROMPT,
     PAIRWISE_PREFERENCE_PROMPT,
+    ANSWER_CORRECTNESS_PROMPT,
+    REFERENCE_COVERAGE_PROMPT,
 )
 
 
