@@ -271,7 +271,8 @@ class Flaky:
 
         self.calls += 1
         prompt = request.first_user_message()
-        if any(f"Rate {q}." in prompt for q in self.broken):
+        # The sample's question is fenced as data: <data:question>, the text, </data:question>.
+        if any(f"<data:question>\n{q}\n</data:question>" in prompt for q in self.broken):
             return JudgeResponse(text=f"no idea about this one ({self.calls})")
         return JudgeResponse(text='{"value": 1, "reason": "fine"}')
 

@@ -23,7 +23,7 @@ TRUE_VALUES = [0.0, 1.0]  # the server rates "first" 0 and "second" 1
 
 def answer_of(request):
     prompt = json.dumps(request.json()["messages"])
-    value = 0 if "Rate the first" in prompt else 1
+    value = 0 if "<data:question>\\nfirst\\n" in prompt else 1  # fenced, JSON-escaped
     return http_response(completion(json.dumps({"value": value, "reason": "as asked"})))
 
 

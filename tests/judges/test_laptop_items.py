@@ -21,7 +21,7 @@ def test_a_non_numeric_rubric_value_is_an_error_not_a_score(answer):
     assert row.score.status == "error"
     assert row.score.value is None
     assert row.score.reason_code == "judge_output_invalid"
-    assert "not a number" in row.score.message
+    assert "a number" in row.score.message
 
 
 def test_a_numeric_rubric_value_still_scores():

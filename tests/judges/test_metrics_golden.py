@@ -22,6 +22,7 @@ from ragmeter.judges import (
     evaluate,
     metric,
 )
+from ragmeter.judges.injection import data_blocks, strip_data_blocks
 from ragmeter.judges.testing import Responses, parse_sections
 
 
@@ -478,7 +479,10 @@ def test_rubric_metric_scores_the_allowed_value():
     )
     score = only_score(evaluate([Sample("Q?", "An answer.")], [rubric], judge=judge))
     assert (score.value, score.reasons) == (4.0, ("clear",))
-    assert "Rate the clarity of An answer. for Q?." in judge.requests[0].first_user_message()
+    sent = judge.requests[0].first_user_message()
+    # The values are substituted where the placeholders stand, each fenced as data.
+    assert strip_data_blocks(sent, "[]").startswith("Rate the clarity of [] for [].")
+    assert data_blocks(sent) == [("answer", "An answer."), ("question", "Q?")]
     assert rubric.required_fields == ("question", "answer")
 
 

@@ -16,6 +16,7 @@ from ragmeter.judges import (
     cohen_kappa,
     evaluate,
 )
+from ragmeter.judges.testing import parse_sections
 
 RUBRIC = RubricMetric("quality", "Rate $answer.", allowed_values=[1, 2, 3, 4, 5])
 
@@ -126,7 +127,7 @@ def test_agreement_between_two_judges_by_hand():
 def test_agreement_of_preference_verdicts_uses_the_winners():
     def prefers(name, text):
         def answer(request):
-            first = request.first_user_message().split("### Response 1\n", 1)[1]
+            first = parse_sections(request.first_user_message())["Response 1"]
             return {"winner": "1" if first.startswith(text) else "2", "reason": name}
 
         return ScriptedJudge({"pairwise_preference": answer}, name=name)

@@ -41,7 +41,9 @@ def grader(flip: float = 0.0):
     """Answers the passage's true grade, or grade - 1 with probability ``flip``."""
 
     def answer(request):
-        found = re.search(r"Passage: passage (d\d+) grade (\d)", request.first_user_message())
+        found = re.search(
+            r"Passage: <data:contexts>\npassage (d\d+) grade (\d)", request.first_user_message()
+        )
         doc, grade = found.group(1), int(found.group(2))
         wrong = np.random.default_rng(int(doc[1:])).random() < flip
         return {"value": max(0, grade - 1) if wrong else grade, "reason": "scripted"}

@@ -73,6 +73,7 @@ from .engine.settings import NO_MAX_TOKENS, RunSettings
 from .evaluation import DryRunEstimate, aevaluate, evaluate, judge_json, pairwise_preference
 from .loading import load_samples
 from .metrics import (
+    AnswerCorrectnessMetric,
     AnswerRelevanceMetric,
     AnswerRelevancyMetric,
     ContextPrecisionMetric,
@@ -87,6 +88,7 @@ from .metrics import (
     metric,
 )
 from .metrics.base import Metric
+from .offline_rules import NoOfflineRuleError, OfflineRequest
 from .panel import Panel
 from .ppi import MeanEstimate, ppi_mean
 from .prompts import PromptTemplate
@@ -101,6 +103,7 @@ __all__ = [
     "ENV_EMBEDDING_MODEL",
     "ENV_MODEL",
     "NO_MAX_TOKENS",
+    "AnswerCorrectnessMetric",
     "AnswerRelevance",
     "AnswerRelevanceConfig",
     "AnswerRelevanceMetric",
@@ -139,6 +142,8 @@ __all__ = [
     "MeanEstimate",
     "Metric",
     "MetricSummary",
+    "NoOfflineRuleError",
+    "OfflineRequest",
     "OpenAIClientEmbedder",
     "OpenAIClientJudge",
     "OpenAICompatibleEmbedder",

@@ -17,6 +17,7 @@ from .clients.protocol import Embedder, Judge, JudgeRequest
 from .engine.runtime import Runtime, Validator
 from .engine.settings import RunSettings
 from .engine.tasks import gather_all
+from .injection import suspected_injections
 from .parsing import check_item_ids
 from .prompts import PromptTemplate, format_items
 
@@ -60,6 +61,9 @@ class JudgeContext:
         self.stats = stats
         self.metric = metric
         self.repeat = repeat
+        # Signs that the judge took orders from the data it was sent (see
+        # ragmeter.judges.injection); the engine puts them in the row's evidence.
+        self.injection_findings: list[dict[str, Any]] = []
 
     @property
     def judge_name(self) -> str:
@@ -129,11 +133,17 @@ class JudgeContext:
 
         Uses the run's cache, limits, retries and re-asks, and records the cost in this
         context's stats. ``validate(parsed)`` returns a list of problems (empty when usable).
+        An answer that echoes instruction-like text of the messages' data blocks is recorded
+        in :attr:`injection_findings` (the row's evidence ``injection_suspected``).
         """
         request = self.request(
             messages, schema, task=task, n_index=n_index, strict=strict, n_items=n_items
         )
-        return await self.runtime.chat(self.judge, request, self.stats, validate=validate)
+        parsed = await self.runtime.chat(self.judge, request, self.stats, validate=validate)
+        for finding in suspected_injections(request.message_dicts(), parsed, task=task):
+            if finding not in self.injection_findings:
+                self.injection_findings.append(finding)
+        return parsed
 
     async def ask(
         self,
@@ -164,11 +174,13 @@ class JudgeContext:
         placeholder: str,
         list_key: str,
         n_index: int = 0,
+        validate: Validator | None = None,
     ) -> list[dict[str, Any]]:
         """One labelled entry per item, in item order, each checked against the id it was sent with.
 
         Items go out ``max_items_per_call`` at a time as ``{"id", "text"}`` objects. An answer
-        with missing, extra or duplicate ids is re-asked; if the re-asks fail too, the items are
+        with missing, extra or duplicate ids (or that ``validate(parsed)`` finds problems with,
+        such as a label of the wrong kind) is re-asked; if the re-asks fail too, the items are
         asked one per call, and the assembled answer is cached under the original request.
         """
         size = self.runtime.settings.max_items_per_call
@@ -177,7 +189,9 @@ class JudgeContext:
         ]
         answers = await gather_all(
             *(
-                self._label_chunk(prompt, values, start, chunk, placeholder, list_key, n_index)
+                self._label_chunk(
+                    prompt, values, start, chunk, placeholder, list_key, n_index, validate
+                )
                 for start, chunk in chunks
             )
         )
@@ -192,11 +206,16 @@ class JudgeContext:
         placeholder: str,
         list_key: str,
         n_index: int,
+        validate: Validator | None = None,
     ) -> list[dict[str, Any]]:
         ids = list(range(start + 1, start + 1 + len(chunk)))
 
         def checker(expected: list[int]) -> Validator:
-            return lambda parsed: check_item_ids(parsed[list_key], expected, what=list_key)
+            def check(parsed: Any) -> list[str]:
+                problems = check_item_ids(parsed[list_key], expected, what=list_key)
+                return problems or ([] if validate is None else list(validate(parsed)))
+
+            return check
 
         rendered = {**values, placeholder: format_items(chunk, start=start + 1)}
         try:

@@ -20,6 +20,7 @@ from ..exceptions import InvalidInputError
 __all__ = [
     "OutputParseError",
     "check_item_ids",
+    "check_labels",
     "check_schema_supported",
     "extract_json",
     "validate_schema",
@@ -49,6 +50,8 @@ _VALIDATION_KEYWORDS = frozenset(
     }
 )
 _ANNOTATION_KEYWORDS = frozenset({"title", "description", "$schema", "examples", "default"})
+# Keywords that only make sense for a number: a schema using them without a "type" asks for one.
+_NUMERIC_KEYWORDS = ("minimum", "maximum")
 
 
 class OutputParseError(ValueError):
@@ -198,6 +201,11 @@ def validate_schema(value: Any, schema: Mapping[str, Any], path: str = "$") -> l
         if not any(_type_ok(value, t) for t in types):
             errors.append(f"{path}: expected {' or '.join(types)}, got {json.dumps(value)[:80]}")
             return errors
+    elif any(k in schema for k in _NUMERIC_KEYWORDS) and not _type_ok(value, "number"):
+        # JSON Schema lets a non-number pass "minimum"/"maximum"; a judge's bounded verdict
+        # must be a number (JSON true is not the verdict 1).
+        errors.append(f"{path}: expected a number, got {json.dumps(value)[:80]}")
+        return errors
     if "const" in schema and not _enum_member(value, [schema["const"]]):
         errors.append(f"{path}: must be {json.dumps(schema['const'])}")
     if "enum" in schema and not _enum_member(value, schema["enum"]):
@@ -236,6 +244,28 @@ def validate_schema(value: Any, schema: Mapping[str, Any], path: str = "$") -> l
                     errors.append(f"{path}: unexpected field {name!r}")
                 elif isinstance(extra, Mapping):
                     errors.extend(validate_schema(item, extra, f"{path}.{name}"))
+    return errors
+
+
+def check_labels(
+    parsed: Any, list_key: str, field: str, field_schema: Mapping[str, Any]
+) -> list[str]:
+    """Problems with the ``field`` of every entry of ``parsed[list_key]`` under ``field_schema``.
+
+    A built-in metric checks the labels it reads with its own schema, whatever the prompt's
+    schema says, so that a replaced prompt cannot let JSON ``true`` count as the verdict ``1``
+    (``True == 1`` in Python) or the string ``"false"`` count as a true label.
+    """
+    entries = parsed.get(list_key) if isinstance(parsed, Mapping) else None
+    if not isinstance(entries, list):
+        return [f"$.{list_key}: expected a list of labelled items"]
+    errors: list[str] = []
+    for i, entry in enumerate(entries):
+        where = f"$.{list_key}[{i}]"
+        if not isinstance(entry, Mapping) or field not in entry:
+            errors.append(f"{where}: missing required field {field!r}")
+        else:
+            errors.extend(validate_schema(entry[field], field_schema, f"{where}.{field}"))
     return errors
 
 

@@ -48,6 +48,11 @@ class SampleResult:
         repeats: With ``evaluate(repeats=N)``, each repeat's score (its reasons and verdicts
             in the evidence); ``score`` is then their mean with the spread and the flakiness
             flag in its evidence. ``None`` without repeats.
+
+    A judge's answer that echoes instruction-like text found in the data it was sent puts
+    ``injection_suspected`` (a list of ``{"field", "task", "instruction", "echo"}``) in that
+    score's evidence; :attr:`injection_suspected` says whether any score of the row (the
+    score, a panel judge's, a repeat's) has it. The value and status are the judge's.
     """
 
     sample_id: str
@@ -62,6 +67,13 @@ class SampleResult:
     def flaky(self) -> bool:
         """Whether the row's repeats disagree (``False`` without repeats)."""
         return bool(self.repeats is not None and self.score.evidence.get("flaky"))
+
+    @property
+    def injection_suspected(self) -> bool:
+        """Whether a judge of this row echoed an instruction found in the data it was sent
+        (see :mod:`ragmeter.judges.injection`; the findings are in the scores' evidence)."""
+        scores = [self.score, *(self.judge_scores or {}).values(), *(self.repeats or ())]
+        return any(s.evidence.get("injection_suspected") for s in scores)
 
     @property
     def value(self) -> float | None:
@@ -506,6 +518,12 @@ class JudgeResults:
         :func:`~ragmeter.judges.repeats.flaky_reason`); empty without repeats."""
         return [r.sample_id for r in self._rows_of(metric) if r.flaky]
 
+    def injection_suspected(self, metric: str | None = None) -> list[str]:
+        """The ids of the samples whose rows (of ``metric``, or of any metric) are flagged
+        :attr:`SampleResult.injection_suspected`, in row order, each once."""
+        rows = self.rows if metric is None else self._rows_of(metric)
+        return list(dict.fromkeys(r.sample_id for r in rows if r.injection_suspected))
+
     def repeat_summary(self, metric: str, *, confidence: float = 0.95) -> RepeatSummary:
         """The judge's noise on ``metric``: variance between items and within them (between
         repeats), and an interval for the mean that includes the judge's noise (see
@@ -694,6 +712,12 @@ class JudgeResults:
         if self.repeats > 1:
             for name in self.metric_names:
                 lines.append(f"  {name} over {self.repeats} repeats: {self.repeat_summary(name)}")
+        flagged = [r for r in self.rows if r.injection_suspected]
+        if flagged:
+            lines.append(
+                f"  warning: {_count(len(flagged), 'row')} flagged injection_suspected (the judge "
+                "echoed an instruction found in the data; see results.injection_suspected())"
+            )
         for extra in (self._usage_line(), self._cache_line()):
             if extra is not None:
                 lines.append(f"  {extra}")

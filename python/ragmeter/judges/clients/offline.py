@@ -1,7 +1,8 @@
 """A judge and an embedder that need no model: deterministic, offline, free.
 
 - :class:`RuleJudge` answers every built-in prompt from word overlap, so whole evaluations give
-  meaningful numbers offline (demos, dry runs, tests).
+  meaningful numbers offline (demos, dry runs, tests); a prompt declaring no offline rule is
+  refused.
 - :class:`HashEmbedder` embeds text as a hashed bag of words.
 """
 
@@ -11,53 +12,17 @@ import asyncio
 import hashlib
 import json
 import math
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...exceptions import InvalidInputError
-from ..prompts import SCHEMA_MARKER, request_schema
-from ..text import content_words, split_sentences, word_tokens
+from ..offline_rules import NoOfflineRuleError, OfflineRequest
+from ..prompts import offline_rule_for, parse_sections, request_schema
+from ..text import word_tokens
 from .limits import Limits, RetryPolicy
 from .protocol import JudgeRequest, JudgeResponse, Usage, estimate_tokens
 
 __all__ = ["HashEmbedder", "RuleJudge", "minimal_instance", "parse_sections"]
-
-
-_SECTION = re.compile(r"^### (.+?)\s*$", re.MULTILINE)
-_REFUSAL = re.compile(
-    r"\b(i don't know|i do not know|cannot answer|can't answer|no information|not sure|"
-    r"unable to answer|not mentioned)\b",
-    re.IGNORECASE,
-)
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
-
-
-def parse_sections(text: str) -> dict[str, str]:
-    """``### Name`` sections of a built-in prompt: ``{name: body}`` (up to the schema line)."""
-    text = text.split(SCHEMA_MARKER, 1)[0]
-    matches = list(_SECTION.finditer(text))
-    sections = {}
-    for i, match in enumerate(matches):
-        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
-        sections[match.group(1).strip()] = text[match.end() : end].strip()
-    return sections
-
-
-def _items(sections: Mapping[str, str], name: str) -> list[dict[str, Any]]:
-    raw = sections.get(name, "[]")
-    try:
-        items = json.loads(raw)
-    except json.JSONDecodeError:
-        return []
-    return [i for i in items if isinstance(i, dict) and "id" in i]
-
-
-def _support(claim: str, source: str) -> float:
-    words = content_words(claim)
-    if not words:
-        return 0.0
-    return len(words & content_words(source)) / len(words)
 
 
 def minimal_instance(schema: Mapping[str, Any]) -> Any:
@@ -96,8 +61,13 @@ class RuleJudge:
     not. A sentence is relevant to a question when they share a content word. Claims are the
     answer's sentences (none for a refusal); generated questions rewrite the answer's sentences
     as questions; a pairwise verdict prefers the response sharing more content words with the
-    question and context (a tie when equal, in both orders). Unknown prompts get a minimal
-    answer that satisfies their schema.
+    question and context (a tie when equal, in both orders).
+
+    Each rule is named by its prompt's declaration (``PromptTemplate(offline_rule=...)``, see
+    :mod:`ragmeter.judges.offline_rules`). A prompt that declares none (a new metric's, a
+    ``RubricMetric``'s, raw ``judge_json`` messages) is refused with
+    :class:`~ragmeter.judges.offline_rules.NoOfflineRuleError` naming the prompt (in a run: an
+    ``error`` row, ``judge_exception``), never answered with filler that looks like a verdict.
 
     Works on the request alone (task from the schema title, inputs from the ``### Name``
     sections), so it also answers through
@@ -138,14 +108,25 @@ class RuleJudge:
         return f"RuleJudge(threshold={self.threshold}, name={self.name!r})"
 
     def respond(self, request: JudgeRequest) -> str:
-        """The JSON answer text to ``request`` (sync; also used by the loopback server)."""
+        """The JSON answer text to ``request`` (sync; also used by the loopback server).
+
+        Raises:
+            NoOfflineRuleError: the request's prompt declares no offline rule.
+        """
         schema = request_schema(request) or {}
         task = str(schema.get("title") or request.task)
+        rule = offline_rule_for(task)
+        if rule is None:
+            raise NoOfflineRuleError(
+                f"RuleJudge has no offline rule for the prompt {request.task!r} (answer schema "
+                f"titled {task!r}): it answers only prompts whose PromptTemplate declares "
+                "offline_rule= (the built-in metrics' prompts do), never with made-up filler. "
+                "Declare one with PromptTemplate(..., offline_rule=fn), where fn takes a "
+                "ragmeter.judges.offline_rules.OfflineRequest and returns the answer, or judge "
+                "this metric with a ScriptedJudge or a real judge"
+            )
         sections = parse_sections(request.first_user_message())
-        handler: Callable[[dict[str, str], Mapping[str, Any]], Any] | None = getattr(
-            self, f"_answer_{task}", None
-        )
-        answer = handler(sections, schema) if handler else minimal_instance(schema)
+        answer = rule(OfflineRequest(sections, schema, self.threshold))
         return json.dumps(answer, ensure_ascii=False)
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
@@ -158,125 +139,6 @@ class RuleJudge:
             ),
             model=self.name,
         )
-
-    def _supported(self, claim: str, source: str) -> bool:
-        return _support(claim, source) >= self.threshold
-
-    def _answer_context_relevancy_labels(self, s: dict[str, str], _: Any) -> Any:
-        question = content_words(s.get("Question", ""))
-        return {
-            "sentences": [
-                {
-                    "id": item["id"],
-                    "relevant": bool(content_words(item["text"]) & question),
-                    "reason": "shares words with the question"
-                    if content_words(item["text"]) & question
-                    else "no word in common with the question",
-                }
-                for item in _items(s, "Context sentences")
-            ]
-        }
-
-    def _answer_answer_relevancy_questions(
-        self, s: dict[str, str], schema: Mapping[str, Any]
-    ) -> Any:
-        answer = s.get("Answer", "")
-        n = int(schema.get("properties", {}).get("questions", {}).get("minItems", 1))
-        sentences = split_sentences(answer) or [answer]
-        questions = []
-        for i in range(n):
-            sentence = sentences[i % len(sentences)].rstrip(".!?").strip()
-            questions.append(f"What about {sentence}?")
-        return {"questions": questions, "noncommittal": bool(_REFUSAL.search(answer))}
-
-    def _answer_claims(self, s: dict[str, str], _: Any) -> Any:
-        answer = s.get("Answer", "")
-        if _REFUSAL.search(answer):
-            return {"claims": []}
-        return {"claims": split_sentences(answer)}
-
-    def _answer_groundedness_verdicts(self, s: dict[str, str], _: Any) -> Any:
-        context = s.get("Context", "")
-        verdicts = []
-        for item in _items(s, "Claims"):
-            if not content_words(item["text"]):
-                verdict, reason = -1, "the claim has no content word"
-            elif self._supported(item["text"], context):
-                verdict, reason = 1, "its words occur in the context"
-            else:
-                verdict, reason = 0, "its words do not occur in the context"
-            verdicts.append({"id": item["id"], "verdict": verdict, "reason": reason})
-        return {"verdicts": verdicts}
-
-    def _answer_faithfulness_verdicts(self, s: dict[str, str], _: Any) -> Any:
-        context = s.get("Context", "")
-        context_numbers = set(_NUMBER.findall(context))
-        verdicts = []
-        for item in _items(s, "Claims"):
-            if self._supported(item["text"], context):
-                numbers = set(_NUMBER.findall(item["text"]))
-                if numbers - context_numbers:
-                    verdict, reason = "contradicted", "the context gives other numbers"
-                else:
-                    verdict, reason = "supported", "its words occur in the context"
-            else:
-                verdict, reason = "unsupported", "its words do not occur in the context"
-            verdicts.append({"id": item["id"], "verdict": verdict, "reason": reason})
-        return {"verdicts": verdicts}
-
-    def _answer_answer_relevance_verdicts(self, s: dict[str, str], _: Any) -> Any:
-        question = content_words(s.get("Question", ""))
-        verdicts = []
-        for item in _items(s, "Statements"):
-            shared = content_words(item["text"]) & question
-            share = len(shared) / len(question) if question else 0.0
-            verdict = (
-                "relevant" if share >= 0.5 else "partially_relevant" if shared else "irrelevant"
-            )
-            verdicts.append(
-                {"id": item["id"], "verdict": verdict, "reason": f"{len(shared)} shared words"}
-            )
-        return {"verdicts": verdicts}
-
-    def _useful(self, chunk: str, reference: str) -> bool:
-        return any(self._supported(sentence, chunk) for sentence in split_sentences(reference))
-
-    def _answer_context_precision_usefulness(self, s: dict[str, str], _: Any) -> Any:
-        useful = self._useful(s.get("Context", ""), s.get("Reference answer", ""))
-        return {"useful": useful, "reason": "supports the reference" if useful else "does not"}
-
-    def _answer_context_precision_verdicts(self, s: dict[str, str], _: Any) -> Any:
-        reference = s.get("Reference answer", "")
-        return {
-            "verdicts": [
-                {
-                    "id": item["id"],
-                    "useful": self._useful(item["text"], reference),
-                    "reason": "overlap with the reference",
-                }
-                for item in _items(s, "Contexts")
-            ]
-        }
-
-    def _answer_context_recall_attribution(self, s: dict[str, str], _: Any) -> Any:
-        context = s.get("Context", "")
-        return {
-            "sentences": [
-                {
-                    "id": item["id"],
-                    "attributed": self._supported(item["text"], context),
-                    "reason": "word overlap with the context",
-                }
-                for item in _items(s, "Reference sentences")
-            ]
-        }
-
-    def _answer_pairwise_preference(self, s: dict[str, str], _: Any) -> Any:
-        target = content_words(s.get("Question", "") + " " + s.get("Context", ""))
-        one = len(content_words(s.get("Response 1", "")) & target)
-        two = len(content_words(s.get("Response 2", "")) & target)
-        winner = "1" if one > two else "2" if two > one else "tie"
-        return {"winner": winner, "reason": f"shared words: response 1 {one}, response 2 {two}"}
 
 
 class HashEmbedder:

@@ -1,13 +1,15 @@
 """What a run would cost, estimated without a single call (``evaluate(..., dry_run=True)``).
 
 The whole pipeline runs against deterministic stand-ins that keep each judge's identity (and so
-its cache keys): a :class:`~ragmeter.judges.RuleJudge` answers for every judge, a
+its cache keys): a :class:`~ragmeter.judges.RuleJudge` answers for every judge (the smallest
+answer its schema allows for a prompt without an offline rule, such as a rubric's), a
 :class:`~ragmeter.judges.HashEmbedder` for the embedder. The user's cache is read, never
 written.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -15,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..accounting import cost_of
-from ..clients.offline import HashEmbedder, RuleJudge
+from ..clients.offline import HashEmbedder, RuleJudge, minimal_instance
 from ..clients.protocol import (
     JudgeRequest,
     JudgeResponse,
@@ -25,7 +27,9 @@ from ..clients.protocol import (
     judge_identity,
 )
 from ..clients.resolve import resolve_embedder
+from ..offline_rules import NoOfflineRuleError
 from ..panel import Panel
+from ..prompts import request_schema
 from .cache import JudgeCache
 from .resolve import resolve_metrics, resolve_run_judge
 from .run import run_evaluation
@@ -73,7 +77,13 @@ class _StandIn:
         self._rule = RuleJudge(name=real.name)
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
-        text = self._rule.respond(request)
+        try:
+            text = self._rule.respond(request)
+        except NoOfflineRuleError:
+            # Only the size of the answer matters for the estimate, so a prompt without an
+            # offline rule (a rubric's) gets the smallest answer its schema allows; the
+            # stand-in's answers are never stored, never reported as scores.
+            text = json.dumps(minimal_instance(request_schema(request) or {}))
         return JudgeResponse(
             text=text,
             usage=Usage(

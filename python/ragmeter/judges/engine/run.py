@@ -12,6 +12,7 @@ import asyncio
 import datetime as _dt
 import platform
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ... import __version__
@@ -89,6 +90,10 @@ async def _score_one(
         raise InvalidInputError(
             f"metric {metric.name!r} returned {type(score).__name__}, expected a Score"
         )
+    if ctx.injection_findings:
+        # A flag beside the judge's verdict, never a change to it (value and status stay).
+        evidence = {**score.evidence, "injection_suspected": list(ctx.injection_findings)}
+        score = replace(score, evidence=evidence)
     return score, stats
 
 

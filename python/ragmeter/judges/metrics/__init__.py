@@ -11,12 +11,14 @@ from .context import (
     ContextRelevancyMetric,
     average_precision,
 )
+from .correctness import AnswerCorrectnessMetric, factual_f_score
 from .custom import FunctionMetric, RubricMetric, metric
 from .preference import PairwisePreferenceMetric
 
 __all__ = [
     "BUILTIN_METRICS",
     "METRIC_NAMES",
+    "AnswerCorrectnessMetric",
     "AnswerRelevanceMetric",
     "AnswerRelevancyMetric",
     "ContextPrecisionMetric",
@@ -29,6 +31,7 @@ __all__ = [
     "RubricMetric",
     "average_precision",
     "cosine_similarity",
+    "factual_f_score",
     "metric",
 ]
 

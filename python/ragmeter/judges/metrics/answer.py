@@ -12,9 +12,12 @@ from ..prompts import ANSWER_RELEVANCE_PROMPT, ANSWER_RELEVANCY_PROMPT, PromptTe
 from ..sample import Sample
 from ..score import Score
 from ..text import SentenceSplitter, resolve_splitter, sentences_of
-from .base import Metric
+from .base import Metric, answer_checker, label_checker
 
 __all__ = ["AnswerRelevanceMetric", "AnswerRelevancyMetric", "cosine_similarity"]
+
+_QUESTIONS_CHECK = answer_checker(ANSWER_RELEVANCY_PROMPT, "questions", "noncommittal")
+_RELEVANCE_CHECK = label_checker(ANSWER_RELEVANCE_PROMPT, "verdicts", "verdict")
 
 
 def cosine_similarity(a: Sequence[float], b: Sequence[float]) -> float | None:
@@ -104,6 +107,9 @@ class AnswerRelevancyMetric(Metric):
         assert sample.answer is not None
 
         def nonempty(parsed: Any) -> list[str]:
+            problems = list(_QUESTIONS_CHECK(parsed))
+            if problems:
+                return problems
             blank = [i for i, q in enumerate(parsed["questions"]) if not q.strip()]
             return [f"questions {blank} are empty; write real questions"] if blank else []
 
@@ -190,6 +196,7 @@ class AnswerRelevanceMetric(Metric):
             statements,
             placeholder="statements",
             list_key="verdicts",
+            validate=_RELEVANCE_CHECK,
         )
         weights = {"relevant": 1.0, "partially_relevant": self.partial_credit, "irrelevant": 0.0}
         total = math.fsum(weights[v["verdict"]] for v in verdicts)

@@ -8,14 +8,46 @@ the fields a metric declares before calling it, so ``score`` only sees samples i
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from ..context import JudgeContext
+from ..parsing import check_labels, validate_schema
 from ..prompts import PromptTemplate
 from ..sample import Sample
 from ..score import Score
 
-__all__ = ["Metric"]
+__all__ = ["Metric", "answer_checker", "label_checker"]
+
+
+def label_checker(
+    default: PromptTemplate, list_key: str, field: str
+) -> Callable[[Any], Sequence[str]]:
+    """A validator of the ``field`` labels a built-in metric reads, under the schema of its
+    ``default`` prompt: a replaced prompt with a looser schema still cannot pass JSON ``true``
+    off as the verdict ``1`` (a wrong kind of label is re-asked, then an ``error`` row)."""
+    items = default.schema["properties"][list_key]["items"]
+    field_schema: Mapping[str, Any] = items["properties"][field]
+    return lambda parsed: check_labels(parsed, list_key, field, field_schema)
+
+
+def answer_checker(default: PromptTemplate, *fields: str) -> Callable[[Any], Sequence[str]]:
+    """A validator of the top-level ``fields`` a built-in metric reads, under the schema of its
+    ``default`` prompt (see :func:`label_checker`)."""
+    schemas = {name: default.schema["properties"][name] for name in fields}
+
+    def check(parsed: Any) -> list[str]:
+        if not isinstance(parsed, Mapping):
+            return ["$: expected a JSON object"]
+        problems: list[str] = []
+        for name, schema in schemas.items():
+            if name not in parsed:
+                problems.append(f"$: missing required field {name!r}")
+            else:
+                problems.extend(validate_schema(parsed[name], schema, f"$.{name}"))
+        return problems
+
+    return check
 
 
 class Metric:

@@ -14,13 +14,22 @@ from ..prompts import CLAIMS_PROMPT, FAITHFULNESS_PROMPT, GROUNDEDNESS_PROMPT, P
 from ..sample import Sample
 from ..score import Score
 from ..text import joined_contexts
-from .base import Metric
+from .base import Metric, answer_checker, label_checker
 
 __all__ = ["FaithfulnessMetric", "GroundednessMetric"]
 
 
+_CLAIMS_CHECK = answer_checker(CLAIMS_PROMPT, "claims")
+_GROUNDEDNESS_CHECK = label_checker(GROUNDEDNESS_PROMPT, "verdicts", "verdict")
+_FAITHFULNESS_CHECK = label_checker(FAITHFULNESS_PROMPT, "verdicts", "verdict")
+
+
 async def _claims(ctx: JudgeContext, sample: Sample, prompt: PromptTemplate) -> list[str]:
-    parsed = await ctx.ask(prompt, {"question": sample.question, "answer": sample.answer})
+    parsed = await ctx.ask(
+        prompt,
+        {"question": sample.question, "answer": sample.answer},
+        validate=_CLAIMS_CHECK,
+    )
     return [c.strip() for c in parsed["claims"] if c.strip()]
 
 
@@ -76,6 +85,7 @@ class GroundednessMetric(Metric):
             claims,
             placeholder="claim_statements",
             list_key="verdicts",
+            validate=_GROUNDEDNESS_CHECK,
         )
         supported = sum(1 for v in verdicts if v["verdict"] == 1)
         cannot_tell = sum(1 for v in verdicts if v["verdict"] == -1)
@@ -160,6 +170,7 @@ class FaithfulnessMetric(Metric):
             claims,
             placeholder="claim_statements",
             list_key="verdicts",
+            validate=_FAITHFULNESS_CHECK,
         )
         counts = {
             label: sum(1 for v in verdicts if v["verdict"] == label)

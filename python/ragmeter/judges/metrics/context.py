@@ -24,7 +24,7 @@ from ..prompts import (
 from ..sample import Sample
 from ..score import Score
 from ..text import SentenceSplitter, joined_contexts, resolve_splitter, sentences_of
-from .base import Metric
+from .base import Metric, answer_checker, label_checker
 
 __all__ = [
     "ContextPrecisionMetric",
@@ -32,6 +32,11 @@ __all__ = [
     "ContextRelevancyMetric",
     "average_precision",
 ]
+
+_RELEVANCY_CHECK = label_checker(CONTEXT_RELEVANCY_PROMPT, "sentences", "relevant")
+_USEFUL_CHECK = answer_checker(CONTEXT_PRECISION_PROMPT, "useful", "reason")
+_USEFUL_BATCH_CHECK = label_checker(CONTEXT_PRECISION_BATCH_PROMPT, "verdicts", "useful")
+_RECALL_CHECK = label_checker(CONTEXT_RECALL_PROMPT, "sentences", "attributed")
 
 
 class ContextRelevancyMetric(Metric):
@@ -85,6 +90,7 @@ class ContextRelevancyMetric(Metric):
             sentences,
             placeholder="context",
             list_key="sentences",
+            validate=_RELEVANCY_CHECK,
         )
         relevant = sum(1 for label in labels if label["relevant"])
         return Score.ok(
@@ -155,11 +161,19 @@ class ContextPrecisionMetric(Metric):
         values = {"question": sample.question, "reference": sample.reference}
         if self.batched:
             verdicts = await ctx.label_items(
-                self.batch_prompt, values, chunks, placeholder="contexts", list_key="verdicts"
+                self.batch_prompt,
+                values,
+                chunks,
+                placeholder="contexts",
+                list_key="verdicts",
+                validate=_USEFUL_BATCH_CHECK,
             )
         else:
             answers = await gather_all(
-                *(ctx.ask(self.prompt, {**values, "context": chunk}) for chunk in chunks)
+                *(
+                    ctx.ask(self.prompt, {**values, "context": chunk}, validate=_USEFUL_CHECK)
+                    for chunk in chunks
+                )
             )
             verdicts = [{"useful": a["useful"], "reason": a["reason"]} for a in answers]
         useful = [bool(v["useful"]) for v in verdicts]
@@ -228,6 +242,7 @@ class ContextRecallMetric(Metric):
             sentences,
             placeholder="reference_sentences",
             list_key="sentences",
+            validate=_RECALL_CHECK,
         )
         attributed = sum(1 for label in labels if label["attributed"])
         return Score.ok(

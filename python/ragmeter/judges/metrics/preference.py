@@ -19,7 +19,7 @@ from ..prompts import PAIRWISE_PREFERENCE_PROMPT, PromptTemplate
 from ..sample import Sample
 from ..score import Score
 from ..text import joined_contexts
-from .base import Metric
+from .base import Metric, answer_checker
 
 __all__ = ["DEFAULT_CRITERIA", "PairwisePreferenceMetric", "reconcile_orders"]
 
@@ -28,6 +28,7 @@ DEFAULT_CRITERIA = (
     "information supported by the context when a context is given?"
 )
 WINNER_VALUE = {"A": 1.0, "B": 0.0, "tie": 0.5}
+_WINNER_CHECK = answer_checker(PAIRWISE_PREFERENCE_PROMPT, "winner", "reason")
 
 
 def _majority(labels: Sequence[str]) -> str:
@@ -99,7 +100,12 @@ class PairwisePreferenceMetric(Metric):
         base = {"criteria": self.criteria, "question": sample.question, "context": context}
         orders = {"AB": (sample.answer, sample.answer_b), "BA": (sample.answer_b, sample.answer)}
         calls = [
-            ctx.ask(self.prompt, {**base, "response_1": r1, "response_2": r2}, n_index=i)
+            ctx.ask(
+                self.prompt,
+                {**base, "response_1": r1, "response_2": r2},
+                n_index=i,
+                validate=_WINNER_CHECK,
+            )
             for order, (r1, r2) in orders.items()
             for i in range(self.repeats)
         ]
