@@ -9,9 +9,17 @@ import pytest
 
 from ragmeter import JudgeTransportError
 from ragmeter.judges import OpenAICompatibleJudge, RetryPolicy, RubricMetric, Sample, evaluate
-from ragmeter.judges.testing import Fault, LoopbackOpenAIServer
+from ragmeter.judges.testing import Fault, LoopbackOpenAIServer, ScriptedJudge
 
 RATING = RubricMetric("rating", "Rate $question.", allowed_values=[0, 1])
+
+
+def _rater() -> ScriptedJudge:
+    # The loopback server's default RuleJudge answers only prompts that declare an offline
+    # rule; a rubric has none, so the server is given this judge.
+    return ScriptedJudge({"rubric_rating": lambda request: {"value": 1, "reason": "fine"}})
+
+
 SAMPLES = [Sample(f"question {i}", id=str(i)) for i in range(24)]
 POLICY = RetryPolicy(max_retries=4, initial_delay_s=0.01, max_delay_s=0.05)
 
@@ -49,7 +57,7 @@ def test_a_dead_endpoint_takes_a_few_lines_and_its_retries_are_at_debug(caplog):
 
 def test_a_recovering_endpoint_says_failing_then_answering_again(caplog):
     caplog.set_level(logging.DEBUG, logger="ragmeter.judges")
-    with LoopbackOpenAIServer() as server:
+    with LoopbackOpenAIServer(judge=_rater()) as server:
         server.enqueue(*[Fault.http(503, message="warming up")] * 6)
         # Requests go one at a time, so the first answer comes after the 6 faults; with 6
         # retries a call, none gives up however the faults fall.
@@ -73,7 +81,7 @@ def test_a_recovering_endpoint_says_failing_then_answering_again(caplog):
 
 def test_a_healthy_run_logs_no_retry_line(caplog):
     caplog.set_level(logging.DEBUG, logger="ragmeter.judges")
-    with LoopbackOpenAIServer() as server:
+    with LoopbackOpenAIServer(judge=_rater()) as server:
         judge = OpenAICompatibleJudge(base_url=server.base_url, model="m", max_concurrency=1)
         evaluate(SAMPLES[:3], [RATING], judge=judge, progress=False)
     assert not [r for r in caplog.records if "retr" in r.getMessage()]
