@@ -15,7 +15,6 @@ import re
 import pytest
 
 from ragmeter.judges import (
-    AnswerCorrectnessMetric,
     ContextPrecisionMetric,
     HashEmbedder,
     RubricMetric,
@@ -221,7 +220,6 @@ def _every_prompt_requests():
     metrics = [
         *METRIC_NAMES,
         ContextPrecisionMetric(batched=True, name="cp_batched"),
-        AnswerCorrectnessMetric(),
         rubric,
     ]
     results = evaluate([sample], metrics, judge=judge, embedder=HashEmbedder(), progress=False)

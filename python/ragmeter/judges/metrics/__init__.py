@@ -44,5 +44,6 @@ BUILTIN_METRICS: dict[str, type[Metric]] = {
     "context_precision": ContextPrecisionMetric,
     "context_recall": ContextRecallMetric,
     "pairwise_preference": PairwisePreferenceMetric,
+    "answer_correctness": AnswerCorrectnessMetric,
 }
 METRIC_NAMES: tuple[str, ...] = tuple(BUILTIN_METRICS)
