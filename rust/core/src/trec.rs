@@ -817,13 +817,7 @@ pub fn read(path: &Path) -> CoreResult<FileBytes> {
              available"
         ))
     })?;
-    let changed = |how: &str| {
-        refuse(format!(
-            "changed while it was read ({how}); evaluate it again once it is completely \
-             written (write to a temporary file and rename it over the old one to replace a \
-             file that is being read)"
-        ))
-    };
+    let changed = |how: &str| changed_while_read(path, how);
     bytes
         .par_chunks_mut(READ_BLOCK_BYTES)
         .enumerate()
@@ -843,6 +837,19 @@ pub fn read(path: &Path) -> CoreResult<FileBytes> {
     Ok(FileBytes(Bytes::Read(
         bytes.make_read_only().map_err(io_error)?,
     )))
+}
+
+/// The error of a file that changed while it was read (`how`), and what to do.
+fn changed_while_read(path: &Path, how: &str) -> CoreError {
+    CoreError::argument(
+        "path",
+        format!(
+            "{}: changed while it was read ({how}); evaluate it again once it is completely \
+             written (write to a temporary file and rename it over the old one to replace a \
+             file that is being read)",
+            path.display()
+        ),
+    )
 }
 
 /// Whether the regular file at `path` is compressed (`crate::compressed`).
@@ -1383,19 +1390,13 @@ fn stream_in_blocks<'a>(
         let after = std::fs::metadata(run_path).map_err(io_error)?;
         let whole = blocks.bytes_returned() == before.len() && after.len() == before.len();
         if !whole || after.modified().ok() != before.modified().ok() {
-            return Err(CoreError::argument(
-                "path",
-                format!(
-                    "{}: changed while it was read ({}); evaluate it again once it is \
-                     completely written (write to a temporary file and rename it over the old \
-                     one to replace a file that is being read)",
-                    run_path.display(),
-                    if whole {
-                        "it was modified"
-                    } else {
-                        "its length changed"
-                    }
-                ),
+            return Err(changed_while_read(
+                run_path,
+                if whole {
+                    "it was modified"
+                } else {
+                    "its length changed"
+                },
             ));
         }
     }
