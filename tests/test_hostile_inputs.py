@@ -1098,8 +1098,16 @@ BUILDERS_OF_DICTS = {
         "rio.read_run(source)",
         "rows",
     ),
-    # The fused rows as dicts (FusedRun.to_dict); the fusion itself allocates in Rust and is
-    # not covered: a Rust allocation that fails still aborts.
+    # The fusion itself, of runs read once (every buffer it sizes from the input is reserved
+    # fallibly: "memory allocation of 65536 bytes failed" aborted it before).
+    "fusion": (
+        "from ragmeter.fusion import fuse, prepare_runs; base = rio.read_run(path); "
+        "prepared = prepare_runs([{q: {f'{r}-{d}': s for d, s in docs.items()} for q, docs in "
+        "base.items()} for r in range(5)]); base = None",
+        "fuse(prepared, 'rrf')",
+        "not enough memory for",
+    ),
+    # The fused rows as dicts (FusedRun.to_dict).
     "fused_run": (
         "from ragmeter.fusion import fuse; fused = fuse([rio.read_run(path)] * 2, 'rrf')",
         "fused._fused.to_dict(fused._query_ids)",
@@ -1146,7 +1154,10 @@ def test_dicts_that_do_not_fit_in_memory_are_a_memory_error_not_an_abort(tmp_pat
             finally:
                 result = None
                 gc.collect()
-        """
+        """,
+        # One malloc arena: a worker thread's own arena reserves 64 MiB of address space up
+        # front, inside which its allocations would never meet the limit.
+        MALLOC_ARENA_MAX="1",
     )
     assert done.returncode == 0, done.stderr[-2000:]
     outcomes = done.stdout.split()

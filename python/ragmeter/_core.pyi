@@ -279,6 +279,8 @@ def prepare_fusion_runs(
     runs: list[list[dict[str, float] | None]],
     query_ids: list[str],
     run_names: list[str],
+    *,
+    n_threads: int | None = None,
 ) -> FusionRuns: ...
 
 @final

@@ -39,6 +39,10 @@ pub fn to_pyerr(err: CoreError, names: &dyn QueryNamer) -> PyErr {
             invalid_input(format!("query {name}: {message}"))
         }
         err @ CoreError::Format { .. } => format_error(err.to_string()),
+        CoreError::OutOfMemory { what } => pyo3::exceptions::PyMemoryError::new_err(format!(
+            "not enough memory for {what}; free memory, or split the input (fewer queries or \
+             documents per call) and combine the results"
+        )),
         CoreError::Io { path, source } => {
             let errno = source.raw_os_error().unwrap_or(0);
             pyo3::exceptions::PyOSError::new_err((

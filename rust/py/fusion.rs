@@ -4,7 +4,7 @@
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
-use ragmeter_core::fusion::{self, Method, Norm, RunRows, Training};
+use ragmeter_core::fusion::{self, FusionInput, Method, Norm, RunRows, Training};
 
 use crate::borrowed::{exact_number, for_each_item};
 use crate::error::{QueryNamer, invalid_input, type_error};
@@ -221,7 +221,7 @@ fn read_runs(
 /// `Run` objects are built once too): `fuse_prepared` and `train_prepared` reuse it.
 #[pyclass(frozen, module = "ragmeter._core")]
 pub struct FusionRuns {
-    rows: Vec<RunRows>,
+    input: FusionInput,
     query_ids: Vec<String>,
 }
 
@@ -236,14 +236,23 @@ impl FusionRuns {
 /// Read runs aligned by query (`runs[r][q]`: run r's `{doc_id: score}` for `query_ids[q]`, or
 /// None) once into a `FusionRuns`.
 #[pyfunction]
-#[pyo3(signature = (runs, query_ids, run_names))]
+#[pyo3(signature = (runs, query_ids, run_names, *, n_threads=None))]
 pub fn prepare_fusion_runs(
+    py: Python<'_>,
     runs: &Bound<'_, PyList>,
     query_ids: Vec<String>,
     run_names: Vec<String>,
+    n_threads: Option<usize>,
 ) -> PyResult<FusionRuns> {
     let rows = read_runs(runs, &run_names, &query_ids)?;
-    Ok(FusionRuns { rows, query_ids })
+    let names = QueryIds(query_ids);
+    // Ids hashed and runs sorted once here (in the pool, the GIL released); the rows go.
+    let input = threads::enter_core(py, n_threads, &names, || FusionInput::new(&rows))?;
+    drop(rows);
+    Ok(FusionRuns {
+        input,
+        query_ids: names.0,
+    })
 }
 
 /// A fused run kept in the core: query offsets, ids and scores, best first per query. Python
@@ -341,8 +350,10 @@ pub fn fuse_prepared(
     let norm = norm_of(norm)?;
     let method = method_of(method, params)?;
     let names = QueryIds(prepared.query_ids.clone());
-    let rows = &prepared.rows;
-    let fused = threads::enter_core(py, n_threads, &names, || fusion::fuse(rows, norm, &method))?;
+    let input = &prepared.input;
+    let fused = threads::enter_core(py, n_threads, &names, || {
+        fusion::fuse_input(input, norm, &method)
+    })?;
     Ok(FusedRows { rows: fused })
 }
 
@@ -368,7 +379,7 @@ pub fn fuse_runs<'py>(
     params: FusionParams,
     n_threads: Option<usize>,
 ) -> PyResult<FusedOutput<'py>> {
-    let prepared = prepare_fusion_runs(runs, query_ids, run_names)?;
+    let prepared = prepare_fusion_runs(py, runs, query_ids, run_names, n_threads)?;
     let fused = fuse_prepared(py, &prepared, method, norm, params, n_threads)?;
     drop(prepared);
     Ok((fused.offsets(py), fused.doc_ids(py)?, fused.scores(py)))
@@ -417,6 +428,6 @@ pub fn train_fusion(
     }
     let names = QueryIds(query_ids);
     threads::enter_core(py, n_threads, &names, || {
-        fusion::train(&rows, &rel, norm, training)
+        fusion::train(&FusionInput::new(&rows)?, &rel, norm, training)
     })
 }

@@ -28,6 +28,10 @@ pub enum CoreError {
         line: usize,
         message: String,
     },
+    /// A buffer whose size follows the input could not be reserved: the input is too big for
+    /// the memory left (a MemoryError in Python, never an abort).
+    #[error("not enough memory for {what}")]
+    OutOfMemory { what: String },
     /// The operating system refused to read or write a file.
     #[error("{}: {source}", path.display())]
     Io {

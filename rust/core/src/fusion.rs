@@ -16,8 +16,6 @@
 //! ranx: a query whose scores are all equal normalises to 0 (min-max, sum, zmuv) instead of
 //! dividing by zero.
 
-use std::cmp::Ordering;
-
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
@@ -80,6 +78,19 @@ impl RunRows {
 
     fn row(&self, q: usize) -> std::ops::Range<usize> {
         self.offsets[q]..self.offsets[q + 1]
+    }
+
+    /// The bytes of the ids in `rows`.
+    fn id_bytes(&self, rows: std::ops::Range<usize>) -> usize {
+        if rows.is_empty() {
+            return 0;
+        }
+        let start = if rows.start == 0 {
+            0
+        } else {
+            self.ends[rows.start - 1]
+        };
+        self.ends[rows.end - 1] - start
     }
 }
 
@@ -144,21 +155,183 @@ pub enum Training {
 /// The fused run: ids and scores per query, best first.
 pub type Fused = RunRows;
 
-/// One query's candidates and, per run, the normalised score of each candidate (NaN: the run
-/// does not rank it) and its position in the run's order (`usize::MAX`: not ranked).
-struct QueryView<'a> {
-    ids: Vec<&'a [u8]>,
-    values: Vec<Vec<f64>>,
-    positions: Vec<Vec<usize>>,
-    /// The number of candidates each run ranks (after normalisation).
-    lengths: Vec<usize>,
+/// Position of a candidate a run does not rank.
+const NOT_RANKED: u32 = u32::MAX;
+
+/// Runs aligned by query, read once for any number of fusions (and trainings): per query the
+/// candidates (the union of the runs' documents) and each run's documents as candidate numbers
+/// with their scores, in trec order. Ids are hashed and runs sorted here, once; a fusion then
+/// reads numbers only, so fusing prepared runs again costs the methods' own work.
+#[derive(Debug)]
+pub struct FusionInput {
+    n_runs: usize,
+    queries: Vec<QueryInput>,
 }
 
-/// trec_eval's order of two scored documents: score descending, then id byte-wise descending.
-fn trec_cmp(a: (&[u8], f64), b: (&[u8], f64)) -> Ordering {
+/// One query of a [`FusionInput`].
+#[derive(Debug, Default)]
+struct QueryInput {
+    /// Candidate ids, one after another (`ends[c]`: the end of candidate `c`).
+    text: Vec<u8>,
+    ends: Vec<usize>,
+    /// Every run's documents as candidate numbers, run after run (`run_ends[r]`: the end of run
+    /// `r`), each run in trec order of its scores, which `scores` holds alongside.
+    members: Vec<u32>,
+    scores: Vec<f64>,
+    run_ends: Vec<usize>,
+    /// `id_rank[c]`: candidate `c`'s place when the candidates are sorted by id descending.
+    id_rank: Vec<u32>,
+}
+
+/// A failed reservation: a MemoryError in Python, naming what did not fit.
+fn out_of_memory(what: impl Into<String>) -> CoreError {
+    CoreError::OutOfMemory { what: what.into() }
+}
+
+/// `v` emptied and refilled with `n` copies of `value`, reserving fallibly: a query too big for
+/// the memory left is an error, not an abort.
+fn refill<T: Clone>(v: &mut Vec<T>, n: usize, value: T, what: &str) -> CoreResult<()> {
+    v.clear();
+    v.try_reserve(n)
+        .map_err(|_| out_of_memory(format!("{what} ({n} entries)")))?;
+    v.resize(n, value);
+    Ok(())
+}
+
+fn reserve<T>(v: &mut Vec<T>, n: usize, what: &str) -> CoreResult<()> {
+    v.try_reserve(n)
+        .map_err(|_| out_of_memory(format!("{what} ({n} entries)")))
+}
+
+impl QueryInput {
+    /// Query `q` of `runs`: candidates numbered in first-seen order, each run sorted.
+    fn new(runs: &[RunRows], q: usize, keyed: &mut Vec<(u64, u32)>) -> CoreResult<Self> {
+        let total: usize = runs.iter().map(|run| run.row(q).len()).sum();
+        if u32::try_from(total).is_err() {
+            return Err(CoreError::query(
+                q,
+                format!("{total} documents over the runs; fusion takes at most 2^32 - 1 per query"),
+            ));
+        }
+        let bytes: usize = runs.iter().map(|run| run.id_bytes(run.row(q))).sum();
+        let mut input = QueryInput::default();
+        let what = "the documents of one query";
+        reserve(&mut input.members, total, what)?;
+        reserve(&mut input.scores, total, what)?;
+        reserve(&mut input.ends, total, what)?;
+        reserve(&mut input.text, bytes, what)?;
+        reserve(&mut input.run_ends, runs.len(), what)?;
+        let mut index: FxHashMap<&[u8], u32> = FxHashMap::default();
+        index
+            .try_reserve(total)
+            .map_err(|_| out_of_memory(format!("{what} ({total} entries)")))?;
+        // `last_run[c]`: the last run that ranked candidate `c` (a run lists a document once).
+        let mut last_run: Vec<usize> = Vec::new();
+        reserve(&mut last_run, total, what)?;
+        for (r, run) in runs.iter().enumerate() {
+            for i in run.row(q) {
+                let id = run.id(i);
+                let next = input.ends.len() as u32;
+                let c = *index.entry(id).or_insert_with(|| {
+                    input.text.extend_from_slice(id);
+                    input.ends.push(input.text.len());
+                    last_run.push(usize::MAX);
+                    next
+                });
+                if last_run[c as usize] == r {
+                    return Err(CoreError::query(
+                        q,
+                        format!(
+                            "run {r}: document '{}' is listed twice; a run scores each \
+                             document once",
+                            String::from_utf8_lossy(id)
+                        ),
+                    ));
+                }
+                last_run[c as usize] = r;
+                input.members.push(c);
+                input.scores.push(run.scores[i]);
+            }
+            input.run_ends.push(input.members.len());
+        }
+        // Each candidate's place in id descending order: ties in trec order compare these
+        // numbers, not the ids' bytes.
+        let n = input.ends.len();
+        let mut by_id: Vec<u32> = Vec::new();
+        reserve(&mut by_id, n, what)?;
+        by_id.extend(0..n as u32);
+        by_id.sort_unstable_by(|&a, &b| input.id(b).cmp(input.id(a)));
+        refill(&mut input.id_rank, n, 0, what)?;
+        for (rank, &c) in by_id.iter().enumerate() {
+            input.id_rank[c as usize] = rank as u32;
+        }
+        for r in 0..runs.len() {
+            let range = input.run(r);
+            keyed.clear();
+            reserve(keyed, range.len(), what)?;
+            keyed.extend(
+                input.members[range.clone()]
+                    .iter()
+                    .zip(&input.scores[range.clone()])
+                    .map(|(&c, &s)| (descending_key(s), c)),
+            );
+            sort_keyed(keyed, &input.id_rank);
+            for (slot, &(key, c)) in range.zip(keyed.iter()) {
+                input.members[slot] = c;
+                input.scores[slot] = score_of_key(key);
+            }
+        }
+        Ok(input)
+    }
+
+    fn n_candidates(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn id(&self, c: u32) -> &[u8] {
+        let c = c as usize;
+        let start = if c == 0 { 0 } else { self.ends[c - 1] };
+        &self.text[start..self.ends[c]]
+    }
+
+    fn run(&self, r: usize) -> std::ops::Range<usize> {
+        let start = if r == 0 { 0 } else { self.run_ends[r - 1] };
+        start..self.run_ends[r]
+    }
+}
+
+impl FusionInput {
+    /// Read `runs` (aligned by query) for fusion, in parallel over queries. Refuses runs that
+    /// are not aligned, a score that is not finite (naming run, query and document) and a
+    /// document listed twice in one run's query.
+    pub fn new(runs: &[RunRows]) -> CoreResult<Self> {
+        let n_queries = check_runs(runs)?;
+        let queries = (0..n_queries)
+            .into_par_iter()
+            .map_init(Vec::new, |keyed, q| QueryInput::new(runs, q, keyed))
+            .collect::<CoreResult<Vec<_>>>()?;
+        Ok(FusionInput {
+            n_runs: runs.len(),
+            queries,
+        })
+    }
+
+    pub fn n_queries(&self) -> usize {
+        self.queries.len()
+    }
+
+    pub fn n_runs(&self) -> usize {
+        self.n_runs
+    }
+}
+
+/// trec_eval's order of two scored documents: score descending, then id byte-wise descending
+/// (the reference the kernel's integer sorts are tested against).
+#[cfg(test)]
+fn trec_cmp(a: (&[u8], f64), b: (&[u8], f64)) -> std::cmp::Ordering {
     b.1.total_cmp(&a.1)
         .then_with(|| b.0.cmp(a.0))
-        .then(Ordering::Equal)
+        .then(std::cmp::Ordering::Equal)
 }
 
 /// A key whose ascending order is trec order's score part (`total_cmp` descending): sorting
@@ -174,15 +347,22 @@ fn descending_key(score: f64) -> u64 {
     !ascending
 }
 
-/// `items` (anything with an id and a score) in trec order, as [`trec_cmp`] orders them:
-/// sorted by score key, then each run of equal scores by id descending. The same order as
-/// `sort_unstable_by(trec_cmp)` (the order is total: equal elements are indistinguishable).
-fn trec_sorted<'a, T: Copy>(items: &[T], id: impl Fn(T) -> (&'a [u8], f64)) -> Vec<T> {
-    let mut keyed: Vec<(u64, usize)> = items
-        .iter()
-        .enumerate()
-        .map(|(i, &t)| (descending_key(id(t).1), i))
-        .collect();
+/// The score whose [`descending_key`] is `key` (the key is a bijection of the bits).
+fn score_of_key(key: u64) -> f64 {
+    let ascending = !key;
+    let bits = if ascending >> 63 == 1 {
+        ascending & !(1 << 63)
+    } else {
+        !ascending
+    };
+    f64::from_bits(bits)
+}
+
+/// Sort `(descending_key(score), candidate)` pairs into trec order: by key, then each run of
+/// equal scores by id descending, which `id_rank` gives (a candidate's place in id descending
+/// order). The same order as sorting `(id, score)` with [`trec_cmp`] (a total order: equal
+/// elements are indistinguishable). Sorts in place (no allocation).
+fn sort_keyed(keyed: &mut [(u64, u32)], id_rank: &[u32]) {
     keyed.sort_unstable_by_key(|k| k.0);
     let mut start = 0;
     while start < keyed.len() {
@@ -191,11 +371,10 @@ fn trec_sorted<'a, T: Copy>(items: &[T], id: impl Fn(T) -> (&'a [u8], f64)) -> V
             end += 1;
         }
         if end - start > 1 {
-            keyed[start..end].sort_unstable_by(|a, b| trec_cmp(id(items[a.1]), id(items[b.1])));
+            keyed[start..end].sort_unstable_by_key(|k| id_rank[k.1 as usize]);
         }
         start = end;
     }
-    keyed.into_iter().map(|(_, i)| items[i]).collect()
 }
 
 fn check_finite(runs: &[RunRows]) -> CoreResult<()> {
@@ -342,9 +521,9 @@ fn check_runs(runs: &[RunRows]) -> CoreResult<usize> {
     Ok(n_queries)
 }
 
-/// Normalise `scores` (a run's scores of one query, in the run's order `order`) in place.
-/// `n_candidates` is the query's number of candidates (borda).
-fn normalise(norm: Norm, scores: &mut [f64], order: &[usize], n_candidates: usize) {
+/// Normalise `scores` (a run's scores of one query, in trec order) in place. `n_candidates` is
+/// the query's number of candidates (borda).
+fn normalise(norm: Norm, scores: &mut [f64], n_candidates: usize) {
     let n = scores.len();
     if n == 0 {
         return;
@@ -366,38 +545,29 @@ fn normalise(norm: Norm, scores: &mut [f64], order: &[usize], n_candidates: usiz
             scores.iter_mut().for_each(|s| *s /= d);
         }
         Norm::Sum => {
-            let sum: f64 = order.iter().map(|&i| scores[i]).sum();
+            // The sums follow the run's order, as ranx's do.
+            let sum: f64 = scores.iter().sum();
             let d = (sum - min * n as f64).max(MIN_DENOMINATOR);
             scores.iter_mut().for_each(|s| *s = (*s - min) / d);
         }
         Norm::Zmuv => {
-            let sum: f64 = order.iter().map(|&i| scores[i]).sum();
+            let sum: f64 = scores.iter().sum();
             let mean = sum / n as f64;
-            let var = order
-                .iter()
-                .map(|&i| (scores[i] - mean) * (scores[i] - mean))
-                .sum::<f64>()
-                / n as f64;
+            let var = scores.iter().map(|s| (s - mean) * (s - mean)).sum::<f64>() / n as f64;
             let d = var.sqrt().max(MIN_DENOMINATOR);
             scores.iter_mut().for_each(|s| *s = (*s - mean) / d);
         }
         Norm::Rank => {
-            for (p, &i) in order.iter().enumerate() {
-                scores[i] = 1.0 - p as f64 / n as f64;
+            for (p, s) in scores.iter_mut().enumerate() {
+                *s = 1.0 - p as f64 / n as f64;
             }
         }
         Norm::Borda => {
-            for (p, &i) in order.iter().enumerate() {
-                scores[i] = 1.0 - p as f64 / n_candidates as f64;
+            for (p, s) in scores.iter_mut().enumerate() {
+                *s = 1.0 - p as f64 / n_candidates as f64;
             }
         }
     }
-}
-
-/// Whether `norm` reads the run's order (the sums follow it, as ranx's do; rank and borda are
-/// positions).
-fn norm_needs_order(norm: Norm) -> bool {
-    matches!(norm, Norm::Sum | Norm::Zmuv | Norm::Rank | Norm::Borda)
 }
 
 /// Whether `method` reads positions (the score-combining methods read only values).
@@ -417,79 +587,99 @@ fn method_needs_positions(method: &Method) -> bool {
     )
 }
 
-/// The candidates of query `q`, each run's normalised values and (when `with_positions`) its
-/// positions. Work a method does not read is skipped: the run's order is sorted only when the
-/// normalisation or the positions need it, and the positions reuse that order when the
-/// normalised values keep it (a monotone normalisation without new ties), checked pair by pair.
-fn view<'a>(runs: &'a [RunRows], q: usize, norm: Norm, with_positions: bool) -> QueryView<'a> {
-    let mut index: FxHashMap<&'a [u8], usize> = FxHashMap::default();
-    let mut ids: Vec<&'a [u8]> = Vec::new();
-    // Per run: (candidate, score) of its documents, in input order.
-    let mut ranked: Vec<Vec<(usize, f64)>> = Vec::with_capacity(runs.len());
-    for run in runs {
-        let range = run.row(q);
-        let mut docs = Vec::with_capacity(range.len());
-        for i in range {
-            let id = run.id(i);
-            let c = *index.entry(id).or_insert_with(|| {
-                ids.push(id);
-                ids.len() - 1
-            });
-            docs.push((c, run.scores[i]));
-        }
-        ranked.push(docs);
+/// One worker's buffers, reused from query to query (a fusion allocates per worker, not per
+/// query, and every reservation is fallible).
+#[derive(Default)]
+struct Scratch {
+    /// Run `r`'s normalised value of candidate `c` at `r * n + c` (NaN: not ranked by `r`).
+    values: Vec<f64>,
+    /// Run `r`'s position of candidate `c` at `r * n + c` ([`NOT_RANKED`]: not ranked).
+    positions: Vec<u32>,
+    /// The number of candidates each run ranks (after normalisation).
+    lengths: Vec<usize>,
+    normalised: Vec<f64>,
+    keyed: Vec<(u64, u32)>,
+    fused: Vec<f64>,
+    counts: Vec<usize>,
+    order: Vec<usize>,
+    buffer: Vec<usize>,
+}
+
+/// Each run's normalised values of query `query`'s candidates and (when `with_positions`) their
+/// positions, into `s`. The runs are stored in trec order, so the positions are that order
+/// when the normalised values keep it (a monotone normalisation without new ties), checked
+/// pair by pair; otherwise the run's candidates are sorted by normalised value.
+fn view(
+    query: &QueryInput,
+    n_runs: usize,
+    norm: Norm,
+    with_positions: bool,
+    s: &mut Scratch,
+) -> CoreResult<()> {
+    let n = query.n_candidates();
+    let cells = n
+        .checked_mul(n_runs)
+        .ok_or_else(|| out_of_memory("the candidates of one query times the runs"))?;
+    let what = "one query's candidates times the runs";
+    refill(&mut s.values, cells, f64::NAN, what)?;
+    if with_positions {
+        refill(&mut s.positions, cells, NOT_RANKED, what)?;
     }
-    let n_candidates = ids.len();
-    let mut values = Vec::with_capacity(runs.len());
-    let mut positions = Vec::with_capacity(runs.len());
-    let mut lengths = Vec::with_capacity(runs.len());
-    for docs in &ranked {
-        let mut order: Vec<usize> = Vec::new();
-        if with_positions || norm_needs_order(norm) {
-            let all: Vec<usize> = (0..docs.len()).collect();
-            order = trec_sorted(&all, |a| (ids[docs[a].0], docs[a].1));
-        }
-        let mut scores: Vec<f64> = docs.iter().map(|d| d.1).collect();
-        normalise(norm, &mut scores, &order, n_candidates);
-        let mut row = vec![f64::NAN; n_candidates];
-        for (d, &s) in docs.iter().zip(&scores) {
-            row[d.0] = s;
+    s.lengths.clear();
+    reserve(&mut s.lengths, n_runs, what)?;
+    for r in 0..n_runs {
+        let range = query.run(r);
+        let members = &query.members[range.clone()];
+        s.normalised.clear();
+        reserve(&mut s.normalised, members.len(), what)?;
+        s.normalised.extend_from_slice(&query.scores[range]);
+        normalise(norm, &mut s.normalised, n);
+        let row = &mut s.values[r * n..(r + 1) * n];
+        for (&c, &v) in members.iter().zip(&s.normalised) {
+            row[c as usize] = v;
         }
         if norm == Norm::Borda {
-            let unranked = 0.5 - (docs.len() as f64 - 1.0) / (2.0 * n_candidates as f64);
+            let unranked = 0.5 - (members.len() as f64 - 1.0) / (2.0 * n as f64);
             row.iter_mut()
                 .filter(|v| v.is_nan())
                 .for_each(|v| *v = unranked);
         }
         if with_positions {
-            // Positions: the run's documents (all candidates after borda) by normalised score.
-            let by_order: Vec<usize> = order.iter().map(|&i| docs[i].0).collect();
-            // Strictly increasing in trec order: no new tie, no repeated candidate.
+            let positions = &mut s.positions[r * n..(r + 1) * n];
+            // Strictly increasing in trec order: no new tie.
             let order_holds = norm != Norm::Borda
-                && by_order.windows(2).all(|w| {
-                    trec_cmp((ids[w[0]], row[w[0]]), (ids[w[1]], row[w[1]])) == Ordering::Less
-                });
-            let members = if order_holds {
-                by_order
+                && members
+                    .windows(2)
+                    .zip(s.normalised.windows(2))
+                    .all(|(m, v)| {
+                        let (a, b) = (descending_key(v[0]), descending_key(v[1]));
+                        a < b
+                            || (a == b
+                                && query.id_rank[m[0] as usize] < query.id_rank[m[1] as usize])
+                    });
+            if order_holds {
+                for (p, &c) in members.iter().enumerate() {
+                    positions[c as usize] = p as u32;
+                }
+                s.lengths.push(members.len());
             } else {
-                let members: Vec<usize> = (0..n_candidates).filter(|&c| !row[c].is_nan()).collect();
-                trec_sorted(&members, |c| (ids[c], row[c]))
-            };
-            let mut pos = vec![usize::MAX; n_candidates];
-            for (p, &c) in members.iter().enumerate() {
-                pos[c] = p;
+                // The run's documents (all candidates after borda) by normalised score.
+                s.keyed.clear();
+                reserve(&mut s.keyed, n, what)?;
+                s.keyed.extend(
+                    (0..n)
+                        .filter(|&c| !row[c].is_nan())
+                        .map(|c| (descending_key(row[c]), c as u32)),
+                );
+                sort_keyed(&mut s.keyed, &query.id_rank);
+                for (p, &(_, c)) in s.keyed.iter().enumerate() {
+                    positions[c as usize] = p as u32;
+                }
+                s.lengths.push(s.keyed.len());
             }
-            lengths.push(members.len());
-            positions.push(pos);
         }
-        values.push(row);
     }
-    QueryView {
-        ids,
-        values,
-        positions,
-        lengths,
-    }
+    Ok(())
 }
 
 /// A per-position score of a rank-based method (`p`: 0-based position among `n` documents;
@@ -549,17 +739,24 @@ fn median(values: &mut [f64]) -> f64 {
 }
 
 /// Pairwise-majority order of the candidates (Condorcet fusion, Montague & Aslam 2002, as ranx
-/// compares: x before y when the runs ranking x above y weigh at least as much as the others).
-/// The candidates start in doc id descending order and are merge-sorted with that comparison:
-/// when the majority relation is a total order every correct sort gives it; when it has cycles
-/// the order is this merge sort's (ranx's depends on Python's set order).
-fn condorcet_order(view: &QueryView<'_>, weights: Option<&[f64]>) -> Vec<usize> {
-    let n_runs = view.positions.len();
+/// compares: x before y when the runs ranking x above y weigh at least as much as the others),
+/// into `order`. The candidates start in doc id descending order and are merge-sorted with that
+/// comparison: when the majority relation is a total order every correct sort gives it; when it
+/// has cycles the order is this merge sort's (ranx's depends on Python's set order).
+fn condorcet_order(
+    query: &QueryInput,
+    n_runs: usize,
+    positions: &[u32],
+    weights: Option<&[f64]>,
+    order: &mut Vec<usize>,
+    buffer: &mut Vec<usize>,
+) -> CoreResult<()> {
+    let n = query.n_candidates();
     let before = |x: usize, y: usize| -> bool {
         let (mut x_votes, mut y_votes) = (0.0, 0.0);
         for r in 0..n_runs {
             let w = weights.map_or(1.0, |w| w[r]);
-            if view.positions[r][x] < view.positions[r][y] {
+            if positions[r * n + x] < positions[r * n + y] {
                 x_votes += w;
             } else {
                 y_votes += w;
@@ -567,11 +764,14 @@ fn condorcet_order(view: &QueryView<'_>, weights: Option<&[f64]>) -> Vec<usize> 
         }
         x_votes >= y_votes
     };
-    let mut order: Vec<usize> = (0..view.ids.len()).collect();
-    order.sort_unstable_by(|&a, &b| view.ids[b].cmp(view.ids[a]));
-    let mut buffer = order.clone();
-    merge_sort(&mut order, &mut buffer, &before);
-    order
+    let what = "one query's candidates";
+    order.clear();
+    reserve(order, n, what)?;
+    order.extend(0..n);
+    order.sort_unstable_by_key(|&c| query.id_rank[c]);
+    refill(buffer, n, 0, what)?;
+    merge_sort(order, buffer, &before);
+    Ok(())
 }
 
 /// Stable top-down merge sort taking the left element when `before(left, right)`; unlike the
@@ -603,11 +803,30 @@ fn merge_sort(items: &mut [usize], buffer: &mut [usize], before: &dyn Fn(usize, 
     }
 }
 
-/// Fused score of every candidate of one query.
-fn fuse_query(view: &QueryView<'_>, method: &Method) -> Vec<f64> {
-    let n_runs = view.values.len();
-    let n = view.ids.len();
-    let present = |c: usize| (0..n_runs).filter(move |&r| !view.values[r][c].is_nan());
+/// Fused score of every candidate of one query (after [`view`]), into `s.fused`.
+fn fuse_query(
+    query: &QueryInput,
+    n_runs: usize,
+    method: &Method,
+    s: &mut Scratch,
+) -> CoreResult<()> {
+    let n = query.n_candidates();
+    let what = "one query's candidates";
+    let Scratch {
+        values,
+        positions,
+        lengths,
+        fused,
+        counts,
+        order,
+        buffer,
+        ..
+    } = s;
+    let (values, positions, lengths) = (&*values, &*positions, &*lengths);
+    let value = |r: usize, c: usize| values[r * n + c];
+    let present = |c: usize| (0..n_runs).filter(move |&r| !value(r, c).is_nan());
+    fused.clear();
+    reserve(fused, n, what)?;
     match method {
         Method::CombSum
         | Method::CombMnz
@@ -618,143 +837,163 @@ fn fuse_query(view: &QueryView<'_>, method: &Method) -> Vec<f64> {
         | Method::CombMed
         | Method::Wsum { .. }
         | Method::Wmnz { .. }
-        | Method::Mixed { .. } => (0..n)
-            .map(|c| {
+        | Method::Mixed { .. } => {
+            let mut median_values: Vec<f64> = Vec::new();
+            if matches!(method, Method::CombMed) {
+                reserve(&mut median_values, n_runs, what)?;
+            }
+            for c in 0..n {
                 let count = present(c).count() as f64;
-                let sum: f64 = present(c).map(|r| view.values[r][c]).sum();
-                match method {
+                let sum: f64 = present(c).map(|r| value(r, c)).sum();
+                fused.push(match method {
                     Method::CombSum => sum,
                     Method::CombMnz => sum * count,
                     Method::CombAnz => sum / count,
                     Method::CombGmnz { gamma } => sum * count.powf(*gamma),
                     Method::CombMax => (0..n_runs)
-                        .map(|r| absent_as(view.values[r][c], COMB_MAX_ABSENT))
+                        .map(|r| absent_as(value(r, c), COMB_MAX_ABSENT))
                         .fold(f64::NEG_INFINITY, f64::max),
                     Method::CombMin => (0..n_runs)
-                        .map(|r| absent_as(view.values[r][c], COMB_MIN_ABSENT))
+                        .map(|r| absent_as(value(r, c), COMB_MIN_ABSENT))
                         .fold(f64::INFINITY, f64::min),
                     Method::CombMed => {
-                        let mut v: Vec<f64> = present(c).map(|r| view.values[r][c]).collect();
-                        median(&mut v)
+                        median_values.clear();
+                        median_values.extend(present(c).map(|r| value(r, c)));
+                        median(&mut median_values)
                     }
                     Method::Wsum { weights } => (0..n_runs)
-                        .map(|r| weights[r] * absent_as(view.values[r][c], 0.0))
+                        .map(|r| weights[r] * absent_as(value(r, c), 0.0))
                         .sum(),
                     Method::Wmnz { weights } => sum * present(c).map(|r| weights[r]).sum::<f64>(),
                     Method::Mixed { weights } => {
-                        present(c)
-                            .map(|r| view.values[r][c] * weights[r])
-                            .sum::<f64>()
-                            * count.sqrt()
+                        present(c).map(|r| value(r, c) * weights[r]).sum::<f64>() * count.sqrt()
                     }
                     _ => unreachable!("a score-combining method"),
-                }
-            })
-            .collect(),
+                });
+            }
+        }
         Method::BordaFuse | Method::WeightedBordaFuse { .. } => {
             let weights = match method {
                 Method::WeightedBordaFuse { weights } => Some(weights.as_slice()),
                 _ => None,
             };
             let max_points = n as f64;
-            (0..n)
-                .map(|c| {
-                    (0..n_runs)
-                        .map(|r| {
-                            let p = view.positions[r][c];
-                            let points = if p == usize::MAX {
-                                (max_points - view.lengths[r] as f64 + 1.0) / 2.0
-                            } else {
-                                max_points - p as f64
-                            };
-                            weights.map_or(1.0, |w| w[r]) * points
-                        })
-                        .sum()
-                })
-                .collect()
+            fused.extend((0..n).map(|c| {
+                (0..n_runs)
+                    .map(|r| {
+                        let p = positions[r * n + c];
+                        let points = if p == NOT_RANKED {
+                            (max_points - lengths[r] as f64 + 1.0) / 2.0
+                        } else {
+                            max_points - f64::from(p)
+                        };
+                        weights.map_or(1.0, |w| w[r]) * points
+                    })
+                    .sum::<f64>()
+            }));
         }
         Method::Condorcet | Method::WeightedCondorcet { .. } => {
             let weights = match method {
                 Method::WeightedCondorcet { weights } => Some(weights.as_slice()),
                 _ => None,
             };
-            let order = condorcet_order(view, weights);
-            let mut scores = vec![0.0; n];
+            condorcet_order(query, n_runs, positions, weights, order, buffer)?;
+            fused.resize(n, 0.0);
             for (i, &c) in order.iter().enumerate() {
-                scores[c] = (n - i) as f64;
+                fused[c] = (n - i) as f64;
             }
-            scores
         }
         _ => {
             // Rank-based: each run scores its documents by position, then the scores combine.
-            let mut sums = vec![0.0; n];
-            let mut counts = vec![0usize; n];
+            fused.resize(n, 0.0);
+            counts.clear();
+            reserve(counts, n, what)?;
+            counts.resize(n, 0);
             for r in 0..n_runs {
                 for c in 0..n {
-                    let p = view.positions[r][c];
-                    if p != usize::MAX {
-                        sums[c] +=
-                            positional_score(method, r, p, view.lengths[r], view.values[r][c]);
+                    let p = positions[r * n + c];
+                    if p != NOT_RANKED {
+                        fused[c] +=
+                            positional_score(method, r, p as usize, lengths[r], value(r, c));
                         counts[c] += 1;
                     }
                 }
             }
+            let combine = |f: &dyn Fn(f64, usize) -> f64, fused: &mut Vec<f64>| {
+                fused
+                    .iter_mut()
+                    .zip(counts.iter())
+                    .for_each(|(s, &k)| *s = f(*s, k));
+            };
             match method {
-                Method::Isr => sums
-                    .iter()
-                    .zip(&counts)
-                    .map(|(s, &k)| s * k as f64)
-                    .collect(),
-                Method::LogIsr => sums
-                    .iter()
-                    .zip(&counts)
-                    .map(|(s, &k)| s * (k as f64).ln())
-                    .collect(),
-                Method::LognIsr { sigma } => sums
-                    .iter()
-                    .zip(&counts)
-                    .map(|(s, &k)| s * (k as f64 + sigma).ln())
-                    .collect(),
+                Method::Isr => combine(&|s, k| s * k as f64, fused),
+                Method::LogIsr => combine(&|s, k| s * (k as f64).ln(), fused),
+                Method::LognIsr { sigma } => combine(&|s, k| s * (k as f64 + sigma).ln(), fused),
                 Method::BayesFuse { .. } => {
                     // A run that does not rank a document contributes the smallest log odds.
                     let min_odd = bayes_min_odd();
-                    sums.iter()
-                        .zip(&counts)
-                        .map(|(s, &k)| s + (n_runs - k) as f64 * min_odd)
-                        .collect()
+                    combine(&|s, k| s + (n_runs - k) as f64 * min_odd, fused);
                 }
-                _ => sums,
+                _ => {}
             }
         }
     }
+    Ok(())
 }
 
 fn absent_as(value: f64, absent: f64) -> f64 {
     if value.is_nan() { absent } else { value }
 }
 
-/// Fuse `runs` (aligned by query) with `method` after normalising each with `norm`.
+/// Fuse `runs` (aligned by query) with `method` after normalising each with `norm`: reads them
+/// into a [`FusionInput`] first ([`fuse_input`] fuses one again).
 pub fn fuse(runs: &[RunRows], norm: Norm, method: &Method) -> CoreResult<Fused> {
-    let n_queries = check_runs(runs)?;
-    check_method(method, runs.len())?;
-    let per_query: Vec<Vec<(&[u8], f64)>> = (0..n_queries)
-        .into_par_iter()
-        .map(|q| {
-            let view = view(runs, q, norm, method_needs_positions(method));
-            let scores = fuse_query(&view, method);
-            let docs: Vec<(&[u8], f64)> = view.ids.iter().copied().zip(scores).collect();
-            trec_sorted(&docs, |d| d)
+    fuse_input(&FusionInput::new(runs)?, norm, method)
+}
+
+/// Fuse prepared runs with `method` after normalising each with `norm`. Every buffer whose size
+/// follows the input is reserved fallibly: a fusion too big for the memory left is
+/// [`CoreError::OutOfMemory`], not an abort.
+pub fn fuse_input(input: &FusionInput, norm: Norm, method: &Method) -> CoreResult<Fused> {
+    check_method(method, input.n_runs)?;
+    let with_positions = method_needs_positions(method);
+    let per_query: Vec<Vec<(u32, f64)>> = input
+        .queries
+        .par_iter()
+        .map_init(Scratch::default, |s, query| {
+            view(query, input.n_runs, norm, with_positions, s)?;
+            fuse_query(query, input.n_runs, method, s)?;
+            let n = query.n_candidates();
+            s.keyed.clear();
+            reserve(&mut s.keyed, n, "one query's fused run")?;
+            s.keyed.extend(
+                s.fused
+                    .iter()
+                    .enumerate()
+                    .map(|(c, &v)| (descending_key(v), c as u32)),
+            );
+            sort_keyed(&mut s.keyed, &query.id_rank);
+            let mut docs = Vec::new();
+            reserve(&mut docs, n, "one query's fused run")?;
+            docs.extend(s.keyed.iter().map(|&(key, c)| (c, score_of_key(key))));
+            Ok(docs)
         })
-        .collect();
+        .collect::<CoreResult<_>>()?;
     let total: usize = per_query.iter().map(Vec::len).sum();
-    let bytes: usize = per_query.iter().flatten().map(|d| d.0.len()).sum();
+    let bytes: usize = per_query
+        .iter()
+        .zip(&input.queries)
+        .map(|(docs, query)| docs.iter().map(|&(c, _)| query.id(c).len()).sum::<usize>())
+        .sum();
+    let what = "the fused run";
     let mut out = RunRows::new();
-    out.text.reserve_exact(bytes);
-    out.ends.reserve_exact(total);
-    out.scores.reserve_exact(total);
-    for docs in &per_query {
-        for &(id, score) in docs {
-            out.push_doc(id, score);
+    reserve(&mut out.text, bytes, what)?;
+    reserve(&mut out.ends, total, what)?;
+    reserve(&mut out.scores, total, what)?;
+    reserve(&mut out.offsets, per_query.len(), what)?;
+    for (docs, query) in per_query.iter().zip(&input.queries) {
+        for &(c, score) in docs {
+            out.push_doc(query.id(c), score);
         }
         out.end_query();
     }
@@ -768,12 +1007,12 @@ pub type Relevant = RunRows;
 /// Learn `training` from `runs` (aligned by query with `relevant`) normalised with `norm`: one
 /// vector per run (for MAPFuse, one value per run).
 pub fn train(
-    runs: &[RunRows],
+    input: &FusionInput,
     relevant: &Relevant,
     norm: Norm,
     training: Training,
 ) -> CoreResult<Vec<Vec<f64>>> {
-    let n_queries = check_runs(runs)?;
+    let n_queries = input.n_queries();
     if relevant.n_queries() != n_queries {
         return Err(CoreError::argument(
             "qrels",
@@ -784,28 +1023,34 @@ pub fn train(
         return Err(CoreError::argument("n_segments", "must be 1 or more"));
     }
     // Per query, per run: the hit list of the run's ranking (after normalisation).
-    let hits: Vec<Vec<Vec<bool>>> = (0..n_queries)
-        .into_par_iter()
-        .map(|q| {
-            let view = view(runs, q, norm, true);
-            let rel: rustc_hash::FxHashSet<&[u8]> =
-                relevant.row(q).map(|i| relevant.id(i)).collect();
-            (0..runs.len())
-                .map(|r| {
-                    let mut list = vec![false; view.lengths[r]];
-                    for c in 0..view.ids.len() {
-                        let p = view.positions[r][c];
-                        if p != usize::MAX {
-                            list[p] = rel.contains(view.ids[c]);
+    let hits: Vec<Vec<Vec<bool>>> = input
+        .queries
+        .par_iter()
+        .enumerate()
+        .map_init(
+            Scratch::default,
+            |s, (q, query)| -> CoreResult<Vec<Vec<bool>>> {
+                view(query, input.n_runs, norm, true, s)?;
+                let rel: rustc_hash::FxHashSet<&[u8]> =
+                    relevant.row(q).map(|i| relevant.id(i)).collect();
+                let n = query.n_candidates();
+                Ok((0..input.n_runs)
+                    .map(|r| {
+                        let mut list = vec![false; s.lengths[r]];
+                        for c in 0..n {
+                            let p = s.positions[r * n + c];
+                            if p != NOT_RANKED {
+                                list[p as usize] = rel.contains(query.id(c as u32));
+                            }
                         }
-                    }
-                    list
-                })
-                .collect()
-        })
-        .collect();
+                        list
+                    })
+                    .collect())
+            },
+        )
+        .collect::<CoreResult<_>>()?;
     let n_relevant: Vec<usize> = (0..n_queries).map(|q| relevant.row(q).len()).collect();
-    Ok((0..runs.len())
+    Ok((0..input.n_runs)
         .map(|r| {
             let lists: Vec<&[bool]> = hits.iter().map(|h| h[r].as_slice()).collect();
             match training {
@@ -978,6 +1223,45 @@ mod tests {
     }
 
     #[test]
+    fn a_document_listed_twice_in_one_run_is_an_error() {
+        let a = rows(&[&[("a", 1.0), ("b", 2.0), ("a", 3.0)]]);
+        let b = rows(&[&[("a", 1.0)]]);
+        let err = FusionInput::new(&[b, a]).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("run 1") && text.contains("'a'") && text.contains("twice"));
+    }
+
+    #[test]
+    fn score_of_key_inverts_descending_key() {
+        for s in [
+            0.0,
+            -0.0,
+            1.5,
+            -1.5,
+            f64::MIN_POSITIVE,
+            -1e-310,
+            f64::MAX,
+            f64::MIN,
+        ] {
+            assert_eq!(score_of_key(descending_key(s)).to_bits(), s.to_bits());
+        }
+    }
+
+    #[test]
+    fn the_order_of_a_run_s_documents_does_not_change_the_fusion() {
+        let a = rows(&[&[("a", 1.0), ("b", 2.0), ("c", 2.0), ("d", 0.5)]]);
+        let a_reversed = rows(&[&[("d", 0.5), ("c", 2.0), ("b", 2.0), ("a", 1.0)]]);
+        let b = rows(&[&[("c", 9.0), ("e", 1.0)]]);
+        for method in [Method::Rrf { k: 60.0 }, Method::CombMnz, Method::BordaFuse] {
+            for norm in [Norm::None, Norm::MinMax, Norm::Sum, Norm::Rank] {
+                let x = fuse(&[a.clone(), b.clone()], norm, &method).unwrap();
+                let y = fuse(&[a_reversed.clone(), b.clone()], norm, &method).unwrap();
+                assert_eq!(query(&x, 0), query(&y, 0), "{method:?} {norm:?}");
+            }
+        }
+    }
+
+    #[test]
     fn weights_count_is_checked() {
         let a = rows(&[&[("a", 1.0)]]);
         let b = rows(&[&[("a", 1.0)]]);
@@ -1049,7 +1333,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn trec_sorted_is_trec_cmp_order(
+        fn sort_keyed_is_trec_cmp_order(
             items in prop::collection::vec(
                 ("[a-c]{0,2}", prop::sample::select(vec![
                     -0.0, 0.0, 1.0, -1.0, 0.5, 1e-310, -1e-310, 3.0e300, -3.0e300,
@@ -1059,11 +1343,22 @@ mod tests {
             let docs: Vec<(&[u8], f64)> = items.iter().map(|(d, s)| (d.as_bytes(), *s)).collect();
             let mut expected = docs.clone();
             expected.sort_by(|a, b| trec_cmp(*a, *b));
-            let got = trec_sorted(&docs, |d| d);
-            prop_assert_eq!(got.len(), expected.len());
-            for (g, e) in got.iter().zip(&expected) {
-                prop_assert_eq!(g.0, e.0);
-                prop_assert_eq!(g.1.to_bits(), e.1.to_bits());
+            let mut keyed: Vec<(u64, u32)> = docs
+                .iter()
+                .enumerate()
+                .map(|(i, d)| (descending_key(d.1), i as u32))
+                .collect();
+            let mut by_id: Vec<usize> = (0..docs.len()).collect();
+            by_id.sort_by(|&a, &b| docs[b].0.cmp(docs[a].0));
+            let mut id_rank = vec![0u32; docs.len()];
+            for (rank, &i) in by_id.iter().enumerate() {
+                id_rank[i] = rank as u32;
+            }
+            sort_keyed(&mut keyed, &id_rank);
+            prop_assert_eq!(keyed.len(), expected.len());
+            for (&(key, i), e) in keyed.iter().zip(&expected) {
+                prop_assert_eq!(docs[i as usize].0, e.0);
+                prop_assert_eq!(score_of_key(key).to_bits(), e.1.to_bits());
             }
         }
 
