@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...exceptions import InvalidInputError
+from ..injection import data_blocks
 from ..offline_rules import NoOfflineRuleError, OfflineRequest
 from ..prompts import offline_rule_for, parse_sections, request_schema
 from ..text import word_tokens
@@ -125,8 +126,10 @@ class RuleJudge:
                 "ragmeter.judges.offline_rules.OfflineRequest and returns the answer, or judge "
                 "this metric with a ScriptedJudge or a real judge"
             )
-        sections = parse_sections(request.first_user_message())
-        answer = rule(OfflineRequest(sections, schema, self.threshold))
+        text = request.first_user_message()
+        answer = rule(
+            OfflineRequest(parse_sections(text), schema, self.threshold, dict(data_blocks(text)))
+        )
         return json.dumps(answer, ensure_ascii=False)
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
