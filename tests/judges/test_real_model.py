@@ -142,7 +142,7 @@ JUDGE_FAILURES = {
     "judge_unavailable",
     "judge_request_rejected",
 }
-RANGES = {"answer_relevancy": (-1.0, 1.0)}
+RANGES = {"answer_relevancy": (-1.0, 1.0), "umbrela_relevance": (0.0, 3.0)}
 
 
 def test_every_metric_end_to_end_against_smollm2(llama_server, tmp_path):

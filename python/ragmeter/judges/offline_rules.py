@@ -39,6 +39,7 @@ __all__ = [
     "groundedness_verdicts",
     "pairwise_preference",
     "reference_coverage_labels",
+    "umbrela_relevance_grade",
 ]
 
 _REFUSAL = re.compile(
@@ -246,4 +247,18 @@ def reference_coverage_labels(r: OfflineRequest) -> Any:
             }
             for item in r.items("Reference statements")
         ]
+    }
+
+
+def umbrela_relevance_grade(r: OfflineRequest) -> Any:
+    """A lexical grade 0-3 of the passage for the query, not a judgement of relevance: the share
+    of the query's content words that occur in the passage, 3 when all do, 2 when at least
+    ``threshold`` do, 1 when some do, 0 when none do (or the query has no content word)."""
+    query = content_words(r.data.get("question", ""))
+    shared = query & content_words(r.data.get("contexts", ""))
+    share = len(shared) / len(query) if query else 0.0
+    grade = 3 if query and shared == query else 2 if share >= r.threshold else 1 if shared else 0
+    return {
+        "value": grade,
+        "reason": f"{len(shared)} of the query's {len(query)} content words occur in the passage",
     }

@@ -62,7 +62,9 @@ class RuleJudge:
     not. A sentence is relevant to a question when they share a content word. Claims are the
     answer's sentences (none for a refusal); generated questions rewrite the answer's sentences
     as questions; a pairwise verdict prefers the response sharing more content words with the
-    question and context (a tie when equal, in both orders).
+    question and context (a tie when equal, in both orders). A passage's UMBRELA relevance grade
+    is lexical too: 3 when it holds every content word of the query, 2 when it holds at least
+    ``threshold`` of them, 1 when some, 0 when none.
 
     Each rule is named by its prompt's declaration (``PromptTemplate(offline_rule=...)``, see
     :mod:`ragmeter.judges.offline_rules`). A prompt that declares none (a new metric's, a
