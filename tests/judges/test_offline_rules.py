@@ -142,3 +142,24 @@ def test_the_built_in_rules_read_the_fenced_sections():
     sections = parse_sections(messages[1]["content"])
     verdicts = prompt.offline_rule(OfflineRequest(sections, prompt.schema))["verdicts"]
     assert [v["verdict"] for v in verdicts] == [1, 0]
+
+
+def test_a_rubric_that_declares_an_offline_rule_is_answered_by_it():
+    """A rubric has no ``### Name`` sections: its rule reads the fenced values by field name."""
+    seen = []
+
+    def short(request: OfflineRequest):
+        seen.append(dict(request.data))
+        return {"value": int(len(request.data["answer"].split()) <= 3), "reason": "word count"}
+
+    rubric = RubricMetric(
+        "short", "Is this answer short? $answer", allowed_values=[0, 1], offline_rule=short
+    )
+    samples = [Sample("Q?", "Yes, Paris.", id="a"), Sample("Q?", "It is in Paris, France.", id="b")]
+    results = evaluate(samples, [rubric], judge=RuleJudge(), progress=False)
+    assert results.values("short") == [1.0, 0.0]
+    # Only the answer is fenced in this template; calls may run in any order.
+    assert sorted(seen, key=str) == [
+        {"answer": "It is in Paris, France."},
+        {"answer": "Yes, Paris."},
+    ]

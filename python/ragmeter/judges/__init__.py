@@ -2,12 +2,13 @@
 
 Metrics (each returns per-sample :class:`Score` objects with value, status, reasons and
 evidence): ``context_relevancy``, ``answer_relevancy``, ``answer_relevance``, ``groundedness``,
-``faithfulness``, ``context_precision``, ``context_recall``, ``pairwise_preference``, and custom
-metrics (:class:`Metric`, :func:`metric`, :class:`RubricMetric`). Run them with
-:func:`evaluate` (samples from files and tables: :func:`load_samples`); the
-embedchain-compatible API (:class:`ContextRelevance`, :class:`AnswerRelevance`,
-:class:`Groundedness`, their configs, :class:`BaseMetric`, :class:`EvalData`,
-:func:`evaluate_rag`) sits on the same engine.
+``faithfulness``, ``context_precision``, ``context_recall``, ``pairwise_preference``,
+``answer_correctness``, ``umbrela_relevance`` (grades for qrels holes:
+:mod:`~ragmeter.judges.relevance`), and custom metrics (:class:`Metric`, :func:`metric`,
+:class:`RubricMetric`). Run them with :func:`evaluate` (samples from files and tables:
+:func:`load_samples`); the embedchain-compatible API (:class:`ContextRelevance`,
+:class:`AnswerRelevance`, :class:`Groundedness`, their configs, :class:`BaseMetric`,
+:class:`EvalData`, :func:`evaluate_rag`) sits on the same engine.
 
 Importing this package loads no HTTP client and reaches no network: a call is made only when a
 judge was configured (``judge=``, or ``RAGMETER_JUDGE_MODEL`` with ``OPENAI_BASE_URL`` /
@@ -84,6 +85,7 @@ from .metrics import (
     GroundednessMetric,
     PairwisePreferenceMetric,
     RubricMetric,
+    UmbrelaRelevanceMetric,
     cosine_similarity,
     metric,
 )
@@ -160,6 +162,7 @@ __all__ = [
     "SampleResult",
     "Score",
     "ScriptedJudge",
+    "UmbrelaRelevanceMetric",
     "Usage",
     "aevaluate",
     "agreement_report",

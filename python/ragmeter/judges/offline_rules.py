@@ -5,7 +5,8 @@ prompt and its offline answer are declared once, together. A prompt declared wit
 (a new metric's, a rubric's) is refused by the ``RuleJudge`` with :class:`NoOfflineRuleError`
 instead of being answered with filler that looks like a verdict.
 
-A rule receives an :class:`OfflineRequest` (the prompt's ``### Name`` sections, unfenced; the
+A rule receives an :class:`OfflineRequest` (the prompt's ``### Name`` sections, unfenced; its
+data blocks by field name, for a prompt laid out without sections such as a rubric's; the
 answer schema; the judge's threshold) and returns the answer as JSON-ready data. Content words
 are lowercased word tokens minus English stopwords; a claim (or reference sentence) is
 supported when at least ``threshold`` of its content words occur in the source.
@@ -16,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..exceptions import InvalidInputError
@@ -38,6 +39,7 @@ __all__ = [
     "groundedness_verdicts",
     "pairwise_preference",
     "reference_coverage_labels",
+    "umbrela_relevance_grade",
 ]
 
 _REFUSAL = re.compile(
@@ -62,11 +64,15 @@ class OfflineRequest:
             content, as sent).
         schema: The answer's JSON Schema.
         threshold: The share of a claim's content words that must occur in the source.
+        data: ``{field: content}`` of the prompt's data blocks (``<data:FIELD>``), as sent: what
+            a prompt laid out without ``### Name`` sections (a rubric's ``Query: $question``)
+            is read from.
     """
 
     sections: Mapping[str, str]
     schema: Mapping[str, Any]
     threshold: float = 0.5
+    data: Mapping[str, str] = field(default_factory=dict)
 
     def text(self, name: str) -> str:
         """The body of section ``name`` (``""`` when the prompt has none)."""
@@ -241,4 +247,18 @@ def reference_coverage_labels(r: OfflineRequest) -> Any:
             }
             for item in r.items("Reference statements")
         ]
+    }
+
+
+def umbrela_relevance_grade(r: OfflineRequest) -> Any:
+    """A lexical grade 0-3 of the passage for the query, not a judgement of relevance: the share
+    of the query's content words that occur in the passage, 3 when all do, 2 when at least
+    ``threshold`` do, 1 when some do, 0 when none do (or the query has no content word)."""
+    query = content_words(r.data.get("question", ""))
+    shared = query & content_words(r.data.get("contexts", ""))
+    share = len(shared) / len(query) if query else 0.0
+    grade = 3 if query and shared == query else 2 if share >= r.threshold else 1 if shared else 0
+    return {
+        "value": grade,
+        "reason": f"{len(shared)} of the query's {len(query)} content words occur in the passage",
     }

@@ -4,8 +4,9 @@ The relevance judge asks the UMBRELA prompt (Upadhyay, Pradeep, Thakur, Craswell
 "UMBRELA: UMbrela is the (Open-Source Reproduction of the) Bing RELevance Assessor",
 arXiv:2406.06519, 2024; after Thomas et al. 2023) for a grade 0-3 of one passage for one query,
 answered as JSON (``{"value": grade, "reason": ...}``) instead of the paper's
-``##final score:`` line. It is an ordinary judge metric (:data:`UMBRELA_RELEVANCE`): the same
-cache, dry run, costs, statuses and repeats as the others.
+``##final score:`` line. It is an ordinary built-in judge metric (:data:`UMBRELA_RELEVANCE`, an
+:class:`~ragmeter.judges.UmbrelaRelevanceMetric`, or ``evaluate(..., ["umbrela_relevance"])``):
+the same cache, dry run, costs, statuses and repeats as the others.
 
 :func:`fill_qrels_holes` labels the documents in the top ``k`` of given runs that nobody
 judged, keeps the human judgments untouched, and reports how far the LLM's labels can be
@@ -27,7 +28,7 @@ from ..exceptions import InvalidInputError
 from ..ranking.functions import ranking_metrics
 from .agreement import agreement_report, kendall_tau
 from .evaluation import evaluate
-from .metrics.custom import RubricMetric
+from .metrics.umbrela import UMBRELA_RELEVANCE
 from .results import JudgeResults
 from .sample import Sample
 
@@ -42,37 +43,6 @@ __all__ = [
 
 # The iteration column of the LLM's qrels lines: a label anyone reading the file can tell apart.
 LLM_ITERATION = "llm"
-
-UMBRELA_PROMPT = """Given a query and a passage, you must provide a score on an integer scale \
-of 0 to 3 with the following meanings:
-0 = represent that the passage has nothing to do with the query,
-1 = represents that the passage seems related to the query but does not answer it,
-2 = represents that the passage has some answer for the query, but the answer may be a bit \
-unclear, or hidden amongst extraneous information and
-3 = represents that the passage is dedicated to the query and contains the exact answer.
-
-Important Instruction: Assign category 1 if the passage is somewhat related to the topic but \
-not completely, category 2 if passage presents something very important related to the entire \
-topic but also has some extra information and category 3 if the passage only and entirely \
-refers to the topic. If none of the above satisfies give it category 0.
-
-Query: $question
-Passage: $contexts
-
-Split this problem into steps:
-Consider the underlying intent of the search.
-Measure how well the content matches a likely intent of the query (M).
-Measure how trustworthy the passage is (T).
-Consider the aspects above and the relative importance of each, and decide on a final score \
-(O). Final score must be an integer value only."""
-
-UMBRELA_RELEVANCE = RubricMetric(
-    "umbrela_relevance",
-    UMBRELA_PROMPT,
-    allowed_values=[0, 1, 2, 3],
-    agreement_level="ordinal",
-    version="umbrela-2024",
-)
 
 
 def _ranking(scores: Any, argument: str) -> list[Any]:

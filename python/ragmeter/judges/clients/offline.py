@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...exceptions import InvalidInputError
+from ..injection import data_blocks
 from ..offline_rules import NoOfflineRuleError, OfflineRequest
 from ..prompts import offline_rule_for, parse_sections, request_schema
 from ..text import word_tokens
@@ -61,7 +62,9 @@ class RuleJudge:
     not. A sentence is relevant to a question when they share a content word. Claims are the
     answer's sentences (none for a refusal); generated questions rewrite the answer's sentences
     as questions; a pairwise verdict prefers the response sharing more content words with the
-    question and context (a tie when equal, in both orders).
+    question and context (a tie when equal, in both orders). A passage's UMBRELA relevance grade
+    is lexical too: 3 when it holds every content word of the query, 2 when it holds at least
+    ``threshold`` of them, 1 when some, 0 when none.
 
     Each rule is named by its prompt's declaration (``PromptTemplate(offline_rule=...)``, see
     :mod:`ragmeter.judges.offline_rules`). A prompt that declares none (a new metric's, a
@@ -125,8 +128,10 @@ class RuleJudge:
                 "ragmeter.judges.offline_rules.OfflineRequest and returns the answer, or judge "
                 "this metric with a ScriptedJudge or a real judge"
             )
-        sections = parse_sections(request.first_user_message())
-        answer = rule(OfflineRequest(sections, schema, self.threshold))
+        text = request.first_user_message()
+        answer = rule(
+            OfflineRequest(parse_sections(text), schema, self.threshold, dict(data_blocks(text)))
+        )
         return json.dumps(answer, ensure_ascii=False)
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:

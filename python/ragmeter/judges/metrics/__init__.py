@@ -14,6 +14,7 @@ from .context import (
 from .correctness import AnswerCorrectnessMetric, factual_f_score
 from .custom import FunctionMetric, RubricMetric, metric
 from .preference import PairwisePreferenceMetric
+from .umbrela import UmbrelaRelevanceMetric
 
 __all__ = [
     "BUILTIN_METRICS",
@@ -29,6 +30,7 @@ __all__ = [
     "GroundednessMetric",
     "PairwisePreferenceMetric",
     "RubricMetric",
+    "UmbrelaRelevanceMetric",
     "average_precision",
     "cosine_similarity",
     "factual_f_score",
@@ -45,5 +47,6 @@ BUILTIN_METRICS: dict[str, type[Metric]] = {
     "context_recall": ContextRecallMetric,
     "pairwise_preference": PairwisePreferenceMetric,
     "answer_correctness": AnswerCorrectnessMetric,
+    "umbrela_relevance": UmbrelaRelevanceMetric,
 }
 METRIC_NAMES: tuple[str, ...] = tuple(BUILTIN_METRICS)

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from ...exceptions import InvalidInputError
 from ..context import JudgeContext, SyncJudgeContext
+from ..offline_rules import OfflineRule
 from ..parsing import check_schema_supported
 from ..prompts import DEFAULT_SYSTEM_PROMPT, PromptTemplate
 from ..sample import FIELDS, Sample
@@ -164,6 +165,11 @@ class RubricMetric(Metric):
         system: The system message.
         agreement_level: Default ``ordinal`` for numeric values, else ``nominal``.
         version: Recorded with the prompt's hash in the manifest.
+        offline_rule: How :class:`~ragmeter.judges.RuleJudge` answers the rubric offline
+            (``OfflineRequest -> answer``, reading the fenced values from ``request.data``, such
+            as ``request.data["answer"]``; see :mod:`ragmeter.judges.offline_rules`). Without
+            one the ``RuleJudge`` refuses the rubric (``NoOfflineRuleError``): ragmeter does not
+            know what your grades mean.
 
     Raises:
         InvalidInputError: an unknown placeholder, no values and no schema, labels without a
@@ -190,6 +196,7 @@ class RubricMetric(Metric):
         system: str = DEFAULT_SYSTEM_PROMPT,
         agreement_level: Literal["nominal", "ordinal", "interval", "ratio"] | None = None,
         version: str = "1",
+        offline_rule: OfflineRule | None = None,
     ):
         if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
             raise InvalidInputError(f"name must use letters, digits, '_', '.' or '-', got {name!r}")
@@ -240,6 +247,7 @@ class RubricMetric(Metric):
             schema=schema,
             system=system,
             strict=False,
+            offline_rule=offline_rule,
         )
         self.prompts = (self.prompt,)
 
