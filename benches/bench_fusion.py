@@ -81,6 +81,9 @@ def side(tool: str, n_runs: int, n_queries: int, n_docs: int, threads: int | Non
         # in the core (ranx's stays in numba); the end-to-end figure reads the dicts and builds
         # the output dict as well.
         prepared = prepare_runs(runs)
+        # Untimed, as ranx's compile call: the pool's threads start and the allocator's arenas
+        # grow here, not inside the first method's figure.
+        fuse(prepared, method="sum", norm="min-max", n_threads=threads)
         for m in methods:
             p = params_for(m, n_runs, learnt)
             t, c = time.perf_counter(), time.process_time()

@@ -1107,6 +1107,14 @@ BUILDERS_OF_DICTS = {
         "fuse(prepared, 'rrf')",
         "not enough memory for",
     ),
+    # The runs read into the core for fusion (prepare_runs).
+    "fusion_runs": (
+        "from ragmeter.fusion import prepare_runs; base = rio.read_run(path); "
+        "runs = [{q: {f'{r}-{d}': s for d, s in docs.items()} for q, docs in "
+        "base.items()} for r in range(5)]; base = None",
+        "prepare_runs(runs)",
+        "not enough memory for",
+    ),
     # The fused rows as dicts (FusedRun.to_dict).
     "fused_run": (
         "from ragmeter.fusion import fuse; fused = fuse([rio.read_run(path)] * 2, 'rrf')",

@@ -7,7 +7,7 @@ use pyo3::types::{PyDict, PyList, PyString};
 use ragmeter_core::fusion::{self, FusionInput, Method, Norm, RunRows, Training};
 
 use crate::borrowed::{exact_number, for_each_item};
-use crate::error::{QueryNamer, invalid_input, type_error};
+use crate::error::{ByPosition, QueryNamer, invalid_input, to_pyerr, type_error};
 use crate::fallible;
 use crate::strings::type_name;
 use crate::threads;
@@ -134,6 +134,11 @@ fn method_of(name: &str, p: FusionParams) -> PyResult<Method> {
     })
 }
 
+/// A core error met while reading the runs (none names a query: the caller's names do).
+fn core_error(err: ragmeter_core::CoreError) -> PyErr {
+    to_pyerr(err, &ByPosition)
+}
+
 /// Read `queries` (one entry per aligned query: a `{doc_id: score}` dict, or None for a query
 /// the run lacks) into `RunRows`; `run_name` and `query_ids` name errors.
 fn read_run(
@@ -158,7 +163,8 @@ fn read_run(
                 if let (Ok(text), Some(score)) = (id.cast_exact::<PyString>(), number)
                     && let Ok(text) = text.to_str()
                 {
-                    rows.push_doc(text.as_bytes(), score);
+                    rows.try_push_doc(text.as_bytes(), score)
+                        .map_err(core_error)?;
                     return Ok(());
                 }
                 {
@@ -182,13 +188,14 @@ fn read_run(
                                 type_name(&score)
                             ))
                         })?;
-                        rows.push_doc(id_text.as_bytes(), value);
+                        rows.try_push_doc(id_text.as_bytes(), value)
+                            .map_err(core_error)?;
                         Ok(())
                     }
                 }
             })?;
         }
-        rows.end_query();
+        rows.try_end_query().map_err(core_error)?;
     }
     Ok(rows)
 }

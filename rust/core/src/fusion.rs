@@ -67,6 +67,32 @@ impl RunRows {
         self.offsets.push(self.ends.len());
     }
 
+    /// [`RunRows::push_doc`], reserving fallibly (amortised, as `push`): runs too big for the
+    /// memory left are [`CoreError::OutOfMemory`], not an abort.
+    pub fn try_push_doc(&mut self, id: &[u8], score: f64) -> CoreResult<()> {
+        let failed = |rows: &RunRows| {
+            out_of_memory(format!(
+                "the runs' documents ({} read so far)",
+                rows.ends.len()
+            ))
+        };
+        if self.text.try_reserve(id.len()).is_err()
+            || self.ends.try_reserve(1).is_err()
+            || self.scores.try_reserve(1).is_err()
+        {
+            return Err(failed(self));
+        }
+        self.push_doc(id, score);
+        Ok(())
+    }
+
+    /// [`RunRows::end_query`], reserving fallibly.
+    pub fn try_end_query(&mut self) -> CoreResult<()> {
+        reserve(&mut self.offsets, 1, "the runs' queries")?;
+        self.end_query();
+        Ok(())
+    }
+
     pub fn n_queries(&self) -> usize {
         self.offsets.len().saturating_sub(1)
     }
