@@ -323,6 +323,5 @@ def test_a_saved_judges_report_is_read_as_its_rows(tmp_path):
 def test_every_saved_kind_with_a_schema_is_read_by_the_report():
     from ragmeter.schemas import RESULT_SCHEMAS
 
-    # The gate's result is a decision, not values to show; the evaluate command's JSON has no
-    # kind (its keys are the runs) and is recognised by its shape.
-    assert set(FILE_READERS) == set(RESULT_SCHEMAS) - {"ragmeter.gate", "ragmeter.evaluation"}
+    # The gate's result is a decision, not values to show.
+    assert set(FILE_READERS) == set(RESULT_SCHEMAS) - {"ragmeter.gate"}

@@ -26,6 +26,7 @@ from typing import Any
 from .._files import read_regular_text
 from ..exceptions import InputTypeError, InvalidInputError
 from ..per_query import per_query_results
+from ..ranking import RunEvaluations
 from ..retrieval_evaluation import RetrievalEvaluation
 from ..stats.results import Comparison, MultipleComparison
 
@@ -64,23 +65,16 @@ def _from_comparison(result: MultipleComparison | Comparison) -> Values:
     return {}
 
 
-def _from_evaluation(data: Mapping[str, Any], where: str) -> Values:
+def _from_evaluations(evaluations: RunEvaluations, where: str) -> Values:
     values: Values = {}
-    for run, entry in data.items():
-        if not isinstance(entry, Mapping) or "per_query" not in entry:
+    for run in evaluations.runs:
+        if run not in evaluations.per_query:
             raise InvalidInputError(
                 f"{where}: {run!r} holds no per-query values; write the evaluation with "
                 "`ragmeter evaluate -q --format json` so that the report can show queries"
             )
-        per_query = entry["per_query"]
-        values[str(run)] = {
-            str(metric): {str(q): _number(v) for q, v in by_query.items()}
-            for metric, by_query in per_query.items()
-            if isinstance(by_query, Mapping)
-            and any(
-                isinstance(v, int | float) and not isinstance(v, bool) for v in by_query.values()
-            )
-        }
+        per = evaluations.per_query[run].per_query_results(run)
+        values[run] = _shown(per.to_dict())
     return values
 
 
@@ -116,6 +110,13 @@ def _retrieval_evaluation_file(path: Path, data: Any, manifest: dict[str, Any]) 
     return Source(path.name, "evaluation", {label: _shown(per.to_dict())}, None, [], manifest)
 
 
+def _evaluations_file(path: Path, data: Any, manifest: dict[str, Any]) -> Source:
+    evaluations = RunEvaluations.read(path, format="json")
+    manifest["kind"] = RunEvaluations.KIND
+    values = _from_evaluations(evaluations, str(path))
+    return Source(path.name, "evaluation", values, None, [], manifest)
+
+
 def _judges_report_file(path: Path, data: Any, manifest: dict[str, Any]) -> Source:
     rows = data.get("rows")
     if not isinstance(rows, list):
@@ -136,6 +137,7 @@ FILE_READERS: dict[str, Callable[[Path, Any, dict[str, Any]], Source]] = {
     Comparison.KIND: _comparison_file,
     MultipleComparison.KIND: _comparison_file,
     RetrievalEvaluation.KIND: _retrieval_evaluation_file,
+    RunEvaluations.KIND: _evaluations_file,
     JUDGES_REPORT_KIND: _judges_report_file,
 }
 
@@ -153,14 +155,8 @@ def _read_path(path: Path) -> Source:
         kind = data.get("kind") if isinstance(data, dict) else None
         if isinstance(kind, str) and kind in FILE_READERS:
             return FILE_READERS[kind](path, data, manifest)
-        if (
-            isinstance(data, dict)
-            and data
-            and all(isinstance(v, dict) and "means" in v for v in data.values())
-        ):
-            return Source(
-                path.name, "evaluation", _from_evaluation(data, str(path)), None, [], manifest
-            )
+        if RunEvaluations.format_version_of(data) == 1:  # the command's JSON before its kind
+            return _evaluations_file(path, data, manifest)
         return _judge_source(path, [data], manifest)
     rows = []
     for number, line in enumerate(text.splitlines(), start=1):
