@@ -378,12 +378,11 @@ def test_the_evaluation_schema_takes_text_exactly_for_the_text_measures():
 
 
 def test_every_saved_result_type_declares_the_kind_and_format_its_schema_has(tmp_path):
-    from ragmeter import RetrievalEvaluation
+    from ragmeter import MetricResults, RetrievalEvaluation, ranking_metrics
+    from ragmeter.judges import JudgeResults
+    from ragmeter.ranking import RunEvaluations
     from ragmeter.reports import SavedResult
     from ragmeter.stats import Comparison, MultipleComparison
-
-    from ragmeter import MetricResults, ranking_metrics
-    from ragmeter.ranking import RunEvaluations
 
     systems = _systems(3)
     qrels, run = {"q1": {"d1": 1}, "q2": {"d9": 0}}, {"q1": ["d2", "d1"], "q2": ["d1"]}
@@ -394,6 +393,7 @@ def test_every_saved_result_type_declares_the_kind_and_format_its_schema_has(tmp
         RetrievalEvaluation: _retrieval_evaluation(0.0),
         MetricResults: means,
         RunEvaluations: RunEvaluations({"bm25": means}),
+        JudgeResults: _judge_results(3),
     }
     for cls, result in made.items():
         assert isinstance(result, SavedResult), cls
@@ -404,5 +404,7 @@ def test_every_saved_result_type_declares_the_kind_and_format_its_schema_has(tmp
         read = cls.read(tmp_path / "result.json")
         if cls is MetricResults:  # a dict: NaN-free here, and the run is named in the file
             assert read == result and read.name == "run"
+        elif cls is JudgeResults:  # no equality of its own: its saved form is the same
+            assert read.to_dict() == result.to_dict()
         else:
             assert read == result
