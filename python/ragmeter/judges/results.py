@@ -277,6 +277,13 @@ class JudgeResults:
         [1.0, None]
     """
 
+    #: What a saved result's ``kind`` field says (its schema: ``ragmeter.schemas``).
+    KIND: ClassVar[str] = JUDGES_KIND
+    #: The format :meth:`write` writes.
+    FORMAT_VERSION: ClassVar[int] = FORMAT_VERSION
+    #: The formats :meth:`read` reads.
+    READABLE_VERSIONS: ClassVar[tuple[int, ...]] = READABLE_VERSIONS
+
     def __init__(
         self,
         rows: Sequence[SampleResult],
@@ -296,13 +303,6 @@ class JudgeResults:
         # The rows' costs as a file recorded them, for results read without their prices
         # (files of formats 1 and 2, JSON lines); None: computed from the prices.
         self._recorded_costs: tuple[float | None, ...] | None = None
-
-    #: What a saved result's ``kind`` field says (its schema: ``ragmeter.schemas``).
-    KIND: ClassVar[str] = JUDGES_KIND
-    #: The format :meth:`write` writes.
-    FORMAT_VERSION: ClassVar[int] = FORMAT_VERSION
-    #: The formats :meth:`read` reads.
-    READABLE_VERSIONS: ClassVar[tuple[int, ...]] = READABLE_VERSIONS
 
     @property
     def metric_names(self) -> list[str]:
