@@ -53,7 +53,11 @@ def test_evaluate_table_and_json(capsys):
     assert table[1].split() == ["map", "0.1785", "0.1016"]
     assert table[2].split() == ["queries", "3", "3"]
     assert main(["evaluate", qrels, run, "-m", "map", "-m", "P_10", "--format", "json"]) == 0
-    payload = json.loads(capsys.readouterr().out)[run]
+    saved = json.loads(capsys.readouterr().out)
+    # The saved form of ranking evaluations (MetricResults.read reads it back): a head, then
+    # the runs by the name given on the command line.
+    assert (saved["kind"], saved["format_version"]) == ("ragmeter.evaluation", 2)
+    payload = saved["runs"][run]
     assert round(payload["means"]["map"], 4) == 0.1785
     assert payload["n_queries"] == {"map": 3, "P_10": 3}
     assert payload["missing_from_run"] == [] and payload["unjudged"] == []

@@ -670,6 +670,7 @@ OWNED_MODULES = [
     "stats/tables.py",
     "per_query.py",
     "ranking/results.py",
+    "ranking/metric_results.py",
     "plots.py",
     "harness.py",
     "retrieval_evaluation.py",

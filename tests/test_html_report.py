@@ -16,7 +16,7 @@ import pytest
 from browser import browser_or_skip, console_errors, requested_urls, screenshot
 
 from ragmeter import InvalidInputError, compare_many, report
-from ragmeter.html_report._sources import FILE_READERS
+from ragmeter.html_report._sources import SAVED_TYPES
 
 QUERIES = [f"q{i}" for i in range(40)]
 
@@ -139,30 +139,25 @@ def _hostile_inputs(tmp_path: Path) -> list[Path]:
     }
     path = tmp_path / "hostile.json"
     compare_many(values, baseline="b", test="t").write(path)
-    judges = tmp_path / "judges.jsonl"
+    from ragmeter.judges import JudgeResults, SampleResult, Score
+
+    class Faithfulness:
+        name = "faithfulness"
+
     rows = [
-        {
-            "sample_id": HOSTILE,
-            "metric": "faithfulness",
-            "value": 0.5,
-            "status": "ok",
-            "reason_code": None,
-            "message": None,
-            "reasons": [HOSTILE],
-            "evidence": {"claims": [HOSTILE], "verdicts": ["supported"]},
-        },
-        {
-            "sample_id": "s2",
-            "metric": "faithfulness",
-            "value": None,
-            "status": "error",
-            "reason_code": "transport",
-            "message": "HTTP 500 </script>",
-            "reasons": [],
-            "evidence": None,
-        },
+        SampleResult(
+            HOSTILE,
+            "faithfulness",
+            Score.ok(
+                0.5, reasons=[HOSTILE], evidence={"claims": [HOSTILE], "verdicts": ["supported"]}
+            ),
+            "judge",
+        ),
+        SampleResult("s2", "faithfulness", Score.error("transport", "HTTP 500 </script>"), "judge"),
     ]
-    judges.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    judges = JudgeResults(rows, metrics=[Faithfulness()], manifest={}).write(
+        tmp_path / "judges.jsonl"
+    )
     return [path, judges]
 
 
@@ -266,6 +261,22 @@ def test_the_explorer_renders_a_large_campaign_lazily(tmp_path, driver):
     assert not math.isnan(float(_rows(driver)[0][1]))
 
 
+def test_saved_ranking_evaluations_are_read_whoever_wrote_them(tmp_path):
+    from ragmeter import ranking_metrics
+
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d9": 1}}
+    run = {"q1": ["d1", "d2"], "q2": ["d1", "d2"], "q3": ["d1"]}
+    per_query = ranking_metrics(qrels, run, metrics=["mrr"], average=None)
+    per_query.name = "bm25"
+    page = report(per_query.write(tmp_path / "bm25.yaml"))
+    # Reciprocal ranks 1, 1/2 and 0, by hand: their mean is 0.5.
+    assert 'data-system="bm25" data-metric="mrr" data-mean="0.5"' in page
+    assert "ragmeter.evaluation" in page
+    means = ranking_metrics(qrels, run, metrics=["mrr"])
+    with pytest.raises(InvalidInputError, match="holds no per-query values"):
+        report(means.write(tmp_path / "means.json"))
+
+
 def test_a_saved_retrieval_evaluation_is_read(tmp_path):
     from ragmeter import evaluate_retrieval
 
@@ -298,7 +309,7 @@ def test_a_saved_judges_report_is_read_as_its_rows(tmp_path):
     results = judge(samples, [metric], judge=scripted, progress=False)
     saved = tmp_path / "judges.json"
     saved.write_text(json.dumps(results.to_report_dict(), allow_nan=False))
-    assert results.to_report_dict()["kind"] in FILE_READERS  # the kind the report knows
+    assert results.to_report_dict()["kind"] in SAVED_TYPES  # the kind the report knows
     from_file, from_rows = tmp_path / "file.html", tmp_path / "rows.html"
     report(saved, output=from_file)
     rows = tmp_path / "judges.jsonl"
@@ -316,13 +327,21 @@ def test_a_saved_judges_report_is_read_as_its_rows(tmp_path):
 
     # The same page, whichever file held the rows, but for the manifest of the file read.
     page = without_manifest(from_file.read_text(), saved, "ragmeter.judges")
-    assert page == without_manifest(from_rows.read_text(), rows, "ragmeter.judge_results")
+    assert page == without_manifest(from_rows.read_text(), rows, "ragmeter.judges")
+    # Read back as every saved result is: an edited file is refused, naming it and the field.
+    edited = json.loads(saved.read_text())
+    edited["rows"][0]["value"] = 1.0
+    saved.write_text(json.dumps(edited))
+    with pytest.raises(InvalidInputError, match=r"judges\.json: .*metrics\.grade\.mean"):
+        report(saved)
     assert all(f"s{i}" in page for i in range(3)) and 'data-mean="2.0"' in page
 
 
 def test_every_saved_kind_with_a_schema_is_read_by_the_report():
     from ragmeter.schemas import RESULT_SCHEMAS
 
-    # The gate's result is a decision, not values to show; the evaluate command's JSON has no
-    # kind (its keys are the runs) and is recognised by its shape.
-    assert set(FILE_READERS) == set(RESULT_SCHEMAS) - {"ragmeter.gate", "ragmeter.evaluation"}
+    # The gate's result is a decision, not values to show. Every other kind is read back by
+    # its saved result type (SavedResult: KIND, read).
+    assert set(SAVED_TYPES) == set(RESULT_SCHEMAS) - {"ragmeter.gate"}
+    for kind, cls in SAVED_TYPES.items():
+        assert kind == cls.KIND and callable(cls.read) and cls.FORMAT_VERSION

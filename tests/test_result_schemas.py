@@ -325,25 +325,39 @@ def test_the_evaluate_command_json_validates_and_a_damaged_one_does_not(tmp_path
     saved = _command_json(tmp_path, *arguments)
     validator = _validator("ragmeter.evaluation")
     validator.validate(saved)
-    run = saved[str(tmp_path / "b.run")]
+    b_run = str(tmp_path / "b.run")
+    run = saved["runs"][b_run]
     # q3 and q4 are judged and absent from run b; q5 is in run b and not judged.
     assert run["missing_from_run"] == ["q3", "q4"] and run["unjudged"] == ["q5"]
+    assert run["query_ids"] == ["q1", "q2"]
     assert ("per_query" in run) == ("-q" in arguments)
     damaged = []
     for field, bad in [
         ("means", {"map": "0.5"} if "-q" not in arguments else {"P_5": [0.2]}),
         ("n_queries", {"map": -1}),
+        ("n_undefined", {"map": 0.5}),
         ("missing_from_run", "q4"),
-        ("unjudged", [4]),
+        ("unjudged", [4.5]),
+        ("query_ids", ["q1", "q1"]),
         ("per_query", {"map": {"q1": True}}),
+        ("keyed", "yes"),
+        ("undefined", {"map": ""}),
         ("tag", "b"),
     ]:
         document = copy.deepcopy(saved)
-        document[str(tmp_path / "b.run")][field] = bad
+        document["runs"][b_run][field] = bad
         damaged.append(document)
     without = copy.deepcopy(saved)
-    del without[str(tmp_path / "a.run")]["means"]
-    damaged += [without, {}]
+    del without["runs"][str(tmp_path / "a.run")]["means"]
+    if "per_query" in without["runs"][str(tmp_path / "a.run")]:
+        del without["runs"][str(tmp_path / "a.run")]["per_query"]
+    for key, bad in [("kind", "ragmeter.comparison"), ("format_version", 1), ("runs", {})]:
+        document = copy.deepcopy(saved)
+        document[key] = bad
+        damaged.append(document)
+    headless = copy.deepcopy(saved)
+    del headless["kind"]
+    damaged += [without, headless, saved["runs"], {}]
     for document in damaged:
         assert not validator.is_valid(document), document
 
@@ -364,15 +378,22 @@ def test_the_evaluation_schema_takes_text_exactly_for_the_text_measures():
 
 
 def test_every_saved_result_type_declares_the_kind_and_format_its_schema_has(tmp_path):
-    from ragmeter import RetrievalEvaluation
+    from ragmeter import MetricResults, RetrievalEvaluation, ranking_metrics
+    from ragmeter.judges import JudgeResults
+    from ragmeter.ranking import RunEvaluations
     from ragmeter.reports import SavedResult
     from ragmeter.stats import Comparison, MultipleComparison
 
     systems = _systems(3)
+    qrels, run = {"q1": {"d1": 1}, "q2": {"d9": 0}}, {"q1": ["d2", "d1"], "q2": ["d1"]}
+    means = ranking_metrics(qrels, run, metrics=["mrr", "recall@1"], zero_division=np.nan)
     made = {
         Comparison: compare(systems["sys0"], systems["sys1"]),
         MultipleComparison: compare_many(systems),
         RetrievalEvaluation: _retrieval_evaluation(0.0),
+        MetricResults: means,
+        RunEvaluations: RunEvaluations({"bm25": means}),
+        JudgeResults: _judge_results(3),
     }
     for cls, result in made.items():
         assert isinstance(result, SavedResult), cls
@@ -380,4 +401,10 @@ def test_every_saved_result_type_declares_the_kind_and_format_its_schema_has(tmp
         assert saved["kind"] == cls.KIND and saved["format_version"] == cls.FORMAT_VERSION
         assert cls.KIND in RESULT_SCHEMAS and cls.FORMAT_VERSION in cls.READABLE_VERSIONS
         _validator(cls.KIND).validate(saved)
-        assert cls.read(tmp_path / "result.json") == result
+        read = cls.read(tmp_path / "result.json")
+        if cls is MetricResults:  # a dict: NaN-free here, and the run is named in the file
+            assert read == result and read.name == "run"
+        elif cls is JudgeResults:  # no equality of its own: its saved form is the same
+            assert read.to_dict() == result.to_dict()
+        else:
+            assert read == result

@@ -54,8 +54,8 @@ from .io import evaluate, evaluation_values, read_qrels
 from .io.trec import TREC_DEFAULT_METRICS, trec_options
 from .options import Duplicates, EvaluationOptions, Missing, ZeroDivision, check_choice
 from .ranking.evaluation import QueryValues, summarize
+from .ranking.metric_results import MetricResults
 from .ranking.names import measures_of
-from .ranking.results import MetricResults
 
 __all__ = ["RunFailure", "RunOutcome", "evaluate_partitioned", "evaluate_runs", "map_runs"]
 

@@ -36,22 +36,24 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
+from ._core import __version__
 from ._files import atomic_write_text, read_regular_text
 from ._optional import import_optional
 from .exceptions import InvalidInputError
-from .ranking import parse_metric
 
 __all__ = [
     "REPORT_FORMATS",
     "Reportable",
     "SavedResult",
     "atomic_write_text",
-    "check_metric_names",
+    "check_saved_head",
     "format_for_path",
     "load_report",
     "metric_value",
     "read_report",
+    "render_report",
     "report_number",
+    "saved_head",
     "write_report",
 ]
 
@@ -83,9 +85,15 @@ class SavedResult(Protocol):
     ``FORMAT_VERSION``, the format it writes; ``READABLE_VERSIONS``, the formats it reads; the
     full form and the row form (:class:`Reportable`) and their inverses
     (:class:`ReportClass`); ``write(path)`` and ``read(path)`` through :func:`write_report` and
-    :func:`load_report`. :class:`~ragmeter.RetrievalEvaluation`,
-    :class:`~ragmeter.stats.Comparison` and :class:`~ragmeter.stats.MultipleComparison` are
-    such types."""
+    :func:`load_report`. A saved dict starts with :func:`saved_head` (``kind``,
+    ``format_version``, ``ragmeter_version``) and ``from_dict`` checks it with
+    :func:`check_saved_head`. :class:`~ragmeter.RetrievalEvaluation`,
+    :class:`~ragmeter.stats.Comparison`, :class:`~ragmeter.stats.MultipleComparison`,
+    :class:`~ragmeter.MetricResults` (and :class:`~ragmeter.ranking.RunEvaluations`, the
+    evaluations of several runs) and :class:`~ragmeter.judges.JudgeResults` are such types.
+
+    A type that also reads files of a form without ``format_version`` (written before it had
+    one) says which format a file is with a class method ``format_version_of(data)``."""
 
     KIND: ClassVar[str]
     FORMAT_VERSION: ClassVar[int]
@@ -102,6 +110,49 @@ class SavedResult(Protocol):
     def write(self, path: str | os.PathLike[str], *, format: str | None = None) -> Any:
         """Write the result to ``path``, atomically."""
         ...
+
+
+def saved_head(cls: type[SavedResult] | SavedResult) -> dict[str, Any]:
+    """The first fields of a saved result of ``cls``: its ``kind``, the ``format_version`` it
+    writes and the ``ragmeter_version`` that wrote it (declared once, by the class)."""
+    return {
+        "kind": cls.KIND,
+        "format_version": cls.FORMAT_VERSION,
+        "ragmeter_version": __version__,
+    }
+
+
+def check_saved_head(data: Any, cls: type[SavedResult], what: str) -> int:
+    """The format version of ``data``, a saved result of ``cls`` being read, once its ``kind``
+    and ``format_version`` are checked (``what`` names the kind in errors).
+
+    Raises:
+        InvalidInputError: not a mapping, another kind, a format this version cannot read (a
+            newer one: upgrade ragmeter; an unknown one: write the result again).
+    """
+    if not isinstance(data, Mapping):
+        raise InvalidInputError(f"expected {what} (a mapping), got {type(data).__name__}")
+    kind = data.get("kind")
+    if kind != cls.KIND:
+        raise InvalidInputError(f"kind: {_shorten(repr(kind), 80)}; {what} has kind {cls.KIND!r}")
+    version = data.get("format_version")
+    readable = ", ".join(map(str, cls.READABLE_VERSIONS))
+    if isinstance(version, bool) or version not in cls.READABLE_VERSIONS:
+        newer = (
+            isinstance(version, int)
+            and not isinstance(version, bool)
+            and version > max(cls.READABLE_VERSIONS)
+        )
+        advice = (
+            "it was written by a newer ragmeter: upgrade ragmeter to read it"
+            if newer
+            else "write it again with ragmeter"
+        )
+        raise InvalidInputError(
+            f"format_version: {_shorten(repr(version), 80)}; ragmeter {__version__} reads {what} "
+            f"of formats {readable} ({advice})"
+        )
+    return int(version)
 
 
 R = TypeVar("R", covariant=True)
@@ -229,23 +280,6 @@ def metric_value(value: Any, field: str, *, difference: bool = False) -> float:
     """A metric value (every metric lies in [0, 1]) or, with ``difference``, a difference of
     two (in [-1, 1]); NaN (undefined) when None or NaN."""
     return report_number(value, field, minimum=-1.0 if difference else 0.0, maximum=1.0)
-
-
-def check_metric_names(names: Any, field: str) -> tuple[str, ...]:
-    """A list of distinct, known metric names (a single string is refused: ``"mrr"`` is not
-    the metrics ``m``, ``r``, ``r``)."""
-    if not isinstance(names, list | tuple) or not names:
-        raise InvalidInputError(
-            f"{field}: expected a non-empty list of metric names, got {_shorten(repr(names), 80)}"
-        )
-    for name in names:
-        try:
-            parse_metric(name)
-        except (TypeError, ValueError) as exc:
-            raise InvalidInputError(f"{field}: {exc}") from None
-    if len(set(names)) != len(names):
-        raise InvalidInputError(f"{field}: {list(names)} names a metric more than once")
-    return tuple(names)
 
 
 def render_report(report: Reportable, format: str) -> str:
@@ -381,6 +415,13 @@ def _format_version(data: Any) -> Any:
     return first.get("format_version") if isinstance(first, dict) else None
 
 
+def _version_of(cls: Any, data: Any) -> Any:
+    """The format of the report data ``data`` of ``cls``: as the class tells it (a type that
+    reads files written before they had a ``format_version``), else the data's field."""
+    version_of = getattr(cls, "format_version_of", None)
+    return version_of(data) if version_of is not None else _format_version(data)
+
+
 def load_report(
     cls: ReportClass[T], path: str | os.PathLike[str], *, format: str | None = None
 ) -> T:
@@ -399,9 +440,10 @@ def load_report(
         expected = _parse(text, fmt)
         # A report of an older format the class still reads (READABLE_VERSIONS) was checked
         # field by field by from_dict and upgraded: it cannot equal what ragmeter now writes.
-        older = _format_version(data) != _format_version(expected) and _format_version(
-            data
-        ) in getattr(cls, "READABLE_VERSIONS", ())
+        found = _version_of(cls, data)
+        older = found != _version_of(cls, expected) and found in getattr(
+            cls, "READABLE_VERSIONS", ()
+        )
         difference = None if older else _first_difference(_comparable(data), _comparable(expected))
     except RecursionError:
         raise InvalidInputError(f"{name}: nested too deeply to be a ragmeter report") from None

@@ -19,14 +19,21 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ._core import __version__
 from ._nan_equal import canonical
 from .exceptions import InvalidInputError
 from .options import check_choice, check_threshold, check_zero_division
 from .per_query import PerQueryResults
 from .plots import plot_metrics
 from .ranking import MeanScore
-from .reports import check_metric_names, load_report, metric_value, report_number, write_report
+from .ranking.names import check_metric_names
+from .reports import (
+    check_saved_head,
+    load_report,
+    metric_value,
+    report_number,
+    saved_head,
+    write_report,
+)
 from .stats.comparison import compare
 from .stats.results import Comparison
 
@@ -382,9 +389,7 @@ class RetrievalEvaluation:
             JSON-ready (NaN stays NaN; report writers turn it into null).
         """
         return {
-            "kind": REPORT_KIND,
-            "format_version": REPORT_VERSION,
-            "ragmeter_version": __version__,
+            **saved_head(self),
             "name": self.name,
             "n_queries": self.n_queries,
             "parameters": _parameters_to_plain(self.parameters),
@@ -435,7 +440,7 @@ class RetrievalEvaluation:
         parameters = _parameters_to_plain(self.parameters)
         rows = []
         for record in self.records:
-            row: dict[str, Any] = {"kind": REPORT_KIND, "name": self.name}
+            row: dict[str, Any] = {"kind": self.KIND, "name": self.name}
             row.update(record.to_dict())
             row.update(row.pop("values"))
             row["parameters"] = parameters
@@ -577,8 +582,10 @@ def _report_name(name: Any) -> str | None:
 
 
 def _check_kind(data: Mapping[str, Any]) -> None:
-    kind = data.get("kind") if isinstance(data, Mapping) else None
-    if kind != REPORT_KIND:
+    if not isinstance(data, Mapping) or data.get("kind") != REPORT_KIND:
+        kind = data.get("kind") if isinstance(data, Mapping) else None
         raise InvalidInputError(
             f"not a ragmeter retrieval evaluation report (kind {kind!r}, expected {REPORT_KIND!r})"
         )
+    if "format_version" in data:  # a JSONL row has no head but its kind
+        check_saved_head(data, RetrievalEvaluation, "a retrieval evaluation")

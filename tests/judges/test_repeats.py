@@ -110,7 +110,7 @@ def test_saved_results_carry_every_repeat_and_old_rows_keep_their_form():
     assert [len(line["repeats"]) for line in lines] == [2, 2]
     assert lines[0]["repeats"][1]["reasons"] == ["seed 1"]
     report = results.to_report_dict()
-    assert report["schema_version"] == 2
+    assert report["format_version"] == 3
     assert report["manifest"]["repeats"] == 2
     assert report["repeats"]["grade"]["repeats"] == 2
 

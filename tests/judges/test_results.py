@@ -79,16 +79,22 @@ def test_pandas_export(results):
 
 def test_report_dict_is_stable_and_json_ready(results):
     report = results.to_report_dict()
+    assert report == results.to_dict()  # the saved form, what write() writes
     assert list(report) == [
         "kind",
-        "schema_version",
+        "format_version",
+        "ragmeter_version",
         "manifest",
         "metrics",
+        "agreement_levels",
         "usage",
         "agreement",
+        "prices",
+        "judge_models",
+        "samples",
         "rows",
     ]
-    assert (report["kind"], report["schema_version"]) == ("ragmeter.judges", 2)
+    assert (report["kind"], report["format_version"]) == ("ragmeter.judges", 3)
     grounded = report["metrics"]["groundedness"]
     assert (grounded["mean"], grounded["n"], grounded["n_ok"], grounded["n_undefined"]) == (
         0.5,

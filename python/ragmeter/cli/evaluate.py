@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import functools
 import io
-import json
 import math
 import sys
 import tempfile
@@ -43,8 +42,10 @@ from ..ranking.judgment_groups import (
     jg_measures,
     read_qrels_jg,
 )
+from ..ranking.metric_results import RunEvaluations
 from ..ranking.names import Measure, parse_measures
 from ..ranking.prefs import evaluate_prefs, prefs_lines, prefs_measure_names, read_prefs
+from ..reports import render_report
 from ._zscores import per_topic_value, read_zscores, zscore, zscored_summary
 
 __all__ = ["OUTPUT_FORMATS", "add_parser", "command_measures", "evaluation_options", "run"]
@@ -618,17 +619,12 @@ def _write_text(
     out: TextIO,
 ) -> None:
     if args.format == "json":
-        payload = {
-            run: {
-                "means": {m: _json_value(v) for m, v in means.items()},
-                "n_queries": {m: v.n_queries for m, v in means.items() if hasattr(v, "n_queries")},
-                "missing_from_run": means.missing_from_run,
-                "unjudged": means.unjudged,
-                **({"per_query": per_query} if per_query is not None else {}),
-            }
-            for run, (means, per_query) in report.items()
-        }
-        json.dump(payload, out, indent=2, allow_nan=False, default=_json_default)
+        # The saved form of ranking evaluations (MetricResults.read reads a run back).
+        saved = RunEvaluations(
+            {run: means for run, (means, _) in report.items()},
+            {run: per_query for run, (_, per_query) in report.items() if per_query is not None},
+        )
+        out.write(render_report(saved, "json"))
         out.write("\n")
     elif args.format in ("csv", "jsonl"):
         rows = result_rows(report, measures, summary=not args.no_summary)
@@ -683,17 +679,3 @@ def _table_value(measure: Measure, value: Any) -> str:
     if measure.family.value_type == "int":
         return str(int(value))
     return "nan" if math.isnan(value) else f"{float(value):.4f}"
-
-
-def _json_value(value: Any) -> Any:
-    if isinstance(value, str) or value is None:
-        return value
-    if isinstance(value, int):
-        return int(value)
-    return None if math.isnan(value) else float(value)
-
-
-def _json_default(value: object) -> object:
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    raise TypeError(f"cannot write {type(value).__name__} as JSON")

@@ -20,10 +20,10 @@ def add_parser(sub: Any) -> None:
         description=(
             "Build one self-contained HTML file (no network needed to view it, opens from disk) "
             "from saved results: comparisons (`ragmeter compare --format json`), evaluations "
-            "with per-query values (`ragmeter evaluate -q --format json`, "
-            "RetrievalEvaluation.write) and judge results (JudgeResults.to_jsonl, or "
-            "to_report_dict saved as JSON). Nothing is evaluated again; the same inputs give "
-            "the same bytes."
+            "with per-query values (`ragmeter evaluate -q --format json`, MetricResults.write, "
+            "RetrievalEvaluation.write) and judge results (JudgeResults.write or to_jsonl), "
+            "each read back as ragmeter reads its saved results (an edited or damaged file is "
+            "refused). Nothing is evaluated again; the same inputs give the same bytes."
         ),
     )
     parser.add_argument("results", nargs="+", type=Path, help="saved result files")

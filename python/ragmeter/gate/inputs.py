@@ -34,7 +34,7 @@ from .._files import read_regular_text
 from .._optional import import_optional
 from ..exceptions import InputTypeError, InvalidInputError
 from ..per_query import VALUE_SETTINGS, PerQueryResults, per_query_results
-from ..ranking import parse_metric
+from ..ranking import RunEvaluations, parse_metric
 from ..reports import read_report
 
 __all__ = [
@@ -455,31 +455,29 @@ def read_gate_file(path: str | os.PathLike[str], name: str | None = None) -> Gat
     data = read_report(path, format="json")
     if not isinstance(data, dict):
         raise InvalidInputError(f"{where}: does not hold saved results")
-    if (
+    legacy = (
         data.get("kind") is None
         and data
-        and all(isinstance(v, Mapping) and "per_query" in v for v in data.values())
-    ):
-        # `ragmeter evaluate --format json -q`: {run: {means, per_query, ...}}.
-        if len(data) != 1:
+        and all(
+            isinstance(v, Mapping) and ("per_query" in v or "means" in v) for v in data.values()
+        )
+    )
+    if legacy or data.get("kind") == RunEvaluations.KIND:
+        # `ragmeter evaluate --format json` (a legacy file without a kind: {run: {means, ...}}).
+        runs = data if legacy else data.get("runs")
+        if isinstance(runs, Mapping) and len(runs) != 1:
             raise InvalidInputError(
-                f"{where}: the evaluation of {len(data)} runs ({', '.join(map(repr, data))}); "
+                f"{where}: the evaluation of {len(runs)} runs ({', '.join(map(repr, runs))}); "
                 "the gate compares one run with one: evaluate each run into its own file"
             )
-        (run,) = data.values()
-        per_query = run["per_query"]
-        if not isinstance(per_query, Mapping):
-            raise InvalidInputError(f"{where}: 'per_query' is not {{metric: {{query: value}}}}")
-        return gate_values(dict(per_query), name, where=where)
-    if (
-        data.get("kind") is None
-        and data
-        and all(isinstance(v, Mapping) and "means" in v for v in data.values())
-    ):
-        raise InvalidInputError(
-            f"{where}: an evaluation without per-query values; the gate pairs queries: "
-            "evaluate with -q (`ragmeter evaluate -q --format json ...`)"
-        )
+        evaluations = RunEvaluations.read(path, format="json")
+        (run,) = evaluations.runs
+        if run not in evaluations.per_query:
+            raise InvalidInputError(
+                f"{where}: an evaluation without per-query values; the gate pairs queries: "
+                "evaluate with -q (`ragmeter evaluate -q --format json ...`)"
+            )
+        return gate_values(evaluations.per_query[run], name, where=where)
     return gate_values(data, name, where=where)
 
 

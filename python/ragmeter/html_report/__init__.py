@@ -2,8 +2,11 @@
 
 The report reads saved results and evaluates nothing again (see :mod:`._sources` for what it
 reads): comparisons (``ragmeter compare --format json``, ``compare_many(...).write``),
-evaluations with per-query values (``ragmeter evaluate -q --format json``, any per-query
-results) and judge results (``JudgeResults.to_jsonl``). For each input it shows
+evaluations with per-query values (``ragmeter evaluate -q --format json``,
+``MetricResults.write``, ``RetrievalEvaluation.write``, any per-query results) and judge
+results (``JudgeResults.write``, ``to_jsonl``). Each file is read back by the saved result
+type of its ``kind``, which refuses a file ragmeter did not write as it is. For each input it
+shows
 
 * the summary table: every system's mean of every metric with its interval and query count,
   and for a comparison every tested pair's difference, interval, effect size, p-value and
@@ -320,7 +323,7 @@ def build_report(
     ----------
     *results
         Paths of saved results, or result objects (``MultipleComparison``, ``Comparison``,
-        ``JudgeResults``, per-query results, ``(name, results)``).
+        ``JudgeResults``, ``RunEvaluations``, per-query results, ``(name, results)``).
     baseline
         The system the per-query differences are taken from (default: the comparison's
         baseline, else the first system of each input).

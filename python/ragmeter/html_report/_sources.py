@@ -5,33 +5,49 @@ Every input becomes a :class:`Source`: per-system per-query values (``{system: {
 or :class:`~ragmeter.stats.Comparison`), the judge rows it carries, and a manifest entry. Nothing
 is evaluated again: a comparison's p-values, intervals and effects are the ones it saved.
 
-Inputs: paths of files ragmeter wrote (``ragmeter compare --format json``, ``compare_many(...)
-.write``, ``ragmeter evaluate --format json`` with ``-q``, ``RetrievalEvaluation.write`` as
-JSON, a judges' report ``JudgeResults.to_report_dict()`` as JSON, ``JudgeResults.to_jsonl``), or the
-result objects themselves (``MultipleComparison``, ``Comparison``, ``JudgeResults``,
-``RetrievalEvaluation`` and anything :func:`~ragmeter.per_query_results` reads, named).
+Inputs: paths of files ragmeter wrote, each read back by the saved result type of its ``kind``
+(:data:`SAVED_TYPES`, the :class:`~ragmeter.reports.SavedResult` base: ``cls.read(path)``, which
+refuses a file that is not exactly what ragmeter writes): comparisons (``ragmeter compare
+--format json``, ``compare_many(...).write``), evaluations (``ragmeter evaluate -q --format
+json``, ``MetricResults.write``, ``RetrievalEvaluation.write``) and judge results
+(``JudgeResults.write``, ``to_jsonl``, a judges' report of an earlier format); or the result
+objects themselves (``MultipleComparison``, ``Comparison``, ``JudgeResults``,
+``RunEvaluations``, ``RetrievalEvaluation`` and anything :func:`~ragmeter.per_query_results`
+reads, named).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .._files import read_regular_text
 from ..exceptions import InputTypeError, InvalidInputError
+from ..judges.results import JudgeResults
 from ..per_query import per_query_results
+from ..ranking import RunEvaluations
+from ..reports import REPORT_FORMATS, read_report
 from ..retrieval_evaluation import RetrievalEvaluation
 from ..stats.results import Comparison, MultipleComparison
 
-__all__ = ["Source", "read_source"]
+__all__ = ["SAVED_TYPES", "Source", "read_source"]
 
 Values = dict[str, dict[str, dict[str, float]]]
+
+#: The saved result types the report reads, by the ``kind`` of their files: each file is read
+#: back by its class (``read``), so the report shows only what ragmeter wrote.
+SAVED_TYPES: dict[str, type[Any]] = {
+    cls.KIND: cls
+    for cls in (Comparison, MultipleComparison, RetrievalEvaluation, RunEvaluations, JudgeResults)
+}
+
+#: The fields of a judge result's row, the form of JSON lines without a kind (``to_jsonl``).
+_JUDGE_ROW = {"sample_id", "metric", "status"}
 
 
 @dataclass
@@ -64,23 +80,16 @@ def _from_comparison(result: MultipleComparison | Comparison) -> Values:
     return {}
 
 
-def _from_evaluation(data: Mapping[str, Any], where: str) -> Values:
+def _from_evaluations(evaluations: RunEvaluations, where: str) -> Values:
     values: Values = {}
-    for run, entry in data.items():
-        if not isinstance(entry, Mapping) or "per_query" not in entry:
+    for run in evaluations.runs:
+        if run not in evaluations.per_query:
             raise InvalidInputError(
                 f"{where}: {run!r} holds no per-query values; write the evaluation with "
                 "`ragmeter evaluate -q --format json` so that the report can show queries"
             )
-        per_query = entry["per_query"]
-        values[str(run)] = {
-            str(metric): {str(q): _number(v) for q, v in by_query.items()}
-            for metric, by_query in per_query.items()
-            if isinstance(by_query, Mapping)
-            and any(
-                isinstance(v, int | float) and not isinstance(v, bool) for v in by_query.values()
-            )
-        }
+        per = evaluations.per_query[run].per_query_results(run)
+        values[run] = _shown(per.to_dict())
     return values
 
 
@@ -93,128 +102,81 @@ def _judge_values(rows: list[dict[str, Any]], name: str) -> Values:
     return {name: by_metric}
 
 
+def _source_of(result: Any, name: str, label: str, manifest: dict[str, Any]) -> Source:
+    """The source of a saved result (read from a file or given): ``name`` heads its section,
+    ``label`` names its system where the result names none."""
+    if isinstance(result, MultipleComparison | Comparison):
+        return Source(name, "comparison", _from_comparison(result), result, [], manifest)
+    if isinstance(result, RunEvaluations):
+        return Source(name, "evaluation", _from_evaluations(result, name), None, [], manifest)
+    if isinstance(result, JudgeResults):
+        rows = result.to_records()
+        return Source(name, "judge", _judge_values(rows, label), None, rows, manifest)
+    per = per_query_results(result)
+    label = per.name or label
+    return Source(name or label, "evaluation", {label: _shown(per.to_dict())}, None, [], manifest)
+
+
 def _manifest(path: Path, data: bytes) -> dict[str, Any]:
     return {"input": path.name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
-def _comparison_file(path: Path, data: Any, manifest: dict[str, Any]) -> Source:
-    kind = data["kind"]
-    result: MultipleComparison | Comparison
-    if kind == MultipleComparison.KIND:
-        result = MultipleComparison.read(path)
-    else:
-        result = Comparison.read(path)
-    manifest["kind"] = kind
-    return Source(path.name, "comparison", _from_comparison(result), result, [], manifest)
+def _format_of(path: Path, text: str) -> str:
+    """YAML and TOML by their suffix; JSON and JSON lines by the text (the command's output
+    redirected to any file name, rows written to a ``.json`` file)."""
+    fmt = REPORT_FORMATS.get(path.suffix.lower())
+    if fmt in ("yaml", "toml"):
+        return fmt
+    stripped = text.strip()
+    return "json" if stripped.startswith("{") and "\n{" not in stripped else "jsonl"
 
 
-def _retrieval_evaluation_file(path: Path, data: Any, manifest: dict[str, Any]) -> Source:
-    evaluation = RetrievalEvaluation.read(path)  # checked as every saved result is read back
-    per = per_query_results(evaluation)
-    label = per.name or path.stem
-    manifest["kind"] = RetrievalEvaluation.KIND
-    return Source(path.name, "evaluation", {label: _shown(per.to_dict())}, None, [], manifest)
-
-
-def _judges_report_file(path: Path, data: Any, manifest: dict[str, Any]) -> Source:
-    rows = data.get("rows")
-    if not isinstance(rows, list):
-        raise InvalidInputError(f"{path}: a judges' report without its rows (a list)")
-    source = _judge_source(path, rows, manifest)
-    source.manifest["kind"] = JUDGES_REPORT_KIND
-    return source
-
-
-# The judges' package is not imported for its kind: importing it costs a second; a test checks
-# that this is what JudgeResults.to_report_dict() writes.
-JUDGES_REPORT_KIND = "ragmeter.judges"
-
-#: How the report reads each kind of saved JSON file (what its ``kind`` field says). The other
-#: inputs are the evaluate command's JSON (no kind: one object per run) and judge results as
-#: JSON lines.
-FILE_READERS: dict[str, Callable[[Path, Any, dict[str, Any]], Source]] = {
-    Comparison.KIND: _comparison_file,
-    MultipleComparison.KIND: _comparison_file,
-    RetrievalEvaluation.KIND: _retrieval_evaluation_file,
-    JUDGES_REPORT_KIND: _judges_report_file,
-}
+def _saved_type(data: Any, path: Path) -> type[Any]:
+    """The saved result type of a file's data: by its ``kind`` (of its first row, for JSON
+    lines), else by the form of the files written before they had one (the evaluate
+    command's JSON of format 1, judge rows of ``to_jsonl``)."""
+    first = data[0] if isinstance(data, list) and data else data
+    if isinstance(first, dict):
+        kind = first.get("kind")
+        if isinstance(kind, str) and kind in SAVED_TYPES:
+            return SAVED_TYPES[kind]
+        if isinstance(data, dict) and RunEvaluations.format_version_of(data) == 1:
+            return RunEvaluations
+        if isinstance(data, list) and first.keys() >= _JUDGE_ROW:
+            return JudgeResults
+    raise InvalidInputError(
+        f"{path}: not a result ragmeter writes (a comparison, an evaluation from `ragmeter "
+        "evaluate -q --format json`, MetricResults.write or RetrievalEvaluation.write, or judge "
+        f"results from JudgeResults.write or to_jsonl); the kinds read: {', '.join(SAVED_TYPES)}"
+    )
 
 
 def _read_path(path: Path) -> Source:
     text = read_regular_text(path, "a saved result", "results")
-    raw = text.encode("utf-8")
-    manifest = _manifest(path, raw)
-    stripped = text.lstrip()
-    if stripped.startswith("{") and "\n{" not in stripped.rstrip():
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InvalidInputError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
-        kind = data.get("kind") if isinstance(data, dict) else None
-        if isinstance(kind, str) and kind in FILE_READERS:
-            return FILE_READERS[kind](path, data, manifest)
-        if (
-            isinstance(data, dict)
-            and data
-            and all(isinstance(v, dict) and "means" in v for v in data.values())
-        ):
-            return Source(
-                path.name, "evaluation", _from_evaluation(data, str(path)), None, [], manifest
-            )
-        return _judge_source(path, [data], manifest)
-    rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise InvalidInputError(f"{path}:{number}: not a JSON line ({exc.msg})") from None
-    return _judge_source(path, rows, manifest)
-
-
-def _judge_source(path: Path, rows: list[Any], manifest: dict[str, Any]) -> Source:
-    needed = {"sample_id", "metric", "status"}
-    for number, row in enumerate(rows, start=1):
-        if not isinstance(row, dict) or not needed <= row.keys():
-            raise InvalidInputError(
-                f"{path}:{number}: not a result ragmeter writes (a comparison, an evaluation "
-                "from `ragmeter evaluate -q --format json` or RetrievalEvaluation.write, a "
-                "judges' report, or judge results from JudgeResults.to_jsonl, whose rows have "
-                f"{sorted(needed)})"
-            )
-    manifest["kind"] = "ragmeter.judge_results"
-    name = path.stem
-    return Source(path.name, "judge", _judge_values(rows, name), None, rows, manifest)
+    manifest = _manifest(path, text.encode("utf-8"))
+    fmt = _format_of(path, text)
+    cls = _saved_type(read_report(path, format=fmt), path)
+    result = cls.read(path, format=fmt)  # checked as every saved result is read back
+    manifest["kind"] = cls.KIND
+    return _source_of(result, path.name, path.stem, manifest)
 
 
 def read_source(item: Any, position: int) -> Source:
     """The :class:`Source` of one input: a path, a result object or ``(name, results)``."""
     if isinstance(item, str | os.PathLike):
         return _read_path(Path(item))
-    if isinstance(item, MultipleComparison | Comparison):
-        kind = "ragmeter.multiple_comparison"
-        if isinstance(item, Comparison):
-            kind = "ragmeter.comparison"
-        return Source(
-            f"input {position + 1}", "comparison", _from_comparison(item), item, [], {"kind": kind}
-        )
     name = None
     if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
         name, item = item
-    if type(item).__name__ == "JudgeResults" and hasattr(item, "to_records"):
-        rows = item.to_records()
+    if isinstance(item, MultipleComparison | Comparison | RunEvaluations):
+        return _source_of(item, name or f"input {position + 1}", "", {"kind": item.KIND})
+    if isinstance(item, JudgeResults):
         label = name or f"judges {position + 1}"
-        manifest = {"kind": "ragmeter.judge_results"}
-        return Source(label, "judge", _judge_values(rows, label), None, rows, manifest)
+        return _source_of(item, label, label, {"kind": item.KIND})
     try:
-        per = per_query_results(item, name)
+        return _source_of(item, "", name or f"system {position + 1}", {"kind": "per_query"})
     except InputTypeError:
         raise InputTypeError(
             f"results: item {position} is a {type(item).__name__}; pass paths of saved results, "
             "MultipleComparison, Comparison, JudgeResults or per-query results"
         ) from None
-    label = per.name or name or f"system {position + 1}"
-    return Source(
-        label, "evaluation", {label: _shown(per.to_dict())}, None, [], {"kind": "per_query"}
-    )

@@ -33,7 +33,7 @@ from ..exceptions import InputTypeError
 from ..options import Duplicates, EvaluationOptions, Missing, ZeroDivision
 from ..ranking.evaluation import QueryValues, summarize
 from ..ranking.functions import ranking_values, table_values
-from ..ranking.results import MetricResults
+from ..ranking.metric_results import MetricResults
 from ._formats import FORMATS, Format, detect, formats_read
 from ._json import read_json
 from .trec import (

@@ -24,8 +24,8 @@ from .._inputs import preview_ids
 from ..exceptions import InputTypeError, InvalidInputError, TrecFormatError
 from ..options import Duplicates, EvaluationOptions, Missing, ZeroDivision, check_choice, shorten
 from ..ranking.evaluation import QueryValues, joined_values, needs_all_judged, summarize
+from ..ranking.metric_results import MetricResults
 from ..ranking.names import Measure, measures_of
-from ..ranking.results import MetricResults
 from ._formats import compression_of
 from ._trec_writer import write_trec_run
 

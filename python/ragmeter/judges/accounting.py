@@ -9,6 +9,7 @@ or an embedder's model.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -56,12 +57,50 @@ class CallStats:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.tokens_estimated = self.tokens_estimated or other.tokens_estimated
 
-    def to_dict(self) -> dict[str, Any]:
-        """The counts as a JSON-ready dict (latency rounded to microseconds)."""
+    def to_dict(self, *, exact: bool = False) -> dict[str, Any]:
+        """The counts as a JSON-ready dict (latency rounded to microseconds; ``exact``: as
+        measured, so that the counts of a saved result add up to the same totals when read)."""
         # Numbers and a flag only: no deep copy (dataclasses.asdict) needed.
         out = {name: getattr(self, name) for name in _FIELDS}
-        out["latency_s"] = round(self.latency_s, 6)
+        if not exact:
+            out["latency_s"] = round(self.latency_s, 6)
         return out
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str) -> CallStats:
+        """The counts of :meth:`to_dict` read from a file, every field checked (``where`` names
+        them in errors).
+
+        Raises:
+            InvalidInputError: a missing or unknown field, a count that is not an int >= 0, a
+                flag that is not a bool, a latency that is not a number of seconds >= 0.
+        """
+        if not isinstance(data, Mapping):
+            raise InvalidInputError(f"{where}: expected usage counts (a mapping)")
+        for key in data:
+            if key not in _FIELDS:
+                raise InvalidInputError(f"{where}.{key}: a field ragmeter does not write")
+        values: dict[str, Any] = {}
+        for name in _FIELDS:
+            if name not in data:
+                raise InvalidInputError(f"{where}.{name}: missing")
+            value = data[name]
+            if name == "tokens_estimated":
+                ok = isinstance(value, bool)
+            elif name == "latency_s":
+                ok = (
+                    not isinstance(value, bool)
+                    and isinstance(value, int | float)
+                    and math.isfinite(value)
+                    and value >= 0
+                )
+                value = float(value) if ok else value
+            else:
+                ok = not isinstance(value, bool) and isinstance(value, int) and value >= 0
+            if not ok:
+                raise InvalidInputError(f"{where}.{name}: {value!r} is not a valid {name}")
+            values[name] = value
+        return cls(**values)
 
 
 _FIELDS = tuple(f.name for f in fields(CallStats))

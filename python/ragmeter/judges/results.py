@@ -1,4 +1,5 @@
-"""Per-sample rows, per-metric summaries and their exports (records, JSONL, pandas).
+"""Per-sample rows, per-metric summaries, their exports (records, JSONL, pandas) and their
+saved form (``write``/``read``, :mod:`ragmeter.judges.saved`).
 
 Means are taken over ``ok`` rows only and are
 always reported with the counts of each status, so one failed sample never turns a mean into
@@ -8,30 +9,56 @@ NaN and a failure never hides inside a number.
 from __future__ import annotations
 
 import io
-import json
 import math
 import os
 import statistics
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any, Literal
+from pathlib import Path
+from typing import IO, Any, ClassVar, Literal
 
 from .._files import atomic_write_text
 from .._optional import import_optional
 from ..exceptions import InvalidInputError
+from ..reports import check_saved_head, load_report, render_report, saved_head, write_report
 from .accounting import CallStats, Price, cost_of
 from .agreement import Level, agreement_report
 from .ppi import MeanEstimate, classical_mean, ppi_mean
 from .repeats import RepeatSummary, variance_components
-from .sample import Sample
+from .sample import Sample, sample_from_dict
+from .saved import (
+    AGREEMENT_LEVELS,
+    FORMAT_VERSION,
+    JUDGES_KIND,
+    READABLE_VERSIONS,
+    RowFields,
+    SavedMetric,
+    prices_from_dict,
+    prices_to_dict,
+    row_fields,
+    string_mapping,
+)
 from .score import Score, Status, jsonable
 
-__all__ = ["REPORT_SCHEMA_VERSION", "JudgeResults", "MetricSummary", "SampleResult"]
+__all__ = ["JudgeResults", "MetricSummary", "SampleResult"]
 
-# 2: rows of a run with repeats carry "repeats" (each repeat's score) and the report a
-# "repeats" section; a row without repeats is written as in version 1.
-REPORT_SCHEMA_VERSION = 2
+#: The top-level fields of a saved result of format 3, in order.
+_SAVED_FIELDS = (
+    "kind",
+    "format_version",
+    "ragmeter_version",
+    "manifest",
+    "metrics",
+    "agreement_levels",
+    "usage",
+    "agreement",
+    "repeats",
+    "prices",
+    "judge_models",
+    "samples",
+    "rows",
+)
 
 
 @dataclass(frozen=True)
@@ -229,8 +256,14 @@ class JudgeResults:
 
     Rows (:class:`SampleResult`) are in sample order, then metric order; iterating over the
     results gives them. ``print(results)`` shows each metric's mean with its status counts, what
-    the run cost and what the cache served. :meth:`to_report_dict` is the stable, JSON-ready
-    form the report writers consume.
+    the run cost and what the cache served.
+
+    They are a saved result (:class:`~ragmeter.reports.SavedResult`, kind
+    ``"ragmeter.judges"``): :meth:`write` saves the whole results (JSON, YAML or TOML: every
+    row with its status, reason, evidence, judge scores, repeats, usage and cost, the samples,
+    the prices, the manifest, and the summaries derived from them; JSONL: the rows of
+    :meth:`to_records`), and :meth:`read` rebuilds them, refusing a file that is not exactly
+    what ragmeter writes (see :mod:`ragmeter.judges.saved` for the formats read).
 
     Example:
         >>> from ragmeter.judges import RuleJudge, Sample, evaluate
@@ -243,6 +276,13 @@ class JudgeResults:
         >>> results.values("groundedness")
         [1.0, None]
     """
+
+    #: What a saved result's ``kind`` field says (its schema: ``ragmeter.schemas``).
+    KIND: ClassVar[str] = JUDGES_KIND
+    #: The format :meth:`write` writes.
+    FORMAT_VERSION: ClassVar[int] = FORMAT_VERSION
+    #: The formats :meth:`read` reads.
+    READABLE_VERSIONS: ClassVar[tuple[int, ...]] = READABLE_VERSIONS
 
     def __init__(
         self,
@@ -260,6 +300,9 @@ class JudgeResults:
         self.manifest: dict[str, Any] = dict(manifest)
         self.prices: dict[str, Price] = dict(prices or {})
         self._models: dict[str, str] = dict(judge_models or {})
+        # The rows' costs as a file recorded them, for results read without their prices
+        # (files of formats 1 and 2, JSON lines); None: computed from the prices.
+        self._recorded_costs: tuple[float | None, ...] | None = None
 
     @property
     def metric_names(self) -> list[str]:
@@ -323,10 +366,20 @@ class JudgeResults:
                     "judge": judge,
                     "metric": metric,
                     **stats.to_dict(),
-                    "cost": _row_cost({judge: stats}, self.prices, self._models),
+                    "cost": self._usage_cost(judge, metric, stats),
                 }
             )
         return out
+
+    def _usage_cost(self, judge: str, metric: str, stats: CallStats) -> float | None:
+        if self._recorded_costs is None:
+            return _row_cost({judge: stats}, self.prices, self._models)
+        costs = [
+            cost
+            for row, cost in zip(self.rows, self._recorded_costs, strict=True)
+            if cost is not None and row.metric == metric and judge in row.usage
+        ]
+        return math.fsum(costs) if costs else None
 
     def total_usage(self) -> CallStats:
         """Calls, cache hits, tokens and retries of the whole run."""
@@ -337,11 +390,7 @@ class JudgeResults:
 
     def total_cost(self) -> float | None:
         """The run's cost from the ``prices`` given to ``evaluate``; ``None`` without a price."""
-        costs = [
-            c
-            for c in (row.to_record(self.prices, self._models)["cost"] for row in self.rows)
-            if c is not None
-        ]
+        costs = [c for c in (record["cost"] for record in self.to_records()) if c is not None]
         return math.fsum(costs) if costs else None
 
     def agreement(
@@ -548,7 +597,11 @@ class JudgeResults:
 
     def to_records(self) -> list[dict[str, Any]]:
         """One JSON-ready dict per (sample, metric) row."""
-        return [row.to_record(self.prices, self._models) for row in self.rows]
+        records = [row.to_record(self.prices, self._models) for row in self.rows]
+        if self._recorded_costs is not None:
+            for record, cost in zip(records, self._recorded_costs, strict=True):
+                record["cost"] = cost
+        return records
 
     def to_jsonl(self, path_or_file: str | os.PathLike[str] | IO[str] | None = None) -> str | None:
         """Write one JSON object per row; returns the text when no destination is given."""
@@ -566,8 +619,7 @@ class JudgeResults:
         return None
 
     def _write_jsonl(self, handle: IO[str]) -> None:
-        for record in self.to_records():
-            handle.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+        handle.write(render_report(self, "jsonl"))
 
     def to_pandas(self, form: Literal["long", "wide"] = "long") -> Any:
         """A pandas DataFrame of the results (needs ``ragmeter[pandas]``).
@@ -606,14 +658,21 @@ class JudgeResults:
             record[f"{row.metric}_status"] = row.score.status
         return list(records.values())
 
-    def to_report_dict(self) -> dict[str, Any]:
-        """The stable JSON-ready form for report writers.
+    # -- saved form -------------------------------------------------------------------------
 
-        Keys: ``kind`` (``"ragmeter.judges"``), ``schema_version``, ``manifest`` (library
-        version, judges, prompts and their hashes, settings, cache), ``metrics`` (``{name:
-        MetricSummary.to_dict()}``), ``usage`` (per judge and metric, plus ``total``),
-        ``agreement`` (per metric, only for panels), ``repeats`` (per metric
-        :meth:`repeat_summary`, only with repeats) and ``rows`` (:meth:`to_records`).
+    def to_dict(self) -> dict[str, Any]:
+        """The saved results, JSON-ready (NaN in the evidence is None).
+
+        Keys: the head (``kind`` ``"ragmeter.judges"``, ``format_version``,
+        ``ragmeter_version``), ``manifest`` (library version, judges, prompts and their hashes,
+        settings, cache), ``metrics`` (``{name: MetricSummary.to_dict()}``),
+        ``agreement_levels`` (per metric, how a panel's judges are compared), ``usage`` (per
+        judge and metric, plus ``total``), ``agreement`` (per metric, only for panels),
+        ``repeats`` (per metric :meth:`repeat_summary`, only with repeats), ``prices`` and
+        ``judge_models`` (what the costs come from), ``samples`` (each :class:`Sample`'s
+        fields) and ``rows`` (:meth:`to_records`, each with its ``usage`` per judge). The
+        summaries, usage, agreement and repeats are derived from the rows, and checked against
+        them when a file is read.
         """
         agreement: dict[str, Any] = {}
         for name in self.metric_names:
@@ -623,11 +682,19 @@ class JudgeResults:
                 agreement[name] = self.agreement(name, confidence=None)
         total = self.total_usage().to_dict()
         total["cost"] = self.total_cost()
+        rows = [
+            {
+                **record,
+                # As measured (not rounded): read back, they add up to the same totals.
+                "usage": {judge: stats.to_dict(exact=True) for judge, stats in row.usage.items()},
+            }
+            for row, record in zip(self.rows, self.to_records(), strict=True)
+        ]
         return {
-            "kind": "ragmeter.judges",
-            "schema_version": REPORT_SCHEMA_VERSION,
+            **saved_head(self),
             "manifest": jsonable(self.manifest),
             "metrics": {name: s.to_dict() for name, s in self.summaries().items()},
+            "agreement_levels": {m.name: _level(m, None) for m in self._metrics},
             "usage": {"by_judge_metric": self.usage(), "total": total},
             "agreement": jsonable(agreement),
             **(
@@ -639,8 +706,194 @@ class JudgeResults:
                 if self.repeats > 1
                 else {}
             ),
-            "rows": self.to_records(),
+            "prices": prices_to_dict(self.prices),
+            "judge_models": dict(self._models),
+            "samples": [sample.to_dict() for sample in self.samples],
+            "rows": rows,
         }
+
+    def to_report_dict(self) -> dict[str, Any]:
+        """The saved results (:meth:`to_dict`), the form the report writers consume."""
+        return self.to_dict()
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> JudgeResults:
+        """Rebuild results from :meth:`to_dict` output (or a report of format 1 or 2), checking
+        every field.
+
+        The metrics are rebuilt from what the file holds (their names, agreement levels and
+        summary figures: a metric's code is not saved).
+
+        Raises:
+            InvalidInputError: another kind, a format this version does not read, a missing,
+                unknown or wrongly typed field.
+        """
+        version = cls.format_version_of(data)
+        if version in (1, 2):
+            return cls._from_report(data)
+        check_saved_head(data, cls, "judge results")
+        for key in data:
+            if key not in _SAVED_FIELDS:
+                raise InvalidInputError(f"{key}: a field ragmeter does not write")
+        for key in _SAVED_FIELDS:
+            if key not in data and key != "repeats":
+                raise InvalidInputError(f"{key}: missing")
+        manifest = data["manifest"]
+        if not isinstance(manifest, Mapping):
+            raise InvalidInputError("manifest: expected a mapping")
+        summaries = _summaries(data["metrics"])
+        levels = data["agreement_levels"]
+        if not isinstance(levels, Mapping) or list(levels) != list(summaries):
+            raise InvalidInputError(
+                f"agreement_levels: expected the level of each metric, {list(summaries)}"
+            )
+        metrics = []
+        for name, summary in summaries.items():
+            if levels[name] not in AGREEMENT_LEVELS:
+                raise InvalidInputError(
+                    f"agreement_levels.{name}: {levels[name]!r} is not one of {AGREEMENT_LEVELS}"
+                )
+            metrics.append(SavedMetric(name, levels[name], summary.get("extra")))
+        samples = data["samples"]
+        if not isinstance(samples, list | tuple):
+            raise InvalidInputError("samples: expected a list of samples")
+        prices = prices_from_dict(data["prices"], "prices")
+        fields = _rows(data["rows"], set(summaries), per_judge_usage=True)
+        return cls._built(
+            fields,
+            metrics=metrics,
+            manifest=manifest,
+            prices=prices,
+            judge_models=string_mapping(data["judge_models"], "judge_models"),
+            samples=[sample_from_dict(s, f"samples[{i}]") for i, s in enumerate(samples)],
+        )
+
+    @classmethod
+    def _from_report(cls, data: Mapping[str, Any]) -> JudgeResults:
+        """Results from a report of format 1 or 2 (``to_report_dict`` before format 3): what it
+        holds (see :mod:`ragmeter.judges.saved`)."""
+        if data.get("kind") != cls.KIND:
+            raise InvalidInputError(
+                f"kind: {data.get('kind')!r}; judge results have kind {cls.KIND!r}"
+            )
+        known = (
+            "kind",
+            "schema_version",
+            "manifest",
+            "metrics",
+            "usage",
+            "agreement",
+            "repeats",
+            "rows",
+        )
+        for key in data:
+            if key not in known:
+                raise InvalidInputError(f"{key}: a field ragmeter does not write")
+        manifest = data.get("manifest")
+        if not isinstance(manifest, Mapping):
+            raise InvalidInputError("manifest: expected a mapping")
+        summaries = _summaries(data.get("metrics"))
+        agreement = data.get("agreement") or {}
+        if not isinstance(agreement, Mapping):
+            raise InvalidInputError("agreement: expected {metric: agreement}")
+        metrics = []
+        for name, summary in summaries.items():
+            saved = agreement.get(name)
+            level = saved.get("level") if isinstance(saved, Mapping) else None
+            metrics.append(
+                SavedMetric(
+                    name, level if level in AGREEMENT_LEVELS else "interval", summary.get("extra")
+                )
+            )
+        fields = _rows(data.get("rows"), set(summaries), per_judge_usage=False)
+        return cls._built(
+            fields, metrics=metrics, manifest=manifest, prices={}, judge_models={}, samples=()
+        )
+
+    @classmethod
+    def _built(
+        cls,
+        fields: Sequence[RowFields],
+        *,
+        metrics: Sequence[SavedMetric],
+        manifest: Mapping[str, Any],
+        prices: Mapping[str, Price],
+        judge_models: Mapping[str, str],
+        samples: Sequence[Sample],
+    ) -> JudgeResults:
+        rows = [
+            SampleResult(
+                f.sample_id, f.metric, f.score, f.judge, f.judge_scores, f.usage, f.repeats
+            )
+            for f in fields
+        ]
+        results = cls(
+            rows,
+            metrics=metrics,
+            manifest=manifest,
+            prices=prices,
+            judge_models=judge_models,
+            samples=samples,
+        )
+        if not prices and any(f.cost is not None for f in fields):
+            # No prices to compute them from: the costs stay as the rows recorded them.
+            results._recorded_costs = tuple(f.cost for f in fields)
+        return results
+
+    def to_rows(self) -> list[dict[str, Any]]:
+        """The rows of :meth:`to_records`, their keys sorted (what :meth:`to_jsonl` and
+        ``write("x.jsonl")`` write, one line per row)."""
+        return [dict(sorted(record.items())) for record in self.to_records()]
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[Mapping[str, Any]]) -> JudgeResults:
+        """Rebuild results from :meth:`to_rows` (or ``to_jsonl``) output: what rows hold.
+
+        Rows hold no manifest (but the number of repeats), no samples and no prices (the
+        costs are kept as the rows recorded them), a row's usage as its total (a panel's
+        usage is the panel's) and the metrics by name only (their agreement level
+        ``"interval"``); read the JSON form for the whole results.
+
+        Raises:
+            InvalidInputError: no row, a missing, unknown or wrongly typed field.
+        """
+        if not isinstance(rows, list | tuple) or not rows:
+            raise InvalidInputError("rows: judge results have one row per sample and metric")
+        fields = _rows(rows, None, per_judge_usage=False)
+        names = list(dict.fromkeys(f.metric for f in fields))
+        counts = {len(f.repeats) for f in fields if f.repeats is not None}
+        if len(counts) > 1:
+            raise InvalidInputError(f"rows: repeats: rows of {sorted(counts)} repeats in one run")
+        manifest = {"repeats": counts.pop()} if counts else {}
+        metrics = [SavedMetric(name) for name in names]
+        return cls._built(
+            fields, metrics=metrics, manifest=manifest, prices={}, judge_models={}, samples=()
+        )
+
+    @classmethod
+    def format_version_of(cls, data: Any) -> Any:
+        """The format of saved data: its ``format_version`` (``schema_version`` before
+        format 3); None for rows, which carry none."""
+        if not isinstance(data, Mapping):
+            return None
+        return data.get("format_version", data.get("schema_version"))
+
+    def write(self, path: str | os.PathLike[str], *, format: str | None = None) -> Path:
+        """Write the results to ``path`` atomically, in the format of its suffix (``.json``,
+        ``.yaml``/``.yml``, ``.toml``: :meth:`to_dict`; ``.jsonl``: :meth:`to_rows`), and
+        return the path."""
+        return write_report(self, path, format=format)
+
+    @classmethod
+    def read(cls, path: str | os.PathLike[str], *, format: str | None = None) -> JudgeResults:
+        """Read results written by :meth:`write`, :meth:`to_jsonl` or saved from
+        :meth:`to_report_dict` (formats 1 to 3).
+
+        Raises:
+            InvalidInputError: a file that is not exactly such results (edited by hand,
+                damaged, another kind, a newer format), naming the file and the field.
+        """
+        return load_report(cls, path, format=format)
 
     def cache_summary(self) -> dict[str, Any]:
         """How many rows were served from the cache, and why the others called an endpoint.
@@ -722,6 +975,36 @@ class JudgeResults:
             if extra is not None:
                 lines.append(f"  {extra}")
         return "\n".join(lines)
+
+
+def _summaries(data: Any) -> dict[str, Mapping[str, Any]]:
+    """The metrics' summaries of a file: ``{name: summary}`` (their names give the metrics
+    and their order; the rest is derived from the rows and checked against them)."""
+    if not isinstance(data, Mapping) or not all(
+        isinstance(name, str) and isinstance(summary, Mapping) for name, summary in data.items()
+    ):
+        raise InvalidInputError("metrics: expected {metric: summary}")
+    for name, summary in data.items():
+        extra = summary.get("extra")
+        if extra is not None and not isinstance(extra, Mapping):
+            raise InvalidInputError(f"metrics.{name}.extra: expected a mapping")
+    return dict(data)
+
+
+def _rows(data: Any, metrics: set[str] | None, *, per_judge_usage: bool) -> list[RowFields]:
+    """The rows of a file, each checked, and of the results' ``metrics`` (None: any)."""
+    if not isinstance(data, list | tuple):
+        raise InvalidInputError("rows: expected a list of rows")
+    fields = [
+        row_fields(record, f"rows[{i}]", per_judge_usage=per_judge_usage)
+        for i, record in enumerate(data)
+    ]
+    for i, f in enumerate(fields):
+        if metrics is not None and f.metric not in metrics:
+            raise InvalidInputError(
+                f"rows[{i}].metric: {f.metric!r} is not a metric of the results"
+            )
+    return fields
 
 
 def _count(n: int, noun: str) -> str:

@@ -41,8 +41,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..exceptions import InvalidInputError
+from .score import jsonable
 
-__all__ = ["FIELDS", "FIELD_ALIASES", "Sample", "coerce_samples"]
+__all__ = ["FIELDS", "FIELD_ALIASES", "Sample", "coerce_samples", "sample_from_dict"]
 
 FIELDS: tuple[str, ...] = (
     "question",
@@ -154,6 +155,53 @@ class Sample:
                 )
         if self.id is not None:
             object.__setattr__(self, "id", str(self.id))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The sample as a JSON-ready dict, every field of :data:`FIELDS` (``contexts`` a list
+        or None; ``metadata`` made JSON-ready: what is not JSON becomes its text)."""
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "contexts": None if self.contexts is None else list(self.contexts),
+            "reference": self.reference,
+            "answer_b": self.answer_b,
+            "id": self.id,
+            "metadata": jsonable(self.metadata),
+        }
+
+
+def sample_from_dict(data: Any, where: str) -> Sample:
+    """A :class:`Sample` from :meth:`Sample.to_dict` output read from a file: exactly its
+    fields (no alias, nothing missing), each checked (``where`` names it in errors).
+
+    Raises:
+        InvalidInputError: a missing or unknown field, a field of the wrong type.
+    """
+    if not isinstance(data, Mapping):
+        raise InvalidInputError(
+            f"{where}: expected a sample (a mapping), got {type(data).__name__}"
+        )
+    for key in data:
+        if key not in FIELDS:
+            raise InvalidInputError(f"{where}.{key}: a field ragmeter does not write")
+    for key in ("question", "metadata"):
+        if key not in data:
+            raise InvalidInputError(f"{where}.{key}: missing")
+    # An absent field is None (TOML has no null: it leaves None values out).
+    data = {key: data.get(key) for key in FIELDS}
+    contexts = data["contexts"]
+    if contexts is not None and (
+        not isinstance(contexts, list | tuple) or not all(isinstance(c, str) for c in contexts)
+    ):
+        raise InvalidInputError(f"{where}.contexts: expected a list of strings or null")
+    if data["id"] is not None and not isinstance(data["id"], str):
+        raise InvalidInputError(f"{where}.id: expected a string or null, got {data['id']!r}")
+    if not isinstance(data["metadata"], Mapping):
+        raise InvalidInputError(f"{where}.metadata: expected a mapping")
+    try:
+        return Sample(**{key: data[key] for key in FIELDS})
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{where}: {exc}") from None
 
 
 def _context_text(context: Any, index: int) -> str:

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from ..exceptions import InvalidInputError
 
-__all__ = ["STATUSES", "Score", "Status", "jsonable"]
+__all__ = ["STATUSES", "Score", "Status", "jsonable", "score_from_dict"]
 
 Status = Literal["ok", "undefined", "error"]
 STATUSES: tuple[str, ...] = ("ok", "undefined", "error")
@@ -109,6 +109,49 @@ class Score:
             "reasons": list(self.reasons),
             "evidence": jsonable(self.evidence),
         }
+
+
+def score_from_dict(data: Any, where: str) -> Score:
+    """A :class:`Score` from :meth:`Score.to_dict` output read from a file, every field checked
+    (``where`` names it in errors: a saved file may have been edited).
+
+    Raises:
+        InvalidInputError: a missing or unknown field, a field of the wrong type, a value on a
+            status that has none, an ok score without a finite value.
+    """
+    if not isinstance(data, Mapping):
+        raise InvalidInputError(f"{where}: expected a score (a mapping), got {type(data).__name__}")
+    fields = ("value", "status", "reason_code", "message", "reasons", "evidence")
+    for key in data:
+        if key not in fields:
+            raise InvalidInputError(f"{where}.{key}: a field ragmeter does not write")
+    for key in ("status", "reasons", "evidence"):
+        if key not in data:
+            raise InvalidInputError(f"{where}.{key}: missing")
+    # An absent value, reason code or message is None (TOML has no null: it leaves them out).
+    data = {key: data.get(key) for key in fields}
+    value = data["value"]
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+        raise InvalidInputError(f"{where}.value: expected a number or null, got {value!r}")
+    for key in ("reason_code", "message"):
+        if data[key] is not None and not isinstance(data[key], str):
+            raise InvalidInputError(f"{where}.{key}: expected a string or null, got {data[key]!r}")
+    reasons = data["reasons"]
+    if not isinstance(reasons, list | tuple) or not all(isinstance(r, str) for r in reasons):
+        raise InvalidInputError(f"{where}.reasons: expected a list of strings")
+    if not isinstance(data["evidence"], Mapping):
+        raise InvalidInputError(f"{where}.evidence: expected a mapping")
+    try:
+        return Score(
+            value,
+            data["status"],
+            data["reason_code"],
+            data["message"],
+            tuple(reasons),
+            dict(data["evidence"]),
+        )
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{where}: {exc}") from None
 
 
 def jsonable(value: Any) -> Any:

@@ -5,7 +5,9 @@
 * :mod:`~ragmeter.ranking.names`: measure names in ragmeter's, trec_eval's, ir_measures' and
   ranx's syntax, parsed in one place;
 * :mod:`~ragmeter.ranking.evaluation`: per-query values and summaries over queries;
-* :mod:`~ragmeter.ranking.functions`: :func:`ranking_metrics` and the metric functions.
+* :mod:`~ragmeter.ranking.functions`: :func:`ranking_metrics` and the metric functions;
+* :mod:`~ragmeter.ranking.metric_results`: what they return (:class:`MetricResults`) and its
+  saved form (:class:`RunEvaluations`, what ``ragmeter evaluate --format json`` writes).
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from .functions import (
     ranking_metrics,
     recall_at_k,
 )
+from .metric_results import MetricResults, RunEvaluations
 from .names import METRIC_NAMES, Measure, MetricSpec, parse_measures, parse_metric
-from .results import CountScore, MeanScore, MetricResults
+from .results import CountScore, MeanScore
 
 __all__ = [
     "DEFAULT_METRICS",
@@ -38,6 +41,7 @@ __all__ = [
     "MeasureFamily",
     "MetricResults",
     "MetricSpec",
+    "RunEvaluations",
     "hit_rate_at_k",
     "mean_average_precision",
     "mean_reciprocal_rank",

@@ -24,8 +24,9 @@ from .. import _core
 from .._inputs import AlignedQueries
 from ..exceptions import InvalidInputError, UndefinedMetricWarning
 from ..options import EvaluationOptions
+from .metric_results import MetricResults
 from .names import Measure
-from .results import CountScore, MeanScore, MetricResults
+from .results import CountScore, MeanScore
 
 __all__ = [
     "MIN_GEO_MEAN",

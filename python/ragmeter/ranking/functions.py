@@ -64,8 +64,8 @@ from .evaluation import (
     needs_all_judged,
     summarize,
 )
+from .metric_results import MetricResults
 from .names import measures_of
-from .results import MetricResults
 
 __all__ = [
     "hit_rate_at_k",

@@ -51,6 +51,8 @@ __all__ = [
     "METRIC_NAMES",
     "Measure",
     "MetricSpec",
+    "check_metric_names",
+    "measure_named",
     "parse_measures",
     "parse_metric",
 ]
@@ -867,6 +869,104 @@ def parse_metric(name: str) -> Measure:
             f"name one of them"
         )
     return measures[0]
+
+
+def measure_named(name: Any) -> Measure:
+    """The measure whose result name is ``name``: the key of a value in results and in saved
+    files (``P_5``, ``ndcg@10``, ``relstring_10``).
+
+    Every result name is one :func:`parse_metric` reads, except those of trec_eval's families
+    whose parameters no column name spells alone (``relstring_10``, the column of
+    ``relstring.10``), which are read back through their family's dot syntax.
+
+    Parameters
+    ----------
+    name
+        A measure's result name.
+
+    Returns
+    -------
+    Measure
+        The measure, whose :attr:`~Measure.name` is ``name``.
+
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError``: not the result name of one measure.
+
+    Examples
+    --------
+    >>> measure_named("relstring_10").family.name
+    'relstring'
+    >>> measure_named("ndcg@10").name
+    'ndcg@10'
+    """
+    if not isinstance(name, str):
+        raise InvalidInputError(f"metrics: a measure's name must be a str, got {shorten(name)}")
+    try:
+        measure = parse_metric(name)
+    except (TypeError, ValueError):
+        measure = None
+    if measure is None or measure.name != name:
+        head, _, params = name.partition("_")
+        while params:
+            if head in _BY_TREC_NAME:
+                try:
+                    found = parse_measures(f"{head}.{params}")
+                except (TypeError, ValueError):
+                    found = []
+                if len(found) == 1 and found[0].name == name:
+                    return found[0]
+            more, _, params = params.partition("_")
+            head = f"{head}_{more}"
+    if measure is None:
+        parse_metric(name)  # raises the parser's own message, with its suggestions
+        raise AssertionError(name)
+    if measure.name != name:
+        raise InvalidInputError(
+            f"metrics: {shorten(name)} is not a result name; the measure's name is {measure.name!r}"
+        )
+    return measure
+
+
+def check_metric_names(names: Any, field: str) -> tuple[str, ...]:
+    """A list of distinct, known metric names (a single string is refused: ``"mrr"`` is not
+    the metrics ``m``, ``r``, ``r``), as a report being read must hold them.
+
+    Parameters
+    ----------
+    names
+        What the report holds.
+    field
+        The report's field, named in errors.
+
+    Returns
+    -------
+    tuple of str
+        The names.
+
+    Raises
+    ------
+    InvalidInputError
+        Not a non-empty list, an unknown name, a name given twice.
+
+    Examples
+    --------
+    >>> check_metric_names(["mrr", "ndcg@10"], "metrics")
+    ('mrr', 'ndcg@10')
+    """
+    if not isinstance(names, list | tuple) or not names:
+        raise InvalidInputError(
+            f"{field}: expected a non-empty list of metric names, got {shorten(names)}"
+        )
+    for name in names:
+        try:
+            parse_metric(name)
+        except (TypeError, ValueError) as exc:
+            raise InvalidInputError(f"{field}: {exc}") from None
+    if len(set(names)) != len(names):
+        raise InvalidInputError(f"{field}: {list(names)} names a metric more than once")
+    return tuple(names)
 
 
 def measures_of(metrics: Iterable[str | Measure] | str) -> list[Measure]:

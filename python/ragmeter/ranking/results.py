@@ -2,8 +2,9 @@
 
 * :class:`MeanScore` and :class:`CountScore`: a value over queries that says how many queries
   it is over;
-* :class:`MetricResults`: what :func:`~ragmeter.ranking_metrics` and
-  :func:`~ragmeter.evaluate_trec` return, values over queries or per query;
+* (:class:`~ragmeter.MetricResults`, what :func:`~ragmeter.ranking_metrics` and
+  :func:`~ragmeter.evaluate_trec` return, and its saved form are in
+  :mod:`~ragmeter.ranking.metric_results`);
 * :class:`PerQueryResults`: one system's per-query values, the type every comparison reads
   (:func:`ragmeter.per_query_results` builds one from any result), with its exports to pandas,
   polars and pyarrow (the ``pandas``, ``polars`` and ``arrow`` extras, imported on first use).
@@ -21,7 +22,7 @@ from .._optional import import_optional
 from ..exceptions import InvalidInputError
 from ..options import shorten
 
-__all__ = ["CountScore", "MeanScore", "MetricResults", "PerQueryResults"]
+__all__ = ["CountScore", "MeanScore", "PerQueryResults"]
 
 QueryId = str | int
 Form = Literal["long", "wide"]
@@ -125,140 +126,6 @@ class CountScore(int):
 
 def _make_count(value: int, n_queries: int, metric: str) -> CountScore:
     return CountScore(value, n_queries=n_queries, metric=metric)
-
-
-class MetricResults(dict[str, Any]):
-    """Metric name -> value over queries (:class:`MeanScore`, :class:`CountScore`, or the run
-    tag for ``runid``) or per-query values, with the query set.
-
-    A ``dict`` with three more attributes: ``query_ids`` (the evaluated queries, in order),
-    ``missing_from_run`` (judged queries without a ranking: scored as empty rankings with
-    ``missing="zero"``, left out with ``missing="skip"``) and ``unjudged`` (ranked queries
-    without judgments, never evaluated). Per-query results are also :class:`PerQueryResults`
-    (:meth:`per_query_results`) and tables (:meth:`to_pandas`, :meth:`to_polars`,
-    :meth:`to_arrow`).
-    """
-
-    query_ids: list[Any]
-    missing_from_run: list[Any]
-    unjudged: list[Any]
-
-    def per_query_results(self, name: str | None = None) -> PerQueryResults:
-        """The per-query values as :class:`PerQueryResults` (what comparisons read); the text
-        measures (``runid``, ``relstring``) are left out.
-
-        Parameters
-        ----------
-        name
-            The system's name.
-
-        Returns
-        -------
-        PerQueryResults
-            The values of every numeric measure, aligned with :attr:`query_ids`, with
-            ``missing_from_run`` and ``unjudged``.
-
-        Raises
-        ------
-        InvalidInputError
-            The results hold values over all queries (evaluate with ``per_query=True`` or
-            ``average=None``), or no numeric per-query value.
-
-        Examples
-        --------
-        >>> from ragmeter import ranking_metrics
-        >>> qrels = {"q1": {"d1": 2, "d4": 1}, "q2": ["d3"]}
-        >>> runs = {"q1": ["d4", "d2", "d1"], "q2": ["d5", "d3"]}
-        >>> ranking_metrics(qrels, runs, metrics=["mrr"], average=None).per_query_results()["mrr"]
-        {'q1': 1.0, 'q2': 0.5}
-        """
-        return _per_query_of(self, name)
-
-    def to_pandas(self, form: Form = "wide") -> Any:
-        """The per-query values as a pandas DataFrame (the ``pandas`` extra; see
-        :meth:`PerQueryResults.to_pandas`).
-
-        Parameters
-        ----------
-        form
-            ``"wide"`` (a column per measure) or ``"long"`` (a row per query and measure).
-
-        Returns
-        -------
-        pandas.DataFrame
-            The table.
-        """
-        return self.per_query_results().to_pandas(form)
-
-    def to_polars(self, form: Form = "wide") -> Any:
-        """The per-query values as a polars DataFrame (the ``polars`` extra; see
-        :meth:`PerQueryResults.to_pandas` for the columns).
-
-        Parameters
-        ----------
-        form
-            ``"wide"`` or ``"long"``.
-
-        Returns
-        -------
-        polars.DataFrame
-            The table.
-        """
-        return self.per_query_results().to_polars(form)
-
-    def to_arrow(self, form: Form = "wide") -> Any:
-        """The per-query values as a ``pyarrow.Table`` (the ``arrow`` extra; see
-        :meth:`PerQueryResults.to_pandas` for the columns).
-
-        Parameters
-        ----------
-        form
-            ``"wide"`` or ``"long"``.
-
-        Returns
-        -------
-        pyarrow.Table
-            The table.
-        """
-        return self.per_query_results().to_arrow(form)
-
-
-def _per_query_of(results: MetricResults, name: str | None) -> PerQueryResults:
-    numeric: dict[str, Any] = {}
-    for metric, value in results.items():
-        if isinstance(value, Mapping):
-            if all(isinstance(v, str) for v in value.values()):
-                continue  # runid, relstring: text, not values
-            numeric[metric] = value
-        elif isinstance(value, np.ndarray):
-            if value.dtype.kind in "OUS":
-                continue
-            numeric[metric] = value
-        elif isinstance(value, list):
-            if value and all(isinstance(v, str) for v in value):
-                continue
-            numeric[metric] = value
-        elif isinstance(value, str) or value is None:
-            continue
-        else:
-            raise InvalidInputError(
-                f"results: {metric!r} is a value over all queries ({value!r}), not per-query "
-                "values; evaluate with per_query=True (evaluate_trec) or average=None "
-                "(ranking_metrics)"
-            )
-    if not numeric:
-        raise InvalidInputError(
-            "results: holds no per-query numeric values (text measures such as runid cannot "
-            "be compared)"
-        )
-    ids = list(results.query_ids)
-    return PerQueryResults(
-        numeric,
-        ids,
-        name=name,
-        missing_from_run=list(results.missing_from_run),
-        unjudged=list(results.unjudged),
-    )
 
 
 def _shown(values: Sequence[Any], limit: int = 5) -> str:

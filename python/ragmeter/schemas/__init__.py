@@ -4,10 +4,10 @@ report and the CI gate read them): one file per saved type, keyed by the file's 
 ``Comparison.write(path)`` (``kind: "ragmeter.comparison"``) and
 ``MultipleComparison.write(path)`` (``"ragmeter.multiple_comparison"``), format version 3;
 ``GateResult.to_json()`` (``"ragmeter.gate"``, what ``ragmeter gate --format json`` prints);
-``JudgeResults.to_report_dict()`` (``"ragmeter.judges"``, schema version 2);
 ``RetrievalEvaluation.write(path)`` (``"ragmeter.retrieval_evaluation"``, format version 1);
-and what ``ragmeter evaluate --format json`` writes (``"ragmeter.evaluation"``: that file has
-no ``kind`` field, its keys are the runs).
+``JudgeResults.write(path)`` (``"ragmeter.judges"``, format version 3);
+and ``MetricResults.write(path)``, ``RunEvaluations.write(path)`` and what ``ragmeter
+evaluate --format json`` writes (``"ragmeter.evaluation"``, format version 2).
 An undefined value (NaN in memory) is ``null`` in the file. The schemas describe the
 structure; reading a file (``Comparison.read``) also checks what a schema cannot (metric
 names, that the summary is what the per-query values give).

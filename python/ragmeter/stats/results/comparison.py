@@ -12,11 +12,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..._core import __version__
 from ..._nan_equal import canonical
 from ...exceptions import InvalidInputError
 from ...plots import plot_query_deltas
-from ...reports import load_report, report_number, write_report
+from ...reports import load_report, report_number, saved_head, write_report
 from .._arguments import positive_int
 from ..options import ComparisonOptions
 from ..registry import TESTS, p_value_methods
@@ -483,9 +482,7 @@ class Comparison:
             JSON-ready (NaN stays NaN; report writers turn it into null).
         """
         return {
-            "kind": COMPARISON_KIND,
-            "format_version": FORMAT_VERSION,
-            "ragmeter_version": __version__,
+            **saved_head(self),
             "candidate": self.candidate,
             "baseline": self.baseline,
             "test": self.test,

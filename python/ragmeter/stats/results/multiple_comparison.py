@@ -13,13 +13,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..._core import __version__
 from ..._nan_equal import canonical
 from ..._optional import import_optional
 from ...exceptions import InvalidInputError
 from ...per_query import PerQueryResults
 from ...plots import plot_per_query
-from ...reports import load_report, write_report
+from ...reports import load_report, saved_head, write_report
 from ..anova import TwoWayAnova, two_way_anova
 from ..options import ComparisonOptions
 from ..registry import TESTS
@@ -781,9 +780,7 @@ class MultipleComparison:
             JSON-ready (NaN stays NaN; report writers turn it into null).
         """
         return {
-            "kind": MULTIPLE_COMPARISON_KIND,
-            "format_version": FORMAT_VERSION,
-            "ragmeter_version": __version__,
+            **saved_head(self),
             "systems": list(self.systems),
             "baseline": self.baseline,
             "metrics": list(self.metric_names),
