@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import Qrels, Run
+from .._data import Qrels, Run
 
 __all__ = ["Qrels", "Run"]
 
