@@ -4,6 +4,7 @@ ties by insertion order, ragmeter as trec_eval)."""
 
 from __future__ import annotations
 
+import itertools
 import random
 import warnings
 
@@ -12,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ragmeter import InvalidInputError
+from ragmeter import InputTypeError, InvalidInputError
 from ragmeter.compat import ranx as compat
 
 ranx = pytest.importorskip("ranx")
@@ -254,3 +255,134 @@ def test_recall_without_a_cutoff_is_ranx_recall_over_the_ranking():
     assert float(compat.evaluate(qrels, run, "recall")) == pytest.approx(
         float(ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "recall"))
     )
+
+
+def _random_runs(seed, n_queries=6, n_docs=40):
+    rng = np.random.default_rng(seed)
+    qrels = {
+        f"q{q}": {f"d{d}": int(rng.integers(0, 3)) for d in rng.choice(n_docs, 10, replace=False)}
+        for q in range(n_queries)
+    }
+    runs = [
+        {
+            f"q{q}": {
+                f"d{d}": float(s)
+                for d, s in zip(
+                    rng.choice(n_docs, int(rng.integers(1, 30)), replace=False),
+                    rng.permutation(1000)[:30] / 1000 + 0.001,
+                    strict=False,
+                )
+            }
+            for q in range(n_queries)
+        }
+        for _ in range(3)
+    ]
+    return qrels, runs
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize(("k", "rel_lvl"), [(0, 1), (5, 1), (100, 2)])
+def test_get_hit_lists_as_ranx(seed, k, rel_lvl):
+    from ragmeter.compat.ranx.metrics import get_hit_lists
+
+    qrels, runs = _random_runs(seed)
+    theirs = ranx.metrics.get_hit_lists(
+        ranx.Qrels(qrels).to_typed_list(), ranx.Run(runs[0]).to_typed_list(), k, rel_lvl
+    )
+    arrays = get_hit_lists(
+        compat.Qrels(qrels).to_typed_list(), compat.Run(runs[0]).to_typed_list(), k, rel_lvl
+    )
+    dicts = get_hit_lists(qrels, runs[0], k, rel_lvl)
+    assert len(arrays) == len(dicts) == len(theirs)
+    for ours_a, ours_d, hits in zip(arrays, dicts, theirs, strict=True):
+        assert ours_a.tolist() == ours_d.tolist() == list(hits)
+
+
+def test_get_hit_lists_names_a_bad_k():
+    from ragmeter.compat.ranx.metrics import get_hit_lists
+
+    with pytest.raises(InvalidInputError, match="k: "):
+        get_hit_lists({"q": {"d": 1}}, {"q": {"d": 1.0}}, k=-1)
+    with pytest.raises(InvalidInputError, match="rel_lvl: "):
+        get_hit_lists({"q": {"d": 1}}, {"q": {"d": 1.0}}, rel_lvl=1.5)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_estimate_log_odds_as_ranx(seed):
+    from numba.typed import List as TypedList
+    from ranx.fusion.bayesfuse import _estimate_log_odds as theirs
+
+    from ragmeter.compat.ranx.fusion.bayesfuse import _KERNEL_CUT_OFFS, _estimate_log_odds
+
+    rng = np.random.default_rng(seed)
+    # Lists of every length up to beyond the last segment, sparse and dense hits.
+    lists = [
+        (rng.random(int(rng.integers(0, 1200))) < rng.uniform(0, 1)).astype(float)
+        for _ in range(int(rng.integers(1, 12)))
+    ]
+    expected = theirs(TypedList(lists), TypedList(list(_KERNEL_CUT_OFFS)))
+    ours = _estimate_log_odds(lists, list(_KERNEL_CUT_OFFS))
+    np.testing.assert_allclose(ours, expected, rtol=0, atol=1e-15)
+
+
+def test_estimate_log_odds_segments_are_the_kernels():
+    # The cut-offs the drop-in declares are where the kernel's log-odds change: one list with
+    # a different precision in every segment gives a different value in each, constant within.
+    from ragmeter.compat.ranx.fusion.bayesfuse import _KERNEL_CUT_OFFS, _estimate_log_odds
+
+    bounds = list(_KERNEL_CUT_OFFS)
+    hits = np.zeros(bounds[-1])
+    for i, (start, end) in enumerate(itertools.pairwise(bounds)):
+        hits[start : start + min(end - start, i + 1)] = 1.0  # 1/5, 2/5, 3/5, 4/5, 5/10, ...
+    odds = _estimate_log_odds([hits], bounds)
+    assert odds.shape == (bounds[-1],)
+    changes = [0, *(int(i) + 1 for i in np.flatnonzero(np.diff(odds))), bounds[-1]]
+    assert changes == bounds
+
+
+def test_estimate_log_odds_refuses_other_cut_offs_and_hits():
+    from ragmeter.compat.ranx.fusion.bayesfuse import _estimate_log_odds
+
+    with pytest.raises(InvalidInputError, match=r"cut_offs: \[0, 10, 20\]"):
+        _estimate_log_odds([np.ones(3)], [0, 10, 20])
+    with pytest.raises(InvalidInputError, match="hit_lists: list 1"):
+        _estimate_log_odds(
+            [np.ones(3), np.array([0.0, 2.0])], [0, 5, 10, 15, 20, 30, 100, 200, 500, 1000]
+        )
+
+
+def test_condorcet_helpers_as_ranx():
+    # ranx's condorcet_test.py data (its test_get_candidates and test_get_results build a numba
+    # List of ranx's run.run, which the drop-in's dicts cannot be: see tests/ported_ranx).
+    from numba.typed import List as TypedList
+    from ranx.fusion.condorcet import get_candidates as their_candidates
+    from ranx.fusion.condorcet import get_results as their_results
+
+    from ragmeter.compat.ranx.fusion.condorcet import get_candidates, get_results
+
+    runs = [
+        {"q1": {"d1": 1, "d2": 2, "d3": 3}, "q2": {"d1": 1, "d2": 2}},
+        {"q1": {"d1": 2, "d2": 3}, "q2": {"d1": 1, "d3": 3}},
+        {"q1": {"d3": 3}, "q2": {"d2": 2, "d3": 3}},
+        {"q1": {"d7": 1.5}, "q2": {}},
+    ]
+    theirs = [ranx.Run(r).run for r in runs]
+    ours = [compat.Run(r).run for r in runs]
+    for query, candidates in enumerate(get_candidates(ours)):
+        assert set(candidates) == set(their_candidates(TypedList(theirs))[query])
+    assert get_candidates([*ours[:2], compat.Run(runs[2])]) == get_candidates(ours[:3])
+    results = get_results(ours)
+    for query, rankings in enumerate(their_results(TypedList(theirs))):
+        for run, ranking in enumerate(rankings):
+            assert results[query][run] == ranking  # a numba TypedList
+            assert results[query][run] == list(ranking)
+    assert results[0][0] == ["d3", "d2", "d1"] and results[0][0] != ["d1", "d2", "d3"]
+
+
+def test_condorcet_helpers_name_a_missing_query():
+    from ragmeter.compat.ranx.fusion.condorcet import get_candidates, get_results
+
+    with pytest.raises(InvalidInputError, match=r"runs\[1\]: lacks 1 queries of runs\[0\]"):
+        get_results([{"q1": {}, "q2": {}}, {"q1": {}}])
+    with pytest.raises(InputTypeError, match=r"runs\[0\]: expected a run's"):
+        get_candidates([[("d1", 1.0)]])
