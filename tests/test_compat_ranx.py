@@ -5,6 +5,7 @@ ties by insertion order, ragmeter as trec_eval)."""
 from __future__ import annotations
 
 import itertools
+import json
 import random
 import warnings
 
@@ -386,3 +387,233 @@ def test_condorcet_helpers_name_a_missing_query():
         get_results([{"q1": {}, "q2": {}}, {"q1": {}}])
     with pytest.raises(InputTypeError, match=r"runs\[0\]: expected a run's"):
         get_candidates([[("d1", 1.0)]])
+
+
+# -- compare and Report ------------------------------------------------------------------------
+
+REPORT_METRICS = ["map@100", "mrr@100", "ndcg@10", "precision@5-l2", "rbp.8"]
+
+
+def _campaign(seed, n_queries, n_runs=3, shift=0.0):
+    """Judgments and runs with distinct scores (ranx breaks ties by insertion order), the
+    later runs better by ``shift``: ranks of relevant documents pulled up."""
+    rng = np.random.default_rng(seed)
+    qrels = {
+        f"q{q}": {f"d{d}": int(rng.integers(1, 3)) for d in rng.choice(50, 6, replace=False)}
+        for q in range(n_queries)
+    }
+    runs = []
+    for r in range(n_runs):
+        run = {}
+        for q, judged in qrels.items():
+            docs = rng.choice(50, 30, replace=False)
+            scores = rng.random(30)  # continuous: no tie, even after the shift
+            run[q] = {
+                f"d{d}": float(s + (shift * r if f"d{d}" in judged else 0.0))
+                for d, s in zip(docs, scores, strict=True)
+            }
+        runs.append(run)
+    return qrels, runs
+
+
+def _both_reports(qrels, runs, names, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = ranx.compare(
+            ranx.Qrels(qrels), [ranx.Run(r, name=n) for r, n in zip(runs, names, strict=True)],
+            REPORT_METRICS, **options,
+        )  # fmt: skip
+    ours = compat.compare(
+        compat.Qrels(qrels),
+        [compat.Run(r, name=n) for r, n in zip(runs, names, strict=True)],
+        REPORT_METRICS,
+        **options,
+    )
+    return ours, theirs
+
+
+def _same_dicts(ours, theirs, p_tolerance):
+    assert ours.keys() == theirs.keys()
+    for key in ("stat_test", "metrics", "model_names"):
+        assert ours[key] == theirs[key]
+    for model in ours["model_names"]:
+        assert ours[model]["scores"] == pytest.approx(theirs[model]["scores"], abs=1e-12)
+        assert ours[model]["win_tie_loss"] == theirs[model]["win_tie_loss"]
+        for other, p_values in ours[model]["comparisons"].items():
+            expected = theirs[model]["comparisons"][other]
+            assert p_values.keys() == expected.keys()
+            for metric, p in p_values.items():
+                assert abs(p - expected[metric]) <= p_tolerance, (model, other, metric)
+
+
+@pytest.mark.parametrize(
+    ("seed", "n_queries", "shift", "stat_test", "max_p"),
+    [
+        (0, 40, 0.3, "student", 0.01),
+        (1, 60, 0.2, "student", 0.05),
+        (2, 25, 0.0, "student", 0.01),  # nothing significant: ranx's tabulate drops zeros
+        (3, 50, 0.4, "tukey", 0.05),
+        (4, 30, 0.25, "tukey", 0.01),
+    ],
+)
+def test_compare_report_as_ranx(seed, n_queries, shift, stat_test, max_p):
+    # The t-test and Tukey's test are scipy's in ranx and agree with ragmeter's to 1e-12, so
+    # the marks, the table, the LaTeX and the dict are ranx's.
+    qrels, runs = _campaign(seed, n_queries, shift=shift)
+    names = ["bm25", "dense_v2", "hybrid"]
+    ours, theirs = _both_reports(qrels, runs, names, stat_test=stat_test, max_p=max_p)
+    _same_dicts(ours.to_dict(), theirs.to_dict(), 1e-9)
+    assert ours.stat_test == theirs.stat_test == stat_test
+    assert ours.model_names == theirs.model_names and ours.metrics == theirs.metrics
+    assert str(ours) == str(theirs)
+    assert repr(ours) == repr(theirs)
+    assert ours.to_latex() == theirs.to_latex()
+    for pair in itertools.permutations(names, 2):
+        for metric in REPORT_METRICS:
+            assert (
+                ours.comparisons[pair][metric]["significant"]
+                == theirs.comparisons[pair][metric]["significant"]
+            )
+    for digits, percentages in [(4, False), (2, True), (5, True)]:
+        ours.rounding_digits = theirs.rounding_digits = digits
+        ours.show_percentages = theirs.show_percentages = percentages
+        assert str(ours) == str(theirs)
+        assert ours.to_latex() == theirs.to_latex()
+
+
+def test_compare_fisher_is_the_sign_flip_test():
+    # ranx's "fisher" draws n_permutations sign vectors with numba's generator and takes
+    # count / n; ragmeter draws its own and takes (count + 1) / (n + 1): the p-values agree to
+    # sampling error, the rest exactly.
+    qrels, runs = _campaign(5, 60, shift=0.15)
+    names = ["a", "b", "c"]
+    ours, theirs = _both_reports(qrels, runs, names, stat_test="fisher", n_permutations=4000)
+    _same_dicts(ours.to_dict(), theirs.to_dict(), 0.05)
+    assert ours.multiple_comparison.test == "sign-flip"
+    assert ours.multiple_comparison.n_resamples == 4000
+    assert "Fisher's randomization test" in ours.to_latex()
+    # Up to 16 queries ragmeter's test is exact (every sign vector), whatever n_permutations.
+    small = compat.compare(qrels, [compat.Run(r) for r in runs], "mrr", stat_test="fisher")
+    assert small.model_names == ["run_1", "run_2", "run_3"]
+    qrels12 = dict(list(qrels.items())[:12])
+    runs12 = [
+        compat.Run({q: r[q] for q in qrels12}, name=n) for r, n in zip(runs, names, strict=True)
+    ]
+    exact = compat.compare(qrels12, runs12, "mrr", stat_test="fisher", n_permutations=10)
+    assert exact.multiple_comparison.method == "exact"
+
+
+def test_report_save_dataframe_and_scores_kept_in_runs(tmp_path):
+    qrels, runs = _campaign(6, 20, shift=0.3)
+    names = ["x", "y", "z"]
+    ours_runs = [compat.Run(r, name=n) for r, n in zip(runs, names, strict=True)]
+    ours = compat.compare(qrels, ours_runs, REPORT_METRICS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = ranx.compare(
+            ranx.Qrels(qrels),
+            [ranx.Run(r, name=n) for r, n in zip(runs, names, strict=True)],
+            REPORT_METRICS,
+        )
+    ours.save(tmp_path / "ours.json")
+    theirs.save(str(tmp_path / "theirs.json"))
+    saved = (tmp_path / "ours.json").read_text()
+    assert saved.startswith('{\n    "stat_test": "student"')  # ranx's indent of 4
+    _same_dicts(json.loads(saved), json.loads((tmp_path / "theirs.json").read_text()), 1e-9)
+    frame, their_frame = ours.to_dataframe(), theirs.to_dataframe()
+    assert frame.columns.tolist() == their_frame.columns.tolist()
+    assert frame["model_names"].tolist() == names
+    np.testing.assert_allclose(frame[REPORT_METRICS], their_frame[REPORT_METRICS], atol=1e-12)
+    # As ranx's compare (through its evaluate), each run keeps its per-query scores.
+    assert ours_runs[0].mean_scores["map@100"] == pytest.approx(ours.results["x"]["map@100"])
+    assert set(ours_runs[1].scores["mrr@100"]) == set(qrels)
+
+
+def test_report_labels_and_the_frozenset_pairs():
+    from ragmeter.compat.ranx.data_structures import FrozensetDict, Report
+
+    qrels, runs = _campaign(7, 20, shift=0.3)
+    report = compat.compare(qrels, [compat.Run(r, name=f"m{i}") for i, r in enumerate(runs)], "map")
+    assert isinstance(report, Report)
+    assert isinstance(report.comparisons, FrozensetDict)
+    assert report.comparisons["m0", "m1"] is report.comparisons[{"m1", "m0"}]
+    assert ("m1", "m0") in report.comparisons and "m0" not in report.comparisons
+    with pytest.raises(InputTypeError, match="collection of names"):
+        report.comparisons["m0"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pair = [ranx.Run(runs[0], name="a"), ranx.Run(runs[1], name="b")]
+        their = ranx.compare(ranx.Qrels(qrels), pair, "map")
+    for metric in ["ndcg@10-l2", "map", "rbp.95", "hits@5", "bpref-l3", "mrr@100"]:
+        assert report.get_metric_label(metric) == their.get_metric_label(metric)
+    assert report.get_metric_label("P_10") == "P_10"  # no ranx label: the name itself
+    for name in ["student", "fisher", "tukey"]:
+        assert report.get_stat_test_label(name) == their.get_stat_test_label(name)
+
+
+def test_compare_names_its_bad_arguments():
+    qrels, runs = _campaign(8, 5)
+    two = [compat.Run(runs[0], name="a"), compat.Run(runs[1], name="b")]
+    with pytest.raises(InvalidInputError, match="stat_test: ranx's tests are"):
+        compat.compare(qrels, two, "map", stat_test="wilcoxon")
+    with pytest.raises(InvalidInputError, match="max_p: "):
+        compat.compare(qrels, two, "map", max_p=1.5)
+    with pytest.raises(InvalidInputError, match="n_permutations: "):
+        compat.compare(qrels, two, "map", n_permutations=0)
+    with pytest.raises(InvalidInputError, match="random_seed: "):
+        compat.compare(qrels, two, "map", random_seed=-1)
+    with pytest.raises(InvalidInputError, match="runs: compare tests pairs"):
+        compat.compare(qrels, two[:1], "map")
+    with pytest.raises(InvalidInputError, match="two runs are named 'a'"):
+        compat.compare(qrels, [two[0], two[0]], "map")
+    with pytest.raises(InvalidInputError, match="metrics: "):
+        compat.compare(qrels, two, 5)
+    with pytest.raises(InputTypeError, match="runs: expected a list"):
+        compat.compare(qrels, two[0], "map")
+    report = compat.compare(qrels, two, "map")
+    report.show_percentages, report.rounding_digits = True, 1
+    with pytest.raises(InvalidInputError, match="rounding_digits: 1 with show_percentages"):
+        str(report)
+
+
+def test_report_over_compare_many_and_its_limits():
+    from ragmeter import compare_many
+    from ragmeter.compat.ranx.data_structures import Report
+
+    values = {
+        name: {"map": {f"q{q}": (q * (i + 3)) % 7 / 7 for q in range(10)}}
+        for i, name in enumerate(["a", "b", "c"])
+    }
+    holm = Report(compare_many(values, test="t", correction="holm", alpha=0.05))
+    comparison = holm.multiple_comparison["b", "a"]["map"]
+    assert holm.comparisons["a", "b"]["map"]["p_value"] == comparison.p_value_adjusted
+    with pytest.raises(InvalidInputError, match="baseline 'a'"):
+        Report(compare_many(values, baseline="a", test="t"))
+    with pytest.raises(InvalidInputError, match="test 'wilcoxon', which ranx"):
+        Report(compare_many(values, test="wilcoxon"))
+    many = {
+        f"s{i}": {"map": {f"q{q}": ((q + 1) * (i + 1)) % 11 / 11 for q in range(5)}}
+        for i in range(27)
+    }
+    wide = Report(compare_many(many, test="t", correction=None))
+    assert len(wide.to_dict()["model_names"]) == 27
+    with pytest.raises(InvalidInputError, match="labels its models a to z"):
+        wide.to_table()
+
+
+def test_report_table_is_tabulate_simple():
+    # ranx prints its table with tabulate: a column of plain numbers is reformatted ("g":
+    # 0.530 -> 0.53) and aligned on the point; a column with a mark is text, as given.
+    tabulate = pytest.importorskip("tabulate").tabulate
+    from ragmeter.compat.ranx.data_structures.report import _simple_table
+
+    headers = ["#", "Model", "MAP@100", "NDCG", "X", "Y"]
+    rows = [
+        ["a", "7", "0.530", "0.500ᵇ", "nan", "True"],
+        ["b", "12", "10.500", "0.250", "1e5", "False"],
+        ["c", "003", "0.000", "1.000ᵃᵇ", "-0.000", "x y"],
+    ]
+    assert _simple_table(headers, rows) == tabulate(rows, headers=headers)
+    for column in range(2, 6):
+        sub = [[row[0], row[column]] for row in rows]
+        assert _simple_table(["#", "M"], sub) == tabulate(sub, headers=["#", "M"])

@@ -12,9 +12,9 @@ provides; they run in a copy of ranx's test data (data_structures/conftest.py).
 fusion/bayesfuse_test.py and fusion/condorcet_test.py import private helpers of
 ``ranx.fusion.bayesfuse`` and ``.condorcet`` (``_estimate_log_odds``, ``get_candidates``,
 ``get_results``) and ``ranx.metrics.get_hit_lists``, which the drop-in's modules of those names
-provide. Two tests cannot pass and are strict xfails (:data:`NEEDS_RANX_INTERNALS`, with why).
-Not ported: data_structures/report_test.py (ranx's ``Report``, which the drop-in does not
-provide: asking for it is an error naming it and ragmeter's ``compare_many``).
+provide. data_structures/report_test.py calls ``compare`` and ranx's ``Report``, which the
+drop-in builds over ragmeter's ``compare_many``. All 40 of ranx's test files are ported; two
+tests cannot pass and are strict xfails (:data:`NEEDS_RANX_INTERNALS`, with why).
 """
 
 import pytest

@@ -32,12 +32,14 @@ from __future__ import annotations
 
 from .._ranx_fusion import fuse, normalize, optimize_fusion
 from . import fusion, metrics, normalization
+from ._compare import compare
 from ._data import Qrels, Run
 from ._evaluate import evaluate
 
 __all__ = [
     "Qrels",
     "Run",
+    "compare",
     "evaluate",
     "fuse",
     "fusion",

@@ -13,7 +13,7 @@ from ...ranking.functions import ranking_metrics
 from ._arrays import as_mapping
 from ._data import Qrels, Run
 
-__all__ = ["evaluate"]
+__all__ = ["evaluate", "metric_names", "per_query_values", "save_in_run"]
 
 
 def evaluate(
@@ -65,11 +65,38 @@ def evaluate(
     >>> {m: float(v) for m, v in evaluate(qrels, run, ["hits@1", "precision"]).items()}
     {'hits@1': 0.5, 'precision': 0.5}
     """
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
+    names = metric_names(metrics)
+    order, per_query = per_query_values(qrels, run, names, threads, make_comparable)
+    if isinstance(run, Run) and save_results_in_run:
+        save_in_run(run, order, per_query, return_std)
+    result: dict[str, Any] = dict(per_query)
+    if return_mean:
+        for m, scores in per_query.items():
+            mean = np.mean(scores)
+            result[m] = {"mean": mean, "std": np.std(scores)} if return_std else mean
+    return result[names[0]] if len(names) == 1 else result
+
+
+def metric_names(metrics: Any) -> list[str]:
+    """ranx's ``metrics``, one name or several, as a list (ranx's ``format_metrics``)."""
+    names = [metrics] if isinstance(metrics, str) else metrics
+    if isinstance(names, bytes | Mapping) or not isinstance(names, Iterable):
+        names = None
+    else:
+        names = list(names)
     if not names or not all(isinstance(m, str) for m in names):
         raise InvalidInputError(
             f"metrics: one or more ranx metric names such as 'ndcg@10', got {metrics!r}"
         )
+    return names
+
+
+def per_query_values(
+    qrels: Any, run: Any, names: list[str], threads: int, make_comparable: bool
+) -> tuple[list[Any], dict[str, np.ndarray]]:
+    """The queries in ranx's order (sorted ids) and each metric's values on them (``names``
+    from :func:`metric_names`), an undefined value 0, as :func:`evaluate` computes them (its
+    rules and errors)."""
     judged = as_mapping(qrels, "qrels")
     ranked = as_mapping(run, "run")
     if make_comparable:
@@ -94,16 +121,16 @@ def evaluate(
         zero_division=0.0,
         n_threads=threads or None,
     )
-    per_query = {m: np.array([float(values[computed[m]][q]) for q in order]) for m in names}
-    if isinstance(run, Run) and save_results_in_run:
-        for m, scores in per_query.items():
-            run.mean_scores[m] = float(np.mean(scores))
-            if return_std:
-                run.std_scores[m] = float(np.std(scores))
-            run.scores[m] = dict(zip(order, scores.tolist(), strict=True))
-    result: dict[str, Any] = dict(per_query)
-    if return_mean:
-        for m, scores in per_query.items():
-            mean = np.mean(scores)
-            result[m] = {"mean": mean, "std": np.std(scores)} if return_std else mean
-    return result[names[0]] if len(names) == 1 else result
+    return order, {m: np.array([float(values[computed[m]][q]) for q in order]) for m in names}
+
+
+def save_in_run(
+    run: Run, order: list[Any], per_query: dict[str, np.ndarray], return_std: bool
+) -> None:
+    """Keep each metric's values in ``run`` as ranx does: ``scores`` per query,
+    ``mean_scores`` and, with ``return_std``, ``std_scores``."""
+    for m, scores in per_query.items():
+        run.mean_scores[m] = float(np.mean(scores))
+        if return_std:
+            run.std_scores[m] = float(np.std(scores))
+        run.scores[m] = dict(zip(order, scores.tolist(), strict=True))
