@@ -79,11 +79,10 @@ def evaluate(
 
 def metric_names(metrics: Any) -> list[str]:
     """ranx's ``metrics``, one name or several, as a list (ranx's ``format_metrics``)."""
-    names = [metrics] if isinstance(metrics, str) else metrics
-    if isinstance(names, bytes | Mapping) or not isinstance(names, Iterable):
-        names = None
-    else:
-        names = list(names)
+    if isinstance(metrics, str):
+        return [metrics]
+    iterable = isinstance(metrics, Iterable) and not isinstance(metrics, bytes | Mapping)
+    names = list(metrics) if iterable else []
     if not names or not all(isinstance(m, str) for m in names):
         raise InvalidInputError(
             f"metrics: one or more ranx metric names such as 'ndcg@10', got {metrics!r}"
