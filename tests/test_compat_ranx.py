@@ -482,13 +482,26 @@ def test_compare_report_as_ranx(seed, n_queries, shift, stat_test, max_p):
 
 
 def test_compare_fisher_is_the_sign_flip_test():
-    # ranx's "fisher" draws n_permutations sign vectors with numba's generator and takes
-    # count / n; ragmeter draws its own and takes (count + 1) / (n + 1): the p-values agree to
-    # sampling error, the rest exactly.
+    # ranx's "fisher" draws n_permutations sign vectors with numba's generator in parallel
+    # threads, which np.random.seed does not all seed: its p-values depend on what ran before
+    # in the process (one pair: 0.11 alone, 0.0625 after this file's other tests). So the
+    # scores and wins, ties and losses are compared with ranx's, and the p-values with
+    # scipy's permutation test of the same differences, to sampling error.
     qrels, runs = _campaign(5, 60, shift=0.15)
     names = ["a", "b", "c"]
     ours, theirs = _both_reports(qrels, runs, names, stat_test="fisher", n_permutations=4000)
-    _same_dicts(ours.to_dict(), theirs.to_dict(), 0.05)
+    _same_dicts(ours.to_dict(), theirs.to_dict(), 1.0)
+    scipy_stats = pytest.importorskip("scipy.stats")
+    values = ours.multiple_comparison.values
+    for a, b in itertools.combinations(range(3), 2):
+        for m, metric in enumerate(REPORT_METRICS):
+            differences = values[a, m] - values[b, m]
+            reference = scipy_stats.permutation_test(
+                (differences,), np.mean, permutation_type="samples", n_resamples=20000,
+                random_state=0,
+            ).pvalue  # fmt: skip
+            p = ours.comparisons[names[a], names[b]][metric]["p_value"]
+            assert abs(p - reference) < 0.03, (names[a], names[b], metric)
     assert ours.multiple_comparison.test == "sign-flip"
     assert ours.multiple_comparison.n_resamples == 4000
     assert "Fisher's randomization test" in ours.to_latex()
