@@ -2,7 +2,8 @@
 
 * :mod:`ragmeter.compat.pytrec_eval`: pytrec_eval's ``RelevanceEvaluator``,
   ``compute_aggregated_measure``, ``supported_measures``, ``parse_qrel`` and ``parse_run``;
-* :mod:`ragmeter.compat.ranx`: ranx's ``Qrels``, ``Run`` and ``evaluate``;
+* :mod:`ragmeter.compat.ranx`: ranx's ``Qrels``, ``Run``, ``evaluate``, ``compare`` (and its
+  ``Report``), fusion and normalisation;
 * :mod:`ragmeter.compat.ir_measures`: ir_measures' measure objects, ``calc_aggregate``,
   ``iter_calc``, ``parse_measure`` and ``parse_trec_measure``.
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import Qrels
+from .._data import Qrels
 from .._kinds import file_kind
 
 __all__ = ["Qrels", "get_file_kind"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import Run
+from .._data import Run
 from .._kinds import file_kind
 
 __all__ = ["Run", "get_file_kind"]

@@ -1,6 +1,7 @@
 """``ranx.metrics``: ranx's metric functions over its array form (``metric(qrels, run, k,
 rel_lvl)``, per-query values in sorted query order, an undefined value 0), computed by
-ragmeter's core; ``ranx.metrics.<name>`` submodules as ranx has them."""
+ragmeter's core; ``ranx.metrics.<name>`` submodules as ranx has them, and ranx's
+``get_hit_lists`` (which ranks hold a relevant document)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from .average_precision import average_precision
 from .bpref import bpref
 from .dcg import dcg, dcg_burges
 from .f1 import f1
+from .get_hit_lists import get_hit_lists
 from .hit_rate import hit_rate
 from .hits import hits
 from .ndcg import ndcg, ndcg_burges
@@ -23,6 +25,7 @@ __all__ = [
     "dcg",
     "dcg_burges",
     "f1",
+    "get_hit_lists",
     "hit_rate",
     "hits",
     "ndcg",

@@ -1,14 +1,8 @@
-"""``ranx.fusion``: ranx's fusion of runs, on ragmeter's fusion kernel.
-
-``fuse`` and ``optimize_fusion`` are ranx's (they normalise first, ``norm="min-max"`` by
-default). The per-method functions (``comb_sum(runs)``, ``wsum(runs, weights)``,
-``rrf(runs, k=60)``, ``probfuse(runs, probs)``...) are ranx's too: like ranx's, they fuse the
-runs' scores as given (no normalisation), name the fused run after the method, and the
-``*_train(qrels, runs)`` functions return what ranx's return (one NumPy array of probabilities
-per run; ``mapfuse_train`` one float per run). Each is a row of :data:`_METHODS` over
+"""The per-method functions of ``ranx.fusion`` (``comb_sum(runs)``, ``wsum(runs, weights)``,
+``probfuse_train(qrels, runs, n_segments)``...): each a row of :data:`_METHODS` over
 :func:`ragmeter.fusion.fuse` / :func:`ragmeter.fusion.train_fusion`, the methods' one
-declaration. Differences from ranx: ties are broken by doc id descending (trec_eval), and a
-query mismatch is an :class:`~ragmeter.InvalidInputError` naming the queries."""
+declaration. ``bayesfuse`` and ``condorcet`` are made here too, in their own modules (ranx's
+``ranx.fusion.bayesfuse`` and ``.condorcet``, which also hold helpers ranx's tests import)."""
 
 from __future__ import annotations
 
@@ -17,14 +11,11 @@ from typing import Any
 
 import numpy as np
 
-from ...exceptions import InvalidInputError
-from ...fusion import fuse as _fuse
-from ...fusion import train_fusion as _train
-from .._ranx_fusion import _as_dict, _like, fuse, optimize_fusion
+from ....fusion import fuse as _fuse
+from ....fusion import train_fusion as _train
+from ..._ranx_fusion import _as_dict, _like
 
 __all__ = [
-    "bayesfuse",
-    "bayesfuse_train",
     "bordafuse",
     "comb_anz",
     "comb_gmnz",
@@ -33,16 +24,13 @@ __all__ = [
     "comb_min",
     "comb_mnz",
     "comb_sum",
-    "condorcet",
-    "fuse",
-    "fusion_switch",
     "isr",
     "log_isr",
     "logn_isr",
     "mapfuse",
     "mapfuse_train",
+    "method_function",
     "mixed",
-    "optimize_fusion",
     "posfuse",
     "posfuse_train",
     "probfuse",
@@ -53,6 +41,7 @@ __all__ = [
     "segfuse_train",
     "slidefuse",
     "slidefuse_train",
+    "trained",
     "weighted_bordafuse",
     "weighted_condorcet",
     "wmnz",
@@ -101,7 +90,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _method_function(ranx_name: str) -> Callable[..., Any]:
+def method_function(ranx_name: str) -> Callable[..., Any]:
     method, parameters, default_name = _METHODS[ranx_name]
     names = [p for p, _ in parameters]
 
@@ -137,34 +126,32 @@ def _method_function(ranx_name: str) -> Callable[..., Any]:
     return fuse_by_method
 
 
-comb_sum = _method_function("comb_sum")
-comb_mnz = _method_function("comb_mnz")
-comb_max = _method_function("comb_max")
-comb_min = _method_function("comb_min")
-comb_med = _method_function("comb_med")
-comb_anz = _method_function("comb_anz")
-comb_gmnz = _method_function("comb_gmnz")
-wsum = _method_function("wsum")
-wmnz = _method_function("wmnz")
-mixed = _method_function("mixed")
-rrf = _method_function("rrf")
-isr = _method_function("isr")
-log_isr = _method_function("log_isr")
-logn_isr = _method_function("logn_isr")
-bordafuse = _method_function("bordafuse")
-weighted_bordafuse = _method_function("weighted_bordafuse")
-condorcet = _method_function("condorcet")
-weighted_condorcet = _method_function("weighted_condorcet")
-rbc = _method_function("rbc")
-posfuse = _method_function("posfuse")
-probfuse = _method_function("probfuse")
-segfuse = _method_function("segfuse")
-slidefuse = _method_function("slidefuse")
-mapfuse = _method_function("mapfuse")
-bayesfuse = _method_function("bayesfuse")
+comb_sum = method_function("comb_sum")
+comb_mnz = method_function("comb_mnz")
+comb_max = method_function("comb_max")
+comb_min = method_function("comb_min")
+comb_med = method_function("comb_med")
+comb_anz = method_function("comb_anz")
+comb_gmnz = method_function("comb_gmnz")
+wsum = method_function("wsum")
+wmnz = method_function("wmnz")
+mixed = method_function("mixed")
+rrf = method_function("rrf")
+isr = method_function("isr")
+log_isr = method_function("log_isr")
+logn_isr = method_function("logn_isr")
+bordafuse = method_function("bordafuse")
+weighted_bordafuse = method_function("weighted_bordafuse")
+weighted_condorcet = method_function("weighted_condorcet")
+rbc = method_function("rbc")
+posfuse = method_function("posfuse")
+probfuse = method_function("probfuse")
+segfuse = method_function("segfuse")
+slidefuse = method_function("slidefuse")
+mapfuse = method_function("mapfuse")
 
 
-def _trained(qrels: Any, runs: Sequence[Any], method: str, n_segments: int | None) -> Any:
+def trained(qrels: Any, runs: Sequence[Any], method: str, n_segments: int | None) -> Any:
     return _train(
         _as_dict(qrels), [_as_dict(r) for r in runs], method, norm=None, n_segments=n_segments
     )
@@ -173,73 +160,28 @@ def _trained(qrels: Any, runs: Sequence[Any], method: str, n_segments: int | Non
 def probfuse_train(qrels: Any, runs: Sequence[Any], n_segments: int) -> list[np.ndarray]:
     """ranx's ``probfuse_train(qrels, runs, n_segments)``: per run, the probability that a
     document of each of ``n_segments`` segments is relevant (Lillis et al., SIGIR 2006)."""
-    return [np.asarray(p, dtype=float) for p in _trained(qrels, runs, "probfuse", n_segments)]
+    return [np.asarray(p, dtype=float) for p in trained(qrels, runs, "probfuse", n_segments)]
 
 
 def posfuse_train(qrels: Any, runs: Sequence[Any]) -> list[np.ndarray]:
     """ranx's ``posfuse_train(qrels, runs)``: per run, the probability of relevance at each
     rank (Lillis et al., 2008)."""
-    return [np.asarray(p, dtype=float) for p in _trained(qrels, runs, "posfuse", None)]
+    return [np.asarray(p, dtype=float) for p in trained(qrels, runs, "posfuse", None)]
 
 
 def segfuse_train(qrels: Any, runs: Sequence[Any]) -> list[np.ndarray]:
     """ranx's ``segfuse_train(qrels, runs)``: per run, the probability of relevance of each
     of SegFuse's growing segments (Shokouhi, ECIR 2007)."""
-    return [np.asarray(p, dtype=float) for p in _trained(qrels, runs, "segfuse", None)]
+    return [np.asarray(p, dtype=float) for p in trained(qrels, runs, "segfuse", None)]
 
 
 def slidefuse_train(qrels: Any, runs: Sequence[Any]) -> list[np.ndarray]:
     """ranx's ``slidefuse_train(qrels, runs)``: per run, the probability of relevance at each
     rank, which SlideFuse averages over a window (Lillis et al., 2008)."""
-    return [np.asarray(p, dtype=float) for p in _trained(qrels, runs, "slidefuse", None)]
+    return [np.asarray(p, dtype=float) for p in trained(qrels, runs, "slidefuse", None)]
 
 
 def mapfuse_train(qrels: Any, runs: Sequence[Any]) -> list[float]:
     """ranx's ``mapfuse_train(qrels, runs)``: each run's MAP on ``qrels`` (Lillis et al.,
     2010)."""
-    return [float(v) for v in _trained(qrels, runs, "mapfuse", None)]
-
-
-def bayesfuse_train(qrels: Any, runs: Sequence[Any]) -> np.ndarray:
-    """ranx's ``bayesfuse_train(qrels, runs)``: per run and rank, the log-odds of relevance
-    (Aslam and Montague, SIGIR 2001)."""
-    return np.asarray(_trained(qrels, runs, "bayesfuse", None), dtype=float)
-
-
-def fusion_switch(method: str) -> Callable[..., Any]:
-    """ranx's ``fusion_switch(method)``: the per-method function of a ranx method name
-    (``"sum"``, ``"wsum"``, ``"rrf"``, ...)."""
-    by_ranx_method = {
-        "anz": comb_anz,
-        "bayesfuse": bayesfuse,
-        "bordafuse": bordafuse,
-        "condorcet": condorcet,
-        "gmnz": comb_gmnz,
-        "isr": isr,
-        "log_isr": log_isr,
-        "logn_isr": logn_isr,
-        "mapfuse": mapfuse,
-        "max": comb_max,
-        "med": comb_med,
-        "min": comb_min,
-        "mixed": mixed,
-        "mnz": comb_mnz,
-        "posfuse": posfuse,
-        "probfuse": probfuse,
-        "rbc": rbc,
-        "rrf": rrf,
-        "segfuse": segfuse,
-        "slidefuse": slidefuse,
-        "sum": comb_sum,
-        "w_bordafuse": weighted_bordafuse,
-        "w_condorcet": weighted_condorcet,
-        "wmnz": wmnz,
-        "wsum": wsum,
-    }
-    try:
-        return by_ranx_method[method]
-    except KeyError:
-        raise InvalidInputError(
-            f"method: {method!r} is not a ranx fusion method; use one of "
-            f"{', '.join(sorted(by_ranx_method))}"
-        ) from None
+    return [float(v) for v in trained(qrels, runs, "mapfuse", None)]
