@@ -22,6 +22,7 @@ from .engine.settings import MaxTokens, OnError, ProgressOption, RunOptions, Run
 from .engine.tasks import run_sync
 from .metrics.preference import DEFAULT_CRITERIA, PairwisePreferenceMetric
 from .panel import Panel
+from .registry import resolve_metrics
 from .results import JudgeResults
 from .sample import Sample
 from .score import Score
@@ -87,7 +88,7 @@ async def aevaluate(
         repeats=repeats,
         flaky_threshold=flaky_threshold,
     )
-    return await run_evaluation(samples, metrics, options)
+    return await run_evaluation(samples, resolve_metrics(metrics), options)
 
 
 @overload
@@ -249,8 +250,9 @@ def evaluate(
     if not isinstance(dry_run, bool):
         raise InvalidInputError(f"dry_run must be True or False, got {dry_run!r}")
     if dry_run:
-        return estimate_run(samples, metrics, options)
-    return run_sync(lambda: run_evaluation(samples, metrics, options, close_clients_after=True))
+        return estimate_run(samples, resolve_metrics(metrics), options)
+    metric_list = resolve_metrics(metrics)
+    return run_sync(lambda: run_evaluation(samples, metric_list, options, close_clients_after=True))
 
 
 def judge_json(

@@ -22,10 +22,9 @@ import re
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from . import offline_rules as rules
-from .clients.protocol import JudgeRequest
 from .injection import _BLOCK, DATA_NOTICE, fence
 from .offline_rules import OfflineRule
 
@@ -45,6 +44,7 @@ __all__ = [
     "PAIRWISE_PREFERENCE_PROMPT",
     "REFERENCE_COVERAGE_PROMPT",
     "PromptTemplate",
+    "PromptedRequest",
     "format_items",
     "labelled_items_schema",
     "offline_rule_for",
@@ -552,7 +552,26 @@ BUILTIN_PROMPTS: tuple[PromptTemplate, ...] = (
 )
 
 
-def request_schema(request: JudgeRequest) -> Mapping[str, Any] | None:
+class PromptedRequest(Protocol):
+    """What :func:`request_schema` and :func:`request_task` read of a request (a
+    :class:`~ragmeter.judges.JudgeRequest` is one; the prompts sit below the clients)."""
+
+    @property
+    def response_schema(self) -> Mapping[str, Any] | None:
+        """The JSON Schema the answer must satisfy (``None`` for free text)."""
+        ...
+
+    @property
+    def task(self) -> str:
+        """The name of the prompt."""
+        ...
+
+    def first_user_message(self) -> str:
+        """The task prompt."""
+        ...
+
+
+def request_schema(request: PromptedRequest) -> Mapping[str, Any] | None:
     """The answer schema of a request: its ``response_schema`` or the one written in the prompt."""
     if request.response_schema is not None:
         return request.response_schema
@@ -567,7 +586,7 @@ def request_schema(request: JudgeRequest) -> Mapping[str, Any] | None:
     return None
 
 
-def request_task(request: JudgeRequest) -> str:
+def request_task(request: PromptedRequest) -> str:
     schema = request_schema(request)
     title = schema.get("title") if schema else None
     return str(title or request.task)

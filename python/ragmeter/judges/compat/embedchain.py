@@ -49,7 +49,6 @@ from ..clients.environment import (
 from ..clients.resolve import resolve_embedder, resolve_judge
 from ..clients.secrets import Secret, checked_secret
 from ..engine.cache import JudgeCache
-from ..engine.resolve import resolve_metrics
 from ..engine.settings import MaxTokens
 from ..engine.tasks import gather_all, run_sync
 from ..evaluation import evaluate
@@ -61,6 +60,7 @@ from ..prompts import CLAIMS_PROMPT as _CLAIMS
 from ..prompts import CONTEXT_RELEVANCY_PROMPT as _CONTEXT_RELEVANCY
 from ..prompts import GROUNDEDNESS_PROMPT as _GROUNDEDNESS
 from ..prompts import format_items
+from ..registry import resolve_metrics
 from ..results import JudgeResults
 from ..sample import Sample
 from ..text import joined_contexts, resolve_splitter
