@@ -226,6 +226,24 @@ def test_the_role_rewriting_resolves_names_in_the_docstrings_scope():
     assert '<autoref identifier="ValueError" optional><code>ValueError</code>' in text
 
 
+def test_an_entry_of_several_parameters_becomes_one_entry_per_parameter():
+    # griffe would give every name of a shared numpy entry the first name's type.
+    sys.path.insert(0, str(ROOT / "docs" / "_gen"))
+    try:
+        from griffe_doctests import rendered_docstring
+    finally:
+        sys.path.pop(0)
+    numpy = "Do.\n\nParameters\n----------\na, b\n    The two.\n\n    More.\nc\n    The c.\n"
+    assert rendered_docstring(numpy) == (
+        "Do.\n\nParameters\n----------\na\n    The two.\n\n    More.\nb\n    The two.\n\n"
+        "    More.\nc\n    The c.\n"
+    )
+    returns = "Do.\n\nReturns\n-------\ndict[str, int]\n    x.\n\nRaises\n------\nA, B\n    y.\n"
+    assert rendered_docstring(returns) == returns
+    google = "Do.\n\nArgs:\n    a, b: The two.\n"
+    assert rendered_docstring(google) == "Do.\n\nArgs:\n    a: The two.\n    b: The two.\n"
+
+
 # -- in a real browser (tests/browser.py) ---------------------------------------------------------
 
 

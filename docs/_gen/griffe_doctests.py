@@ -1,10 +1,12 @@
 """A griffe extension: docstring examples render as code on the API pages.
 
-The docstrings are written for ``doctest`` (they run in the test suite). Two forms would
+The docstrings are written for ``doctest`` (they run in the test suite). Three forms would
 otherwise render as Markdown text, where ``['P_5', 'P_10']`` reads as a link reference:
 
 - a Google-style ``Example:`` section, which griffe reads as an admonition, not as the
   ``Examples:`` section it renders as code: it is renamed ``Examples:``;
+- a numpy-style ``Examples`` section in a docstring with no other numpy-style section, which
+  griffe's style detection reads as Google style: such a docstring is parsed as numpy style;
 - ``>>>`` blocks in a docstring without an examples section: each block (up to the next blank
   line) is put in a ``pycon`` fence.
 
@@ -14,9 +16,10 @@ become cross-references: the name is resolved in the docstring's own scope (as S
 linked where the site documents it, else shown as code (an optional reference, so that a name the
 site does not document, ``ValueError`` say, is not a broken link).
 
-It also splits the Google-style entries that document several parameters at once
-(``a, b: The two raters' ratings.``, possibly with the names wrapped over two lines), which
-griffe reads as one parameter named ``a, b``, into one entry per parameter.
+It also splits the entries that document several parameters at once into one entry per
+parameter: Google-style ones (``a, b: The two raters' ratings.``, possibly with the names
+wrapped over two lines), which griffe reads as one parameter named ``a, b``, and numpy-style
+ones (``a, b`` over an indented description), to which griffe gives the first name's type.
 
 Only the rendered text changes; the docstrings in the code stay as they are.
 """
@@ -56,11 +59,50 @@ _WRAPPED_NAMES = re.compile(rf"^(\s+)({_NAMES}),\n\s+((?:[A-Za-z_]\w*, )*[A-Za-z
 _SHARED_ENTRY = re.compile(rf"^(\s+)({_NAMES}):(.*)$", re.M)
 
 
+_NUMPY_ENTRY_SECTIONS = ("Parameters", "Other Parameters", "Attributes")
+_NUMPY_SHARED_ENTRY = re.compile(r"^(\*{0,2}[A-Za-z_]\w*(?:, \*{0,2}[A-Za-z_]\w*)+)( : .*)?$")
+
+
+def _split_numpy_shared_entries(text: str) -> str:
+    lines = text.split("\n")
+    out: list[str] = []
+    in_entries = False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        underlined = i + 1 < len(lines) and re.fullmatch(r"-{3,}", lines[i + 1].strip())
+        if stripped and underlined:
+            in_entries = stripped in _NUMPY_ENTRY_SECTIONS
+            out += [line, lines[i + 1]]
+            i += 2
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        match = _NUMPY_SHARED_ENTRY.match(stripped) if in_entries else None
+        if match is None:
+            out.append(line)
+            i += 1
+            continue
+        # The description: the lines below, indented deeper (blank lines within it included).
+        end = i + 1
+        while end < len(lines) and (
+            not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > len(indent)
+        ):
+            end += 1
+        while end > i + 1 and not lines[end - 1].strip():
+            end -= 1
+        for name in match[1].split(", "):
+            out += [f"{indent}{name}{match[2] or ''}", *lines[i + 1 : end]]
+        i = end
+    return "\n".join(out)
+
+
 def _split_shared_entries(text: str) -> str:
     text = _WRAPPED_NAMES.sub(lambda m: f"{m[1]}{m[2]}, {m[3]}:", text)
-    return _SHARED_ENTRY.sub(
+    text = _SHARED_ENTRY.sub(
         lambda m: "\n".join(f"{m[1]}{name}:{m[3]}" for name in m[2].split(", ")), text
     )
+    return _split_numpy_shared_entries(text)
 
 
 _ROLE = re.compile(r":(?:py:)?(?:func|class|meth|mod|data|attr|exc|obj|const):`(~?)([^`<>]+)`")
@@ -103,9 +145,31 @@ def rendered_docstring(text: str, obj: griffe.Object | None = None) -> str:
     return _fence_doctests(text)
 
 
+_NUMPY_SECTION = re.compile(
+    r"^[ \t]*(?:Parameters|Other Parameters|Returns|Yields|Receives|Raises|Warns|Warnings|"
+    r"Attributes|Methods|Examples|Notes|See Also|References)\n[ \t]*-{3,}[ \t]*$",
+    re.MULTILINE,
+)
+
+
+def _parse_as_numpy(docstring: griffe.Docstring) -> None:
+    """Parse a docstring with a numpy-style section as numpy style.
+
+    griffe's style detection does not count an ``Examples`` section: a docstring whose only
+    section is one would be read as Google style, its examples as text.
+    """
+    options = docstring.parser_options or {}
+    numpy_options = (options.get("per_style_options") or {}).get("numpy") or {}
+    docstring.parser = griffe.Parser.numpy
+    docstring.parser_options = dict(numpy_options)
+
+
 class DoctestFences(griffe.Extension):
-    """Rewrites every loaded docstring with :func:`rendered_docstring`."""
+    """Rewrites every loaded docstring with :func:`rendered_docstring`, and has one with a
+    numpy-style section parsed as numpy style."""
 
     def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:
         if obj.docstring is not None:
             obj.docstring.value = rendered_docstring(obj.docstring.value, obj)
+            if _NUMPY_SECTION.search(obj.docstring.value):
+                _parse_as_numpy(obj.docstring)

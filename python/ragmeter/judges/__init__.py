@@ -18,7 +18,11 @@ Layout: the metric author's API is :mod:`~ragmeter.judges.metrics.base` (``Metri
 :mod:`~ragmeter.judges.context` (``JudgeContext``), :mod:`~ragmeter.judges.score` and
 :mod:`~ragmeter.judges.sample`; the built-in metrics are in ``metrics/``, the run engine (run
 settings, runtime, cache, dry runs) in ``engine/``, judges and embedders in ``clients/``, test
-doubles and the loopback server in ``testing/``, other libraries' APIs in ``compat/``.
+doubles and the loopback server in ``testing/``, other libraries' APIs in ``compat/``. They are
+layered: ``metrics`` -> ``engine`` -> ``clients``, with ``testing`` beside the engine (it uses
+only the clients), all on the top-level modules (samples, scores, prompts, parsing, results);
+the engine runs the metric objects it is given and never imports ``metrics/``
+(:mod:`~ragmeter.judges.registry` turns metric names into objects, above both).
 """
 
 from __future__ import annotations

@@ -114,9 +114,10 @@ class Price:
     ``evaluate(prices={model: Price(...)})`` also takes a pair ``(input, output)`` or one
     number (input only).
 
-    Example:
-        >>> cost_of(2000, 500, Price(input_per_1k=0.01, output_per_1k=0.03))  # 0.02 + 0.015
-        0.035
+    Examples
+    --------
+    >>> cost_of(2000, 500, Price(input_per_1k=0.01, output_per_1k=0.03))  # 0.02 + 0.015
+    0.035
     """
 
     input_per_1k: float

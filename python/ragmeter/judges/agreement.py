@@ -96,16 +96,21 @@ def percent_agreement(ratings: Sequence[Sequence[Hashable | None]]) -> float:
 
     With two raters this is the fraction of units on which they give the same rating.
 
-    Args:
-        ratings: One row per unit, one column per rater; ``None`` for a missing rating.
+    Parameters
+    ----------
+    ratings
+        One row per unit, one column per rater; ``None`` for a missing rating.
 
-    Returns:
+    Returns
+    -------
+    float
         The agreement in [0, 1]; ``nan`` with an :class:`~ragmeter.UndefinedMetricWarning`
         when no unit has two ratings.
 
-    Example:
-        >>> round(percent_agreement([[1, 1], [1, 0], [0, 0]]), 4)  # 2 of 3 units agree
-        0.6667
+    Examples
+    --------
+    >>> round(percent_agreement([[1, 1], [1, 0], [0, 0]]), 4)  # 2 of 3 units agree
+    0.6667
     """
     return _public(_percent_agreement(_rows(ratings)), "percent agreement")
 
@@ -167,22 +172,31 @@ def cohen_kappa(
     Undefined when ``sum(w * E)`` is zero.
     Cohen (1960), *Educ. Psychol. Meas.* 20(1); Cohen (1968) for the weighted form.
 
-    Args:
-        a, b: The two raters' ratings, unit by unit (``None`` leaves the unit out).
-        weights: ``None``, ``"linear"`` or ``"quadratic"``.
-        labels: The categories in order (needed for weights on non-sortable labels).
+    Parameters
+    ----------
+    a, b
+        The two raters' ratings, unit by unit (``None`` leaves the unit out).
+    weights
+        ``None``, ``"linear"`` or ``"quadratic"``.
+    labels
+        The categories in order (needed for weights on non-sortable labels).
 
-    Returns:
+    Returns
+    -------
+    float
         Kappa; ``nan`` with an :class:`~ragmeter.UndefinedMetricWarning` when undefined.
 
-    Raises:
-        InvalidInputError: lists of different lengths, unknown weights, a rating not in
-            ``labels``.
+    Raises
+    ------
+    InvalidInputError
+        lists of different lengths, unknown weights, a rating not in
+        ``labels``.
 
-    Example:
-        >>> # observed agreement 3/4, chance agreement 0.5 x 0.25 + 0.5 x 0.75 = 1/2
-        >>> cohen_kappa(["y", "y", "n", "n"], ["y", "n", "n", "n"])
-        0.5
+    Examples
+    --------
+    >>> # observed agreement 3/4, chance agreement 0.5 x 0.25 + 0.5 x 0.75 = 1/2
+    >>> cohen_kappa(["y", "y", "n", "n"], ["y", "n", "n", "n"])
+    0.5
     """
     return _public(
         _cohen_kappa(_ratings(a, "a"), _ratings(b, "b"), weights, labels), "Cohen's kappa"
@@ -250,13 +264,16 @@ def spearman_rho(a: Sequence[float | None], b: Sequence[float | None]) -> float:
     """Spearman's rank correlation: Pearson's correlation of the average ranks (ties share
     the mean rank) over the units both raters rated. Spearman (1904).
 
-    Returns:
+    Returns
+    -------
+    float
         rho in [-1, 1]; ``nan`` with an :class:`~ragmeter.UndefinedMetricWarning` when a rater
         is constant or fewer than two units are rated by both.
 
-    Example:
-        >>> spearman_rho([1, 2, 3, 4], [1, 3, 2, 4])
-        0.8
+    Examples
+    --------
+    >>> spearman_rho([1, 2, 3, 4], [1, 3, 2, 4])
+    0.8
     """
     return _public(_spearman(*_pairs(_ratings(a, "a"), _ratings(b, "b"), "spearman_rho")), "rho")
 
@@ -266,13 +283,16 @@ def kendall_tau(a: Sequence[float | None], b: Sequence[float | None]) -> float:
     ``scipy.stats.kendalltau``: ``n1``, ``n2`` are the pairs tied on each rater. Kendall (1945),
     *Biometrika* 33(3).
 
-    Returns:
+    Returns
+    -------
+    float
         tau in [-1, 1]; ``nan`` with an :class:`~ragmeter.UndefinedMetricWarning` when a rater
         is constant or fewer than two units are rated by both.
 
-    Example:
-        >>> round(kendall_tau([1, 2, 3, 4], [1, 3, 2, 4]), 4)  # 5 concordant, 1 discordant pair
-        0.6667
+    Examples
+    --------
+    >>> round(kendall_tau([1, 2, 3, 4], [1, 3, 2, 4]), 4)  # 5 concordant, 1 discordant pair
+    0.6667
     """
     return _public(_kendall(*_pairs(_ratings(a, "a"), _ratings(b, "b"), "kendall_tau")), "tau")
 
@@ -301,12 +321,15 @@ def confusion_table(
     Units either rater left out (``None``) are not counted. ``labels`` default to every value
     seen, numbers in value order.
 
-    Returns:
+    Returns
+    -------
+    dict[str, Any]
         ``{"labels": [...], "counts": [[...], ...], "n": units counted}`` (rows: ``a``).
 
-    Example:
-        >>> confusion_table([1, 1, 0, None], [1, 0, 0, 1])
-        {'labels': [0, 1], 'counts': [[1, 0], [1, 1]], 'n': 3}
+    Examples
+    --------
+    >>> confusion_table([1, 1, 0, None], [1, 0, 0, 1])
+    {'labels': [0, 1], 'counts': [[1, 0], [1, 1]], 'n': 3}
     """
     a_list, b_list = _ratings(a, "a"), _ratings(b, "b")
     if len(a_list) != len(b_list):
@@ -373,19 +396,26 @@ def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float:
     with ``p_j`` the overall share of ratings in category ``j``. Every unit needs a rating from
     every rater. Undefined when ``Pe = 1``. Fleiss (1971), *Psychol. Bull.* 76(5).
 
-    Args:
-        ratings: One row per unit, one column per rater, no missing rating.
+    Parameters
+    ----------
+    ratings
+        One row per unit, one column per rater, no missing rating.
 
-    Returns:
+    Returns
+    -------
+    float
         Kappa; ``nan`` with an :class:`~ragmeter.UndefinedMetricWarning` when undefined.
 
-    Raises:
-        InvalidInputError: a missing rating, or units with different numbers of raters.
+    Raises
+    ------
+    InvalidInputError
+        a missing rating, or units with different numbers of raters.
 
-    Example:
-        >>> # P = (1 + 1/3 + 1) / 3 = 7/9, Pe = (5/9)**2 + (4/9)**2 = 41/81: kappa = 22/40
-        >>> round(fleiss_kappa([["a", "a", "a"], ["a", "a", "b"], ["b", "b", "b"]]), 4)
-        0.55
+    Examples
+    --------
+    >>> # P = (1 + 1/3 + 1) / 3 = 7/9, Pe = (5/9)**2 + (4/9)**2 = 41/81: kappa = 22/40
+    >>> round(fleiss_kappa([["a", "a", "a"], ["a", "a", "b"], ["b", "b", "b"]]), 4)
+    0.55
     """
     return _public(_fleiss_kappa(_rows(ratings)), "Fleiss' kappa")
 
@@ -467,20 +497,28 @@ def krippendorff_alpha(ratings: Sequence[Sequence[Any]], *, level: Level = "nomi
     ``((c - k) / (c + k))**2``. Undefined when all pairable ratings are equal.
     Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability".
 
-    Args:
-        ratings: One row per unit, one column per rater; ``None`` for a missing rating.
-        level: ``"nominal"``, ``"ordinal"``, ``"interval"`` or ``"ratio"``.
+    Parameters
+    ----------
+    ratings
+        One row per unit, one column per rater; ``None`` for a missing rating.
+    level
+        ``"nominal"``, ``"ordinal"``, ``"interval"`` or ``"ratio"``.
 
-    Returns:
+    Returns
+    -------
+    float
         Alpha; ``nan`` with an :class:`~ragmeter.UndefinedMetricWarning` when undefined.
 
-    Raises:
-        InvalidInputError: an unknown level, or non-numbers at the interval or ratio level.
+    Raises
+    ------
+    InvalidInputError
+        an unknown level, or non-numbers at the interval or ratio level.
 
-    Example:
-        >>> # o_11 = o_00 = 2, o_10 = o_01 = 1, n = 6: alpha = 1 - 5 x 2 / (3 x 3 x 2) = 4/9
-        >>> round(krippendorff_alpha([[1, 1], [1, 0], [0, 0]]), 4)
-        0.4444
+    Examples
+    --------
+    >>> # o_11 = o_00 = 2, o_10 = o_01 = 1, n = 6: alpha = 1 - 5 x 2 / (3 x 3 x 2) = 4/9
+    >>> round(krippendorff_alpha([[1, 1], [1, 0], [0, 0]]), 4)
+    0.4444
     """
     return _public(_krippendorff_alpha(_rows(ratings), level), "Krippendorff's alpha")
 
@@ -581,20 +619,25 @@ def agreement_report(
     ``{"ci": {statistic: [low, high] or None}, "ci_undefined": {statistic: reason}}``.
     Categories (and kappa's weights) are those of the full data in every resample.
 
-    Returns:
+    Returns
+    -------
+    dict[str, Any]
         ``{"level", "n_units", "n_raters", "n_units_pairable", <statistic>: value or None,
         "undefined": {<statistic>: reason}}`` (``undefined`` only when some are).
 
-    Raises:
-        InvalidInputError: an unknown level, ``confidence`` outside (0, 1), ``n_resamples``
-            below 100.
+    Raises
+    ------
+    InvalidInputError
+        an unknown level, ``confidence`` outside (0, 1), ``n_resamples``
+        below 100.
 
-    Example:
-        >>> report = agreement_report([["y", "y"], ["y", "n"], ["n", "n"], ["n", "n"]])
-        >>> report["percent_agreement"], report["cohen_kappa"]
-        (0.75, 0.5)
-        >>> report["confusion"]
-        {'labels': ['n', 'y'], 'counts': [[2, 0], [1, 1]], 'n': 4}
+    Examples
+    --------
+    >>> report = agreement_report([["y", "y"], ["y", "n"], ["n", "n"], ["n", "n"]])
+    >>> report["percent_agreement"], report["cohen_kappa"]
+    (0.75, 0.5)
+    >>> report["confusion"]
+    {'labels': ['n', 'y'], 'counts': [[2, 0], [1, 1]], 'n': 4}
     """
     rows = _rows(ratings)
     if level not in LEVELS:

@@ -89,8 +89,10 @@ class JudgeContext:
 
         ``n_items`` is the number of items the answer labels (it raises ``max_tokens="auto"``).
 
-        Raises:
-            InvalidInputError: a message without ``role`` or ``content``.
+        Raises
+        ------
+        InvalidInputError
+            a message without ``role`` or ``content``.
         """
         for i, message in enumerate(messages):
             if (

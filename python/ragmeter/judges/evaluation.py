@@ -22,6 +22,7 @@ from .engine.settings import MaxTokens, OnError, ProgressOption, RunOptions, Run
 from .engine.tasks import run_sync
 from .metrics.preference import DEFAULT_CRITERIA, PairwisePreferenceMetric
 from .panel import Panel
+from .registry import resolve_metrics
 from .results import JudgeResults
 from .sample import Sample
 from .score import Score
@@ -56,15 +57,16 @@ async def aevaluate(
     Connections opened for the run stay open for reuse on this event loop; close them with
     ``await judge.aclose()`` when done.
 
-    Example:
-        >>> import asyncio
-        >>> from ragmeter.judges import RuleJudge, Sample, aevaluate
-        >>> sample = Sample("Who wrote Hamlet?", "Shakespeare wrote Hamlet.",
-        ...                 ["Hamlet is a tragedy by William Shakespeare."])
-        >>> results = asyncio.run(aevaluate([sample], ["groundedness"], judge=RuleJudge(),
-        ...                                 progress=False))
-        >>> results.means()
-        {'groundedness': 1.0}
+    Examples
+    --------
+    >>> import asyncio
+    >>> from ragmeter.judges import RuleJudge, Sample, aevaluate
+    >>> sample = Sample("Who wrote Hamlet?", "Shakespeare wrote Hamlet.",
+    ...                 ["Hamlet is a tragedy by William Shakespeare."])
+    >>> results = asyncio.run(aevaluate([sample], ["groundedness"], judge=RuleJudge(),
+    ...                                 progress=False))
+    >>> results.means()
+    {'groundedness': 1.0}
     """
     options = RunOptions(
         judge=judge,
@@ -87,7 +89,7 @@ async def aevaluate(
         repeats=repeats,
         flaky_threshold=flaky_threshold,
     )
-    return await run_evaluation(samples, metrics, options)
+    return await run_evaluation(samples, resolve_metrics(metrics), options)
 
 
 @overload
@@ -167,63 +169,84 @@ def evaluate(
 ) -> JudgeResults | DryRunEstimate:
     """Judge every sample with every metric.
 
-    Args:
-        samples: :class:`Sample` objects, dicts, a DataFrame (one row per sample) or objects
-            with fields (embedchain's ``EvalData``, ragas' and DeepEval's samples); field names
-            and their aliases are listed in :mod:`ragmeter.judges.sample`. An unknown field is
-            an error, never ignored.
-        metrics: Names (``"groundedness"``, ``"faithfulness"``, ``"context_relevancy"``,
-            ``"answer_relevancy"``, ``"answer_relevance"``, ``"context_precision"``,
-            ``"context_recall"``, ``"pairwise_preference"``) or :class:`Metric` objects.
-        judge: A judge (:class:`OpenAICompatibleJudge`, ...), a :class:`Panel`, an
-            ``openai.OpenAI`` client, any callable, or ``None`` for the environment
-            (``RAGMETER_JUDGE_MODEL`` with ``OPENAI_BASE_URL`` or ``OPENAI_API_KEY``).
-        embedder: Needed by ``answer_relevancy``; ``None`` reads ``RAGMETER_EMBEDDING_MODEL``.
-        cache: A sqlite path or a :class:`JudgeCache`; ``None`` caches nothing.
-        cache_mode: ``"read_write"`` (default for a path), ``"read_only"``, ``"refresh"``,
-            ``"off"``.
-        temperature, seed, max_tokens, max_parse_retries, max_items_per_call, language,
-            retry_errors: The run's request settings, see :class:`RunSettings`
-            (``max_tokens="auto"`` or ``None`` keeps answers finite, ``NO_MAX_TOKENS``
-            sends no limit; ``retry_errors=False`` replays
-            failures recorded in the cache instead of calling again).
-        on_error: ``"record"`` (a failure becomes an ``error`` row) or ``"raise"``.
-        prices: ``{model: (input per 1k tokens, output per 1k tokens)}``, for costs.
-        progress: ``"auto"`` (a tqdm bar when tqdm is installed and stderr is a terminal),
-            ``True`` (a bar; needs ``ragmeter[progress]``), ``False``/``None``, or a callable
-            ``(done, total)``.
-        max_pending: How many (sample, metric) units are in progress at once.
-        repeats: Judge each (sample, metric) this many times, as independent calls (the
-            cache keys repeat ``r`` apart, repeat 0 under the key of a run without repeats;
-            the seed sent is ``seed + r``). A row's value is then the mean of its ok repeats,
-            with each repeat's score in ``row.repeats`` and the spread and a flakiness flag in
-            the evidence; :meth:`JudgeResults.repeat_summary` splits the variance into
-            between-item and judge components. At temperature 0 a deterministic endpoint
-            gives the same answer every time: repeats then measure only what the endpoint
-            does not pin down (batching, GPU nondeterminism, a changed model behind a name).
-        flaky_threshold: A row is flaky when its repeats' values fall on both sides of this
-            value (or their verdicts or statuses differ).
-        dry_run: Make no call; return a :class:`DryRunEstimate` of calls, tokens and cost.
+    Parameters
+    ----------
+    samples
+        :class:`Sample` objects, dicts, a DataFrame (one row per sample) or objects
+        with fields (embedchain's ``EvalData``, ragas' and DeepEval's samples); field names
+        and their aliases are listed in :mod:`ragmeter.judges.sample`. An unknown field is
+        an error, never ignored.
+    metrics
+        Names (``"groundedness"``, ``"faithfulness"``, ``"context_relevancy"``,
+        ``"answer_relevancy"``, ``"answer_relevance"``, ``"context_precision"``,
+        ``"context_recall"``, ``"pairwise_preference"``) or :class:`Metric` objects.
+    judge
+        A judge (:class:`OpenAICompatibleJudge`, ...), a :class:`Panel`, an
+        ``openai.OpenAI`` client, any callable, or ``None`` for the environment
+        (``RAGMETER_JUDGE_MODEL`` with ``OPENAI_BASE_URL`` or ``OPENAI_API_KEY``).
+    embedder
+        Needed by ``answer_relevancy``; ``None`` reads ``RAGMETER_EMBEDDING_MODEL``.
+    cache
+        A sqlite path or a :class:`JudgeCache`; ``None`` caches nothing.
+    cache_mode
+        ``"read_write"`` (default for a path), ``"read_only"``, ``"refresh"``,
+        ``"off"``.
+    temperature, seed, max_tokens, max_parse_retries, max_items_per_call, language, retry_errors
+        The run's request settings, see :class:`RunSettings`
+        (``max_tokens="auto"`` or ``None`` keeps answers finite, ``NO_MAX_TOKENS``
+        sends no limit; ``retry_errors=False`` replays
+        failures recorded in the cache instead of calling again).
+    on_error
+        ``"record"`` (a failure becomes an ``error`` row) or ``"raise"``.
+    prices
+        ``{model: (input per 1k tokens, output per 1k tokens)}``, for costs.
+    progress
+        ``"auto"`` (a tqdm bar when tqdm is installed and stderr is a terminal),
+        ``True`` (a bar; needs ``ragmeter[progress]``), ``False``/``None``, or a callable
+        ``(done, total)``.
+    max_pending
+        How many (sample, metric) units are in progress at once.
+    repeats
+        Judge each (sample, metric) this many times, as independent calls (the
+        cache keys repeat ``r`` apart, repeat 0 under the key of a run without repeats;
+        the seed sent is ``seed + r``). A row's value is then the mean of its ok repeats,
+        with each repeat's score in ``row.repeats`` and the spread and a flakiness flag in
+        the evidence; :meth:`JudgeResults.repeat_summary` splits the variance into
+        between-item and judge components. At temperature 0 a deterministic endpoint
+        gives the same answer every time: repeats then measure only what the endpoint
+        does not pin down (batching, GPU nondeterminism, a changed model behind a name).
+    flaky_threshold
+        A row is flaky when its repeats' values fall on both sides of this
+        value (or their verdicts or statuses differ).
+    dry_run
+        Make no call; return a :class:`DryRunEstimate` of calls, tokens and cost.
 
-    Returns:
+    Returns
+    -------
+    JudgeResults | DryRunEstimate
         :class:`JudgeResults` (a :class:`DryRunEstimate` with ``dry_run=True``).
 
-    Raises:
-        InvalidInputError: a bad argument or sample (before any call).
-        JudgeConfigurationError: no judge, model or embedder is configured.
-        JudgeTransportError: a fatal endpoint error (wrong key, URL or model, unreachable
-            server, exhausted quota): every further call would fail the same way.
+    Raises
+    ------
+    InvalidInputError
+        a bad argument or sample (before any call).
+    JudgeConfigurationError
+        no judge, model or embedder is configured.
+    JudgeTransportError
+        a fatal endpoint error (wrong key, URL or model, unreachable
+        server, exhausted quota): every further call would fail the same way.
 
-    Example:
-        >>> from ragmeter.judges import HashEmbedder, RuleJudge, Sample, evaluate
-        >>> samples = [Sample("Where is the Eiffel Tower?", "The Eiffel Tower is in Paris.",
-        ...                   ["The Eiffel Tower is a wrought-iron tower in Paris, France."])]
-        >>> results = evaluate(samples, ["groundedness", "context_relevancy"], judge=RuleJudge(),
-        ...                    progress=False)
-        >>> results.means()
-        {'groundedness': 1.0, 'context_relevancy': 1.0}
-        >>> evaluate(samples, ["groundedness"], judge=RuleJudge(), dry_run=True).calls
-        2
+    Examples
+    --------
+    >>> from ragmeter.judges import HashEmbedder, RuleJudge, Sample, evaluate
+    >>> samples = [Sample("Where is the Eiffel Tower?", "The Eiffel Tower is in Paris.",
+    ...                   ["The Eiffel Tower is a wrought-iron tower in Paris, France."])]
+    >>> results = evaluate(samples, ["groundedness", "context_relevancy"], judge=RuleJudge(),
+    ...                    progress=False)
+    >>> results.means()
+    {'groundedness': 1.0, 'context_relevancy': 1.0}
+    >>> evaluate(samples, ["groundedness"], judge=RuleJudge(), dry_run=True).calls
+    2
     """
     options = RunOptions(
         judge=judge,
@@ -249,8 +272,9 @@ def evaluate(
     if not isinstance(dry_run, bool):
         raise InvalidInputError(f"dry_run must be True or False, got {dry_run!r}")
     if dry_run:
-        return estimate_run(samples, metrics, options)
-    return run_sync(lambda: run_evaluation(samples, metrics, options, close_clients_after=True))
+        return estimate_run(samples, resolve_metrics(metrics), options)
+    metric_list = resolve_metrics(metrics)
+    return run_sync(lambda: run_evaluation(samples, metric_list, options, close_clients_after=True))
 
 
 def judge_json(
@@ -269,27 +293,39 @@ def judge_json(
 
     The same parsing, schema validation, re-asks, retries and cache as the built-in metrics.
 
-    Args:
-        judge: One judge (not a panel), resolved like ``evaluate``'s ``judge=``.
-        messages: Chat messages, ``{"role", "content"}`` dicts.
-        schema: The JSON Schema the answer must satisfy (``None``: any JSON).
-        validate: ``validate(parsed) -> list of problems`` (empty when usable); a problem is
-            sent back to the judge in a re-ask.
-        cache, temperature, seed, max_tokens, max_parse_retries: As for ``evaluate``.
+    Parameters
+    ----------
+    judge
+        One judge (not a panel), resolved like ``evaluate``'s ``judge=``.
+    messages
+        Chat messages, ``{"role", "content"}`` dicts.
+    schema
+        The JSON Schema the answer must satisfy (``None``: any JSON).
+    validate
+        ``validate(parsed) -> list of problems`` (empty when usable); a problem is
+        sent back to the judge in a re-ask.
+    cache, temperature, seed, max_tokens, max_parse_retries
+        As for ``evaluate``.
 
-    Returns:
+    Returns
+    -------
+    Any
         The parsed answer.
 
-    Raises:
-        JudgeOutputError: no usable answer came back after the re-asks.
-        JudgeTransportError: the endpoint failed.
+    Raises
+    ------
+    JudgeOutputError
+        no usable answer came back after the re-asks.
+    JudgeTransportError
+        the endpoint failed.
 
-    Example:
-        >>> from ragmeter.judges import ScriptedJudge, judge_json
-        >>> judge = ScriptedJudge({"Is the sky blue?": {"answer": "yes"}})
-        >>> judge_json(judge, [{"role": "user", "content": "Is the sky blue?"}],
-        ...            {"type": "object", "required": ["answer"]})
-        {'answer': 'yes'}
+    Examples
+    --------
+    >>> from ragmeter.judges import ScriptedJudge, judge_json
+    >>> judge = ScriptedJudge({"Is the sky blue?": {"answer": "yes"}})
+    >>> judge_json(judge, [{"role": "user", "content": "Is the sky blue?"}],
+    ...            {"type": "object", "required": ["answer"]})
+    {'answer': 'yes'}
     """
     if isinstance(judge, Panel):
         raise InvalidInputError("judge_json asks one judge; pass one of the panel's judges")
@@ -343,19 +379,24 @@ def pairwise_preference(
     """Which of two answers is better, judged in both orders (see
     :class:`PairwisePreferenceMetric`).
 
-    Returns:
+    Returns
+    -------
+    Score
         A :class:`Score`: 1.0 when A wins, 0.0 when B wins, 0.5 for a tie; its evidence holds
         the winner and whether the two orders disagreed.
 
-    Raises:
-        JudgeError: the judge failed (a failure is raised here, not recorded).
+    Raises
+    ------
+    JudgeError
+        the judge failed (a failure is raised here, not recorded).
 
-    Example:
-        >>> from ragmeter.judges import RuleJudge, pairwise_preference
-        >>> score = pairwise_preference("Who wrote Hamlet?", "Shakespeare wrote Hamlet.",
-        ...                             "I am not sure.", judge=RuleJudge())
-        >>> score.value, score.evidence["winner"]
-        (1.0, 'A')
+    Examples
+    --------
+    >>> from ragmeter.judges import RuleJudge, pairwise_preference
+    >>> score = pairwise_preference("Who wrote Hamlet?", "Shakespeare wrote Hamlet.",
+    ...                             "I am not sure.", judge=RuleJudge())
+    >>> score.value, score.evidence["winner"]
+    (1.0, 'A')
     """
     metric = PairwisePreferenceMetric(criteria=criteria or DEFAULT_CRITERIA, repeats=repeats)
     sample = Sample(question=question, answer=answer_a, answer_b=answer_b, contexts=tuple(contexts))

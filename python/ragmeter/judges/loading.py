@@ -388,41 +388,53 @@ def load_samples(
     embedchain (see :mod:`ragmeter.judges.loading`); rows are validated as ``evaluate``
     validates its inputs, and every error names the file and line (or the row) and what to do.
 
-    Args:
-        path_or_table: A path to a ``.jsonl`` (one JSON object a line), ``.json`` (a list of
-            objects, or an object of column lists), ``.csv`` / ``.tsv`` (a header line; a
-            contexts cell holds a JSON list, such as ``["first passage", "second"]``, and a
-            ``metadata`` cell a JSON object; an empty cell is not given) or ``.parquet`` file
-            (the optional extra ``ragmeter[arrow]``); a pandas DataFrame; a pyarrow Table; or a
-            list of dicts.
-        format: The file's format when its suffix does not say (``"jsonl"``, ``"json"``,
-            ``"csv"``, ``"tsv"``, ``"parquet"``).
-        convention: ``"auto"`` (the one convention every column fits) or the one to require:
-            ``"ragmeter"``, ``"ragas"``, ``"ragas 0.1"``, ``"deepeval"``, ``"embedchain"``.
+    Parameters
+    ----------
+    path_or_table
+        A path to a ``.jsonl`` (one JSON object a line), ``.json`` (a list of
+        objects, or an object of column lists), ``.csv`` / ``.tsv`` (a header line; a
+        contexts cell holds a JSON list, such as ``["first passage", "second"]``, and a
+        ``metadata`` cell a JSON object; an empty cell is not given) or ``.parquet`` file
+        (the optional extra ``ragmeter[arrow]``); a pandas DataFrame; a pyarrow Table; or a
+        list of dicts.
+    format
+        The file's format when its suffix does not say (``"jsonl"``, ``"json"``,
+        ``"csv"``, ``"tsv"``, ``"parquet"``).
+    convention
+        ``"auto"`` (the one convention every column fits) or the one to require:
+        ``"ragmeter"``, ``"ragas"``, ``"ragas 0.1"``, ``"deepeval"``, ``"embedchain"``.
 
-    Returns:
+    Returns
+    -------
+    list[Sample]
         One :class:`~ragmeter.judges.Sample` per row, in order (ids default to the row's
         position).
 
-    Raises:
-        InvalidInputError: a line that is not JSON, an unknown or repeated column, columns of
-            two conventions, a contexts value that is not a list, a row without a question, a
-            repeated id, an empty file, an unknown suffix.
-        InputTypeError: ``path_or_table`` of another type.
-        InputFileNotFoundError: no such file (an ``OSError``; also a ``ValueError``).
-        MissingDependencyError: a Parquet file without pyarrow (``pip install
-            'ragmeter[arrow]'``).
+    Raises
+    ------
+    InvalidInputError
+        a line that is not JSON, an unknown or repeated column, columns of
+        two conventions, a contexts value that is not a list, a row without a question, a
+        repeated id, an empty file, an unknown suffix.
+    InputTypeError
+        ``path_or_table`` of another type.
+    InputFileNotFoundError
+        no such file (an ``OSError``; also a ``ValueError``).
+    MissingDependencyError
+        a Parquet file without pyarrow (``pip install
+        'ragmeter[arrow]'``).
 
-    Example:
-        >>> import json
-        >>> from ragmeter.judges import load_samples
-        >>> with open("ragas.jsonl", "w") as out:
-        ...     print(json.dumps({"user_input": "Where is Paris?", "response": "In France.",
-        ...                       "retrieved_contexts": ["Paris is in France."]}), file=out)
-        >>> load_samples("ragas.jsonl")[0].contexts
-        ('Paris is in France.',)
-        >>> load_samples([{"input": "Who wrote Hamlet?", "actual_output": "Shakespeare."}])
-        [Sample(question='Who wrote Hamlet?', answer='Shakespeare.', contexts=None, ...)]
+    Examples
+    --------
+    >>> import json
+    >>> from ragmeter.judges import load_samples
+    >>> with open("ragas.jsonl", "w") as out:
+    ...     print(json.dumps({"user_input": "Where is Paris?", "response": "In France.",
+    ...                       "retrieved_contexts": ["Paris is in France."]}), file=out)
+    >>> load_samples("ragas.jsonl")[0].contexts
+    ('Paris is in France.',)
+    >>> load_samples([{"input": "Who wrote Hamlet?", "actual_output": "Shakespeare."}])
+    [Sample(question='Who wrote Hamlet?', answer='Shakespeare.', contexts=None, ...)]
     """
     if convention != "auto" and convention not in CONVENTIONS:
         raise InvalidInputError(

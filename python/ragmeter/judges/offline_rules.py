@@ -59,14 +59,19 @@ class NoOfflineRuleError(InvalidInputError):
 class OfflineRequest:
     """What an offline rule answers from: a built-in prompt's sections and answer schema.
 
-    Attributes:
-        sections: ``{heading: body}`` of the prompt's ``### Name`` sections (a data block's
-            content, as sent).
-        schema: The answer's JSON Schema.
-        threshold: The share of a claim's content words that must occur in the source.
-        data: ``{field: content}`` of the prompt's data blocks (``<data:FIELD>``), as sent: what
-            a prompt laid out without ``### Name`` sections (a rubric's ``Query: $question``)
-            is read from.
+    Attributes
+    ----------
+    sections
+        ``{heading: body}`` of the prompt's ``### Name`` sections (a data block's
+        content, as sent).
+    schema
+        The answer's JSON Schema.
+    threshold
+        The share of a claim's content words that must occur in the source.
+    data
+        ``{field: content}`` of the prompt's data blocks (``<data:FIELD>``), as sent: what
+        a prompt laid out without ``### Name`` sections (a rubric's ``Query: $question``)
+        is read from.
     """
 
     sections: Mapping[str, str]

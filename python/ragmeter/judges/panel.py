@@ -39,24 +39,33 @@ class Panel:
     Every judge scores every (sample, metric); each judge's own score is kept in the row
     (``judge_scores``), and :meth:`JudgeResults.agreement` reports how far they agree.
 
-    Args:
-        judges: Two or more judges (anything ``evaluate(judge=...)`` takes), distinct names.
-        aggregate: How the ok values are combined (see above).
-        weights: One weight per judge, or ``{name: weight}``.
-        min_ok: The fewest ok judges a score needs.
-        name: The panel's name (default ``panel(<judge names>)``).
+    Parameters
+    ----------
+    judges
+        Two or more judges (anything ``evaluate(judge=...)`` takes), distinct names.
+    aggregate
+        How the ok values are combined (see above).
+    weights
+        One weight per judge, or ``{name: weight}``.
+    min_ok
+        The fewest ok judges a score needs.
+    name
+        The panel's name (default ``panel(<judge names>)``).
 
-    Raises:
-        InvalidInputError: no judge, repeated names, an unknown aggregate, bad weights.
+    Raises
+    ------
+    InvalidInputError
+        no judge, repeated names, an unknown aggregate, bad weights.
 
-    Example:
-        >>> from ragmeter.judges import Panel, RuleJudge, Sample, evaluate
-        >>> panel = Panel([RuleJudge(threshold=0.5, name="lenient"),
-        ...                RuleJudge(threshold=1.0, name="strict")], aggregate="mean")
-        >>> sample = Sample("Where is Paris?", "Paris is a big city in France.", ["Paris, France."])
-        >>> row = evaluate([sample], ["groundedness"], judge=panel, progress=False).rows[0]
-        >>> {name: score.value for name, score in row.judge_scores.items()}, row.value
-        ({'lenient': 1.0, 'strict': 0.0}, 0.5)
+    Examples
+    --------
+    >>> from ragmeter.judges import Panel, RuleJudge, Sample, evaluate
+    >>> panel = Panel([RuleJudge(threshold=0.5, name="lenient"),
+    ...                RuleJudge(threshold=1.0, name="strict")], aggregate="mean")
+    >>> sample = Sample("Where is Paris?", "Paris is a big city in France.", ["Paris, France."])
+    >>> row = evaluate([sample], ["groundedness"], judge=panel, progress=False).rows[0]
+    >>> {name: score.value for name, score in row.judge_scores.items()}, row.value
+    ({'lenient': 1.0, 'strict': 0.0}, 0.5)
     """
 
     def __init__(

@@ -35,9 +35,10 @@ def normal_quantile(probability: float) -> float:
     """The standard normal quantile (``scipy.stats.norm.ppf``), by bisection on
     :func:`~ragmeter.stats.distributions.normal_cdf` to full double precision.
 
-    Example:
-        >>> round(normal_quantile(0.975), 9)
-        1.959963985
+    Examples
+    --------
+    >>> round(normal_quantile(0.975), 9)
+    1.959963985
     """
     if not 0.0 < probability < 1.0:
         return math.nan
@@ -57,16 +58,25 @@ def normal_quantile(probability: float) -> float:
 class MeanEstimate:
     """A mean with its normal confidence interval and what it was computed from.
 
-    Attributes:
-        method: ``"ppi"``, ``"ppi++"``, ``"judge"`` (the judge's raw mean, no interval: it
-            is biased by however far the judge is off) or ``"human"`` (labelled samples only).
-        mean: The estimate (``None`` when undefined, with ``reason``).
-        ci: ``(low, high)`` at ``confidence`` (``None`` without one).
-        confidence: The interval's nominal coverage.
-        n_labelled: Human-labelled samples used.
-        n_unlabelled: Samples with only the judge's value used.
-        lam: PPI's power-tuning weight on the judge (1 for classical PPI).
-        reason: Why ``mean`` is undefined.
+    Attributes
+    ----------
+    method
+        ``"ppi"``, ``"ppi++"``, ``"judge"`` (the judge's raw mean, no interval: it
+        is biased by however far the judge is off) or ``"human"`` (labelled samples only).
+    mean
+        The estimate (``None`` when undefined, with ``reason``).
+    ci
+        ``(low, high)`` at ``confidence`` (``None`` without one).
+    confidence
+        The interval's nominal coverage.
+    n_labelled
+        Human-labelled samples used.
+    n_unlabelled
+        Samples with only the judge's value used.
+    lam
+        PPI's power-tuning weight on the judge (1 for classical PPI).
+    reason
+        Why ``mean`` is undefined.
     """
 
     method: str
@@ -143,27 +153,38 @@ def ppi_mean(
 ) -> MeanEstimate:
     """The prediction-powered mean and its normal interval (see the module's docstring).
 
-    Args:
-        human: The human labels of the labelled samples.
-        judge_labelled: The judge's values on the same samples, in the same order.
-        judge_unlabelled: The judge's values on the samples nobody labelled.
-        confidence: The interval's nominal coverage.
-        power_tuning: ``False``: classical PPI (``lam = 1``); ``True``: PPI++'s tuned ``lam``.
+    Parameters
+    ----------
+    human
+        The human labels of the labelled samples.
+    judge_labelled
+        The judge's values on the same samples, in the same order.
+    judge_unlabelled
+        The judge's values on the samples nobody labelled.
+    confidence
+        The interval's nominal coverage.
+    power_tuning
+        ``False``: classical PPI (``lam = 1``); ``True``: PPI++'s tuned ``lam``.
 
-    Returns:
+    Returns
+    -------
+    MeanEstimate
         A :class:`MeanEstimate` (undefined with fewer than two labelled or one unlabelled
         sample).
 
-    Raises:
-        InvalidInputError: lists of different lengths, non-finite values, a bad confidence.
+    Raises
+    ------
+    InvalidInputError
+        lists of different lengths, non-finite values, a bad confidence.
 
-    Example:
-        >>> # the judge says 0.8 on average; on the labelled pairs it is 0.25 too high
-        >>> estimate = ppi_mean([0, 1, 1, 0], [0.5, 1.0, 1.0, 0.5], [1, 1, 1, 0, 1])
-        >>> round(estimate.mean, 4)
-        0.55
-        >>> print(estimate)
-        ppi: 0.5500, 95% CI [0.1223, 0.9777] (4 labelled + 5 judge-only samples)
+    Examples
+    --------
+    >>> # the judge says 0.8 on average; on the labelled pairs it is 0.25 too high
+    >>> estimate = ppi_mean([0, 1, 1, 0], [0.5, 1.0, 1.0, 0.5], [1, 1, 1, 0, 1])
+    >>> round(estimate.mean, 4)
+    0.55
+    >>> print(estimate)
+    ppi: 0.5500, 95% CI [0.1223, 0.9777] (4 labelled + 5 judge-only samples)
     """
     chosen = _check_confidence(confidence)
     y = _array(human, "human")
@@ -206,9 +227,10 @@ def classical_mean(values: Sequence[float], *, confidence: float = 0.95) -> Mean
     """The mean of human labels alone, with the normal interval ``mean +- z * sd / sqrt(n)``
     (``sd`` with divisor ``n``, as ``ppi_py.classical_mean_ci``).
 
-    Example:
-        >>> print(classical_mean([0, 1, 1, 0]))
-        human: 0.5000, 95% CI [0.0100, 0.9900] (4 labelled)
+    Examples
+    --------
+    >>> print(classical_mean([0, 1, 1, 0]))
+    human: 0.5000, 95% CI [0.0100, 0.9900] (4 labelled)
     """
     chosen = _check_confidence(confidence)
     y = _array(values, "values")

@@ -67,9 +67,10 @@ def top_k_holes(
     in first-seen order (runs in order, queries in run order, then rank). Queries the qrels
     do not hold at all are left out: they are not part of the campaign.
 
-    Example:
-        >>> top_k_holes({"q1": {"d1": 1}}, {"bm25": {"q1": ["d1", "d2", "d3"]}}, 2)
-        [('q1', 'd2')]
+    Examples
+    --------
+    >>> top_k_holes({"q1": {"d1": 1}}, {"bm25": {"q1": ["d1", "d2", "d3"]}}, 2)
+    [('q1', 'd2')]
     """
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise InvalidInputError(f"k must be an integer >= 1, got {k!r}")
@@ -88,20 +89,29 @@ def top_k_holes(
 class QrelsFill:
     """What :func:`fill_qrels_holes` labelled, and how far the labels can be trusted.
 
-    Attributes:
-        llm_qrels: ``{query: {doc: grade}}``, the LLM's labels of the holes only (the human
-            qrels are not in it and were not changed).
-        unlabelled: Holes the judge gave no grade (``error`` or ``undefined`` rows).
-        share: Over the top ``k`` of every run (each (query, doc) pair once):
-            ``{"human": n, "llm": n, "unlabelled": n}``.
-        agreement: :func:`~ragmeter.judges.agreement_report` (ordinal, raters
-            ``["llm", "human"]``) on the held-back judged documents; ``None`` without any.
-        system_tau: Kendall's tau-b between the runs' ``measure`` under the human qrels
-            (condensed lists: unjudged documents removed, Sakai 2007) and under the filled
-            qrels (``None`` with fewer than two runs).
-        system_scores: ``{"human": {run: value}, "filled": {run: value}}``.
-        measure: The measure the systems are ordered by.
-        results: The :class:`JudgeResults` of every judged pair (holes and held-back).
+    Attributes
+    ----------
+    llm_qrels
+        ``{query: {doc: grade}}``, the LLM's labels of the holes only (the human
+        qrels are not in it and were not changed).
+    unlabelled
+        Holes the judge gave no grade (``error`` or ``undefined`` rows).
+    share
+        Over the top ``k`` of every run (each (query, doc) pair once):
+        ``{"human": n, "llm": n, "unlabelled": n}``.
+    agreement
+        :func:`~ragmeter.judges.agreement_report` (ordinal, raters
+        ``["llm", "human"]``) on the held-back judged documents; ``None`` without any.
+    system_tau
+        Kendall's tau-b between the runs' ``measure`` under the human qrels
+        (condensed lists: unjudged documents removed, Sakai 2007) and under the filled
+        qrels (``None`` with fewer than two runs).
+    system_scores
+        ``{"human": {run: value}, "filled": {run: value}}``.
+    measure
+        The measure the systems are ordered by.
+    results
+        The :class:`JudgeResults` of every judged pair (holes and held-back).
     """
 
     llm_qrels: Mapping[Any, Mapping[Any, int]]
@@ -163,23 +173,36 @@ def fill_qrels_holes(
 ) -> QrelsFill:
     """Label the unjudged documents in the top ``k`` of ``runs`` with the UMBRELA judge.
 
-    Args:
-        qrels: The human judgments, ``{query: {doc: grade}}`` (never modified).
-        runs: ``{run name: {query: [doc ids, best first] or {doc: score}}}``.
-        queries: ``{query: text}``; documents: ``{doc: text}`` (the passages judged).
-        judge: Any judge ``evaluate`` takes.
-        k: The depth whose holes are filled.
-        n_held_back: Judged documents of the top ``k`` also sent to the judge (drawn with
-            ``seed``), for the agreement report; 0 for none.
-        measure: The measure the systems are ordered by (default ``ndcg@k``).
-        options: Passed to :func:`~ragmeter.judges.evaluate` (``cache``, ``prices``,
-            ``repeats``, ``temperature``...).
+    Parameters
+    ----------
+    qrels
+        The human judgments, ``{query: {doc: grade}}`` (never modified).
+    runs
+        ``{run name: {query: [doc ids, best first] or {doc: score}}}``.
+    queries
+        ``{query: text}``; documents: ``{doc: text}`` (the passages judged).
+    judge
+        Any judge ``evaluate`` takes.
+    k
+        The depth whose holes are filled.
+    n_held_back
+        Judged documents of the top ``k`` also sent to the judge (drawn with
+        ``seed``), for the agreement report; 0 for none.
+    measure
+        The measure the systems are ordered by (default ``ndcg@k``).
+    options
+        Passed to :func:`~ragmeter.judges.evaluate` (``cache``, ``prices``,
+        ``repeats``, ``temperature``...).
 
-    Returns:
+    Returns
+    -------
+    QrelsFill
         A :class:`QrelsFill`.
 
-    Raises:
-        InvalidInputError: a query or document without text, a bad ``k``.
+    Raises
+    ------
+    InvalidInputError
+        a query or document without text, a bad ``k``.
     """
     holes = top_k_holes(qrels, runs, k)
     judged_top: dict[tuple[Any, Any], None] = {}

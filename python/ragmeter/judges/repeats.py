@@ -58,10 +58,11 @@ def combine_repeats(scores: Sequence[Score], threshold: float) -> Score:
     ok repeat the score is the first error (else the first undefined repeat), with the same
     evidence. Each repeat's own score (reasons, verdicts) is kept in the row's ``repeats``.
 
-    Example:
-        >>> score = combine_repeats([Score.ok(1.0), Score.ok(0.0), Score.ok(1.0)], 0.5)
-        >>> round(score.value, 4), score.evidence["flaky"], score.evidence["spread"]
-        (0.6667, True, 1.0)
+    Examples
+    --------
+    >>> score = combine_repeats([Score.ok(1.0), Score.ok(0.0), Score.ok(1.0)], 0.5)
+    >>> round(score.value, 4), score.evidence["flaky"], score.evidence["spread"]
+    (0.6667, True, 1.0)
     """
     ok = [s for s in scores if s.status == "ok" and s.value is not None]
     values = [float(s.value) for s in ok if s.value is not None]
@@ -94,20 +95,32 @@ def combine_repeats(scores: Sequence[Score], threshold: float) -> Score:
 class RepeatSummary:
     """Variance components and the interval of a metric judged several times per item.
 
-    Attributes:
-        mean: The mean of the item means (``None`` without an item).
-        ci: Its interval at ``confidence`` (``None`` with fewer than two items).
-        confidence: The interval's nominal coverage.
-        n_items: Items with at least one ok value.
-        n_values: Ok values over those items.
-        repeats: The number of repeats asked per item.
-        between: The between-item variance component.
-        within: The within-item (judge) variance component; ``None`` when no item has two ok
-            values.
-        judge_share: ``within / (between + within)``: the share of a single judgement's
-            variance that is the judge's noise (``None`` when undefined).
-        n_flaky: Items flagged flaky (their repeats cross the threshold or disagree).
-        method: How the interval is formed.
+    Attributes
+    ----------
+    mean
+        The mean of the item means (``None`` without an item).
+    ci
+        Its interval at ``confidence`` (``None`` with fewer than two items).
+    confidence
+        The interval's nominal coverage.
+    n_items
+        Items with at least one ok value.
+    n_values
+        Ok values over those items.
+    repeats
+        The number of repeats asked per item.
+    between
+        The between-item variance component.
+    within
+        The within-item (judge) variance component; ``None`` when no item has two ok
+        values.
+    judge_share
+        ``within / (between + within)``: the share of a single judgement's
+        variance that is the judge's noise (``None`` when undefined).
+    n_flaky
+        Items flagged flaky (their repeats cross the threshold or disagree).
+    method
+        How the interval is formed.
     """
 
     mean: float | None
@@ -169,21 +182,29 @@ def variance_components(
 ) -> RepeatSummary:
     """The variance components and the interval of the mean (see the module's docstring).
 
-    Args:
-        values: One list per item of its ok values, one per repeat (an empty list: no ok
-            value, the item is left out).
-        confidence: The interval's nominal coverage.
-        repeats: The repeats asked per item (default: the longest list).
-        n_flaky: Carried into the summary.
+    Parameters
+    ----------
+    values
+        One list per item of its ok values, one per repeat (an empty list: no ok
+        value, the item is left out).
+    confidence
+        The interval's nominal coverage.
+    repeats
+        The repeats asked per item (default: the longest list).
+    n_flaky
+        Carried into the summary.
 
-    Returns:
+    Returns
+    -------
+    RepeatSummary
         A :class:`RepeatSummary`.
 
-    Example:
-        >>> # item means 0.5 and 1.0: MSW = (0.25 + 0.25) / 2, MSB = 2 x 2 x 0.25**2 / 1
-        >>> summary = variance_components([[0.0, 1.0], [1.0, 1.0]])
-        >>> summary.mean, summary.within, summary.between
-        (0.75, 0.25, 0.0)
+    Examples
+    --------
+    >>> # item means 0.5 and 1.0: MSW = (0.25 + 0.25) / 2, MSB = 2 x 2 x 0.25**2 / 1
+    >>> summary = variance_components([[0.0, 1.0], [1.0, 1.0]])
+    >>> summary.mean, summary.within, summary.between
+    (0.75, 0.25, 0.0)
     """
     if isinstance(confidence, bool) or not isinstance(confidence, int | float):
         raise InvalidInputError(f"confidence must lie in (0, 1), got {confidence!r}")

@@ -104,24 +104,35 @@ _SUGGESTIONS: dict[str, str] = {
 class Sample:
     """One generated answer to judge.
 
-    Args:
-        question: The user's question (required).
-        answer: The generated answer; ``None`` when not given.
-        contexts: The retrieved chunks in rank order (strings, or objects with a ``text``,
-            ``content`` or ``page_content`` field); ``None`` when not given, ``()`` when the
-            retriever found nothing.
-        reference: A ground-truth answer (needed by ``context_precision`` and
-            ``context_recall``).
-        answer_b: The second answer of a pairwise preference.
-        id: Names the sample in reports (default: its position in the input).
-        metadata: Anything to carry along; never read by a metric.
+    Parameters
+    ----------
+    question
+        The user's question (required).
+    answer
+        The generated answer; ``None`` when not given.
+    contexts
+        The retrieved chunks in rank order (strings, or objects with a ``text``,
+        ``content`` or ``page_content`` field); ``None`` when not given, ``()`` when the
+        retriever found nothing.
+    reference
+        A ground-truth answer (needed by ``context_precision`` and
+        ``context_recall``).
+    answer_b
+        The second answer of a pairwise preference.
+    id
+        Names the sample in reports (default: its position in the input).
+    metadata
+        Anything to carry along; never read by a metric.
 
-    Raises:
-        InvalidInputError: a field has the wrong type.
+    Raises
+    ------
+    InvalidInputError
+        a field has the wrong type.
 
-    Example:
-        >>> Sample("Who wrote Hamlet?", "Shakespeare.", ["Hamlet is by Shakespeare."]).contexts
-        ('Hamlet is by Shakespeare.',)
+    Examples
+    --------
+    >>> Sample("Who wrote Hamlet?", "Shakespeare.", ["Hamlet is by Shakespeare."]).contexts
+    ('Hamlet is by Shakespeare.',)
     """
 
     question: str
@@ -312,13 +323,19 @@ def coerce_samples(
 ) -> list[Sample]:
     """A list of samples with unique ids from Samples, dicts, objects or a DataFrame.
 
-    Args:
-        samples: The items (or a DataFrame, one row per sample).
-        where: How errors name each item (default ``samples[i]``), e.g. ``path:line``.
-        column: Call an unknown key a "column" (default: for a DataFrame).
+    Parameters
+    ----------
+    samples
+        The items (or a DataFrame, one row per sample).
+    where
+        How errors name each item (default ``samples[i]``), e.g. ``path:line``.
+    column
+        Call an unknown key a "column" (default: for a DataFrame).
 
-    Raises:
-        InvalidInputError: an unknown or repeated field, no question, a repeated id.
+    Raises
+    ------
+    InvalidInputError
+        an unknown or repeated field, no question, a repeated id.
     """
     is_frame = hasattr(samples, "to_dict") and hasattr(samples, "columns")
     if is_frame:

@@ -26,30 +26,40 @@ class Score:
 
     Build one with :meth:`ok`, :meth:`undefined` or :meth:`error`.
 
-    Attributes:
-        value: A finite float when ``status == "ok"``, else ``None``.
-        status: ``"ok"``, ``"undefined"`` (the metric has no value for this sample) or
-            ``"error"`` (the judge failed).
-        reason_code: A stable machine-readable code for undefined and error scores
-            (``no_claims``, ``missing_contexts``, ``judge_output_invalid`` ...) and for
-            noteworthy ok scores (``noncommittal``, ``no_contexts``).
-        message: The reason in words.
-        reasons: The judge's own explanations.
-        evidence: What the value was computed from (claims, verdicts, generated questions,
-            per-judge scores).
+    Attributes
+    ----------
+    value
+        A finite float when ``status == "ok"``, else ``None``.
+    status
+        ``"ok"``, ``"undefined"`` (the metric has no value for this sample) or
+        ``"error"`` (the judge failed).
+    reason_code
+        A stable machine-readable code for undefined and error scores
+        (``no_claims``, ``missing_contexts``, ``judge_output_invalid`` ...) and for
+        noteworthy ok scores (``noncommittal``, ``no_contexts``).
+    message
+        The reason in words.
+    reasons
+        The judge's own explanations.
+    evidence
+        What the value was computed from (claims, verdicts, generated questions,
+        per-judge scores).
 
-    Raises:
-        InvalidInputError: an ok score without a finite value, or a value on another status.
+    Raises
+    ------
+    InvalidInputError
+        an ok score without a finite value, or a value on another status.
 
-    Example:
-        >>> Score.ok(0.5, reasons=["one of two claims is supported"]).value
-        0.5
-        >>> Score.undefined("no_claims", "the answer makes no claim").status
-        'undefined'
-        >>> Score.ok(float("nan"))  # doctest: +ELLIPSIS
-        Traceback (most recent call last):
-        ...
-        ragmeter.exceptions.InvalidInputError: an ok score needs a finite value, got nan; ...
+    Examples
+    --------
+    >>> Score.ok(0.5, reasons=["one of two claims is supported"]).value
+    0.5
+    >>> Score.undefined("no_claims", "the answer makes no claim").status
+    'undefined'
+    >>> Score.ok(float("nan"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ragmeter.exceptions.InvalidInputError: an ok score needs a finite value, got nan; ...
     """
 
     value: float | None

@@ -205,8 +205,10 @@ class ChatCompletionsJudge:
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
         """The answer to ``request``, negotiating the structured-output form the endpoint takes.
 
-        Raises:
-            JudgeTransportError: the endpoint failed (after the format fallbacks).
+        Raises
+        ------
+        JudgeTransportError
+            the endpoint failed (after the format fallbacks).
         """
         caps = self._capabilities()
         if request.response_schema is None:
@@ -278,53 +280,72 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
     LM Studio or a gateway. Nothing is sent before a call; httpx is the optional extra
     ``ragmeter[judges]``.
 
-    Args:
-        base_url: The server's URL, usually ending in ``/v1``; default ``$OPENAI_BASE_URL``,
-            else ``https://api.openai.com/v1``. Credentials in it (``http://user:pw@host``)
-            are sent as HTTP Basic auth and never shown.
-        model: The model name the server serves; default ``$RAGMETER_JUDGE_MODEL``.
-        api_key: Default ``$OPENAI_API_KEY``; needed only by api.openai.com. Surrounding
-            whitespace (a key read from a file) is stripped; held in a :class:`Secret` that
-            never shows in reprs, identities, cache keys, logs, rows or messages.
-        name: Identifies the judge in reports and cache keys (default: the model).
-        identity: Says which model answers, in place of ``base_url`` in cache keys: the cache
-            is keyed by the URL with its port, so the same local server restarted on another
-            port would be asked everything again; with the same ``identity`` its answers are
-            reused. Give the same identity only to the same model (weights, quantisation,
-            chat template): the cache cannot tell.
-        timeout_s: Bounds each request as a whole, from connecting to the last byte; the
-            time a server keeps a request in its own queue counts. Default 300 s for a server
-            on this machine (a small model on a CPU answers in up to a minute or two, and a
-            request waits behind the one in progress), 60 s otherwise.
-        max_concurrency: Requests in flight at once; default 2 for a server on this machine
-            (local servers usually answer one at a time), 16 otherwise.
-        rpm: At most this many requests started per minute (evenly paced).
-        retry_policy: Transport retries and the ``deadline_s`` of a call
-            (:class:`RetryPolicy`).
-        structured_output: ``"auto"`` negotiates the answer format (``json_schema``, then
-            llama-cpp-python's ``json_object`` with a schema, then ``json_object``, then the
-            schema in the prompt) and remembers what the endpoint takes; or force one.
-        headers: Extra HTTP headers.
-        transport: An ``httpx`` transport to use instead (for example
-            ``httpx.MockTransport``).
-        lean_transport: ``True`` (default): a lean HTTP/1.1 transport for direct
-            ``http://`` and ``https://`` URLs (far less CPU per call than httpx's);
-            ``False``, or a URL behind an environment proxy: httpx's transport. Neither keeps
-            connections alive, so a response is never paired with another request.
-        verify: TLS certificate checks: ``True`` (certifi's CAs), ``False``, or an
-            ``ssl.SSLContext`` (a private CA).
+    Parameters
+    ----------
+    base_url
+        The server's URL, usually ending in ``/v1``; default ``$OPENAI_BASE_URL``,
+        else ``https://api.openai.com/v1``. Credentials in it (``http://user:pw@host``)
+        are sent as HTTP Basic auth and never shown.
+    model
+        The model name the server serves; default ``$RAGMETER_JUDGE_MODEL``.
+    api_key
+        Default ``$OPENAI_API_KEY``; needed only by api.openai.com. Surrounding
+        whitespace (a key read from a file) is stripped; held in a :class:`Secret` that
+        never shows in reprs, identities, cache keys, logs, rows or messages.
+    name
+        Identifies the judge in reports and cache keys (default: the model).
+    identity
+        Says which model answers, in place of ``base_url`` in cache keys: the cache
+        is keyed by the URL with its port, so the same local server restarted on another
+        port would be asked everything again; with the same ``identity`` its answers are
+        reused. Give the same identity only to the same model (weights, quantisation,
+        chat template): the cache cannot tell.
+    timeout_s
+        Bounds each request as a whole, from connecting to the last byte; the
+        time a server keeps a request in its own queue counts. Default 300 s for a server
+        on this machine (a small model on a CPU answers in up to a minute or two, and a
+        request waits behind the one in progress), 60 s otherwise.
+    max_concurrency
+        Requests in flight at once; default 2 for a server on this machine
+        (local servers usually answer one at a time), 16 otherwise.
+    rpm
+        At most this many requests started per minute (evenly paced).
+    retry_policy
+        Transport retries and the ``deadline_s`` of a call
+        (:class:`RetryPolicy`).
+    structured_output
+        ``"auto"`` negotiates the answer format (``json_schema``, then
+        llama-cpp-python's ``json_object`` with a schema, then ``json_object``, then the
+        schema in the prompt) and remembers what the endpoint takes; or force one.
+    headers
+        Extra HTTP headers.
+    transport
+        An ``httpx`` transport to use instead (for example
+        ``httpx.MockTransport``).
+    lean_transport
+        ``True`` (default): a lean HTTP/1.1 transport for direct
+        ``http://`` and ``https://`` URLs (far less CPU per call than httpx's);
+        ``False``, or a URL behind an environment proxy: httpx's transport. Neither keeps
+        connections alive, so a response is never paired with another request.
+    verify
+        TLS certificate checks: ``True`` (certifi's CAs), ``False``, or an
+        ``ssl.SSLContext`` (a private CA).
 
-    Raises:
-        JudgeConfigurationError: no model, or api.openai.com without a key.
-        InvalidInputError: a malformed ``base_url`` or key, or a bad option.
+    Raises
+    ------
+    JudgeConfigurationError
+        no model, or api.openai.com without a key.
+    InvalidInputError
+        a malformed ``base_url`` or key, or a bad option.
 
-    Example:
-        >>> judge = OpenAICompatibleJudge(base_url="http://127.0.0.1:8080/v1", model="qwen2.5-7b",
-        ...                               api_key="sk-local-0123456789")
-        >>> judge  # doctest: +ELLIPSIS
-        OpenAICompatibleJudge(base_url='http://127.0.0.1:8080/v1', ..., api_key='***')
-        >>> judge.limits.max_concurrency  # a server on this machine
-        2
+    Examples
+    --------
+    >>> judge = OpenAICompatibleJudge(base_url="http://127.0.0.1:8080/v1", model="qwen2.5-7b",
+    ...                               api_key="sk-local-0123456789")
+    >>> judge  # doctest: +ELLIPSIS
+    OpenAICompatibleJudge(base_url='http://127.0.0.1:8080/v1', ..., api_key='***')
+    >>> judge.limits.max_concurrency  # a server on this machine
+    2
     """
 
     def __init__(
@@ -395,14 +416,20 @@ class OpenAIClientJudge(ChatCompletionsJudge):
     is the client's own (``deadline_s`` of the :class:`RetryPolicy` still bounds a call).
     Connections are the client's: it is passed to ``evaluate(judge=client)`` as is.
 
-    Args:
-        client: The ``openai`` client object.
-        model: The model name; default ``$RAGMETER_JUDGE_MODEL``.
-        name, identity, max_concurrency, rpm, retry_policy, structured_output: As for
-            :class:`OpenAICompatibleJudge`.
+    Parameters
+    ----------
+    client
+        The ``openai`` client object.
+    model
+        The model name; default ``$RAGMETER_JUDGE_MODEL``.
+    name, identity, max_concurrency, rpm, retry_policy, structured_output
+        As for
+        :class:`OpenAICompatibleJudge`.
 
-    Raises:
-        JudgeConfigurationError: no model.
+    Raises
+    ------
+    JudgeConfigurationError
+        no model.
     """
 
     kind = "openai_client"
@@ -463,8 +490,10 @@ def judge_from_env(model: str | None = None) -> OpenAICompatibleJudge:
     ``RAGMETER_JUDGE_MODEL`` (or ``model``) names the model, ``OPENAI_BASE_URL`` the server,
     ``OPENAI_API_KEY`` the key. ``evaluate(judge=None)`` calls this.
 
-    Raises:
-        JudgeConfigurationError: naming what to set: every variable when nothing is
-            configured, only the model when a server or key is.
+    Raises
+    ------
+    JudgeConfigurationError
+        naming what to set: every variable when nothing is
+        configured, only the model when a server or key is.
     """
     return OpenAICompatibleJudge(model=model)

@@ -89,25 +89,35 @@ class OpenAICompatibleEmbedder:
     A chat server does not necessarily serve embeddings (many local ones do not, or only when
     started with pooling): give the embedder its own ``base_url`` when needed.
 
-    Args:
-        base_url, api_key, timeout_s, rpm, retry_policy, headers, transport, lean_transport,
-            verify: As for :class:`OpenAICompatibleJudge`.
-        model: The embedding model; default ``$RAGMETER_EMBEDDING_MODEL``.
-        name: Identifies the embedder in cache keys (default: the model).
-        identity: Says which model embeds, in place of ``base_url`` in cache keys (see
-            :class:`OpenAICompatibleJudge`): the same server on another port then reuses the
-            cached vectors.
-        batch_size: Texts per request.
-        max_concurrency: Requests in flight; default 2 for a server on this machine, else 8.
+    Parameters
+    ----------
+    base_url, api_key, timeout_s, rpm, retry_policy, headers, transport, lean_transport, verify
+        As for :class:`OpenAICompatibleJudge`.
+    model
+        The embedding model; default ``$RAGMETER_EMBEDDING_MODEL``.
+    name
+        Identifies the embedder in cache keys (default: the model).
+    identity
+        Says which model embeds, in place of ``base_url`` in cache keys (see
+        :class:`OpenAICompatibleJudge`): the same server on another port then reuses the
+        cached vectors.
+    batch_size
+        Texts per request.
+    max_concurrency
+        Requests in flight; default 2 for a server on this machine, else 8.
 
-    Raises:
-        JudgeConfigurationError: no model, or api.openai.com without a key.
-        InvalidInputError: a bad ``base_url``, key or ``batch_size``.
+    Raises
+    ------
+    JudgeConfigurationError
+        no model, or api.openai.com without a key.
+    InvalidInputError
+        a bad ``base_url``, key or ``batch_size``.
 
-    Example:
-        >>> embedder = OpenAICompatibleEmbedder(base_url="http://127.0.0.1:8081/v1", model="bge-m3")
-        >>> embedder.identity["model"], embedder.limits.max_concurrency
-        ('bge-m3', 2)
+    Examples
+    --------
+    >>> embedder = OpenAICompatibleEmbedder(base_url="http://127.0.0.1:8081/v1", model="bge-m3")
+    >>> embedder.identity["model"], embedder.limits.max_concurrency
+    ('bge-m3', 2)
     """
 
     kind = "openai_compatible"
@@ -177,9 +187,11 @@ class OpenAICompatibleEmbedder:
     async def embed_with_usage(self, texts: Sequence[str]) -> tuple[list[list[float]], int]:
         """The vectors of ``texts`` (``batch_size`` per request) and the tokens reported.
 
-        Raises:
-            JudgeTransportError: the endpoint failed, or answered with the wrong number or shape
-                of vectors.
+        Raises
+        ------
+        JudgeTransportError
+            the endpoint failed, or answered with the wrong number or shape
+            of vectors.
         """
         vectors: list[list[float]] = []
         tokens = 0
@@ -204,16 +216,24 @@ class OpenAICompatibleEmbedder:
 class OpenAIClientEmbedder:
     """Embeddings through an ``openai.OpenAI`` / ``openai.AsyncOpenAI`` client object.
 
-    Args:
-        client: The client (its own retries are switched off; ragmeter retries).
-        model: The embedding model; default ``$RAGMETER_EMBEDDING_MODEL``.
-        name: Identifies the embedder in cache keys (default: the model).
-        identity: Says which model embeds, in place of the client's ``base_url`` in cache keys
-            (see :class:`OpenAICompatibleJudge`).
-        batch_size: Texts per request.
+    Parameters
+    ----------
+    client
+        The client (its own retries are switched off; ragmeter retries).
+    model
+        The embedding model; default ``$RAGMETER_EMBEDDING_MODEL``.
+    name
+        Identifies the embedder in cache keys (default: the model).
+    identity
+        Says which model embeds, in place of the client's ``base_url`` in cache keys
+        (see :class:`OpenAICompatibleJudge`).
+    batch_size
+        Texts per request.
 
-    Raises:
-        JudgeConfigurationError: no model.
+    Raises
+    ------
+    JudgeConfigurationError
+        no model.
     """
 
     kind = "openai_client"

@@ -32,16 +32,22 @@ FATAL_STATUSES = frozenset({401, 403, 404})
 class Limits:
     """How hard one endpoint may be driven.
 
-    Args:
-        max_concurrency: Requests in flight at once (one limit per endpoint and run).
-        rpm: When set, at most ``rpm`` requests started per minute (evenly paced).
+    Parameters
+    ----------
+    max_concurrency
+        Requests in flight at once (one limit per endpoint and run).
+    rpm
+        When set, at most ``rpm`` requests started per minute (evenly paced).
 
-    Raises:
-        InvalidInputError: ``max_concurrency < 1`` or ``rpm <= 0``.
+    Raises
+    ------
+    InvalidInputError
+        ``max_concurrency < 1`` or ``rpm <= 0``.
 
-    Example:
-        >>> Limits(max_concurrency=2, rpm=60)
-        Limits(max_concurrency=2, rpm=60)
+    Examples
+    --------
+    >>> Limits(max_concurrency=2, rpm=60)
+    Limits(max_concurrency=2, rpm=60)
     """
 
     max_concurrency: int = 16
@@ -138,16 +144,19 @@ class RetryPolicy:
     time of one call including its retries, from its first attempt (waiting for a free slot
     of ``max_concurrency`` does not count); an attempt in flight at the deadline is cut.
 
-    Raises:
-        InvalidInputError: a negative count or delay, or ``jitter`` outside [0, 1].
+    Raises
+    ------
+    InvalidInputError
+        a negative count or delay, or ``jitter`` outside [0, 1].
 
-    Example:
-        >>> import random
-        >>> policy = RetryPolicy(initial_delay_s=1.0, jitter=0.0)
-        >>> [policy.delay_s(attempt, None, random.Random(0)) for attempt in range(3)]
-        [1.0, 2.0, 4.0]
-        >>> policy.delay_s(0, retry_after=7.0, rng=random.Random(0))  # the server's word wins
-        7.0
+    Examples
+    --------
+    >>> import random
+    >>> policy = RetryPolicy(initial_delay_s=1.0, jitter=0.0)
+    >>> [policy.delay_s(attempt, None, random.Random(0)) for attempt in range(3)]
+    [1.0, 2.0, 4.0]
+    >>> policy.delay_s(0, retry_after=7.0, rng=random.Random(0))  # the server's word wins
+    7.0
     """
 
     max_retries: int = 4

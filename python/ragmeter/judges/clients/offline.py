@@ -77,21 +77,27 @@ class RuleJudge:
     :class:`~ragmeter.judges.testing.LoopbackOpenAIServer`. ``evaluate(dry_run=True)`` uses it
     as the stand-in of a real judge.
 
-    Args:
-        threshold: The share of a claim's content words that must occur in the source.
-        name: Its name in reports and cache keys.
+    Parameters
+    ----------
+    threshold
+        The share of a claim's content words that must occur in the source.
+    name
+        Its name in reports and cache keys.
 
-    Raises:
-        InvalidInputError: ``threshold`` outside (0, 1].
+    Raises
+    ------
+    InvalidInputError
+        ``threshold`` outside (0, 1].
 
-    Example:
-        >>> from ragmeter.judges import RuleJudge, Sample, evaluate
-        >>> sample = Sample("Where is the Eiffel Tower?",
-        ...                 "The Eiffel Tower is in Paris. It opened in 1850.",
-        ...                 ["The Eiffel Tower, in Paris, opened in 1889."])
-        >>> results = evaluate([sample], ["faithfulness"], judge=RuleJudge(), progress=False)
-        >>> [c["verdict"] for c in results.rows[0].score.evidence["claims"]]
-        ['supported', 'contradicted']
+    Examples
+    --------
+    >>> from ragmeter.judges import RuleJudge, Sample, evaluate
+    >>> sample = Sample("Where is the Eiffel Tower?",
+    ...                 "The Eiffel Tower is in Paris. It opened in 1850.",
+    ...                 ["The Eiffel Tower, in Paris, opened in 1889."])
+    >>> results = evaluate([sample], ["faithfulness"], judge=RuleJudge(), progress=False)
+    >>> [c["verdict"] for c in results.rows[0].score.evidence["claims"]]
+    ['supported', 'contradicted']
     """
 
     def __init__(self, *, threshold: float = 0.5, name: str = "rule-judge"):
@@ -113,8 +119,10 @@ class RuleJudge:
     def respond(self, request: JudgeRequest) -> str:
         """The JSON answer text to ``request`` (sync; also used by the loopback server).
 
-        Raises:
-            NoOfflineRuleError: the request's prompt declares no offline rule.
+        Raises
+        ------
+        NoOfflineRuleError
+            the request's prompt declares no offline rule.
         """
         schema = request_schema(request) or {}
         task = str(schema.get("title") or request.task)
@@ -152,21 +160,27 @@ class HashEmbedder:
     Each word adds ±1 at position ``blake2b(word) mod dim``; texts sharing words have a
     positive cosine, texts without words get the zero vector.
 
-    Args:
-        dim: The vectors' length.
-        name: Its name in reports and cache keys.
+    Parameters
+    ----------
+    dim
+        The vectors' length.
+    name
+        Its name in reports and cache keys.
 
-    Raises:
-        InvalidInputError: ``dim < 2``.
+    Raises
+    ------
+    InvalidInputError
+        ``dim < 2``.
 
-    Example:
-        >>> from ragmeter.judges import HashEmbedder, cosine_similarity
-        >>> texts = ["Paris, France", "France Paris", ""]
-        >>> same, reordered, empty = HashEmbedder().embed_sync(texts)
-        >>> round(cosine_similarity(same, reordered), 4)  # the same bag of words
-        1.0
-        >>> print(cosine_similarity(same, empty))  # no word: the zero vector, cosine undefined
-        None
+    Examples
+    --------
+    >>> from ragmeter.judges import HashEmbedder, cosine_similarity
+    >>> texts = ["Paris, France", "France Paris", ""]
+    >>> same, reordered, empty = HashEmbedder().embed_sync(texts)
+    >>> round(cosine_similarity(same, reordered), 4)  # the same bag of words
+    1.0
+    >>> print(cosine_similarity(same, empty))  # no word: the zero vector, cosine undefined
+    None
     """
 
     def __init__(self, dim: int = 256, *, name: str = "hash-embedder"):

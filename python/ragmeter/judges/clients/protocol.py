@@ -61,22 +61,32 @@ def estimate_tokens(text: str) -> int:
 class JudgeRequest:
     """One chat request to a judge.
 
-    Attributes:
-        messages: The chat messages, ``{"role", "content"}`` mappings.
-        response_schema: The JSON Schema the answer must satisfy (``None`` for free text).
-        schema_name: The schema's name for ``response_format`` (letters, digits, ``_``, ``-``).
-        strict_schema: Ask for OpenAI's strict structured output.
-        temperature, seed, max_tokens: Sampling parameters (``None``: not sent).
-        n_index: Distinguishes repeated samples of the same prompt, so that a cache does not
-            return one answer for all of them.
-        task: Names the prompt (for logs and test doubles).
-        repeat: Which repeat of ``evaluate(repeats=N)`` asks (0 for the first; a cache keys
-            the others apart).
+    Attributes
+    ----------
+    messages
+        The chat messages, ``{"role", "content"}`` mappings.
+    response_schema
+        The JSON Schema the answer must satisfy (``None`` for free text).
+    schema_name
+        The schema's name for ``response_format`` (letters, digits, ``_``, ``-``).
+    strict_schema
+        Ask for OpenAI's strict structured output.
+    temperature, seed, max_tokens
+        Sampling parameters (``None``: not sent).
+    n_index
+        Distinguishes repeated samples of the same prompt, so that a cache does not
+        return one answer for all of them.
+    task
+        Names the prompt (for logs and test doubles).
+    repeat
+        Which repeat of ``evaluate(repeats=N)`` asks (0 for the first; a cache keys
+        the others apart).
 
-    Example:
-        >>> request = JudgeRequest(({"role": "user", "content": "Is 2 + 2 = 4?"},))
-        >>> request.first_user_message(), request.max_tokens
-        ('Is 2 + 2 = 4?', None)
+    Examples
+    --------
+    >>> request = JudgeRequest(({"role": "user", "content": "Is 2 + 2 = 4?"},))
+    >>> request.first_user_message(), request.max_tokens
+    ('Is 2 + 2 = 4?', None)
     """
 
     messages: tuple[Mapping[str, str], ...]
@@ -117,13 +127,20 @@ class JudgeRequest:
 class JudgeResponse:
     """A judge's answer: the raw text plus what the endpoint reported about the call.
 
-    Attributes:
-        text: The answer as the model wrote it.
-        usage: Tokens reported by the endpoint (``None``: estimated from the text).
-        model: The model that answered, as reported.
-        finish_reason: ``"stop"``, ``"length"`` (cut off at ``max_tokens``) ...
-        latency_s: Seconds the call took.
-        extra: Endpoint facts (structured-output form used, capability fallbacks).
+    Attributes
+    ----------
+    text
+        The answer as the model wrote it.
+    usage
+        Tokens reported by the endpoint (``None``: estimated from the text).
+    model
+        The model that answered, as reported.
+    finish_reason
+        ``"stop"``, ``"length"`` (cut off at ``max_tokens``) ...
+    latency_s
+        Seconds the call took.
+    extra
+        Endpoint facts (structured-output form used, capability fallbacks).
     """
 
     text: str
@@ -178,9 +195,12 @@ def judge_identity(judge: Any) -> dict[str, Any]:
 def check_identity(identity: Any, what: str) -> str | None:
     """The ``identity=`` of a judge or embedder client: ``None`` or a non-empty str.
 
-    Raises:
-        InputTypeError: not a str.
-        InvalidInputError: an empty or blank str.
+    Raises
+    ------
+    InputTypeError
+        not a str.
+    InvalidInputError
+        an empty or blank str.
     """
     if identity is None:
         return None
@@ -306,16 +326,19 @@ def as_judge(
     into cache keys: give two different callables two different names. A ``TimeoutError`` or
     ``ConnectionError`` it raises is retried like a transport failure.
 
-    Raises:
-        InvalidInputError: ``fn`` is not callable, or ``takes`` is unknown.
+    Raises
+    ------
+    InvalidInputError
+        ``fn`` is not callable, or ``takes`` is unknown.
 
-    Example:
-        >>> from ragmeter.judges import RubricMetric, Sample, as_judge, evaluate
-        >>> judge = as_judge(lambda prompt: {"value": 1, "reason": "polite"}, name="always-1",
-        ...                  takes="prompt")
-        >>> polite = RubricMetric("polite", "Is this polite? $answer", allowed_values=[0, 1])
-        >>> evaluate([Sample("Hi?", "Hello!")], [polite], judge=judge, progress=False).means()
-        {'polite': 1.0}
+    Examples
+    --------
+    >>> from ragmeter.judges import RubricMetric, Sample, as_judge, evaluate
+    >>> judge = as_judge(lambda prompt: {"value": 1, "reason": "polite"}, name="always-1",
+    ...                  takes="prompt")
+    >>> polite = RubricMetric("polite", "Is this polite? $answer", allowed_values=[0, 1])
+    >>> evaluate([Sample("Hi?", "Hello!")], [polite], judge=judge, progress=False).means()
+    {'polite': 1.0}
     """
     if not callable(fn):
         raise InvalidInputError(f"as_judge needs a callable, got {type(fn).__name__}")
@@ -357,15 +380,18 @@ def as_embedder(
 
     Sync callables run in a worker thread; ``name`` goes into cache keys.
 
-    Raises:
-        InvalidInputError: ``fn`` is not callable.
+    Raises
+    ------
+    InvalidInputError
+        ``fn`` is not callable.
 
-    Example:
-        >>> import asyncio
-        >>> embedder = as_embedder(lambda texts: [[float(len(t)), 1.0] for t in texts],
-        ...                        name="length")
-        >>> asyncio.run(embedder.embed(["ab", "abc"]))
-        [[2.0, 1.0], [3.0, 1.0]]
+    Examples
+    --------
+    >>> import asyncio
+    >>> embedder = as_embedder(lambda texts: [[float(len(t)), 1.0] for t in texts],
+    ...                        name="length")
+    >>> asyncio.run(embedder.embed(["ab", "abc"]))
+    [[2.0, 1.0], [3.0, 1.0]]
     """
     if not callable(fn):
         raise InvalidInputError(f"as_embedder needs a callable, got {type(fn).__name__}")

@@ -53,12 +53,13 @@ _KNOWN_LOGGERS = (
 class Secret:
     """A string that is never shown: ``repr`` and ``str`` are ``'***'``.
 
-    Example:
-        >>> key = Secret("sk-example-0123456789")
-        >>> key, f"{key}", key.reveal()[:3]
-        (Secret('***'), "Secret('***')", 'sk-')
-        >>> redact("the server said: bad key sk-example-0123456789")
-        'the server said: bad key ***'
+    Examples
+    --------
+    >>> key = Secret("sk-example-0123456789")
+    >>> key, f"{key}", key.reveal()[:3]
+    (Secret('***'), "Secret('***')", 'sk-')
+    >>> redact("the server said: bad key sk-example-0123456789")
+    'the server said: bad key ***'
     """
 
     __slots__ = ("__weakref__", "_forms", "_value")
@@ -180,10 +181,11 @@ def checked_secret(value: str | Secret | None, *, argument: str) -> Secret | Non
 def split_credentials(url: str) -> tuple[str, Secret | None]:
     """``url`` without its ``user:password@`` part, and the HTTP Basic token of that part.
 
-    Example:
-        >>> clean, token = split_credentials("http://me:sk-pw-0123456789@127.0.0.1:8000/v1")
-        >>> clean, token
-        ('http://127.0.0.1:8000/v1', Secret('***'))
+    Examples
+    --------
+    >>> clean, token = split_credentials("http://me:sk-pw-0123456789@127.0.0.1:8000/v1")
+    >>> clean, token
+    ('http://127.0.0.1:8000/v1', Secret('***'))
     """
     parts = urllib.parse.urlsplit(url)
     if "@" not in parts.netloc:

@@ -49,7 +49,6 @@ from ..clients.environment import (
 from ..clients.resolve import resolve_embedder, resolve_judge
 from ..clients.secrets import Secret, checked_secret
 from ..engine.cache import JudgeCache
-from ..engine.resolve import resolve_metrics
 from ..engine.settings import MaxTokens
 from ..engine.tasks import gather_all, run_sync
 from ..evaluation import evaluate
@@ -61,6 +60,7 @@ from ..prompts import CLAIMS_PROMPT as _CLAIMS
 from ..prompts import CONTEXT_RELEVANCY_PROMPT as _CONTEXT_RELEVANCY
 from ..prompts import GROUNDEDNESS_PROMPT as _GROUNDEDNESS
 from ..prompts import format_items
+from ..registry import resolve_metrics
 from ..results import JudgeResults
 from ..sample import Sample
 from ..text import joined_contexts, resolve_splitter
@@ -97,9 +97,10 @@ EMBEDCHAIN_METRICS = ("answer_relevancy", "groundedness", "context_relevancy")
 class EvalMetric(Enum):
     """The names of embedchain's evaluation metrics (embedchain's ``EvalMetric``).
 
-    Example:
-        >>> EvalMetric.GROUNDEDNESS.value
-        'groundedness'
+    Examples
+    --------
+    >>> EvalMetric.GROUNDEDNESS.value
+    'groundedness'
     """
 
     CONTEXT_RELEVANCY = "context_relevancy"
@@ -225,15 +226,18 @@ class ContextRelevanceConfig(_JudgeConfig):
     :class:`JudgeCache`), ``max_tokens`` (default ``"auto"``: finite), ``timeout_s`` and
     ``max_concurrency`` (default 2 for a server on this machine): what a local model needs.
 
-    Raises:
-        InvalidInputError: a malformed ``api_key``.
+    Raises
+    ------
+    InvalidInputError
+        a malformed ``api_key``.
 
-    Example:
-        >>> config = ContextRelevanceConfig(model="qwen2.5-7b", base_url="http://127.0.0.1:8080/v1",
-        ...                                 max_tokens=512, timeout_s=300)
-        >>> judge = config.make_judge()
-        >>> judge.model, judge.limits.max_concurrency
-        ('qwen2.5-7b', 2)
+    Examples
+    --------
+    >>> config = ContextRelevanceConfig(model="qwen2.5-7b", base_url="http://127.0.0.1:8080/v1",
+    ...                                 max_tokens=512, timeout_s=300)
+    >>> judge = config.make_judge()
+    >>> judge.model, judge.limits.max_concurrency
+    ('qwen2.5-7b', 2)
     """
 
     def __init__(
@@ -280,8 +284,10 @@ class AnswerRelevanceConfig(_JudgeConfig):
     ``max_concurrency`` (default 2 for a server on this machine): what a local model needs.
     ``language`` sets the language of the generated questions.
 
-    Raises:
-        InvalidInputError: a malformed ``api_key``.
+    Raises
+    ------
+    InvalidInputError
+        a malformed ``api_key``.
     """
 
     def __init__(
@@ -367,8 +373,10 @@ class GroundednessConfig(_JudgeConfig):
     :class:`JudgeCache`), ``max_tokens`` (default ``"auto"``: finite), ``timeout_s`` and
     ``max_concurrency`` (default 2 for a server on this machine): what a local model needs.
 
-    Raises:
-        InvalidInputError: a malformed ``api_key``.
+    Raises
+    ------
+    InvalidInputError
+        a malformed ``api_key``.
     """
 
     def __init__(
@@ -404,14 +412,15 @@ class BaseMetric(ABC):
 
     Subclass it for a custom metric of :func:`evaluate_rag` (as in embedchain's guide).
 
-    Example:
-        >>> class AnswerLength(BaseMetric):
-        ...     def __init__(self):
-        ...         super().__init__(name="answer_length")
-        ...     def evaluate(self, dataset):
-        ...         return sum(len(d.answer) for d in dataset) / len(dataset)
-        >>> AnswerLength().evaluate([EvalData(question="Q?", contexts=[], answer="Yes.")])
-        4.0
+    Examples
+    --------
+    >>> class AnswerLength(BaseMetric):
+    ...     def __init__(self):
+    ...         super().__init__(name="answer_length")
+    ...     def evaluate(self, dataset):
+    ...         return sum(len(d.answer) for d in dataset) / len(dataset)
+    >>> AnswerLength().evaluate([EvalData(question="Q?", contexts=[], answer="Yes.")])
+    4.0
     """
 
     def __init__(self, name: str = ""):
@@ -474,13 +483,14 @@ class ContextRelevance(_JudgedMetric):
     ``evaluate(dataset)`` returns the mean (``nan`` with a warning when no sample could be
     scored); ``last_results`` holds every row.
 
-    Example:
-        >>> from ragmeter.judges import RuleJudge
-        >>> metric = ContextRelevance(ContextRelevanceConfig(judge=RuleJudge()))
-        >>> metric.evaluate([EvalData(question="Where is Paris?",
-        ...                           contexts=["Paris is in France. Cats sleep a lot."],
-        ...                           answer="In France.")])
-        0.5
+    Examples
+    --------
+    >>> from ragmeter.judges import RuleJudge
+    >>> metric = ContextRelevance(ContextRelevanceConfig(judge=RuleJudge()))
+    >>> metric.evaluate([EvalData(question="Where is Paris?",
+    ...                           contexts=["Paris is in France. Cats sleep a lot."],
+    ...                           answer="In France.")])
+    0.5
     """
 
     def __init__(self, config: ContextRelevanceConfig | None = None):

@@ -76,21 +76,28 @@ class JudgeCache:
     version; an embedding's, of the embedder's identity and the text. Keys, headers, timeouts
     and retry policies are not in it.
 
-    Args:
-        path: The sqlite file (created with its folder), or ``":memory:"``.
-        mode: ``"read_write"``, ``"read_only"`` (hits used, nothing written: CI replays),
-            ``"refresh"`` (every call made again, answers overwritten) or ``"off"``.
+    Parameters
+    ----------
+    path
+        The sqlite file (created with its folder), or ``":memory:"``.
+    mode
+        ``"read_write"``, ``"read_only"`` (hits used, nothing written: CI replays),
+        ``"refresh"`` (every call made again, answers overwritten) or ``"off"``.
 
-    Raises:
-        JudgeCacheError: the file is not a judge cache (not sqlite, another application's
-            database, a damaged file); it is left untouched.
-        InvalidInputError: an unknown mode.
+    Raises
+    ------
+    JudgeCacheError
+        the file is not a judge cache (not sqlite, another application's
+        database, a damaged file); it is left untouched.
+    InvalidInputError
+        an unknown mode.
 
-    Example:
-        >>> with JudgeCache(":memory:") as cache:
-        ...     cache.put("some-key", "chat", {"parsed": {"value": 1}})
-        ...     cache.get("some-key"), cache.get("another-key"), len(cache)
-        ({'parsed': {'value': 1}}, None, 1)
+    Examples
+    --------
+    >>> with JudgeCache(":memory:") as cache:
+    ...     cache.put("some-key", "chat", {"parsed": {"value": 1}})
+    ...     cache.get("some-key"), cache.get("another-key"), len(cache)
+    ({'parsed': {'value': 1}}, None, 1)
     """
 
     WRITE_BATCH = 512
@@ -208,8 +215,10 @@ class JudgeCache:
     def put(self, key: str, kind: str, value: Mapping[str, Any]) -> None:
         """Store ``value`` under ``key`` (visible at once, on disk after :meth:`flush`).
 
-        Raises:
-            OSError: an earlier write to the file failed (disk full, permissions).
+        Raises
+        ------
+        OSError
+            an earlier write to the file failed (disk full, permissions).
         """
         if self._conn is None or not self.writable:
             return

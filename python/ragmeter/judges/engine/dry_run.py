@@ -31,7 +31,8 @@ from ..offline_rules import NoOfflineRuleError
 from ..panel import Panel
 from ..prompts import request_schema
 from .cache import JudgeCache
-from .resolve import resolve_metrics, resolve_run_judge
+from .protocol import ScoringMetric
+from .resolve import resolve_run_judge
 from .run import run_evaluation
 from .settings import RunOptions
 from .tasks import run_sync
@@ -106,10 +107,15 @@ async def _no_sleep(_: float) -> None:
     return None
 
 
-def estimate_run(samples: Any, metrics: Any, options: RunOptions) -> DryRunEstimate:
-    """Run the pipeline against stand-ins and count the calls, tokens and cost it would take."""
+def estimate_run(
+    samples: Any, metrics: Sequence[ScoringMetric], options: RunOptions
+) -> DryRunEstimate:
+    """Run the pipeline against stand-ins and count the calls, tokens and cost it would take.
+
+    ``metrics`` are metric objects, as for :func:`~ragmeter.judges.engine.run.run_evaluation`.
+    """
     the_judge = resolve_run_judge(options.judge)
-    metric_list = resolve_metrics(metrics)
+    metric_list = list(metrics)
     real_embedder = (
         resolve_embedder(options.embedder) if any(m.needs_embedder for m in metric_list) else None
     )

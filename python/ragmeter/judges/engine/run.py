@@ -30,14 +30,14 @@ from ..clients.protocol import Embedder, Judge, embedder_identity, judge_identit
 from ..clients.resolve import resolve_embedder
 from ..clients.secrets import redact
 from ..context import JudgeContext
-from ..metrics.base import Metric
 from ..panel import Panel
 from ..repeats import combine_repeats
 from ..results import JudgeResults, SampleResult
 from ..sample import Sample, coerce_samples
 from ..score import Score
 from .cache import JudgeCache, open_cache
-from .resolve import resolve_metrics, resolve_run_judge
+from .protocol import ScoringMetric
+from .resolve import resolve_run_judge
 from .runtime import JudgeCallError, Runtime
 from .settings import OnError, RunOptions, RunSettings, resolve_progress
 from .tasks import gather_all
@@ -61,7 +61,7 @@ def _error_score(exc: BaseException) -> Score:
 
 async def _score_one(
     runtime: Runtime,
-    metric: Metric,
+    metric: ScoringMetric,
     sample: Sample,
     judge: Judge,
     embedder: Embedder | None,
@@ -100,7 +100,7 @@ async def _score_one(
 def _manifest(
     judge: Judge | Panel,
     embedder: Embedder | None,
-    metrics: Sequence[Metric],
+    metrics: Sequence[ScoringMetric],
     settings: RunSettings,
     cache: JudgeCache,
     n_samples: int,
@@ -135,15 +135,19 @@ async def close_clients(clients: Sequence[Any]) -> None:
 
 async def run_evaluation(
     samples: Any,
-    metrics: Any,
+    metrics: Sequence[ScoringMetric],
     options: RunOptions,
     *,
     close_clients_after: bool = False,
     sleep: Callable[[float], Awaitable[None]] | None = None,
 ) -> JudgeResults:
-    """Judge every sample with every metric as ``options`` say (see ``evaluate``)."""
+    """Judge every sample with every metric as ``options`` say (see ``evaluate``).
+
+    ``metrics`` are metric objects (``evaluate`` resolves names with
+    :func:`ragmeter.judges.registry.resolve_metrics`).
+    """
     sample_list = coerce_samples(samples)
-    metric_list = resolve_metrics(metrics)
+    metric_list = list(metrics)
     the_judge = resolve_run_judge(options.judge)
     needs_embedder = [m.name for m in metric_list if m.needs_embedder]
     the_embedder = (
@@ -161,7 +165,7 @@ async def run_evaluation(
     )
     gate = asyncio.Semaphore(options.max_pending)
 
-    async def one_repeat(sample: Sample, metric: Metric, repeat: int) -> SampleResult:
+    async def one_repeat(sample: Sample, metric: ScoringMetric, repeat: int) -> SampleResult:
         outcomes = await gather_all(
             *(
                 _score_one(runtime, metric, sample, j, the_embedder, options.on_error, repeat)
@@ -179,7 +183,7 @@ async def run_evaluation(
             sample.id or "", metric.name, outcomes[0][0], the_judge.name, None, usage
         )
 
-    async def unit(sample: Sample, metric: Metric) -> SampleResult:
+    async def unit(sample: Sample, metric: ScoringMetric) -> SampleResult:
         async with gate:
             tries = await gather_all(
                 *(one_repeat(sample, metric, r) for r in range(options.repeats))

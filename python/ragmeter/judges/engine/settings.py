@@ -50,38 +50,49 @@ TOKENS_PER_CALL = 128
 class RunSettings:
     """What every request of a run carries (recorded in the run manifest).
 
-    Args:
-        temperature: Sampling temperature; 0 (the default) for repeatable judgements.
-        seed: Sent to endpoints that accept one (others are found out and not sent it again).
-        max_tokens: The answer's token limit. ``"auto"`` (the default; ``None`` means the
-            same) is 512 for a call that labels no items (a verdict with its reason, a list
-            of claims or questions) and ``128 + 48 x items`` for a labelling call; an answer
-            cut off there is an ``error`` row with reason ``judge_output_truncated`` (raise
-            ``max_tokens`` or lower ``max_items_per_call``). A finite limit keeps a small
-            local model from generating until its context is full. An integer >= 1 is sent
-            as is; :data:`NO_MAX_TOKENS` (``"unlimited"``) sends no limit.
-        max_parse_retries: Re-asks after an unusable answer (stopped early when the judge
-            repeats itself word for word).
-        max_items_per_call: How many items (sentences, claims) one labelling call carries.
-        language: The language of generated text (answer_relevancy's questions); default:
-            the answer's.
-        retry_errors: With a cache, a call that failed in an earlier run (its failure and the
-            raw answers are recorded) is made again (``True``, the default) or its failure is
-            replayed without a call (``False``: a rerun makes zero calls).
+    Parameters
+    ----------
+    temperature
+        Sampling temperature; 0 (the default) for repeatable judgements.
+    seed
+        Sent to endpoints that accept one (others are found out and not sent it again).
+    max_tokens
+        The answer's token limit. ``"auto"`` (the default; ``None`` means the
+        same) is 512 for a call that labels no items (a verdict with its reason, a list
+        of claims or questions) and ``128 + 48 x items`` for a labelling call; an answer
+        cut off there is an ``error`` row with reason ``judge_output_truncated`` (raise
+        ``max_tokens`` or lower ``max_items_per_call``). A finite limit keeps a small
+        local model from generating until its context is full. An integer >= 1 is sent
+        as is; :data:`NO_MAX_TOKENS` (``"unlimited"``) sends no limit.
+    max_parse_retries
+        Re-asks after an unusable answer (stopped early when the judge
+        repeats itself word for word).
+    max_items_per_call
+        How many items (sentences, claims) one labelling call carries.
+    language
+        The language of generated text (answer_relevancy's questions); default:
+        the answer's.
+    retry_errors
+        With a cache, a call that failed in an earlier run (its failure and the
+        raw answers are recorded) is made again (``True``, the default) or its failure is
+        replayed without a call (``False``: a rerun makes zero calls).
 
-    Raises:
-        InvalidInputError: a value out of range.
+    Raises
+    ------
+    InvalidInputError
+        a value out of range.
 
-    Example:
-        >>> settings = RunSettings()
-        >>> settings.token_limit(0), settings.token_limit(1), settings.token_limit(40)
-        (512, 176, 2048)
-        >>> RunSettings(max_tokens=300).token_limit(40)
-        300
-        >>> RunSettings(max_tokens=None).max_tokens  # None is the default
-        'auto'
-        >>> print(RunSettings(max_tokens=NO_MAX_TOKENS).token_limit(40))  # no limit sent
-        None
+    Examples
+    --------
+    >>> settings = RunSettings()
+    >>> settings.token_limit(0), settings.token_limit(1), settings.token_limit(40)
+    (512, 176, 2048)
+    >>> RunSettings(max_tokens=300).token_limit(40)
+    300
+    >>> RunSettings(max_tokens=None).max_tokens  # None is the default
+    'auto'
+    >>> print(RunSettings(max_tokens=NO_MAX_TOKENS).token_limit(40))  # no limit sent
+    None
     """
 
     temperature: float | None = 0.0

@@ -46,15 +46,23 @@ class AnswerRelevancyMetric(Metric):
     [-1, 1]. Undefined (``zero_embedding``) when a vector has zero norm. Formula from
     embedchain and ragas (Es et al. 2024, "RAGAS", EACL demos).
 
-    Args:
-        num_questions: How many questions the judge writes.
-        penalize_noncommittal: Score a noncommittal answer 0.
-        language: The language of the generated questions (default: the answer's).
-        prompt: A replacement prompt.
-        name: The metric's name in results (default ``answer_relevancy``).
+    Parameters
+    ----------
+    num_questions
+        How many questions the judge writes.
+    penalize_noncommittal
+        Score a noncommittal answer 0.
+    language
+        The language of the generated questions (default: the answer's).
+    prompt
+        A replacement prompt.
+    name
+        The metric's name in results (default ``answer_relevancy``).
 
-    Raises:
-        InvalidInputError: ``num_questions < 1``.
+    Raises
+    ------
+    InvalidInputError
+        ``num_questions < 1``.
     """
 
     name = "answer_relevancy"
@@ -151,14 +159,21 @@ class AnswerRelevanceMetric(Metric):
     relevant unless it is judged irrelevant, TruLens rates the whole answer on a Likert scale).
     Undefined (``no_answer``) when the answer is empty.
 
-    Args:
-        partial_credit: The weight of a partially relevant statement, in [0, 1].
-        sentence_splitter: ``text -> sentences`` for the answer.
-        prompt: A replacement prompt.
-        name: The metric's name in results (default ``answer_relevance``).
+    Parameters
+    ----------
+    partial_credit
+        The weight of a partially relevant statement, in [0, 1].
+    sentence_splitter
+        ``text -> sentences`` for the answer.
+    prompt
+        A replacement prompt.
+    name
+        The metric's name in results (default ``answer_relevance``).
 
-    Raises:
-        InvalidInputError: ``partial_credit`` outside [0, 1].
+    Raises
+    ------
+    InvalidInputError
+        ``partial_credit`` outside [0, 1].
     """
 
     name = "answer_relevance"

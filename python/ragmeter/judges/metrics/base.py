@@ -72,17 +72,18 @@ class Metric:
     ``error`` row, so ``score`` need not catch it. Use ``asyncio.TaskGroup`` rather than
     ``asyncio.gather`` for concurrent calls, so that no call outlives a failed sibling.
 
-    Example:
-        >>> from ragmeter.judges import Metric, Sample, Score, evaluate
-        >>> class AnswerLength(Metric):
-        ...     name = "answer_length"
-        ...     required_fields = ("answer",)
-        ...     async def score(self, sample, ctx):
-        ...         return Score.ok(len(sample.answer.split()))
-        >>> results = evaluate([Sample("Q?", "Two words."), Sample("Q?")], [AnswerLength()],
-        ...                    judge=lambda messages: "{}")
-        >>> [(row.value, row.score.reason_code) for row in results]
-        [(2.0, None), (None, 'missing_answer')]
+    Examples
+    --------
+    >>> from ragmeter.judges import Metric, Sample, Score, evaluate
+    >>> class AnswerLength(Metric):
+    ...     name = "answer_length"
+    ...     required_fields = ("answer",)
+    ...     async def score(self, sample, ctx):
+    ...         return Score.ok(len(sample.answer.split()))
+    >>> results = evaluate([Sample("Q?", "Two words."), Sample("Q?")], [AnswerLength()],
+    ...                    judge=lambda messages: "{}")
+    >>> [(row.value, row.score.reason_code) for row in results]
+    [(2.0, None), (None, 'missing_answer')]
     """
 
     name: str = "metric"

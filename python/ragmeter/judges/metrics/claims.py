@@ -43,9 +43,12 @@ class GroundednessMetric(Metric):
     -1 becomes NaN and turns the whole mean NaN). Undefined (``no_claims``) when the answer
     makes no claim. With no context every claim is ungrounded (0.0, no verdict call).
 
-    Args:
-        claims_prompt, verdicts_prompt: Replacement prompts (embedchain's placeholders).
-        name: The metric's name in results (default ``groundedness``).
+    Parameters
+    ----------
+    claims_prompt, verdicts_prompt
+        Replacement prompts (embedchain's placeholders).
+    name
+        The metric's name in results (default ``groundedness``).
     """
 
     name = "groundedness"
@@ -115,13 +118,19 @@ class FaithfulnessMetric(Metric):
     (``no_claims``) when the answer makes no claim. With no context: 0.0 in entailment mode
     and 1.0 in contradiction mode, without a verdict call.
 
-    Args:
-        mode: ``"entailment"`` or ``"contradiction"``.
-        claims_prompt, verdicts_prompt: Replacement prompts.
-        name: The metric's name in results (default ``faithfulness``).
+    Parameters
+    ----------
+    mode
+        ``"entailment"`` or ``"contradiction"``.
+    claims_prompt, verdicts_prompt
+        Replacement prompts.
+    name
+        The metric's name in results (default ``faithfulness``).
 
-    Raises:
-        InvalidInputError: an unknown mode.
+    Raises
+    ------
+    InvalidInputError
+        an unknown mode.
     """
 
     name = "faithfulness"

@@ -49,17 +49,22 @@ class ContextRelevancyMetric(Metric):
     scores above 0 and the ratio can exceed 1). Undefined (``no_contexts``) when the contexts
     hold no sentence. Sentences are split per context, in rank order.
 
-    Args:
-        sentence_splitter: ``text -> sentences`` (default: a regex splitter, no downloads).
-        prompt: A replacement :class:`~ragmeter.judges.PromptTemplate` (same placeholders).
-        name: The metric's name in results (default ``context_relevancy``).
+    Parameters
+    ----------
+    sentence_splitter
+        ``text -> sentences`` (default: a regex splitter, no downloads).
+    prompt
+        A replacement :class:`~ragmeter.judges.PromptTemplate` (same placeholders).
+    name
+        The metric's name in results (default ``context_relevancy``).
 
-    Example:
-        >>> from ragmeter.judges import ContextRelevancyMetric, RuleJudge, Sample, evaluate
-        >>> sample = Sample("Where is Paris?", contexts=["Paris is in France. Cats sleep a lot."])
-        >>> evaluate([sample], [ContextRelevancyMetric()], judge=RuleJudge(),
-        ...          progress=False).values("context_relevancy")  # 1 of 2 sentences
-        [0.5]
+    Examples
+    --------
+    >>> from ragmeter.judges import ContextRelevancyMetric, RuleJudge, Sample, evaluate
+    >>> sample = Sample("Where is Paris?", contexts=["Paris is in France. Cats sleep a lot."])
+    >>> evaluate([sample], [ContextRelevancyMetric()], judge=RuleJudge(),
+    ...          progress=False).values("context_relevancy")  # 1 of 2 sentences
+    [0.5]
     """
 
     name = "context_relevancy"
@@ -128,10 +133,14 @@ class ContextPrecisionMetric(Metric):
     ragas' LLMContextPrecisionWithReference and DeepEval). Undefined (``no_useful_context``)
     when no chunk is useful (ragas returns 0 there through a 1e-10 guard).
 
-    Args:
-        batched: All chunks in one labelling call instead of one call per chunk.
-        prompt, batch_prompt: Replacement prompts for the two forms.
-        name: The metric's name in results (default ``context_precision``).
+    Parameters
+    ----------
+    batched
+        All chunks in one labelling call instead of one call per chunk.
+    prompt, batch_prompt
+        Replacement prompts for the two forms.
+    name
+        The metric's name in results (default ``context_precision``).
     """
 
     name = "context_precision"
@@ -200,10 +209,14 @@ class ContextRecallMetric(Metric):
     LLMContextRecall, DeepEval's contextual recall). Undefined (``no_reference``) when the
     reference has no sentence; 0.0 without any context (no call).
 
-    Args:
-        sentence_splitter: ``text -> sentences`` for the reference.
-        prompt: A replacement prompt.
-        name: The metric's name in results (default ``context_recall``).
+    Parameters
+    ----------
+    sentence_splitter
+        ``text -> sentences`` for the reference.
+    prompt
+        A replacement prompt.
+    name
+        The metric's name in results (default ``context_recall``).
     """
 
     name = "context_recall"

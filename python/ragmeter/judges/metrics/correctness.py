@@ -61,34 +61,41 @@ class AnswerCorrectnessMetric(Metric):
     (``no_claims``), and a reference without a claim is ``undefined`` (``no_reference_claims``).
     An answer without a claim has TP 0: factual score 0, without a labelling call.
 
-    Args:
-        weights: ``(factual, similarity)``, non-negative, not both 0; with a similarity weight
-            of 0 no embedder is needed.
-        claims_prompt, verdicts_prompt, coverage_prompt: Replacement prompts.
-        name: The metric's name in results (default ``answer_correctness``).
+    Parameters
+    ----------
+    weights
+        ``(factual, similarity)``, non-negative, not both 0; with a similarity weight
+        of 0 no embedder is needed.
+    claims_prompt, verdicts_prompt, coverage_prompt
+        Replacement prompts.
+    name
+        The metric's name in results (default ``answer_correctness``).
 
-    Raises:
-        InvalidInputError: ``weights`` not two finite non-negative numbers with a positive sum.
+    Raises
+    ------
+    InvalidInputError
+        ``weights`` not two finite non-negative numbers with a positive sum.
 
-    Example:
-        >>> from ragmeter.judges import AnswerCorrectnessMetric, Sample, ScriptedJudge, evaluate
-        >>> judge = ScriptedJudge([
-        ...     ("Reference statements", {"statements": [
-        ...         {"id": 1, "present": True, "reason": "stated"},
-        ...         {"id": 2, "present": False, "reason": "height left out"}]}),
-        ...     ("Answer statements", {"verdicts": [
-        ...         {"id": 1, "verdict": "supported", "reason": "same city"},
-        ...         {"id": 2, "verdict": "unsupported", "reason": "wrong year"}]}),
-        ...     (lambda r: "Paris. It opened in 1850." in r.first_user_message(),
-        ...      {"claims": ["The tower is in Paris.", "It opened in 1850."]}),
-        ...     ("claims", {"claims": ["The tower is in Paris.", "It is 330 m tall."]}),
-        ... ])
-        >>> sample = Sample("Where is the tower?", "Paris. It opened in 1850.",
-        ...                 reference="It is in Paris and 330 m tall.")
-        >>> metric = AnswerCorrectnessMetric(weights=(1.0, 0.0))  # factual part only
-        >>> evaluate([sample], [metric], judge=judge, progress=False).values(
-        ...     "answer_correctness")  # TP 1, FP 1, FN 1: 1 / (1 + 0.5 * 2)
-        [0.5]
+    Examples
+    --------
+    >>> from ragmeter.judges import AnswerCorrectnessMetric, Sample, ScriptedJudge, evaluate
+    >>> judge = ScriptedJudge([
+    ...     ("Reference statements", {"statements": [
+    ...         {"id": 1, "present": True, "reason": "stated"},
+    ...         {"id": 2, "present": False, "reason": "height left out"}]}),
+    ...     ("Answer statements", {"verdicts": [
+    ...         {"id": 1, "verdict": "supported", "reason": "same city"},
+    ...         {"id": 2, "verdict": "unsupported", "reason": "wrong year"}]}),
+    ...     (lambda r: "Paris. It opened in 1850." in r.first_user_message(),
+    ...      {"claims": ["The tower is in Paris.", "It opened in 1850."]}),
+    ...     ("claims", {"claims": ["The tower is in Paris.", "It is 330 m tall."]}),
+    ... ])
+    >>> sample = Sample("Where is the tower?", "Paris. It opened in 1850.",
+    ...                 reference="It is in Paris and 330 m tall.")
+    >>> metric = AnswerCorrectnessMetric(weights=(1.0, 0.0))  # factual part only
+    >>> evaluate([sample], [metric], judge=judge, progress=False).values(
+    ...     "answer_correctness")  # TP 1, FP 1, FN 1: 1 / (1 + 0.5 * 2)
+    [0.5]
     """
 
     name = "answer_correctness"

@@ -50,8 +50,10 @@ def to_score(value: Any, where: str) -> Score:
 class FunctionMetric(Metric):
     """A metric computed by ``fn(sample, ctx)``; build it with the :func:`metric` decorator.
 
-    Raises:
-        InvalidInputError: a required field that is not a sample field.
+    Raises
+    ------
+    InvalidInputError
+        a required field that is not a sample field.
     """
 
     def __init__(
@@ -104,25 +106,34 @@ def metric(
     them directly. ``None`` and non-finite values become ``undefined`` scores. Use as
     ``@metric`` or ``@metric(name="...", required_fields=("question", "answer"))``.
 
-    Args:
-        fn: The function (sync or async).
-        name: The metric's name (default: the function's).
-        required_fields: Sample fields it needs (a sample without one is ``undefined``).
-        needs_embedder: Whether ``ctx.embed`` must work.
-        agreement_level: How panels compare its values.
+    Parameters
+    ----------
+    fn
+        The function (sync or async).
+    name
+        The metric's name (default: the function's).
+    required_fields
+        Sample fields it needs (a sample without one is ``undefined``).
+    needs_embedder
+        Whether ``ctx.embed`` must work.
+    agreement_level
+        How panels compare its values.
 
-    Returns:
+    Returns
+    -------
+    FunctionMetric
         A :class:`FunctionMetric` (still callable as the function).
 
-    Example:
-        >>> from ragmeter.judges import RuleJudge, Sample, evaluate, metric
-        >>> @metric(required_fields=("answer",))
-        ... def short_answer(sample, ctx):
-        ...     return len(sample.answer.split()) <= 5
-        >>> samples = [Sample("Q?", "Yes."), Sample("Q?", "It depends on a great many things.")]
-        >>> evaluate(samples, [short_answer], judge=RuleJudge(), progress=False).values(
-        ...     "short_answer")
-        [1.0, 0.0]
+    Examples
+    --------
+    >>> from ragmeter.judges import RuleJudge, Sample, evaluate, metric
+    >>> @metric(required_fields=("answer",))
+    ... def short_answer(sample, ctx):
+    ...     return len(sample.answer.split()) <= 5
+    >>> samples = [Sample("Q?", "Yes."), Sample("Q?", "It depends on a great many things.")]
+    >>> evaluate(samples, [short_answer], judge=RuleJudge(), progress=False).values(
+    ...     "short_answer")
+    [1.0, 0.0]
     """
 
     def wrap(function: Callable[..., Any]) -> FunctionMetric:
@@ -154,35 +165,48 @@ class RubricMetric(Metric):
     ``float(value)``; pass ``score_fn(parsed) -> float | Score`` for non-numeric values or your
     own ``schema``. The analogue of ragas' DiscreteMetric and DeepEval's GEval rubric.
 
-    Args:
-        name: The metric's name (letters, digits, ``_``, ``.``, ``-``).
-        prompt_template: The prompt, with the placeholders above.
-        allowed_values: The values the judge may give (numbers, or labels with ``score_fn``).
-        schema: An answer schema of your own instead (the validated subset: type, properties,
-            required, additionalProperties, items, enum, const, min/max, min/maxItems,
-            min/maxLength).
-        score_fn: ``parsed -> float | bool | None | Score``.
-        system: The system message.
-        agreement_level: Default ``ordinal`` for numeric values, else ``nominal``.
-        version: Recorded with the prompt's hash in the manifest.
-        offline_rule: How :class:`~ragmeter.judges.RuleJudge` answers the rubric offline
-            (``OfflineRequest -> answer``, reading the fenced values from ``request.data``, such
-            as ``request.data["answer"]``; see :mod:`ragmeter.judges.offline_rules`). Without
-            one the ``RuleJudge`` refuses the rubric (``NoOfflineRuleError``): ragmeter does not
-            know what your grades mean.
+    Parameters
+    ----------
+    name
+        The metric's name (letters, digits, ``_``, ``.``, ``-``).
+    prompt_template
+        The prompt, with the placeholders above.
+    allowed_values
+        The values the judge may give (numbers, or labels with ``score_fn``).
+    schema
+        An answer schema of your own instead (the validated subset: type, properties,
+        required, additionalProperties, items, enum, const, min/max, min/maxItems,
+        min/maxLength).
+    score_fn
+        ``parsed -> float | bool | None | Score``.
+    system
+        The system message.
+    agreement_level
+        Default ``ordinal`` for numeric values, else ``nominal``.
+    version
+        Recorded with the prompt's hash in the manifest.
+    offline_rule
+        How :class:`~ragmeter.judges.RuleJudge` answers the rubric offline
+        (``OfflineRequest -> answer``, reading the fenced values from ``request.data``, such
+        as ``request.data["answer"]``; see :mod:`ragmeter.judges.offline_rules`). Without
+        one the ``RuleJudge`` refuses the rubric (``NoOfflineRuleError``): ragmeter does not
+        know what your grades mean.
 
-    Raises:
-        InvalidInputError: an unknown placeholder, no values and no schema, labels without a
-            ``score_fn``, an unsupported schema keyword.
+    Raises
+    ------
+    InvalidInputError
+        an unknown placeholder, no values and no schema, labels without a
+        ``score_fn``, an unsupported schema keyword.
 
-    Example:
-        >>> from ragmeter.judges import RubricMetric, Sample, ScriptedJudge, evaluate
-        >>> concise = RubricMetric("concise", "Is this answer concise? $answer",
-        ...                        allowed_values=[0, 1, 2])
-        >>> judge = ScriptedJudge({"rubric_concise": {"value": 2, "reason": "one short line"}})
-        >>> row = evaluate([Sample("Q?", "Yes.")], [concise], judge=judge, progress=False).rows[0]
-        >>> row.value, row.score.reasons
-        (2.0, ('one short line',))
+    Examples
+    --------
+    >>> from ragmeter.judges import RubricMetric, Sample, ScriptedJudge, evaluate
+    >>> concise = RubricMetric("concise", "Is this answer concise? $answer",
+    ...                        allowed_values=[0, 1, 2])
+    >>> judge = ScriptedJudge({"rubric_concise": {"value": 2, "reason": "one short line"}})
+    >>> row = evaluate([Sample("Q?", "Yes.")], [concise], judge=judge, progress=False).rows[0]
+    >>> row.value, row.score.reasons
+    (2.0, ('one short line',))
     """
 
     def __init__(

@@ -60,14 +60,21 @@ class PairwisePreferenceMetric(Metric):
     summary adds wins, ties, the position-flip rate and the rate at which the first-shown
     response won. Practice from Zheng et al. (2023), "Judging LLM-as-a-Judge", NeurIPS.
 
-    Args:
-        criteria: What "better" means, shown to the judge.
-        repeats: Verdicts per order (a majority decides).
-        prompt: A replacement prompt.
-        name: The metric's name in results (default ``pairwise_preference``).
+    Parameters
+    ----------
+    criteria
+        What "better" means, shown to the judge.
+    repeats
+        Verdicts per order (a majority decides).
+    prompt
+        A replacement prompt.
+    name
+        The metric's name in results (default ``pairwise_preference``).
 
-    Raises:
-        InvalidInputError: ``repeats < 1``.
+    Raises
+    ------
+    InvalidInputError
+        ``repeats < 1``.
     """
 
     name = "pairwise_preference"

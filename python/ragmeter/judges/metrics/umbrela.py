@@ -65,13 +65,14 @@ class UmbrelaRelevanceMetric(RubricMetric):
     ``UMBRELA_RELEVANCE`` (in :mod:`ragmeter.judges.relevance`) is an instance of it; the name
     ``"umbrela_relevance"`` gives the same prompt, results and cache keys.
 
-    Example:
-        >>> from ragmeter.judges import Sample, ScriptedJudge, evaluate
-        >>> judge = ScriptedJudge({"rubric_umbrela_relevance": {"value": 3, "reason": "exact"}})
-        >>> sample = Sample("eiffel tower height", contexts=["The tower is 330 m tall."])
-        >>> evaluate([sample], ["umbrela_relevance"], judge=judge, progress=False).values(
-        ...     "umbrela_relevance")
-        [3.0]
+    Examples
+    --------
+    >>> from ragmeter.judges import Sample, ScriptedJudge, evaluate
+    >>> judge = ScriptedJudge({"rubric_umbrela_relevance": {"value": 3, "reason": "exact"}})
+    >>> sample = Sample("eiffel tower height", contexts=["The tower is 330 m tall."])
+    >>> evaluate([sample], ["umbrela_relevance"], judge=judge, progress=False).values(
+    ...     "umbrela_relevance")
+    [3.0]
     """
 
     def __init__(self) -> None:

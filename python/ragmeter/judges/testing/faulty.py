@@ -21,13 +21,14 @@ class FaultyJudge:
     retryable timeout) and ``p_429`` (a retryable 429 with ``Retry-After: 0``). ``injected``
     counts the faults injected so far; ``seed`` makes the draws reproducible.
 
-    Example:
-        >>> from ragmeter.judges import FaultyJudge, RuleJudge, Sample, evaluate
-        >>> judge = FaultyJudge(RuleJudge(), p_429=1.0)  # every call: a 429, then retried
-        >>> results = evaluate([Sample("Q?", "An answer.", ["A context."])], ["groundedness"],
-        ...                    judge=judge, progress=False)
-        >>> results.rows[0].score.reason_code, judge.injected["429"]
-        ('judge_unavailable', 5)
+    Examples
+    --------
+    >>> from ragmeter.judges import FaultyJudge, RuleJudge, Sample, evaluate
+    >>> judge = FaultyJudge(RuleJudge(), p_429=1.0)  # every call: a 429, then retried
+    >>> results = evaluate([Sample("Q?", "An answer.", ["A context."])], ["groundedness"],
+    ...                    judge=judge, progress=False)
+    >>> results.rows[0].score.reason_code, judge.injected["429"]
+    ('judge_unavailable', 5)
     """
 
     def __init__(

@@ -45,25 +45,31 @@ class ScriptedJudge:
     ``request -> response`` or :class:`Responses` (successive answers). A request no rule
     matches raises :class:`UnexpectedPromptError`, or gets ``default`` when one is given.
 
-    Args:
-        script: The rules.
-        name: Its name in reports and cache keys.
-        default: The response to a request no rule matches.
-        usage: ``(prompt_tokens, completion_tokens)`` reported for every call.
+    Parameters
+    ----------
+    script
+        The rules.
+    name
+        Its name in reports and cache keys.
+    default
+        The response to a request no rule matches.
+    usage
+        ``(prompt_tokens, completion_tokens)`` reported for every call.
 
-    Example:
-        >>> from ragmeter.judges import Sample, ScriptedJudge, evaluate
-        >>> judge = ScriptedJudge({
-        ...     "claims": {"claims": ["Paris is in France.", "Paris is big."]},
-        ...     "groundedness_verdicts": {"verdicts": [
-        ...         {"id": 1, "verdict": 1, "reason": "stated"},
-        ...         {"id": 2, "verdict": 0, "reason": "not stated"}]},
-        ... })
-        >>> sample = Sample("Where is Paris?", "Paris is in France. It is big.", ["Paris, France."])
-        >>> evaluate([sample], ["groundedness"], judge=judge, progress=False).means()
-        {'groundedness': 0.5}
-        >>> [request.task for request in judge.requests]
-        ['claims', 'groundedness']
+    Examples
+    --------
+    >>> from ragmeter.judges import Sample, ScriptedJudge, evaluate
+    >>> judge = ScriptedJudge({
+    ...     "claims": {"claims": ["Paris is in France.", "Paris is big."]},
+    ...     "groundedness_verdicts": {"verdicts": [
+    ...         {"id": 1, "verdict": 1, "reason": "stated"},
+    ...         {"id": 2, "verdict": 0, "reason": "not stated"}]},
+    ... })
+    >>> sample = Sample("Where is Paris?", "Paris is in France. It is big.", ["Paris, France."])
+    >>> evaluate([sample], ["groundedness"], judge=judge, progress=False).means()
+    {'groundedness': 0.5}
+    >>> [request.task for request in judge.requests]
+    ['claims', 'groundedness']
     """
 
     def __init__(
@@ -103,8 +109,10 @@ class ScriptedJudge:
     def respond(self, request: JudgeRequest) -> str:
         """The scripted answer text to ``request`` (recorded in ``requests``).
 
-        Raises:
-            UnexpectedPromptError: no rule matches and there is no ``default``.
+        Raises
+        ------
+        UnexpectedPromptError
+            no rule matches and there is no ``default``.
         """
         self.requests.append(request)
         for matcher, response in self.rules:
