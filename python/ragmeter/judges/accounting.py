@@ -71,9 +71,11 @@ class CallStats:
         """The counts of :meth:`to_dict` read from a file, every field checked (``where`` names
         them in errors).
 
-        Raises:
-            InvalidInputError: a missing or unknown field, a count that is not an int >= 0, a
-                flag that is not a bool, a latency that is not a number of seconds >= 0.
+        Raises
+        ------
+        InvalidInputError
+            a missing or unknown field, a count that is not an int >= 0, a
+            flag that is not a bool, a latency that is not a number of seconds >= 0.
         """
         if not isinstance(data, Mapping):
             raise InvalidInputError(f"{where}: expected usage counts (a mapping)")

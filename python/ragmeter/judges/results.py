@@ -65,21 +65,29 @@ _SAVED_FIELDS = (
 class SampleResult:
     """One (sample, metric) row: the score, who judged it and what it cost.
 
-    Attributes:
-        sample_id: The sample's id.
-        metric: The metric's name.
-        score: The :class:`Score` (for a panel: the aggregate).
-        judge: The judge's (or panel's) name.
-        judge_scores: For a panel, each judge's own score; else ``None``.
-        usage: What the row cost, per judge (:class:`CallStats`), summed over repeats.
-        repeats: With ``evaluate(repeats=N)``, each repeat's score (its reasons and verdicts
-            in the evidence); ``score`` is then their mean with the spread and the flakiness
-            flag in its evidence. ``None`` without repeats.
-
     A judge's answer that echoes instruction-like text found in the data it was sent puts
     ``injection_suspected`` (a list of ``{"field", "task", "instruction", "echo"}``) in that
     score's evidence; :attr:`injection_suspected` says whether any score of the row (the
     score, a panel judge's, a repeat's) has it. The value and status are the judge's.
+
+    Attributes
+    ----------
+    sample_id
+        The sample's id.
+    metric
+        The metric's name.
+    score
+        The :class:`Score` (for a panel: the aggregate).
+    judge
+        The judge's (or panel's) name.
+    judge_scores
+        For a panel, each judge's own score; else ``None``.
+    usage
+        What the row cost, per judge (:class:`CallStats`), summed over repeats.
+    repeats
+        With ``evaluate(repeats=N)``, each repeat's score (its reasons and verdicts
+        in the evidence); ``score`` is then their mean with the spread and the flakiness
+        flag in its evidence. ``None`` without repeats.
     """
 
     sample_id: str
@@ -265,16 +273,17 @@ class JudgeResults:
     :meth:`to_records`), and :meth:`read` rebuilds them, refusing a file that is not exactly
     what ragmeter writes (see :mod:`ragmeter.judges.saved` for the formats read).
 
-    Example:
-        >>> from ragmeter.judges import RuleJudge, Sample, evaluate
-        >>> samples = [Sample("Who wrote Hamlet?", "Shakespeare wrote Hamlet.",
-        ...                   ["Hamlet is a tragedy by William Shakespeare."]),
-        ...            Sample("Who wrote Hamlet?", "I don't know.", ["Hamlet is a tragedy."])]
-        >>> results = evaluate(samples, ["groundedness"], judge=RuleJudge(), progress=False)
-        >>> print(results.summary("groundedness"))
-        groundedness: 1.0000 (mean over 1 of 2 samples); 1 undefined: no_claims=1
-        >>> results.values("groundedness")
-        [1.0, None]
+    Examples
+    --------
+    >>> from ragmeter.judges import RuleJudge, Sample, evaluate
+    >>> samples = [Sample("Who wrote Hamlet?", "Shakespeare wrote Hamlet.",
+    ...                   ["Hamlet is a tragedy by William Shakespeare."]),
+    ...            Sample("Who wrote Hamlet?", "I don't know.", ["Hamlet is a tragedy."])]
+    >>> results = evaluate(samples, ["groundedness"], judge=RuleJudge(), progress=False)
+    >>> print(results.summary("groundedness"))
+    groundedness: 1.0000 (mean over 1 of 2 samples); 1 undefined: no_claims=1
+    >>> results.values("groundedness")
+    [1.0, None]
     """
 
     #: What a saved result's ``kind`` field says (its schema: ``ragmeter.schemas``).
@@ -325,8 +334,10 @@ class JudgeResults:
     def summary(self, metric: str) -> MetricSummary:
         """Mean and status counts of one metric.
 
-        Raises:
-            InvalidInputError: no metric of that name in these results.
+        Raises
+        ------
+        InvalidInputError
+            no metric of that name in these results.
         """
         spec = (
             next(m for m in self._metrics if m.name == metric)
@@ -440,8 +451,10 @@ class JudgeResults:
 
         ``labels`` is ``{sample_id: label}`` or one label per sample in order.
 
-        Raises:
-            InvalidInputError: a list of the wrong length, or ids no sample has.
+        Raises
+        ------
+        InvalidInputError
+            a list of the wrong length, or ids no sample has.
         """
         rows = self._rows_of(metric)
         if isinstance(labels, Mapping):
@@ -504,14 +517,18 @@ class JudgeResults:
         :func:`~ragmeter.judges.ppi.ppi_mean` for the estimator (Angelopoulos et al., *Science*
         2023; ``power_tuning=True`` for PPI++).
 
-        Returns:
+        Returns
+        -------
+        dict[str, MeanEstimate]
             ``{"ppi": ..., "judge": ..., "human": ...}``, each a
             :class:`~ragmeter.judges.ppi.MeanEstimate`: the corrected mean with its interval,
             the judge's raw mean over its ok rows (no interval: its bias is unknown without
             labels) and the humans-only mean with its interval.
 
-        Raises:
-            InvalidInputError: labels that are not numbers, or that do not fit the samples.
+        Raises
+        ------
+        InvalidInputError
+            labels that are not numbers, or that do not fit the samples.
         """
         rows = self._rows_of(metric)
         human = self.human_labels(labels, metric)
@@ -630,9 +647,12 @@ class JudgeResults:
         when a sample has one), then per metric its value (NaN when not ``ok``) and a
         ``<metric>_status`` column, so a failure never passes for a missing number.
 
-        Raises:
-            InvalidInputError: an unknown ``form``.
-            MissingDependencyError: pandas is not installed.
+        Raises
+        ------
+        InvalidInputError
+            an unknown ``form``.
+        MissingDependencyError
+            pandas is not installed.
         """
         if form not in ("long", "wide"):
             raise InvalidInputError(f"form must be 'long' or 'wide', got {form!r}")
@@ -724,9 +744,11 @@ class JudgeResults:
         The metrics are rebuilt from what the file holds (their names, agreement levels and
         summary figures: a metric's code is not saved).
 
-        Raises:
-            InvalidInputError: another kind, a format this version does not read, a missing,
-                unknown or wrongly typed field.
+        Raises
+        ------
+        InvalidInputError
+            another kind, a format this version does not read, a missing,
+            unknown or wrongly typed field.
         """
         version = cls.format_version_of(data)
         if version in (1, 2):
@@ -854,8 +876,10 @@ class JudgeResults:
         usage is the panel's) and the metrics by name only (their agreement level
         ``"interval"``); read the JSON form for the whole results.
 
-        Raises:
-            InvalidInputError: no row, a missing, unknown or wrongly typed field.
+        Raises
+        ------
+        InvalidInputError
+            no row, a missing, unknown or wrongly typed field.
         """
         if not isinstance(rows, list | tuple) or not rows:
             raise InvalidInputError("rows: judge results have one row per sample and metric")
@@ -889,9 +913,11 @@ class JudgeResults:
         """Read results written by :meth:`write`, :meth:`to_jsonl` or saved from
         :meth:`to_report_dict` (formats 1 to 3).
 
-        Raises:
-            InvalidInputError: a file that is not exactly such results (edited by hand,
-                damaged, another kind, a newer format), naming the file and the field.
+        Raises
+        ------
+        InvalidInputError
+            a file that is not exactly such results (edited by hand,
+            damaged, another kind, a newer format), naming the file and the field.
         """
         return load_report(cls, path, format=format)
 

@@ -185,8 +185,10 @@ def sample_from_dict(data: Any, where: str) -> Sample:
     """A :class:`Sample` from :meth:`Sample.to_dict` output read from a file: exactly its
     fields (no alias, nothing missing), each checked (``where`` names it in errors).
 
-    Raises:
-        InvalidInputError: a missing or unknown field, a field of the wrong type.
+    Raises
+    ------
+    InvalidInputError
+        a missing or unknown field, a field of the wrong type.
     """
     if not isinstance(data, Mapping):
         raise InvalidInputError(

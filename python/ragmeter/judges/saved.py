@@ -105,8 +105,10 @@ def row_fields(record: Any, where: str, *, per_judge_usage: bool) -> RowFields:
     ``per_judge_usage``: the row holds its ``usage`` per judge (format 3); else (formats 1 and
     2, and JSON lines) its usage is the row's total, the judge's (a panel's, for a panel row).
 
-    Raises:
-        InvalidInputError: a missing or unknown field, a field of the wrong type.
+    Raises
+    ------
+    InvalidInputError
+        a missing or unknown field, a field of the wrong type.
     """
     if not isinstance(record, Mapping):
         raise InvalidInputError(f"{where}: expected a row (a mapping), got {type(record).__name__}")

@@ -125,9 +125,11 @@ def score_from_dict(data: Any, where: str) -> Score:
     """A :class:`Score` from :meth:`Score.to_dict` output read from a file, every field checked
     (``where`` names it in errors: a saved file may have been edited).
 
-    Raises:
-        InvalidInputError: a missing or unknown field, a field of the wrong type, a value on a
-            status that has none, an ok score without a finite value.
+    Raises
+    ------
+    InvalidInputError
+        a missing or unknown field, a field of the wrong type, a value on a
+        status that has none, an ok score without a finite value.
     """
     if not isinstance(data, Mapping):
         raise InvalidInputError(f"{where}: expected a score (a mapping), got {type(data).__name__}")
