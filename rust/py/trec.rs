@@ -42,54 +42,22 @@ pub fn prepare_trec(
     n_threads: Option<usize>,
 ) -> PyResult<TrecJoin> {
     let opts = ranking_options(duplicates_first, max_docs, all_judged);
-    let (prepared, query_ids, in_run, run_only, tag) =
-        threads::enter_core(py, n_threads, &ByPosition, || {
-            let ids = |v: &[&[u8]]| v.iter().map(|q| q.to_vec()).collect::<Vec<_>>();
-            if trec::is_compressed(&run_path)?
-                || std::fs::metadata(&run_path).is_ok_and(|m| m.len() >= trec::STREAM_PLAIN_BYTES)
-            {
-                // A compressed or large run is read block by block (bounded memory) when it is
-                // grouped by query, as runs are written; else whole, below.
-                let qrels_bytes = trec::read(&qrels_path)?;
-                let qrels = trec::parse(&qrels_bytes, trec::TrecKind::Qrels, &qrels_path)?;
-                if let Some(joined) = trec::stream_join_and_prepare(&qrels, &run_path, opts)? {
-                    return Ok((
-                        joined.prepared,
-                        ids(&joined.query_ids),
-                        joined.in_run,
-                        joined.run_only,
-                        joined.run_tag,
-                    ));
-                }
-            }
-            let (qrels_bytes, run_bytes) =
-                rayon::join(|| trec::read(&qrels_path), || trec::read(&run_path));
-            let (qrels_bytes, run_bytes) = (qrels_bytes?, run_bytes?);
-            let (qrels, run) = rayon::join(
-                || trec::parse(&qrels_bytes, trec::TrecKind::Qrels, &qrels_path),
-                || trec::parse(&run_bytes, trec::TrecKind::Run, &run_path),
-            );
-            let (qrels, run) = (qrels?, run?);
-            let joined = trec::join_and_prepare(&qrels, &run, opts)?;
-            Ok((
-                joined.prepared,
-                ids(&joined.query_ids),
-                joined.in_run,
-                ids(&joined.run_only),
-                run.run_tag.map(<[u8]>::to_vec),
-            ))
-        })?;
+    let files = threads::enter_core(py, n_threads, &ByPosition, || {
+        trec::prepare_files(&qrels_path, &run_path, opts)
+    })?;
     let decode = |ids: Vec<Vec<u8>>| -> PyResult<Vec<String>> {
         ids.iter()
             .map(|q| utf8(q, "query id").map(str::to_owned))
             .collect()
     };
     Ok((
-        PreparedRankings::new(prepared),
-        decode(query_ids)?,
-        in_run,
-        decode(run_only)?,
-        tag.map(|t| String::from_utf8_lossy(&t).into_owned()),
+        PreparedRankings::new(files.prepared),
+        decode(files.query_ids)?,
+        files.in_run,
+        decode(files.run_only)?,
+        files
+            .run_tag
+            .map(|t| String::from_utf8_lossy(&t).into_owned()),
     ))
 }
 

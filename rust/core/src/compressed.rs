@@ -4,7 +4,7 @@
 //! `libbz2-rs-sys`, `lzma-rust2`, `ruzstd`).
 //!
 //! Memory stays bounded: `LineBlocks` hands out the text in blocks of whole lines, so a run can
-//! be parsed and prepared block by block (`trec::stream_join_and_prepare`) without the whole
+//! be parsed and prepared block by block (`trec::prepare_files`) without the whole
 //! decompressed text in memory; `read_all` (judgments, and runs that are not grouped by query)
 //! grows its buffer fallibly, so a file that decompresses to more than the memory available
 //! is an error, not an aborted process. Decoders whose memory depends on the file's header are
@@ -286,15 +286,31 @@ pub fn open_any(
     path: &Path,
     file: File,
 ) -> CoreResult<(Option<Compression>, Box<dyn Read + Send>)> {
-    let mut source = BufReader::with_capacity(1 << 16, file);
-    let head = source.fill_buf().map_err(|source| CoreError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let Some(compression) = Compression::of(head) else {
-        // The head stays in the buffer: the reader starts at the file's first byte.
-        return Ok((None, Box::new(source)));
+    // The head is read into an array, not a buffer of the heap: a plain file (most runs) is
+    // then read with no allocation of its own, so no fixed-size buffer can fail to allocate.
+    let mut file = file;
+    let mut head = [0u8; HEAD_BYTES];
+    let mut filled = 0;
+    while filled < HEAD_BYTES {
+        match file.read(&mut head[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(source) => {
+                return Err(CoreError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        }
+    }
+    let compression = Compression::of(&head[..filled]);
+    // The head goes back in front of the rest: the reader starts at the file's first byte.
+    let whole = std::io::Cursor::new(head).take(filled as u64).chain(file);
+    let Some(compression) = compression else {
+        return Ok((None, Box::new(whole)));
     };
+    let source = BufReader::with_capacity(1 << 16, whole);
     let reader: Box<dyn Read + Send> = match compression {
         Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(source)),
         Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(source)),
@@ -312,6 +328,9 @@ pub fn open_any(
     });
     Ok((Some(compression), reader))
 }
+
+/// The bytes that tell a compressed file (xz's magic is the longest).
+const HEAD_BYTES: usize = 6;
 
 /// The most bytes asked of a reader at once.
 const READ_BYTES: usize = 1 << 16;

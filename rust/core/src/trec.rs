@@ -1054,7 +1054,7 @@ pub fn join_and_prepare<'a>(
     })
 }
 
-/// A qrels file and a compressed run read block by block (`stream_join_and_prepare`).
+/// A qrels file and a run read block by block (`stream_in_blocks`).
 #[derive(Debug)]
 pub struct StreamedJoin<'a> {
     /// Judged query ids in trec_eval's order (sorted byte-wise).
@@ -1102,7 +1102,7 @@ impl OpenQuery {
 /// A run whose query comes back after other queries: it is read whole instead.
 struct NotGrouped;
 
-/// What `stream_join_and_prepare` keeps from block to block.
+/// What `stream_in_blocks` keeps from block to block.
 struct Stream<'q, 'a> {
     path: &'q Path,
     /// The size of the blocks the run is read in (to read it again for an error's line).
@@ -1309,26 +1309,65 @@ fn line_of_repeat(
 /// little memory read whole, and its blocks would be too few to overlap reading and parsing.
 pub const STREAM_PLAIN_BYTES: u64 = 2 * crate::compressed::BLOCK_BYTES as u64;
 
-/// Join a qrels file and a run read in blocks of lines (`crate::compressed`), each block parsed
-/// and its completed queries prepared while the next is read (and decompressed), so that the
-/// run's text is never held whole: memory is bounded by a block, the largest query and the
-/// prepared results. Compressed runs and plain runs of at least `STREAM_PLAIN_BYTES` are read
-/// so. None for a smaller plain run, or when a query of the run comes back after other queries
-/// (the run is not grouped by query): the caller then reads it whole.
-pub fn stream_join_and_prepare<'a>(
-    qrels: &TrecFile<'a>,
+/// A qrels file and a run file joined and prepared, owning what it names (the bindings'
+/// `prepare_trec`).
+#[derive(Debug)]
+pub struct PreparedFiles {
+    /// Judged query ids in trec_eval's order (sorted byte-wise).
+    pub query_ids: Vec<Vec<u8>>,
+    pub in_run: Vec<bool>,
+    /// Run queries without judgments, in run order.
+    pub run_only: Vec<Vec<u8>>,
+    pub prepared: Prepared,
+    /// The run tag of the run's last line.
+    pub run_tag: Option<Vec<u8>>,
+}
+
+/// Join and prepare a qrels file and a run file. The qrels are read and parsed once; the run is
+/// read in blocks when [`stream_in_blocks`] takes it (compressed, or plain of at least
+/// [`STREAM_PLAIN_BYTES`], and grouped by query, as runs are written: bounded memory), else
+/// whole. The one place that decides how a run file is read.
+pub fn prepare_files(
+    qrels_path: &Path,
     run_path: &Path,
     opts: RankingOptions,
-) -> CoreResult<Option<StreamedJoin<'a>>> {
-    stream_in_blocks(
-        qrels,
+) -> CoreResult<PreparedFiles> {
+    let ids = |v: &[&[u8]]| v.iter().map(|q| q.to_vec()).collect::<Vec<_>>();
+    let qrels_bytes = read(qrels_path)?;
+    let qrels = parse(&qrels_bytes, TrecKind::Qrels, qrels_path)?;
+    if let Some(joined) = stream_in_blocks(
+        &qrels,
         run_path,
         opts,
         crate::compressed::BLOCK_BYTES,
         STREAM_PLAIN_BYTES,
-    )
+    )? {
+        return Ok(PreparedFiles {
+            query_ids: ids(&joined.query_ids),
+            in_run: joined.in_run,
+            run_only: joined.run_only,
+            prepared: joined.prepared,
+            run_tag: joined.run_tag,
+        });
+    }
+    let run_bytes = read(run_path)?;
+    let run = parse(&run_bytes, TrecKind::Run, run_path)?;
+    let joined = join_and_prepare(&qrels, &run, opts)?;
+    Ok(PreparedFiles {
+        query_ids: ids(&joined.query_ids),
+        in_run: joined.in_run,
+        run_only: ids(&joined.run_only),
+        prepared: joined.prepared,
+        run_tag: run.run_tag.map(<[u8]>::to_vec),
+    })
 }
 
+/// Join a qrels file and a run read in blocks of lines (`crate::compressed`), each block parsed
+/// and its completed queries prepared while the next is read (and decompressed), so that the
+/// run's text is never held whole: memory is bounded by a block, the largest query and the
+/// prepared results. Compressed runs and plain runs of at least `plain_from_bytes` are read
+/// so. None for a smaller plain run, or when a query of the run comes back after other queries
+/// (the run is not grouped by query): the caller then reads it whole.
 fn stream_in_blocks<'a>(
     qrels: &TrecFile<'a>,
     run_path: &Path,
@@ -2149,6 +2188,50 @@ mod tests {
             assert_eq!(got.to_string(), want, "blocks of {block_bytes} bytes");
         }
         std::fs::remove_file(&path).unwrap();
+    }
+
+    /// `prepare_files` against reading both files whole and joining them.
+    fn check_prepare_files(name: &str, run: &[u8]) {
+        let qrels_text = b"q1 0 d3 1\nq2 0 d4 2\nq3 0 d5 1\n";
+        let qrels_path = temporary(&format!("{name}.qrels"), qrels_text);
+        let run_path = temporary(&format!("{name}.run"), run);
+        let opts = RankingOptions {
+            duplicates: Duplicates::Raise,
+            max_docs: None,
+            all_judged: false,
+        };
+        let got = prepare_files(&qrels_path, &run_path, opts).unwrap();
+        let qrels = parse(qrels_text, TrecKind::Qrels, &qrels_path).unwrap();
+        let whole = parse(run, TrecKind::Run, &run_path).unwrap();
+        let want = join_and_prepare(&qrels, &whole, opts).unwrap();
+        let ids = |v: &[&[u8]]| v.iter().map(|q| q.to_vec()).collect::<Vec<_>>();
+        assert_eq!(got.query_ids, ids(&want.query_ids));
+        assert_eq!(got.in_run, want.in_run);
+        assert_eq!(got.run_only, ids(&want.run_only));
+        assert_eq!(got.prepared, want.prepared);
+        assert_eq!(got.run_tag.as_deref(), whole.run_tag);
+        std::fs::remove_file(&qrels_path).unwrap();
+        std::fs::remove_file(&run_path).unwrap();
+    }
+
+    #[test]
+    fn prepare_files_reads_large_runs_grouped_or_not_as_whole_files() {
+        // Small; large and grouped by query (read in blocks); large with the queries
+        // interleaved (the blocks give up, the run is read whole, the qrels parsed once).
+        let line = |q: &str, i: usize| format!("{q} Q0 d{i} {i} {} tag\n", 1.0 / (i + 1) as f64);
+        let small: String = (0..50).map(|i| line("q1", i)).collect();
+        check_prepare_files("small", small.as_bytes());
+        let per_query = STREAM_PLAIN_BYTES as usize / 2 / 30 + 1000;
+        let grouped: String = ["q1", "q2", "q9"]
+            .iter()
+            .flat_map(|q| (0..per_query).map(move |i| line(q, i)))
+            .collect();
+        assert!(grouped.len() as u64 >= STREAM_PLAIN_BYTES);
+        check_prepare_files("grouped", grouped.as_bytes());
+        let interleaved: String = (0..per_query)
+            .flat_map(|i| ["q1", "q2", "q9"].map(|q| line(q, i)))
+            .collect();
+        check_prepare_files("interleaved", interleaved.as_bytes());
     }
 
     #[test]
