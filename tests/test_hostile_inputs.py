@@ -1150,9 +1150,14 @@ def test_dicts_that_do_not_fit_in_memory_are_a_memory_error_not_an_abort(tmp_pat
             try:
                 result = {call}
             except MemoryError as error:
+                if not str(error):
+                    # The interpreter's own allocation failed (in Python code, before or after
+                    # the core's work): Python's MemoryError, not an abort either.
+                    print("python-memory-error")
+                    continue
                 assert "not enough memory" in str(error), repr(error)
                 assert {named!r} in str(error), error
-                print("memory error")
+                print("memory-error")
             except InvalidInputError as error:
                 assert "memory" in str(error), error
                 print("refused")
@@ -1169,5 +1174,6 @@ def test_dicts_that_do_not_fit_in_memory_are_a_memory_error_not_an_abort(tmp_pat
     )
     assert done.returncode == 0, done.stderr[-2000:]
     outcomes = done.stdout.split()
-    assert "error" in outcomes, done.stdout  # some limit was too low for the dicts
+    # Some limit was too low for what the core builds, and the core said so.
+    assert "memory-error" in outcomes or "refused" in outcomes, done.stdout
     assert "read" in outcomes, done.stdout  # and a higher one was enough
