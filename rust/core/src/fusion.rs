@@ -191,12 +191,12 @@ const NOT_RANKED: u32 = u32::MAX;
 #[derive(Debug)]
 pub struct FusionInput {
     n_runs: usize,
-    queries: Vec<QueryInput>,
+    queries: Vec<FusionQuery>,
 }
 
 /// One query of a [`FusionInput`].
 #[derive(Debug, Default)]
-struct QueryInput {
+struct FusionQuery {
     /// Candidate ids, one after another (`ends[c]`: the end of candidate `c`).
     text: Vec<u8>,
     ends: Vec<usize>,
@@ -218,8 +218,7 @@ fn out_of_memory(what: impl Into<String>) -> CoreError {
 /// the memory left is an error, not an abort.
 fn refill<T: Clone>(v: &mut Vec<T>, n: usize, value: T, what: &str) -> CoreResult<()> {
     v.clear();
-    v.try_reserve(n)
-        .map_err(|_| out_of_memory(format!("{what} ({n} entries)")))?;
+    reserve(v, n, what)?;
     v.resize(n, value);
     Ok(())
 }
@@ -229,7 +228,7 @@ fn reserve<T>(v: &mut Vec<T>, n: usize, what: &str) -> CoreResult<()> {
         .map_err(|_| out_of_memory(format!("{what} ({n} entries)")))
 }
 
-impl QueryInput {
+impl FusionQuery {
     /// Query `q` of `runs`: candidates numbered in first-seen order, each run sorted.
     fn new(runs: &[RunRows], q: usize, keyed: &mut Vec<(u64, u32)>) -> CoreResult<Self> {
         let total: usize = runs.iter().map(|run| run.row(q).len()).sum();
@@ -240,7 +239,7 @@ impl QueryInput {
             ));
         }
         let bytes: usize = runs.iter().map(|run| run.id_bytes(run.row(q))).sum();
-        let mut input = QueryInput::default();
+        let mut input = FusionQuery::default();
         let what = "the documents of one query";
         reserve(&mut input.members, total, what)?;
         reserve(&mut input.scores, total, what)?;
@@ -334,7 +333,7 @@ impl FusionInput {
         let n_queries = check_runs(runs)?;
         let queries = (0..n_queries)
             .into_par_iter()
-            .map_init(Vec::new, |keyed, q| QueryInput::new(runs, q, keyed))
+            .map_init(Vec::new, |keyed, q| FusionQuery::new(runs, q, keyed))
             .collect::<CoreResult<Vec<_>>>()?;
         Ok(FusionInput {
             n_runs: runs.len(),
@@ -627,6 +626,8 @@ struct Scratch {
     keyed: Vec<(u64, u32)>,
     fused: Vec<f64>,
     counts: Vec<usize>,
+    /// One candidate's values over the runs (CombMED).
+    median_values: Vec<f64>,
     order: Vec<usize>,
     buffer: Vec<usize>,
 }
@@ -636,7 +637,7 @@ struct Scratch {
 /// when the normalised values keep it (a monotone normalisation without new ties), checked
 /// pair by pair; otherwise the run's candidates are sorted by normalised value.
 fn view(
-    query: &QueryInput,
+    query: &FusionQuery,
     n_runs: usize,
     norm: Norm,
     with_positions: bool,
@@ -770,7 +771,7 @@ fn median(values: &mut [f64]) -> f64 {
 /// comparison: when the majority relation is a total order every correct sort gives it; when it
 /// has cycles the order is this merge sort's (ranx's depends on Python's set order).
 fn condorcet_order(
-    query: &QueryInput,
+    query: &FusionQuery,
     n_runs: usize,
     positions: &[u32],
     weights: Option<&[f64]>,
@@ -831,7 +832,7 @@ fn merge_sort(items: &mut [usize], buffer: &mut [usize], before: &dyn Fn(usize, 
 
 /// Fused score of every candidate of one query (after [`view`]), into `s.fused`.
 fn fuse_query(
-    query: &QueryInput,
+    query: &FusionQuery,
     n_runs: usize,
     method: &Method,
     s: &mut Scratch,
@@ -844,6 +845,7 @@ fn fuse_query(
         lengths,
         fused,
         counts,
+        median_values,
         order,
         buffer,
         ..
@@ -864,9 +866,9 @@ fn fuse_query(
         | Method::Wsum { .. }
         | Method::Wmnz { .. }
         | Method::Mixed { .. } => {
-            let mut median_values: Vec<f64> = Vec::new();
             if matches!(method, Method::CombMed) {
-                reserve(&mut median_values, n_runs, what)?;
+                median_values.clear();
+                reserve(median_values, n_runs, what)?;
             }
             for c in 0..n {
                 let count = present(c).count() as f64;
@@ -885,7 +887,7 @@ fn fuse_query(
                     Method::CombMed => {
                         median_values.clear();
                         median_values.extend(present(c).map(|r| value(r, c)));
-                        median(&mut median_values)
+                        median(median_values)
                     }
                     Method::Wsum { weights } => (0..n_runs)
                         .map(|r| weights[r] * absent_as(value(r, c), 0.0))
