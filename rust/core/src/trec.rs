@@ -1054,19 +1054,6 @@ pub fn join_and_prepare<'a>(
     })
 }
 
-/// A qrels file and a run read block by block (`stream_in_blocks`).
-#[derive(Debug)]
-pub struct StreamedJoin<'a> {
-    /// Judged query ids in trec_eval's order (sorted byte-wise).
-    pub query_ids: Vec<&'a [u8]>,
-    pub in_run: Vec<bool>,
-    /// Run queries without judgments, in run order.
-    pub run_only: Vec<Vec<u8>>,
-    pub prepared: Prepared,
-    /// The run tag of the run's last line.
-    pub run_tag: Option<Vec<u8>>,
-}
-
 /// The query a block ended with, which the next block may continue: its id and documents,
 /// copied out of the block (`arena` holds the ids).
 struct OpenQuery {
@@ -1335,20 +1322,14 @@ pub fn prepare_files(
     let ids = |v: &[&[u8]]| v.iter().map(|q| q.to_vec()).collect::<Vec<_>>();
     let qrels_bytes = read(qrels_path)?;
     let qrels = parse(&qrels_bytes, TrecKind::Qrels, qrels_path)?;
-    if let Some(joined) = stream_in_blocks(
+    if let Some(streamed) = stream_in_blocks(
         &qrels,
         run_path,
         opts,
         crate::compressed::BLOCK_BYTES,
         STREAM_PLAIN_BYTES,
     )? {
-        return Ok(PreparedFiles {
-            query_ids: ids(&joined.query_ids),
-            in_run: joined.in_run,
-            run_only: joined.run_only,
-            prepared: joined.prepared,
-            run_tag: joined.run_tag,
-        });
+        return Ok(streamed);
     }
     let run_bytes = read(run_path)?;
     let run = parse(&run_bytes, TrecKind::Run, run_path)?;
@@ -1374,7 +1355,7 @@ fn stream_in_blocks<'a>(
     opts: RankingOptions,
     block_bytes: usize,
     plain_from_bytes: u64,
-) -> CoreResult<Option<StreamedJoin<'a>>> {
+) -> CoreResult<Option<PreparedFiles>> {
     let io_error = |source| CoreError::Io {
         path: run_path.to_path_buf(),
         source,
@@ -1483,8 +1464,12 @@ fn stream_in_blocks<'a>(
     for &(_, part, row) in &stream.placed {
         prepared.push_row_of(&stream.parts[part], row);
     }
-    Ok(Some(StreamedJoin {
-        query_ids: stream.order.iter().map(|&q| qrels.query_ids[q]).collect(),
+    Ok(Some(PreparedFiles {
+        query_ids: stream
+            .order
+            .iter()
+            .map(|&q| qrels.query_ids[q].to_vec())
+            .collect(),
         in_run,
         run_only: stream.run_only,
         prepared,
@@ -2116,7 +2101,8 @@ mod tests {
             let want = join_and_prepare(&qrels, &whole, opts);
             match (want, streamed) {
                 (Ok(want), Ok(Some(got))) => {
-                    proptest::prop_assert_eq!(&got.query_ids, &want.query_ids);
+                    let query_ids: Vec<&[u8]> = got.query_ids.iter().map(Vec::as_slice).collect();
+                    proptest::prop_assert_eq!(&query_ids, &want.query_ids);
                     proptest::prop_assert_eq!(&got.in_run, &want.in_run);
                     let run_only: Vec<&[u8]> = got.run_only.iter().map(Vec::as_slice).collect();
                     proptest::prop_assert_eq!(&run_only, &want.run_only);
