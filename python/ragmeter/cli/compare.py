@@ -26,6 +26,7 @@ from typing import Any, TextIO
 from ..exceptions import InvalidInputError
 from ..per_query import PerQueryResults, per_query_results
 from ..plots import plot_metrics, plot_per_query
+from ..ranking.evaluation import summarize
 from ..ranking.names import Measure, parse_measures
 from ..stats.comparison import UnpairedQueriesError, compare_many
 from ..stats.multiple import CORRECTIONS
@@ -339,7 +340,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             )
         runs.append(run_path)
         tags.append(means.get("runid"))
-        per_query.append(values)
+        per_query.append(summarize(values, average=None))
     if unranked:
         listed = "; ".join(
             f"{run}: {len(ids)} ("

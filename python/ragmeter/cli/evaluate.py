@@ -31,11 +31,12 @@ from .._files import atomic_write_bytes, atomic_write_text, read_regular_text
 from .._progress import progress_hook
 from ..datasets import dataset_qrels, is_dataset_id
 from ..exceptions import InvalidInputError, RagmeterError, UndefinedMetricWarning
-from ..io import evaluate, means_and_per_query
+from ..io import evaluate, means_and_values
 from ..io._formats import formats_read
 from ..io._results import result_rows, write_csv, write_jsonl, write_parquet
 from ..io.trec import read_trec_run
 from ..ranking.declarations import FAMILIES
+from ..ranking.evaluation import QueryValues, resolved_numbers, summarize
 from ..ranking.judgment_groups import (
     evaluate_judgment_groups,
     jg_lines,
@@ -242,11 +243,21 @@ def _with_dataset_qrels(args: argparse.Namespace, folder: str) -> None:
 
 
 def _evaluate_one(qrels: str, run: str, *, per_query: bool, **options: Any) -> tuple[Any, Any]:
-    """``(means, per-query values or None)`` of one run (also a Dask task), in whatever
-    formats the files are (:func:`ragmeter.io.evaluate`)."""
+    """``(means, per-query values as one QueryValues matrix, or None)`` of one run (also a Dask
+    task), in whatever formats the files are (:func:`ragmeter.io.evaluate`)."""
     if per_query:
-        return means_and_per_query(qrels, run, **options)
+        return means_and_values(qrels, run, **options)
     return evaluate(qrels, run, **options), None
+
+
+def _per_query(values: QueryValues | None) -> Any:
+    """The per-query values of one run as ``{measure: {query: value}}`` (None without -q)."""
+    return None if values is None else summarize(values, average=None)
+
+
+def _with_per_query(report: dict[str, tuple[Any, Any]]) -> dict[str, tuple[Any, Any]]:
+    """``report`` (run: (means, QueryValues or None)) with the per-query values as dicts."""
+    return {run: (means, _per_query(values)) for run, (means, values) in report.items()}
 
 
 def _run_all(
@@ -400,29 +411,42 @@ def _trec_lines(
 
 
 def _write_trec_report(
-    out: TextIO, measures: list[Measure], means: Any, per_query: Any, *, summary: bool
+    out: TextIO,
+    measures: list[Measure],
+    means: Any,
+    values: QueryValues | None,
+    *,
+    summary: bool,
 ) -> None:
     """trec_eval's report of one run (:func:`_trec_lines`), its per-topic lines formatted by
-    the core into one buffer and written at once (millions of lines for a big run)."""
-    if per_query is not None:
+    the core from the values' matrix into one buffer and written at once (millions of lines
+    for a big run: no dict per measure, no Python object per value)."""
+    if values is not None:
         query_ids = sorted(means.query_ids, key=lambda q: str(q).encode("utf-8", "surrogatepass"))
+        row_of = {q: row for row, q in enumerate(values.queries.query_ids)}
+        order = np.fromiter((row_of[q] for q in query_ids), dtype=np.intp, count=len(query_ids))
+        numbers, _ = resolved_numbers(values)
+        # One row per measure, each contiguous in topic order (the core reads slices).
+        by_measure = np.ascontiguousarray(numbers[order].T)
+        column_of = {measure.name: column for column, measure in enumerate(values.measures)}
         columns: list[tuple[str, str, Any]] = []
         for measure in measures:
             if not measure.family.per_query:
                 continue
-            by_query = per_query[measure.name]
-            values = [by_query[q] for q in query_ids]
-            if values and isinstance(values[0], str):
-                texts = [_format_value(measure, v) for v in values]
-                columns.append((measure.name, "text", texts))
+            column = column_of[measure.name]
+            if column in values.texts:
+                texts = values.texts[column]
+                columns.append(
+                    (measure.name, "text", [_format_value(measure, texts[row]) for row in order])
+                )
             else:
                 kind = "int" if measure.family.value_type == "int" else "float"
-                columns.append((measure.name, kind, np.asarray(values, dtype=np.float64)))
+                columns.append((measure.name, kind, by_measure[column]))
         try:
             text = _core.format_trec_per_topic([str(q) for q in query_ids], columns)
         except UnicodeEncodeError:
             # An id with a lone surrogate is no UTF-8 text for the core: printed line by line.
-            for line in _trec_lines(measures, means, per_query, summary):
+            for line in _trec_lines(measures, means, _per_query(values), summary):
                 out.write(line + "\n")
             return
         buffer = getattr(out, "buffer", None)
@@ -509,7 +533,7 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
             "redirect stdout to a file)"
         )
     report = {}
-    for run, (means, per_query), _messages in _run_all(args, options):
+    for run, (means, values), _messages in _run_all(args, options):
         for note in _undefined_notes(means, measures):
             print(f"ragmeter: {run}: {note}", file=sys.stderr)
         if means.unjudged:
@@ -517,10 +541,10 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
                 f"ragmeter: {run}: {len(means.unjudged)} run topics without judgments were ignored",
                 file=sys.stderr,
             )
-        report[str(run)] = (means, per_query)
+        report[str(run)] = (means, values)
 
     if args.format == "parquet":
-        rows = list(result_rows(report, measures, summary=not args.no_summary))
+        rows = list(result_rows(_with_per_query(report), measures, summary=not args.no_summary))
         data = write_parquet(rows)
         if args.output is not None:
             atomic_write_bytes(args.output, data)
@@ -614,32 +638,34 @@ def _run_tag(path: Path) -> str:
 
 def _write_text(
     args: argparse.Namespace,
-    report: dict[str, tuple[Any, Any]],
+    report: dict[str, tuple[Any, QueryValues | None]],
     measures: list[Measure],
     out: TextIO,
 ) -> None:
+    if args.format == "trec":
+        for run, (means, values) in report.items():
+            if len(report) > 1:
+                print(f"# {run}", file=out)
+            if args.zscores is not None:
+                for line in _zscore_lines(measures, means, _per_query(values), args):
+                    print(line, file=out)
+            else:
+                _write_trec_report(out, measures, means, values, summary=not args.no_summary)
+        return
+    by_query = _with_per_query(report)
     if args.format == "json":
         # The saved form of ranking evaluations (MetricResults.read reads a run back).
         saved = RunEvaluations(
-            {run: means for run, (means, _) in report.items()},
-            {run: per_query for run, (_, per_query) in report.items() if per_query is not None},
+            {run: means for run, (means, _) in by_query.items()},
+            {run: per_query for run, (_, per_query) in by_query.items() if per_query is not None},
         )
         out.write(render_report(saved, "json"))
         out.write("\n")
     elif args.format in ("csv", "jsonl"):
-        rows = result_rows(report, measures, summary=not args.no_summary)
+        rows = result_rows(by_query, measures, summary=not args.no_summary)
         (write_csv if args.format == "csv" else write_jsonl)(rows, out)
-    elif args.format == "table":
-        _print_tables(report, measures, out, summary=not args.no_summary)
     else:
-        for run, (means, per_query) in report.items():
-            if len(report) > 1:
-                print(f"# {run}", file=out)
-            if args.zscores is not None:
-                for line in _zscore_lines(measures, means, per_query, args):
-                    print(line, file=out)
-            else:
-                _write_trec_report(out, measures, means, per_query, summary=not args.no_summary)
+        _print_tables(by_query, measures, out, summary=not args.no_summary)
 
 
 def _print_tables(

@@ -55,6 +55,7 @@ __all__ = [
     "evaluate_trec",
     "evaluation_values",
     "means_and_per_query",
+    "means_and_values",
     "read_qrels",
     "read_run",
     "read_trec_qrels",
@@ -302,15 +303,17 @@ duplicates, judged_docs_only, collection_size, n_threads
     return summarize(values, average=None if per_query else "mean")
 
 
-def means_and_per_query(
-    qrels: Any, run: Any, **options: Any
-) -> tuple[MetricResults, MetricResults]:
-    """Means and per-query values from one reading of the sources (the command's ``-q``);
-    ``options`` are those of :func:`evaluate` but ``per_query``.
+def means_and_values(qrels: Any, run: Any, **options: Any) -> tuple[MetricResults, QueryValues]:
+    """Means and the per-query values as one matrix, from one reading of the sources;
+    ``options`` are those of :func:`evaluate` but ``per_query``. The matrix
+    (:class:`~ragmeter.ranking.evaluation.QueryValues`, one row per query) is what the
+    command's per-topic report reads, with no dict per measure;
+    :func:`~ragmeter.ranking.evaluation.summarize` with ``average=None`` turns it into the
+    per-query dicts of :func:`means_and_per_query`.
 
-    >>> means, per_query = means_and_per_query({"q": {"d": 1}}, {"q": {"d": 0.5}}, metrics=["P.1"])
-    >>> means, per_query
-    ({'P_1': 1.0}, {'P_1': {'q': 1.0}})
+    >>> means, values = means_and_values({"q": {"d": 1}}, {"q": {"d": 0.5}}, metrics=["P.1"])
+    >>> means, values.queries.query_ids, values.numbers.tolist()
+    ({'P_1': 1.0}, ['q'], [[1.0]])
     """
     metrics = options.pop("metrics", TREC_DEFAULT_METRICS)
     columns = _columns(
@@ -321,4 +324,18 @@ def means_and_per_query(
         }
     )
     values = evaluation_values(qrels, run, metrics, trec_options(**options), columns=columns)
-    return summarize(values, average="mean"), summarize(values, average=None)
+    return summarize(values, average="mean"), values
+
+
+def means_and_per_query(
+    qrels: Any, run: Any, **options: Any
+) -> tuple[MetricResults, MetricResults]:
+    """Means and per-query values from one reading of the sources (the command's ``-q``);
+    ``options`` are those of :func:`evaluate` but ``per_query``.
+
+    >>> means, per_query = means_and_per_query({"q": {"d": 1}}, {"q": {"d": 0.5}}, metrics=["P.1"])
+    >>> means, per_query
+    ({'P_1': 1.0}, {'P_1': {'q': 1.0}})
+    """
+    means, values = means_and_values(qrels, run, **options)
+    return means, summarize(values, average=None)

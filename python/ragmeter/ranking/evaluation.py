@@ -35,6 +35,7 @@ __all__ = [
     "joined_values",
     "kernel_measures",
     "needs_all_judged",
+    "resolved_numbers",
     "summarize",
 ]
 
@@ -367,6 +368,75 @@ def _sequential_sum(values: np.ndarray) -> float:
     return float(np.cumsum(values)[-1]) if values.size else 0.0
 
 
+def resolved_numbers(values: QueryValues, *, stacklevel: int = 2) -> tuple[np.ndarray, list[int]]:
+    """The per-query numbers with ``zero_division`` applied, and each column's count of
+    undefined values (the first step of :func:`summarize`, for readers of the whole matrix,
+    such as the command's per-topic report).
+
+    Undefined values become the family's trec_eval value (``"trec_eval"``), 0.0 with an
+    :class:`~ragmeter.UndefinedMetricWarning` per measure (``"warn"``), the number given, or
+    stay NaN (``np.nan``); text columns stay NaN. ``values.numbers`` is never changed: a copy
+    is made when a value is replaced.
+
+    Parameters
+    ----------
+    values
+        The per-query values (:func:`compute_values`).
+    stacklevel
+        The warnings' ``stacklevel``, so that they point at the user's call.
+
+    Returns
+    -------
+    tuple[numpy.ndarray, list[int]]
+        Shape (n_queries, n_measures), and one count per column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from ragmeter.options import EvaluationOptions
+    >>> from ragmeter.ranking.functions import ranking_values
+    >>> values = ranking_values(
+    ...     {"q1": {"d1": 1}, "q2": {"d9": 0}},
+    ...     {"q1": ["d2", "d1"], "q2": ["d1"]},
+    ...     ["recall@1", "mrr"],
+    ...     EvaluationOptions(zero_division=1.0),
+    ... )
+    >>> numbers, undefined = resolved_numbers(values)
+    >>> numbers.tolist(), undefined
+    ([[0.0, 0.5], [1.0, 0.0]], [1, 0])
+    """
+    n = len(values.queries.query_ids)
+    zero_division = values.options.zero_division
+    exclude_undefined = isinstance(zero_division, float) and math.isnan(zero_division)
+    # Every numeric column at once (a handful of numpy calls, whatever the number of
+    # measures: a call over a few queries costs microseconds, not a loop of array calls).
+    numbers = values.numbers
+    undefined = np.isnan(numbers)
+    undefined_counts = undefined.sum(axis=0).tolist() if n else [0] * numbers.shape[1]
+    if any(undefined_counts) and not exclude_undefined:
+        numbers = numbers.copy()
+    for column, measure in enumerate(values.measures):
+        n_undefined = undefined_counts[column]
+        fam = measure.family
+        if n_undefined and column not in values.texts:
+            rows = undefined[:, column]
+            if zero_division == "trec_eval":
+                numbers[rows, column] = fam.trec_eval_undefined
+            elif zero_division == "warn":
+                warnings.warn(
+                    f"{measure.name} is undefined for {n_undefined} of {n} queries "
+                    f"({fam.undefined or 'no value'}); they score 0.0. Pass zero_division=np.nan "
+                    f"to exclude "
+                    f"them from the mean, or 0.0 or 1.0 to choose their value silently.",
+                    UndefinedMetricWarning,
+                    stacklevel=stacklevel,
+                )
+                numbers[rows, column] = 0.0
+            elif not exclude_undefined:
+                numbers[rows, column] = float(zero_division)
+    return numbers, undefined_counts
+
+
 def summarize(values: QueryValues, *, average: Average, stacklevel: int = 3) -> MetricResults:
     """Apply ``zero_division`` to the per-query values and summarise them (or not).
 
@@ -419,34 +489,7 @@ def summarize(values: QueryValues, *, average: Average, stacklevel: int = 3) -> 
     n = len(queries.query_ids)
     zero_division = values.options.zero_division
     exclude_undefined = isinstance(zero_division, float) and math.isnan(zero_division)
-    # Every numeric column at once (a handful of numpy calls, whatever the number of
-    # measures: a call over a few queries costs microseconds, not a loop of array calls).
-    numbers = values.numbers
-    undefined = np.isnan(numbers)
-    undefined_counts = undefined.sum(axis=0).tolist() if n else [0] * numbers.shape[1]
-    if any(undefined_counts):
-        numbers = numbers.copy()
-    # First every undefined value replaced as zero_division says (the column sums below read
-    # them all at once), then the results.
-    for column, measure in enumerate(values.measures):
-        n_undefined = undefined_counts[column]
-        fam = measure.family
-        if n_undefined and column not in values.texts:
-            rows = undefined[:, column]
-            if zero_division == "trec_eval":
-                numbers[rows, column] = fam.trec_eval_undefined
-            elif zero_division == "warn":
-                warnings.warn(
-                    f"{measure.name} is undefined for {n_undefined} of {n} queries "
-                    f"({fam.undefined or 'no value'}); they score 0.0. Pass zero_division=np.nan "
-                    f"to exclude "
-                    f"them from the mean, or 0.0 or 1.0 to choose their value silently.",
-                    UndefinedMetricWarning,
-                    stacklevel=stacklevel,
-                )
-                numbers[rows, column] = 0.0
-            elif not exclude_undefined:
-                numbers[rows, column] = float(zero_division)
+    numbers, undefined_counts = resolved_numbers(values, stacklevel=stacklevel + 1)
     order = trec_order(queries.query_ids, queries.keyed) if average is not None else None
     sums: list[float] | None = None
     for column, measure in enumerate(values.measures):
