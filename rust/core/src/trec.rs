@@ -44,6 +44,8 @@ pub struct TrecFile<'a> {
     /// The run tag (6th field) of the last run line of the file, as trec_eval's `runid`
     /// measure reports it; None for qrels and for a run without lines.
     pub run_tag: Option<&'a [u8]>,
+    /// The line ends (LFs) of the text, counted while parsing it.
+    pub line_ends: usize,
     /// The text the ids point into, and the file it came from (for the lines of errors found
     /// after parsing).
     pub text: &'a [u8],
@@ -640,6 +642,7 @@ fn parse_lines<'a>(text: &'a [u8], kind: TrecKind, path: &Path) -> CoreResult<Tr
         },
         integral: vec![true; if kind == TrecKind::Qrels { total } else { 0 }],
         run_tag: parsed.iter().rev().find_map(|chunk| chunk.run_tag),
+        line_ends: lines_before,
         text,
         path: path.to_path_buf(),
     })
@@ -1284,7 +1287,7 @@ impl Stream<'_, '_> {
             },
             other => other,
         })?;
-        self.lines_before += memchr::memchr_iter(b'\n', block).count();
+        self.lines_before += file.line_ends;
         if let Some(tag) = file.run_tag {
             self.run_tag = Some(tag.to_vec());
         }
@@ -1296,25 +1299,35 @@ impl Stream<'_, '_> {
             return Ok(Err(NotGrouped));
         }
         let open = self.open.take();
-        let carried = open.as_ref().filter(|o| ids[0] == o.id.as_slice());
-        let mut complete: Vec<(&[u8], Vec<Doc<'_>>)> = Vec::new();
-        if let Some(done) = open.as_ref().filter(|o| ids[0] != o.id.as_slice()) {
-            if ids.contains(&done.id.as_slice()) {
-                return Ok(Err(NotGrouped));
-            }
-            complete.push((&done.id, done.docs()));
-        }
         let rows = file.docs.view();
+        // The documents of a query the previous block ended with, which this block goes on
+        // with or ends; every other query's documents are a row of this block, borrowed.
+        let carried: Option<Vec<Doc<'_>>> = open
+            .as_ref()
+            .filter(|o| ids[0] == o.id.as_slice())
+            .map(|o| {
+                let mut docs = o.docs();
+                docs.extend_from_slice(rows.row(0));
+                docs
+            });
+        let ended = open.as_ref().filter(|o| ids[0] != o.id.as_slice());
+        if ended.is_some_and(|done| ids.contains(&done.id.as_slice())) {
+            return Ok(Err(NotGrouped));
+        }
+        let ended_docs = ended.map(OpenQuery::docs);
+        let mut complete: Vec<(&[u8], &[Doc<'_>])> = Vec::with_capacity(ids.len());
+        if let (Some(done), Some(docs)) = (ended, &ended_docs) {
+            complete.push((&done.id, docs));
+        }
         let mut next_open = None;
         for (q, &id) in ids.iter().enumerate() {
-            let mut docs = match carried {
-                Some(o) if q == 0 => o.docs(),
-                _ => Vec::new(),
+            let docs = match &carried {
+                Some(docs) if q == 0 => docs.as_slice(),
+                _ => rows.row(q),
             };
-            docs.extend_from_slice(rows.row(q));
             if q + 1 == ids.len() {
                 // The last query may go on in the next block.
-                next_open = Some(OpenQuery::of(id, &docs));
+                next_open = Some(OpenQuery::of(id, docs));
             } else {
                 complete.push((id, docs));
             }
@@ -1325,7 +1338,7 @@ impl Stream<'_, '_> {
     }
 
     /// Prepare completed queries (judged ones; the others are listed as run-only).
-    fn prepare(&mut self, complete: &[(&[u8], Vec<Doc<'_>>)]) -> CoreResult<()> {
+    fn prepare(&mut self, complete: &[(&[u8], &[Doc<'_>])]) -> CoreResult<()> {
         let judged_rows = self.qrels.docs.view();
         let mut inputs = Vec::new();
         let mut positions = Vec::new();
@@ -1440,7 +1453,7 @@ fn line_of_repeat(
                 }
             }
         }
-        lines_before += memchr::memchr_iter(b'\n', &block).count();
+        lines_before += parsed.line_ends;
     }
     Ok(None)
 }
@@ -1574,7 +1587,7 @@ fn stream_in_blocks<'a>(
         }
     }
     if let Some(last) = stream.open.take() {
-        stream.prepare(&[(&last.id, last.docs())])?;
+        stream.prepare(&[(&last.id, &last.docs())])?;
     }
     // Judged queries absent from the run: empty rankings.
     let n = qrels.query_ids.len();
@@ -1987,7 +2000,10 @@ mod tests {
             let kind = if run { TrecKind::Run } else { TrecKind::Qrels };
             let got = parse(&text, kind, p());
             match (naive_records(&text, kind), got) {
-                (Ok(want), Ok(file)) => proptest::prop_assert_eq!(bits(&records(&file)), bits(&want)),
+                (Ok(want), Ok(file)) => {
+                    proptest::prop_assert_eq!(bits(&records(&file)), bits(&want));
+                    proptest::prop_assert_eq!(file.line_ends, memchr::memchr_iter(b'\n', &text).count());
+                }
                 (Err(line), Err(CoreError::Format { line: got, .. })) => proptest::prop_assert_eq!(got, line),
                 (want, got) => proptest::prop_assert!(false, "naive {:?} parse {:?}", want.map(|r| r.len()), got.map(|f| f.docs.values.len())),
             }
