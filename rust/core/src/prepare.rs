@@ -341,15 +341,66 @@ fn canonical(score: f64) -> f64 {
 }
 
 fn ranks_by_sorting(scores: &[f64], found: &[Found<'_>], tied: &[Doc<'_>]) -> Vec<usize> {
-    // Found scores ascending; `above[j]` counts the scores s with keys[j] < s, i.e. the
-    // documents ranked above a found document with score keys[j].
+    let (keys, histogram, _) = score_histogram(scores, found);
+    ranks_of_histogram(&keys, &histogram, found, tied)
+}
+
+/// `ranks_by_sorting` without a list of tied documents: the scores counted for the histogram
+/// also tell which found scores other documents share, and only those documents are looked
+/// for (none, usually: no hash of every score to find them).
+fn ranks_by_sorting_docs(scores: &[f64], docs: &[Doc<'_>], found: &[Found<'_>]) -> Vec<usize> {
+    let (keys, histogram, equal) = score_histogram(scores, found);
+    // Found scores held by more than one document (sorted, as `keys` is).
+    let shared: Vec<f64> = keys
+        .iter()
+        .zip(&equal)
+        .filter(|&(_, &n)| n > 1)
+        .map(|(&k, _)| k)
+        .collect();
+    let tied: Vec<Doc<'_>> = if shared.is_empty() {
+        Vec::new()
+    } else {
+        docs.iter()
+            .filter(|d| {
+                let s = canonical(d.1);
+                shared.binary_search_by(|k| k.total_cmp(&s)).is_ok()
+            })
+            .copied()
+            .collect()
+    };
+    ranks_of_histogram(&keys, &histogram, found, &tied)
+}
+
+/// The found scores ascending (`keys`, canonical); `histogram[j]`, the scores s with
+/// keys[j - 1] < s <= keys[j] (j = keys.len(): above every key); `equal[j]`, the scores equal
+/// to keys[j] where j is the first of equal keys (0 at the others).
+fn score_histogram(scores: &[f64], found: &[Found<'_>]) -> (Vec<f64>, Vec<usize>, Vec<usize>) {
     let mut keys: Vec<f64> = found.iter().map(|f| canonical(f.score)).collect();
     keys.sort_unstable_by(f64::total_cmp);
     let mut histogram = vec![0usize; keys.len() + 1];
+    let mut equal = vec![0usize; keys.len()];
     for &s in scores {
         let s = canonical(s);
-        histogram[keys.partition_point(|k| k.total_cmp(&s).is_lt())] += 1;
+        let j = keys.partition_point(|k| k.total_cmp(&s).is_lt());
+        histogram[j] += 1;
+        if let Some(k) = keys.get(j) {
+            equal[j] += usize::from(k.total_cmp(&s).is_eq());
+        }
     }
+    (keys, histogram, equal)
+}
+
+/// The ranks of `found` from `score_histogram`'s keys and histogram and the documents tied
+/// with found ones (`tied`: every document whose score a found one has and another document
+/// shares; more may be listed).
+fn ranks_of_histogram(
+    keys: &[f64],
+    histogram: &[usize],
+    found: &[Found<'_>],
+    tied: &[Doc<'_>],
+) -> Vec<usize> {
+    // `above[j]` counts the scores s with keys[j] < s, i.e. the documents ranked above a
+    // found document with score keys[j].
     let mut above = vec![0usize; keys.len()];
     let mut running = 0;
     for j in (0..keys.len()).rev() {
@@ -498,19 +549,12 @@ fn scored_hits(
             }
         }
     }
-    let hits = if found.len() <= LINEAR_RANKS_UP_TO {
-        let ranks = ranks_by_scanning_docs(&scratch.scores, ranking, &found);
-        hits_of(&found, ranks, limit)?
+    let ranks = if found.len() <= LINEAR_RANKS_UP_TO {
+        ranks_by_scanning_docs(&scratch.scores, ranking, &found)
     } else {
-        let found_scores: FxHashSet<u64> = found.iter().map(|f| canonical_bits(f.score)).collect();
-        let tied: Vec<Doc<'_>> = ranking
-            .iter()
-            .filter(|d| found_scores.contains(&canonical_bits(d.1)))
-            .copied()
-            .collect();
-        count_ranks(&scratch.scores, &found, &tied, limit)?
+        ranks_by_sorting_docs(&scratch.scores, ranking, &found)
     };
-    Ok((hits, ranking.len()))
+    Ok((hits_of(&found, ranks, limit)?, ranking.len()))
 }
 
 /// `ranks_by_scanning` without a list of tied documents: the documents tied with a found one
@@ -1058,10 +1102,10 @@ mod tests {
                 .copied()
                 .filter(|d| found.iter().any(|f| f.score == d.1))
                 .collect();
-            prop_assert_eq!(
-                ranks_by_sorting(&scores, &found, &tied),
-                ranks_by_scanning(&scores, &found, &tied)
-            );
+            let want = ranks_by_scanning(&scores, &found, &tied);
+            prop_assert_eq!(&ranks_by_sorting(&scores, &found, &tied), &want);
+            prop_assert_eq!(&ranks_by_sorting_docs(&scores, &ranking, &found), &want);
+            prop_assert_eq!(&ranks_by_scanning_docs(&scores, &ranking, &found), &want);
         }
     }
 
