@@ -504,6 +504,8 @@ pub(crate) struct Scratch {
     judged: IdTable,
     ranked: IdTable,
     scores: Vec<f64>,
+    /// The positions of the found documents in the ranking.
+    found_at: Vec<usize>,
 }
 
 /// Ranks of the judged documents of a scored ranking with unique ids (the common case, and
@@ -528,6 +530,7 @@ fn scored_hits(
     }
     scratch.ranked.reset(ranking.len());
     scratch.scores.clear();
+    scratch.found_at.clear();
     let mut found = Vec::new();
     for (i, &(id, score)) in ranking.iter().enumerate() {
         let hash = id_hash(id);
@@ -546,15 +549,57 @@ fn scored_hits(
             let grade = judged[j as usize].1;
             if opts.keeps(grade) {
                 found.push(Found { id, score, grade });
+                scratch.found_at.push(i);
             }
         }
     }
-    let ranks = if found.len() <= LINEAR_RANKS_UP_TO {
-        ranks_by_scanning_docs(&scratch.scores, ranking, &found)
-    } else {
-        ranks_by_sorting_docs(&scratch.scores, ranking, &found)
-    };
+    let ranks =
+        if let Some(ranks) = ranks_in_score_order(&scratch.scores, ranking, &scratch.found_at) {
+            ranks
+        } else if found.len() <= LINEAR_RANKS_UP_TO {
+            ranks_by_scanning_docs(&scratch.scores, ranking, &found)
+        } else {
+            ranks_by_sorting_docs(&scratch.scores, ranking, &found)
+        };
     Ok((hits_of(&found, ranks, limit)?, ranking.len()))
+}
+
+/// The ranks of the documents at `found_at` in a ranking whose scores are already in
+/// decreasing order (as runs are written), or None if they are not (or one is NaN): a found
+/// document's rank is then 1 + the position where its score's documents start + those of them
+/// with a greater id (trec_eval's order of ties), read off the neighbours, with no count over
+/// the whole ranking per found document. Also None past a budget of work (long runs of ties).
+fn ranks_in_score_order(
+    scores: &[f64],
+    docs: &[Doc<'_>],
+    found_at: &[usize],
+) -> Option<Vec<usize>> {
+    // `>=` is false with a NaN, and takes -0.0 and 0.0 as one score, as the ranks do.
+    let ordered =
+        scores.windows(2).all(|w| w[0] >= w[1]) && !scores.first().is_some_and(|s| s.is_nan());
+    if !ordered {
+        return None;
+    }
+    // Ties are read document by document: long runs of tied scores would make that
+    // O(N * F), so past a budget of work the caller counts ranks its other ways.
+    let mut budget = 4 * scores.len() + 64;
+    let mut ranks = Vec::with_capacity(found_at.len());
+    for &i in found_at {
+        let score = scores[i];
+        let start = scores[..i]
+            .iter()
+            .rposition(|&s| s != score)
+            .map_or(0, |j| j + 1);
+        let end = scores[i..]
+            .iter()
+            .position(|&s| s != score)
+            .map_or(scores.len(), |j| i + j);
+        budget = budget.checked_sub(end - start)?;
+        let id = docs[i].0;
+        let tied_before = docs[start..end].iter().filter(|d| d.0 > id).count();
+        ranks.push(1 + start + tied_before);
+    }
+    Some(ranks)
 }
 
 /// `ranks_by_scanning` without a list of tied documents: the documents tied with a found one
@@ -1103,6 +1148,23 @@ mod tests {
                 .filter(|d| found.iter().any(|f| f.score == d.1))
                 .collect();
             let want = ranks_by_scanning(&scores, &found, &tied);
+            let found_at: Vec<usize> = found_mask.iter().take(ranking.len()).enumerate().filter(|(_, keep)| **keep).map(|(i, _)| i).collect();
+            if let Some(ranks) = ranks_in_score_order(&scores, &ranking, &found_at) {
+                prop_assert_eq!(&ranks, &want);
+            }
+            // The same documents in decreasing order of score (ties in any order).
+            let mut by_score: Vec<(Doc<'_>, bool)> = ranking.iter().copied().zip(found_mask.iter().copied()).collect();
+            by_score.sort_by(|a, b| b.0.1.total_cmp(&a.0.1));
+            let sorted: Vec<Doc<'_>> = by_score.iter().map(|d| d.0).collect();
+            let sorted_scores: Vec<f64> = sorted.iter().map(|d| d.1).collect();
+            let sorted_found: Vec<Found<'_>> = by_score.iter().filter(|d| d.1).map(|d| Found { id: d.0.0, score: d.0.1, grade: 1.0 }).collect();
+            let sorted_at: Vec<usize> = by_score.iter().enumerate().filter(|(_, d)| d.1).map(|(i, _)| i).collect();
+            // None only past the budget of 4N + 64 reads of tied documents, at most N per
+            // found document: so only with more than 4 found documents.
+            match ranks_in_score_order(&sorted_scores, &sorted, &sorted_at) {
+                Some(ranks) => prop_assert_eq!(ranks, ranks_by_scanning(&sorted_scores, &sorted_found, &sorted)),
+                None => prop_assert!(sorted_at.len() > 4),
+            }
             prop_assert_eq!(&ranks_by_sorting(&scores, &found, &tied), &want);
             prop_assert_eq!(&ranks_by_sorting_docs(&scores, &ranking, &found), &want);
             prop_assert_eq!(&ranks_by_scanning_docs(&scores, &ranking, &found), &want);

@@ -391,6 +391,7 @@ pub fn evaluate(
             levels: OnceCell::new(),
             default_gains: OnceCell::new(),
             iprec: OnceCell::new(),
+            relevant: OnceCell::new(),
             subtopics: subtopics.map_or(&[][..], |rows| rows.row(q)),
             n_judged: prepared.judged_count[q] as usize,
         };

@@ -140,6 +140,10 @@ pub(super) struct QueryView<'a> {
     pub(super) levels: OnceCell<Vec<(f64, usize)>>,
     pub(super) default_gains: OnceCell<Vec<LevelGain>>,
     pub(super) iprec: OnceCell<Vec<f64>>,
+    /// The ranks of the relevant documents at the evaluation's threshold, ascending: the
+    /// count within a cutoff, which many measures read (P, recall, success at every cutoff),
+    /// is then a binary search, not a walk of the hits per measure.
+    pub(super) relevant: OnceCell<Vec<u32>>,
     /// Diversity judgments (empty without them).
     pub(super) subtopics: &'a [SubtopicGrade],
     /// Judged documents of the query.
@@ -156,6 +160,14 @@ impl QueryView<'_> {
     }
 
     pub(super) fn relevant_within(&self, t: f64, k: usize) -> usize {
+        if t == self.threshold {
+            let ranks = self.relevant.get_or_init(|| {
+                let relevant = self.ranked.hits.iter().filter(|h| h.grade >= t);
+                relevant.map(|h| h.rank).collect()
+            });
+            // Hits are in rank order, so the ranks are ascending.
+            return ranks.partition_point(|&r| (r as usize) <= k);
+        }
         self.relevant_ranks(t).take_while(|&r| r <= k).count()
     }
 
