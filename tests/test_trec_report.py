@@ -1,4 +1,4 @@
-"""trec_eval's per-topic report as the core formats it (ragmeter._core.format_trec_per_topic),
+"""trec_eval's per-topic report as the core formats it (ragmeter._core.write_trec_per_topic),
 against C's printf formatting as Python's %-operator applies it ("%-22s\t%s\t%6.4f" as
 trec_eval's m_*.c print it; Python's % rounds the exact binary value half to even, as glibc)."""
 
@@ -10,6 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ragmeter import _core
+
+
+def _report(topics, columns):
+    """The report's text, from the pieces the core writes."""
+    pieces = []
+    _core.write_trec_per_topic(topics, columns, pieces.append)
+    assert all(isinstance(piece, bytes) and piece for piece in pieces)
+    return b"".join(pieces).decode()
 
 
 def _printf_lines(topics, columns):
@@ -55,11 +63,35 @@ def test_lines_are_printfs(n_topics, data):
         ("a_name_longer_than_22_columns", "text", texts),
     ]
     expected = _printf_lines(topics, [(n, k, list(v)) for n, k, v in columns])
-    assert _core.format_trec_per_topic(topics, columns).decode() == expected
+    assert _report(topics, columns) == expected
 
 
 def test_a_column_of_the_wrong_length_or_kind_is_refused():
     with pytest.raises(ValueError, match="map: 1 values for 2 topics"):
-        _core.format_trec_per_topic(["q1", "q2"], [("map", "float", np.array([0.5]))])
+        _report(["q1", "q2"], [("map", "float", np.array([0.5]))])
     with pytest.raises(ValueError, match='kind "text" needs'):
-        _core.format_trec_per_topic(["q1"], [("map", "text", np.array([0.5]))])
+        _report(["q1"], [("map", "text", np.array([0.5]))])
+
+
+def test_a_report_of_many_megabytes_is_written_in_pieces_of_whole_topics():
+    # ~2.6 MB of lines: three pieces or more, each ending at a topic's last line, joined the
+    # same as printf's lines.
+    topics = [f"q{t}" for t in range(20_000)]
+    rng = np.random.default_rng(7)
+    columns = [(f"m{m}", "float", rng.random(len(topics))) for m in range(4)]
+    pieces = []
+    _core.write_trec_per_topic(topics, columns, pieces.append)
+    assert len(pieces) >= 3
+    for piece in pieces:
+        last = piece.decode().splitlines()[-1]
+        assert last.startswith("m3")
+    expected = _printf_lines(topics, [(n, k, list(v)) for n, k, v in columns])
+    assert b"".join(pieces).decode() == expected
+
+
+def test_an_error_of_the_writer_stops_the_report():
+    def refuse(piece):
+        raise BrokenPipeError("reader gone")
+
+    with pytest.raises(BrokenPipeError):
+        _core.write_trec_per_topic(["q1"], [("map", "float", np.array([0.5]))], refuse)

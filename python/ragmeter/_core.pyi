@@ -1,6 +1,6 @@
 """Type stubs of the private native module ``ragmeter._core`` (users import ``ragmeter``)."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, final
 
 import numpy as np
@@ -29,9 +29,11 @@ def trec_order(query_ids: list[Any]) -> npt.NDArray[np.intp] | None: ...
 
 # trec_eval's per-topic report lines (rust/py/report.rs): columns are (name, kind, values),
 # kind "float"/"int" with float64 arrays, "text" with lists of str.
-def format_trec_per_topic(
-    topics: list[str], columns: list[tuple[str, str, npt.NDArray[np.float64] | list[str]]]
-) -> bytes: ...
+def write_trec_per_topic(
+    topics: list[str],
+    columns: list[tuple[str, str, npt.NDArray[np.float64] | list[str]]],
+    write: Callable[[bytes], object],
+) -> None: ...
 
 @final
 class PreparedRankings:

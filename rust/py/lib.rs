@@ -49,7 +49,7 @@ mod _core {
     use crate::ranking::{Measures, PreparedRankings, measure_kernels, trec_order};
 
     #[pymodule_export]
-    use crate::report::format_trec_per_topic;
+    use crate::report::write_trec_per_topic;
 
     #[pymodule_export]
     use crate::prepare::{prepare_rankings, prepare_rankings_in_order};

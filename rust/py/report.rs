@@ -15,14 +15,19 @@ pub enum ColumnValues<'py> {
     Texts(Vec<String>),
 }
 
-/// trec_eval's per-topic report lines (`trec_eval -q`) as bytes: for each topic of `topics`,
-/// one line per measure of `columns` (`(name, kind, values)`, `values` one per topic).
+/// The bytes of each piece: about this many (whole topics).
+const PIECE_BYTES: usize = 1 << 20;
+
+/// trec_eval's per-topic report lines (`trec_eval -q`), passed to `write` as bytes objects
+/// of about a megabyte (whole topics), in order: for each topic of `topics`, one line per
+/// measure of `columns` (`(name, kind, values)`, `values` one per topic).
 #[pyfunction]
-pub fn format_trec_per_topic<'py>(
+pub fn write_trec_per_topic<'py>(
     py: Python<'py>,
     topics: Vec<String>,
     columns: Vec<(String, String, ColumnValues<'py>)>,
-) -> PyResult<Bound<'py, PyBytes>> {
+    write: Bound<'py, PyAny>,
+) -> PyResult<()> {
     let mut names = Vec::with_capacity(columns.len());
     let mut views = Vec::with_capacity(columns.len());
     for (name, kind, values) in &columns {
@@ -50,8 +55,14 @@ pub fn format_trec_per_topic<'py>(
         names.push(name.clone());
         views.push(column);
     }
-    let mut out = Vec::new();
-    // Formatting only reads Rust memory: without the GIL.
-    py.detach(|| write_per_topic(&mut out, &topics, &names, &views));
-    Ok(PyBytes::new(py, &out))
+    // One buffer, reused for every piece.
+    let mut out = Vec::with_capacity(PIECE_BYTES + (1 << 16));
+    let mut from = 0;
+    while from < topics.len() {
+        out.clear();
+        // Formatting only reads Rust memory: without the GIL.
+        from = py.detach(|| write_per_topic(&mut out, &topics, &names, &views, from, PIECE_BYTES));
+        write.call1((PyBytes::new(py, &out),))?;
+    }
+    Ok(())
 }

@@ -419,8 +419,9 @@ def _write_trec_report(
     summary: bool,
 ) -> None:
     """trec_eval's report of one run (:func:`_trec_lines`), its per-topic lines formatted by
-    the core from the values' matrix into one buffer and written at once (millions of lines
-    for a big run: no dict per measure, no Python object per value)."""
+    the core from the values' matrix and written in pieces of about a megabyte (millions of
+    lines for a big run: no dict per measure, no Python object per value, no copy of the whole
+    report)."""
     if values is not None:
         query_ids = sorted(means.query_ids, key=lambda q: str(q).encode("utf-8", "surrogatepass"))
         row_of = {q: row for row, q in enumerate(values.queries.query_ids)}
@@ -442,19 +443,23 @@ def _write_trec_report(
             else:
                 kind = "int" if measure.family.value_type == "int" else "float"
                 columns.append((measure.name, kind, by_measure[column]))
-        try:
-            text = _core.format_trec_per_topic([str(q) for q in query_ids], columns)
-        except UnicodeEncodeError:
-            # An id with a lone surrogate is no UTF-8 text for the core: printed line by line.
-            for line in _trec_lines(measures, means, _per_query(values), summary):
-                out.write(line + "\n")
-            return
         buffer = getattr(out, "buffer", None)
         if buffer is not None:
             out.flush()
-            buffer.write(text)
+            write = buffer.write
         else:
-            out.write(text.decode("utf-8"))
+
+            def write(piece: bytes) -> None:
+                out.write(piece.decode("utf-8"))
+
+        try:
+            _core.write_trec_per_topic([str(q) for q in query_ids], columns, write)
+        except UnicodeEncodeError:
+            # An id with a lone surrogate is no UTF-8 text for the core (refused before any
+            # piece is written): printed line by line.
+            for line in _trec_lines(measures, means, _per_query(values), summary):
+                out.write(line + "\n")
+            return
     for line in _trec_lines(measures, means, None, summary):
         out.write(line + "\n")
 

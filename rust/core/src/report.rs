@@ -1,8 +1,9 @@
-//! trec_eval's report (`trec_eval -q`), formatted in one buffer: one line per topic and
+//! trec_eval's report (`trec_eval -q`), formatted by the core: one line per topic and
 //! measure, `name\ttopic\tvalue\n` with the name left-aligned in 22 columns and the value as
 //! trec_eval's print functions write it (`m_*.c`: `"%-22s\t%s\t%6.4f\n"` for floats, `%ld` for
-//! counts, `%s` for text). The `ragmeter evaluate` command writes the buffer in one write: the
-//! millions of lines of a big evaluation are never Python strings.
+//! counts, `%s` for text). The `ragmeter evaluate` command writes it in pieces of about a
+//! megabyte from one reused buffer: the millions of lines of a big evaluation are never Python
+//! strings, and the report is never held whole (twice, as a buffer and as its bytes object).
 
 use std::io::Write;
 
@@ -16,17 +17,24 @@ pub enum ReportColumn<'a> {
     Text(&'a [String]),
 }
 
-/// The per-topic lines of `columns` (named `names`) for `topics`, topic by topic, measure by
-/// measure within a topic, appended to `out`. Every column holds one value per topic.
+/// The per-topic lines of `columns` (named `names`) for the topics of `topics` from `from` on,
+/// topic by topic, measure by measure within a topic, appended to `out` until it holds at least
+/// `budget` bytes (whole topics: the last may pass it); returns the first topic not written
+/// (`topics.len()` when all are). Every column holds one value per topic.
 pub fn write_per_topic(
     out: &mut Vec<u8>,
     topics: &[String],
     names: &[String],
     columns: &[ReportColumn<'_>],
-) {
+    from: usize,
+    budget: usize,
+) -> usize {
     // Each name padded once (not on every line).
     let padded: Vec<String> = names.iter().map(|n| format!("{n:<22}\t")).collect();
-    for (t, topic) in topics.iter().enumerate() {
+    for (t, topic) in topics.iter().enumerate().skip(from) {
+        if out.len() >= budget {
+            return t;
+        }
         for (name, column) in padded.iter().zip(columns) {
             out.extend_from_slice(name.as_bytes());
             out.extend_from_slice(topic.as_bytes());
@@ -35,6 +43,7 @@ pub fn write_per_topic(
             out.push(b'\n');
         }
     }
+    topics.len()
 }
 
 fn write_value(out: &mut Vec<u8>, column: &ReportColumn<'_>, t: usize) {
@@ -97,7 +106,21 @@ mod tests {
         let mut out = Vec::new();
         let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
         let topics: Vec<String> = topics.iter().map(|s| s.to_string()).collect();
-        write_per_topic(&mut out, &topics, &names, columns);
+        assert_eq!(
+            write_per_topic(&mut out, &topics, &names, columns, 0, usize::MAX),
+            topics.len()
+        );
+        // In pieces of at least one byte (one topic each), the same text.
+        let mut pieces = Vec::new();
+        let mut from = 0;
+        while from < topics.len() {
+            let mut piece = Vec::new();
+            let next = write_per_topic(&mut piece, &topics, &names, columns, from, 1);
+            assert_eq!(next, from + 1);
+            pieces.extend_from_slice(&piece);
+            from = next;
+        }
+        assert_eq!(pieces, out);
         String::from_utf8(out).unwrap()
     }
 
