@@ -1242,6 +1242,14 @@ impl OpenQuery {
     }
 }
 
+/// The key of a prepared query in `Stream::closed`: two independent 64-bit hashes of its id.
+fn closed_key(id: &[u8]) -> u128 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut second = std::collections::hash_map::DefaultHasher::new();
+    second.write(id);
+    (u128::from(rustc_hash::FxBuildHasher.hash_one(id)) << 64) | u128::from(second.finish())
+}
+
 /// A run whose query comes back after other queries: it is read whole instead.
 struct NotGrouped;
 
@@ -1258,7 +1266,10 @@ struct Stream<'q, 'a> {
     /// Prepared queries: (sorted position, part, row in part).
     placed: Vec<(usize, usize, usize)>,
     parts: Vec<Prepared>,
-    closed: rustc_hash::FxHashSet<Vec<u8>>,
+    /// The 128-bit hashes of the queries already prepared: one coming back means the run is
+    /// not grouped by query. A collision could only send a grouped run to the whole reading
+    /// (same result, more memory), never mix two queries; no id is copied per query.
+    closed: rustc_hash::FxHashSet<u128>,
     run_only: Vec<Vec<u8>>,
     open: Option<OpenQuery>,
     lines_before: usize,
@@ -1295,7 +1306,7 @@ impl Stream<'_, '_> {
         if ids.is_empty() {
             return Ok(Ok(()));
         }
-        if ids.iter().any(|id| self.closed.contains(*id)) {
+        if ids.iter().any(|id| self.closed.contains(&closed_key(id))) {
             return Ok(Err(NotGrouped));
         }
         let open = self.open.take();
@@ -1344,7 +1355,7 @@ impl Stream<'_, '_> {
         let mut positions = Vec::new();
         let mut sources = Vec::new();
         for (source, (id, docs)) in complete.iter().enumerate() {
-            self.closed.insert(id.to_vec());
+            self.closed.insert(closed_key(id));
             match self.position.get(id) {
                 Some(&position) => {
                     inputs.push(QueryInput {
