@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
@@ -317,6 +316,9 @@ def _parse(text: str, fmt: str) -> Any:
     if fmt == "yaml":
         yaml = import_optional("yaml", extra="yaml", purpose="Reading a YAML report")
         return yaml.safe_load(text)
+    # Imported here: only a TOML report needs it, and it costs ~2 ms at import (regexes).
+    import tomllib
+
     return tomllib.loads(text)
 
 
