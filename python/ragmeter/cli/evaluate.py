@@ -35,15 +35,8 @@ from ..io._formats import formats_read
 from ..io._results import result_rows, write_csv, write_jsonl, write_parquet
 from ..io.trec import read_trec_run
 from ..ranking.declarations import FAMILIES
-from ..ranking.judgment_groups import (
-    evaluate_judgment_groups,
-    jg_lines,
-    jg_measures,
-    read_qrels_jg,
-)
 from ..ranking.metric_results import RunEvaluations
 from ..ranking.names import Measure, parse_measures
-from ..ranking.prefs import evaluate_prefs, prefs_lines, prefs_measure_names, read_prefs
 from ..reports import render_report
 from ._zscores import per_topic_value, read_zscores, zscore, zscored_summary
 
@@ -543,6 +536,15 @@ def _run_preferences_or_groups(args: argparse.Namespace, out: TextIO) -> int:
     """``-R prefs`` / ``-R qrels_prefs``: trec_eval's preference measures
     (:mod:`ragmeter.ranking.prefs`); ``-R qrels_jg``: its judgment-group measures
     (:mod:`ragmeter.ranking.judgment_groups`); printed as trec_eval prints them."""
+    # Imported here, for these judgments only: ~5 ms at import (numpy code, 8 dataclasses).
+    from ..ranking.judgment_groups import (
+        evaluate_judgment_groups,
+        jg_lines,
+        jg_measures,
+        read_qrels_jg,
+    )
+    from ..ranking.prefs import evaluate_prefs, prefs_lines, prefs_measure_names, read_prefs
+
     groups = args.rel_format == "qrels_jg"
     unsupported = [
         flag

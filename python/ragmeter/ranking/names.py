@@ -45,7 +45,7 @@ from typing import Any
 
 from ..exceptions import InputTypeError, InvalidInputError
 from ..options import MAX_INDEX, EvaluationOptions, shorten
-from .declarations import ANY_VALUE, FAMILIES, NICKNAMES, NOT_READ, MeasureFamily, family
+from .declarations import ANY_VALUE, FAMILIES, NICKNAMES, MeasureFamily, family, not_read
 
 __all__ = [
     "METRIC_NAMES",
@@ -251,9 +251,10 @@ _COLUMN = re.compile(r"^(?P<name>.+?)_(?P<param>[0-9]+(?:\.[0-9]+)?)$")
 
 def _unknown(text: str) -> InvalidInputError:
     head = text.partition(".")[0]
-    if head in NOT_READ:
+    reason = not_read().get(head)
+    if reason is not None:
         return InvalidInputError(
-            f"metrics: {shorten(text)} is not a measure of these judgments: {NOT_READ[head]}"
+            f"metrics: {shorten(text)} is not a measure of these judgments: {reason}"
         )
     close = difflib.get_close_matches(text.lower(), list(_BY_ALIAS), n=1, cutoff=0.75)
     hint = f"did you mean {close[0]!r}? " if close else ""
