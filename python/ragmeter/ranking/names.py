@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import difflib
 import functools
 import math
 import re
@@ -256,6 +255,9 @@ def _unknown(text: str) -> InvalidInputError:
         return InvalidInputError(
             f"metrics: {shorten(text)} is not a measure of these judgments: {reason}"
         )
+    # Imported for this message only (difflib costs ~1 ms at import).
+    import difflib
+
     close = difflib.get_close_matches(text.lower(), list(_BY_ALIAS), n=1, cutoff=0.75)
     hint = f"did you mean {close[0]!r}? " if close else ""
     return InvalidInputError(
