@@ -90,6 +90,42 @@ def test_the_evaluate_command_imports_no_statistics(tmp_path):
     assert not [m for m in (*HEAVY_MODULES, "ragmeter.cli.compare") if m in loaded]
 
 
+#: Modules the evaluate command needs only on some paths (a TOML or JSON report, a JSON
+#: input, a temporary file, -R prefs or qrels_jg, --format csv/jsonl/parquet, an unknown
+#: measure's message), so not for TREC files printed as trec_eval prints them (issue 31).
+EVALUATE_LAZY_MODULES = (
+    "ragmeter.judges",
+    "ragmeter.stats",
+    "matplotlib",
+    "pandas",
+    "pyarrow",
+    "tomllib",
+    "secrets",
+    "json",
+    "tempfile",
+    "difflib",
+    "ragmeter.ranking.prefs",
+    "ragmeter.ranking.judgment_groups",
+    "ragmeter.io._json",
+    "ragmeter.io._results",
+)
+
+
+def test_the_evaluate_command_on_trec_files_imports_only_what_it_needs(tmp_path):
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("".join(f"q1 0 d{i} {i % 3}\n" for i in range(10)))
+    run.write_text("".join(f"q1 Q0 d{i} {i + 1} {10 - i} tag\n" for i in range(10)))
+    command = ["evaluate", "-q", "-m", "all_trec", str(qrels), str(run)]
+    loaded = _modules_after(
+        f"import io, contextlib\nfrom ragmeter.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        f"    assert main({command!r}) == 0\n"
+        f"assert 'map                   \\tall\\t' in out.getvalue()"
+    )
+    assert "ragmeter.io.trec" in loaded
+    assert [m for m in EVALUATE_LAZY_MODULES if m in loaded] == []
+
+
 def test_dir_lists_every_public_name_and_star_import_binds_them():
     assert set(ragmeter.__all__) <= set(dir(ragmeter))
     namespace: dict[str, object] = {}

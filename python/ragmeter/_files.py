@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -206,6 +205,10 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
         | getattr(os, "O_CLOEXEC", 0)
         | getattr(os, "O_BINARY", 0)
     )
+    # Imported here: secrets costs ~5 ms at import (hmac, hashlib, OpenSSL), which a command
+    # that writes nothing (`ragmeter evaluate` to stdout) should not pay.
+    import secrets
+
     while True:
         temporary = real.parent / f".{real.name}.{secrets.token_hex(8)}.tmp"
         try:

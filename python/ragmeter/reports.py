@@ -28,10 +28,8 @@ which the safe loader refuses, and input nested too deeply to parse).
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
@@ -233,6 +231,8 @@ _UNICODE_LINE_ENDS = ("\x85", "\u2028", "\u2029")
 
 
 def _json_line(row: Any) -> str:
+    import json
+
     text = json.dumps(_strict_json(_plain(row)), ensure_ascii=False, allow_nan=False)
     # Inside JSON these characters can only be part of a string, where the escape is the
     # same character.
@@ -285,6 +285,8 @@ def metric_value(value: Any, field: str, *, difference: bool = False) -> float:
 def render_report(report: Reportable, format: str) -> str:
     """The text of ``report`` in ``format``."""
     if format == "json":
+        import json
+
         return json.dumps(
             _strict_json(_plain(report.to_dict())), indent=2, ensure_ascii=False, allow_nan=False
         )
@@ -309,6 +311,11 @@ def write_report(
 
 def _parse(text: str, fmt: str) -> Any:
     """The data of a report's text (errors are the parsers' own)."""
+    # The parsers are imported here, for the format read: json and tomllib cost ~1.5 and
+    # ~2 ms at import (their regexes), which a program that reads no report (the evaluate
+    # command, which imports this module through MetricResults) should not pay.
+    import json
+
     if fmt == "json":
         return json.loads(text)
     if fmt == "jsonl":
@@ -317,6 +324,8 @@ def _parse(text: str, fmt: str) -> Any:
     if fmt == "yaml":
         yaml = import_optional("yaml", extra="yaml", purpose="Reading a YAML report")
         return yaml.safe_load(text)
+    import tomllib
+
     return tomllib.loads(text)
 
 

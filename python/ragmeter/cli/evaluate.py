@@ -18,7 +18,6 @@ import functools
 import io
 import math
 import sys
-import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -33,19 +32,11 @@ from ..datasets import dataset_qrels, is_dataset_id
 from ..exceptions import InvalidInputError, RagmeterError, UndefinedMetricWarning
 from ..io import evaluate, means_and_values
 from ..io._formats import formats_read
-from ..io._results import result_rows, write_csv, write_jsonl, write_parquet
 from ..io.trec import read_trec_run
 from ..ranking.declarations import FAMILIES
 from ..ranking.evaluation import QueryValues, resolved_numbers, summarize
-from ..ranking.judgment_groups import (
-    evaluate_judgment_groups,
-    jg_lines,
-    jg_measures,
-    read_qrels_jg,
-)
 from ..ranking.metric_results import RunEvaluations
 from ..ranking.names import Measure, parse_measures
-from ..ranking.prefs import evaluate_prefs, prefs_lines, prefs_measure_names, read_prefs
 from ..reports import render_report
 from ._zscores import per_topic_value, read_zscores, zscore, zscored_summary
 
@@ -508,6 +499,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         raise InvalidInputError(
             f"-R {args.rel_format}: an irds: dataset's judgments are qrels; drop -R"
         )
+    # Imported here: only an irds: qrels argument needs a folder (tempfile costs ~1.5 ms).
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="ragmeter-irds-") as folder:
         _with_dataset_qrels(args, folder)
         return _run(args, out)
@@ -549,6 +543,9 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         report[str(run)] = (means, values)
 
     if args.format == "parquet":
+        # Imported for the row formats (parquet, csv, jsonl) only: with json, ~2 ms at import.
+        from ..io._results import result_rows, write_parquet
+
         rows = list(result_rows(_with_per_query(report), measures, summary=not args.no_summary))
         data = write_parquet(rows)
         if args.output is not None:
@@ -570,6 +567,15 @@ def _run_preferences_or_groups(args: argparse.Namespace, out: TextIO) -> int:
     """``-R prefs`` / ``-R qrels_prefs``: trec_eval's preference measures
     (:mod:`ragmeter.ranking.prefs`); ``-R qrels_jg``: its judgment-group measures
     (:mod:`ragmeter.ranking.judgment_groups`); printed as trec_eval prints them."""
+    # Imported here, for these judgments only: ~5 ms at import (numpy code, 8 dataclasses).
+    from ..ranking.judgment_groups import (
+        evaluate_judgment_groups,
+        jg_lines,
+        jg_measures,
+        read_qrels_jg,
+    )
+    from ..ranking.prefs import evaluate_prefs, prefs_lines, prefs_measure_names, read_prefs
+
     groups = args.rel_format == "qrels_jg"
     unsupported = [
         flag
@@ -667,6 +673,8 @@ def _write_text(
         out.write(render_report(saved, "json"))
         out.write("\n")
     elif args.format in ("csv", "jsonl"):
+        from ..io._results import result_rows, write_csv, write_jsonl
+
         rows = result_rows(by_query, measures, summary=not args.no_summary)
         (write_csv if args.format == "csv" else write_jsonl)(rows, out)
     else:

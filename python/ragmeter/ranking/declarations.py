@@ -14,12 +14,10 @@ read :data:`FAMILIES`; adding a measure is one entry here (and its kernel in the
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Literal
-
-from .judgment_groups import JG_GROUPS, JG_MEASURES
-from .prefs import PREFS_GROUPS, PREFS_MEASURES
 
 __all__ = [
     "ANY_VALUE",
@@ -27,11 +25,11 @@ __all__ = [
     "DEFAULT_TREC_CUTOFFS",
     "FAMILIES",
     "NICKNAMES",
-    "NOT_READ",
     "MeasureFamily",
     "ParameterStyle",
     "Summary",
     "family",
+    "not_read",
 ]
 
 #: How trec_eval reads the parameters after ``NAME.``: ``cutoffs`` (``P.5,10``: one value per
@@ -1358,23 +1356,38 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
     ),
 }
 
-#: trec_eval's names that need another input format than qrels and a run (its ``-R prefs`` and
-#: ``-R qrels_jg`` files): refused with this reason.
-NOT_READ: dict[str, str] = {
-    **{
-        name: "it reads trec_eval's preference files: `ragmeter evaluate -R prefs` (or -R "
-        "qrels_prefs) computes it as trec_eval does (ragmeter.ranking.prefs); the Python "
-        "functions that read qrels do not"
-        for name in (*PREFS_GROUPS, *(m.name for m in PREFS_MEASURES))
-    },
-    **{
-        name: "it reads trec_eval's judgment-group qrels: `ragmeter evaluate -R qrels_jg` "
-        "computes it as trec_eval does (ragmeter.ranking.judgment_groups); the Python "
-        "functions that read qrels do not"
-        for name in (*JG_GROUPS, *JG_MEASURES)
-    },
-    "yaap": "trec_eval 10's yaap (Robertson's smoothed AP) is not computed by ragmeter",
-}
+
+@functools.cache
+def not_read() -> dict[str, str]:
+    """trec_eval's names that need another input format than qrels and a run (its ``-R prefs``
+    and ``-R qrels_jg`` files), each with the reason it is refused.
+
+    Built on first use (a name that is no measure of qrels, for its error message): the
+    modules that declare those measures are imported then, not by every program that names a
+    measure.
+
+    >>> not_read()["yaap"]
+    "trec_eval 10's yaap (Robertson's smoothed AP) is not computed by ragmeter"
+    """
+    from .judgment_groups import JG_GROUPS, JG_MEASURES
+    from .prefs import PREFS_GROUPS, PREFS_MEASURES
+
+    return {
+        **{
+            name: "it reads trec_eval's preference files: `ragmeter evaluate -R prefs` (or -R "
+            "qrels_prefs) computes it as trec_eval does (ragmeter.ranking.prefs); the Python "
+            "functions that read qrels do not"
+            for name in (*PREFS_GROUPS, *(m.name for m in PREFS_MEASURES))
+        },
+        **{
+            name: "it reads trec_eval's judgment-group qrels: `ragmeter evaluate -R qrels_jg` "
+            "computes it as trec_eval does (ragmeter.ranking.judgment_groups); the Python "
+            "functions that read qrels do not"
+            for name in (*JG_GROUPS, *JG_MEASURES)
+        },
+        "yaap": "trec_eval 10's yaap (Robertson's smoothed AP) is not computed by ragmeter",
+    }
+
 
 _BY_NAME = {f.name: f for f in FAMILIES}
 

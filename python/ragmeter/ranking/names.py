@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import difflib
 import functools
 import math
 import re
@@ -45,7 +44,7 @@ from typing import Any
 
 from ..exceptions import InputTypeError, InvalidInputError
 from ..options import MAX_INDEX, EvaluationOptions, shorten
-from .declarations import ANY_VALUE, FAMILIES, NICKNAMES, NOT_READ, MeasureFamily, family
+from .declarations import ANY_VALUE, FAMILIES, NICKNAMES, MeasureFamily, family, not_read
 
 __all__ = [
     "METRIC_NAMES",
@@ -233,28 +232,33 @@ def _variant_table() -> dict[str, list[tuple[str, object, MeasureFamily]]]:
 
 _VARIANTS = _variant_table()
 
-_GENERAL = re.compile(
+# The patterns of the syntaxes, as text: `re` compiles each on first use and keeps it (its
+# cache), so a program that names only trec_eval's groups (the evaluate command's default)
+# does not compile them at import (~0.5 ms).
+_GENERAL = (
     r"^(?P<name>[\w\-]+?)"
     r"(?:\((?P<params>.*)\))?"
     r"(?:@(?P<cutoff>[0-9.eE+]+))?"
     r"(?:-l(?P<level>[0-9]+(?:\.[0-9]+)?))?$"
 )
-_RANX_PERSISTENCE = re.compile(
-    r"^(?P<name>[a-z_]+)[.@](?P<p>[0-9]+)(?:-l(?P<level>[0-9]+(?:\.[0-9]+)?))?$"
-)
+_RANX_PERSISTENCE = r"^(?P<name>[a-z_]+)[.@](?P<p>[0-9]+)(?:-l(?P<level>[0-9]+(?:\.[0-9]+)?))?$"
 _BY_RANX_PERSISTENCE = {
     f.ranx_persistence_name: f for f in FAMILIES if f.ranx_persistence_name is not None
 }
-_TREC_COLUMN_LIST = re.compile(r"^(?P<head>.+?)_(?P<params>[0-9.]+(?:,[0-9.]+)+)$")
-_COLUMN = re.compile(r"^(?P<name>.+?)_(?P<param>[0-9]+(?:\.[0-9]+)?)$")
+_TREC_COLUMN_LIST = r"^(?P<head>.+?)_(?P<params>[0-9.]+(?:,[0-9.]+)+)$"
+_COLUMN = r"^(?P<name>.+?)_(?P<param>[0-9]+(?:\.[0-9]+)?)$"
 
 
 def _unknown(text: str) -> InvalidInputError:
     head = text.partition(".")[0]
-    if head in NOT_READ:
+    reason = not_read().get(head)
+    if reason is not None:
         return InvalidInputError(
-            f"metrics: {shorten(text)} is not a measure of these judgments: {NOT_READ[head]}"
+            f"metrics: {shorten(text)} is not a measure of these judgments: {reason}"
         )
+    # Imported for this message only (difflib costs ~1 ms at import).
+    import difflib
+
     close = difflib.get_close_matches(text.lower(), list(_BY_ALIAS), n=1, cutoff=0.75)
     hint = f"did you mean {close[0]!r}? " if close else ""
     return InvalidInputError(
@@ -612,7 +616,7 @@ def _named_parameters(
 
 
 def _general(text: str) -> Measure | None:
-    match = _GENERAL.match(text)
+    match = re.match(_GENERAL, text)
     if match is None:
         return None
     fam = _family_named(match["name"])
@@ -689,7 +693,7 @@ def _general(text: str) -> Measure | None:
 def _ranx_persistence(text: str) -> Measure | None:
     """ranx's ``rbp.95`` / ``rbp@95`` (p = 0.95, as ranx reads ``0.`` + the digits), with
     ranx's ``-lN`` (grades below N left out)."""
-    match = _RANX_PERSISTENCE.match(text)
+    match = re.match(_RANX_PERSISTENCE, text)
     if match is None:
         return None
     fam = _BY_RANX_PERSISTENCE.get(match["name"])
@@ -746,7 +750,7 @@ def _gains_param(gains: object, text: str) -> tuple[tuple[int, float], ...]:
 def _column(text: str) -> Measure | None:
     """trec_eval's printed column names (``P_5``, ``ndcg_cut_10``, ``iprec_at_recall_0.10``)
     and ragmeter's old ``name_k`` spelling."""
-    match = _COLUMN.match(text)
+    match = re.match(_COLUMN, text)
     if match is None:
         return None
     fam = _BY_ALIAS.get(match["name"].lower())
@@ -810,7 +814,7 @@ def parse_measures(text: str) -> list[Measure]:
     persistence = _ranx_persistence(text)
     if persistence is not None:
         return [persistence]
-    listed = _TREC_COLUMN_LIST.match(text)
+    listed = re.match(_TREC_COLUMN_LIST, text)
     if listed is not None and listed["head"] in _BY_TREC_NAME:
         # pytrec_eval's and ir_measures' P_5,10: trec_eval's P.5,10 written as its columns.
         return _trec_expansion(_BY_TREC_NAME[listed["head"]], listed["params"], text)
