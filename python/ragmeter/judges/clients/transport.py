@@ -151,16 +151,14 @@ def _define(httpx: Any) -> Any:
                     self._ssl_context = httpx.create_ssl_context()
                 tls = self._ssl_context
             try:
-                reader, writer = await asyncio.wait_for(
-                    asyncio.open_connection(
+                async with asyncio.timeout(timeout):
+                    reader, writer = await asyncio.open_connection(
                         host,
                         port,
                         limit=_MAX_HEAD,
                         ssl=tls,
                         server_hostname=host if tls is not None else None,
-                    ),
-                    timeout,
-                )
+                    )
             except TimeoutError as exc:
                 raise httpx.ConnectTimeout(f"connecting to {host}:{port} timed out") from exc
             except OSError as exc:  # ssl.SSLError (a certificate problem) is an OSError
@@ -233,9 +231,16 @@ def _define(httpx: Any) -> Any:
             read_timeout: float | None,
             write_timeout: float | None,
         ) -> Any:
+            writer = connection.writer
             try:
-                connection.writer.write(payload)
-                await asyncio.wait_for(connection.writer.drain(), write_timeout)
+                writer.write(payload)
+                if writer.transport.get_write_buffer_size():
+                    async with asyncio.timeout(write_timeout):
+                        await writer.drain()
+                else:
+                    # All sent already: drain() cannot wait (it still reports a lost
+                    # connection), so it needs no timer.
+                    await writer.drain()
             except TimeoutError as exc:
                 raise httpx.WriteTimeout("sending the request timed out") from exc
             except OSError as exc:
@@ -255,9 +260,8 @@ def _define(httpx: Any) -> Any:
                 content, framed = b"", True
             else:
                 try:
-                    content, framed = await asyncio.wait_for(
-                        _read_body(connection.reader, index), read_timeout
-                    )
+                    async with asyncio.timeout(read_timeout):
+                        content, framed = await _read_body(connection.reader, index)
                 except TimeoutError as exc:
                     raise httpx.ReadTimeout("reading the response body timed out") from exc
                 except (asyncio.IncompleteReadError, ValueError, OSError) as exc:
@@ -284,9 +288,8 @@ def _define(httpx: Any) -> Any:
         ) -> tuple[int, bytes, list[bytes]]:
             """Status, HTTP version and header lines of the next response head."""
             try:
-                head = await asyncio.wait_for(
-                    connection.reader.readuntil(b"\r\n\r\n"), read_timeout
-                )
+                async with asyncio.timeout(read_timeout):
+                    head = await connection.reader.readuntil(b"\r\n\r\n")
             except TimeoutError as exc:
                 raise httpx.ReadTimeout("waiting for the response timed out") from exc
             except asyncio.IncompleteReadError as exc:
