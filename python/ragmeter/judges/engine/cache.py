@@ -57,8 +57,13 @@ def _disk_full(error: sqlite3.DatabaseError) -> bool:
     return getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
 
 
+# json.dumps with these options builds an encoder per call; one does for all.
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    """Sorted keys, no spaces, non-ASCII as is: the text that keys and stores a cached call."""
+    return _CANONICAL.encode(value)
 
 
 def cache_key(payload: Mapping[str, Any]) -> str:
