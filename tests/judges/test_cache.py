@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 
 import pytest
 
@@ -196,6 +197,23 @@ def test_pending_writes_are_visible_and_write_errors_surface(tmp_path):
         cache.flush()
     with pytest.raises(OSError, match="could not be written"):
         cache.put("k3", "chat", {})
+
+
+def test_writes_are_gathered_and_flush_and_close_do_not_wait_for_more(tmp_path):
+    path = tmp_path / "judge.sqlite"
+    cache = JudgeCache(path)
+    cache.WRITE_DELAY_S = 30.0  # gathering would outlast the test: flush and close cut it short
+    started = time.monotonic()
+    for i in range(3):
+        cache.put(f"k{i}", "chat", {"parsed": {"i": i}})
+    cache.flush()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT COUNT(*) FROM calls").fetchone()[0] == 3
+    cache.put("k3", "chat", {"parsed": {"i": 3}})
+    cache.close()
+    assert time.monotonic() - started < 10
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT COUNT(*) FROM calls").fetchone()[0] == 4
 
 
 def _corrupt(path, kind, value):

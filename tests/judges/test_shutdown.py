@@ -58,3 +58,31 @@ def test_no_unhandled_exception_at_shutdown_when_a_cancelled_call_raises(caplog)
     assert results.rows[0].score.status == "error"
     assert "unhandled exception" not in caplog.text
     assert "never retrieved" not in caplog.text
+
+
+def test_run_sync_never_formats_the_value_it_returns():
+    # asyncio.run swaps SIGINT handlers in the main thread, and Python 3.11 formats the
+    # handler (a partial holding the main task, whose repr shows the task's result): a large
+    # JudgeResults was rendered twice per evaluate() for nothing.
+    from ragmeter.judges.engine.tasks import run_sync
+
+    class Loud:
+        reprs = 0
+
+        def __repr__(self) -> str:
+            Loud.reprs += 1
+            return "Loud()"
+
+    async def make() -> Loud:
+        return Loud()
+
+    value = run_sync(make)
+    assert isinstance(value, Loud) and Loud.reprs == 0
+
+    got: list[Loud] = []
+
+    async def inside_a_loop() -> None:
+        got.append(run_sync(make))  # in a worker thread
+
+    asyncio.run(inside_a_loop())
+    assert isinstance(got[0], Loud) and Loud.reprs == 0

@@ -157,3 +157,86 @@ def test_the_loopback_server_binds_nothing_but_loopback():
 
     with pytest.raises(InvalidInputError, match="loopback"):
         LoopbackOpenAIServer(host="0.0.0.0")
+
+
+def _capture_one_request(answer: bytes):
+    """A server that records the raw bytes of one request per connection and sends ``answer``."""
+    import socket
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    seen: list[bytes] = []
+
+    def serve():
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            with conn:
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    data += conn.recv(65536)
+                head, _, body = data.partition(b"\r\n\r\n")
+                length = next(
+                    int(line.split(b":", 1)[1])
+                    for line in head.split(b"\r\n")
+                    if line.lower().startswith(b"content-length:")
+                )
+                while len(body) < length:
+                    body += conn.recv(65536)
+                seen.append(head + b"\r\n\r\n" + body)
+                conn.sendall(answer)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener, seen
+
+
+def test_the_judges_post_sends_the_bytes_of_httpx_request(monkeypatch):
+    # HttpEndpoint talks to the lean transport without httpx's Request: the bytes on the wire
+    # must be those the Request it stands for would send.
+    from ragmeter.judges.clients import http as http_module
+    from ragmeter.judges.clients.secrets import Secret
+
+    payload = json.dumps({"ok": "é"}).encode()
+    answer = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(payload), payload)
+    listener, seen = _capture_one_request(answer)
+    base = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+    body = {"model": "m", "messages": [{"role": "user", "content": 'Grüße "quoted"'}]}
+
+    async def post():
+        endpoint = HttpEndpoint(
+            base,
+            Secret("sk-test-0123456789"),
+            timeout_s=5,
+            max_connections=2,
+            headers={"X-Extra": "1"},
+            transport=None,
+            purpose="t",
+        )
+        assert endpoint.uses_lean_transport
+        return [await endpoint.post("chat/completions", body) for _ in range(2)]
+
+    fast = asyncio.run(post())
+    monkeypatch.setattr(http_module, "_lean_head", lambda *args: None)  # httpx's Request
+    slow = asyncio.run(post())
+    listener.close()
+    assert fast == slow == [{"ok": "é"}] * 2
+    assert len(seen) == 4 and seen[0] == seen[1] == seen[2] == seen[3]
+    assert b"Content-Length: %d\r\n" % len(seen[0].partition(b"\r\n\r\n")[2]) in seen[0]
+
+
+@pytest.mark.parametrize("path", ["chunked", "gzip", "close", "drop"])
+def test_the_judges_post_reads_every_shape_of_answer(odd_server, path):
+    async def post():
+        endpoint = HttpEndpoint(
+            odd_server,
+            None,
+            timeout_s=5,
+            max_connections=2,
+            headers=None,
+            transport=None,
+            purpose="t",
+        )
+        return await endpoint.post(path, {"x": 1})
+
+    assert asyncio.run(post()) == {"path": f"/{path}"}

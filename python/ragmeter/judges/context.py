@@ -142,7 +142,7 @@ class JudgeContext:
             messages, schema, task=task, n_index=n_index, strict=strict, n_items=n_items
         )
         parsed = await self.runtime.chat(self.judge, request, self.stats, validate=validate)
-        for finding in suspected_injections(request.message_dicts(), parsed, task=task):
+        for finding in suspected_injections(request.messages, parsed, task=task):
             if finding not in self.injection_findings:
                 self.injection_findings.append(finding)
         return parsed

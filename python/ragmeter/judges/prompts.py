@@ -16,6 +16,7 @@ prompt tells the judge that text inside the blocks is data to evaluate, never in
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -64,12 +65,14 @@ _SECTION = re.compile(r"^### (.+?)\s*$", re.MULTILINE)
 _HIDDEN = re.compile(r"\x00(\d+)\x00")
 
 
-def _placeholders(template: str) -> set[str]:
-    return {
+@functools.lru_cache(maxsize=512)
+def _placeholders(template: str) -> frozenset[str]:
+    """The placeholders of a template (once per template text: every render asks)."""
+    return frozenset(
         m.group("named") or m.group("braced")
         for m in string.Template.pattern.finditer(template)
         if m.group("named") or m.group("braced")
-    }
+    )
 
 
 _OFFLINE_RULES: dict[str, OfflineRule] = {}

@@ -30,6 +30,9 @@ from .transport import make_lean_transport, proxy_configured_for
 
 __all__ = ["HttpEndpoint"]
 
+# What the judges post: compact JSON, made by one encoder (json.dumps builds one per call).
+_BODY_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
 _SHARED_SSL_CONTEXT: ssl.SSLContext | None = None
 
 
@@ -81,6 +84,46 @@ class _LoopClient:
     def __init__(self, client: Any, lean_transport: Any = None):
         self.client = client
         self.lean_transport = lean_transport
+        # Per path, for the lean transport: where to connect, and the headers httpx's request
+        # would carry, split around its Content-Length (None: build httpx's request each time).
+        self.heads: dict[str, _LeanHead | None] = {}
+
+
+class _LeanHead:
+    """The head of a POST as httpx would build it for the lean transport, for any body."""
+
+    __slots__ = ("after", "before", "host", "length_name", "port", "scheme", "target")
+
+    def __init__(self, request: Any):
+        url = request.url
+        self.scheme, self.host, self.target = url.scheme, url.host, url.raw_path
+        self.port = url.port or (443 if url.scheme == "https" else 80)
+        raw = list(request.headers.raw)
+        (at,) = [i for i, (name, _) in enumerate(raw) if name.lower() == b"content-length"]
+        self.before, self.length_name, self.after = raw[:at], raw[at][0], raw[at + 1 :]
+
+    def payload(self, transport: Any, content: bytes) -> bytes:
+        headers = [*self.before, (self.length_name, b"%d" % len(content)), *self.after]
+        return transport.request_head("POST", self.target, headers) + content  # type: ignore[no-any-return]
+
+
+def _lean_head(httpx: Any, loop_client: _LoopClient, path: str, target: Any) -> _LeanHead | None:
+    """The :class:`_LeanHead` of ``path`` (made once per loop client); ``None`` when httpx's
+    request for it has not exactly one Content-Length (then it is built for every call)."""
+    if path in loop_client.heads:
+        return loop_client.heads[path]
+    probe = httpx.Request("POST", target, headers=loop_client.client.headers, content=b"{}")
+    try:
+        head: _LeanHead | None = _LeanHead(probe)
+    except ValueError:
+        head = None
+    loop_client.heads[path] = head
+    return head
+
+
+def _encoded(response: list[tuple[bytes, bytes]]) -> bool:
+    """Whether a response's raw headers name a Content-Encoding (httpx then decodes the body)."""
+    return any(name.lower() == b"content-encoding" for name, _ in response)
 
 
 class HttpEndpoint:
@@ -193,22 +236,42 @@ class HttpEndpoint:
         loop_client = self._loop_client()
         self.in_flight += 1
         in_flight = self.in_flight
+        lean = loop_client.lean_transport
+        response: Any = None
         try:
             async with asyncio.timeout(self.timeout_s):
-                if loop_client.lean_transport is not None:
-                    # The lean transport directly: the client's cookie, redirect and auth
-                    # handling (none of which a judge call uses) cost more CPU than the
-                    # exchange itself.
+                head = None if lean is None else _lean_head(httpx, loop_client, path, target)
+                if head is not None:
+                    # The lean transport directly, with the bytes httpx's request would send
+                    # and without httpx's request and response objects: the client's cookie,
+                    # redirect and auth handling (none of which a judge call uses) cost more
+                    # CPU than the exchange itself. The timeout above bounds every phase.
+                    content = _BODY_ENCODER.encode(body).encode()
+                    status, _, raw_headers, answer = await lean.exchange(
+                        head.scheme,
+                        head.host,
+                        head.port,
+                        "POST",
+                        head.payload(lean, content),
+                        connect_timeout=None,
+                        read_timeout=None,
+                        write_timeout=None,
+                    )
+                    if status == 200 and not _encoded(raw_headers):
+                        try:
+                            return json.loads(answer)
+                        except ValueError:
+                            pass  # said below, as for any other body that is not JSON
+                    response = httpx.Response(status, headers=raw_headers, content=answer)
+                elif lean is not None:
                     request = httpx.Request(
                         "POST",
                         target,
                         headers=loop_client.client.headers,
-                        content=json.dumps(
-                            body, ensure_ascii=False, separators=(",", ":")
-                        ).encode(),
+                        content=_BODY_ENCODER.encode(body).encode(),
                         extensions={"timeout": httpx.Timeout(self.timeout_s).as_dict()},
                     )
-                    response = await loop_client.lean_transport.handle_async_request(request)
+                    response = await lean.handle_async_request(request)
                 else:
                     response = await loop_client.client.post(target, json=body)
         except (TimeoutError, httpx.TimeoutException) as exc:

@@ -25,6 +25,7 @@ import ssl
 import time
 import urllib.request
 from collections import deque
+from collections.abc import Iterable
 from typing import Any
 
 __all__ = ["make_lean_transport", "proxy_configured_for"]
@@ -151,16 +152,14 @@ def _define(httpx: Any) -> Any:
                     self._ssl_context = httpx.create_ssl_context()
                 tls = self._ssl_context
             try:
-                reader, writer = await asyncio.wait_for(
-                    asyncio.open_connection(
+                async with asyncio.timeout(timeout):
+                    reader, writer = await asyncio.open_connection(
                         host,
                         port,
                         limit=_MAX_HEAD,
                         ssl=tls,
                         server_hostname=host if tls is not None else None,
-                    ),
-                    timeout,
-                )
+                    )
             except TimeoutError as exc:
                 raise httpx.ConnectTimeout(f"connecting to {host}:{port} timed out") from exc
             except OSError as exc:  # ssl.SSLError (a certificate problem) is an OSError
@@ -188,30 +187,69 @@ def _define(httpx: Any) -> Any:
                 raise httpx.UnsupportedProtocol(
                     f"the lean transport speaks http:// and https://, got {url}"
                 )
-            host = url.host
-            port = url.port or _DEFAULT_PORTS[url.scheme]
-            key = (url.scheme, host, port)
             connect_timeout, read_timeout, write_timeout = _timeouts(request)
             body = await request.aread()
-            target = url.raw_path
-            lines = [b"%s %s HTTP/1.1" % (request.method.encode("ascii"), target)]
+            head = self.request_head(request.method, url.raw_path, request.headers.raw)
+            status, version, raw_headers, content = await self.exchange(
+                url.scheme,
+                url.host,
+                url.port or _DEFAULT_PORTS[url.scheme],
+                request.method,
+                head + body,
+                connect_timeout=connect_timeout,
+                read_timeout=read_timeout,
+                write_timeout=write_timeout,
+            )
+            return httpx.Response(
+                status,
+                headers=raw_headers,
+                content=content,
+                request=request,
+                extensions={"http_version": version},
+            )
+
+        def request_head(
+            self, method: str, target: bytes, headers: Iterable[tuple[bytes, bytes]]
+        ) -> bytes:
+            """The request line and headers as sent, up to the blank line before the body."""
+            lines = [b"%s %s HTTP/1.1" % (method.encode("ascii"), target)]
             lines.extend(
                 b"%s: %s" % (name, value)
-                for name, value in request.headers.raw
+                for name, value in headers
                 if self._keep_alive or name.lower() != b"connection"
             )
             if not self._keep_alive:
                 lines.append(b"Connection: close")
-            payload = b"\r\n".join(lines) + b"\r\n\r\n" + body
+            return b"\r\n".join(lines) + b"\r\n\r\n"
+
+        async def exchange(
+            self,
+            scheme: str,
+            host: str,
+            port: int,
+            method: str,
+            payload: bytes,
+            *,
+            connect_timeout: float | None,
+            read_timeout: float | None,
+            write_timeout: float | None,
+        ) -> tuple[int, bytes, list[tuple[bytes, bytes]], bytes]:
+            """Send ``payload`` (head and body) and read the answer: status, HTTP version, raw
+            headers and body, without httpx's request and response objects (the judges'
+            :class:`~ragmeter.judges.clients.http.HttpEndpoint` calls this directly).
+
+            Raises httpx's exceptions, as :meth:`handle_async_request` does.
+            """
+            key = (scheme, host, port)
             async with self._slots:
                 for attempt in (0, 1):
                     connection = await self._take_idle(key)
                     reused = connection is not None
                     if connection is None:
-                        connection = await self._connect(url.scheme, host, port, connect_timeout)
+                        connection = await self._connect(scheme, host, port, connect_timeout)
                     try:
                         return await self._exchange(
-                            connection, key, request, payload, read_timeout, write_timeout
+                            connection, key, method, payload, read_timeout, write_timeout
                         )
                     except _StaleConnection:
                         connection.close()
@@ -228,14 +266,21 @@ def _define(httpx: Any) -> Any:
             self,
             connection: _Connection,
             key: tuple[str, str, int],
-            request: Any,
+            method: str,
             payload: bytes,
             read_timeout: float | None,
             write_timeout: float | None,
-        ) -> Any:
+        ) -> tuple[int, bytes, list[tuple[bytes, bytes]], bytes]:
+            writer = connection.writer
             try:
-                connection.writer.write(payload)
-                await asyncio.wait_for(connection.writer.drain(), write_timeout)
+                writer.write(payload)
+                if writer.transport.get_write_buffer_size():
+                    async with asyncio.timeout(write_timeout):
+                        await writer.drain()
+                else:
+                    # All sent already: drain() cannot wait (it still reports a lost
+                    # connection), so it needs no timer.
+                    await writer.drain()
             except TimeoutError as exc:
                 raise httpx.WriteTimeout("sending the request timed out") from exc
             except OSError as exc:
@@ -251,13 +296,12 @@ def _define(httpx: Any) -> Any:
                 name, _, value = line.partition(b":")
                 raw_headers.append((name.strip(), value.strip()))
                 index[name.strip().lower()] = value.strip()
-            if request.method == "HEAD" or status in _NO_BODY_STATUSES or status == 101:
+            if method == "HEAD" or status in _NO_BODY_STATUSES or status == 101:
                 content, framed = b"", True
             else:
                 try:
-                    content, framed = await asyncio.wait_for(
-                        _read_body(connection.reader, index), read_timeout
-                    )
+                    async with asyncio.timeout(read_timeout):
+                        content, framed = await _read_body(connection.reader, index)
                 except TimeoutError as exc:
                     raise httpx.ReadTimeout("reading the response body timed out") from exc
                 except (asyncio.IncompleteReadError, ValueError, OSError) as exc:
@@ -271,22 +315,15 @@ def _define(httpx: Any) -> Any:
                 self._idle.setdefault(key, deque()).append(connection)
             else:
                 connection.close()
-            return httpx.Response(
-                status,
-                headers=raw_headers,
-                content=content,
-                request=request,
-                extensions={"http_version": version},
-            )
+            return status, version, raw_headers, content
 
         async def _read_head(
             self, connection: _Connection, read_timeout: float | None
         ) -> tuple[int, bytes, list[bytes]]:
             """Status, HTTP version and header lines of the next response head."""
             try:
-                head = await asyncio.wait_for(
-                    connection.reader.readuntil(b"\r\n\r\n"), read_timeout
-                )
+                async with asyncio.timeout(read_timeout):
+                    head = await connection.reader.readuntil(b"\r\n\r\n")
             except TimeoutError as exc:
                 raise httpx.ReadTimeout("waiting for the response timed out") from exc
             except asyncio.IncompleteReadError as exc:

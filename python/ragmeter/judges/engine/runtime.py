@@ -534,7 +534,8 @@ class Runtime:
         deterministic = request.temperature == 0
         response: JudgeResponse | None = None
         for attempt in range(attempts):
-            current = replace(request, messages=tuple(messages))
+            # The first attempt asks the request itself; a re-ask, with the exchange so far.
+            current = request if attempt == 0 else replace(request, messages=tuple(messages))
 
             def call(current: JudgeRequest = current) -> Awaitable[JudgeResponse]:
                 return judge.complete(current)
