@@ -193,6 +193,21 @@ fn block_masks_by_words(bytes: &[u8; 64]) -> BlockMasks {
     masks
 }
 
+/// The `BlockMasks` of the 64 bytes of `text` from `base`; past the end of the text, bytes
+/// read as LF.
+fn masks_at(text: &[u8], base: usize) -> BlockMasks {
+    let mut padded = [b'\n'; 64];
+    let bytes: &[u8; 64] = match text.get(base..base + 64) {
+        Some(full) => full.try_into().unwrap_or(&padded),
+        None => {
+            let tail = text.get(base..).unwrap_or(&[]);
+            padded[..tail.len()].copy_from_slice(tail);
+            &padded
+        }
+    };
+    block_masks(bytes)
+}
+
 /// Bitmaps of 64 bytes of text at a time (bit `i` for the byte at `base + i`): the separators
 /// (bytes up to the space), the blanks (separators but LF) and the bytes above 0x7F. Finding the
 /// next field or the end of one is then a shift and a count of trailing zeros, with no branch
@@ -219,16 +234,7 @@ impl<'a> Scanner<'a> {
 
     /// Compute the bitmaps of the 64 bytes from `base`.
     fn load(&mut self, base: usize) {
-        let mut padded = [b'\n'; 64];
-        let bytes: &[u8; 64] = match self.text.get(base..base + 64) {
-            Some(full) => full.try_into().unwrap_or(&padded),
-            None => {
-                let tail = self.text.get(base..).unwrap_or(&[]);
-                padded[..tail.len()].copy_from_slice(tail);
-                &padded
-            }
-        };
-        let masks = block_masks(bytes);
+        let masks = masks_at(self.text, base);
         self.base = base;
         self.separators = masks.separators;
         self.blanks = masks.separators & !masks.newlines;
@@ -297,19 +303,6 @@ impl<'a> RunLines<'a> {
         }
     }
 
-    fn masks_at(&self, base: usize) -> BlockMasks {
-        let mut padded = [0u8; 64];
-        let bytes: &[u8; 64] = match self.text.get(base..base + 64) {
-            Some(full) => full.try_into().unwrap_or(&padded),
-            None => {
-                let tail = self.text.get(base..).unwrap_or(&[]);
-                padded[..tail.len()].copy_from_slice(tail);
-                &padded
-            }
-        };
-        block_masks(bytes)
-    }
-
     /// The ends of the six fields of the line that starts at `pos` (each end the position of
     /// the blank or LF after the field; the last is the line's LF), if it is an ordinary run
     /// line as described above.
@@ -319,9 +312,9 @@ impl<'a> RunLines<'a> {
             if base == self.base.wrapping_add(64) {
                 self.low = self.high;
             } else {
-                self.low = self.masks_at(base);
+                self.low = masks_at(self.text, base);
             }
-            self.high = self.masks_at(base + 64);
+            self.high = masks_at(self.text, base + 64);
             self.base = base;
         }
         let shift = (pos - base) as u32;
