@@ -556,10 +556,8 @@ fn scored_hits(
     let ranks =
         if let Some(ranks) = ranks_in_score_order(&scratch.scores, ranking, &scratch.found_at) {
             ranks
-        } else if found.len() <= LINEAR_RANKS_UP_TO {
-            ranks_by_scanning_docs(&scratch.scores, ranking, &found)
         } else {
-            ranks_by_sorting_docs(&scratch.scores, ranking, &found)
+            ranks_among_docs(&scratch.scores, ranking, &found)
         };
     Ok((hits_of(&found, ranks, limit)?, ranking.len()))
 }
@@ -600,6 +598,17 @@ fn ranks_in_score_order(
         ranks.push(1 + start + tied_before);
     }
     Some(ranks)
+}
+
+/// The ranks of `found` among `docs` (whose scores are `scores`, in any order), the documents
+/// tied with a found one looked for in `docs` only where its score is shared: by scanning the
+/// scores for a few found documents, by sorting for many (never O(N * F)).
+fn ranks_among_docs(scores: &[f64], docs: &[Doc<'_>], found: &[Found<'_>]) -> Vec<usize> {
+    if found.len() <= LINEAR_RANKS_UP_TO {
+        ranks_by_scanning_docs(scores, docs, found)
+    } else {
+        ranks_by_sorting_docs(scores, docs, found)
+    }
 }
 
 /// `ranks_by_scanning` without a list of tied documents: the documents tied with a found one
@@ -663,13 +672,8 @@ fn scored_hits_with_duplicates(
         .filter(|(_, g)| opts.keeps(**g))
         .filter_map(|(&id, &grade)| best.get(id).map(|&score| Found { id, score, grade }))
         .collect();
-    let found_scores: FxHashSet<u64> = found.iter().map(|f| canonical_bits(f.score)).collect();
-    let tied: Vec<Doc<'_>> = best
-        .iter()
-        .filter(|(_, s)| found_scores.contains(&canonical_bits(**s)))
-        .map(|(&id, &s)| (id, s))
-        .collect();
-    let hits = count_ranks(&scores, &found, &tied, limit)?;
+    let docs: Vec<Doc<'_>> = best.iter().map(|(&id, &s)| (id, s)).collect();
+    let hits = hits_of(&found, ranks_among_docs(&scores, &docs, &found), limit)?;
     Ok((hits, scores.len()))
 }
 
