@@ -128,6 +128,12 @@ def _as_json(tmp_path, name, data):
         ("qrels.test", "results.test", ["-q"]),
         ("qrels.test", "results.trunc", ["-c", "-M", "100", "--format", "json"]),
         ("qrels.comment.test", "results.comment.test", ["-q", "-l", "2"]),
+        # TREC files are evaluated and printed by the core alone, other files through the
+        # values' matrix: every kind of column (runid, num_q, relstring, counts, gm_, -c's
+        # resets and num_rel summary) printed the same both ways.
+        ("qrels.test", "results.trunc", ["-c", "-q", "-m", "all_trec"]),
+        ("qrels.test", "results.test", ["-q", "-J", "-M", "20", "-m", "all_trec"]),
+        ("qrels.test", "results.trunc", ["-c", "-n", "-q", "-m", "official"]),
     ],
 )
 @pytest.mark.parametrize("as_json", ["both", "run"])
@@ -148,7 +154,7 @@ def test_json_files_evaluate_like_their_trec_files(qrels, run, flags, as_json, t
     # The same numbers (the TREC output is checked against trec_eval elsewhere); only the
     # file names in the JSON output and in the messages, and the runid (a JSON run has no tag:
     # its runid is the file's stem), differ.
-    assert "\trun\n" in from_json.out or "--format" in flags
+    assert "\trun\n" in from_json.out or "--format" in flags or "-n" in flags
 
     def comparable(text, path):
         lines = text.replace(path, str(ORACLE / run)).splitlines()

@@ -92,8 +92,12 @@ def test_the_evaluate_command_imports_no_statistics(tmp_path):
 
 #: Modules the evaluate command needs only on some paths (a TOML or JSON report, a JSON
 #: input, a temporary file, -R prefs or qrels_jg, --format csv/jsonl/parquet, an unknown
-#: measure's message), so not for TREC files printed as trec_eval prints them (issue 31).
+#: measure's message, numpy for values not from TREC files), so not for TREC files printed as
+#: trec_eval prints them (issue 31: numpy's import is ~0.1 s of a small command).
 EVALUATE_LAZY_MODULES = (
+    "numpy",
+    "ragmeter.ranking.evaluation",
+    "ragmeter.ranking.functions",
     "ragmeter.judges",
     "ragmeter.stats",
     "matplotlib",

@@ -8,6 +8,7 @@ import numpy.typing as npt
 
 __version__: str
 MAX_THREADS: int
+MIN_GEO_MEAN: float
 
 def pool_threads(n_threads: int | None = None) -> int: ...
 
@@ -27,13 +28,46 @@ class Measures:
 
 def trec_order(query_ids: list[Any]) -> npt.NDArray[np.intp] | None: ...
 
-# trec_eval's per-topic report lines (rust/py/report.rs): columns are (name, kind, values),
-# kind "float"/"int" with float64 arrays, "text" with lists of str.
-def write_trec_per_topic(
-    topics: list[str],
-    columns: list[tuple[str, str, npt.NDArray[np.float64] | list[str]]],
-    write: Callable[[bytes], object],
-) -> None: ...
+# A column of a table of values (rust/py/columns.rs): (kind, kernel, length, judged_only,
+# reset_if_missing, complete_summary_kernel), kind "kernel" (with its measure), "runid", "num_q"
+# or "relstring" (with its length).
+_ColumnArgs = tuple[str, _MeasureArgs | None, int, bool, bool, _MeasureArgs | None]
+
+@final
+class Columns:
+    def __new__(cls, columns: list[_ColumnArgs]) -> Columns: ...
+    def __len__(self) -> int: ...
+
+@final
+class ValueTable:
+    @staticmethod
+    def from_arrays(
+        numbers: npt.NDArray[np.float64],
+        texts: dict[int, list[str]],
+        complete_totals: dict[int, npt.NDArray[np.float64]],
+    ) -> ValueTable: ...
+    @property
+    def n_queries(self) -> int: ...
+    def undefined_counts(self) -> list[int]: ...
+    def numbers(self) -> npt.NDArray[np.float64]: ...
+    def texts(self) -> dict[int, list[str]]: ...
+    def complete_totals(self) -> dict[int, npt.NDArray[np.float64]]: ...
+    # columns: (name, column, shown, summary, undefined value, per_query), shown "float",
+    # "int", "text" or "quoted".
+    def write_trec_report(
+        self,
+        topics: list[str],
+        columns: list[tuple[str, int, str, str, float, bool]],
+        per_topic: bool,
+        summary: bool,
+        write: Callable[[bytes], object],
+    ) -> list[int]: ...
+
+def sequential_column_sums(
+    numbers: npt.NDArray[np.float64], order: npt.NDArray[np.intp]
+) -> list[float]: ...
+def sequential_sum(values: npt.NDArray[np.float64]) -> float: ...
+def geometric_mean(values: npt.NDArray[np.float64]) -> float: ...
 
 @final
 class PreparedRankings:
@@ -45,17 +79,15 @@ class PreparedRankings:
     def has_subtopics(self) -> bool: ...
     def retrieved(self) -> npt.NDArray[np.uint32]: ...
     def judged_count(self) -> npt.NDArray[np.uint32]: ...
-    def with_missing_as_trec_eval(self, missing: list[bool]) -> PreparedRankings: ...
-    def evaluate(
+    def evaluate_columns(
         self,
-        measures: Measures,
+        columns: Columns,
         relevance_threshold: float,
-        judged_only: bool = False,
+        missing: list[bool] | None,
+        complete: bool,
+        run_tag: str | None,
         n_threads: int | None = None,
-    ) -> npt.NDArray[np.float64]: ...
-    def relevance_strings(
-        self, length: int, judged_only: bool = False, n_threads: int | None = None
-    ) -> list[str]: ...
+    ) -> ValueTable: ...
 
 def prepare_rankings(
     query_ids: list[Any],

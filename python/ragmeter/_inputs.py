@@ -14,15 +14,17 @@ and LazyFrames once collected, DuckDB results) and pandas DataFrames (through py
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
 from ._optional import import_optional
 from .exceptions import InputTypeError, InvalidInputError
 from .options import check_choice
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "MISSING_CHOICES",
@@ -44,6 +46,13 @@ _SERIES_ADVICE = (
     "plausible, wrong numbers. Pass series.to_dict() for {doc_id: grade} (or {doc_id: score}) "
     "or series.tolist() for a list of ids"
 )
+
+
+def _is_ndarray(obj: object) -> TypeGuard[np.ndarray]:
+    """Whether ``obj`` is a numpy array, without importing numpy (an array exists only once
+    numpy is imported; the command on TREC files never imports it)."""
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(obj, numpy.ndarray)
 
 
 def is_series(obj: object) -> bool:
@@ -238,7 +247,7 @@ def _judgments(query: object, obj: object) -> object:
         )
     if isinstance(obj, Mapping):
         return dict(obj)
-    if isinstance(obj, np.ndarray):
+    if _is_ndarray(obj):
         return obj.tolist()
     if isinstance(obj, Iterable):
         return list(obj)
@@ -267,7 +276,7 @@ def _ranking(query: object, obj: object) -> object:
         )
     if isinstance(obj, Mapping):
         return dict(obj)
-    if isinstance(obj, np.ndarray):
+    if _is_ndarray(obj):
         return obj.tolist()
     if isinstance(obj, Iterable):
         return list(obj)
@@ -280,7 +289,7 @@ def _ranking(query: object, obj: object) -> object:
 def _as_query_sequence(name: str, obj: object) -> list[Any]:
     if is_series(obj):
         return list(obj.tolist())  # type: ignore[attr-defined]
-    if isinstance(obj, np.ndarray):
+    if _is_ndarray(obj):
         if obj.ndim != 1:
             raise InvalidInputError(
                 f"{name} must be one-dimensional (one entry per query), got shape {obj.shape}"
@@ -307,7 +316,7 @@ def _container_kind(name: str, obj: object) -> str:
         return "series"
     if isinstance(obj, Mapping):
         return "mapping"
-    if isinstance(obj, Sequence | np.ndarray):
+    if isinstance(obj, Sequence) or _is_ndarray(obj):
         return "sequence"
     raise InputTypeError(
         f"{name} must be a mapping {{query_id: ...}} or a sequence with one entry per query, "

@@ -6,6 +6,7 @@ mod agreement;
 mod answers;
 mod bm25;
 mod borrowed;
+mod columns;
 mod edit;
 mod error;
 mod fallible;
@@ -15,7 +16,6 @@ mod pipeline;
 mod prepare;
 mod randomised;
 mod ranking;
-mod report;
 mod signflip;
 mod strings;
 mod table;
@@ -43,13 +43,19 @@ mod _core {
     #[pymodule_export]
     const MAX_THREADS: usize = crate::threads::MAX_THREADS;
 
+    /// trec_eval's floor of a value in a geometric mean (`MIN_GEO_MEAN`).
+    #[pymodule_export]
+    const MIN_GEO_MEAN: f64 = ragmeter_core::ranking::MIN_GEO_MEAN;
+
     #[pymodule_export]
     use super::pool_threads;
     #[pymodule_export]
     use crate::ranking::{Measures, PreparedRankings, measure_kernels, trec_order};
 
     #[pymodule_export]
-    use crate::report::write_trec_per_topic;
+    use crate::columns::{
+        Columns, ValueTable, geometric_mean_of, sequential_column_sums, sequential_sum_of,
+    };
 
     #[pymodule_export]
     use crate::prepare::{prepare_rankings, prepare_rankings_in_order};

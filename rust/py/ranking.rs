@@ -2,16 +2,16 @@
 //! `crate::prepare` from Python objects, `crate::trec` from TREC files or `crate::table` from
 //! Arrow tables) evaluated for any set of measures without converting the inputs again.
 
-use numpy::{IntoPyArray, PyArray1, PyArray2};
+use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyList, PyString};
 use ragmeter_core::prepare::Prepared;
+use ragmeter_core::ranking::columns::evaluate_columns;
 use ragmeter_core::ranking::kernels::KERNELS;
-use ragmeter_core::ranking::{
-    EvaluationOptions, GainPairs, Measure, evaluate, relevance_strings, runs_inline,
-};
+use ragmeter_core::ranking::{Measure, runs_inline};
 
-use crate::error::{ByPosition, invalid_input, to_pyerr};
+use crate::columns::{Columns, MeasureArgs, ValueTable};
+use crate::error::{ByPosition, to_pyerr};
 use crate::threads;
 
 /// Rankings and judgments in the compact form the metric kernels read.
@@ -29,16 +29,6 @@ impl PreparedRankings {
 /// Judged documents (ranked and not) from which an evaluation on the calling thread releases
 /// the GIL: below, it takes a few microseconds, about what releasing costs another thread.
 const DETACH_MIN_DOCS: usize = 4096;
-
-/// A measure as the Python declarations describe it: kernel name, cutoff, numeric parameters,
-/// gain pairs (None: the kernel's default gains) and relevance threshold (None: the call's).
-type MeasureArgs = (
-    String,
-    Option<usize>,
-    Vec<f64>,
-    Option<GainPairs>,
-    Option<f64>,
-);
 
 fn measures_of(args: &[MeasureArgs]) -> PyResult<Vec<Measure>> {
     args.iter()
@@ -152,16 +142,6 @@ impl PreparedRankings {
         self.inner.judged_count.clone().into_pyarray(py)
     }
 
-    /// A copy in which the queries marked in `missing` (judged, absent from the run, empty
-    /// here) are rankings of one unjudged document, as trec_eval `-c` scores them.
-    fn with_missing_as_trec_eval(&self, missing: Vec<bool>) -> PyResult<PreparedRankings> {
-        let mut inner = self.inner.clone();
-        inner
-            .score_missing_as_trec_eval(&missing)
-            .map_err(|e| to_pyerr(e, &ByPosition))?;
-        Ok(PreparedRankings { inner })
-    }
-
     /// Whether every judged ranked document was kept (not only those with a positive grade).
     #[getter]
     fn all_judged(&self) -> bool {
@@ -174,28 +154,37 @@ impl PreparedRankings {
         self.inner.subtopics.is_some()
     }
 
-    /// Values of `measures` for every query: an array of shape (n_queries, n_measures) in
-    /// which NaN marks an undefined value.
-    #[pyo3(signature = (measures, relevance_threshold, judged_only=false, n_threads=None))]
-    fn evaluate<'py>(
+    /// The values of `columns` for every query, in one table held by
+    /// the core: `missing` marks the judged queries absent from the run scored as trec_eval
+    /// `-c` scores them (None: none), `complete` computes `-c`'s summary totals, `run_tag` is
+    /// the value of `runid`.
+    // A Python method's arguments (pyo3 reads them one by one).
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (columns, relevance_threshold, missing, complete, run_tag, n_threads=None))]
+    fn evaluate_columns(
         &self,
-        py: Python<'py>,
-        measures: &Measures,
+        py: Python<'_>,
+        columns: &Columns,
         relevance_threshold: f64,
-        judged_only: bool,
+        missing: Option<Vec<bool>>,
+        complete: bool,
+        run_tag: Option<String>,
         n_threads: Option<usize>,
-    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let measures = &measures.inner;
-        let options = EvaluationOptions {
-            threshold: relevance_threshold,
-            judged_only,
-        };
+    ) -> PyResult<ValueTable> {
+        let specs = &columns.inner;
         let inner = &self.inner;
-        let values = if runs_inline(inner) {
-            // A few queries are evaluated on this thread (the core does not use the pool for
-            // them): the hand-off to the pool costs more than they do. The GIL is released
-            // only when the work outweighs releasing and taking it back.
-            let work = || evaluate(inner, measures, options);
+        let work = || {
+            evaluate_columns(
+                inner,
+                specs,
+                relevance_threshold,
+                missing.as_deref(),
+                complete,
+                run_tag.as_deref(),
+            )
+        };
+        let table = if runs_inline(inner) {
+            // As `evaluate`: a few queries on this thread, the GIL released only for real work.
             if inner.hits.values.len() + inner.judged_positive.values.len() < DETACH_MIN_DOCS {
                 work()
             } else {
@@ -203,28 +192,8 @@ impl PreparedRankings {
             }
             .map_err(|e| to_pyerr(e, &ByPosition))?
         } else {
-            threads::enter_core(py, n_threads, &ByPosition, || {
-                evaluate(inner, measures, options)
-            })?
+            threads::enter_core(py, n_threads, &ByPosition, work)?
         };
-        let n_measures = measures.len();
-        numpy::ndarray::Array2::from_shape_vec((inner.len(), n_measures), values)
-            .map(|a| a.into_pyarray(py))
-            .map_err(|e| invalid_input(format!("internal shape error: {e}")))
-    }
-
-    /// trec_eval's relevance string of each query's first `length` ranks.
-    #[pyo3(signature = (length, judged_only=false, n_threads=None))]
-    fn relevance_strings(
-        &self,
-        py: Python<'_>,
-        length: usize,
-        judged_only: bool,
-        n_threads: Option<usize>,
-    ) -> PyResult<Vec<String>> {
-        let inner = &self.inner;
-        threads::enter_core(py, n_threads, &ByPosition, || {
-            relevance_strings(inner, length, judged_only)
-        })
+        Ok(ValueTable::new(table))
     }
 }

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..exceptions import InvalidInputError
-from ..ranking.evaluation import MIN_GEO_MEAN
+from ..ranking.columns import MIN_GEO_MEAN
 from ..ranking.names import Measure
 
 __all__ = [

@@ -21,24 +21,25 @@ import sys
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, TextIO
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import _core
 from .._files import atomic_write_bytes, atomic_write_text, read_regular_text
+from .._inputs import TableColumns
 from .._progress import progress_hook
 from ..datasets import dataset_qrels, is_dataset_id
 from ..exceptions import InvalidInputError, RagmeterError, UndefinedMetricWarning
 from ..io import evaluate, means_and_values
-from ..io._formats import formats_read
-from ..io.trec import read_trec_run
+from ..io._formats import detect, formats_read
+from ..io.trec import read_trec_run, trec_options, trec_table
+from ..ranking.columns import report_columns
 from ..ranking.declarations import FAMILIES
-from ..ranking.evaluation import QueryValues, resolved_numbers, summarize
-from ..ranking.metric_results import RunEvaluations
 from ..ranking.names import Measure, parse_measures
 from ..reports import render_report
 from ._zscores import per_topic_value, read_zscores, zscore, zscored_summary
+
+if TYPE_CHECKING:
+    from ..ranking.evaluation import QueryValues
 
 __all__ = ["OUTPUT_FORMATS", "add_parser", "command_measures", "evaluation_options", "run"]
 
@@ -243,7 +244,12 @@ def _evaluate_one(qrels: str, run: str, *, per_query: bool, **options: Any) -> t
 
 def _per_query(values: QueryValues | None) -> Any:
     """The per-query values of one run as ``{measure: {query: value}}`` (None without -q)."""
-    return None if values is None else summarize(values, average=None)
+    if values is None:
+        return None
+    # Imported here: the command on TREC files (`_run_in_core`) never needs numpy.
+    from ..ranking.evaluation import summarize
+
+    return summarize(values, average=None)
 
 
 def _with_per_query(report: dict[str, tuple[Any, Any]]) -> dict[str, tuple[Any, Any]]:
@@ -257,8 +263,10 @@ def _run_all(
     """``(run, (means, per-query values or None), warning messages)`` for every run, here or
     on the Dask cluster of ``--dask``."""
     # trec_eval -Z converts the per-topic values, then summarises them.
+    # trec_eval's report is printed from the values' table, with or without -q.
     function = functools.partial(
-        _evaluate_one, per_query=args.per_query or args.zscores is not None
+        _evaluate_one,
+        per_query=args.per_query or args.zscores is not None or args.format == "trec",
     )
     qrels = str(args.qrels)
     runs = [str(run) for run in args.runs]
@@ -405,67 +413,72 @@ def _write_trec_report(
     out: TextIO,
     measures: list[Measure],
     means: Any,
-    values: QueryValues | None,
+    values: QueryValues,
     *,
+    per_topic: bool,
     summary: bool,
 ) -> None:
-    """trec_eval's report of one run (:func:`_trec_lines`), its per-topic lines formatted by
-    the core from the values' matrix and written in pieces of about a megabyte (millions of
-    lines for a big run: no dict per measure, no Python object per value, no copy of the whole
-    report)."""
-    if values is not None:
-        query_ids = sorted(means.query_ids, key=lambda q: str(q).encode("utf-8", "surrogatepass"))
-        row_of = {q: row for row, q in enumerate(values.queries.query_ids)}
-        order = np.fromiter((row_of[q] for q in query_ids), dtype=np.intp, count=len(query_ids))
-        numbers, _ = resolved_numbers(values)
-        # One row per measure, each contiguous in topic order (the core reads slices).
-        by_measure = np.ascontiguousarray(numbers[order].T)
-        column_of = {measure.name: column for column, measure in enumerate(values.measures)}
-        columns: list[tuple[str, str, Any]] = []
-        for measure in measures:
-            if not measure.family.per_query:
-                continue
-            column = column_of[measure.name]
-            if column in values.texts:
-                texts = values.texts[column]
-                columns.append(
-                    (measure.name, "text", [_format_value(measure, texts[row]) for row in order])
-                )
-            else:
-                kind = "int" if measure.family.value_type == "int" else "float"
-                columns.append((measure.name, kind, by_measure[column]))
-        buffer = getattr(out, "buffer", None)
-        if buffer is not None:
-            out.flush()
-            write = buffer.write
-        else:
+    """trec_eval's report of one run, printed by the core from the values' matrix, as it
+    prints the table of TREC files (:func:`_write_table_report`)."""
+    try:
+        table = _core.ValueTable.from_arrays(values.numbers, values.texts, values.complete_totals)
+        _write_table_report(
+            out,
+            table,
+            [str(q) for q in values.queries.query_ids],
+            values.measures,
+            per_topic=per_topic,
+            summary=summary,
+        )
+    except UnicodeEncodeError:
+        # An id with a lone surrogate is no UTF-8 text for the core (refused before any
+        # piece is written): printed line by line.
+        per_query = _per_query(values) if per_topic else None
+        for line in _trec_lines(measures, means, per_query, summary):
+            out.write(line + "\n")
 
-            def write(piece: bytes) -> None:
-                out.write(piece.decode("utf-8"))
 
-        try:
-            _core.write_trec_per_topic([str(q) for q in query_ids], columns, write)
-        except UnicodeEncodeError:
-            # An id with a lone surrogate is no UTF-8 text for the core (refused before any
-            # piece is written): printed line by line.
-            for line in _trec_lines(measures, means, _per_query(values), summary):
-                out.write(line + "\n")
-            return
-    for line in _trec_lines(measures, means, None, summary):
-        out.write(line + "\n")
+def _write_table_report(
+    out: TextIO,
+    table: _core.ValueTable,
+    topics: list[str],
+    measures: list[Measure],
+    *,
+    per_topic: bool,
+    summary: bool,
+) -> None:
+    """trec_eval's report of a table of values (one column per measure of ``measures``, one
+    row per topic of ``topics``), formatted by the core and written in pieces of about a
+    megabyte (millions of lines for a big run: no Python object per value, no copy of the
+    whole report)."""
+    buffer = getattr(out, "buffer", None)
+    if buffer is not None:
+        out.flush()
+        write = buffer.write
+    else:
+
+        def write(piece: bytes) -> None:
+            out.write(piece.decode("utf-8"))
+
+    table.write_trec_report(topics, report_columns(measures), per_topic, summary, write)
 
 
 def _undefined_notes(means: Any, measures: list[Measure]) -> Iterator[str]:
     """One line per reason: which measures were undefined for how many topics (printed as
     trec_eval prints them: 0, or -nan where it divides 0 by 0)."""
+    counts = {m.name: getattr(means.get(m.name), "n_undefined", 0) for m in measures}
+    return _notes_of_counts(counts, len(means.query_ids), measures)
+
+
+def _notes_of_counts(counts: dict[str, int], n: int, measures: list[Measure]) -> Iterator[str]:
+    """:func:`_undefined_notes` from each measure's count of undefined values over ``n``
+    topics."""
     by_reason: dict[tuple[str, int], list[str]] = {}
     for measure in measures:
-        value = means.get(measure.name)
-        n_undefined = getattr(value, "n_undefined", 0)
+        n_undefined = counts.get(measure.name, 0)
         if n_undefined:
             reason = measure.family.undefined or "no value"
             by_reason.setdefault((reason, n_undefined), []).append(measure.name)
-    n = len(means.query_ids)
     for (reason, count), names in by_reason.items():
         shown = ", ".join(names[:6]) + (f", ... ({len(names)} measures)" if len(names) > 6 else "")
         yield (
@@ -531,6 +544,8 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
             "--format parquet: Parquet is binary; write it to a file with --output FILE (or "
             "redirect stdout to a file)"
         )
+    if _evaluated_in_core(args, measures):
+        return _run_in_core(args, measures, out)
     report = {}
     for run, (means, values), _messages in _run_all(args, options):
         for note in _undefined_notes(means, measures):
@@ -557,6 +572,74 @@ def _run(args: argparse.Namespace, out: TextIO) -> int:
         return 0
     text = io.StringIO() if args.output is not None else out
     _write_text(args, report, measures, text)
+    if args.output is not None:
+        assert isinstance(text, io.StringIO)
+        atomic_write_text(args.output, text.getvalue())
+    return 0
+
+
+def _evaluated_in_core(args: argparse.Namespace, measures: list[Measure]) -> bool:
+    """Whether the runs are evaluated and printed entirely by the core (:func:`_run_in_core`):
+    TREC files (qrels and every run), trec_eval's report, every judged topic a row (no
+    ``--missing skip``), no diversity measure, no ``-Z`` and no ``--dask``. Anything else
+    takes the general path, which has the same semantics (and reports the files' errors)."""
+    if (
+        args.format != "trec"
+        or args.zscores is not None
+        or args.dask is not None
+        or args.missing == "skip"
+        or any(m.family.subtopic_judgments for m in measures)
+    ):
+        return False
+    columns = TableColumns(
+        args.query_col, args.doc_col, args.relevance_col, args.score_col, args.rank_col
+    )
+    try:
+        return all(detect(path, columns).reads_as == "trec" for path in [args.qrels, *args.runs])
+    except (RagmeterError, OSError):
+        return False
+
+
+def _run_in_core(args: argparse.Namespace, measures: list[Measure], out: TextIO) -> int:
+    """trec_eval's report of TREC files, computed and printed by the core
+    (:func:`~ragmeter.io.trec.trec_table`): the same output as the general path, without
+    numpy (~0.1 s of a small command's start-up) and without a Python object per value."""
+    options = trec_options(
+        **{k: v for k, v in evaluation_options(args, measures).items() if k != "metrics"}
+    )
+    runs = [str(run) for run in args.runs]
+    tick, close_progress = progress_hook(
+        args.progress, len(runs), description="evaluating runs", unit="run"
+    )
+    tables = []
+    try:
+        for run in runs:
+            table, evaluated, join = trec_table(args.qrels, run, measures, options)
+            counts = dict(zip((m.name for m in evaluated), table.undefined_counts(), strict=True))
+            for note in _notes_of_counts(counts, table.n_queries, evaluated):
+                print(f"ragmeter: {run}: {note}", file=sys.stderr)
+            if join.run_only:
+                print(
+                    f"ragmeter: {run}: {len(join.run_only)} run topics without judgments were "
+                    "ignored",
+                    file=sys.stderr,
+                )
+            tables.append((run, table, evaluated, join.query_ids))
+            tick()
+    finally:
+        close_progress()
+    text = io.StringIO() if args.output is not None else out
+    for run, table, evaluated, topics in tables:
+        if len(tables) > 1:
+            print(f"# {run}", file=text)
+        _write_table_report(
+            text,
+            table,
+            topics,
+            evaluated,
+            per_topic=args.per_query,
+            summary=not args.no_summary,
+        )
     if args.output is not None:
         assert isinstance(text, io.StringIO)
         atomic_write_text(args.output, text.getvalue())
@@ -661,10 +744,20 @@ def _write_text(
                 for line in _zscore_lines(measures, means, _per_query(values), args):
                     print(line, file=out)
             else:
-                _write_trec_report(out, measures, means, values, summary=not args.no_summary)
+                assert values is not None
+                _write_trec_report(
+                    out,
+                    measures,
+                    means,
+                    values,
+                    per_topic=args.per_query,
+                    summary=not args.no_summary,
+                )
         return
     by_query = _with_per_query(report)
     if args.format == "json":
+        from ..ranking.metric_results import RunEvaluations
+
         # The saved form of ranking evaluations (MetricResults.read reads a run back).
         saved = RunEvaluations(
             {run: means for run, (means, _) in by_query.items()},

@@ -35,8 +35,8 @@ from typing import IO, Any
 from ..exceptions import InputTypeError
 from ..io.trec import read_trec_qrels, read_trec_run
 from ..options import EvaluationOptions
+from ..ranking.columns import MIN_GEO_MEAN
 from ..ranking.declarations import FAMILIES, NICKNAMES
-from ..ranking.evaluation import MIN_GEO_MEAN
 from ..ranking.functions import ranking_metrics
 from ..ranking.names import parse_measures
 

@@ -24,16 +24,13 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import _core
 from .._files import file_errors, path_argument
 from .._inputs import TableColumns, arrow_source, is_table
 from ..exceptions import InputTypeError
 from ..options import Duplicates, EvaluationOptions, Missing, ZeroDivision
-from ..ranking.evaluation import QueryValues, summarize
-from ..ranking.functions import ranking_values, table_values
-from ..ranking.metric_results import MetricResults
 from ._formats import FORMATS, Format, detect, formats_read
 from .trec import (
     TREC_DEFAULT_METRICS,
@@ -45,6 +42,10 @@ from .trec import (
     trec_values,
     write_trec_run,
 )
+
+if TYPE_CHECKING:
+    from ..ranking.evaluation import QueryValues
+    from ..ranking.metric_results import MetricResults
 
 __all__ = [
     "FORMATS",
@@ -191,6 +192,10 @@ def evaluation_values(
     >>> values.numbers.tolist()
     [[1.0]]
     """
+    # Imported here: tables and mappings are evaluated into numpy matrices; the command on TREC
+    # files (`trec_table`) does without numpy.
+    from ..ranking.functions import ranking_values, table_values
+
     columns = columns or TableColumns()
     judged = _resolve(qrels, "qrels", "qrels", columns)
     ranked = _resolve(run, "run", "run", columns)
@@ -300,6 +305,8 @@ duplicates, judged_docs_only, collection_size, n_threads
         collection_size=collection_size,
         n_threads=n_threads,
     )
+    from ..ranking.evaluation import summarize
+
     columns = _columns(query_col, doc_col, relevance_col, score_col, rank_col)
     values = evaluation_values(qrels, run, metrics, options, columns=columns)
     return summarize(values, average=None if per_query else "mean")
@@ -325,6 +332,8 @@ def means_and_values(qrels: Any, run: Any, **options: Any) -> tuple[MetricResult
             if name in options
         }
     )
+    from ..ranking.evaluation import summarize
+
     values = evaluation_values(qrels, run, metrics, trec_options(**options), columns=columns)
     return summarize(values, average="mean"), values
 
@@ -339,5 +348,7 @@ def means_and_per_query(
     >>> means, per_query
     ({'P_1': 1.0}, {'P_1': {'q': 1.0}})
     """
+    from ..ranking.evaluation import summarize
+
     means, values = means_and_values(qrels, run, **options)
     return means, summarize(values, average=None)

@@ -16,26 +16,38 @@ import math
 import os
 import stat
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import _core
 from .._files import file_errors, input_file_error, path_argument, read_regular_text
 from .._inputs import preview_ids
 from ..exceptions import InputTypeError, InvalidInputError, TrecFormatError
 from ..options import Duplicates, EvaluationOptions, Missing, ZeroDivision, check_choice, shorten
-from ..ranking.evaluation import QueryValues, joined_values, needs_all_judged, summarize
-from ..ranking.metric_results import MetricResults
+from ..ranking.columns import (
+    built_columns,
+    check_judgment_form,
+    column_args,
+    evaluated_measures,
+    needs_all_judged,
+)
 from ..ranking.names import Measure, measures_of
 from ._formats import compression_of
 from ._trec_writer import write_trec_run
 
+if TYPE_CHECKING:
+    from ..ranking.evaluation import QueryValues
+    from ..ranking.metric_results import MetricResults
+
 __all__ = [
     "TREC_DEFAULT_METRICS",
+    "TrecJoin",
     "evaluate_trec",
     "read_trec_qrels",
     "read_trec_run",
     "set_max_decompressed_bytes",
+    "trec_join",
     "trec_means_and_per_query",
+    "trec_table",
     "trec_values",
     "write_trec_run",
 ]
@@ -270,6 +282,9 @@ def evaluate_trec(
             n_threads=n_threads,
         ),
     )
+    # Imported here: the summaries need numpy, which `trec_table` (the command) does without.
+    from ..ranking.evaluation import summarize
+
     return summarize(values, average=None if per_query else "mean")
 
 
@@ -299,10 +314,75 @@ def trec_means_and_per_query(
     ``options`` are those of :func:`evaluate_trec` but ``per_query``.
     """
     metrics = options.pop("metrics", TREC_DEFAULT_METRICS)
+    from ..ranking.evaluation import summarize
+
     values = trec_values(qrels_path, run_path, metrics=metrics, options=trec_options(**options))
     means = summarize(values, average="mean")
     per_query = summarize(values, average=None)
     return means, per_query
+
+
+class TrecJoin(NamedTuple):
+    """A qrels file and a run file joined by the core: the judged topics' prepared rankings
+    (rows in trec_eval's order), their ids, whether the run has each, the run's topics without
+    judgments, and the run's tag."""
+
+    prepared: _core.PreparedRankings
+    query_ids: list[str]
+    in_run: list[bool]
+    run_only: list[str]
+    tag: str | None
+
+
+def trec_join(
+    qrels_path: PathLike,
+    run_path: PathLike,
+    measures: list[Measure],
+    options: EvaluationOptions,
+    *,
+    allow_empty: bool = False,
+    arguments: tuple[str, str] = ("qrels_path", "run_path"),
+) -> TrecJoin:
+    """Join a qrels file and a run file for ``measures``, refusing judged topics missing from
+    the run (``options.missing="raise"``) and, unless ``allow_empty``, a run without a judged
+    topic to evaluate. ``arguments`` name the two paths in errors."""
+    qrels_name = path_argument(qrels_path, arguments[0])
+    run_name = path_argument(run_path, arguments[1])
+    if any(m.family.subtopic_judgments for m in measures):
+        join = TrecJoin(*_prepare_subtopic_trec(qrels_name, run_name, measures, options, arguments))
+    else:
+        try:
+            join = TrecJoin(
+                *_core.prepare_trec(
+                    qrels_name,
+                    run_name,
+                    duplicates_first=options.duplicates == "first",
+                    max_docs=options.max_docs,
+                    all_judged=needs_all_judged(measures, options),
+                    n_threads=options.n_threads,
+                )
+            )
+        except OSError as error:
+            # Which file: the one the operating system names (the qrels are read first).
+            argument = arguments[1] if error.filename == run_name else arguments[0]
+            raise input_file_error(error, argument) from None
+    missing_from_run = [
+        q for q, present in zip(join.query_ids, join.in_run, strict=True) if not present
+    ]
+    if missing_from_run and options.missing == "raise":
+        raise InvalidInputError(
+            f"run: judged topics missing from the run {os.fspath(run_path)!r}: "
+            f"{preview_ids(missing_from_run)}. "
+            f"Pass complete=True (ragmeter evaluate -c) to score them as empty rankings "
+            f"(trec_eval -c), or missing='skip' to average over the topics the run has"
+        )
+    evaluated = any(join.in_run) if options.missing == "skip" else bool(join.query_ids)
+    if not evaluated and not allow_empty:
+        raise InvalidInputError(
+            f"run: no judged topic of {os.fspath(qrels_path)!r} is in the run "
+            f"{os.fspath(run_path)!r}; nothing to evaluate"
+        )
+    return join
 
 
 def trec_values(
@@ -317,50 +397,54 @@ def trec_values(
     """Per-query values (NaN where undefined) of the judged topics, before ``zero_division``;
     with ``allow_empty``, no judged topic in the run gives no values rather than an error.
     ``arguments`` name the two paths in errors."""
+    # Imported here: the values' matrix is numpy's, which `trec_table` does without.
+    from ..ranking.evaluation import joined_values
+
     measures = measures_of(metrics)
-    qrels_name = path_argument(qrels_path, arguments[0])
-    run_name = path_argument(run_path, arguments[1])
-    if any(m.family.subtopic_judgments for m in measures):
-        prepared, query_ids, in_run, run_only, tag = _prepare_subtopic_trec(
-            qrels_name, run_name, measures, options, arguments
-        )
-    else:
-        try:
-            prepared, query_ids, in_run, run_only, tag = _core.prepare_trec(
-                qrels_name,
-                run_name,
-                duplicates_first=options.duplicates == "first",
-                max_docs=options.max_docs,
-                all_judged=needs_all_judged(measures, options),
-                n_threads=options.n_threads,
-            )
-        except OSError as error:
-            # Which file: the one the operating system names (the qrels are read first).
-            argument = arguments[1] if error.filename == run_name else arguments[0]
-            raise input_file_error(error, argument) from None
-    missing_from_run = [q for q, present in zip(query_ids, in_run, strict=True) if not present]
-    if missing_from_run and options.missing == "raise":
-        raise InvalidInputError(
-            f"run: judged topics missing from the run {os.fspath(run_path)!r}: "
-            f"{preview_ids(missing_from_run)}. "
-            f"Pass complete=True (ragmeter evaluate -c) to score them as empty rankings "
-            f"(trec_eval -c), or missing='skip' to average over the topics the run has"
-        )
-    values = joined_values(
-        prepared,
+    join = trec_join(
+        qrels_path, run_path, measures, options, allow_empty=allow_empty, arguments=arguments
+    )
+    return joined_values(
+        join.prepared,
         measures,
         options,
-        query_ids=query_ids,
-        in_run=in_run,
-        run_only=run_only,
-        run_tag=tag,
+        query_ids=join.query_ids,
+        in_run=join.in_run,
+        run_only=join.run_only,
+        run_tag=join.tag,
     )
-    if not values.queries.query_ids and not allow_empty:
+
+
+def trec_table(
+    qrels_path: PathLike,
+    run_path: PathLike,
+    measures: list[Measure],
+    options: EvaluationOptions,
+    *,
+    arguments: tuple[str, str] = ("qrels", "run"),
+) -> tuple[_core.ValueTable, list[Measure], TrecJoin]:
+    """The per-query values of ``measures`` as a table held by the core, its measures (one per
+    column: a group's ``runid`` is left out of a run without a tag) and the join; what
+    :func:`trec_values` computes, without numpy (the ``ragmeter evaluate`` command prints the
+    table with ``ValueTable.write_trec_report``). Every judged topic is a row: ``options.missing``
+    is ``"raise"`` or ``"zero"`` (trec_eval ``-c``), and no measure reads diversity judgments."""
+    if options.missing == "skip" or any(m.family.subtopic_judgments for m in measures):
         raise InvalidInputError(
-            f"run: no judged topic of {os.fspath(qrels_path)!r} is in the run "
-            f"{os.fspath(run_path)!r}; nothing to evaluate"
+            "trec_table: missing='skip' and diversity measures need trec_values"
         )
-    return values
+    join = trec_join(qrels_path, run_path, measures, options, arguments=arguments)
+    measures = evaluated_measures(measures, join.tag)
+    check_judgment_form(measures, join.prepared.has_subtopics)
+    missing = [not present for present in join.in_run]
+    table = join.prepared.evaluate_columns(
+        built_columns(column_args(measures, options)),
+        options.relevance_threshold,
+        missing if options.missing == "zero" and any(missing) else None,
+        options.missing == "zero",
+        join.tag,
+        options.n_threads,
+    )
+    return table, measures, join
 
 
 def _prepare_subtopic_trec(

@@ -11,7 +11,6 @@ integers.
 
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 from collections.abc import Sequence
@@ -22,8 +21,17 @@ import numpy as np
 
 from .. import _core
 from .._inputs import AlignedQueries
-from ..exceptions import InvalidInputError, UndefinedMetricWarning
+from ..exceptions import UndefinedMetricWarning
 from ..options import EvaluationOptions
+from .columns import (
+    MIN_GEO_MEAN,
+    built_columns,
+    check_judgment_form,
+    column_args,
+    evaluated_measures,
+    kernel_measures,
+    needs_all_judged,
+)
 from .metric_results import MetricResults
 from .names import Measure
 from .results import CountScore, MeanScore
@@ -40,53 +48,6 @@ __all__ = [
 ]
 
 Average = Literal["mean"] | None
-
-#: trec_eval's floor of a value in a geometric mean.
-MIN_GEO_MEAN = 0.00001
-
-
-def needs_all_judged(measures: Sequence[Measure], options: EvaluationOptions) -> bool:
-    """Whether the rankings must be prepared with every judged document (not only those with
-    a positive grade): the judgment-based measures and judged-only evaluation need them.
-
-    Parameters
-    ----------
-    measures
-        The measures to compute.
-    options
-        The evaluation's options (``judged_docs_only``).
-
-    Returns
-    -------
-    bool
-        True when ``judged_docs_only`` is set for the evaluation (or ``judged_only`` for one
-        measure), for ``relstring``, and for the measures that read judged non-relevant documents
-        (``bpref``, ``num_nonrel_judged_ret``...).
-
-    Examples
-    --------
-    >>> from ragmeter.options import EvaluationOptions
-    >>> from ragmeter.ranking import parse_metric
-    >>> needs_all_judged([parse_metric("bpref")], EvaluationOptions())  # counts judged nonrel
-    True
-    >>> needs_all_judged([parse_metric("P@5")], EvaluationOptions())
-    False
-    """
-    if options.judged_docs_only or any(m.judged_only for m in measures):
-        return True
-    if any(m.family.name == "relstring" for m in measures):
-        return True
-    numeric = tuple(m.kernel_args(options) for m in measures if m.family.kernel is not None)
-    return bool(numeric) and kernel_measures(numeric).needs_all_judged()
-
-
-@functools.lru_cache(maxsize=256)
-def kernel_measures(args: tuple[tuple[Any, ...], ...]) -> _core.Measures:
-    """The core's measures built from :meth:`Measure.kernel_args` tuples, once: the same
-    measures answer :func:`needs_all_judged` and evaluate the rankings (the core checks each
-    against its kernel's declaration when it builds it). Cached by value; the built measures
-    are immutable."""
-    return _core.Measures(list(args))
 
 
 @dataclass
@@ -198,70 +159,24 @@ def compute_values(
         A ``ValueError``: ``runid`` named alone without a run tag, a diversity measure without
         judgments by subtopic, or another measure with them.
     """
-    n = prepared.n_queries
-    if run_tag is None:
-        # A group (official, all_trec) names runid too; without a run tag it has no value, so
-        # the group gives its other measures (runid named alone is refused below).
-        measures = [m for m in measures if not (m.family.name == "runid" and m.group)]
-    _check_judgment_form(measures, prepared.has_subtopics)
+    measures = evaluated_measures(measures, run_tag)
+    check_judgment_form(measures, prepared.has_subtopics)
     missing_rows = None
     if in_run is not None and not in_run.all() and options.missing == "zero":
         # trec_eval -c: a judged topic missing from the run is a ranking of one unjudged
-        # document (then a few measures are reset below, as trec_eval resets them).
-        missing_rows = ~in_run
-        prepared = prepared.with_missing_as_trec_eval(missing_rows.tolist())
-    numbers = np.full((n, len(measures)), np.nan)
-    texts: dict[int, list[str]] = {}
-    groups: dict[bool, list[int]] = {}
-    for column, measure in enumerate(measures):
-        fam = measure.family
-        if fam.name == "runid":
-            if run_tag is None:
-                raise InvalidInputError(
-                    "metrics: runid is the tag of a TREC run file; it has no value for "
-                    "rankings given as mappings or sequences"
-                )
-            texts[column] = [run_tag] * n
-        elif fam.name == "num_q":
-            numbers[:, column] = 1.0
-        elif fam.name == "relstring":
-            judged_only = _judged_only(measure, options)
-            texts[column] = prepared.relevance_strings(
-                int(measure.params[0]), judged_only, options.n_threads
-            )
-        else:
-            groups.setdefault(_judged_only(measure, options), []).append(column)
-    for judged_only, columns in groups.items():
-        if n == 0:
-            continue
-        built = kernel_measures(tuple(measures[c].kernel_args(options) for c in columns))
-        numbers[:, columns] = prepared.evaluate(
-            built, options.relevance_threshold, judged_only, options.n_threads
-        )
-    if missing_rows is not None:
-        for column, measure in enumerate(measures):
-            reset = measure.family.reset_if_missing
-            if reset == "always" or (
-                reset == "unparameterized" and measure.name == measure.family.trec_name
-            ):
-                if column in texts:
-                    texts[column] = [
-                        "" if gone else text
-                        for text, gone in zip(texts[column], missing_rows, strict=True)
-                    ]
-                else:
-                    numbers[missing_rows, column] = 0.0
-    complete_totals: dict[int, np.ndarray] = {}
-    if options.missing == "zero":
-        for column, measure in enumerate(measures):
-            kernel = measure.family.complete_summary_kernel
-            if kernel is not None and n:
-                complete_totals[column] = prepared.evaluate(
-                    kernel_measures(((kernel, None, (), None, None),)),
-                    options.relevance_threshold,
-                    False,
-                    options.n_threads,
-                )[:, 0]
+        # document (and a few measures are reset for it, as trec_eval resets them).
+        missing_rows = (~in_run).tolist()
+    table = prepared.evaluate_columns(
+        built_columns(column_args(measures, options)),
+        options.relevance_threshold,
+        missing_rows,
+        options.missing == "zero",
+        run_tag,
+        options.n_threads,
+    )
+    numbers = table.numbers()
+    texts = table.texts()
+    complete_totals = table.complete_totals()
     return QueryValues(
         measures=measures,
         numbers=numbers,
@@ -325,30 +240,6 @@ def joined_values(
     return values
 
 
-def _check_judgment_form(measures: Sequence[Measure], subtopics: bool) -> None:
-    """Diversity measures read diversity judgments ``{doc: {subtopic: grade}}``, the others
-    judgments ``{doc: grade}``: one evaluation has judgments of one form."""
-    for measure in measures:
-        if measure.family.subtopic_judgments and not subtopics:
-            raise InvalidInputError(
-                f"metrics: {measure.name} is a diversity measure: it needs judgments by "
-                f"subtopic, {{query_id: {{doc_id: {{subtopic: grade}}}}}} (ir_measures' qrels "
-                f"with an iteration column); these are {{doc_id: grade}}"
-            )
-        if subtopics and not measure.family.subtopic_judgments and measure.family.kernel:
-            raise InvalidInputError(
-                f"metrics: {measure.name} reads judgments {{doc_id: grade}}, but these are "
-                f"diversity judgments {{doc_id: {{subtopic: grade}}}}: evaluate it in a "
-                f"separate call from the diversity measures, with one grade per document (for "
-                f"example the highest over the subtopics; a TREC qrels file is read that way "
-                f"when no diversity measure is asked for)"
-            )
-
-
-def _judged_only(measure: Measure, options: EvaluationOptions) -> bool:
-    return options.judged_docs_only if measure.judged_only is None else measure.judged_only
-
-
 def trec_order(query_ids: Sequence[Any], keyed: bool) -> np.ndarray:
     """The order in which trec_eval adds up queries: ids sorted byte-wise as text (ids of
     sequences: their positions)."""
@@ -364,8 +255,9 @@ def trec_order(query_ids: Sequence[Any], keyed: bool) -> np.ndarray:
 
 def _sequential_sum(values: np.ndarray) -> float:
     """The sum of ``values`` added one by one, as trec_eval adds them (numpy's sum adds
-    pairwise, which can change the last printed digit)."""
-    return float(np.cumsum(values)[-1]) if values.size else 0.0
+    pairwise, which can change the last printed digit); the core's, which the command's
+    report also uses."""
+    return _core.sequential_sum(np.ascontiguousarray(values, dtype=np.float64))
 
 
 def resolved_numbers(values: QueryValues, *, stacklevel: int = 2) -> tuple[np.ndarray, list[int]]:
@@ -516,9 +408,9 @@ def summarize(values: QueryValues, *, average: Average, stacklevel: int = 3) -> 
         assert order is not None
         if fam.summary == "mean" and not (exclude_undefined and n_undefined):
             if sums is None:
-                # Every column added one by one in trec_eval's query order (cumsum along the
-                # queries is sequential, as trec_eval's loop; numpy's sum is pairwise).
-                sums = np.cumsum(numbers[order], axis=0)[-1].tolist() if n else []
+                # Every column added one by one in trec_eval's query order, as trec_eval's
+                # loop (numpy's sum is pairwise), by the core that sums the command's report.
+                sums = _core.sequential_column_sums(numbers, order) if n else []
             results[measure.name] = MeanScore(
                 sums[column] / n if n else math.nan,
                 n_queries=n,
@@ -576,12 +468,9 @@ def _summary(
     # makes the mean NaN, as in trec_eval).
     defined = ordered[~np.isnan(ordered)] if exclude_undefined else ordered
     if fam.summary == "geometric":
-        if defined.size:
-            # trec_eval's MAX(value, MIN_GEO_MEAN): a NaN value counts as the floor.
-            logs = np.array([math.log(v if v > MIN_GEO_MEAN else MIN_GEO_MEAN) for v in defined])
-            value = math.exp(_sequential_sum(logs) / defined.size)
-        else:
-            value = math.nan
+        # trec_eval's MAX(value, MIN_GEO_MEAN), a NaN value counting as the floor (NaN for no
+        # value): the core's, which the command's report also uses.
+        value = _core.geometric_mean(np.ascontiguousarray(defined, dtype=np.float64))
     else:
         value = _sequential_sum(defined) / defined.size if defined.size else math.nan
     return MeanScore(

@@ -166,7 +166,7 @@ class Measure:
             ``(kernel, cutoff, params, gains, relevance_threshold)``: the kernel's name, the
             cutoff or None, the parameters as a tuple of floats, the gain table as a tuple of
             pairs or None, and the measure's own relevance threshold or None (hashable: the
-            measures built from it are cached, see ``evaluation.kernel_measures``).
+            measures built from it are cached, see ``columns.kernel_measures``).
 
         Examples
         --------

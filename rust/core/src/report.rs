@@ -7,6 +7,11 @@
 
 use std::io::Write;
 
+use crate::ranking::columns::{
+    Summary, ValueTable, geometric_mean, sequential_mean, sequential_sum,
+};
+use crate::{CoreError, CoreResult};
+
 /// One measure's values, topic by topic (in the order of the report's topics).
 pub enum ReportColumn<'a> {
     /// A real value, printed as C's `%6.4f` (NaN as `  -nan`, as glibc prints 0.0/0.0).
@@ -95,6 +100,199 @@ fn write_fixed4(out: &mut Vec<u8>, v: f64) -> bool {
         b'0' + (decimals % 10) as u8,
     ]);
     true
+}
+
+/// How a column's values are printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shown {
+    /// `%6.4f`.
+    Float,
+    /// `%ld`.
+    Int,
+    /// The text as it is (`runid`).
+    Text,
+    /// The text between single quotes (`relstring`, as trec_eval's `m_relstring.c` prints it).
+    QuotedText,
+}
+
+/// A column of a [`ValueTable`] in trec_eval's report, as its declaration describes it.
+#[derive(Clone, Debug)]
+pub struct ShownColumn {
+    pub name: String,
+    /// The column of the table.
+    pub column: usize,
+    pub shown: Shown,
+    pub summary: Summary,
+    /// The value trec_eval prints for an undefined one (its `zero_division`).
+    pub undefined: f64,
+    /// Printed per topic (`-q`).
+    pub per_query: bool,
+}
+
+/// trec_eval's report of `table` (rows `topics`): with `per_topic`, every per-query column of
+/// `shown` for every topic, topics sorted by their bytes (`trec_eval -q`); with `summary`, the
+/// summary of every summarised column (`all`), the undefined values replaced by the
+/// column's `undefined` and the values added in the topics' order. Written to `sink` in pieces
+/// of about `piece_bytes` (whole topics). Returns each shown column's count of undefined values.
+pub fn write_trec_report(
+    table: &ValueTable,
+    topics: &[String],
+    shown: &[ShownColumn],
+    per_topic: bool,
+    summary: bool,
+    piece_bytes: usize,
+    sink: &mut dyn FnMut(&[u8]) -> CoreResult<()>,
+) -> CoreResult<Vec<usize>> {
+    if topics.len() != table.n_queries {
+        return Err(CoreError::argument(
+            "topics",
+            format!("{} topics for {} rows", topics.len(), table.n_queries),
+        ));
+    }
+    if let Some(c) = shown.iter().find(|c| c.column >= table.n_columns) {
+        return Err(CoreError::argument(
+            "columns",
+            format!("{}: column {} of {}", c.name, c.column, table.n_columns),
+        ));
+    }
+    let mut order: Vec<usize> = (0..topics.len()).collect();
+    order.sort_by(|&a, &b| topics[a].as_bytes().cmp(topics[b].as_bytes()));
+    let sorted_topics: Vec<String> = order.iter().map(|&q| topics[q].clone()).collect();
+    // Each column in topic order, undefined values resolved.
+    let mut numbers: Vec<Vec<f64>> = Vec::with_capacity(shown.len());
+    let mut texts: Vec<Vec<String>> = Vec::with_capacity(shown.len());
+    let mut n_undefined = Vec::with_capacity(shown.len());
+    for c in shown {
+        match (&table.texts[c.column], c.shown) {
+            (Some(values), Shown::Text | Shown::QuotedText) => {
+                let quoted = c.shown == Shown::QuotedText;
+                texts.push(
+                    order
+                        .iter()
+                        .map(|&q| {
+                            if quoted {
+                                format!("'{}'", values[q])
+                            } else {
+                                values[q].clone()
+                            }
+                        })
+                        .collect(),
+                );
+                numbers.push(Vec::new());
+                n_undefined.push(0);
+            }
+            (None, Shown::Float | Shown::Int) => {
+                let column: Vec<f64> = table.column(c.column).collect();
+                let mut undefined = 0;
+                numbers.push(
+                    order
+                        .iter()
+                        .map(|&q| {
+                            let v = column[q];
+                            if v.is_nan() {
+                                undefined += 1;
+                                c.undefined
+                            } else {
+                                v
+                            }
+                        })
+                        .collect(),
+                );
+                texts.push(Vec::new());
+                n_undefined.push(undefined);
+            }
+            _ => {
+                return Err(CoreError::argument(
+                    "columns",
+                    format!(
+                        "{}: shown as {:?}, which its values are not",
+                        c.name, c.shown
+                    ),
+                ));
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(piece_bytes + (1 << 16));
+    if per_topic {
+        let mut names = Vec::new();
+        let mut views = Vec::new();
+        for (i, c) in shown.iter().enumerate().filter(|(_, c)| c.per_query) {
+            names.push(c.name.clone());
+            views.push(match c.shown {
+                Shown::Float => ReportColumn::Float(&numbers[i]),
+                Shown::Int => ReportColumn::Int(&numbers[i]),
+                Shown::Text | Shown::QuotedText => ReportColumn::Text(&texts[i]),
+            });
+        }
+        let mut from = 0;
+        while from < sorted_topics.len() {
+            out.clear();
+            from = write_per_topic(&mut out, &sorted_topics, &names, &views, from, piece_bytes);
+            if from < sorted_topics.len() {
+                sink(&out)?;
+            }
+        }
+        if !summary {
+            sink(&out)?;
+            return Ok(n_undefined);
+        }
+    }
+    if summary {
+        let all = ["all".to_string()];
+        for (i, c) in shown.iter().enumerate() {
+            let value = match c.summary {
+                Summary::None => continue,
+                Summary::Mean => Summarised::Float(sequential_mean(numbers[i].iter().copied())),
+                Summary::Geometric => Summarised::Float(geometric_mean(numbers[i].iter().copied())),
+                Summary::Sum => {
+                    let total = match &table.complete_totals[c.column] {
+                        Some(totals) => sequential_sum(order.iter().map(|&q| totals[q])),
+                        None => sequential_sum(numbers[i].iter().copied()),
+                    };
+                    // Half to even, as Python's round (the library's summaries); counts are integral.
+                    Summarised::Int(total.round_ties_even())
+                }
+                Summary::Count => Summarised::Int(table.n_queries as f64),
+                Summary::Run => match texts[i].first() {
+                    Some(text) => Summarised::Text(text.clone()),
+                    None => continue,
+                },
+            };
+            let one_float;
+            let one_text;
+            let view = match (&value, c.shown) {
+                (Summarised::Float(v), Shown::Int) | (Summarised::Int(v), _) => {
+                    one_float = [*v];
+                    ReportColumn::Int(&one_float)
+                }
+                (Summarised::Float(v), _) => {
+                    one_float = [*v];
+                    ReportColumn::Float(&one_float)
+                }
+                (Summarised::Text(t), _) => {
+                    one_text = [t.clone()];
+                    ReportColumn::Text(&one_text)
+                }
+            };
+            write_per_topic(
+                &mut out,
+                &all,
+                std::slice::from_ref(&c.name),
+                &[view],
+                0,
+                usize::MAX,
+            );
+        }
+        sink(&out)?;
+    }
+    Ok(n_undefined)
+}
+
+/// A summary value before printing.
+enum Summarised {
+    Float(f64),
+    Int(f64),
+    Text(String),
 }
 
 #[cfg(test)]

@@ -493,6 +493,7 @@ pub fn relevance_strings(
         .collect())
 }
 
+pub mod columns;
 mod diversity;
 mod gains;
 pub mod kernels;
