@@ -602,7 +602,7 @@ def _evaluated_in_core(args: argparse.Namespace, measures: list[Measure]) -> boo
 
 def _run_in_core(args: argparse.Namespace, measures: list[Measure], out: TextIO) -> int:
     """trec_eval's report of TREC files, computed and printed by the core
-    (:func:`~ragmeter.io.trec.trec_table`): the same output as the general path, without
+    (``ragmeter.io.trec.trec_table``): the same output as the general path, without
     numpy (~0.1 s of a small command's start-up) and without a Python object per value."""
     options = trec_options(
         **{k: v for k, v in evaluation_options(args, measures).items() if k != "metrics"}

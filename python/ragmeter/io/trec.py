@@ -40,14 +40,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "TREC_DEFAULT_METRICS",
-    "TrecJoin",
     "evaluate_trec",
     "read_trec_qrels",
     "read_trec_run",
     "set_max_decompressed_bytes",
-    "trec_join",
     "trec_means_and_per_query",
-    "trec_table",
     "trec_values",
     "write_trec_run",
 ]
