@@ -335,33 +335,38 @@ const HEAD_BYTES: usize = 6;
 /// The most bytes asked of a reader at once.
 const READ_BYTES: usize = 1 << 16;
 
-/// Fill `buf` from `reader` up to `limit` bytes (or the end); false at the end of the data.
+/// Fill `buf` from `reader` until `filled` (the bytes of `buf` that hold text) reaches
+/// `limit` or the data ends; false at the end of the data. `buf` only grows: the bytes past
+/// `filled` are zeros or old text, overwritten by the reads, so a reused buffer is not zeroed
+/// again for every block.
 fn fill(
     reader: &mut dyn Read,
     buf: &mut Vec<u8>,
+    filled: &mut usize,
     limit: usize,
     path: &Path,
     compression: Option<Compression>,
 ) -> CoreResult<bool> {
     // Read straight into `buf` (no copy through a buffer of its own): a plain file's bytes
     // are copied once, from the kernel.
-    while buf.len() < limit {
-        let start = buf.len();
+    while *filled < limit {
+        let start = *filled;
         let want = (limit - start).min(READ_BYTES);
-        buf.try_reserve(want).map_err(|_| {
-            CoreError::argument(
-                "path",
-                format!(
-                    "{}: decompresses to more than the memory available ({} bytes read so far)",
-                    path.display(),
-                    start
-                ),
-            )
-        })?;
-        buf.resize(start + want, 0);
-        let read = reader.read(&mut buf[start..]);
-        buf.truncate(start + *read.as_ref().unwrap_or(&0));
-        let n = match read {
+        if buf.len() < start + want {
+            buf.try_reserve(start + want - buf.len()).map_err(|_| {
+                CoreError::argument(
+                    "path",
+                    format!(
+                        "{}: decompresses to more than the memory available ({} bytes read so \
+                         far)",
+                        path.display(),
+                        start
+                    ),
+                )
+            })?;
+            buf.resize(start + want, 0);
+        }
+        let n = match reader.read(&mut buf[start..start + want]) {
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => {
@@ -377,6 +382,7 @@ fn fill(
         if n == 0 {
             return Ok(false);
         }
+        *filled += n;
     }
     Ok(true)
 }
@@ -387,8 +393,16 @@ pub fn read_all(
     compression: Compression,
     mut reader: Box<dyn Read + Send>,
 ) -> CoreResult<Vec<u8>> {
-    let mut text = Vec::new();
-    fill(&mut *reader, &mut text, usize::MAX, path, Some(compression))?;
+    let (mut text, mut filled) = (Vec::new(), 0);
+    fill(
+        &mut *reader,
+        &mut text,
+        &mut filled,
+        usize::MAX,
+        path,
+        Some(compression),
+    )?;
+    text.truncate(filled);
     Ok(text)
 }
 
@@ -433,42 +447,64 @@ impl LineBlocks {
 
     /// The next block of whole lines, or None at the end. A line longer than a block makes
     /// the block as long as the line.
-    pub fn next_block(&mut self) -> CoreResult<Option<Vec<u8>>> {
-        self.next_block_in(Vec::new())
+    pub fn next_block(&mut self) -> CoreResult<Option<Block>> {
+        self.next_block_in(Block::default())
     }
 
     /// `next_block`, in `spare` (a block done with, whose memory is reused: no fresh pages to
-    /// fault in for every block).
-    pub fn next_block_in(&mut self, spare: Vec<u8>) -> CoreResult<Option<Vec<u8>>> {
+    /// fault in, nor bytes to zero, for every block).
+    pub fn next_block_in(&mut self, spare: Block) -> CoreResult<Option<Block>> {
         if self.done {
             return Ok(None);
         }
         let mut block = spare;
-        block.clear();
-        block.extend_from_slice(&self.tail);
+        let carried = self.tail.len();
+        if block.bytes.len() < carried {
+            block.bytes.resize(carried, 0);
+        }
+        block.bytes[..carried].copy_from_slice(&self.tail);
+        block.len = carried;
         self.tail.clear();
-        let mut limit = self.block_bytes.max(block.len() + 1);
+        let mut limit = self.block_bytes.max(carried + 1);
         loop {
             let more = fill(
                 &mut *self.reader,
-                &mut block,
+                &mut block.bytes,
+                &mut block.len,
                 limit,
                 &self.path,
                 self.compression,
             )?;
             if !more {
                 self.done = true;
-                self.returned += block.len() as u64;
-                return Ok((!block.is_empty()).then_some(block));
+                self.returned += block.len as u64;
+                return Ok((block.len > 0).then_some(block));
             }
-            if let Some(end) = memchr::memrchr(b'\n', &block) {
-                self.tail.extend_from_slice(&block[end + 1..]);
-                block.truncate(end + 1);
-                self.returned += block.len() as u64;
+            if let Some(end) = memchr::memrchr(b'\n', block.text()) {
+                self.tail
+                    .extend_from_slice(&block.bytes[end + 1..block.len]);
+                block.len = end + 1;
+                self.returned += block.len as u64;
                 return Ok(Some(block));
             }
             limit = limit.saturating_mul(2);
         }
+    }
+}
+
+/// A block of whole lines handed out by [`LineBlocks`]: its text, in a buffer that may be
+/// longer (handed back to `next_block_in`, it is reused as it is).
+#[derive(Default)]
+pub struct Block {
+    bytes: Vec<u8>,
+    /// How many bytes of `bytes` are the block's text.
+    len: usize,
+}
+
+impl Block {
+    /// The block's text.
+    pub fn text(&self) -> &[u8] {
+        &self.bytes[..self.len]
     }
 }
 
@@ -507,8 +543,9 @@ mod tests {
         let mut got = Vec::new();
         let mut n = 0;
         while let Some(block) = blocks.next_block().unwrap() {
-            assert!(block.ends_with(b"\n") || block.ends_with(b"0.5 r"));
-            got.extend(block);
+            let text = block.text();
+            assert!(text.ends_with(b"\n") || text.ends_with(b"0.5 r"));
+            got.extend_from_slice(text);
             n += 1;
         }
         assert!(n > 1, "{n} blocks");

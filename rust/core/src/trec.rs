@@ -1438,9 +1438,9 @@ fn line_of_repeat(
     let mut seen = false;
     while let Some(block) = blocks.next_block()? {
         let parsed = if first_block {
-            parse(&block, TrecKind::Run, path)
+            parse(block.text(), TrecKind::Run, path)
         } else {
-            parse_lines(&block, TrecKind::Run, path)
+            parse_lines(block.text(), TrecKind::Run, path)
         }?;
         first_block = false;
         let rows = parsed.docs.view();
@@ -1451,7 +1451,7 @@ fn line_of_repeat(
             for &(listed, _) in rows.row(q) {
                 if listed == doc {
                     if seen {
-                        return Ok(Some(lines_before + line_of(&block, listed)));
+                        return Ok(Some(lines_before + line_of(block.text(), listed)));
                     }
                     seen = true;
                 }
@@ -1560,13 +1560,13 @@ fn stream_in_blocks<'a>(
         run_tag: None,
     };
     let mut next = blocks.next_block()?;
-    let mut spare = Vec::new();
+    let mut spare = crate::compressed::Block::default();
     while let Some(block) = next.take() {
         // Read (decompress) the next block while this one is parsed and prepared; the one
         // before, done with, holds the next.
         let (read, done) = rayon::join(
             || blocks.next_block_in(std::mem::take(&mut spare)),
-            || stream.block(&block),
+            || stream.block(block.text()),
         );
         if done?.is_err() {
             return Ok(None);
