@@ -8,8 +8,9 @@ to /dev/null. Wall time (perf_counter around the child) and CPU time (user + sys
 child, resource.getrusage(RUSAGE_CHILDREN)) are printed per round with their medians and the
 ratios trec_eval / ragmeter; CPU is the figure to read on a shared machine. The command's
 output is checked against the shipped trec_eval build's, byte for byte. A 10-line input is
-timed the same way (start-up: ``import`` and argument parsing dominate), beside its floor:
-``python -c "import numpy"``, which every TREC evaluation pays (the core returns numpy arrays).
+timed the same way (start-up: ``import`` and argument parsing dominate), beside
+``python -c "import numpy"``, the floor it had while every TREC evaluation imported numpy (the
+command on TREC files no longer does: the core evaluates, sums and prints the values).
 The command timed is the installed ``ragmeter`` script beside the interpreter (what a user
 runs; ``python -m ragmeter`` where there is none, ~7 ms more for runpy). The children run
 with bytecode caches (PYTHONDONTWRITEBYTECODE removed from their environment), as an
@@ -118,7 +119,7 @@ def main() -> None:
         {
             "ragmeter": [*ragmeter, *small_files],
             "trec_eval -O2": [str(optimised), "-q", "-m", "all_trec", *small_files],
-            # The floor of the command's start-up, with the thread setting the command uses.
+            # The start-up's old floor (numpy's import), with the thread setting the command uses.
             "import numpy": [sys.executable, "-c", "import numpy"],
         },
         max(args.rounds, 5),
