@@ -335,18 +335,20 @@ const HEAD_BYTES: usize = 6;
 /// The most bytes asked of a reader at once.
 const READ_BYTES: usize = 1 << 16;
 
-/// Fill `buf` from `reader` until `filled` (the bytes of `buf` that hold text) reaches
-/// `limit` or the data ends; false at the end of the data. `buf` only grows: the bytes past
-/// `filled` are zeros or old text, overwritten by the reads, so a reused buffer is not zeroed
-/// again for every block.
+/// Fill `block` from `reader` until its text reaches `limit` bytes or the data ends; false at
+/// the end of the data. Its buffer only grows: the bytes past the text are zeros or old text,
+/// overwritten by the reads, so a reused block is not zeroed again for every block.
 fn fill(
     reader: &mut dyn Read,
-    buf: &mut Vec<u8>,
-    filled: &mut usize,
+    block: &mut Block,
     limit: usize,
     path: &Path,
     compression: Option<Compression>,
 ) -> CoreResult<bool> {
+    let Block {
+        bytes: buf,
+        len: filled,
+    } = block;
     // Read straight into `buf` (no copy through a buffer of its own): a plain file's bytes
     // are copied once, from the kernel.
     while *filled < limit {
@@ -393,17 +395,16 @@ pub fn read_all(
     compression: Compression,
     mut reader: Box<dyn Read + Send>,
 ) -> CoreResult<Vec<u8>> {
-    let (mut text, mut filled) = (Vec::new(), 0);
+    let mut block = Block::default();
     fill(
         &mut *reader,
-        &mut text,
-        &mut filled,
+        &mut block,
         usize::MAX,
         path,
         Some(compression),
     )?;
-    text.truncate(filled);
-    Ok(text)
+    block.bytes.truncate(block.len);
+    Ok(block.bytes)
 }
 
 /// The (decompressed) text of a file in blocks that end at line ends (the last block ends
@@ -469,8 +470,7 @@ impl LineBlocks {
         loop {
             let more = fill(
                 &mut *self.reader,
-                &mut block.bytes,
-                &mut block.len,
+                &mut block,
                 limit,
                 &self.path,
                 self.compression,
