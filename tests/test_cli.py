@@ -5,11 +5,11 @@ import subprocess
 import sys
 
 import pytest
-from shared_data import SHARED
+from vendored import TREC_EVAL_TESTS
 
 from ragmeter.cli import main
 
-ORACLE = SHARED / "trec_eval_oracle"
+ORACLE = TREC_EVAL_TESTS
 
 
 def trec_eval_lines(name, measures):

@@ -1,5 +1,5 @@
 """Every example of embedchain's evaluation guide, run with ragmeter's names (spec:
-shared/spec/embedchain-evaluation.mdx), against the loopback server standing in for OpenAI."""
+tests/data/spec/embedchain-evaluation.mdx), against the loopback server standing in for OpenAI."""
 
 from __future__ import annotations
 
