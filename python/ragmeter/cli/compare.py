@@ -48,6 +48,7 @@ SHARED_OPTIONS = (
     "judged_docs_only",
     "collection_size",
     "missing",
+    "duplicates",
     "threads",
     "progress",
     "dask",
