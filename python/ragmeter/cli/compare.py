@@ -119,6 +119,15 @@ def add_parser(sub: Any) -> None:
         "every pair",
     )
     parser.add_argument(
+        "--name",
+        action="append",
+        default=[],
+        metavar="RUN=NAME",
+        help="the name a run goes by in the tables, figures and saved report (repeatable): "
+        "RUN is its file, file name or run tag, as for --baseline (--name bm25.run=BM25); "
+        "default: the file name",
+    )
+    parser.add_argument(
         "--test",
         choices=_test_choices(),
         default="sign-flip",
@@ -225,6 +234,68 @@ def _comparable(measures: list[Measure]) -> list[Measure]:
         for m in measures
         if m.family.per_query and m.family.value_type != "str" and m.family.summary != "count"
     ]
+
+
+def _run_matches(given: str, name: str, path: Any, tag: Any) -> bool:
+    """Whether ``given`` (a --baseline or --name argument) names this run: its name, its path
+    as given, its file name or its run tag."""
+    return given in (name, os.fspath(path), Path(path).name, str(Path(path)), tag)
+
+
+def display_names(
+    given: list[str], names: list[str], runs: list[Any], tags: list[Any]
+) -> list[str]:
+    """The runs' names with ``--name RUN=NAME`` applied (each RUN must name exactly one run,
+    once; the names must stay distinct).
+
+    Parameters
+    ----------
+    given
+        The ``--name`` arguments.
+    names, runs, tags
+        Each run's default name, path and run tag.
+
+    Returns
+    -------
+    list[str]
+        The names, in the runs' order.
+
+    Raises
+    ------
+    InvalidInputError
+        a malformed argument, a RUN that names no run or several, a run named twice, two
+        runs with one name.
+    """
+    shown = list(names)
+    renamed: set[int] = set()
+    for text in given:
+        run, sep, name = text.partition("=")
+        if not sep or not run or not name.strip():
+            raise InvalidInputError(
+                f"--name: expected RUN=NAME (such as bm25.run=BM25), got {text!r}"
+            )
+        matches = [
+            i
+            for i, (default, path, tag) in enumerate(zip(names, runs, tags, strict=True))
+            if _run_matches(run, default, path, tag)
+        ]
+        if len(matches) != 1:
+            raise InvalidInputError(
+                f"--name {text}: {run!r} is "
+                + ("none" if not matches else "more than one")
+                + f" of the runs (their names: {names}; a run tag names a run only when no "
+                "other run has it)"
+            )
+        if matches[0] in renamed:
+            raise InvalidInputError(f"--name {text}: {names[matches[0]]!r} is named twice")
+        renamed.add(matches[0])
+        shown[matches[0]] = name.strip()
+    repeated = sorted({n for n in shown if shown.count(n) > 1})
+    if repeated:
+        raise InvalidInputError(
+            f"--name: {repeated[0]!r} names more than one run; give each run its own name"
+        )
+    return shown
 
 
 def system_names(runs: list[Any]) -> list[str]:
@@ -355,7 +426,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             "(as trec_eval -c), or --missing skip to compare on the queries every run ranked "
             "(the table lists the others)."
         )
-    names = system_names(runs)
+    names = display_names(args.name, system_names(runs), runs, tags)
     systems: dict[str, PerQueryResults] = {
         name: per_query_results(values, name) for name, values in zip(names, per_query, strict=True)
     }
@@ -364,7 +435,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         candidates = [
             name
             for name, path, tag in zip(names, runs, tags, strict=True)
-            if args.baseline in (name, os.fspath(path), Path(path).name, str(Path(path)), tag)
+            if _run_matches(args.baseline, name, path, tag)
         ]
         if len(candidates) != 1:
             raise InvalidInputError(
