@@ -17,8 +17,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from campaign12 import write_campaign
+
 from ragmeter.cli import main
 
 MEASURES = ["-m", "map", "-m", "P.10", "-m", "ndcg_cut.10"]
@@ -27,7 +27,10 @@ MEASURES = ["-m", "map", "-m", "P.10", "-m", "ndcg_cut.10"]
 def _pdflatex() -> str:
     pdflatex = shutil.which("pdflatex")
     if pdflatex is None:
-        message = "pdflatex is not installed (apt-get install texlive-latex-base texlive-latex-recommended)"
+        message = (
+            "pdflatex is not installed (apt-get install texlive-latex-base "
+            "texlive-latex-recommended)"
+        )
         if os.environ.get("RAGMETER_REQUIRE_PDFLATEX"):
             pytest.fail(message + "; RAGMETER_REQUIRE_PDFLATEX is set, so this test must run")
         pytest.skip(message)

@@ -226,6 +226,24 @@ def _write_figures(result: Any, folder: Path) -> None:
     print(f"ragmeter: wrote {1 + len(result.metric_names)} figures to {folder}", file=sys.stderr)
 
 
+def _in_given_order(measures: list[Measure], texts: list[str]) -> list[Measure]:
+    """The measures in the order of the ``-m`` options that name them (the tables keep the
+    user's order; ``evaluate`` prints trec_eval's, as trec_eval does), a family's measures in
+    their own order."""
+    first: dict[str, int] = {}
+    for i, text in enumerate(texts):
+        for measure in parse_measures(text):
+            first.setdefault(measure.family.name if measure.trec_syntax else measure.name, i)
+    position = {m.name: i for i, m in enumerate(measures)}
+    return sorted(
+        measures,
+        key=lambda m: (
+            first.get(m.family.name if m.trec_syntax else m.name, len(texts)),
+            position[m.name],
+        ),
+    )
+
+
 def _comparable(measures: list[Measure]) -> list[Measure]:
     """The measures with a numeric value per query (not runid, relstring, num_q or the gm_*
     summaries, which trec_eval only prints over all topics)."""
@@ -383,7 +401,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 f"runs: {os.fspath(path)!r} is given twice; give each run file once"
             )
         seen.add(os.path.abspath(path))
-    measures = _comparable(command_measures(args.metrics or list(DEFAULT_MEASURES)))
+    given = args.metrics or list(DEFAULT_MEASURES)
+    measures = _in_given_order(_comparable(command_measures(given)), given)
     if not measures:
         raise InvalidInputError(
             "-m: none of these measures has a value per query to compare (runid, relstring, "

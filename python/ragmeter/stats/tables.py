@@ -26,6 +26,7 @@ __all__ = [
     "PairsTable",
     "SystemsTable",
     "display_metric_name",
+    "format_p_value",
     "latex_escape",
     "margin_verdict",
     "render_csv",
@@ -282,6 +283,18 @@ def _p(value: float | None) -> str:
     if value is None or math.isnan(value):
         return "n/a"
     return f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
+
+
+def format_p_value(p: float | None) -> str:
+    """A p-value as every table prints it (``n/a`` when undefined): the one formatting of
+    p-values that the tables and the HTML report share.
+
+    Examples
+    --------
+    >>> format_p_value(0.03125), format_p_value(2.3e-7), format_p_value(None)
+    ('0.0312', '2.3e-07', 'n/a')
+    """
+    return _p(p)
 
 
 def _signed(value: float | None, digits: int) -> str:
