@@ -124,6 +124,6 @@ def test_the_workflow_runs_as_written(tmp_path) -> None:
             assert made.returncode == 0, made.stderr
     assert len(ran) == 3
     summary = (tmp_path / "summary.md").read_text()
-    assert "PASS" in summary and "ndcg@10" in summary
+    assert "gate ✅ passed" in summary and "ndcg@10" in summary
     suite = ET.parse(work / "gate.xml").getroot()
     assert suite.find(".//failure") is None and len(suite.findall(".//testcase")) == 2
