@@ -21,7 +21,14 @@ from ..stats.results import Comparison, MultipleComparison
 from ..stats.tables import format_p_value as p_text
 from ._svg import colour
 
-__all__ = ["MATRIX_SYSTEMS", "Overview", "leaderboard", "pair_rows", "pairs_matrix"]
+__all__ = [
+    "MATRIX_SYSTEMS",
+    "Overview",
+    "leaderboard",
+    "pair_rows",
+    "pairs_matrix",
+    "sorted_systems",
+]
 
 #: The pairs matrix shows at most this many systems (the best by the chosen metric); every
 #: pair stays in the table of differences.
