@@ -244,6 +244,7 @@ def test_demo_writes_reports_and_plots(tmp_path, capsys):
         "comparison.json",
         "metrics.png",
         "ndcg@5-deltas.png",
+        "report.html",
     }
     keyword = RetrievalEvaluation.read(output / "keyword.json")
     assert keyword.name == "keyword" and keyword.n_queries == 24
@@ -258,8 +259,10 @@ def test_demo_without_matplotlib_still_writes_reports(tmp_path, monkeypatch):
 
     out = io.StringIO()
     assert run_demo(out, Path(tmp_path)) == 0
-    assert "plots skipped" in out.getvalue() and "ragmeter[plot]" in out.getvalue()
-    assert (tmp_path / "keyword.json").exists()
+    # The figure as text instead (issue 50), and the HTML report, which needs no matplotlib.
+    assert "plots skipped" not in out.getvalue() and "ragmeter[plot]" in out.getvalue()
+    assert "ndcg@5: keyword - strict per query, sorted" in out.getvalue()
+    assert (tmp_path / "keyword.json").exists() and (tmp_path / "report.html").exists()
 
 
 def test_the_comparisons_guide_prints_what_it_shows_and_scipy_agrees(tmp_path, monkeypatch):

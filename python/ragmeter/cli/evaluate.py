@@ -168,6 +168,13 @@ def add_parser(sub: Any) -> None:
         help="judged topics missing from a run: raise (default), zero (= -c) or skip",
     )
     ev.add_argument(
+        "--duplicates",
+        choices=("raise", "first"),
+        default="raise",
+        help="a document a run lists twice for one topic: an error (raise, the default, as "
+        "trec_eval) or keep its best-scored line (first)",
+    )
+    ev.add_argument(
         "--format",
         choices=OUTPUT_FORMATS,
         default="trec",
@@ -496,6 +503,7 @@ def evaluation_options(args: argparse.Namespace, metrics: list[Any]) -> dict[str
         "complete": args.complete,
         "max_docs": args.max_docs,
         "missing": args.missing,
+        "duplicates": args.duplicates,
         "relevance_threshold": 1 if args.relevance_threshold is None else args.relevance_threshold,
         "judged_docs_only": args.judged_docs_only,
         "collection_size": args.collection_size,

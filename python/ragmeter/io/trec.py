@@ -298,7 +298,8 @@ def trec_options(
         check_choice("missing", missing, ("raise", "zero", "skip"))
         if complete and missing != "zero":
             raise InvalidInputError(
-                f"complete: True means missing='zero'; got missing={missing!r} as well"
+                f"complete=True (trec_eval -c) and missing={missing!r} say different things: "
+                "give one of them"
             )
     return EvaluationOptions(missing=missing, **options)  # type: ignore[arg-type]
 
@@ -370,7 +371,7 @@ def trec_join(
         raise InvalidInputError(
             f"run: judged topics missing from the run {os.fspath(run_path)!r}: "
             f"{preview_ids(missing_from_run)}. "
-            f"Pass complete=True (ragmeter evaluate -c) to score them as empty rankings "
+            f"Pass complete=True to score them as empty rankings "
             f"(trec_eval -c), or missing='skip' to average over the topics the run has"
         )
     evaluated = any(join.in_run) if options.missing == "skip" else bool(join.query_ids)

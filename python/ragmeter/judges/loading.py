@@ -33,7 +33,7 @@ from typing import Any, Literal
 from .._files import path_argument, read_regular_text
 from .._optional import import_optional
 from ..exceptions import InputTypeError, InvalidInputError
-from .sample import FIELD_ALIASES, FIELDS, Sample, coerce_samples
+from .sample import FIELD_ALIASES, FIELDS, Sample, coerce_samples, unknown_field
 
 __all__ = ["CONVENTIONS", "Convention", "FileFormat", "load_samples"]
 
@@ -376,11 +376,49 @@ def _rows_of(source: Any, file_format: FileFormat | None) -> tuple[list[Any], li
     )
 
 
+ExtraColumns = Literal["raise", "metadata"]
+_KNOWN_COLUMNS = frozenset((*FIELDS, *FIELD_ALIASES))
+
+
+def _extra_columns(
+    row: Mapping[str, Any], location: str, extra_columns: ExtraColumns
+) -> Mapping[str, Any]:
+    """The row with its columns that are no sample field refused (``"raise"``) or moved under
+    its ``metadata`` (``"metadata"``; an empty cell is left out, a key already in the row's
+    metadata is refused)."""
+    extra = [key for key in row if str(key) not in _KNOWN_COLUMNS]
+    if not extra:
+        return row
+    if extra_columns == "raise":
+        raise unknown_field(
+            str(extra[0]),
+            f"{location}: column",
+            ", or pass load_samples(..., extra_columns='metadata') to keep every such column "
+            "in the sample's metadata",
+        )
+    kept = {key: value for key, value in row.items() if str(key) in _KNOWN_COLUMNS}
+    metadata = kept.get("metadata")
+    if _is_missing(metadata):
+        metadata = {}
+    if not isinstance(metadata, Mapping):
+        return row  # coerce_samples refuses a metadata that is not a mapping, by name
+    moved = {str(k): row[k] for k in extra if not _is_missing(row[k])}
+    clash = sorted(set(moved) & set(map(str, metadata)))
+    if clash:
+        raise InvalidInputError(
+            f"{location}: column {clash[0]!r} is also a key of the row's metadata: rename "
+            "the column or the key (extra_columns='metadata' keeps both otherwise)"
+        )
+    kept["metadata"] = {**metadata, **moved}
+    return kept
+
+
 def load_samples(
     path_or_table: Any,
     *,
     format: FileFormat | None = None,
     convention: Convention = "auto",
+    extra_columns: ExtraColumns = "raise",
 ) -> list[Sample]:
     """The samples of a file or table, ready for :func:`~ragmeter.judges.evaluate`.
 
@@ -403,6 +441,12 @@ def load_samples(
     convention
         ``"auto"`` (the one convention every column fits) or the one to require:
         ``"ragmeter"``, ``"ragas"``, ``"ragas 0.1"``, ``"deepeval"``, ``"embedchain"``.
+    extra_columns
+        What to do with a column that is no sample field (an export's ``retrieved_ids``,
+        ``latency_ms``): ``"raise"`` (the default: an error naming it, so that a misspelled
+        field, such as ``contexs``, never leaves the field empty unnoticed) or
+        ``"metadata"`` (keep it in each sample's ``metadata``, beside a ``metadata``
+        column's keys; an empty cell is left out).
 
     Returns
     -------
@@ -435,6 +479,9 @@ def load_samples(
     ('Paris is in France.',)
     >>> load_samples([{"input": "Who wrote Hamlet?", "actual_output": "Shakespeare."}])
     [Sample(question='Who wrote Hamlet?', answer='Shakespeare.', contexts=None, ...)]
+    >>> rows = [{"question": "Who?", "answer": "Shakespeare.", "retrieved_ids": ["d3", "d7"]}]
+    >>> load_samples(rows, extra_columns="metadata")[0].metadata
+    {'retrieved_ids': ['d3', 'd7']}
     """
     if convention != "auto" and convention not in CONVENTIONS:
         raise InvalidInputError(
@@ -447,7 +494,15 @@ def load_samples(
             f"{name} holds no samples; write one sample a row (columns such as question, "
             "answer, contexts)"
         )
+    if extra_columns not in ("raise", "metadata"):
+        raise InvalidInputError(
+            f"extra_columns must be 'raise' or 'metadata', got {extra_columns!r}"
+        )
     _check_convention(rows, where, convention)
+    rows = [
+        _extra_columns(row, location, extra_columns) if isinstance(row, Mapping) else row
+        for row, location in zip(rows, where, strict=True)
+    ]
     checked = [
         {
             key: _as_list(value, str(key), location, table=is_table)

@@ -15,7 +15,7 @@ import json
 import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Final, Literal, Protocol, runtime_checkable
 
 from ...exceptions import InputTypeError, InvalidInputError, JudgeTransportError
 from .limits import Limits
@@ -33,8 +33,10 @@ __all__ = [
     "check_identity",
     "client_identity",
     "embedder_identity",
+    "endpoints",
     "estimate_tokens",
     "judge_identity",
+    "manifest_identity",
 ]
 
 
@@ -231,6 +233,49 @@ def client_identity(
 def embedder_identity(embedder: Any) -> dict[str, Any]:
     """The non-secret facts that identify an embedder in cache keys and manifests."""
     return judge_identity(embedder)
+
+
+#: The identity keys that say where a model is served, not which model it is: left out of the
+#: identity a run manifest records (and a quality gate compares).
+_ENDPOINT_KEYS: Final = frozenset({"base_url"})
+
+
+def manifest_identity(identity: Any) -> Any:
+    """The identity a run manifest records for a judge, panel or embedder: its identity
+    (:func:`judge_identity`) without where it is served (``base_url``, at any depth).
+
+    The same model and prompts behind another host or port (a CI service container, a
+    :class:`~ragmeter.judges.testing.LoopbackOpenAIServer`, a server restarted on a free port)
+    is the same judge, so that a baseline stored by one run compares with the next. Two models
+    served under one model name are told apart by ``identity=`` on the client, which is kept.
+    Cache keys keep the URL (see :class:`~ragmeter.judges.JudgeCache`).
+
+    Examples
+    --------
+    >>> manifest_identity({"kind": "openai_compatible", "name": "m",
+    ...                    "base_url": "http://127.0.0.1:41203/v1", "model": "m"})
+    {'kind': 'openai_compatible', 'name': 'm', 'model': 'm'}
+    """
+    if isinstance(identity, Mapping):
+        return {k: manifest_identity(v) for k, v in identity.items() if k not in _ENDPOINT_KEYS}
+    if isinstance(identity, list | tuple):
+        return [manifest_identity(v) for v in identity]
+    return identity
+
+
+def endpoints(identity: Any) -> list[str]:
+    """The ``base_url`` values inside an identity (at any depth), in order, once each."""
+    found: list[str] = []
+    if isinstance(identity, Mapping):
+        for key, value in identity.items():
+            if key in _ENDPOINT_KEYS and isinstance(value, str):
+                found.append(value)
+            else:
+                found.extend(endpoints(value))
+    elif isinstance(identity, list | tuple):
+        for value in identity:
+            found.extend(endpoints(value))
+    return list(dict.fromkeys(found))
 
 
 CallableInput = Literal["messages", "prompt", "request"]

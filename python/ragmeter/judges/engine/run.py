@@ -26,7 +26,14 @@ from ...exceptions import (
     MissingDependencyError,
 )
 from ..accounting import CallStats
-from ..clients.protocol import Embedder, Judge, embedder_identity, judge_identity
+from ..clients.protocol import (
+    Embedder,
+    Judge,
+    embedder_identity,
+    endpoints,
+    judge_identity,
+    manifest_identity,
+)
 from ..clients.resolve import resolve_embedder
 from ..clients.secrets import redact
 from ..context import JudgeContext
@@ -108,15 +115,20 @@ def _manifest(
     flaky_threshold: float = 0.5,
 ) -> dict[str, Any]:
     judges = list(judge.judges) if isinstance(judge, Panel) else [judge]
+    # Who judged, without where it was served: the same model on another host or port is the
+    # same judge (a stored gate baseline compares with the next run); the URLs are recorded
+    # apart, for the record only.
+    identities = [judge_identity(judge), None if embedder is None else embedder_identity(embedder)]
     return {
         "library": "ragmeter",
         "version": __version__,
         "python": platform.python_version(),
         "created_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "n_samples": n_samples,
-        "judge": judge_identity(judge),
-        "judges": [judge_identity(j) for j in judges],
-        "embedder": None if embedder is None else embedder_identity(embedder),
+        "judge": manifest_identity(identities[0]),
+        "judges": [manifest_identity(judge_identity(j)) for j in judges],
+        "embedder": manifest_identity(identities[1]),
+        "endpoints": endpoints(identities),
         "metrics": [m.describe() for m in metrics],
         "settings": settings.to_dict(),
         "repeats": repeats,
