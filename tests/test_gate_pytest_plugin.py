@@ -135,7 +135,7 @@ def test_a_baseline_of_another_definition_or_judge_is_refused(tmp_path: Path) ->
     path.write_text(json.dumps(data))
     with pytest.raises(
         InvalidInputError,
-        match=r"not defined the same way .*\(gains: \[\[1, 1\], \[2, 3\]\] vs None",
+        match=r"not defined the same way .*\(gains",
     ):
         assert_not_worse(values, store.load("run"), metric="ndcg@10", margin=0.01)
     data["manifest"]["metrics"]["ndcg@10"]["gains"] = None

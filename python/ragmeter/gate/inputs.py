@@ -23,7 +23,6 @@ import csv
 import io
 import math
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,8 +32,8 @@ from .._core import __version__
 from .._files import read_regular_text
 from .._optional import import_optional
 from ..exceptions import InputTypeError, InvalidInputError
-from ..per_query import VALUE_SETTINGS, PerQueryResults, per_query_results
-from ..ranking import RunEvaluations, parse_metric
+from ..per_query import Manifest, PerQueryResults, measure_definition, per_query_results
+from ..ranking import RunEvaluations
 from ..reports import read_report
 
 __all__ = [
@@ -56,22 +55,8 @@ _RETRIEVAL_KIND = "ragmeter.retrieval_evaluation"
 _JUDGE_IDENTITY_KEYS = ("judge", "judges", "embedder", "metrics")
 
 
-def metric_definition(metric: str) -> dict[str, Any] | None:
-    """What a ranking metric's name means (family, depth, parameters, gains, relevance
-    threshold, judged-only), or None for a name that is not a ranking metric (a judge's)."""
-    try:
-        measure = parse_metric(metric)
-    except (ValueError, TypeError):
-        return None
-    return {
-        "family": measure.family.name,
-        "cutoff": measure.cutoff,
-        "parameters": [list(p) if isinstance(p, tuple) else p for p in measure.params],
-        "gains": None if measure.gains is None else [list(g) for g in measure.gains],
-        "relevance_threshold": measure.relevance_threshold,
-        "judged_only": measure.judged_only,
-        "undefined": measure.family.undefined,
-    }
+#: What a ranking metric's name means (see :func:`ragmeter.manifest.measure_definition`).
+metric_definition = measure_definition
 
 
 @dataclass(frozen=True)
@@ -105,6 +90,31 @@ class GateValues:
     judges: Mapping[str, Any] | None = None
     ragmeter_version: str | None = None
     definitions: Mapping[str, Any] | None = None
+
+    @classmethod
+    def of(cls, values: PerQueryResults) -> GateValues:
+        """The gate's view of per-item values: their repeats, failures and manifest.
+
+        Parameters
+        ----------
+        values
+            The values.
+
+        Returns
+        -------
+        GateValues
+            The view.
+        """
+        manifest = values.manifest
+        return cls(
+            values,
+            repeats={m: dict(r) for m, r in values.repeats.items()},
+            failed=dict(values.failed),
+            settings=dict(manifest.settings),
+            judges=None if manifest.judge is None else manifest.to_dict()["judge"],
+            ragmeter_version=manifest.ragmeter_version,
+            definitions=manifest.to_dict()["measures"] or None,
+        )
 
     @property
     def name(self) -> str | None:
@@ -164,13 +174,6 @@ def _plain(value: Any) -> Any:
 
 def _id_key(item: Any) -> str:
     return item if isinstance(item, str) else str(item)
-
-
-def _judge_results_type() -> type | None:
-    """The judges' results class if the judges package was imported (a JudgeResults can only
-    exist then), without importing it."""
-    module = sys.modules.get("ragmeter.judges.results")
-    return None if module is None else getattr(module, "JudgeResults", None)
 
 
 def _from_rows(
@@ -316,7 +319,9 @@ def _from_baseline(data: Mapping[str, Any], name: str | None, where: str) -> Gat
         settings=dict(manifest.get("settings") or {}),
         judges=manifest.get("judges"),
         ragmeter_version=manifest.get("ragmeter_version"),
-        definitions=dict(manifest.get("metrics") or {}),
+        definitions=Manifest(
+            measures={m: d for m, d in (manifest.get("metrics") or {}).items() if d is not None}
+        ).to_dict()["measures"],
     )
 
 
@@ -366,22 +371,6 @@ def gate_values(results: Any, name: str | None = None, *, where: str = "results"
             results.ragmeter_version,
             results.definitions,
         )
-    judges_type = _judge_results_type()
-    if judges_type is not None and isinstance(results, judges_type):
-        records = [
-            {
-                "sample_id": r.sample_id,
-                "metric": r.metric,
-                "value": r.score.value,
-                "status": r.score.status,
-                "repeats": None
-                if getattr(r, "repeats", None) is None
-                else [{"value": s.value, "status": s.status} for s in r.repeats],
-            }
-            for r in results.rows  # type: ignore[attr-defined]
-        ]
-        manifest = getattr(results, "manifest", {})
-        return _from_rows(records, name, _judge_identity(manifest), manifest.get("version"), where)
     if isinstance(results, Mapping):
         kind = results.get("kind")
         if kind == _JUDGES_KIND:
@@ -402,8 +391,7 @@ def gate_values(results: Any, name: str | None = None, *, where: str = "results"
         converted = per_query_results(results, name)
     except InputTypeError as exc:
         raise InputTypeError(f"{where}: {exc}") from None
-    settings = {k: converted.parameters[k] for k in VALUE_SETTINGS if k in converted.parameters}
-    return GateValues(converted, failed=dict(converted.failed), settings=settings)
+    return GateValues.of(converted)
 
 
 def _has_lists(column: Mapping[Any, Any]) -> bool:
