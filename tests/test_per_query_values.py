@@ -156,3 +156,109 @@ def test_parameters_still_read_with_a_deprecation_warning():
         warnings.simplefilter("always")
         assert values.parameters == {"relevance_threshold": 2}
     assert caught and issubclass(caught[0].category, DeprecationWarning)
+
+
+# -- issue 44: every producer records the settings that change its numbers -------------------
+
+
+def _graded_files(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    run = tmp_path / "run.txt"
+    qrels.write_text(
+        "".join(f"q{q} 0 d{d} {(q + d) % 3}\n" for q in range(8) for d in range(6)),
+        encoding="utf-8",
+    )
+    run.write_text(
+        "".join(f"q{q} Q0 d{d} {d + 1} {10 - d} tag\n" for q in range(8) for d in range(6)),
+        encoding="utf-8",
+    )
+    return qrels, run
+
+
+def _evaluated(tmp_path, qrels, run, level: int):
+    import contextlib
+    import io
+
+    from ragmeter.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["evaluate", "-q", "--format", "json", "-l", str(level), "-m", "P.5",
+                     str(qrels), str(run)])  # fmt: skip
+    assert code == 0
+    path = tmp_path / f"l{level}.json"
+    path.write_text(out.getvalue(), encoding="utf-8")
+    return path
+
+
+def test_the_same_run_at_l2_and_l1_is_refused_by_compare_and_the_gate(tmp_path):
+    from ragmeter import MetricResults, compare
+    from ragmeter.gate import gate, read_gate_file
+
+    qrels, run = _graded_files(tmp_path)
+    strict, lenient = (_evaluated(tmp_path, qrels, run, level) for level in (2, 1))
+    baseline = MetricResults.read(strict, per_query=True).per_query_results("l2")
+    candidate = MetricResults.read(lenient, per_query=True).per_query_results("l1")
+    # The same run at -l 1 scores higher: without the setting, it would "improve".
+    assert candidate.means()["P_5"] > baseline.means()["P_5"]
+    assert baseline.manifest.settings["relevance_threshold"] == 2
+    with pytest.raises(
+        InvalidInputError, match=r"different relevance_threshold \(1 for l1, 2 for l2\)"
+    ):
+        compare(candidate, baseline)
+    gate_base, gate_cand = read_gate_file(strict), read_gate_file(lenient)
+    assert gate_base.settings["relevance_threshold"] == 2
+    assert gate_cand.settings["relevance_threshold"] == 1
+    with pytest.raises(InvalidInputError, match="relevance_threshold"):
+        gate(gate_cand, gate_base, margin=0.01)
+
+
+def test_ranking_metrics_per_query_records_its_settings():
+    from ragmeter import ranking_metrics
+
+    qrels = {"q1": {"d1": 2, "d2": 1}, "q2": {"d3": 1}}
+    run = {"q1": ["d2", "d1"], "q2": ["d3"]}
+    values = ranking_metrics(qrels, run, metrics=["P@1"], average=None, relevance_threshold=2)
+    manifest = values.per_query_results().manifest
+    assert manifest.producer == "ragmeter.ranking_metrics"
+    assert manifest.settings["relevance_threshold"] == 2
+    assert manifest.settings["missing"] == "raise" and manifest.settings["max_docs"] == "none"
+    assert manifest.to_dict()["measures"]["P@1"] == measure_definition("P@1")
+    assert manifest.unknown == ()
+
+
+def test_an_evaluation_of_format_2_reads_with_its_settings_unknown(tmp_path):
+    from ragmeter import MetricResults, ranking_metrics
+
+    values = ranking_metrics({"q": {"d": 1}}, {"q": ["d"]}, metrics=["P@1"], average=None)
+    path = values.write(tmp_path / "new.json")
+    import json
+
+    data = json.loads(path.read_text())
+    data["format_version"] = 2
+    del data["runs"]["run"]["manifest"]
+    for key in ("n_values", "sha256"):
+        data.pop(key, None)
+    (tmp_path / "old.json").write_text(json.dumps(data))
+    old = MetricResults.read(tmp_path / "old.json").per_query_results("old")
+    assert set(old.manifest.unknown) == {
+        "relevance_threshold", "zero_division", "missing", "max_docs", "judged_docs_only",
+        "collection_size",
+    }  # fmt: skip
+    notes = check_comparable(values.per_query_results("new"), old)
+    assert len(notes) == 1 and "not recorded for old" in notes[0]
+
+
+def test_judged_values_carry_the_judge_and_their_definitions():
+    from ragmeter.judges import RuleJudge, Sample, evaluate
+
+    samples = [
+        Sample("Who wrote Hamlet?", "Shakespeare wrote Hamlet.", ["Hamlet is by Shakespeare."])
+    ]
+    results = evaluate(samples, ["groundedness"], judge=RuleJudge(), progress=False)
+    values = results.per_query_results("rules")
+    manifest = values.manifest
+    assert manifest.producer == "ragmeter.judges"
+    assert manifest.judge["judge"]["name"] == "rule-judge"
+    assert manifest.measures["groundedness"]["name"] == "groundedness"
+    assert manifest.settings["judge_value"] == "one judgement"

@@ -193,7 +193,8 @@ def _set(path, value):
         (_set(("runs", "r", "undefined", "map"), "why"), r"runs\.r\.undefined\.map: 'why'"),
         (_set(("runs", "r", "keyed"), "yes"), r"runs\.r\.keyed: expected true or false"),
         (_set(("kind",), "ragmeter.comparison"), r"kind: 'ragmeter\.comparison'"),
-        (_set(("format_version",), 3), r"format_version: 3; .*upgrade ragmeter"),
+        (_set(("format_version",), 4), r"format_version: 4; .*upgrade ragmeter"),
+        (_set(("format_version",), 2), r"runs\.r\.manifest: a field format 2 does not have"),
         (_set(("format_version",), 0), r"format_version: 0; .*write it again"),
     ],
 )

@@ -578,6 +578,13 @@ def _difference(a: Any, b: Any, where: str = "") -> str | None:
     return f"{where.rstrip('.')}: {_thawed(a)!r} vs {_thawed(b)!r}"
 
 
+def _shown_setting(value: Any) -> str:
+    """A setting for messages: ``2`` for 2.0 (as ``-l 2`` was given), else its repr."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return repr(value)
+
+
 def _why_unknown(manifest: Manifest, key: str) -> str:
     if key in manifest.unknown:
         return "its file was written before ragmeter recorded it"
@@ -657,14 +664,15 @@ with different relevance_threshold (2 for baseline, 1 for candidate)...
             va, vb = first.settings[key], second.settings[key]
             if not _same_numbers(key, va, vb):
                 refused.append(
-                    f"they were evaluated with different {key} ({va!r} for {label_a}, {vb!r} "
-                    f"for {label_b})"
+                    f"they were evaluated with different {key} ({_shown_setting(va)} for "
+                    f"{label_a}, {_shown_setting(vb)} for {label_b})"
                 )
         else:
             side = 0 if key in first.settings else 1
             known = first if side == 0 else second
             other = second if side == 0 else first
-            one_sided[side].append(f"{key}={known.settings[key]!r} ({_why_unknown(other, key)})")
+            shown = _shown_setting(known.settings[key])
+            one_sided[side].append(f"{key}={shown} ({_why_unknown(other, key)})")
     for side, entries in one_sided.items():
         if entries:
             known_label, other_label = (label_a, label_b) if side == 0 else (label_b, label_a)

@@ -756,6 +756,8 @@ def per_query_results(results: Any, name: str | None = None) -> PerQueryResults:
     >>> values = per_query_results(ranking_metrics(qrels, runs, metrics=["mrr"], average=None))
     >>> values["mrr"]
     {'q1': 1.0, 'q2': 0.5}
+    >>> values.manifest.producer, values.manifest.settings["relevance_threshold"]
+    ('ragmeter.ranking_metrics', 1.0)
     """
     if isinstance(results, PerQueryResults):
         return results if name is None or name == results.name else results.renamed(name)

@@ -65,6 +65,8 @@ __all__ = [
 ]
 
 PathLike = str | os.PathLike[str]
+#: What a manifest of an evaluation of any sources (and of the command) calls its producer.
+PRODUCER = "ragmeter.evaluate"
 
 
 def detect_format(path: PathLike, **columns: str) -> Format:
@@ -309,7 +311,7 @@ duplicates, judged_docs_only, collection_size, n_threads
 
     columns = _columns(query_col, doc_col, relevance_col, score_col, rank_col)
     values = evaluation_values(qrels, run, metrics, options, columns=columns)
-    return summarize(values, average=None if per_query else "mean")
+    return summarize(values, average=None if per_query else "mean", producer=PRODUCER)
 
 
 def means_and_values(qrels: Any, run: Any, **options: Any) -> tuple[MetricResults, QueryValues]:
@@ -335,7 +337,7 @@ def means_and_values(qrels: Any, run: Any, **options: Any) -> tuple[MetricResult
     from ..ranking.evaluation import summarize
 
     values = evaluation_values(qrels, run, metrics, trec_options(**options), columns=columns)
-    return summarize(values, average="mean"), values
+    return summarize(values, average="mean", producer=PRODUCER), values
 
 
 def means_and_per_query(
@@ -351,4 +353,4 @@ def means_and_per_query(
     from ..ranking.evaluation import summarize
 
     means, values = means_and_values(qrels, run, **options)
-    return means, summarize(values, average=None)
+    return means, summarize(values, average=None, producer=PRODUCER)

@@ -7,7 +7,7 @@ report and the CI gate read them): one file per saved type, keyed by the file's 
 ``RetrievalEvaluation.write(path)`` (``"ragmeter.retrieval_evaluation"``, format version 1);
 ``JudgeResults.write(path)`` (``"ragmeter.judges"``, format version 3);
 and ``MetricResults.write(path)``, ``RunEvaluations.write(path)`` and what ``ragmeter
-evaluate --format json`` writes (``"ragmeter.evaluation"``, format version 2).
+evaluate --format json`` writes (``"ragmeter.evaluation"``, format version 3).
 An undefined value (NaN in memory) is ``null`` in the file. The schemas describe the
 structure; reading a file (``Comparison.read``) also checks what a schema cannot (metric
 names, that the summary is what the per-query values give).
