@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _saved import unstamped
 
 from ragmeter import CountScore, InvalidInputError, MeanScore, MetricResults, evaluate_trec
 from ragmeter.ranking import RunEvaluations
@@ -156,7 +157,8 @@ def _damaged(tmp_path, edit, results=None):
     data = json.loads(path.read_text())
     edit(data)
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps(data))
+    # Edited as by hand, without the checksum (which would refuse any edit first).
+    bad.write_text(json.dumps(unstamped(data)))
     return bad
 
 
