@@ -46,9 +46,10 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from ._core import __version__
-from ._files import atomic_write_text, read_regular_text
+from ._files import atomic_write_text
 from ._optional import import_optional
 from .exceptions import InvalidInputError
+from .io._formats import SAVED_SUFFIXES, parse_saved, read_saved_data, saved_format
 
 __all__ = [
     "REPORT_FORMATS",
@@ -70,13 +71,9 @@ __all__ = [
     "write_report",
 ]
 
-REPORT_FORMATS: dict[str, str] = {
-    ".json": "json",
-    ".jsonl": "jsonl",
-    ".yaml": "yaml",
-    ".yml": "yaml",
-    ".toml": "toml",
-}
+#: The formats of saved results by suffix (the rows of :data:`ragmeter.io.FORMATS` that hold
+#: saved results).
+REPORT_FORMATS: dict[str, str] = SAVED_SUFFIXES
 
 
 class Reportable(Protocol):
@@ -186,20 +183,7 @@ class ReportClass(Protocol[R]):
 
 def format_for_path(path: str | os.PathLike[str], format: str | None = None) -> str:
     """The report format of ``path`` (from its suffix), or ``format`` when given."""
-    formats = sorted(set(REPORT_FORMATS.values()))
-    if format is not None:
-        if format not in formats:
-            raise InvalidInputError(
-                f"format: must be one of {', '.join(map(repr, formats))}, got {format!r}"
-            )
-        return format
-    suffix = Path(path).suffix.lower()
-    if suffix not in REPORT_FORMATS:
-        raise InvalidInputError(
-            f"path: cannot tell the report format of {os.fspath(path)!r} from its suffix "
-            f"{suffix!r}; use one of {', '.join(REPORT_FORMATS)} or pass format="
-        )
-    return REPORT_FORMATS[suffix]
+    return saved_format(path, format)
 
 
 def _strict_json(value: Any) -> Any:
@@ -475,61 +459,16 @@ def write_report(
     return atomic_write_text(path, render_report(report, fmt))
 
 
-def _parse(text: str, fmt: str) -> Any:
-    """The data of a report's text (errors are the parsers' own)."""
-    # The parsers are imported here, for the format read: json and tomllib cost ~1.5 and
-    # ~2 ms at import (their regexes), which a program that reads no report (the evaluate
-    # command, which imports this module through MetricResults) should not pay.
-    import json
-
-    if fmt == "json":
-        return json.loads(text)
-    if fmt == "jsonl":
-        # Only LF ends a row: str.splitlines() would also split at U+2028 and the like.
-        return [json.loads(line) for line in text.split("\n") if line.strip()]
-    if fmt == "yaml":
-        yaml = import_optional("yaml", extra="yaml", purpose="Reading a YAML report")
-        return yaml.safe_load(text)
-    import tomllib
-
-    return tomllib.loads(text)
-
-
-def _parse_errors() -> tuple[type[BaseException], ...]:
-    errors: list[type[BaseException]] = [ValueError, RecursionError, MemoryError]
-    try:
-        import yaml
-    except ImportError:
-        pass
-    else:
-        errors.append(yaml.YAMLError)
-    return tuple(errors)
-
-
 def read_report(
     path: str | os.PathLike[str], *, format: str | None = None
 ) -> dict[str, Any] | list[dict[str, Any]]:
-    """Read a report file: a dict for JSON, YAML and TOML, a list of rows for JSONL.
+    """Read a report file: a dict for JSON, YAML and TOML, a list of rows for JSONL (the file
+    door's :func:`ragmeter.io._formats.read_saved_data`).
 
     A file that cannot be parsed (malformed, not UTF-8, nested too deeply, a YAML tag the safe
     loader refuses, not a regular file) is an :class:`~ragmeter.InvalidInputError` naming it.
     """
-    fmt = format_for_path(path, format)
-    name = os.fspath(path)
-    text = read_regular_text(path, "a report")
-    try:
-        data = _parse(text, fmt)
-    except RecursionError:
-        raise InvalidInputError(f"{name}: nested too deeply to be a ragmeter report") from None
-    except _parse_errors() as exc:
-        raise InvalidInputError(
-            f"{name}: not a valid {fmt.upper()} report ({type(exc).__name__}: {_shorten(str(exc))})"
-        ) from None
-    if not isinstance(data, dict | list) or (
-        isinstance(data, list) and not all(isinstance(row, dict) for row in data)
-    ):
-        raise InvalidInputError(f"{name}: does not hold a ragmeter report")
-    return data
+    return read_saved_data(path, format)
 
 
 def _shorten(text: str, limit: int = 300) -> str:
@@ -619,7 +558,7 @@ def load_report_data(cls: ReportClass[T], data: Any, fmt: str, name: str) -> tup
         report = cls.from_rows(data) if isinstance(data, list) else cls.from_dict(data)
         text = render_report(report, fmt)
         text.encode("utf-8")  # an unpaired surrogate (a "\ud800" escape) cannot be written
-        expected, _ = _without_integrity(_parse(text, fmt), name)
+        expected, _ = _without_integrity(parse_saved(text, fmt), name)
         # A report of an older format the class still reads (READABLE_VERSIONS) was checked
         # field by field by from_dict and upgraded: it cannot equal what ragmeter now writes.
         found = _version_of(cls, data)

@@ -20,6 +20,7 @@ semantics.
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -31,7 +32,8 @@ from .._files import file_errors, path_argument
 from .._inputs import TableColumns, arrow_source, is_table
 from ..exceptions import InputTypeError
 from ..options import Duplicates, EvaluationOptions, Missing, ZeroDivision
-from ._formats import FORMATS, Format, detect, formats_read
+from ._formats import FORMATS, Format, detect, formats_read, read_records
+from ._records import Records
 from .trec import (
     TREC_DEFAULT_METRICS,
     evaluate_trec,
@@ -46,17 +48,22 @@ from .trec import (
 if TYPE_CHECKING:
     from ..ranking.evaluation import QueryValues
     from ..ranking.metric_results import MetricResults
+    from ._json import loads_json, parse_json_text
 
 __all__ = [
     "FORMATS",
     "Format",
+    "Records",
     "detect_format",
     "evaluate",
     "evaluate_trec",
     "evaluation_values",
+    "loads_json",
     "means_and_per_query",
     "means_and_values",
+    "parse_json_text",
     "read_qrels",
+    "read_records",
     "read_run",
     "read_trec_qrels",
     "read_trec_run",
@@ -65,6 +72,28 @@ __all__ = [
 ]
 
 PathLike = str | os.PathLike[str]
+
+#: Names of modules imported on first use (PEP 562): the JSON parser costs ~1.5 ms at import,
+#: which the command on TREC files does not pay; name -> its module, relative to this package.
+_LAZY_NAMES: dict[str, str] = {
+    "loads_json": "._json",
+    "parse_json_text": "._json",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _LAZY_NAMES.get(name)
+    if module_name is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module_name, __name__), name)
+    globals()[name] = value  # later look-ups do not reach __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
 #: What a manifest of an evaluation of any sources (and of the command) calls its producer.
 PRODUCER = "ragmeter.evaluate"
 
