@@ -10,6 +10,12 @@ A *source* of judgments or of a run is any of:
   (judgments) or ``score``/``rank`` (runs), named as in ir_measures and ranx (settable);
 * a mapping ``{query_id: {doc_id: grade or score}}`` (judgments may list relevant ids).
 
+Every other file ragmeter reads comes through here too, each format one row of
+:data:`FORMATS` and one module: records (:func:`read_records`: the judges' samples, tables of
+per-item values), saved results (:func:`read_saved`: every kind ragmeter writes, by its
+``kind``, with its count and checksum checked) and one system's per-item values from either
+(:func:`read_per_query`: what the gate and the report read).
+
 :func:`evaluate` evaluates any pair with trec_eval's semantics (the sibling of
 :func:`evaluate_trec` for every form: judged topics are evaluated in trec_eval's order, run
 topics without judgments are ignored and listed); :func:`read_qrels` and :func:`read_run` turn
@@ -49,11 +55,14 @@ if TYPE_CHECKING:
     from ..ranking.evaluation import QueryValues
     from ..ranking.metric_results import MetricResults
     from ._json import loads_json, parse_json_text
+    from ._per_item import read_per_query
+    from ._saved import SavedFile, read_saved
 
 __all__ = [
     "FORMATS",
     "Format",
     "Records",
+    "SavedFile",
     "detect_format",
     "evaluate",
     "evaluate_trec",
@@ -62,9 +71,11 @@ __all__ = [
     "means_and_per_query",
     "means_and_values",
     "parse_json_text",
+    "read_per_query",
     "read_qrels",
     "read_records",
     "read_run",
+    "read_saved",
     "read_trec_qrels",
     "read_trec_run",
     "set_max_decompressed_bytes",
@@ -78,6 +89,9 @@ PathLike = str | os.PathLike[str]
 _LAZY_NAMES: dict[str, str] = {
     "loads_json": "._json",
     "parse_json_text": "._json",
+    "read_per_query": "._per_item",
+    "read_saved": "._saved",
+    "SavedFile": "._saved",
 }
 
 

@@ -42,6 +42,7 @@ __all__ = [
     "format_named",
     "formats_read",
     "parse_saved",
+    "parse_saved_text",
     "read_records",
     "read_saved_data",
     "record_format",
@@ -377,27 +378,36 @@ def _shorten(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def read_saved_data(
-    path: str | os.PathLike[str], format: str | None = None
-) -> dict[str, Any] | list[dict[str, Any]]:
-    """The data of a saved result's file: a dict (JSON, YAML, TOML), a list of rows (JSONL).
+def parse_saved_text(text: str, format: str, name: str) -> Any:
+    """The data of a saved result's text in ``format`` read from the file ``name``: a dict
+    (JSON, YAML, TOML) or a list of rows (JSONL).
 
-    A file that cannot be parsed (malformed, not UTF-8, nested too deeply, a YAML tag the safe
-    loader refuses, not a regular file) is an :class:`~ragmeter.InvalidInputError` naming it.
+    A text that cannot be parsed (malformed, nested too deeply, a YAML tag the safe loader
+    refuses) or holds no report is an :class:`~ragmeter.InvalidInputError` naming the file.
     """
-    fmt = saved_format(path, format)
-    name = os.fspath(path)
-    text = read_regular_text(path, "a report")
     try:
-        data = parse_saved(text, fmt)
+        data = parse_saved(text, format)
     except RecursionError:
         raise InvalidInputError(f"{name}: nested too deeply to be a ragmeter report") from None
     except _parse_errors() as exc:
         raise InvalidInputError(
-            f"{name}: not a valid {fmt.upper()} report ({type(exc).__name__}: {_shorten(str(exc))})"
+            f"{name}: not a valid {format.upper()} report ({type(exc).__name__}: "
+            f"{_shorten(str(exc))})"
         ) from None
     if not isinstance(data, dict | list) or (
         isinstance(data, list) and not all(isinstance(row, dict) for row in data)
     ):
         raise InvalidInputError(f"{name}: does not hold a ragmeter report")
+    return data
+
+
+def read_saved_data(
+    path: str | os.PathLike[str], format: str | None = None
+) -> dict[str, Any] | list[dict[str, Any]]:
+    """The data of a saved result's file (:func:`parse_saved_text`), in ``format`` or the one
+    its suffix says; not a regular file, not UTF-8: an :class:`~ragmeter.InvalidInputError`."""
+    fmt = saved_format(path, format)
+    data: dict[str, Any] | list[dict[str, Any]] = parse_saved_text(
+        read_regular_text(path, "a report"), fmt, os.fspath(path)
+    )
     return data

@@ -587,6 +587,40 @@ class RunEvaluations:
             raise InvalidInputError(f"runs[{run!r}]: the run has no {what}")
         return chosen
 
+    def per_query_results(self, name: str | None = None) -> PerQueryResults:
+        """The per-query values of the evaluation's one run (what a gate or a comparison of
+        one system reads).
+
+        Parameters
+        ----------
+        name
+            The system's name (default: the run's).
+
+        Returns
+        -------
+        PerQueryResults
+            The values, with the run's manifest.
+
+        Raises
+        ------
+        InvalidInputError
+            An evaluation of several runs (each system is one run: evaluate each into its own
+            file), or without per-query values (evaluate with ``-q``).
+        """
+        if len(self._runs) != 1:
+            raise InvalidInputError(
+                f"the evaluation of {len(self._runs)} runs ({', '.join(map(repr, self._runs))}); "
+                "one system's values are one run: evaluate each run into its own file"
+            )
+        (run,) = self._runs
+        by_query = self._runs[run][1]
+        if by_query is None:
+            raise InvalidInputError(
+                "an evaluation without per-query values; comparisons pair queries: evaluate "
+                "with -q (`ragmeter evaluate -q --format json ...`)"
+            )
+        return by_query.per_query_results(run if name is None else name)
+
     def __len__(self) -> int:
         return len(self._runs)
 
