@@ -593,6 +593,105 @@ def _why_unknown(manifest: Manifest, key: str) -> str:
     return f"{manifest.producer} does not record it"
 
 
+def _compare_settings(
+    first: Manifest,
+    second: Manifest,
+    labels: tuple[str, str],
+    refused: list[str],
+    notes: list[str],
+) -> None:
+    """A setting recorded on both sides with values that give other numbers is refused; one
+    recorded on one side only is a note."""
+    label_a, label_b = labels
+    one_sided: dict[int, list[str]] = {0: [], 1: []}
+    for key in dict.fromkeys([*first.settings, *second.settings]):
+        if key in first.settings and key in second.settings:
+            va, vb = first.settings[key], second.settings[key]
+            if not _same_numbers(key, va, vb):
+                refused.append(
+                    f"they were evaluated with different {key} ({_shown_setting(va)} for "
+                    f"{label_a}, {_shown_setting(vb)} for {label_b})"
+                )
+        else:
+            side = 0 if key in first.settings else 1
+            known, other = (first, second) if side == 0 else (second, first)
+            shown = _shown_setting(known.settings[key])
+            one_sided[side].append(f"{key}={shown} ({_why_unknown(other, key)})")
+    for side, entries in one_sided.items():
+        if entries:
+            known_label, other_label = (label_a, label_b) if side == 0 else (label_b, label_a)
+            notes.append(
+                f"not recorded for {other_label}, so not checked against {known_label}: "
+                + "; ".join(entries)
+            )
+
+
+def _compare_measures(
+    first: Manifest,
+    second: Manifest,
+    labels: tuple[str, str],
+    metrics: Iterable[str] | None,
+    refused: list[str],
+    notes: list[str],
+) -> None:
+    """A metric defined differently on the two sides is refused; one known on one side only
+    is a note."""
+    label_a, label_b = labels
+    chosen = (
+        [m for m in first.measures if m in second.measures] if metrics is None else list(metrics)
+    )
+    for metric in chosen:
+        da, db = first.definition(metric), second.definition(metric)
+        if da is not None and db is not None:
+            difference = _difference(da, db)
+            if difference:
+                refused.append(
+                    f"{metric!r} is not defined the same way ({difference}, {label_a} vs {label_b})"
+                )
+        elif (da is None) != (db is None):
+            known_label = label_a if da is not None else label_b
+            notes.append(f"the definition of {metric!r} is known for {known_label} only")
+
+
+def _compare_origins(
+    first: Manifest,
+    second: Manifest,
+    labels: tuple[str, str],
+    refused: list[str],
+    notes: list[str],
+) -> None:
+    """Judges that differ are refused; a judge known on one side, other versions and files
+    without a checksum are notes."""
+    label_a, label_b = labels
+    if first.judge is not None and second.judge is not None:
+        difference = _difference(first.judge, second.judge)
+        if difference:
+            refused.append(
+                f"they were judged differently ({difference}, {label_a} vs {label_b}): a change "
+                "of judge, model or prompt changes the scores by itself"
+            )
+    elif (first.judge is None) != (second.judge is None):
+        known_label = label_a if first.judge is not None else label_b
+        other = second if first.judge is not None else first
+        if "judge" in other.unknown or other.producer in ("table", "mapping"):
+            notes.append(f"only {known_label} says which judge scored it: not checked")
+    if (
+        first.ragmeter_version
+        and second.ragmeter_version
+        and first.ragmeter_version != second.ragmeter_version
+    ):
+        notes.append(
+            f"{label_a} was computed by ragmeter {first.ragmeter_version}, {label_b} by "
+            f"{second.ragmeter_version}"
+        )
+    for label, manifest in ((label_a, first), (label_b, second)):
+        if manifest.verified is False:
+            notes.append(
+                f"the file of {label} carries no checksum (written before saved results had "
+                "one): its values are unverified"
+            )
+
+
 def check_comparable(
     a: Any,
     b: Any,
@@ -655,72 +754,13 @@ with different relevance_threshold (2 for baseline, 1 for candidate)...
         names = (name_a or "the first", name_b or "the second")
         if names[0] == names[1]:
             names = (f"{names[0]} (first)", f"{names[1]} (second)")
-    label_a, label_b = names
+    labels = names
     refused: list[str] = []
     notes: list[str] = []
-    one_sided: dict[int, list[str]] = {0: [], 1: []}
-    for key in dict.fromkeys([*first.settings, *second.settings]):
-        if key in first.settings and key in second.settings:
-            va, vb = first.settings[key], second.settings[key]
-            if not _same_numbers(key, va, vb):
-                refused.append(
-                    f"they were evaluated with different {key} ({_shown_setting(va)} for "
-                    f"{label_a}, {_shown_setting(vb)} for {label_b})"
-                )
-        else:
-            side = 0 if key in first.settings else 1
-            known = first if side == 0 else second
-            other = second if side == 0 else first
-            shown = _shown_setting(known.settings[key])
-            one_sided[side].append(f"{key}={shown} ({_why_unknown(other, key)})")
-    for side, entries in one_sided.items():
-        if entries:
-            known_label, other_label = (label_a, label_b) if side == 0 else (label_b, label_a)
-            notes.append(
-                f"not recorded for {other_label}, so not checked against {known_label}: "
-                + "; ".join(entries)
-            )
-    chosen = (
-        [m for m in first.measures if m in second.measures] if metrics is None else list(metrics)
-    )
-    for metric in chosen:
-        da, db = first.definition(metric), second.definition(metric)
-        if da is not None and db is not None:
-            difference = _difference(da, db)
-            if difference:
-                refused.append(
-                    f"{metric!r} is not defined the same way ({difference}, {label_a} vs {label_b})"
-                )
-        elif (da is None) != (db is None):
-            known_label = label_a if da is not None else label_b
-            notes.append(f"the definition of {metric!r} is known for {known_label} only")
-    if first.judge is not None and second.judge is not None:
-        difference = _difference(first.judge, second.judge)
-        if difference:
-            refused.append(
-                f"they were judged differently ({difference}, {label_a} vs {label_b}): a change "
-                "of judge, model or prompt changes the scores by itself"
-            )
-    elif (first.judge is None) != (second.judge is None):
-        known_label = label_a if first.judge is not None else label_b
-        other = second if first.judge is not None else first
-        if "judge" in other.unknown or other.producer in ("table", "mapping"):
-            notes.append(f"only {known_label} says which judge scored it: not checked")
-    if (
-        first.ragmeter_version
-        and second.ragmeter_version
-        and first.ragmeter_version != second.ragmeter_version
-    ):
-        notes.append(
-            f"{label_a} was computed by ragmeter {first.ragmeter_version}, {label_b} by "
-            f"{second.ragmeter_version}"
-        )
-    for label, manifest in ((label_a, first), (label_b, second)):
-        if manifest.verified is False:
-            notes.append(
-                f"the file of {label} carries no checksum (written before saved results had "
-                "one): its values are unverified"
-            )
+    _compare_settings(first, second, labels, refused, notes)
+    _compare_measures(first, second, labels, metrics, refused, notes)
+    _compare_origins(first, second, labels, refused, notes)
+    label_a, label_b = labels
     if refused:
         raise InvalidInputError(
             f"{label_a} and {label_b} do not hold values that mean the same thing: "
