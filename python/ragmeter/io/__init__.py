@@ -14,7 +14,9 @@ Every other file ragmeter reads comes through here too, each format one row of
 :data:`FORMATS` and one module: records (:func:`read_records`: the judges' samples, tables of
 per-item values), saved results (:func:`read_saved`: every kind ragmeter writes, by its
 ``kind``, with its count and checksum checked) and one system's per-item values from either
-(:func:`read_per_query`: what the gate and the report read).
+(:func:`read_per_query`: what the gate and the report read; :func:`per_item_values` reads
+the same long or wide rows when another tool holds them in memory, as
+:mod:`ragmeter.integrations` does).
 
 :func:`evaluate` evaluates any pair with trec_eval's semantics (the sibling of
 :func:`evaluate_trec` for every form: judged topics are evaluated in trec_eval's order, run
@@ -55,7 +57,7 @@ if TYPE_CHECKING:
     from ..ranking.evaluation import QueryValues
     from ..ranking.metric_results import MetricResults
     from ._json import loads_json, parse_json_text
-    from ._per_item import read_per_query
+    from ._per_item import per_item_values, read_per_query
     from ._saved import SavedFile, read_saved
 
 __all__ = [
@@ -71,6 +73,7 @@ __all__ = [
     "means_and_per_query",
     "means_and_values",
     "parse_json_text",
+    "per_item_values",
     "read_per_query",
     "read_qrels",
     "read_records",
@@ -90,6 +93,7 @@ _LAZY_NAMES: dict[str, str] = {
     "loads_json": "._json",
     "parse_json_text": "._json",
     "read_per_query": "._per_item",
+    "per_item_values": "._per_item",
     "read_saved": "._saved",
     "SavedFile": "._saved",
 }
