@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from .. import _core
+from .._notebook import NotebookDisplay
 from ..exceptions import InvalidInputError
 from ..io import read_qrels, read_run
 from ..io.trec import write_trec_run
@@ -20,7 +21,7 @@ _MISSING_POLICIES = ("raise", "empty", "intersect")
 _NATIVE_PARAMS = ("weights", "k", "gamma", "sigma", "phi", "w", "probs", "map_scores", "log_odds")
 
 
-class FusedRun:
+class FusedRun(NotebookDisplay):
     """A fused run: ``{query_id: {doc_id: score}}`` best first per query, with its ``name``,
     the ``method``, ``norm`` and parameters that made it. ``to_dict()``,
     ``write_trec(path)`` and ``to_arrow()`` give it in ragmeter's other run forms.

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .._notebook import NotebookDisplay
+
 __all__ = ["CheckKind", "GateCheck", "GateResult", "Outcome"]
 
 CheckKind = Literal["non-inferiority", "superiority", "floor"]
@@ -282,7 +284,7 @@ class GateCheck:
 
 
 @dataclass(frozen=True)
-class GateResult:
+class GateResult(NotebookDisplay):
     """Every check of a gate; the gate passes when every check passes.
 
     Parameters

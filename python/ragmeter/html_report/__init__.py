@@ -491,3 +491,14 @@ def report(
     if output is not None:
         atomic_write_text(output, text)
     return text
+
+
+# The report's table renderers, under the names the notebook displays
+# (ragmeter.html_report.notebook) call them: one renderer for the page and the notebooks.
+value_matrix = _matrix
+mean_interval = _interval
+summary_table = _summary
+first_screen = _first_screen
+escape = _e
+number_text = _fmt
+stylesheet = _asset

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..._nan_equal import canonical
+from ..._notebook import NotebookDisplay
 from ..._optional import import_optional
 from ...exceptions import InvalidInputError
 from ...per_query import PerQueryResults
@@ -90,7 +91,7 @@ def _strict(value: Any) -> Any:
     return value
 
 
-class MultipleComparison:
+class MultipleComparison(NotebookDisplay):
     """Several systems compared on the same queries: every system against a baseline, or every
     pair (``baseline`` is None), over several metrics, with corrected p-values.
 
