@@ -40,7 +40,7 @@ from .._files import file_errors, path_argument
 from .._inputs import TableColumns, arrow_source, is_table
 from ..exceptions import InputTypeError
 from ..options import Duplicates, EvaluationOptions, Missing, ZeroDivision
-from ._formats import FORMATS, Format, detect, formats_read, read_records
+from ._formats import FORMATS, Format, detect, formats_read, read_records, trace_format
 from ._records import Records
 from .trec import (
     TREC_DEFAULT_METRICS,
@@ -79,6 +79,7 @@ __all__ = [
     "read_records",
     "read_run",
     "read_saved",
+    "read_spans",
     "read_trec_qrels",
     "read_trec_run",
     "set_max_decompressed_bytes",
@@ -110,6 +111,25 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
+
+
+def read_spans(path: PathLike, *, format: str | None = None) -> Records:
+    """The spans of a trace export, one row each in one shape (:mod:`ragmeter.io._spans`):
+    OTLP/JSON (``"otlp"``), Phoenix's spans dataframe saved as JSON lines, JSON or Parquet
+    (``"phoenix"``) or Langfuse observations (``"langfuse"``); the format is recognised by the
+    file's content unless named.
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "spans.json"
+    >>> _ = path.write_text('{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": '
+    ...     '"5b8efff798038103d269b633813fc60c", "spanId": "eee19b7ec3c1b174", "name": "r"}]}]}]}')
+    >>> [(row["trace_id"][:6], row["span_id"], row["name"]) for row in read_spans(path).rows]
+    [('5b8eff', 'eee19b7ec3c1b174', 'r')]
+    """
+    name = path_argument(path, "path")
+    with file_errors("path"):
+        chosen = format or trace_format(name)
+    return read_records(name, format=chosen, what="a trace export", noun="span")
 
 
 #: What a manifest of an evaluation of any sources (and of the command) calls its producer.
