@@ -116,9 +116,7 @@ def _expected_run(path):
     for span in spans:
         if span["attributes"].get("openinference.span.kind") == "RETRIEVER":
             by_question[span["attributes"]["input.value"]] = span["trace_id"]
-    return {
-        by_question[q]: [d for d, _ in _ranked_for(q)] for q in QUESTIONS
-    }, by_question
+    return {by_question[q]: [d for d, _ in _ranked_for(q)] for q in QUESTIONS}, by_question
 
 
 QRELS_GRADES = {"d0": 2, "d3": 1, "d5": 3, "d7": 1, "d9": 2, "d11": 1}
@@ -241,7 +239,9 @@ def test_judge_results_become_events_on_the_root_span(recorded):
     judged = judge(samples, ["groundedness"], judge=RuleJudge())
     export = tracing.evaluation_events(judged, path)
     request = _parse_logs(export)
-    roots = {s["trace_id"]: s["span_id"] for s in ragmeter.io.read_spans(path).rows if not s["parent_id"]}
+    roots = {
+        s["trace_id"]: s["span_id"] for s in ragmeter.io.read_spans(path).rows if not s["parent_id"]
+    }
     for record in request.resource_logs[0].scope_logs[0].log_records:
         assert roots[record.trace_id.hex()] == record.span_id.hex()
     frame = tracing.phoenix_span_evaluations(judged, path, "groundedness")
@@ -256,7 +256,9 @@ def test_phoenix_document_evaluations_frame(recorded):
     assert list(frame.index.names) == ["context.span_id", "document_position"]
     retrievals = tracing.retrievals(path)
     expected_rows = [
-        (r.span_id, i, QRELS_GRADES.get(d.id, 0)) for r in retrievals for i, d in enumerate(r.documents)
+        (r.span_id, i, QRELS_GRADES.get(d.id, 0))
+        for r in retrievals
+        for i, d in enumerate(r.documents)
     ]
     got = [(s, p, row.score) for (s, p), row in frame.iterrows()]
     assert sorted(got) == sorted(expected_rows)
@@ -294,16 +296,43 @@ def test_genai_retrieval_spans_from_the_sdk(tmp_path):
 
 LANGFUSE = {
     "data": [
-        {"id": "o1", "traceId": "t1", "type": "SPAN", "name": "rag", "input": {"question": "q one"},
-         "output": "the answer", "parentObservationId": None},
-        {"id": "o2", "traceId": "t1", "type": "RETRIEVER", "name": "vector search",
-         "parentObservationId": "o1", "input": "q one",
-         "output": [{"page_content": "alpha", "metadata": {"id": "a", "score": 0.9}},
-                    {"page_content": "beta", "metadata": {"id": "b", "score": 0.5}}]},
-        {"id": "o3", "traceId": "t2", "type": "SPAN", "name": "rag", "input": "q two",
-         "output": "second"},
-        {"id": "o4", "traceId": "t2", "type": "SPAN", "name": "retrieve",
-         "parentObservationId": "o3", "output": {"documents": [{"id": "c", "content": "gamma"}]}},
+        {
+            "id": "o1",
+            "traceId": "t1",
+            "type": "SPAN",
+            "name": "rag",
+            "input": {"question": "q one"},
+            "output": "the answer",
+            "parentObservationId": None,
+        },
+        {
+            "id": "o2",
+            "traceId": "t1",
+            "type": "RETRIEVER",
+            "name": "vector search",
+            "parentObservationId": "o1",
+            "input": "q one",
+            "output": [
+                {"page_content": "alpha", "metadata": {"id": "a", "score": 0.9}},
+                {"page_content": "beta", "metadata": {"id": "b", "score": 0.5}},
+            ],
+        },
+        {
+            "id": "o3",
+            "traceId": "t2",
+            "type": "SPAN",
+            "name": "rag",
+            "input": "q two",
+            "output": "second",
+        },
+        {
+            "id": "o4",
+            "traceId": "t2",
+            "type": "SPAN",
+            "name": "retrieve",
+            "parentObservationId": "o3",
+            "output": {"documents": [{"id": "c", "content": "gamma"}]},
+        },
     ],
     "meta": {"page": 1, "totalItems": 4},
 }
@@ -324,14 +353,28 @@ def test_a_langfuse_export(tmp_path):
 def test_a_phoenix_spans_table(tmp_path):
     # Constructed after Phoenix's spans dataframe (get_spans_dataframe) columns.
     rows = [
-        {"context.trace_id": "t1", "context.span_id": "s1", "parent_id": None, "name": "chain",
-         "span_kind": "CHAIN", "attributes.input.value": "question", "attributes.output.value": "x"},
-        {"context.trace_id": "t1", "context.span_id": "s2", "parent_id": "s1", "name": "retrieve",
-         "span_kind": "RETRIEVER", "attributes.openinference.span.kind": "RETRIEVER",
-         "attributes.input.value": "question",
-         "attributes.retrieval.documents": [
-             {"document.id": "d2", "document.score": 0.7, "document.content": "two"},
-             {"document.id": "d1", "document.score": 0.9, "document.content": "one"}]},
+        {
+            "context.trace_id": "t1",
+            "context.span_id": "s1",
+            "parent_id": None,
+            "name": "chain",
+            "span_kind": "CHAIN",
+            "attributes.input.value": "question",
+            "attributes.output.value": "x",
+        },
+        {
+            "context.trace_id": "t1",
+            "context.span_id": "s2",
+            "parent_id": "s1",
+            "name": "retrieve",
+            "span_kind": "RETRIEVER",
+            "attributes.openinference.span.kind": "RETRIEVER",
+            "attributes.input.value": "question",
+            "attributes.retrieval.documents": [
+                {"document.id": "d2", "document.score": 0.7, "document.content": "two"},
+                {"document.id": "d1", "document.score": 0.9, "document.content": "one"},
+            ],
+        },
     ]
     path = tmp_path / "spans.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
@@ -341,20 +384,40 @@ def test_a_phoenix_spans_table(tmp_path):
 
 
 def test_refusals_name_the_span(tmp_path):
-    no_id = {"data": [{"id": "o", "traceId": "t", "type": "RETRIEVER", "name": "r",
-                       "output": [{"content": "x"}]}]}
+    no_id = {
+        "data": [
+            {
+                "id": "o",
+                "traceId": "t",
+                "type": "RETRIEVER",
+                "name": "r",
+                "output": [{"content": "x"}],
+            }
+        ]
+    }
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(no_id))
-    with pytest.raises(ragmeter.InvalidInputError, match="span o .*no id"):
+    with pytest.raises(ragmeter.InvalidInputError, match=r"span o .*no id"):
         tracing.run_from_traces(path)
-    named = {"data": [{"id": "o", "traceId": "t", "type": "RETRIEVER", "name": "r",
-                       "output": [{"content": "x", "metadata": {"key": "k1"}}]}]}
+    named = {
+        "data": [
+            {
+                "id": "o",
+                "traceId": "t",
+                "type": "RETRIEVER",
+                "name": "r",
+                "output": [{"content": "x", "metadata": {"key": "k1"}}],
+            }
+        ]
+    }
     path.write_text(json.dumps(named))
     assert tracing.run_from_traces(path, document_id="key") == {"t": {"k1": -1.0}}
-    two = {"data": [
-        {"id": "o1", "traceId": "t", "type": "RETRIEVER", "output": [{"id": "a"}]},
-        {"id": "o2", "traceId": "t", "type": "RETRIEVER", "output": [{"id": "b"}]},
-    ]}
+    two = {
+        "data": [
+            {"id": "o1", "traceId": "t", "type": "RETRIEVER", "output": [{"id": "a"}]},
+            {"id": "o2", "traceId": "t", "type": "RETRIEVER", "output": [{"id": "b"}]},
+        ]
+    }
     path.write_text(json.dumps(two))
     with pytest.raises(ragmeter.InvalidInputError, match="two retrievals"):
         tracing.run_from_traces(path)
