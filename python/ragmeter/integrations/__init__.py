@@ -11,8 +11,9 @@ with the optional dependency of its extra:
   :class:`~ragmeter.PerQueryResults`;
 * :mod:`ragmeter.integrations.mlflow` (extra ``mlflow``): scorers for
   ``mlflow.genai.evaluate`` and :func:`~ragmeter.integrations.mlflow.compare_runs`;
-* :mod:`ragmeter.integrations.tracing` (extra ``otel`` for writing OTLP through the
-  OpenTelemetry SDK; the readers need nothing): runs and judge samples from OTLP JSON,
+* :mod:`ragmeter.integrations.tracing` (extra ``otel`` for Phoenix's evaluation frames and
+  its spans saved as Parquet; OTLP/JSON and Langfuse exports need nothing): runs and judge
+  samples from OTLP JSON,
   OpenInference and Langfuse exports (read through :mod:`ragmeter.io`), and results written
   back as ``gen_ai.evaluation.result`` events and Phoenix evaluation frames.
 

@@ -198,7 +198,7 @@ def write_evaluation_events(
 
 
 def _frame(rows: list[dict[str, Any]], index: list[str], caller: str) -> Any:
-    pandas = import_optional("pandas", extra="pandas", purpose=caller)
+    pandas = import_optional("pandas", extra="otel", purpose=caller)
     frame = pandas.DataFrame(rows, columns=[*index, "score", "label", "explanation"])
     frame = frame.dropna(axis=1, how="all").set_index(index)
     return frame
@@ -227,7 +227,7 @@ def phoenix_span_evaluations(
     Returns
     -------
     pandas.DataFrame
-        The frame (the ``pandas`` extra).
+        The frame (pandas: the ``otel`` extra).
     """
     keyed, roots = _evaluatedspan_rows(traces, query_id, document_id)
     rows = []
@@ -281,7 +281,7 @@ def phoenix_document_evaluations(
     Returns
     -------
     pandas.DataFrame
-        The frame (the ``pandas`` extra).
+        The frame (pandas: the ``otel`` extra).
     """
     judged = {str(q): {str(d): g for d, g in docs.items()} for q, docs in read_qrels(qrels).items()}
     rows = []
