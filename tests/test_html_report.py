@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _saved import unstamped
 from browser import browser_or_skip, console_errors, requested_urls, screenshot
 
 from ragmeter import InvalidInputError, compare_many, report
@@ -297,7 +298,7 @@ def test_a_saved_retrieval_evaluation_is_read(tmp_path):
     assert 'data-system="bm25" data-metric="mrr" data-mean="0.5"' in page
     assert "ragmeter.retrieval_evaluation" in page  # the manifest names what was read
     path.write_text(path.read_text().replace('"status": "success"', '"status": "fine"', 1))
-    with pytest.raises(InvalidInputError, match="status 'fine'"):
+    with pytest.raises(InvalidInputError, match=r"bm25\.json: its content does not match"):
         report(path)
 
 
@@ -312,7 +313,7 @@ def test_a_saved_judges_report_is_read_as_its_rows(tmp_path):
     )
     results = judge(samples, [metric], judge=scripted, progress=False)
     saved = tmp_path / "judges.json"
-    saved.write_text(json.dumps(results.to_report_dict(), allow_nan=False))
+    results.write(saved)
     assert results.to_report_dict()["kind"] in SAVED_TYPES  # the kind the report knows
     from_file, from_rows = tmp_path / "file.html", tmp_path / "rows.html"
     report(saved, output=from_file)
@@ -332,10 +333,14 @@ def test_a_saved_judges_report_is_read_as_its_rows(tmp_path):
     # The same page, whichever file held the rows, but for the manifest of the file read.
     page = without_manifest(from_file.read_text(), saved, "ragmeter.judges")
     assert page == without_manifest(from_rows.read_text(), rows, "ragmeter.judges")
-    # Read back as every saved result is: an edited file is refused, naming it and the field.
+    # Read back as every saved result is: an edited file is refused by its checksum, and one
+    # without a checksum (written before saved results had one) by the field that changed.
     edited = json.loads(saved.read_text())
     edited["rows"][0]["value"] = 1.0
     saved.write_text(json.dumps(edited))
+    with pytest.raises(InvalidInputError, match=r"judges\.json: its content does not match"):
+        report(saved)
+    saved.write_text(json.dumps(unstamped(edited)))
     with pytest.raises(InvalidInputError, match=r"judges\.json: .*metrics\.grade\.mean"):
         report(saved)
     assert all(f"s{i}" in page for i in range(3)) and 'data-mean="2.0"' in page

@@ -4,7 +4,6 @@ the tables and writes the reports and plots to an output directory."""
 
 from __future__ import annotations
 
-import json
 from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
@@ -12,6 +11,7 @@ from typing import Any, TextIO
 from . import __version__
 from .exceptions import MissingDependencyError
 from .harness import RetrievalEvaluation, evaluate_retrieval
+from .io import read_records
 from .retrieval import CorpusDocument, RetrievalConfig, RetrievalIndex
 from .stats import Comparison
 
@@ -21,8 +21,8 @@ DEMO_METRICS = ("precision@1", "recall@5", "mrr", "ndcg@5")
 
 
 def _rows(name: str) -> list[dict[str, Any]]:
-    text = resources.files("ragmeter").joinpath("data", name).read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    with resources.as_file(resources.files("ragmeter").joinpath("data", name)) as path:
+        return read_records(path, format="jsonl", what="the demo's data").rows
 
 
 def load_demo_corpus() -> tuple[list[CorpusDocument], dict[str, str], dict[str, dict[str, int]]]:

@@ -119,7 +119,11 @@ def test_per_query_values_of_a_run_with_repeats_are_the_item_means_and_say_so():
     results = evaluate(SAMPLES, [GRADE], judge=noisy_judge(), repeats=3, progress=False)
     per_query = per_query_results(results, name="noisy")
     assert per_query["grade"] == {row.sample_id: row.value for row in results.rows}
-    assert per_query.parameters == {"judge_value": "mean of 3 repeats"}
+    assert per_query.manifest.settings["judge_value"] == "mean of 3 repeats"
+    assert per_query.repeat_counts("grade") == {row.sample_id: (3, 3) for row in results.rows}
+    assert per_query.repeats["grade"] == {
+        row.sample_id: tuple(s.value for s in row.repeats) for row in results.rows
+    }
 
 
 def test_repeats_and_threshold_are_checked():

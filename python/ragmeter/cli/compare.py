@@ -431,7 +431,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             )
         runs.append(run_path)
         tags.append(means.get("runid"))
-        per_query.append(summarize(values, average=None))
+        per_query.append(summarize(values, average=None, producer="ragmeter.evaluate"))
     if unranked:
         listed = "; ".join(
             f"{run}: {len(ids)} ("

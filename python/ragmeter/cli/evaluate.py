@@ -29,7 +29,7 @@ from .._inputs import TableColumns
 from .._progress import progress_hook
 from ..datasets import dataset_qrels, is_dataset_id
 from ..exceptions import InvalidInputError, RagmeterError, UndefinedMetricWarning
-from ..io import evaluate, means_and_values
+from ..io import PRODUCER, evaluate, means_and_values
 from ..io._formats import detect, formats_read
 from ..io.trec import read_trec_run, trec_options, trec_table
 from ..ranking.columns import report_columns
@@ -256,7 +256,7 @@ def _per_query(values: QueryValues | None) -> Any:
     # Imported here: the command on TREC files (`_run_in_core`) never needs numpy.
     from ..ranking.evaluation import summarize
 
-    return summarize(values, average=None)
+    return summarize(values, average=None, producer=PRODUCER)
 
 
 def _with_per_query(report: dict[str, tuple[Any, Any]]) -> dict[str, tuple[Any, Any]]:

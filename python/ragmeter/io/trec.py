@@ -282,7 +282,9 @@ def evaluate_trec(
     # Imported here: the summaries need numpy, which `trec_table` (the command) does without.
     from ..ranking.evaluation import summarize
 
-    return summarize(values, average=None if per_query else "mean")
+    return summarize(
+        values, average=None if per_query else "mean", producer="ragmeter.evaluate_trec"
+    )
 
 
 def trec_options(
@@ -315,8 +317,8 @@ def trec_means_and_per_query(
     from ..ranking.evaluation import summarize
 
     values = trec_values(qrels_path, run_path, metrics=metrics, options=trec_options(**options))
-    means = summarize(values, average="mean")
-    per_query = summarize(values, average=None)
+    means = summarize(values, average="mean", producer="ragmeter.evaluate_trec")
+    per_query = summarize(values, average=None, producer="ragmeter.evaluate_trec")
     return means, per_query
 
 

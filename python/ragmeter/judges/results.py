@@ -21,6 +21,7 @@ from typing import IO, Any, ClassVar, Literal
 from .._files import atomic_write_text
 from .._optional import import_optional
 from ..exceptions import InvalidInputError
+from ..per_query import PerQueryResults
 from ..reports import check_saved_head, load_report, render_report, saved_head, write_report
 from .accounting import CallStats, Price, cost_of
 from .agreement import Level, agreement_report
@@ -40,6 +41,7 @@ from .saved import (
     string_mapping,
 )
 from .score import Score, Status, jsonable
+from .values import judged_values
 
 __all__ = ["JudgeResults", "MetricSummary", "SampleResult"]
 
@@ -611,6 +613,13 @@ class JudgeResults:
             repeats=self.repeats,
             n_flaky=sum(1 for r in rows if r.flaky),
         )
+
+    def per_query_results(self, name: str | None = None) -> PerQueryResults:
+        """The per-sample values as :class:`~ragmeter.PerQueryResults` (what ``compare``, the
+        gate and the report read; see :mod:`ragmeter.judges.values`): an ok score is its value,
+        an undefined or failed one NaN (the failures listed), the repeats of a sample kept and
+        averaged, and the manifest says who judged, with which prompts and settings."""
+        return judged_values(self, name)
 
     def to_records(self) -> list[dict[str, Any]]:
         """One JSON-ready dict per (sample, metric) row."""

@@ -15,9 +15,10 @@ import json
 import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from ...exceptions import InputTypeError, InvalidInputError, JudgeTransportError
+from ...manifest import ENDPOINT_KEYS, without_endpoints
 from .limits import Limits
 
 __all__ = [
@@ -235,32 +236,12 @@ def embedder_identity(embedder: Any) -> dict[str, Any]:
     return judge_identity(embedder)
 
 
-#: The identity keys that say where a model is served, not which model it is: left out of the
-#: identity a run manifest records (and a quality gate compares).
-_ENDPOINT_KEYS: Final = frozenset({"base_url"})
-
-
 def manifest_identity(identity: Any) -> Any:
     """The identity a run manifest records for a judge, panel or embedder: its identity
-    (:func:`judge_identity`) without where it is served (``base_url``, at any depth).
-
-    The same model and prompts behind another host or port (a CI service container, a
-    :class:`~ragmeter.judges.testing.LoopbackOpenAIServer`, a server restarted on a free port)
-    is the same judge, so that a baseline stored by one run compares with the next. Two models
-    served under one model name are told apart by ``identity=`` on the client, which is kept.
-    Cache keys keep the URL (see :class:`~ragmeter.judges.JudgeCache`).
-
-    Examples
-    --------
-    >>> manifest_identity({"kind": "openai_compatible", "name": "m",
-    ...                    "base_url": "http://127.0.0.1:41203/v1", "model": "m"})
-    {'kind': 'openai_compatible', 'name': 'm', 'model': 'm'}
-    """
-    if isinstance(identity, Mapping):
-        return {k: manifest_identity(v) for k, v in identity.items() if k not in _ENDPOINT_KEYS}
-    if isinstance(identity, list | tuple):
-        return [manifest_identity(v) for v in identity]
-    return identity
+    (:func:`judge_identity`) without where it is served
+    (:func:`ragmeter.manifest.without_endpoints`, the one rule). Cache keys keep the URL (see
+    :class:`~ragmeter.judges.JudgeCache`)."""
+    return without_endpoints(identity)
 
 
 def endpoints(identity: Any) -> list[str]:
@@ -268,7 +249,7 @@ def endpoints(identity: Any) -> list[str]:
     found: list[str] = []
     if isinstance(identity, Mapping):
         for key, value in identity.items():
-            if key in _ENDPOINT_KEYS and isinstance(value, str):
+            if key in ENDPOINT_KEYS and isinstance(value, str):
                 found.append(value)
             else:
                 found.extend(endpoints(value))
