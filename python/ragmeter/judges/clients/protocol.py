@@ -81,6 +81,9 @@ class JudgeRequest:
     repeat
         Which repeat of ``evaluate(repeats=N)`` asks (0 for the first; a cache keys
         the others apart).
+    n_items
+        How many items (sentences, claims) the answer labels; 0 for a call that labels
+        none (not in cache keys: ``max_tokens`` already follows it).
 
     Examples
     --------
@@ -99,6 +102,7 @@ class JudgeRequest:
     n_index: int = 0
     task: str = "custom"
     repeat: int = 0
+    n_items: int = 0
 
     def message_dicts(self) -> list[dict[str, str]]:
         """The messages as plain ``{"role", "content"}`` dicts (copies)."""

@@ -61,7 +61,8 @@ class _Endpoint:
     """One endpoint's limits, and its health as the run saw it (for the log).
 
     The log says what changes, once: the endpoint starts failing (the first retry, at WARNING;
-    INFO when rate limited), a call gives up on it, it answers again; every further retry and
+    INFO when rate limited), a call gives up on it, it answers again (at the level its failing
+    was logged at, so that a log that showed the failing spell shows its end); every further retry and
     give-up of a failing endpoint is at DEBUG, and the run ends with one summary line per
     endpoint that needed retries. A dead server thus takes a few lines, not one per attempt.
     """
@@ -77,6 +78,7 @@ class _Endpoint:
         self.gave_up = 0
         self.recoveries = 0
         self.last_error = ""
+        self.failing_level = logging.WARNING
 
     def retrying(self, line: str, error: JudgeTransportError, first_retry_of_call: bool) -> None:
         """Log one retry: the state change at WARNING (INFO for 429), the rest at DEBUG."""
@@ -88,8 +90,9 @@ class _Endpoint:
             return
         self.failing = True
         self.gave_up_while_failing = False
+        self.failing_level = logging.INFO if error.status == 429 else logging.WARNING
         log.log(
-            logging.INFO if error.status == 429 else logging.WARNING,
+            self.failing_level,
             "%s; %s is failing: its further retries are logged at DEBUG until it answers again",
             line,
             self.key,
@@ -105,6 +108,7 @@ class _Endpoint:
             return
         self.failing = True
         self.gave_up_while_failing = True
+        self.failing_level = logging.WARNING
         log.warning(
             "%s%s",
             line,
@@ -120,7 +124,10 @@ class _Endpoint:
         self.failing = False
         self.gave_up_while_failing = False
         self.recoveries += 1
-        log.info(
+        # At the level its failing was logged at (WARNING unless only rate limited): a log
+        # that showed the failing spell shows its end.
+        log.log(
+            self.failing_level,
             "%s answers again (%d retries so far in this run, %d calls gave up)",
             self.key,
             self.retries,
@@ -173,9 +180,12 @@ def _output_error(
         limit = (
             "no max_tokens" if request.max_tokens is None else f"max_tokens={request.max_tokens}"
         )
+        # Fewer items per call shortens only an answer that labels items.
+        advice = "raise max_tokens or lower max_items_per_call" if request.n_items else (
+            "raise max_tokens"
+        )
         return JudgeOutputTruncatedError(
-            f"{message}; the answer was cut off at the token limit ({limit}): raise max_tokens "
-            "or lower max_items_per_call",
+            f"{message}; the answer was cut off at the token limit ({limit}): {advice}",
             task=request.task,
             attempts=attempts,
             errors=tuple(errors),
