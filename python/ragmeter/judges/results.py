@@ -507,15 +507,19 @@ class JudgeResults:
         *,
         confidence: float = 0.95,
         power_tuning: bool = False,
+        bounds: tuple[float, float] | None = None,
     ) -> dict[str, MeanEstimate]:
         """The mean of ``metric`` over every sample, corrected by human ``labels`` (PPI).
 
         ``labels`` (``{sample_id: number}`` or one per sample, ``None`` when unlabelled) must
         be on the metric's scale. Labelled samples with an ok judge value are the labelled
         set; unlabelled samples with an ok value the unlabelled one (samples whose judge row is
-        not ok are left out of both, and their counts say so). See
+        not ok are left out of both, and their counts say so). The humans-only mean is over
+        the same labelled set as PPI's, so the two lines compare like with like. See
         :func:`~ragmeter.judges.ppi.ppi_mean` for the estimator (Angelopoulos et al., *Science*
-        2023; ``power_tuning=True`` for PPI++).
+        2023; ``power_tuning=True`` for PPI++). The intervals are cut at ``bounds``, by default
+        the metric's ``value_range`` (``(0, 1)`` for a fraction; none for a metric that
+        declares none).
 
         Returns
         -------
@@ -551,6 +555,9 @@ class JudgeResults:
             if h is None and r.score.status == "ok" and r.score.value is not None
         ]
         ok_values = [v for _, v in labelled] + unlabelled
+        if bounds is None:
+            spec = next(m for m in self._metrics if m.name == metric)
+            bounds = getattr(spec, "value_range", None)
         judge = MeanEstimate(
             "judge",
             math.fsum(ok_values) / len(ok_values) if ok_values else None,
@@ -567,11 +574,12 @@ class JudgeResults:
                 unlabelled,
                 confidence=confidence,
                 power_tuning=power_tuning,
+                bounds=bounds,
             ),
             "judge": judge,
-            "human": classical_mean(
-                [float(h) for h in human if h is not None], confidence=confidence
-            ),
+            # Over PPI's labelled samples (a labelled sample whose judge row is not ok is in
+            # neither), so the two lines printed side by side are over the same samples.
+            "human": classical_mean([h for h, _ in labelled], confidence=confidence, bounds=bounds),
         }
 
     @property

@@ -114,7 +114,7 @@ def estimate_run(
 
     ``metrics`` are metric objects, as for :func:`~ragmeter.judges.engine.run.run_evaluation`.
     """
-    the_judge = resolve_run_judge(options.judge)
+    the_judge = resolve_run_judge(options.judge, metric_list)
     metric_list = list(metrics)
     real_embedder = (
         resolve_embedder(options.embedder) if any(m.needs_embedder for m in metric_list) else None

@@ -148,7 +148,7 @@ async def run_evaluation(
     """
     sample_list = coerce_samples(samples)
     metric_list = list(metrics)
-    the_judge = resolve_run_judge(options.judge)
+    the_judge = resolve_run_judge(options.judge, metric_list)
     needs_embedder = [m.name for m in metric_list if m.needs_embedder]
     the_embedder = (
         resolve_embedder(options.embedder, required_by=", ".join(needs_embedder))
