@@ -114,8 +114,8 @@ def estimate_run(
 
     ``metrics`` are metric objects, as for :func:`~ragmeter.judges.engine.run.run_evaluation`.
     """
-    the_judge = resolve_run_judge(options.judge, metric_list)
     metric_list = list(metrics)
+    the_judge = resolve_run_judge(options.judge, metric_list)
     real_embedder = (
         resolve_embedder(options.embedder) if any(m.needs_embedder for m in metric_list) else None
     )
