@@ -289,8 +289,7 @@ def variance_components(
             # Equal item means give a t interval of zero width: a statement of certainty
             # that a few (or many) equal values do not support.
             ci_reason = (
-                f"the {a} item means are all equal, and an interval from them would have zero "
-                "width"
+                f"the {a} item means are all equal, and an interval from them would have zero width"
             )
     share = (
         within / (between + within)

@@ -166,7 +166,12 @@ def _row_cost(
     priced = False
     for judge, stats in usage.items():
         price = prices.get(models.get(judge, judge)) or prices.get(judge)
-        cost = cost_of(stats.prompt_tokens, stats.completion_tokens, price)
+        cost = cost_of(
+            stats.prompt_tokens,
+            stats.completion_tokens,
+            price,
+            cached_prompt_tokens=stats.cached_prompt_tokens,
+        )
         if cost is not None:
             total += cost
             priced = True
@@ -984,8 +989,13 @@ class JudgeResults:
         if not (total.calls or total.cache_hits or total.embedding_calls):
             return None
         estimated = " (estimated)" if total.tokens_estimated else ""
+        cached = (
+            f" ({total.cached_prompt_tokens:,} of them from the provider's prompt cache)"
+            if total.cached_prompt_tokens
+            else ""
+        )
         line = (
-            f"usage: {_count(total.calls, 'call')}, {total.prompt_tokens:,} prompt + "
+            f"usage: {_count(total.calls, 'call')}, {total.prompt_tokens:,} prompt{cached} + "
             f"{total.completion_tokens:,} completion tokens{estimated}"
         )
         if total.embedding_calls:

@@ -51,6 +51,7 @@ __all__ = [
     "StructuredOutput",
     "forget_capabilities",
     "judge_from_env",
+    "usage_of",
 ]
 
 StructuredOutput = Literal["auto", "json_schema", "json_object_schema", "json_object", "prompt"]
@@ -79,6 +80,38 @@ def _response_format(mode: str, request: JudgeRequest) -> dict[str, Any] | None:
     if mode == "json_object_schema":
         return {"type": "json_object", "schema": dict(schema)}
     return {"type": "json_object"}
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def usage_of(raw: Any) -> Usage | None:
+    """The :class:`Usage` of a chat completion's ``usage`` object (``None`` without one).
+
+    The OpenAI form, ``prompt_tokens``/``completion_tokens`` with the cached part in
+    ``prompt_tokens_details.cached_tokens`` (what vLLM and gateways also send), or
+    Anthropic's, ``input_tokens``/``output_tokens`` with ``cache_read_input_tokens`` and
+    ``cache_creation_input_tokens`` beside ``input_tokens`` (Anthropic does not count them in
+    it, so the prompt is their sum). A gateway that sends ``cache_read_input_tokens`` beside
+    ``prompt_tokens`` (LiteLLM) counts them in ``prompt_tokens`` already.
+    """
+    if not isinstance(raw, Mapping):
+        return None
+    prompt, completion = _count(raw.get("prompt_tokens")), _count(raw.get("completion_tokens"))
+    details = raw.get("prompt_tokens_details")
+    cached = _count(details.get("cached_tokens")) if isinstance(details, Mapping) else None
+    read = _count(raw.get("cache_read_input_tokens"))
+    if prompt is None or completion is None:
+        # Anthropic's own form: input_tokens excludes what was read from or written to the cache.
+        inputs, outputs = _count(raw.get("input_tokens")), _count(raw.get("output_tokens"))
+        if inputs is None or outputs is None:
+            return None
+        written = _count(raw.get("cache_creation_input_tokens")) or 0
+        return Usage(inputs + (read or 0) + written, outputs, cached_tokens=read or 0)
+    if cached is None:
+        cached = read or 0
+    return Usage(prompt, completion, cached_tokens=min(cached, prompt))
 
 
 def _message_text(content: Any) -> str:
@@ -256,13 +289,8 @@ class ChatCompletionsJudge:
                 kind="protocol",
                 retryable=True,
             ) from None
-        usage = None
         raw_usage = envelope.get("usage") if isinstance(envelope, Mapping) else None
-        if isinstance(raw_usage, Mapping):
-            prompt = raw_usage.get("prompt_tokens")
-            completion = raw_usage.get("completion_tokens")
-            if isinstance(prompt, int) and isinstance(completion, int):
-                usage = Usage(prompt, completion)
+        usage = usage_of(raw_usage)
         return JudgeResponse(
             text=_message_text(message.get("content") if isinstance(message, Mapping) else None),
             usage=usage,

@@ -40,11 +40,17 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Usage:
-    """Tokens of one call, from the endpoint's ``usage`` or estimated (``estimated=True``)."""
+    """Tokens of one call, from the endpoint's ``usage`` or estimated (``estimated=True``).
+
+    ``cached_tokens`` is the part of ``prompt_tokens`` the provider read from its prompt cache
+    (OpenAI's ``prompt_tokens_details.cached_tokens``, Anthropic's
+    ``cache_read_input_tokens``), priced apart.
+    """
 
     prompt_tokens: int
     completion_tokens: int
     estimated: bool = False
+    cached_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:

@@ -181,8 +181,10 @@ def _output_error(
             "no max_tokens" if request.max_tokens is None else f"max_tokens={request.max_tokens}"
         )
         # Fewer items per call shortens only an answer that labels items.
-        advice = "raise max_tokens or lower max_items_per_call" if request.n_items else (
-            "raise max_tokens"
+        advice = (
+            "raise max_tokens or lower max_items_per_call"
+            if request.n_items
+            else ("raise max_tokens")
         )
         return JudgeOutputTruncatedError(
             f"{message}; the answer was cut off at the token limit ({limit}): {advice}",
@@ -575,6 +577,11 @@ class Runtime:
                         else {
                             "prompt_tokens": response.usage.prompt_tokens,
                             "completion_tokens": response.usage.completion_tokens,
+                            **(
+                                {"cached_tokens": response.usage.cached_tokens}
+                                if response.usage.cached_tokens
+                                else {}
+                            ),
                         },
                         "reasks": attempt,
                     },
@@ -621,6 +628,7 @@ class Runtime:
             )
         stats.prompt_tokens += usage.prompt_tokens
         stats.completion_tokens += usage.completion_tokens
+        stats.cached_prompt_tokens += usage.cached_tokens
         stats.tokens_estimated = stats.tokens_estimated or usage.estimated
         stats.latency_s += response.latency_s
         stats.capability_fallbacks += int(response.extra.get("capability_fallbacks", 0) or 0)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import socket
 import threading
 import time
@@ -107,7 +108,8 @@ class Fault:
 
 @dataclass
 class RecordedRequest:
-    """One request the server received (never the Authorization header's value)."""
+    """One request the server received (never the Authorization header's value), and the
+    ``usage`` it answered a chat with."""
 
     method: str
     path: str
@@ -116,6 +118,7 @@ class RecordedRequest:
     status: int = 0
     fault: Fault | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    usage: Mapping[str, Any] | None = None
 
 
 class LoopbackOpenAIServer:
@@ -128,6 +131,9 @@ class LoopbackOpenAIServer:
     server, 400 like llama.cpp's); ``reject_response_format`` does the same for every
     ``response_format``; ``reject_seed`` answers any ``seed`` with a 400. ``usage`` fixes the
     reported ``(prompt_tokens, completion_tokens)`` (default: ``ceil(chars / 4)``).
+    ``prompt_cache=True`` plays a provider's prompt cache: the longest prefix a chat's
+    messages share with an earlier chat's, in whole blocks of 64 characters (16 estimated
+    tokens), is reported as ``usage.prompt_tokens_details.cached_tokens``.
     """
 
     def __init__(
@@ -143,6 +149,7 @@ class LoopbackOpenAIServer:
         reject_seed: bool = False,
         usage: tuple[int, int] | None = None,
         include_usage: bool = True,
+        prompt_cache: bool = False,
         host: str = "127.0.0.1",
         port: int = 0,
     ):
@@ -160,6 +167,8 @@ class LoopbackOpenAIServer:
         self.reject_seed = reject_seed
         self.usage = usage
         self.include_usage = include_usage
+        self.prompt_cache = prompt_cache
+        self._prompts: list[str] = []
         self._api_key = api_key
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
@@ -221,6 +230,15 @@ class LoopbackOpenAIServer:
             self.requests.clear()
             self._faults.clear()
             self.max_in_flight = 0
+
+    def _cached_prefix_tokens(self, prompt: str) -> int:
+        """The tokens of the longest prefix ``prompt`` shares with an earlier prompt, in whole
+        blocks of 64 characters (what a provider's prefix cache would serve)."""
+        with self._lock:
+            earlier = list(self._prompts)
+            self._prompts.append(prompt)
+        longest = max((len(os.path.commonprefix([prompt, seen])) for seen in earlier), default=0)
+        return (longest // 64) * 16
 
     def _take_fault(self, route: str) -> Fault | None:
         with self._lock:
@@ -441,6 +459,10 @@ class LoopbackOpenAIServer:
                         "completion_tokens": completion_tokens,
                         "total_tokens": prompt_tokens + completion_tokens,
                     }
+                    if server.prompt_cache:
+                        cached = min(prompt_tokens, server._cached_prefix_tokens(prompt_text))
+                        payload["usage"]["prompt_tokens_details"] = {"cached_tokens": cached}
+                    record.usage = payload["usage"]
                 record.status = 200
                 self._send(200, payload)
 
