@@ -5,9 +5,10 @@ placeholders as embedchain's prompts, so a custom prompt can replace a built-in 
 format is not part of the template: :meth:`PromptTemplate.render` always gives the schema, so
 every answer can be validated whatever the wording. The stable part of a prompt comes first and
 the variable part last (system text, instructions, the data notice and the schema, then the
-data), so that provider prompt caching applies to the prefix every item of a run shares. Inputs are laid out under ``### Name``
-headings, and items the judge labels are sent as JSON objects with ids, so that a verdict can be
-matched to its item and a missing or extra verdict is detected.
+data), so that provider prompt caching applies to the prefix every item of a run shares. Inputs
+are laid out under ``### Name`` headings, and items the judge labels are sent as JSON objects
+with ids, so that a verdict can be matched to its item and a missing or extra verdict is
+detected.
 
 Every value substituted into a template is untrusted text unless the template names it among
 its ``instruction_fields``: it is sent fenced as data, ``<data:NAME>`` ... ``</data:NAME>``

@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 from ...exceptions import InvalidInputError, JudgeTransportError
 from ..prompts import SCHEMA_MARKER
+from .batches import BatchEndpoint
 from .environment import (
     default_concurrency,
     default_timeout,
@@ -216,6 +217,34 @@ class ChatCompletionsJudge:
 
     async def _post_chat(self, body: dict[str, Any]) -> Mapping[str, Any]:
         raise NotImplementedError
+
+    def request_body(self, request: JudgeRequest) -> dict[str, Any]:
+        """The ``/chat/completions`` body this judge would send for ``request`` now: the
+        structured-output form, seed and temperature this endpoint was found to take (or the
+        forced ``structured_output``). Batch mode writes it as a batch line's ``body``."""
+        caps = self._capabilities()
+        if request.response_schema is None:
+            mode = "prompt"
+        elif self.structured_output == "auto":
+            mode = str(caps["mode"])
+        else:
+            mode = self.structured_output
+        return self._body(request, mode, bool(caps["seed"]), bool(caps["temperature"]))
+
+    def parse_completion(self, envelope: Mapping[str, Any]) -> JudgeResponse:
+        """A chat completion (a batch output line's response body) as a :class:`JudgeResponse`.
+
+        Raises
+        ------
+        JudgeTransportError
+            the body has no ``choices[0].message``.
+        """
+        return self._parse_envelope(envelope, 0.0, 0, "batch")
+
+    def batch_endpoint(self) -> Any:
+        """The endpoint's Batch API (:class:`~ragmeter.judges.clients.batches.BatchEndpoint`),
+        or ``None`` when this client cannot reach one (its batch files then run offline)."""
+        return None
 
     @staticmethod
     def _rejected(exc: JudgeTransportError, mode: str, seed: bool, temperature: bool) -> str | None:
@@ -430,6 +459,10 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
     async def _post_chat(self, body: dict[str, Any]) -> Mapping[str, Any]:
         result: Mapping[str, Any] = await self._http.post("chat/completions", body)
         return result
+
+    def batch_endpoint(self) -> BatchEndpoint:
+        """The ``/files`` and ``/batches`` routes of this judge's endpoint, with its credentials."""
+        return BatchEndpoint(self.base_url, self._http.plain_client)
 
     async def aclose(self) -> None:
         """Close this event loop's connections (``evaluate`` does at its end)."""

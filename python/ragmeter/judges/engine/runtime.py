@@ -62,8 +62,8 @@ class _Endpoint:
 
     The log says what changes, once: the endpoint starts failing (the first retry, at WARNING;
     INFO when rate limited), a call gives up on it, it answers again (at the level its failing
-    was logged at, so that a log that showed the failing spell shows its end); every further retry and
-    give-up of a failing endpoint is at DEBUG, and the run ends with one summary line per
+    was logged at, so that a log that showed the failing spell shows its end); every further
+    retry and give-up of a failing endpoint is at DEBUG, and the run ends with one summary line per
     endpoint that needed retries. A dead server thus takes a few lines, not one per attempt.
     """
 
