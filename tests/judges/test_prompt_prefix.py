@@ -92,7 +92,7 @@ def test_prompts_of_a_run_share_their_stable_prefix_up_to_the_first_data_block(m
         distinct = {BLOCK.sub("", t) for t in texts}
         assert len(prefixes) == 1, (task, len(prefixes))
         # The items differ only inside their data blocks (the run has different items).
-        assert len(distinct) == 1 and len(set(texts)) > 1 or len(texts) == 1, task
+        assert (len(distinct) == 1 and len(set(texts)) > 1) or len(texts) == 1, task
 
 
 def test_the_prefix_is_byte_equal_and_ends_where_the_first_variable_field_starts():

@@ -28,6 +28,7 @@ the engine runs the metric objects it is given and never imports ``metrics/``
 from __future__ import annotations
 
 from ..exceptions import (
+    JudgeBatchPending,
     JudgeCacheError,
     JudgeConfigurationError,
     JudgeError,
@@ -75,7 +76,14 @@ from .compat.embedchain import (
 from .context import JudgeContext
 from .engine.cache import JudgeCache
 from .engine.settings import NO_MAX_TOKENS, RunSettings
-from .evaluation import DryRunEstimate, aevaluate, evaluate, judge_json, pairwise_preference
+from .evaluation import (
+    BatchMode,
+    DryRunEstimate,
+    aevaluate,
+    evaluate,
+    judge_json,
+    pairwise_preference,
+)
 from .loading import load_samples
 from .metrics import (
     AnswerCorrectnessMetric,
@@ -116,6 +124,7 @@ __all__ = [
     "AnswerRelevancyMetric",
     "BaseConfig",
     "BaseMetric",
+    "BatchMode",
     "CallStats",
     "ContextPrecisionMetric",
     "ContextRecallMetric",
@@ -134,6 +143,7 @@ __all__ = [
     "GroundednessMetric",
     "HashEmbedder",
     "Judge",
+    "JudgeBatchPending",
     "JudgeCache",
     "JudgeCacheError",
     "JudgeConfigurationError",

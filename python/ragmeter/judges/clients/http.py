@@ -344,9 +344,7 @@ class HttpEndpoint:
         and their status, :mod:`ragmeter.judges.clients.batches`). The caller closes it."""
         httpx = self._httpx()
         guard_library_logs()
-        headers = {
-            k: v for k, v in self._request_headers().items() if k.lower() != "content-type"
-        }
+        headers = {k: v for k, v in self._request_headers().items() if k.lower() != "content-type"}
         return httpx.AsyncClient(
             base_url=self.base_url + "/",
             headers=headers,

@@ -22,6 +22,7 @@ class NoJudge:
     such as a metric that only embeds): it refuses every call, naming the metric's promise."""
 
     name = "no_judge"
+
     def __init__(self, metrics: Sequence[str] = ()):
         self.metrics = tuple(metrics)
         self.identity = {"kind": "none", "name": "no_judge"}

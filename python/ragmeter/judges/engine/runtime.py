@@ -38,6 +38,7 @@ from ..clients.protocol import (
 )
 from ..clients.secrets import redact
 from ..parsing import OutputParseError, extract_json, validate_schema
+from .batch import BatchRun
 from .cache import JudgeCache, cache_key
 from .settings import RunSettings
 
@@ -254,8 +255,10 @@ class Runtime:
         settings: RunSettings | None = None,
         sleep: Callable[[float], Awaitable[None]] | None = None,
         seed: int = 0,
+        batch: BatchRun | None = None,
     ):
         self.cache = cache
+        self.batch = batch
         self.settings = settings or RunSettings()
         self._sleep = sleep or asyncio.sleep
         self._rng = random.Random(seed)
@@ -477,6 +480,7 @@ class Runtime:
     ) -> Any:
         cached = self.cache.get(key)
         failure = cached.get("failure") if cached is not None else None
+        retrying = isinstance(failure, Mapping)
         if isinstance(failure, Mapping):
             if not self.settings.retry_errors:
                 stats.replayed_failures += 1
@@ -488,7 +492,7 @@ class Runtime:
             stats.cache_hits += 1
             return cached["parsed"]
         try:
-            return await self._ask_judge(judge, request, key, stats, validate)
+            return await self._ask_judge(judge, request, key, stats, validate, retrying)
         except JudgeTransportError as exc:
             if not exc.fatal:
                 self._record_failure(key, exc)
@@ -538,6 +542,7 @@ class Runtime:
         key: str,
         stats: CallStats,
         validate: Validator | None,
+        retrying: bool = False,
     ) -> Any:
         messages = list(request.messages)
         errors: list[str] = []
@@ -555,10 +560,23 @@ class Runtime:
             def count(s: CallStats, n: int) -> None:
                 s.calls += n
 
-            response = await self._with_retries(
-                judge, call, stats, count=count, deterministic=deterministic
-            )
-            self._account(current, response, stats)
+            if self.batch is not None:
+                # The answer comes from a batch line (this run's, or one an earlier run of the
+                # same batch folder downloaded: then it costs nothing more, like a cache hit).
+                current_key = key if attempt == 0 else self.chat_key(judge, current)
+                response, fresh = await self.batch.answer(
+                    judge, current, current_key, retrying=retrying
+                )
+                if fresh:
+                    stats.calls += 1
+                    self._account(current, response, stats)
+                else:
+                    stats.cache_hits += 1
+            else:
+                response = await self._with_retries(
+                    judge, call, stats, count=count, deterministic=deterministic
+                )
+                self._account(current, response, stats)
             try:
                 parsed = extract_json(response.text)
                 problems = self._problems(parsed, request.response_schema, validate)

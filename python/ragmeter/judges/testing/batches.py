@@ -51,10 +51,13 @@ class FakeBatches:
         self.lines_run = 0
         self._released = threading.Event()
         self._released.set()
+        self._hold_from = 1
         self._threads: list[threading.Thread] = []
 
-    def hold(self) -> None:
-        """Keep new and running batches ``in_progress`` until :meth:`release`."""
+    def hold(self, from_batch: int = 1) -> None:
+        """Keep batches ``in_progress`` until :meth:`release`: the ``from_batch``-th created
+        and every later one (those before run as usual)."""
+        self._hold_from = from_batch
         self._released.clear()
 
     def release(self) -> None:
@@ -147,7 +150,8 @@ class FakeBatches:
             status="in_progress",
             request_counts={"total": len(requests), "completed": 0, "failed": 0},
         )
-        self._released.wait()
+        if int(batch_id.rsplit("_", 1)[1]) >= self._hold_from:
+            self._released.wait()
         outputs: list[dict[str, Any]] = []
         errors: list[dict[str, Any]] = []
         for number, line in enumerate(requests, start=1):
