@@ -46,6 +46,7 @@ from .agreement import (
     percent_agreement,
     spearman_rho,
 )
+from .budget import BudgetedEstimate, evaluate_within_budget
 from .clients.chat import OpenAIClientJudge, OpenAICompatibleJudge, judge_from_env
 from .clients.embeddings import OpenAIClientEmbedder, OpenAICompatibleEmbedder
 from .clients.environment import ENV_API_KEY, ENV_BASE_URL, ENV_EMBEDDING_MODEL, ENV_MODEL
@@ -125,6 +126,7 @@ __all__ = [
     "BaseConfig",
     "BaseMetric",
     "BatchMode",
+    "BudgetedEstimate",
     "CallStats",
     "ContextPrecisionMetric",
     "ContextRecallMetric",
@@ -187,6 +189,7 @@ __all__ = [
     "cosine_similarity",
     "evaluate",
     "evaluate_rag",
+    "evaluate_within_budget",
     "fleiss_kappa",
     "judge_from_env",
     "judge_json",

@@ -366,16 +366,19 @@ PRIOR_WEIGHT = 10
 
 @dataclass(frozen=True)
 class Wave:
-    """What one wave of :class:`SequentialPlan` judged: the items and what they cost."""
+    """What one wave of :class:`SequentialPlan` judged: the items, what they cost, and how
+    many of them cost anything (the others were answered by a cache)."""
 
     items: tuple[int, ...]
     calls: int
     cost: float | None = None
+    charged: int | None = None
 
 
-#: ``observe(items) -> (values, calls, cost)``: the judge's value of each item (``None`` when
-#: it has none), the calls it made and their cost (``None`` without prices).
-Observer = Callable[[Sequence[int]], "tuple[Sequence[float | None], int, float | None]"]
+#: ``observe(items) -> (values, calls, cost[, charged])``: the judge's value of each item
+#: (``None`` when it has none), the calls it made, their cost (``None`` without prices) and,
+#: optionally, how many items needed a call (default: every item).
+Observer = Callable[[Sequence[int]], "tuple[Any, ...]"]
 
 
 @dataclass
@@ -543,16 +546,22 @@ class SequentialPlan:
     def _room(self) -> int | None:
         """How many more items the budget pays for, at the calls (and cost) per item seen so
         far; ``None`` without a budget (or before the pilot)."""
-        judged = sum(self.taken.values())
-        if not self.waves or not judged:
+        if not self.waves:
             return None
+        # Per item that needed a call (a cache answers the others); before any, one call per
+        # item is assumed.
+        charged = sum(len(w.items) if w.charged is None else w.charged for w in self.waves)
         rooms = []
         if self.max_calls is not None:
-            per_item = self.calls / judged
-            rooms.append(int((self.max_calls - self.calls) / per_item) if per_item > 0 else 10**12)
-        if self.max_cost is not None and self.cost:
-            per_item_cost = self.cost / judged
-            rooms.append(int((self.max_cost - self.cost) / per_item_cost))
+            per_item = self.calls / charged if charged and self.calls else 1.0
+            rooms.append(int((self.max_calls - self.calls) / per_item))
+        if self.max_cost is not None:
+            if self.cost:
+                rooms.append(int((self.max_cost - self.cost) / (self.cost / charged)))
+            elif charged and self.calls:
+                return None  # calls were made but cost nothing: the cost cannot bound them
+            else:
+                rooms.append(int(self.max_cost / 1e-12) if self.max_cost > 0 else 0)
         return min(rooms) if rooms else None
 
     def run(self, observe: Observer) -> StratifiedEstimate:
@@ -584,7 +593,9 @@ class SequentialPlan:
             if not items:
                 self.stopped = "every item is judged"
                 return estimate
-            values, calls, cost = observe(items)
+            observed = observe(items)
+            values, calls, cost = observed[0], observed[1], observed[2]
+            charged = int(observed[3]) if len(observed) > 3 else None
             if len(values) != len(items):
                 raise InvalidInputError(
                     f"observe returned {len(values)} values for {len(items)} items"
@@ -595,7 +606,7 @@ class SequentialPlan:
             self.calls += int(calls)
             if cost is not None:
                 self.cost = (self.cost or 0.0) + float(cost)
-            self.waves.append(Wave(tuple(items), int(calls), cost))
+            self.waves.append(Wave(tuple(items), int(calls), cost, charged))
             estimate = self.estimate()
             if self.half_width is None and self._room() is None:
                 # A budget in cost without prices: nothing bounds the next wave.
