@@ -85,6 +85,7 @@ from .evaluation import (
     judge_json,
     pairwise_preference,
 )
+from .integrity import JudgeReport, judge_report, model_family
 from .loading import load_samples
 from .metrics import (
     AnswerCorrectnessMetric,
@@ -152,6 +153,7 @@ __all__ = [
     "JudgeContext",
     "JudgeError",
     "JudgeOutputError",
+    "JudgeReport",
     "JudgeRequest",
     "JudgeResponse",
     "JudgeResults",
@@ -193,10 +195,12 @@ __all__ = [
     "fleiss_kappa",
     "judge_from_env",
     "judge_json",
+    "judge_report",
     "kendall_tau",
     "krippendorff_alpha",
     "load_samples",
     "metric",
+    "model_family",
     "pairwise_preference",
     "percent_agreement",
     "ppi_mean",

@@ -319,6 +319,12 @@ class JudgeResults:
         self._recorded_costs: tuple[float | None, ...] | None = None
 
     @property
+    def metrics(self) -> list[Any]:
+        """The metrics as the run had them (read back from a file: their names, agreement
+        levels and summary figures only, since a metric's code is not saved)."""
+        return list(self._metrics)
+
+    @property
     def metric_names(self) -> list[str]:
         """The metrics' names, in the order they were given."""
         return [m.name for m in self._metrics]
