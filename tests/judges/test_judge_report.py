@@ -30,7 +30,7 @@ from ragmeter.judges import (
 from ragmeter.judges.integrity import judge_report, model_family
 from ragmeter.judges.metrics import PairwisePreferenceMetric
 
-WORDS = "the tower was built with iron and stands in the city".split()
+WORDS = ["the", "tower", "was", "built", "with", "iron", "and", "stands", "in", "the", "city"]
 
 
 def _text(rng: random.Random, n: int) -> str:
