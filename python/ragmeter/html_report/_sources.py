@@ -28,6 +28,7 @@ from typing import Any
 
 from .._files import read_regular_text
 from ..exceptions import InputTypeError, InvalidInputError
+from ..judges.integrity import judge_report
 from ..judges.results import JudgeResults
 from ..per_query import per_query_results
 from ..ranking import RunEvaluations
@@ -60,6 +61,8 @@ class Source:
     comparison: MultipleComparison | Comparison | None = None
     judge_rows: list[dict[str, Any]] = field(default_factory=list)
     manifest: dict[str, Any] = field(default_factory=dict)
+    #: A judge result's integrity report (:func:`ragmeter.judges.judge_report`), as a dict.
+    integrity: dict[str, Any] | None = None
 
 
 def _number(value: Any) -> float:
@@ -111,7 +114,8 @@ def _source_of(result: Any, name: str, label: str, manifest: dict[str, Any]) -> 
         return Source(name, "evaluation", _from_evaluations(result, name), None, [], manifest)
     if isinstance(result, JudgeResults):
         rows = result.to_records()
-        return Source(name, "judge", _judge_values(rows, label), None, rows, manifest)
+        integrity = judge_report(result).to_dict()
+        return Source(name, "judge", _judge_values(rows, label), None, rows, manifest, integrity)
     per = per_query_results(result)
     label = per.name or label
     return Source(name or label, "evaluation", {label: _shown(per.to_dict())}, None, [], manifest)

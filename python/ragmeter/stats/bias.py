@@ -195,13 +195,13 @@ class Slope:
         if self.slope is None or self.ci is None:
             return f"undefined ({self.reason})"
         p = (
-            "< 1e-16"
+            "p < 1e-16"
             if self.p_value is not None and self.p_value < 1e-16
-            else f"{self.p_value:.3g}"
+            else f"p = {self.p_value:.3g}"
         )
         return (
-            f"{self.slope:.4g} per unit, {self.confidence:.0%} CI [{self.ci[0]:.4g}, "
-            f"{self.ci[1]:.4g}], p = {p} (n = {self.n})"
+            f"{self.slope:.4g} per unit of x, {self.confidence:.0%} CI [{self.ci[0]:.4g}, "
+            f"{self.ci[1]:.4g}], {p} (n = {self.n})"
         )
 
     def to_dict(self) -> dict[str, Any]:
