@@ -67,7 +67,7 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     Examples
     --------
     >>> [round(b, 4) for b in wilson_interval(68, 100)]
-    [0.5833, 0.7633]
+    [0.5834, 0.7633]
     """
     _counts(successes, n)
     chosen = _confidence(confidence)
@@ -104,7 +104,7 @@ def clopper_pearson_interval(
     Examples
     --------
     >>> [round(b, 4) for b in clopper_pearson_interval(68, 100)]
-    [0.5792, 0.7697]
+    [0.5792, 0.7698]
     """
     _counts(successes, n)
     alpha = 1.0 - _confidence(confidence)

@@ -203,7 +203,7 @@ def stratified_estimate(
     --------
     >>> est = stratified_estimate({"a": [1, 0, 1, 1], "b": [0, 0, 1]}, {"a": 40, "b": 60})
     >>> round(est.mean, 4), round(est.variance, 6)  # 0.4 x 0.75 + 0.6 x 1/3
-    (0.5, 0.029267)
+    (0.5, 0.047)
     """
     chosen = _confidence(confidence)
     with_proxy = proxy_sampled is not None or proxy_means is not None

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..._files import atomic_write_bytes, atomic_write_text
 from ...exceptions import (
     InvalidInputError,
     JudgeBatchPending,
@@ -386,10 +387,11 @@ class BatchRun:
         for file_key, path in (("output_file_id", output), ("error_file_id", errors)):
             file_id = batch.get(file_key)
             if isinstance(file_id, str):
-                path.write_bytes(await endpoint.content(file_id))
+                atomic_write_bytes(path, await endpoint.content(file_id))
         if status == "failed" and not round_.has_output():
             problems = json.dumps(batch.get("errors"))[:400]
-            errors.write_text(
+            atomic_write_text(
+                errors,
                 "".join(
                     json.dumps(
                         {
@@ -401,7 +403,6 @@ class BatchRun:
                     + "\n"
                     for key in round_.custom_ids
                 ),
-                encoding="utf-8",
             )
         round_.state.update(status=status, batch=batch)
         round_.save_state()
