@@ -272,7 +272,18 @@ def test_a_client_killed_while_its_batch_runs_resumes_without_sending_a_line_twi
         stderr=subprocess.PIPE,
     )
     deadline = time.monotonic() + 60
-    while len(server.batches.batches) < 2:
+
+    # Killed once its second round is submitted and recorded (state.json), while it polls.
+    def submitted() -> bool:
+        for state in Path(folder).glob("round-0002/*/state.json"):
+            try:
+                if json.loads(state.read_text())["status"] == "submitted":
+                    return True
+            except (ValueError, KeyError):
+                pass
+        return False
+
+    while not submitted():
         assert child.poll() is None, child.stderr.read().decode()
         assert time.monotonic() < deadline
         time.sleep(0.02)

@@ -16,7 +16,9 @@ vLLM's), the run stops with :class:`~ragmeter.exceptions.JudgeBatchPending` nami
 (``vllm run-batch -i .../requests.vllm.jsonl -o .../output.jsonl``); run the evaluation again
 once the output is there. A rerun (after a kill, or ``wait=False``) reads the folder: it polls
 the batches already submitted instead of submitting again, reads the outputs already
-downloaded, and sends only what no round holds. A line that failed (an error line, an expired
+downloaded, and sends only what no round holds (a process killed in the instant between the
+endpoint creating a batch and the round's ``state.json`` recording it submits that round again:
+its lines are then answered twice, the answers are still read once). A line that failed (an error line, an expired
 or failed batch, a line missing from the output) is the row's ``error``, never a score; with
 ``retry_errors=True`` (the default) a rerun sends it again in a new round. Embeddings are not
 batched.
