@@ -18,10 +18,10 @@ once the output is there. A rerun (after a kill, or ``wait=False``) reads the fo
 the batches already submitted instead of submitting again, reads the outputs already
 downloaded, and sends only what no round holds (a process killed in the instant between the
 endpoint creating a batch and the round's ``state.json`` recording it submits that round again:
-its lines are then answered twice, the answers are still read once). A line that failed (an error line, an expired
-or failed batch, a line missing from the output) is the row's ``error``, never a score; with
-``retry_errors=True`` (the default) a rerun sends it again in a new round. Embeddings are not
-batched.
+its lines are then answered twice, the answers are still read once). A line that failed (an
+error line, an expired or failed batch, a line missing from the output) is the row's
+``error``, never a score; with ``retry_errors=True`` (the default) a rerun sends it again in a
+new round. Embeddings are not batched.
 """
 
 from __future__ import annotations
