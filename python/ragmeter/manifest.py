@@ -140,6 +140,16 @@ def without_endpoints(identity: Any) -> Any:
     :data:`ENDPOINT_KEYS` key dropped, at any depth. Two models served under one model name are
     told apart by ``identity=`` on the client, which is kept.
 
+    Parameters
+    ----------
+    identity
+        An identity (a mapping, a list of them, or a plain value).
+
+    Returns
+    -------
+    Any
+        The identity without its endpoints (mappings copied, other values as they are).
+
     Examples
     --------
     >>> without_endpoints({"kind": "openai_compatible", "name": "m",

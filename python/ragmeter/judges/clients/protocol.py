@@ -43,11 +43,17 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Usage:
-    """Tokens of one call, from the endpoint's ``usage`` or estimated (``estimated=True``)."""
+    """Tokens of one call, from the endpoint's ``usage`` or estimated (``estimated=True``).
+
+    ``cached_tokens`` is the part of ``prompt_tokens`` the provider read from its prompt cache
+    (OpenAI's ``prompt_tokens_details.cached_tokens``, Anthropic's
+    ``cache_read_input_tokens``), priced apart.
+    """
 
     prompt_tokens: int
     completion_tokens: int
     estimated: bool = False
+    cached_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -84,6 +90,9 @@ class JudgeRequest:
     repeat
         Which repeat of ``evaluate(repeats=N)`` asks (0 for the first; a cache keys
         the others apart).
+    n_items
+        How many items (sentences, claims) the answer labels; 0 for a call that labels
+        none (not in cache keys: ``max_tokens`` already follows it).
 
     Examples
     --------
@@ -102,6 +111,7 @@ class JudgeRequest:
     n_index: int = 0
     task: str = "custom"
     repeat: int = 0
+    n_items: int = 0
 
     def message_dicts(self) -> list[dict[str, str]]:
         """The messages as plain ``{"role", "content"}`` dicts (copies)."""
