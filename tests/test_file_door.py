@@ -214,6 +214,8 @@ PARSES_STRINGS = {
     "judges/prompts.py",
     "judges/offline_rules.py",
     "judges/clients/http.py",
+    "judges/clients/batches.py",
+    "judges/testing/batches.py",
     "judges/testing/faulty.py",
     "judges/testing/server.py",
     "schemas/__init__.py",

@@ -330,9 +330,22 @@ def test_a_saved_judges_report_is_read_as_its_rows(tmp_path):
             page = page.replace(specific, "")
         return page
 
-    # The same page, whichever file held the rows, but for the manifest of the file read.
-    page = without_manifest(from_file.read_text(), saved, "ragmeter.judges")
-    assert page == without_manifest(from_rows.read_text(), rows, "ragmeter.judges")
+    def without_integrity(page: str) -> tuple[str, str]:
+        start = page.index("<h3>Judge integrity</h3>")
+        end = page.index("</table>", start) + len("</table>")
+        return page[:start] + page[end:], page[start:end]
+
+    # The same page, whichever file held the rows, but for the manifest of the file read and
+    # the judge integrity section: rows hold no manifest (the judge, its prompts) nor samples.
+    page, integrity = without_integrity(
+        without_manifest(from_file.read_text(), saved, "ragmeter.judges")
+    )
+    other, rows_integrity = without_integrity(
+        without_manifest(from_rows.read_text(), rows, "ragmeter.judges")
+    )
+    assert page == other
+    assert "prompt of grade" in integrity and "rubric.grade@1: sha256" in integrity
+    assert "prompt of grade" not in rows_integrity and "no samples" in rows_integrity
     # Read back as every saved result is: an edited file is refused by its checksum, and one
     # without a checksum (written before saved results had one) by the field that changed.
     edited = json.loads(saved.read_text())
@@ -354,3 +367,49 @@ def test_every_saved_kind_with_a_schema_is_read_by_the_report():
     assert set(SAVED_TYPES) == set(RESULT_SCHEMAS) - {"ragmeter.gate"}
     for kind, cls in SAVED_TYPES.items():
         assert kind == cls.KIND and callable(cls.read) and cls.FORMAT_VERSION
+
+
+def test_the_judge_integrity_section_shows_a_planted_length_bias(tmp_path, driver):
+    """Issue 49 item 4: the report shows a judge's identity, prompt digests and biases, the
+    flags first; here a scripted pairwise judge that prefers the longer answer 80% of the
+    time, judging answers of a declared generator of its own family."""
+    from ragmeter.judges import PairwisePreferenceMetric, Sample, ScriptedJudge
+    from ragmeter.judges import evaluate as judge
+
+    rng = random.Random(5)
+    words = ["the", "tower", "is", "in", "paris", "and", "tall"]
+    samples = [
+        Sample(
+            f"Question {i}?",
+            " ".join(rng.choice(words) for _ in range(rng.randint(5, 90))),
+            answer_b=" ".join(rng.choice(words) for _ in range(rng.randint(5, 90))),
+            id=f"p{i}",
+            metadata={"generator": "gpt-4o-mini"},
+        )
+        for i in range(120)
+    ]
+
+    def longer(request):
+        text = request.first_user_message()
+        one = text.split("<data:response_1>\n")[1].split("\n</data:response_1>")[0]
+        two = text.split("<data:response_2>\n")[1].split("\n</data:response_2>")[0]
+        draw = random.Random(text)
+        if draw.random() < 0.8:
+            return {"winner": "1" if len(one.split()) > len(two.split()) else "2", "reason": "r"}
+        return {"winner": draw.choice(["1", "2"]), "reason": "r"}
+
+    scripted = ScriptedJudge({"pairwise_preference": longer}, name="gpt-4o")
+    results = judge(samples, [PairwisePreferenceMetric()], judge=scripted, progress=False)
+    saved = results.write(tmp_path / "pairwise.json")
+    path = tmp_path / "integrity.html"
+    report(saved, output=path)
+    driver.get(path.as_uri())
+    section = driver.find_element("css selector", 'table[data-role="judge-integrity"]')
+    driver.execute_script("arguments[0].scrollIntoView()", section)
+    screenshot(driver, "report-judge-integrity")
+    assert console_errors(driver) == []
+    flags = [tr.text for tr in section.find_elements("css selector", "tr.flag")]
+    assert any("longer answer wins" in f for f in flags), flags
+    assert any("self-judging" in f for f in flags), flags
+    text = section.text
+    assert "pairwise_preference@3: sha256" in text and "position flips" in text

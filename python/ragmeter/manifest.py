@@ -30,7 +30,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from ._core import __version__
 from .exceptions import InputTypeError, InvalidInputError
@@ -38,6 +37,7 @@ from .options import shorten
 from .ranking.names import Measure, parse_metric
 
 __all__ = [
+    "ENDPOINT_KEYS",
     "JUDGE_SETTINGS",
     "RANKING_SETTINGS",
     "VALUE_SETTINGS",
@@ -45,6 +45,7 @@ __all__ = [
     "check_comparable",
     "judge_identity_of",
     "measure_definition",
+    "without_endpoints",
 ]
 
 #: The settings of a ranking evaluation that change its numbers (the fields of
@@ -128,23 +129,46 @@ def _setting(key: str, value: Any) -> Any:
     )
 
 
-def _without_host(url: str) -> str:
-    """A URL without its host and port (issue 50: the same model served on another port, or by
-    another CI service container, is the same judge)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    if not parts.netloc:
-        return url
-    return urlunsplit((parts.scheme, "", parts.path, "", ""))
+#: The identity keys that say where a model is served, not which model it is: left out of every
+#: judge identity a manifest records (issue 50: the same model served on another port, or by
+#: another CI service container, is the same judge).
+ENDPOINT_KEYS = frozenset({"base_url"})
+
+
+def without_endpoints(identity: Any) -> Any:
+    """A judge's (or panel's, or embedder's) identity without where it is served: every
+    :data:`ENDPOINT_KEYS` key dropped, at any depth. Two models served under one model name are
+    told apart by ``identity=`` on the client, which is kept.
+
+    Parameters
+    ----------
+    identity
+        An identity (a mapping, a list of them, or a plain value).
+
+    Returns
+    -------
+    Any
+        The identity without its endpoints (mappings copied, other values as they are).
+
+    Examples
+    --------
+    >>> without_endpoints({"kind": "openai_compatible", "name": "m",
+    ...                    "base_url": "http://127.0.0.1:41203/v1", "model": "m"})
+    {'kind': 'openai_compatible', 'name': 'm', 'model': 'm'}
+    """
+    if isinstance(identity, Mapping):
+        return {str(k): without_endpoints(v) for k, v in identity.items() if k not in ENDPOINT_KEYS}
+    if isinstance(identity, list | tuple):
+        return [without_endpoints(v) for v in identity]
+    return identity
 
 
 def judge_identity_of(run_manifest: Any) -> dict[str, Any] | None:
     """Who judged, as :attr:`Manifest.judge` records it: the ``judge``, ``judges`` and
-    ``embedder`` of a judged run's manifest, with every ``base_url`` reduced to its scheme and
-    path (its host and port change from run to run, the judge does not). None when the run
-    manifest says none of them.
+    ``embedder`` of a judged run's manifest, without where they were served
+    (:func:`without_endpoints`: a URL's host and port change from run to run, the judge does
+    not; manifests written before this rule held the URL, which is dropped the same way). None
+    when the run manifest says none of them.
 
     Parameters
     ----------
@@ -159,22 +183,15 @@ def judge_identity_of(run_manifest: Any) -> dict[str, Any] | None:
     Examples
     --------
     >>> judge_identity_of({"judge": {"model": "m", "base_url": "http://127.0.0.1:5123/v1"}})
-    {'judge': {'model': 'm', 'base_url': 'http:///v1'}}
+    {'judge': {'model': 'm'}}
     """
     if not isinstance(run_manifest, Mapping):
         return None
-
-    def clean(value: Any) -> Any:
-        if isinstance(value, Mapping):
-            return {
-                str(k): _without_host(v) if k == "base_url" and isinstance(v, str) else clean(v)
-                for k, v in value.items()
-            }
-        if isinstance(value, list | tuple):
-            return [clean(v) for v in value]
-        return value
-
-    identity = {k: clean(run_manifest[k]) for k in _JUDGE_KEYS if run_manifest.get(k) is not None}
+    identity = {
+        k: without_endpoints(run_manifest[k])
+        for k in _JUDGE_KEYS
+        if run_manifest.get(k) is not None
+    }
     return identity or None
 
 

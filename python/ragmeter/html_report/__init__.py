@@ -39,7 +39,7 @@ import html
 import json
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -365,6 +365,8 @@ def _source_section(
             "differences too) to sort by it.</p>"
             f'<div class="scroll" data-explorer="{len(explorers) - 1}"></div>'
         )
+    if source.integrity is not None:
+        out += integrity_section(source.integrity)
     if source.judge_rows:
         judges.append({"rows": _clean(source.judge_rows)})
         counts: dict[str, int] = {}
@@ -378,6 +380,59 @@ def _source_section(
         )
     out.append("</section>")
     return out
+
+
+def integrity_section(report: Mapping[str, Any]) -> list[str]:
+    """The judge integrity report of a judge result (:func:`ragmeter.judges.judge_report`):
+    one table row per finding, the flags first."""
+    rows: list[tuple[str, str]] = [("flag", line) for line in report.get("flagged", [])]
+    identity = report.get("identity", {})
+    for judge in identity.get("judges", []) or []:
+        rows.append(("judge", json.dumps(judge, sort_keys=True)))
+    for metric, digests in (identity.get("prompts") or {}).items():
+        for prompt, digest in digests.items():
+            rows.append((f"prompt of {metric}", f"{prompt}: sha256 {digest}"))
+    for entry in report.get("self_judging", []):
+        same = entry.get("same_family")
+        verdict = "same family: self-judging" if same else "unknown" if same is None else "no"
+        rows.append(
+            (
+                "self-judging",
+                f"judge {entry.get('judge')} ({entry.get('judge_family')}), generator "
+                f"{entry.get('generator')} ({entry.get('generator_family')}): {verdict}",
+            )
+        )
+    for metric, found in (report.get("length_bias") or {}).items():
+        slope = found.get("slope") or {}
+        rows.append(
+            (f"length bias of {metric}", f"slope on {slope.get('x')}: {slope.get('summary')}")
+        )
+        if "longer_wins" in found:
+            rows.append(
+                (f"longer answer wins ({metric})", str(found["longer_wins"].get("summary")))
+            )
+    for metric, found in (report.get("position") or {}).items():
+        rows.append((f"position flips ({metric})", str(found["flips"].get("summary"))))
+        rows.append(
+            (f"first seat wins ({metric})", str(found["first_position_wins"].get("summary")))
+        )
+    for metric, found in (report.get("drift") or {}).items():
+        rows.append((f"drift of {metric}", str(found.get("summary"))))
+    rows += [("note", note) for note in report.get("notes", [])]
+    rows.append(("kept", str(identity.get("kept", ""))))
+    flag = ' class="flag"'
+    body = "".join(
+        f'<tr{flag if kind == "flag" else ""}><td class="text">{_e(kind)}</td>'
+        f'<td class="text">{_e(text)}</td></tr>'
+        for kind, text in rows
+    )
+    return [
+        '<h3>Judge integrity</h3><p class="note">Who judged, with which prompts, and the '
+        "biases a judge is known for (self-judging, length, position, drift), each with its "
+        "interval.</p>",
+        f'<table data-role="judge-integrity"><tr><th class="text">what</th>'
+        f'<th class="text">found</th></tr>{body}</table>',
+    ]
 
 
 def _manifest(

@@ -32,6 +32,7 @@ from .._files import read_regular_text
 from ..exceptions import InputTypeError, InvalidInputError
 from ..io._formats import parse_saved_text
 from ..io._saved import SAVED_KINDS, saved_class, saved_format_of, saved_result_of
+from ..judges.integrity import judge_report
 from ..judges.results import JudgeResults
 from ..per_query import per_query_results
 from ..ranking import RunEvaluations
@@ -57,6 +58,8 @@ class Source:
     comparison: MultipleComparison | Comparison | None = None
     judge_rows: list[dict[str, Any]] = field(default_factory=list)
     manifest: dict[str, Any] = field(default_factory=dict)
+    #: A judge result's integrity report (:func:`ragmeter.judges.judge_report`), as a dict.
+    integrity: dict[str, Any] | None = None
 
 
 def _shown(per_query: Mapping[str, Mapping[Any, float]]) -> dict[str, dict[str, float]]:
@@ -94,7 +97,8 @@ def _source_of(result: Any, name: str, label: str, manifest: dict[str, Any]) -> 
     if isinstance(result, JudgeResults):
         rows = result.to_records()
         values = {label: _shown(result.per_query_results(label).to_dict())}
-        return Source(name, "judge", values, None, rows, manifest)
+        integrity = judge_report(result).to_dict()
+        return Source(name, "judge", values, None, rows, manifest, integrity)
     per = per_query_results(result)
     label = per.name or label
     return Source(name or label, "evaluation", {label: _shown(per.to_dict())}, None, [], manifest)

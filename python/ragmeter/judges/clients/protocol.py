@@ -15,9 +15,10 @@ import json
 import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from ...exceptions import InputTypeError, InvalidInputError, JudgeTransportError
+from ...manifest import ENDPOINT_KEYS, without_endpoints
 from .limits import Limits
 
 __all__ = [
@@ -42,11 +43,17 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Usage:
-    """Tokens of one call, from the endpoint's ``usage`` or estimated (``estimated=True``)."""
+    """Tokens of one call, from the endpoint's ``usage`` or estimated (``estimated=True``).
+
+    ``cached_tokens`` is the part of ``prompt_tokens`` the provider read from its prompt cache
+    (OpenAI's ``prompt_tokens_details.cached_tokens``, Anthropic's
+    ``cache_read_input_tokens``), priced apart.
+    """
 
     prompt_tokens: int
     completion_tokens: int
     estimated: bool = False
+    cached_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -83,6 +90,9 @@ class JudgeRequest:
     repeat
         Which repeat of ``evaluate(repeats=N)`` asks (0 for the first; a cache keys
         the others apart).
+    n_items
+        How many items (sentences, claims) the answer labels; 0 for a call that labels
+        none (not in cache keys: ``max_tokens`` already follows it).
 
     Examples
     --------
@@ -101,6 +111,7 @@ class JudgeRequest:
     n_index: int = 0
     task: str = "custom"
     repeat: int = 0
+    n_items: int = 0
 
     def message_dicts(self) -> list[dict[str, str]]:
         """The messages as plain ``{"role", "content"}`` dicts (copies)."""
@@ -235,32 +246,12 @@ def embedder_identity(embedder: Any) -> dict[str, Any]:
     return judge_identity(embedder)
 
 
-#: The identity keys that say where a model is served, not which model it is: left out of the
-#: identity a run manifest records (and a quality gate compares).
-_ENDPOINT_KEYS: Final = frozenset({"base_url"})
-
-
 def manifest_identity(identity: Any) -> Any:
     """The identity a run manifest records for a judge, panel or embedder: its identity
-    (:func:`judge_identity`) without where it is served (``base_url``, at any depth).
-
-    The same model and prompts behind another host or port (a CI service container, a
-    :class:`~ragmeter.judges.testing.LoopbackOpenAIServer`, a server restarted on a free port)
-    is the same judge, so that a baseline stored by one run compares with the next. Two models
-    served under one model name are told apart by ``identity=`` on the client, which is kept.
-    Cache keys keep the URL (see :class:`~ragmeter.judges.JudgeCache`).
-
-    Examples
-    --------
-    >>> manifest_identity({"kind": "openai_compatible", "name": "m",
-    ...                    "base_url": "http://127.0.0.1:41203/v1", "model": "m"})
-    {'kind': 'openai_compatible', 'name': 'm', 'model': 'm'}
-    """
-    if isinstance(identity, Mapping):
-        return {k: manifest_identity(v) for k, v in identity.items() if k not in _ENDPOINT_KEYS}
-    if isinstance(identity, list | tuple):
-        return [manifest_identity(v) for v in identity]
-    return identity
+    (:func:`judge_identity`) without where it is served
+    (:func:`ragmeter.manifest.without_endpoints`, the one rule). Cache keys keep the URL (see
+    :class:`~ragmeter.judges.JudgeCache`)."""
+    return without_endpoints(identity)
 
 
 def endpoints(identity: Any) -> list[str]:
@@ -268,7 +259,7 @@ def endpoints(identity: Any) -> list[str]:
     found: list[str] = []
     if isinstance(identity, Mapping):
         for key, value in identity.items():
-            if key in _ENDPOINT_KEYS and isinstance(value, str):
+            if key in ENDPOINT_KEYS and isinstance(value, str):
                 found.append(value)
             else:
                 found.extend(endpoints(value))
