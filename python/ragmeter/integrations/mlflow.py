@@ -49,7 +49,7 @@ from typing import Any
 from .._optional import import_optional
 from ..answers import anls_score, exact_match_score, token_f1_score
 from ..exceptions import InvalidInputError
-from ..io import Records, per_item_values
+from ..io import Records, parse_json_text, per_item_values
 from ..judges import Sample
 from ..judges import evaluate as judge_evaluate
 from ..manifest import Manifest
@@ -318,7 +318,10 @@ def _key_of(trace: Any, key: str | Callable[[Any], Any]) -> str:
     if callable(key):
         return str(key(trace))
     request = trace.data.request
-    inputs = json.loads(request) if isinstance(request, str) else request
+    if isinstance(request, str):
+        inputs = parse_json_text(request, f"trace {trace.info.trace_id}", "the request")
+    else:
+        inputs = request
     if key == "inputs":
         return json.dumps(inputs, sort_keys=True, ensure_ascii=False)
     if not isinstance(inputs, Mapping) or key not in inputs:
