@@ -23,9 +23,23 @@ from scipy import stats
 import ragmeter
 from ragmeter.integrations import ir_measures as provider_module
 from ragmeter.integrations import pyterrier as rm_pt
+from ragmeter.ranking import FAMILIES
 
 MEASURES = [AP, nDCG @ 10, P @ 5, R @ 100, RR, Bpref, Judged @ 10, SDCG(max_rel=3) @ 10]
 NOT_TAKEN = [RR @ 10]  # ir_measures gives it to its msmarco provider
+#: Every measure ragmeter's provider takes: each declared example of a family whose
+#: ir_measures provider it takes over (the list tests/test_integration_ir_measures.py checks
+#: through ir_measures.iter_calc), here through pt.Experiment.
+EVERY_TAKEN = list(
+    dict.fromkeys(
+        measure
+        for fam in FAMILIES
+        if fam.ir_measures_provider in provider_module.PROVIDERS_TAKEN_OVER
+        for example in fam.ir_measures_examples
+        for measure in [ir_measures.parse_measure(example)]
+        if provider_module.RagmeterProvider().supports(measure)
+    )
+)
 
 
 def brute_force_sign_flip(d):
@@ -65,7 +79,8 @@ def without_provider():
 
 def test_provider_gives_pt_experiment_the_same_values_and_means(without_provider):
     topics, qrels, systems = experiment_data()
-    measures = MEASURES + NOT_TAKEN
+    assert len(EVERY_TAKEN) >= 40
+    measures = list(dict.fromkeys(EVERY_TAKEN + MEASURES)) + NOT_TAKEN
     names = ["bm25", "dense"]
     before = pt.Experiment(systems, topics, qrels, measures, names=names, perquery=True)
     before_means = pt.Experiment(systems, topics, qrels, measures, names=names)
