@@ -19,31 +19,39 @@ from typing import Any
 
 from .._files import read_regular_text
 from ..exceptions import InvalidInputError
-from ._json import parse_json_text
+from ._json import parse_json_text, preview
 from ._records import Records
 from ._spans import span_row
 
 __all__ = ["read_records"]
 
 
-def _observations(item: Any, where: str) -> list[tuple[dict[str, Any], str]]:
+def _observations(item: Any, where: str, inside: str = "") -> list[tuple[dict[str, Any], str]]:
+    """The observations of ``item`` (at ``where``, the file or its line; ``inside``: the path
+    within its JSON, ``data[3]``), each with its place."""
+    place = f"{where}: {inside}" if inside else where
     if isinstance(item, list):
         found = []
         for i, inner in enumerate(item):
-            found += _observations(inner, f"{where}[{i}]")
+            found += _observations(inner, where, f"{inside}[{i}]")
         return found
     if not isinstance(item, dict):
-        raise InvalidInputError(f"{where}: expected Langfuse observations, got {item!r:.80}")
-    if isinstance(item.get("data"), list):
-        return _observations(item["data"], f"{where}.data")
-    if isinstance(item.get("observations"), list):
-        return _observations(item["observations"], f"{where}.observations")
-    return [(item, where)]
+        raise InvalidInputError(f"{place}: expected Langfuse observations, got {preview(item)}")
+    for key in ("data", "observations"):
+        if isinstance(item.get(key), list):
+            return _observations(item[key], where, f"{inside}.{key}" if inside else key)
+    return [(item, place)]
 
 
 def _row(observation: dict[str, Any], where: str) -> dict[str, Any]:
     if not observation.get("id") or not observation.get("traceId"):
         raise InvalidInputError(f"{where}: a Langfuse observation needs an id and a traceId")
+    for key in ("id", "traceId", "parentObservationId"):
+        value = observation.get(key)
+        if value is not None and (not isinstance(value, str | int) or isinstance(value, bool)):
+            raise InvalidInputError(
+                f"{where}: a Langfuse observation's {key} is {preview(value)}, not text"
+            )
     attributes = {
         "langfuse.type": observation.get("type"),
         "input": observation.get("input"),

@@ -19,7 +19,7 @@ from typing import Any
 
 from .._files import read_regular_text
 from ..exceptions import InvalidInputError
-from ._json import parse_json_text
+from ._json import parse_json_text, preview
 from ._records import Records
 from ._spans import attributes_of, hex_id, span_row
 
@@ -34,19 +34,46 @@ def _kind(value: Any) -> str:
     return str(value or "").removeprefix("SPAN_KIND_")
 
 
+def _objects(value: Any, where: str) -> list[dict[str, Any]]:
+    """A list of JSON objects (OTLP's repeated messages); None or absent: empty."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+        raise InvalidInputError(
+            f"{where}: expected a list of objects (OTLP/JSON), got {preview(value)}"
+        )
+    return value
+
+
+def _object(value: Any, where: str) -> dict[str, Any]:
+    """A JSON object (an OTLP message); None or absent: empty."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidInputError(f"{where}: expected an object (OTLP/JSON), got {preview(value)}")
+    return value
+
+
 def _spans(request: Any, where: str) -> tuple[list[dict[str, Any]], list[str]]:
     if not isinstance(request, dict) or "resourceSpans" not in request:
         raise InvalidInputError(
             f"{where}: not an OTLP/JSON trace export (an object with resourceSpans)"
         )
     rows, places = [], []
-    for r, resource_spans in enumerate(request.get("resourceSpans") or []):
+    for r, resource_spans in enumerate(
+        _objects(request["resourceSpans"], f"{where}: resourceSpans")
+    ):
+        at = f"{where}: resourceSpans[{r}]"
         resource = attributes_of(
-            (resource_spans.get("resource") or {}).get("attributes"), f"{where}: resource"
+            _object(resource_spans.get("resource"), f"{at}.resource").get("attributes"),
+            f"{at}.resource",
         )
-        for s, scope_spans in enumerate(resource_spans.get("scopeSpans") or []):
-            for i, span in enumerate(scope_spans.get("spans") or []):
-                place = f"{where}: resourceSpans[{r}].scopeSpans[{s}].spans[{i}]"
+        for s, scope_spans in enumerate(
+            _objects(resource_spans.get("scopeSpans"), f"{at}.scopeSpans")
+        ):
+            spans = _objects(scope_spans.get("spans"), f"{at}.scopeSpans[{s}].spans")
+            for i, span in enumerate(spans):
+                place = f"{at}.scopeSpans[{s}].spans[{i}]"
                 trace_id = hex_id(span.get("traceId"), 16, f"{place}.traceId")
                 span_id = hex_id(span.get("spanId"), 8, f"{place}.spanId")
                 if trace_id is None or span_id is None:
@@ -56,7 +83,7 @@ def _spans(request: Any, where: str) -> tuple[list[dict[str, Any]], list[str]]:
                         "name": str(event.get("name", "")),
                         "attributes": attributes_of(event.get("attributes"), f"{place}.events"),
                     }
-                    for event in span.get("events") or []
+                    for event in _objects(span.get("events"), f"{place}.events")
                 ]
                 rows.append(
                     span_row(

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..exceptions import InvalidInputError
+from ._json import preview
 
 __all__ = ["SPAN_FIELDS", "any_value", "attributes_of", "hex_id", "span_row"]
 
@@ -71,7 +72,13 @@ def any_value(value: Any, where: str) -> Any:
         except (TypeError, ValueError):
             raise InvalidInputError(f"{where}: intValue {inner!r} is not an integer") from None
     if kind == "doubleValue":
-        return float(inner)
+        # OTLP/JSON writes a double as a number, or as "NaN", "Infinity", "-Infinity".
+        try:
+            return float(inner)
+        except (TypeError, ValueError):
+            raise InvalidInputError(
+                f"{where}: doubleValue {preview(inner)} is not a number"
+            ) from None
     if kind == "boolValue":
         return bool(inner)
     if kind == "bytesValue":

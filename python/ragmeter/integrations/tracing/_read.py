@@ -118,6 +118,10 @@ def _document(item: Mapping[str, Any], where: str, id_key: str | None) -> Docume
     for key in keys:
         if found in (None, ""):
             found = metadata.get(key)
+    if not isinstance(found, str | int | type(None)) or isinstance(found, bool):
+        raise InvalidInputError(
+            f"{where}: a retrieved document's id is {found!r:.80}, not text or an integer"
+        )
     if found in (None, ""):
         raise InvalidInputError(
             f"{where}: a retrieved document has no id (nor {' or '.join(keys)} in its metadata); "
@@ -128,14 +132,12 @@ def _document(item: Mapping[str, Any], where: str, id_key: str | None) -> Docume
     return Document(str(found), _number(score, where), text_of(content))
 
 
-def _openinference_documents(attributes: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+def _openinference_documents(attributes: Mapping[str, Any]) -> Any:
     listed = json_value(attributes.get("retrieval.documents"))
-    if isinstance(listed, list):
-        return [
-            {k.removeprefix("document."): v for k, v in d.items()}
-            for d in listed
-            if isinstance(d, Mapping)
-        ]
+    if listed is not None:
+        if not isinstance(listed, list) or not all(isinstance(d, Mapping) for d in listed):
+            return listed  # refused by retrieval_of, naming the span
+        return [{k.removeprefix("document."): v for k, v in d.items()} for d in listed]
     found: dict[int, dict[str, Any]] = {}
     for key, value in attributes.items():
         if key.startswith("retrieval.documents."):
@@ -168,7 +170,7 @@ def retrieval_of(span: Mapping[str, Any], id_key: str | None) -> Retrieval | Non
         if not (kind == "RETRIEVER" or (named and isinstance(output, list))):
             return None
         convention, query = "langfuse", attributes.get("input")
-        items = output if isinstance(output, list) else []
+        items = [] if output is None else output
         if isinstance(query, Mapping):
             query = next((query[k] for k in ("query", "question", "input") if k in query), query)
     else:
