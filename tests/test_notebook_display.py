@@ -19,11 +19,24 @@ from scipy import stats
 
 import ragmeter
 from ragmeter.gate import gate
-from ragmeter.judges import Sample
+from ragmeter.judges import (
+    RubricMetric,
+    Sample,
+    ScriptedJudge,
+    evaluate_within_budget,
+    judge_report,
+)
 from ragmeter.judges import evaluate as judge_evaluate
 from ragmeter.judges.testing import RuleJudge
 
 HOSTILE = "<script>window.__pwned=1</script>|x"
+RUBRIC = RubricMetric("ok", "Is $answer right?", allowed_values=[0, 1])
+#: 60 answers, the even ones right (the judge says so by the number in the answer).
+BUDGET_SAMPLES = [Sample("Q?", f"answer {i}", id=str(i)) for i in range(60)]
+BUDGET_JUDGE = ScriptedJudge(
+    [(re.compile(r"answer \d*[02468]\b"), {"value": 1, "reason": "right"})],
+    default={"value": 0, "reason": "wrong"},
+)
 QUERIES = [f"q{i}" for i in range(12)]
 
 
@@ -54,6 +67,12 @@ def results():
         "judge results": judge_evaluate(samples, ["groundedness"], judge=RuleJudge()),
         "fusion": ragmeter.fuse([run, {"q1": {"d2": 1.0}, "q2": {"d4": 0.3}}], names=["a", "b"]),
         "gate verdict": gate(candidate, baseline, margin=0.05),
+        "judge integrity report": judge_report(
+            judge_evaluate(samples, ["groundedness"], judge=RuleJudge()), generator=HOSTILE
+        ),
+        "budget estimate": evaluate_within_budget(
+            BUDGET_SAMPLES, RUBRIC, judge=BUDGET_JUDGE, max_calls=30, min_pilot=10
+        ),
     }
 
 
@@ -156,3 +175,34 @@ def test_markdown_cells_escape_html_and_pipes():
     markdown = to_markdown(values)
     assert "x&lt;y&gt;" in markdown and "a\\|b" in markdown
     assert not re.search(r"<y>", markdown)
+
+
+def test_judge_results_show_the_report_s_integrity_table(results):
+    """The judge section's integrity table is the report's own (one renderer), in both."""
+    judged = results["judge results"]
+    report_page = ragmeter.report(judged)
+    table = re.search(r'<table data-role="judge-integrity">.*?</table>', report_page, re.S)
+    assert table is not None
+    assert table.group(0) in judged._repr_html_()
+    alone = results["judge integrity report"]
+    assert '<table data-role="judge-integrity">' in alone._repr_html_()
+    assert "<script>window" not in alone._repr_html_()  # the hostile generator's name
+    markdown = alone._repr_markdown_()
+    rendered = MarkdownIt().enable("table").render(markdown)
+    assert "self-judging" in rendered and "<script>" not in rendered
+    assert "Judge integrity" in judged._repr_markdown_()
+
+
+def test_a_budget_estimate_shows_its_mean_interval_and_counts(results):
+    estimate = results["budget estimate"]
+    # Oracle: the judged items' values, recomputed from the rule the judge follows.
+    judged = [int(i) % 2 == 0 for i in estimate.judged]
+    page, markdown = estimate._repr_html_(), estimate._repr_markdown_()
+    assert len(judged) <= 30 and estimate.calls <= 30
+    for text in (page, markdown):
+        assert f"{len(judged)} of 60" in text
+        assert f"{estimate.mean:.4f}" in text
+        assert f"[{estimate.ci[0]:.4f}, {estimate.ci[1]:.4f}]" in text
+        assert estimate.stopped in text.replace("&#x27;", "'").replace("&#39;", "'")
+    # Stratified sampling without a proxy: the judged items' mean (one stratum).
+    assert estimate.mean == pytest.approx(np.mean(judged))

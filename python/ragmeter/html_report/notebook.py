@@ -13,8 +13,12 @@ What ``_repr_html_`` and ``_repr_markdown_`` of the result types show
   :class:`~ragmeter.RunEvaluations`, :class:`~ragmeter.RetrievalEvaluation`,
   :class:`~ragmeter.PerQueryResults`): the summary table; an evaluation of means only: each
   mean, over how many queries, how many undefined;
-* judge results (:class:`~ragmeter.judges.JudgeResults`): the summary table and the first
-  judge rows (status, value, reason: a failed call is a status, never a score);
+* judge results (:class:`~ragmeter.judges.JudgeResults`): the summary table, the judge
+  integrity report (as the report's judge section shows it) and the first judge rows (status,
+  value, reason: a failed call is a status, never a score); a judge integrity report
+  (:class:`~ragmeter.judges.JudgeReport`) alone: its table; an estimate judged within a budget
+  (:class:`~ragmeter.judges.BudgetedEstimate`): the estimated mean, its interval, how many
+  items were judged, the calls and cost, and why the waves stopped;
 * a fused run (:class:`~ragmeter.FusedRun`): its method and parameters and the first
   documents of its first queries;
 * a gate verdict (:class:`~ragmeter.gate.GateResult`): the verdict and every check.
@@ -37,6 +41,8 @@ import numpy as np
 
 from ..fusion import FusedRun
 from ..gate.results import GateResult
+from ..judges.budget import BudgetedEstimate
+from ..judges.integrity import JudgeReport
 from ..judges.results import JudgeResults
 from ..per_query import PerQueryResults
 from ..ranking.metric_results import MetricResults, RunEvaluations
@@ -44,7 +50,16 @@ from ..retrieval_evaluation import RetrievalEvaluation
 from ..stats.registry import TESTS
 from ..stats.results import Comparison, MultipleComparison
 from ..stats.tables import format_p_value
-from . import escape, first_screen, mean_interval, number_text, stylesheet, summary_table
+from . import (
+    escape,
+    first_screen,
+    integrity_rows,
+    integrity_section,
+    mean_interval,
+    number_text,
+    stylesheet,
+    summary_table,
+)
 from . import value_matrix as matrix_of
 from ._overview import pair_rows, sorted_systems
 from ._sources import Source, read_source
@@ -256,6 +271,8 @@ def _source_html(result: Any, source: Source) -> list[str]:
         header, rows = _difference_rows(comparison)
         caption = _differences_caption(comparison, len(rows))
         out.append(_html_table(header, rows[:MAX_ROWS], caption, text_columns=3))
+    if source.integrity is not None:
+        out += integrity_section(source.integrity)
     if source.judge_rows:
         caption = (
             f"{len(source.judge_rows)} judge rows; an error or undefined row has no value and "
@@ -282,6 +299,8 @@ def _source_markdown(result: Any, source: Source) -> list[str]:
         header, rows = _difference_rows(comparison)
         out += _md_table(header, rows[:MAX_ROWS])
         out += ["", _md(_differences_caption(comparison, len(rows))), ""]
+    if source.integrity is not None:
+        out += _integrity_markdown(source.integrity)
     if source.judge_rows:
         out += _md_table(_JUDGE_HEADER, _judge_rows(source.judge_rows))
         out += [
@@ -356,6 +375,53 @@ def _gate_caption(result: GateResult) -> str:
     return f"gate {verdict}: {result.caption()}. " + " ".join(result.notes)
 
 
+_INTEGRITY_NOTE = (
+    "Who judged, with which prompts, and the biases a judge is known for (self-judging, "
+    "length, position, drift), each with its interval."
+)
+
+
+def _integrity_markdown(report: dict[str, Any]) -> list[str]:
+    return [
+        "**Judge integrity**",
+        "",
+        *_md_table(["what", "found"], integrity_rows(report)),
+        "",
+        _INTEGRITY_NOTE,
+        "",
+    ]
+
+
+def _budget_rows(result: BudgetedEstimate) -> tuple[list[str], list[list[Any]]]:
+    estimate = result.estimate
+    interval = (
+        f"– ({estimate.reason})"
+        if estimate.ci is None and estimate.reason
+        else "–"
+        if estimate.ci is None
+        else f"{100 * estimate.confidence:g}% [{number_text(estimate.ci[0])}, "
+        f"{number_text(estimate.ci[1])}]"
+    )
+    header = ["metric", "estimated mean", "interval", "judged", "no value", "calls", "cost"]
+    row = [
+        result.metric,
+        "–" if result.mean is None else number_text(result.mean),
+        interval,
+        f"{len(result.judged)} of {result.n_items}",
+        result.n_no_value,
+        result.calls,
+        "–" if result.cost is None else f"{result.cost:.4f}",
+    ]
+    return header, [row]
+
+
+def _budget_caption(result: BudgetedEstimate) -> str:
+    return (
+        f"The mean over every item, estimated from the items judged within the budget "
+        f"({result.estimate.method}); stopped: {result.stopped}."
+    )
+
+
 def to_html(result: Any) -> str:
     """The notebook's HTML of a result (see the module documentation).
 
@@ -380,6 +446,16 @@ def to_html(result: Any) -> str:
             [
                 f"<h4>ragmeter gate: {mark}</h4>",
                 _html_table(header, rows, _gate_caption(result), text_columns=2),
+            ]
+        )
+    if isinstance(result, JudgeReport):
+        return _wrap(integrity_section(result.to_dict()))
+    if isinstance(result, BudgetedEstimate):
+        header, rows = _budget_rows(result)
+        return _wrap(
+            [
+                "<h4>Judged within a budget</h4>",
+                _html_table(header, rows, _budget_caption(result), text_columns=1),
             ]
         )
     if isinstance(result, FusedRun):
@@ -422,6 +498,17 @@ def to_markdown(result: Any) -> str:
             "",
             _md(_gate_caption(result)),
         ]
+    elif isinstance(result, JudgeReport):
+        lines = _integrity_markdown(result.to_dict())
+    elif isinstance(result, BudgetedEstimate):
+        header, rows = _budget_rows(result)
+        lines = [
+            "**Judged within a budget**",
+            "",
+            *_md_table(header, rows),
+            "",
+            _md(_budget_caption(result)),
+        ]
     elif isinstance(result, FusedRun):
         header, rows = _fused_rows(result)
         lines = [
@@ -452,6 +539,8 @@ DISPLAYED = (
     RetrievalEvaluation,
     PerQueryResults,
     JudgeResults,
+    JudgeReport,
+    BudgetedEstimate,
     FusedRun,
     GateResult,
 )
