@@ -19,6 +19,8 @@ from scipy import stats
 
 import ragmeter
 from ragmeter.gate import gate
+from ragmeter.html_report.notebook import DISPLAYED
+from ragmeter.io import means_and_per_query
 from ragmeter.judges import (
     RubricMetric,
     Sample,
@@ -28,6 +30,7 @@ from ragmeter.judges import (
 )
 from ragmeter.judges import evaluate as judge_evaluate
 from ragmeter.judges.testing import RuleJudge
+from ragmeter.ranking import RunEvaluations
 
 HOSTILE = "<script>window.__pwned=1</script>|x"
 RUBRIC = RubricMetric("ok", "Is $answer right?", allowed_values=[0, 1])
@@ -43,6 +46,24 @@ QUERIES = [f"q{i}" for i in range(12)]
 def values_of(seed, shift=0.0):
     rng = np.random.default_rng(seed)
     return {"ndcg@10": dict(zip(QUERIES, (rng.random(12) * 0.8 + shift).tolist(), strict=True))}
+
+
+def _saved_evaluation(qrels, run):
+    means, per_query = means_and_per_query(qrels, run, metrics=["P.1", "map"])
+    return RunEvaluations({HOSTILE: means}, {HOSTILE: per_query})
+
+
+def _retrieval_evaluation():
+    texts = {"d1": "hemoglobin carries oxygen", "d2": "platelets help blood clot"}
+    documents = [
+        ragmeter.CorpusDocument(doc_id=k, input_path=f"memory://{k}", chunk_index=0, text=t)
+        for k, t in texts.items()
+    ]
+    index = ragmeter.RetrievalIndex(ragmeter.RetrievalConfig(match_mode="keyword")).build(documents)
+    queries = {"q1": "what carries oxygen", "q2": "blood clotting"}
+    return ragmeter.evaluate_retrieval(
+        index, queries, {"q1": ["d1"], "q2": ["d2"]}, metrics=["mrr"]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +88,8 @@ def results():
         "judge results": judge_evaluate(samples, ["groundedness"], judge=RuleJudge()),
         "fusion": ragmeter.fuse([run, {"q1": {"d2": 1.0}, "q2": {"d4": 0.3}}], names=["a", "b"]),
         "gate verdict": gate(candidate, baseline, margin=0.05),
+        "saved evaluation": _saved_evaluation(qrels, run),
+        "retrieval evaluation": _retrieval_evaluation(),
         "judge integrity report": judge_report(
             judge_evaluate(samples, ["groundedness"], judge=RuleJudge()), generator=HOSTILE
         ),
@@ -74,6 +97,10 @@ def results():
             BUDGET_SAMPLES, RUBRIC, judge=BUDGET_JUDGE, max_calls=30, min_pilot=10
         ),
     }
+
+
+def test_every_displayed_type_is_shown_here(results):
+    assert {type(r) for r in results.values()} >= set(DISPLAYED)
 
 
 def test_every_result_type_has_both_displays(results):
@@ -87,7 +114,7 @@ def test_every_result_type_has_both_displays(results):
 
 
 def test_hostile_names_are_escaped(results):
-    for name in ("multiple comparison", "per-query values"):
+    for name in ("multiple comparison", "per-query values", "saved evaluation"):
         page = results[name]._repr_html_()
         assert "<script>window" not in page, name
         assert html.escape("<script>", quote=True) in page
