@@ -11,7 +11,8 @@ setting runs in its own process, which builds the frames before the clock starts
 provider`` calls ``ragmeter.integrations.ir_measures.install()`` first (the measures go to
 ragmeter's core through Arrow), ``without`` is ir_measures' default pipeline (pytrec_eval).
 The clock starts after a first pt.Experiment on three queries (a process's first
-imports every provider of ir_measures, whichever computes). Prints wall and CPU seconds, the ratio and both settings' means (which must agree).
+imports every provider of ir_measures, whichever computes). Prints wall and CPU seconds, the
+ratio and both settings' means (which must agree).
 """
 
 from __future__ import annotations
