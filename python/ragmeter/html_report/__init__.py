@@ -44,7 +44,8 @@ import numpy as np
 from .._core import __version__
 from .._files import atomic_write_text
 from ..exceptions import InvalidInputError
-from ..stats.distributions import student_t_quantile
+from ..stats.distributions import mean_t_interval
+from ..stats.pvalues import format_p_value
 from ..stats.results import Comparison, MultipleComparison
 from ._sources import Source, read_source
 from ._svg import colour, deltas_chart, distribution_chart, means_chart
@@ -83,18 +84,6 @@ def _clean(value: Any) -> Any:
 
 def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
-
-
-def _interval(values: np.ndarray, level: float) -> tuple[float, float, float, int]:
-    v = values[np.isfinite(values)]
-    n = int(v.size)
-    if n == 0:
-        return math.nan, math.nan, math.nan, 0
-    mean = float(np.mean(v))
-    if n < 2:
-        return mean, math.nan, math.nan, n
-    half = student_t_quantile(0.5 + level / 2, n - 1) * float(np.std(v, ddof=1)) / math.sqrt(n)
-    return mean, mean - half, mean + half, n
 
 
 def _matrix(source: Source) -> tuple[list[str], list[str], list[str], dict[str, np.ndarray]]:
@@ -140,7 +129,7 @@ def _summary(
             f"{_e(name)}</td>"
         )
         for metric in metrics:
-            mean, low, high, n = _interval(arrays[metric][i], level)
+            mean, low, high, n = mean_t_interval(arrays[metric][i], level)
             out.append(
                 f'<td data-system="{_e(name)}" data-metric="{_e(metric)}" data-mean="{mean!r}">'
                 f'{_fmt(mean)} <span class="note">[{_fmt(low)}, {_fmt(high)}] n={n}</span></td>'
@@ -193,7 +182,8 @@ def _pairs(comparison: MultipleComparison | Comparison) -> list[str]:
                 f'<td class="{cls}">{m.delta:+.4f}</td>'
                 f"<td>[{_fmt(m.ci_low)}, {_fmt(m.ci_high)}]</td>"
                 f"<td>{_fmt(m.effect_size, 3)}</td><td>{m.wins}/{m.ties}/{m.losses}</td>"
-                f"<td>{_fmt(m.p_value)}</td><td>{_fmt(m.p_value_adjusted)}"
+                f"<td>{_e(format_p_value(m.p_value, undefined='–'))}</td>"
+                f"<td>{_e(format_p_value(m.p_value_adjusted, undefined='–'))}"
                 f"{' *' if significant else ''}</td></tr>"
             )
     caption = f"* adjusted p ≤ α = {comparison.alpha}. {comparison.describe_test()} " + " ".join(
@@ -237,7 +227,7 @@ def _source_section(
         array = arrays[metric]
         means, lows, highs = [], [], []
         for i in range(len(systems)):
-            mean, low, high, _ = _interval(array[i], level)
+            mean, low, high, _ = mean_t_interval(array[i], level)
             means.append(mean)
             lows.append(low)
             highs.append(high)

@@ -22,10 +22,10 @@ from .._files import atomic_write_text
 from .._optional import import_optional
 from ..exceptions import InvalidInputError
 from ..reports import check_saved_head, load_report, render_report, saved_head, write_report
+from ..stats.ppi import MeanEstimate, classical_mean, ppi_mean
+from ..stats.raters import Level, agreement_report
+from ..stats.variance_components import RepeatSummary, variance_components
 from .accounting import CallStats, Price, cost_of
-from .agreement import Level, agreement_report
-from .ppi import MeanEstimate, classical_mean, ppi_mean
-from .repeats import RepeatSummary, variance_components
 from .sample import Sample, sample_from_dict
 from .saved import (
     AGREEMENT_LEVELS,
@@ -507,31 +507,38 @@ class JudgeResults:
         *,
         confidence: float = 0.95,
         power_tuning: bool = False,
+        label_range: tuple[float, float] | None = None,
     ) -> dict[str, MeanEstimate]:
         """The mean of ``metric`` over every sample, corrected by human ``labels`` (PPI).
 
         ``labels`` (``{sample_id: number}`` or one per sample, ``None`` when unlabelled) must
-        be on the metric's scale. Labelled samples with an ok judge value are the labelled
+        be on the metric's scale: labels outside its range (``label_range``, default the
+        metric's declared :attr:`~ragmeter.judges.Metric.value_range`, ``[0, 1]`` for the
+        built-in fractions) are refused. Labelled samples with an ok judge value are the labelled
         set; unlabelled samples with an ok value the unlabelled one (samples whose judge row is
         not ok are left out of both, and their counts say so). See
-        :func:`~ragmeter.judges.ppi.ppi_mean` for the estimator (Angelopoulos et al., *Science*
+        :func:`~ragmeter.stats.ppi.ppi_mean` for the estimator (Angelopoulos et al., *Science*
         2023; ``power_tuning=True`` for PPI++).
 
         Returns
         -------
         dict[str, MeanEstimate]
             ``{"ppi": ..., "judge": ..., "human": ...}``, each a
-            :class:`~ragmeter.judges.ppi.MeanEstimate`: the corrected mean with its interval,
+            :class:`~ragmeter.stats.ppi.MeanEstimate`: the corrected mean with its interval,
             the judge's raw mean over its ok rows (no interval: its bias is unknown without
             labels) and the humans-only mean with its interval.
 
         Raises
         ------
         InvalidInputError
-            labels that are not numbers, or that do not fit the samples.
+            labels that are not numbers, outside the metric's range, or that do not fit the
+            samples.
         """
         rows = self._rows_of(metric)
         human = self.human_labels(labels, metric)
+        if label_range is None:
+            spec = next(m for m in self._metrics if m.name == metric)
+            label_range = getattr(spec, "value_range", None)
         for row, label in zip(rows, human, strict=True):
             if label is not None and (
                 isinstance(label, bool) or not isinstance(label, int | float) or math.isnan(label)
@@ -567,10 +574,13 @@ class JudgeResults:
                 unlabelled,
                 confidence=confidence,
                 power_tuning=power_tuning,
+                label_range=label_range,
             ),
             "judge": judge,
             "human": classical_mean(
-                [float(h) for h in human if h is not None], confidence=confidence
+                [float(h) for h in human if h is not None],
+                confidence=confidence,
+                label_range=label_range,
             ),
         }
 
@@ -593,8 +603,8 @@ class JudgeResults:
     def repeat_summary(self, metric: str, *, confidence: float = 0.95) -> RepeatSummary:
         """The judge's noise on ``metric``: variance between items and within them (between
         repeats), and an interval for the mean that includes the judge's noise (see
-        :mod:`ragmeter.judges.repeats`). Without repeats every item has one value, the within
-        component is ``None`` and the interval is the usual t interval.
+        :mod:`ragmeter.stats.variance_components`). Without repeats every item has one value,
+        the within component is ``None`` and the interval is the usual t interval.
         """
         rows = self._rows_of(metric)
         values = [

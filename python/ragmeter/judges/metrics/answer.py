@@ -177,6 +177,7 @@ class AnswerRelevanceMetric(Metric):
     """
 
     name = "answer_relevance"
+    value_range = (0.0, 1.0)
     required_fields = ("question", "answer")
 
     def __init__(

@@ -64,6 +64,9 @@ class Metric:
     - ``needs_embedder``: the run must have an embedder (``ctx.embed`` works).
     - ``agreement_level``: how a panel's judges are compared (``"interval"`` for fractions,
       ``"nominal"`` for labels).
+    - ``value_range``: ``(low, high)``, the values a score can take (``(0.0, 1.0)`` for the
+      built-in fractions), or None when not declared; human labels outside it are refused
+      (``JudgeResults.prediction_powered_mean``).
     - ``prompts``: the :class:`~ragmeter.judges.PromptTemplate` objects it uses (their hashes go
       into the run manifest).
 
@@ -91,6 +94,7 @@ class Metric:
     empty_allowed: tuple[str, ...] = ()
     needs_embedder: bool = False
     agreement_level: Literal["nominal", "ordinal", "interval", "ratio"] = "interval"
+    value_range: tuple[float, float] | None = None
     prompts: tuple[PromptTemplate, ...] = ()
 
     async def score(self, sample: Sample, ctx: JudgeContext) -> Score:

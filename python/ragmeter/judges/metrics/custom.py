@@ -264,6 +264,12 @@ class RubricMetric(Metric):
             isinstance(v, int | float) and not isinstance(v, bool) for v in self.allowed_values
         )
         self.agreement_level = agreement_level or ("ordinal" if numeric_values else "nominal")
+        if numeric_values and score_fn is None and self.allowed_values:
+            # The score is the label itself: its range is the labels'.
+            self.value_range = (
+                float(min(self.allowed_values)),
+                float(max(self.allowed_values)),
+            )
         self.prompt = PromptTemplate(
             name=f"rubric.{name}",
             version=version,

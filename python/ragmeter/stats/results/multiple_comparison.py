@@ -9,6 +9,7 @@ import json
 import math
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -226,16 +227,27 @@ class MultipleComparison:
             return self._comparison(candidate, baseline, self._results[candidate, baseline])
         if (baseline, candidate) in self._results:
             mirrored = tuple(m.mirrored() for m in self._results[baseline, candidate])
-            return self._comparison(candidate, baseline, mirrored)
+            return self._comparison(candidate, baseline, mirrored, mirror=True)
         raise KeyError(
             f"{candidate!r} and {baseline!r} were not compared (every system was compared "
             f"with the baseline {self.baseline!r})"
         )
 
     def _comparison(
-        self, candidate: str, baseline: str, items: Sequence[MetricComparison]
+        self,
+        candidate: str,
+        baseline: str,
+        items: Sequence[MetricComparison],
+        *,
+        mirror: bool = False,
     ) -> Comparison:
         a, b = self._index(candidate), self._index(baseline)
+        options = self.options
+        if mirror and options.alternative != "two-sided":
+            # The same one-sided p-value, seen from the other system: "candidate better"
+            # becomes "candidate worse".
+            flipped = "less" if options.alternative == "greater" else "greater"
+            options = replace(options, alternative=flipped)
         differences = {
             metric: tuple((self.values[a, m] - self.values[b, m]).tolist())
             for m, metric in enumerate(self.metric_names)
@@ -257,7 +269,7 @@ class MultipleComparison:
             family=self.family,
             excluded=self.excluded,
             n_tests=self._family_size(),
-            options=self.options,
+            options=options,
         )
 
     @property
@@ -398,6 +410,7 @@ class MultipleComparison:
             else len(self.pairs),
             confidence_level=self.confidence_level,
             n_bootstrap=self.n_bootstrap,
+            alternative=self.options.alternative,
         )
 
     def systems_table(
@@ -521,7 +534,7 @@ class MultipleComparison:
         caption = (
             f"Differences (candidate - baseline): the mean difference over the n paired "
             f"queries, {interval}{spec.effect_size_name} ({spec.effect_size_text}) and the "
-            f"p-values ({spec.title}).{verdict}"
+            f"p-values ({spec.title_for(self.options.alternative)}).{verdict}"
         )
         return PairsTable(
             rows=rows,
