@@ -195,6 +195,7 @@ def normal_tail(z: np.ndarray | float, alternative: str = "greater") -> np.ndarr
     return one_sided_from_two_sided(values, normal_two_sided(values), alternative)
 
 
+@lru_cache(maxsize=1024)
 def normal_quantile(probability: float) -> float:
     """The standard normal quantile (``scipy.stats.norm.ppf``), by bisection on
     :func:`normal_cdf` to full double precision; NaN outside (0, 1).
@@ -342,23 +343,37 @@ def mean_t_interval(values: Any, level: float) -> tuple[float, float, float, int
     return mean, mean - half, mean + half, n
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=4096)
 def _t_quantile(probability: float, df: float) -> float:
-    """The ``probability`` quantile (in (0.5, 1)) of Student's t, by bisection on the
-    two-sided p-value (monotone in |t|) to full double precision."""
+    """The ``probability`` quantile (in (0.5, 1)) of Student's t: Newton's method on the
+    two-sided p-value (monotone in |t|; its derivative is twice the density), kept inside a
+    bracket that bisection shrinks whenever a step would leave it, to full double precision."""
     target = 2.0 * (1.0 - probability)
+    log_constant = float(_log_gamma_ratio(np.array([df / 2.0]))[0]) - 0.5 * math.log(df * math.pi)
+
+    def tail(t: float) -> float:
+        return float(student_t_two_sided(t, df))
+
     low, high = 0.0, 1.0
-    while float(student_t_two_sided(high, df)) > target:
+    while tail(high) > target:
         low, high = high, high * 2.0
+    t = 0.5 * (low + high)
     for _ in range(200):
-        middle = 0.5 * (low + high)
-        if middle in (low, high):
-            break
-        if float(student_t_two_sided(middle, df)) > target:
-            low = middle
+        excess = tail(t) - target
+        if excess == 0.0:
+            return t
+        if excess > 0:
+            low = t
         else:
-            high = middle
-    return 0.5 * (low + high)
+            high = t
+        density = math.exp(log_constant - (df + 1.0) / 2.0 * math.log1p(t * t / df))
+        following = t + excess / (2.0 * density)
+        if not low < following < high:
+            following = 0.5 * (low + high)
+        if following in (low, high) or abs(following - t) <= 2e-16 * following:
+            return following
+        t = following
+    return t
 
 
 def student_t_quantile(probability: float, df: float) -> float:

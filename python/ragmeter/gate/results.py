@@ -61,7 +61,7 @@ def markdown_text(text: str) -> str:
     Examples
     --------
     >>> markdown_text("![x](http://e)")
-    '\\\\!\\\\[x\\\\]\\\\(http\\\\://e\\\\)'
+    '\\\\!\\\\[x\\\\](http\\\\://e)'
     """
     return "".join("\\" + c if c in _MARKDOWN_SPECIAL else c for c in plain_text(text))
 

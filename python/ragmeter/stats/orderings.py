@@ -90,7 +90,7 @@ def paired_scores(x: Any, y: Any, what: str = "x, y") -> tuple[np.ndarray, np.nd
         only_y = [k for k in y if k not in x]
         if only_x or only_y:
             raise InvalidInputError(
-                f"{what}: the orderings must rank the same items; only in the first: "
+                f"{what}: the orderings must rank the same systems (items); only in the first: "
                 f"{only_x[:5]}, only in the second: {only_y[:5]}"
             )
         names = list(x)
@@ -142,7 +142,7 @@ def kendall_tau_result(a: np.ndarray, b: np.ndarray) -> Correlation:
         untied_a += float(np.abs(sa).sum())
         untied_b += float(np.abs(sb).sum())
     if untied_a == 0.0 or untied_b == 0.0:
-        return None, "one ordering ties every item, so no pair is ordered"
+        return None, "one ordering gives every item the same rating, so no pair is ordered"
     return concordance / math.sqrt(untied_a * untied_b), None
 
 
@@ -204,7 +204,7 @@ def spearman_rho_result(a: np.ndarray, b: np.ndarray) -> Correlation:
     ra, rb = _average_ranks(a) - (len(a) + 1) / 2.0, _average_ranks(b) - (len(b) + 1) / 2.0
     denominator = math.sqrt(float(ra @ ra) * float(rb @ rb))
     if denominator == 0.0:
-        return None, "one ordering ties every item, so no pair is ordered"
+        return None, "one ordering gives every item the same rating, so no pair is ordered"
     return float(ra @ rb) / denominator, None
 
 

@@ -650,8 +650,8 @@ def paired_t_test(
     """
     matrix, single = _matrix(differences, require_pairs=True)
     chosen = check_alternative(alternative)
-    check_enough_pairs("t", matrix.shape[1], "paired t-test")
     level = check_level("confidence_level", confidence_level)
+    check_enough_pairs("t", matrix.shape[1], "paired t-test")
     n, mean, t, p, low, high, size = t_rows(matrix, level, alternative=chosen)
     df = n - 1
     return PairedTestResult(
@@ -790,10 +790,10 @@ def paired_bootstrap_test(
     """
     matrix, single = _matrix(differences, require_pairs=True)
     chosen = check_alternative(alternative)
-    check_enough_pairs("bootstrap", matrix.shape[1], "paired bootstrap test")
     level = check_level("confidence_level", confidence_level)
     resamples = resample_count("n_resamples", n_resamples)
     seed = check_seed(random_state)
+    check_enough_pairs("bootstrap", matrix.shape[1], "paired bootstrap test")
     values = np.ascontiguousarray(np.stack([matrix, np.zeros_like(matrix)]))
     low, high, counts, valid = _core.bootstrap_pairs(
         values,

@@ -579,9 +579,21 @@ class MultipleComparison:
         ]
         if undefined:
             (a, b), metric = undefined[0]
+            spec = TESTS[self.test]
+            few = sum(
+                1
+                for pair, items in self._results.items()
+                for item in items
+                if math.isnan(item.p_value) and item.n_pairs < spec.min_pairs
+            )
+            why = (
+                f"not enough queries for the test: it needs at least {spec.min_pairs}"
+                if few == len(undefined)
+                else f"no paired query, or fewer than the test's {spec.min_pairs}"
+            )
             notes.append(
-                f"{len(undefined)} p-values are undefined (no paired query, or no variance "
-                f"for the test), e.g. {a} vs {b} on {metric}; they are never significant."
+                f"{len(undefined)} p-values are undefined ({why}), e.g. {a} vs {b} on "
+                f"{metric}; they are never significant."
             )
         return notes
 
