@@ -128,6 +128,14 @@ def add_parser(sub: Any) -> None:
         + ", ".join(f"{a} = {spec.name}" for spec in TESTS.values() for a in spec.aliases),
     )
     parser.add_argument(
+        "--alternative",
+        choices=("two-sided", "greater", "less"),
+        default="two-sided",
+        help="two-sided (the default), greater (each later run, or each run against "
+        "--baseline, is better) or less, as scipy's alternative=; one-sided for the tests of "
+        "paired differences (sign-flip, t, wilcoxon, bootstrap)",
+    )
+    parser.add_argument(
         "--correction",
         choices=(*CORRECTIONS, "none", "auto"),
         default="auto",
@@ -277,6 +285,7 @@ def _compare(
         missing="skip" if args.missing == "skip" else "raise",
         margin=args.margin,
         n_threads=args.threads,
+        alternative=args.alternative,
     )
 
 
