@@ -107,12 +107,19 @@ def violations(relative: str, tree: ast.Module) -> list[str]:
                         )
         if inside:
             continue
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            if STATISTIC_NAME.search(node.name.lower()) and (relative, node.name) not in ALLOWED:
-                found.append(f"{relative}:{node.lineno}: defines {node.name}()")
+        if (
+            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            and STATISTIC_NAME.search(node.name.lower())
+            and (relative, node.name) not in ALLOWED
+        ):
+            found.append(f"{relative}:{node.lineno}: defines {node.name}()")
         if isinstance(node, ast.Attribute) and (
-            node.attr in RESAMPLING
-            and not (isinstance(node.value, ast.Name) and node.value.id in ("random", "secrets"))
+            (
+                node.attr in RESAMPLING
+                and not (
+                    isinstance(node.value, ast.Name) and node.value.id in ("random", "secrets")
+                )
+            )
             or (
                 node.attr == "random" and isinstance(node.value, ast.Name) and node.value.id == "np"
             )
