@@ -17,6 +17,7 @@ import pytest
 from test_anova import SAKAI_A, SAKAI_B, SAKAI_C
 
 from ragmeter import InvalidInputError, compare, compare_many
+from ragmeter.html_report import build_report
 from ragmeter.stats import (
     paired_bootstrap_test,
     paired_tukey_hsd,
@@ -133,6 +134,8 @@ def test_paired_tukey_below_the_floor_reads_as_a_bound_in_every_format():
     assert "< 1e-16" in campaign.to_markdown()
     assert "$<$ 1e-16" in campaign.to_latex()
     assert "0.0000" not in campaign.to_table().split("p-value")[-1]
+    page = build_report(campaign)
+    assert "<td>&lt; 1e-16</td>" in page
     saved = json.loads(campaign.to_json())
     assert min(m["p_value"] for pair in saved["comparisons"] for m in pair["metrics"]) == 1e-16
     assert format_p_value(0.0) == "< 1e-16" and format_p_value(2.2e-16) == "2.2e-16"
