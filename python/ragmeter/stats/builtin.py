@@ -25,10 +25,10 @@ from .paired import (
     EXACT_MAX_PAIRS,
     MIN_PAIRS,
     t_rows,
-    wilcoxon_one,
 )
 from .randomised import randomised_tukey_campaign, westfall_young_campaign
 from .registry import CampaignInput, CampaignOutcome, StatisticalTest, register_test
+from .wilcoxon import wilcoxon_one
 
 __all__ = ["pair_blocks", "pair_differences", "pair_index", "pair_scales"]
 
