@@ -267,7 +267,7 @@ def test_repeats_are_averaged_and_a_flaky_item_is_reported() -> None:
 def test_different_query_sets_are_refused_naming_them_or_skipped() -> None:
     cand, base = _systems(10, 0.0, 0.05, 0)
     del cand["ndcg@10"]["q3"]
-    with pytest.raises(InvalidInputError, match=r"only baseline has: 'q3'.*missing='skip'"):
+    with pytest.raises(InvalidInputError, match=r"only in baseline: 'q3'.*missing='skip'"):
         gate(cand, base, margin=0.01)
     result = gate(cand, base, margin=0.01, missing="skip")
     assert result.excluded == {"baseline": ("q3",)}

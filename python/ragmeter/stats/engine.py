@@ -221,7 +221,7 @@ def align(
             )
             shown = ", ".join(repr(q) for q in ids[:5]) + (", ..." if len(ids) > 5 else "")
             if len(named) == 2:
-                parts.append(f"{len(ids)} queries only {name} has{why}: {shown}")
+                parts.append(f"{len(ids)} queries only in {name}{why}: {shown}")
             else:
                 parts.append(f"{len(ids)} queries only some systems have in {name}{why}: {shown}")
         typed = {str(q) for ids in excluded.values() for q in ids}
