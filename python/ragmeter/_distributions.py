@@ -824,6 +824,13 @@ def noncentral_t_sf(t: float, df: float, noncentrality: float) -> float:
     step = min(width / 5.0, 0.05 / (1.0 + abs(noncentrality)))
     low = -min(45.0 / df + 12.0 * width, 60.0)
     high = 12.0 * width + 0.5
+    # Where Phi's argument stays beyond +-40 over the whole range, Phi is 1 or 0 there (and a
+    # huge noncentrality would ask for a step too small to allocate).
+    ends = (noncentrality - t * math.exp(low), noncentrality - t * math.exp(high))
+    if min(ends) > 40.0:
+        return 1.0
+    if max(ends) < -40.0:
+        return 0.0
     u = np.arange(low, high + step / 2, step)
     log_density = df * u - 0.5 * df * np.exp(2.0 * u)
     weights = np.exp(log_density - log_density.max())

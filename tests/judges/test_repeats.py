@@ -11,7 +11,7 @@ import pytest
 
 from ragmeter import InvalidInputError
 from ragmeter.judges import RubricMetric, Sample, ScriptedJudge, evaluate
-from ragmeter.judges.repeats import variance_components
+from ragmeter.stats.repeated import variance_components
 from ragmeter.per_query import per_query_results
 
 GRADE = RubricMetric("grade", "Grade $answer.", allowed_values=[0, 1, 2, 3, 4])

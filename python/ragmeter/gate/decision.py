@@ -47,7 +47,7 @@ from ..stats.paired import ZERO_VARIANCE, t_rows
 from ..stats.power import queries_needed
 from ..stats.pvalues import bound_p_values
 from ..stats.registry import TESTS, find_test
-from ..stats.variance_components import variance_components
+from ..stats.repeated import variance_components
 from .inputs import GateValues, gate_values
 from .results import CheckKind, GateCheck, GateResult, Outcome, plain_text
 
@@ -390,7 +390,7 @@ def _flaky(
     values: GateValues, label: str, metric: str, items: Iterable[Any], spread: float
 ) -> tuple[list[tuple[str, Any, tuple[float, ...]]], float | None]:
     """The flaky items (repeats that differ by more than ``spread``) and the within-item
-    (judge) variance component of the repeats (:func:`~ragmeter.stats.variance_components`:
+    (judge) variance component of the repeats (:func:`~ragmeter.stats.repeated`:
     MSW; None without an item of two defined repeats)."""
     repeats = values.repeats.get(metric, {})
     wanted = set(items)

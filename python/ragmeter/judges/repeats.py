@@ -1,6 +1,6 @@
 """Repeats of a judged item: one score from its repeats (:func:`combine_repeats`) and why they
 disagree (:func:`flaky_reason`). The variance components of the repeats, with the interval of
-the mean that carries the judge's noise, are :mod:`ragmeter.stats.variance_components`
+the mean that carries the judge's noise, are :mod:`ragmeter.stats.repeated`
 (``JudgeResults.repeat_summary``); the design it reads:
 
 The values ``y_ij`` (item ``i``, repeat ``j``) are read as a one-way random-effects design,
@@ -29,12 +29,12 @@ from .score import Score
 
 __all__ = ["combine_repeats", "flaky_reason"]
 
-# The variance components are a statistic: ragmeter.stats.variance_components (issue 44).
+# The variance components are a statistic: ragmeter.stats.repeated (issue 44).
 __getattr__ = moved_names(
     __name__,
     {
-        "RepeatSummary": "ragmeter.stats.variance_components",
-        "variance_components": "ragmeter.stats.variance_components",
+        "RepeatSummary": "ragmeter.stats.repeated",
+        "variance_components": "ragmeter.stats.repeated",
     },
 )
 

@@ -24,7 +24,7 @@ from ..exceptions import InvalidInputError
 from ..reports import check_saved_head, load_report, render_report, saved_head, write_report
 from ..stats.ppi import MeanEstimate, classical_mean, ppi_mean
 from ..stats.raters import Level, agreement_report
-from ..stats.variance_components import RepeatSummary, variance_components
+from ..stats.repeated import RepeatSummary, variance_components
 from .accounting import CallStats, Price, cost_of
 from .sample import Sample, sample_from_dict
 from .saved import (
@@ -603,7 +603,7 @@ class JudgeResults:
     def repeat_summary(self, metric: str, *, confidence: float = 0.95) -> RepeatSummary:
         """The judge's noise on ``metric``: variance between items and within them (between
         repeats), and an interval for the mean that includes the judge's noise (see
-        :mod:`ragmeter.stats.variance_components`). Without repeats every item has one value,
+        :mod:`ragmeter.stats.repeated`). Without repeats every item has one value,
         the within component is ``None`` and the interval is the usual t interval.
         """
         rows = self._rows_of(metric)

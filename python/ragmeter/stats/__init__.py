@@ -27,7 +27,7 @@ orderings, prediction-powered inference, variance components.
   Krippendorff's alpha, percent agreement, the agreement report);
 * :mod:`~ragmeter.stats.ppi`: prediction-powered inference (a judge's mean corrected by human
   labels);
-* :mod:`~ragmeter.stats.variance_components`: the variance components of repeated
+* :mod:`~ragmeter.stats.repeated`: the variance components of repeated
   measurements (a judge's noise);
 * :mod:`~ragmeter.stats.pvalues`: p-values below ``1e-16`` as a bound, and how every format
   writes a p-value;
@@ -79,7 +79,7 @@ from .raters import (
 )
 from .registry import TESTS, CampaignInput, CampaignOutcome, StatisticalTest, register_test
 from .results import Comparison, MetricComparison, MultipleComparison
-from .variance_components import RepeatSummary, variance_components
+from .repeated import RepeatSummary, variance_components
 
 __all__ = [
     "CORRECTIONS",

@@ -365,7 +365,8 @@ def queries_needed(effect: float, sd: float, *, alpha: float, power: float) -> i
     detects a true mean ``effect`` above its null value with probability ``power``, for
     differences of standard deviation ``sd``: :func:`topic_set_size` of the one-sided design
     (``alternative="greater"``; the gate's "queries needed"). None when no number would do:
-    ``effect <= 0``, an undefined or zero ``sd`` (the t-test is then undefined), or more than
+    ``effect <= 0``, an undefined ``sd`` or one within rounding of 0 (``sd <= 1e-9 effect``:
+    equal differences, whose p-value is the exact sign-flip test's ``1 / 2^n``), or more than
     :data:`MAX_QUERIES`.
 
     Parameters
@@ -389,8 +390,8 @@ def queries_needed(effect: float, sd: float, *, alpha: float, power: float) -> i
     >>> queries_needed(0.02, 0.1, alpha=0.05, power=0.8)
     156
     """
-    if not (effect > 0) or not (math.isfinite(sd) and sd > 0):
-        return None
+    if not (effect > 0) or not (math.isfinite(sd) and sd > 1e-9 * effect):
+        return None  # no variance (equal differences): the t-test's power says nothing
     try:
         design = topic_set_size(sd * sd, effect, alpha=alpha, power=power, alternative="greater")
     except InvalidInputError:
