@@ -25,6 +25,7 @@ from ragmeter import InvalidInputError
 from ragmeter.cli import main
 from ragmeter.gate import BaselineStore, GateOptions, gate, gate_tests
 from ragmeter.per_query import PerQueryResults
+from ragmeter.reports import with_integrity
 from ragmeter.stats import TESTS
 from ragmeter.stats.engine import run_tests
 
@@ -266,25 +267,41 @@ def _mutations(data: dict) -> list[tuple[str, dict]]:
     column = next(iter(data["values"]))
     for value in strange:
         out.append((f"values.{column}={value!r}", {**data, "values": {column: value}}))
-        first = next(iter(data["values"][column]))
         out.append(
             (
-                f"values.{column}.{first}={value!r}",
-                {**data, "values": {column: {**data["values"][column], first: value}}},
+                f"values.{column}[0]={value!r}",
+                {**data, "values": {column: [value, *data["values"][column][1:]]}},
             )
         )
     return out
 
 
+def _resealed(data: dict) -> dict:
+    """``data`` with a count and checksum that match it: an edit made by someone who knows the
+    format, so that the reader must check every field, not only the checksum."""
+    return with_integrity({k: v for k, v in data.items() if k not in ("n_values", "sha256")})
+
+
 def test_a_tampered_baseline_exits_2_never_1_never_a_traceback(tmp_path, capsys):
     # Issue 44: id_types a list gave an AttributeError traceback and exit 1 ("the candidate
-    # failed").
+    # failed"). A baseline of the format written before (kind ragmeter.gate-baseline) is read
+    # too; today's is the saved per-query values with their checksum.
     path = _stored(tmp_path)
     data = json.loads(path.read_text())
     candidate = tmp_path / "cand.json"
     candidate.write_text(json.dumps({"ndcg@10": {str(i): 0.5 for i in range(20)}}))
     tampered = tmp_path / "tampered.json"
-    for what, changed in [("id_types=[]", {**data, "id_types": ["0"]}), *_mutations(data)]:
+    old = {
+        "kind": "ragmeter.gate-baseline",
+        "schema_version": 1,
+        "manifest": {"ragmeter_version": "0.1.0", "metrics": {}, "settings": {}},
+        "id_types": ["0"],
+        "values": {"ndcg@10": {str(i): 0.5 for i in range(20)}},
+    }
+    cases = [("old format, id_types=['0']", old)]
+    for what, changed in _mutations(data):
+        cases += [(what, changed), (f"{what} (resealed)", _resealed(changed))]
+    for what, changed in cases:
         tampered.write_text(json.dumps(changed))
         status = main(
             ["gate", "--baseline", str(tampered), "--candidate", str(candidate), "--margin", "0.5"]

@@ -196,6 +196,7 @@ def normal_tail(z: np.ndarray | float, alternative: str = "greater") -> np.ndarr
 
 
 @lru_cache(maxsize=1024)
+@lru_cache(maxsize=256)
 def normal_quantile(probability: float) -> float:
     """The standard normal quantile (``scipy.stats.norm.ppf``), by bisection on
     :func:`normal_cdf` to full double precision; NaN outside (0, 1).

@@ -21,6 +21,7 @@ from typing import IO, Any, ClassVar, Literal
 from .._files import atomic_write_text
 from .._optional import import_optional
 from ..exceptions import InvalidInputError
+from ..per_query import PerQueryResults
 from ..reports import check_saved_head, load_report, render_report, saved_head, write_report
 from ..stats.ppi import MeanEstimate, classical_mean, ppi_mean
 from ..stats.raters import Level, agreement_report
@@ -40,6 +41,7 @@ from .saved import (
     string_mapping,
 )
 from .score import Score, Status, jsonable
+from .values import judged_values
 
 __all__ = ["JudgeResults", "MetricSummary", "SampleResult"]
 
@@ -166,7 +168,12 @@ def _row_cost(
     priced = False
     for judge, stats in usage.items():
         price = prices.get(models.get(judge, judge)) or prices.get(judge)
-        cost = cost_of(stats.prompt_tokens, stats.completion_tokens, price)
+        cost = cost_of(
+            stats.prompt_tokens,
+            stats.completion_tokens,
+            price,
+            cached_prompt_tokens=stats.cached_prompt_tokens,
+        )
         if cost is not None:
             total += cost
             priced = True
@@ -312,6 +319,12 @@ class JudgeResults:
         # The rows' costs as a file recorded them, for results read without their prices
         # (files of formats 1 and 2, JSON lines); None: computed from the prices.
         self._recorded_costs: tuple[float | None, ...] | None = None
+
+    @property
+    def metrics(self) -> list[Any]:
+        """The metrics as the run had them (read back from a file: their names, agreement
+        levels and summary figures only, since a metric's code is not saved)."""
+        return list(self._metrics)
 
     @property
     def metric_names(self) -> list[str]:
@@ -507,18 +520,19 @@ class JudgeResults:
         *,
         confidence: float = 0.95,
         power_tuning: bool = False,
-        label_range: tuple[float, float] | None = None,
+        bounds: tuple[float, float] | None = None,
     ) -> dict[str, MeanEstimate]:
         """The mean of ``metric`` over every sample, corrected by human ``labels`` (PPI).
 
         ``labels`` (``{sample_id: number}`` or one per sample, ``None`` when unlabelled) must
-        be on the metric's scale: labels outside its range (``label_range``, default the
+        be on the metric's scale: labels outside its range (``bounds``, default the
         metric's declared :attr:`~ragmeter.judges.Metric.value_range`, ``[0, 1]`` for the
         built-in fractions) are refused. Labelled samples with an ok judge value are the labelled
         set; unlabelled samples with an ok value the unlabelled one (samples whose judge row is
-        not ok are left out of both, and their counts say so). See
+        not ok are left out of both, and their counts say so). The humans-only mean is over
+        the same labelled set as PPI's, so the two lines compare like with like. See
         :func:`~ragmeter.stats.ppi.ppi_mean` for the estimator (Angelopoulos et al., *Science*
-        2023; ``power_tuning=True`` for PPI++).
+        2023; ``power_tuning=True`` for PPI++). The intervals are cut at ``bounds`` too.
 
         Returns
         -------
@@ -536,9 +550,9 @@ class JudgeResults:
         """
         rows = self._rows_of(metric)
         human = self.human_labels(labels, metric)
-        if label_range is None:
+        if bounds is None:
             spec = next(m for m in self._metrics if m.name == metric)
-            label_range = getattr(spec, "value_range", None)
+            bounds = getattr(spec, "value_range", None)
         for row, label in zip(rows, human, strict=True):
             if label is not None and (
                 isinstance(label, bool) or not isinstance(label, int | float) or math.isnan(label)
@@ -574,14 +588,12 @@ class JudgeResults:
                 unlabelled,
                 confidence=confidence,
                 power_tuning=power_tuning,
-                label_range=label_range,
+                bounds=bounds,
             ),
             "judge": judge,
-            "human": classical_mean(
-                [float(h) for h in human if h is not None],
-                confidence=confidence,
-                label_range=label_range,
-            ),
+            # Over PPI's labelled samples (a labelled sample whose judge row is not ok is in
+            # neither), so the two lines printed side by side are over the same samples.
+            "human": classical_mean([h for h, _ in labelled], confidence=confidence, bounds=bounds),
         }
 
     @property
@@ -621,6 +633,13 @@ class JudgeResults:
             repeats=self.repeats,
             n_flaky=sum(1 for r in rows if r.flaky),
         )
+
+    def per_query_results(self, name: str | None = None) -> PerQueryResults:
+        """The per-sample values as :class:`~ragmeter.PerQueryResults` (what ``compare``, the
+        gate and the report read; see :mod:`ragmeter.judges.values`): an ok score is its value,
+        an undefined or failed one NaN (the failures listed), the repeats of a sample kept and
+        averaged, and the manifest says who judged, with which prompts and settings."""
+        return judged_values(self, name)
 
     def to_records(self) -> list[dict[str, Any]]:
         """One JSON-ready dict per (sample, metric) row."""
@@ -986,8 +1005,13 @@ class JudgeResults:
         if not (total.calls or total.cache_hits or total.embedding_calls):
             return None
         estimated = " (estimated)" if total.tokens_estimated else ""
+        cached = (
+            f" ({total.cached_prompt_tokens:,} of them from the provider's prompt cache)"
+            if total.cached_prompt_tokens
+            else ""
+        )
         line = (
-            f"usage: {_count(total.calls, 'call')}, {total.prompt_tokens:,} prompt + "
+            f"usage: {_count(total.calls, 'call')}, {total.prompt_tokens:,} prompt{cached} + "
             f"{total.completion_tokens:,} completion tokens{estimated}"
         )
         if total.embedding_calls:

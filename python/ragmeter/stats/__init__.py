@@ -78,8 +78,8 @@ from .raters import (
     percent_agreement,
 )
 from .registry import TESTS, CampaignInput, CampaignOutcome, StatisticalTest, register_test
-from .results import Comparison, MetricComparison, MultipleComparison
 from .repeated import RepeatSummary, variance_components
+from .results import Comparison, MetricComparison, MultipleComparison
 
 __all__ = [
     "CORRECTIONS",

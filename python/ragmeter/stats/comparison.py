@@ -303,7 +303,7 @@ def compare_many(
     }
     failed = {n: {m: ids for m, ids in f.items() if ids} for n, f in failed.items()}
     failed = {n: f for n, f in failed.items() if f}
-    return MultipleComparison(
+    campaign = MultipleComparison(
         systems=names,
         baseline=baseline_name,
         metrics=chosen,
@@ -323,6 +323,9 @@ def compare_many(
         failed=failed,
         options=options,
     )
+    campaign.comparability = tuple(aligned.notes)
+    campaign.manifests = {name: r.manifest for name, r in named.items()}
+    return campaign
 
 
 def compare(

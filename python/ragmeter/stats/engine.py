@@ -4,8 +4,9 @@ run over them at once.
 Everything that decides between systems goes through here: :func:`compare_many` (and so
 :func:`compare`, ``ragmeter compare``) and the gate (:func:`ragmeter.gate.gate`).
 
-* :func:`check_comparable`: values computed with different settings (relevance threshold,
-  undefined-value policy...) are refused, naming the setting;
+* :func:`check_comparable`: values that do not mean the same thing (computed with different
+  settings, metric definitions or judges) are refused, naming the difference, through the one
+  rule :func:`ragmeter.check_comparable`;
 * :func:`align`: the systems' values paired by query id (systems x metrics x queries), with
   the queries left out (``missing="skip"``) or an :class:`UnpairedQueriesError`;
 * :func:`run_tests`: the test of :class:`~ragmeter.stats.ComparisonOptions` over every pair
@@ -27,9 +28,10 @@ from typing import Any
 import numpy as np
 
 from .. import _core
-from .._nan_equal import canonical
 from ..exceptions import InputTypeError, InvalidInputError
-from ..per_query import VALUE_SETTINGS, PerQueryResults
+from ..manifest import Manifest
+from ..manifest import check_comparable as manifest_check
+from ..per_query import PerQueryResults
 from .builtin import pair_blocks
 from .multiple import adjust_p_values
 from .options import ComparisonOptions
@@ -69,36 +71,44 @@ class UnpairedQueriesError(InvalidInputError):
         )
 
 
-def check_comparable(settings: Mapping[str, Mapping[str, Any]]) -> None:
-    """Refuse values computed with different settings: the one check of comparability.
+def check_comparable(systems: Mapping[str, Any]) -> list[str]:
+    """Refuse values that do not mean the same thing; return what could not be checked.
 
-    ``settings`` maps each system's name to the settings its values were computed with (the
-    keys of :data:`~ragmeter.per_query.VALUE_SETTINGS`: relevance threshold, undefined-value
-    policy...). A setting one system does not record is not compared.
+    Every system is checked against the first with the one rule of comparability,
+    :func:`ragmeter.check_comparable` (settings recorded on both sides with values that give
+    other numbers, metric definitions and judges that differ are refused; a setting recorded on
+    one side only, other ragmeter versions, files without a checksum are notes). Here so that
+    every decision (``compare_many``, the gate) goes through one call.
 
     Parameters
     ----------
-    settings
-        ``{system: {setting: value}}``, the first system the reference.
+    systems
+        ``{system: values}``, the first system the reference; each value a
+        :class:`~ragmeter.PerQueryResults`, a :class:`~ragmeter.manifest.Manifest`, or a mapping
+        of the settings its values were computed with (only those are then checked).
+
+    Returns
+    -------
+    list of str
+        The notes, each once, in order.
 
     Raises
     ------
     InvalidInputError
-        Two systems whose values were computed with different settings, naming it.
+        Two systems whose values do not mean the same thing, naming what differs.
     """
-    names = list(settings)
+    names = list(systems)
+    found: list[str] = []
     if not names:
-        return
-    first = settings[names[0]]
+        return found
+    manifests = {
+        name: Manifest("settings", settings=dict(value)) if isinstance(value, Mapping) else value
+        for name, value in systems.items()
+    }
+    first = manifests[names[0]]
     for name in names[1:]:
-        for key in VALUE_SETTINGS:
-            a, b = first.get(key), settings[name].get(key)
-            if a is not None and b is not None and canonical(a) != canonical(b):
-                raise InvalidInputError(
-                    f"the systems were evaluated with different {key} ({a!r} for {names[0]}, "
-                    f"{b!r} for {name}), so their values do not mean the same thing; evaluate "
-                    "them with the same setting"
-                )
+        found += manifest_check(first, manifests[name], names=(names[0], name))
+    return list(dict.fromkeys(found))
 
 
 @dataclass(frozen=True)
@@ -115,12 +125,16 @@ class Alignment:
         Systems x metrics x queries (NaN where a value is undefined).
     excluded
         ``{system: queries}`` each system had that were left out (``missing="skip"``).
+    notes
+        What :func:`check_comparable` could not check (a setting recorded for one system
+        only...), one sentence each.
     """
 
     metrics: list[str]
     query_ids: list[Any]
     values: np.ndarray
     excluded: dict[str, tuple[Any, ...]]
+    notes: list[str]
 
 
 def _chosen_metrics(
@@ -180,7 +194,7 @@ def align(
         :class:`UnpairedQueriesError`); ``"skip"``: keep the queries all of them hold.
     settings
         ``{system: settings}`` to check with :func:`check_comparable` (default: each
-        result's own ``parameters``).
+        result's manifest: its settings, metric definitions and judges).
 
     Returns
     -------
@@ -194,11 +208,7 @@ def align(
     UnpairedQueriesError
         Different query sets with ``missing="raise"``.
     """
-    check_comparable(
-        settings
-        if settings is not None
-        else {name: results.parameters for name, results in named.items()}
-    )
+    notes = check_comparable(settings if settings is not None else named)
     systems = list(named.values())
     chosen = _chosen_metrics(named, metrics)
     shared = set(systems[0].query_ids)
@@ -243,7 +253,7 @@ def align(
         selected = results if in_order else results.select(query_ids, chosen)
         for m, metric in enumerate(chosen):
             values[s, m] = selected.array(metric)
-    return Alignment(chosen, query_ids, values, excluded)
+    return Alignment(chosen, query_ids, values, excluded, notes)
 
 
 def pair_indices(names: Sequence[str], baseline: str | None) -> list[tuple[int, int]]:

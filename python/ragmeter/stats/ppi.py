@@ -15,8 +15,9 @@ Duchi & Zrnic 2023, arXiv:2311.01453) picks ``lam`` in [0, 1] from the data to m
 variance, so the interval is never wider than the humans-only one by more than the noise of
 estimating ``lam``. Assumes the labelled samples are a uniform random subset of all samples,
 and human labels on the scale of the judge's values: labels outside the metric's declared
-range (``label_range``: a ``[0, 1]`` metric labelled 0/100 would give a mean of 50) are
-refused.
+range (``bounds``: a ``[0, 1]`` metric labelled 0/100 would give a mean of 50) are
+refused, and the normal interval is cut at that range (the true mean lies in it, so the cut
+interval covers it whenever the whole one does; the result says when it was cut).
 
 (Moved here from ``ragmeter.judges.ppi``, which re-exports these names with a deprecation
 warning.)
@@ -60,6 +61,12 @@ class MeanEstimate:
         PPI's power-tuning weight on the judge (1 for classical PPI).
     reason
         Why ``mean`` is undefined.
+    bounds
+        The range of values the metric can take, when the interval was bounded by it
+        (``None``: not bounded). The true mean lies in that range, so cutting the normal
+        interval there keeps its coverage; ``clipped`` says whether it had to be cut.
+    clipped
+        Whether the normal interval ran past ``bounds`` and was cut there.
     """
 
     method: str
@@ -70,6 +77,8 @@ class MeanEstimate:
     n_unlabelled: int
     lam: float | None = None
     reason: str | None = None
+    bounds: tuple[float, float] | None = None
+    clipped: bool = False
 
     def __str__(self) -> str:
         if self.mean is None:
@@ -83,7 +92,12 @@ class MeanEstimate:
             else f", {self.confidence:.0%} CI [{self.ci[0]:.4f}, {self.ci[1]:.4f}]"
         )
         tuned = f", lambda={self.lam:.3f}" if self.method == "ppi++" and self.lam else ""
-        return f"{self.method}: {self.mean:.4f}{interval} ({counts}{tuned})"
+        bounded = (
+            f", interval cut at the metric's range [{self.bounds[0]:g}, {self.bounds[1]:g}]"
+            if self.clipped and self.bounds is not None
+            else ""
+        )
+        return f"{self.method}: {self.mean:.4f}{interval} ({counts}{tuned}{bounded})"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field."""
@@ -96,6 +110,8 @@ class MeanEstimate:
             "n_unlabelled": self.n_unlabelled,
             "lam": self.lam,
             "reason": self.reason,
+            "bounds": None if self.bounds is None else list(self.bounds),
+            "clipped": self.clipped,
         }
 
 
@@ -107,32 +123,28 @@ def _array(values: Sequence[float], argument: str) -> np.ndarray:
 
 
 def check_label_range(
-    values: np.ndarray, label_range: tuple[float, float] | None, argument: str
+    values: np.ndarray, bounds: tuple[float, float] | None, argument: str
 ) -> None:
-    """Refuse values outside ``label_range`` (inclusive), naming the first.
+    """Refuse values outside ``bounds`` (inclusive), naming the first.
 
     Parameters
     ----------
     values
         The labels (or judge values).
-    label_range
-        ``(low, high)``: the metric's declared range, or None (no check).
+    bounds
+        ``(lowest, highest)``: the metric's declared range, or None (no check).
     argument
         How the message names the values.
 
     Raises
     ------
     InvalidInputError
-        A value outside the range, or a range that is not two finite numbers low <= high.
+        A value outside the range, or a range that is not two finite numbers, lowest first.
     """
-    if label_range is None:
+    limits = _check_bounds(bounds)
+    if limits is None:
         return
-    try:
-        low, high = (float(v) for v in label_range)
-    except (TypeError, ValueError):
-        raise InvalidInputError(f"label_range: expected (low, high), got {label_range!r}") from None
-    if not (math.isfinite(low) and math.isfinite(high) and low <= high):
-        raise InvalidInputError(f"label_range: expected finite low <= high, got {label_range!r}")
+    low, high = limits
     outside = np.flatnonzero((values < low) | (values > high))
     if outside.size:
         i = int(outside[0])
@@ -149,6 +161,32 @@ def _check_confidence(confidence: float) -> float:
     if not 0.0 < confidence < 1.0:
         raise InvalidInputError(f"confidence must lie in (0, 1), e.g. 0.95, got {confidence!r}")
     return float(confidence)
+
+
+def _check_bounds(bounds: tuple[float, float] | None) -> tuple[float, float] | None:
+    if bounds is None:
+        return None
+    try:
+        low, high = (float(b) for b in bounds)
+    except (TypeError, ValueError):
+        raise InvalidInputError(
+            f"bounds must be None or (lowest, highest) value of the metric, got {bounds!r}"
+        ) from None
+    if not (math.isfinite(low) and math.isfinite(high) and low <= high):
+        raise InvalidInputError(f"bounds must be two finite numbers, lowest first, got {bounds!r}")
+    return low, high
+
+
+def _interval(
+    mean: float, half: float, bounds: tuple[float, float] | None
+) -> tuple[tuple[float, float], bool]:
+    """``mean +- half``, cut at ``bounds`` (the parameter lies there, so the cut interval covers
+    it whenever the whole one does), and whether it was cut."""
+    low, high = mean - half, mean + half
+    if bounds is None:
+        return (low, high), False
+    cut = (max(low, bounds[0]), min(high, bounds[1]))
+    return cut, cut != (low, high)
 
 
 def _tuned_lambda(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray) -> float:
@@ -170,7 +208,7 @@ def ppi_mean(
     *,
     confidence: float = 0.95,
     power_tuning: bool = False,
-    label_range: tuple[float, float] | None = None,
+    bounds: tuple[float, float] | None = None,
 ) -> MeanEstimate:
     """The prediction-powered mean and its normal interval (see the module's docstring).
 
@@ -186,9 +224,10 @@ def ppi_mean(
         The interval's nominal coverage.
     power_tuning
         ``False``: classical PPI (``lam = 1``); ``True``: PPI++'s tuned ``lam``.
-    label_range
-        ``(low, high)``: the metric's range; human labels (and the judge's values) outside
-        it are refused. None: not checked.
+    bounds
+        ``(lowest, highest)`` value of the metric (``(0, 1)`` for a fraction): human labels
+        (and the judge's values) outside it are refused, and the interval is cut there (the
+        estimate itself is not), and the result says so. None: neither.
 
     Returns
     -------
@@ -200,7 +239,7 @@ def ppi_mean(
     ------
     InvalidInputError
         lists of different lengths, non-finite values, a bad confidence, a label (or judge
-        value) outside ``label_range``.
+        value) outside ``bounds``, bounds that are not two finite numbers, lowest first.
 
     Examples
     --------
@@ -212,6 +251,7 @@ def ppi_mean(
     ppi: 0.5500, 95% CI [0.1223, 0.9777] (4 labelled + 5 judge-only samples)
     """
     chosen = _check_confidence(confidence)
+    limits = _check_bounds(bounds)
     y = _array(human, "human")
     yhat = _array(judge_labelled, "judge_labelled")
     unlabelled = _array(judge_unlabelled, "judge_unlabelled")
@@ -220,9 +260,9 @@ def ppi_mean(
             f"human and judge_labelled must pair up sample by sample, got {len(y)} and "
             f"{len(yhat)} values"
         )
-    check_label_range(y, label_range, "human")
-    check_label_range(yhat, label_range, "judge_labelled")
-    check_label_range(unlabelled, label_range, "judge_unlabelled")
+    check_label_range(y, limits, "human")
+    check_label_range(yhat, limits, "judge_labelled")
+    check_label_range(unlabelled, limits, "judge_unlabelled")
     method = "ppi++" if power_tuning else "ppi"
     if len(y) < 2 or len(unlabelled) < 1:
         return MeanEstimate(
@@ -233,6 +273,7 @@ def ppi_mean(
             len(y),
             len(unlabelled),
             reason="needs at least two labelled samples and one judge-only sample",
+            bounds=limits,
         )
     lam = _tuned_lambda(y, yhat, unlabelled) if power_tuning else 1.0
     mean = float(lam * unlabelled.mean() + (y - lam * yhat).mean())
@@ -240,14 +281,17 @@ def ppi_mean(
         float(np.var(lam * unlabelled)) / len(unlabelled) + float(np.var(y - lam * yhat)) / len(y)
     )
     z = normal_quantile(1.0 - (1.0 - chosen) / 2.0)
+    ci, clipped = _interval(mean, z * standard_error, limits)
     return MeanEstimate(
         method,
         mean,
-        (mean - z * standard_error, mean + z * standard_error),
+        ci,
         chosen,
         len(y),
         len(unlabelled),
         lam=lam,
+        bounds=limits,
+        clipped=clipped,
     )
 
 
@@ -255,11 +299,11 @@ def classical_mean(
     values: Sequence[float],
     *,
     confidence: float = 0.95,
-    label_range: tuple[float, float] | None = None,
+    bounds: tuple[float, float] | None = None,
 ) -> MeanEstimate:
     """The mean of human labels alone, with the normal interval ``mean +- z * sd / sqrt(n)``
-    (``sd`` with divisor ``n``, as ``ppi_py.classical_mean_ci``); labels outside
-    ``label_range`` are refused.
+    (``sd`` with divisor ``n``, as ``ppi_py.classical_mean_ci``); labels outside ``bounds``
+    are refused and the interval is cut there.
 
     Examples
     --------
@@ -267,12 +311,21 @@ def classical_mean(
     human: 0.5000, 95% CI [0.0100, 0.9900] (4 labelled)
     """
     chosen = _check_confidence(confidence)
+    limits = _check_bounds(bounds)
     y = _array(values, "values")
-    check_label_range(y, label_range, "values")
+    check_label_range(y, limits, "values")
     if len(y) < 2:
         return MeanEstimate(
-            "human", None, None, chosen, len(y), 0, reason="needs at least two labelled samples"
+            "human",
+            None,
+            None,
+            chosen,
+            len(y),
+            0,
+            reason="needs at least two labelled samples",
+            bounds=limits,
         )
     mean = float(y.mean())
     half = normal_quantile(1.0 - (1.0 - chosen) / 2.0) * float(y.std()) / math.sqrt(len(y))
-    return MeanEstimate("human", mean, (mean - half, mean + half), chosen, len(y), 0)
+    ci, clipped = _interval(mean, half, limits)
+    return MeanEstimate("human", mean, ci, chosen, len(y), 0, bounds=limits, clipped=clipped)

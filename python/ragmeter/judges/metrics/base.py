@@ -64,11 +64,12 @@ class Metric:
     - ``needs_embedder``: the run must have an embedder (``ctx.embed`` works).
     - ``agreement_level``: how a panel's judges are compared (``"interval"`` for fractions,
       ``"nominal"`` for labels).
-    - ``value_range``: ``(low, high)``, the values a score can take (``(0.0, 1.0)`` for the
-      built-in fractions), or None when not declared; human labels outside it are refused
-      (``JudgeResults.prediction_powered_mean``).
     - ``prompts``: the :class:`~ragmeter.judges.PromptTemplate` objects it uses (their hashes go
       into the run manifest).
+    - ``value_range``: ``(lowest, highest)`` value the metric can take, or ``None`` when it is
+      not bounded or not known (a prediction-powered interval is bounded by it).
+    - ``needs_judge``: ``False`` for a metric that never asks the judge (it only embeds, or
+      only computes): ``evaluate`` then runs without ``judge=``.
 
     and implement ``async score(sample, ctx) -> Score``. ``ctx`` is a
     :class:`~ragmeter.judges.JudgeContext`; a judge failure raised inside ``score`` becomes an
@@ -94,8 +95,9 @@ class Metric:
     empty_allowed: tuple[str, ...] = ()
     needs_embedder: bool = False
     agreement_level: Literal["nominal", "ordinal", "interval", "ratio"] = "interval"
-    value_range: tuple[float, float] | None = None
     prompts: tuple[PromptTemplate, ...] = ()
+    value_range: tuple[float, float] | None = None
+    needs_judge: bool = True
 
     async def score(self, sample: Sample, ctx: JudgeContext) -> Score:
         """The metric's score on ``sample``, asking the judge through ``ctx``."""

@@ -17,6 +17,7 @@ import numpy as np
 from ..._nan_equal import canonical
 from ..._optional import import_optional
 from ...exceptions import InvalidInputError
+from ...manifest import Manifest
 from ...per_query import PerQueryResults
 from ...plots import plot_per_query
 from ...reports import load_report, saved_head, write_report
@@ -138,6 +139,18 @@ class MultipleComparison:
         How the values were evaluated, in words the captions repeat (``ragmeter compare``
         states its flags: ``"evaluated with -c (a judged query a run missed scores 0)"``);
         None: nothing to state. An attribute that may be set after the comparison.
+
+    Attributes
+    ----------
+    comparability
+        What the check of comparable values (:func:`ragmeter.check_comparable`) could not
+        check when the systems were compared (a setting recorded for one system only, other
+        ragmeter versions, a file without a checksum), one sentence each; :meth:`notes`
+        repeats them. Set by :func:`~ragmeter.compare_many`; not saved (empty when read back).
+    manifests
+        ``{system: Manifest}``: what made each system's values (set by
+        :func:`~ragmeter.compare_many`; not saved: empty when read back), given to
+        :meth:`per_system`'s values.
     """
 
     #: What a saved campaign's ``kind`` field says (its schema: ``ragmeter.schemas``).
@@ -198,6 +211,8 @@ class MultipleComparison:
             options if options is not None else _check_options({}, self._settings(), baseline)
         )
         self._anova: dict[str, TwoWayAnova | None] | None = None
+        self.comparability: tuple[str, ...] = ()
+        self.manifests: dict[str, Manifest] = {}
         if evaluation is not None and not isinstance(evaluation, str):
             raise InvalidInputError(f"evaluation: a sentence or None, got {evaluation!r}")
         self.evaluation = evaluation
@@ -355,14 +370,19 @@ class MultipleComparison:
         Returns
         -------
         dict
-            ``{system: PerQueryResults}`` of the paired queries.
+            ``{system: PerQueryResults}`` of the paired queries, each with the manifest of the
+            values compared (:attr:`manifests`; unrecorded for a comparison read back).
         """
+        names = list(self.metric_names)
         return {
             system: PerQueryResults(
                 {m: self.values[s, i] for i, m in enumerate(self.metric_names)},
                 self.query_ids,
                 name=system,
                 failed=self.failed.get(system),
+                manifest=None
+                if system not in self.manifests
+                else self.manifests[system].restricted(names),
             )
             for s, system in enumerate(self.systems)
         }
@@ -551,9 +571,10 @@ class MultipleComparison:
         Returns
         -------
         list of str
-            Queries left out, failed values, pairs whose p-value is undefined, the baseline.
+            Queries left out, failed values, pairs whose p-value is undefined, the baseline,
+            what could not be checked of the values' comparability.
         """
-        notes = []
+        notes = [f"Not checked: {note.rstrip('.')}." for note in self.comparability]
         if self.baseline is not None:
             notes.append(
                 f"Every system was tested against the baseline {self.baseline} only "
@@ -670,11 +691,14 @@ class MultipleComparison:
         pairs: bool = True,
         caption: str | None = None,
     ) -> str:
-        """The paper table as a LaTeX ``table`` with a ``booktabs`` tabular.
+        """The paper table as a LaTeX ``table`` with a ``booktabs`` tabular, and the table of
+        differences as a ``longtable`` (it breaks across pages: no row is lost at 12 systems).
 
         The best mean of each metric is bold, each mean carries the superscript labels of the
-        systems it beats, and the caption gives the test, the correction and alpha. It needs
-        ``\\usepackage{booktabs}``.
+        systems it beats; each caption is short (its first sentence) and the note under the
+        table gives the test, the correction and alpha (see
+        :func:`~ragmeter.stats.tables.render_latex`). It needs
+        ``\\usepackage{booktabs,longtable}``.
 
         Parameters
         ----------
@@ -688,7 +712,7 @@ class MultipleComparison:
             The metrics' labels (default ``"auto"``: ``ndcg_cut_10`` -> ``nDCG@10``; see
             :meth:`systems_table`).
         pairs
-            Include the table of differences (a second ``table``).
+            Include the table of differences (a ``longtable``).
         caption
             A sentence put before the generated caption.
 
