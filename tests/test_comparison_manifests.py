@@ -58,5 +58,5 @@ def test_compare_json_is_the_saved_form_with_its_checksum(tmp_path, capsys):
     assert isinstance(saved.result, MultipleComparison) and saved.verified is True
     data["alpha"] = 0.5
     path.write_text(json.dumps(data))
-    with pytest.raises(ValueError, match="checksum|sha256"):
+    with pytest.raises(ValueError, match=r"checksum|sha256"):
         read_saved(path)
