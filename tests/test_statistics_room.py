@@ -191,3 +191,18 @@ def test_the_scan_catches_two_kendall_taus_in_the_room():
     one = ("stats/orderings.py", ast.parse("def kendall_tau(x, y):\n    return 0.0\n"))
     two = ("stats/raters.py", ast.parse("def kendall_tau(a, b):\n    return 1.0\n"))
     assert duplicates([one, two]) == ["kendall_tau() in stats/orderings.py, stats/raters.py"]
+
+
+def test_the_scan_catches_the_normal_quantile_copy_of_the_sampling_work():
+    # The judging work (issue 49) added stats/sampling.py with its own normal_quantile beside
+    # stats/distributions.py's: caught inside the room too.
+    copy = (
+        "stats/sampling.py",
+        ast.parse("def normal_quantile(probability):\n    return 0.0\n"),
+    )
+    one = ("_distributions.py", ast.parse("def normal_quantile(probability):\n    return 0.0\n"))
+    two = ("stats/distributions.py", ast.parse("from .._distributions import normal_quantile\n"))
+    assert duplicates([one, two, copy]) == [
+        "normal_quantile() in _distributions.py, stats/sampling.py"
+    ]
+    assert duplicates([one, two]) == []  # a re-export is no second implementation
