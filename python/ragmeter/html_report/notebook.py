@@ -49,7 +49,7 @@ from ..ranking.metric_results import MetricResults, RunEvaluations
 from ..retrieval_evaluation import RetrievalEvaluation
 from ..stats.registry import TESTS
 from ..stats.results import Comparison, MultipleComparison
-from ..stats.tables import format_p_value
+from ..stats.pvalues import format_p_value
 from . import (
     escape,
     first_screen,
