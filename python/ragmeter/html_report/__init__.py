@@ -629,7 +629,7 @@ def report(
 # The report's table renderers, under the names the notebook displays
 # (ragmeter.html_report.notebook) call them: one renderer for the page and the notebooks.
 value_matrix = _matrix
-mean_interval = _interval
+mean_interval = mean_t_interval
 summary_table = _summary
 first_screen = _first_screen
 escape = _e
