@@ -47,9 +47,9 @@ from ..judges.results import JudgeResults
 from ..per_query import PerQueryResults
 from ..ranking.metric_results import MetricResults, RunEvaluations
 from ..retrieval_evaluation import RetrievalEvaluation
+from ..stats.pvalues import format_p_value
 from ..stats.registry import TESTS
 from ..stats.results import Comparison, MultipleComparison
-from ..stats.pvalues import format_p_value
 from . import (
     escape,
     first_screen,
