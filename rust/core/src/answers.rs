@@ -7,9 +7,10 @@
 //!   `NL = lev(a, r) / max(|a|, |r|)`, a reference scores `1 - NL` if `NL < threshold`, else 0.
 //! * Edit similarity is `1 - NL` without a threshold.
 
+use crate::batch::map_items;
 use crate::csr::Rows;
-use crate::edit::{Levenshtein, Scratch, map_items, normalized};
-use crate::normalize::Normalization;
+use crate::edit::Levenshtein;
+use crate::normalize::{Normalization, normalized};
 use crate::{CoreError, CoreResult};
 
 /// Which answer metric to compute.
@@ -59,7 +60,7 @@ pub fn token_f1(answer: &str, reference: &str) -> f64 {
 
 /// Reusable buffers of `token_f1`: the byte ranges of each side's tokens.
 #[derive(Default)]
-pub(crate) struct TokenBuffers {
+struct TokenBuffers {
     answer: Vec<(usize, usize)>,
     reference: Vec<(usize, usize)>,
 }
@@ -114,6 +115,16 @@ fn token_f1_with(buffers: &mut TokenBuffers, answer: &str, reference: &str) -> f
     (2.0 * precision * recall) / (precision + recall)
 }
 
+/// State of a batch of answer scores: the distance kernel, buffers for the normalised texts
+/// and their tokens, so a batch allocates once.
+#[derive(Default)]
+struct Scratch {
+    kernel: Levenshtein,
+    left: String,
+    right: String,
+    tokens: TokenBuffers,
+}
+
 /// Score of one normalised answer against one normalised reference.
 fn score_pair(
     metric: AnswerMetric,
@@ -161,7 +172,7 @@ pub fn answer_scores(
             format!("references[{empty}] is an empty list; give at least one acceptable answer"),
         ));
     }
-    Ok(map_items(answers, |scratch, i, answer| {
+    Ok(map_items(answers, |scratch: &mut Scratch, i, answer| {
         let Scratch {
             kernel,
             left,

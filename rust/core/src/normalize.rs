@@ -313,6 +313,16 @@ pub fn normalize_into(text: &str, how: Normalization, out: &mut String) {
     }
 }
 
+/// `text` itself when nothing is to be done, else its normalisation written into `buffer`.
+pub(crate) fn normalized<'a>(text: &'a str, how: Normalization, buffer: &'a mut String) -> &'a str {
+    if how == Normalization::Identity {
+        text
+    } else {
+        normalize_into(text, how, buffer);
+        buffer
+    }
+}
+
 /// Normalise `text` into a new string.
 pub fn normalize(text: &str, how: Normalization) -> String {
     let mut out = String::with_capacity(text.len());
