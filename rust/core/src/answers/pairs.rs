@@ -1,14 +1,17 @@
-//! Answer metrics: one score per (answer, acceptable references) item, the best reference
-//! counting. References arrive as CSR rows: `offsets[i]..offsets[i + 1]` into a flat list.
+//! Answer metrics of one answer against one reference at a time: one score per (answer,
+//! acceptable references) item, the best reference counting.
 //!
 //! * Exact match and token F1 follow the official SQuAD v1.1 evaluation script (Rajpurkar et
 //!   al., 2016), with SQuAD v2.0's rule for empty token lists (1 if both are empty, else 0).
 //! * ANLS follows Biten et al. (2019), "Scene Text Visual Question Answering": with
 //!   `NL = lev(a, r) / max(|a|, |r|)`, a reference scores `1 - NL` if `NL < threshold`, else 0.
 //! * Edit similarity is `1 - NL` without a threshold.
+//! * Substring match is 1 if the normalised reference occurs in the normalised answer
+//!   (FlashRAG's `Sub_ExactMatch`, BERGEN's `Match`): code points in a row, not whole words,
+//!   and an empty normalised reference occurs in every answer, as in both.
 
+use super::rows::answer_rows;
 use crate::batch::map_items;
-use crate::csr::Rows;
 use crate::edit::Levenshtein;
 use crate::normalize::{Normalization, normalized};
 use crate::{CoreError, CoreResult};
@@ -20,6 +23,7 @@ pub enum AnswerMetric {
     TokenF1,
     Anls { threshold: f64 },
     EditSimilarity,
+    Substring,
 }
 
 impl AnswerMetric {
@@ -42,11 +46,12 @@ impl AnswerMetric {
                 }
             }
             "edit_similarity" => Ok(AnswerMetric::EditSimilarity),
+            "substring_match" => Ok(AnswerMetric::Substring),
             other => Err(CoreError::argument(
                 "metric",
                 format!(
                     "unknown answer metric {other:?}; use \"exact_match\", \"token_f1\", \
-                     \"anls\" or \"edit_similarity\""
+                     \"anls\", \"edit_similarity\" or \"substring_match\""
                 ),
             )),
         }
@@ -143,6 +148,7 @@ fn score_pair(
         AnswerMetric::EditSimilarity => {
             kernel.edit_count(answer, reference).normalized_similarity()
         }
+        AnswerMetric::Substring => f64::from(u8::from(answer.contains(reference))),
     }
 }
 
@@ -154,24 +160,14 @@ pub fn answer_scores(
     metric: AnswerMetric,
     how: Normalization,
 ) -> CoreResult<Vec<f64>> {
-    let rows = Rows::new("references", reference_offsets, references)?;
-    if rows.len() != answers.len() {
-        return Err(CoreError::argument(
-            "references",
-            format!(
-                "references and answers must have the same length, got {} references and {} \
-                 answers",
-                rows.len(),
-                answers.len()
-            ),
-        ));
-    }
-    if let Some(empty) = (0..rows.len()).find(|&i| rows.row(i).is_empty()) {
-        return Err(CoreError::argument(
-            "references",
-            format!("references[{empty}] is an empty list; give at least one acceptable answer"),
-        ));
-    }
+    let rows = answer_rows(
+        "references",
+        reference_offsets,
+        references,
+        answers.len(),
+        false,
+        "acceptable answer",
+    )?;
     Ok(map_items(answers, |scratch: &mut Scratch, i, answer| {
         let Scratch {
             kernel,
@@ -250,6 +246,33 @@ mod tests {
         assert!(AnswerMetric::from_name("anls", 0.0).is_err());
         assert!(AnswerMetric::from_name("anls", f64::NAN).is_err());
         assert!(AnswerMetric::from_name("anls", 1.0).is_ok());
+    }
+
+    #[test]
+    fn substring_match_is_containment_of_code_points() {
+        let offsets = [0, 1, 2, 4, 5];
+        let references = ["Eiffel Tower", "the", "Rome", "cat", "é"];
+        let answers = ["It is the Eiffel tower.", "a", "concatenate", "café"];
+        let scores = answer_scores(
+            &offsets,
+            &references,
+            &answers,
+            AnswerMetric::Substring,
+            Normalization::Squad,
+        )
+        .unwrap();
+        // "the" normalises to "", which occurs in every answer (FlashRAG and BERGEN agree);
+        // "cat" occurs inside "concatenate": not whole words.
+        assert_eq!(scores, vec![1.0, 1.0, 1.0, 1.0]);
+        let none = answer_scores(
+            &[0, 1],
+            &["Tower"],
+            &["tower"],
+            AnswerMetric::Substring,
+            Normalization::Identity,
+        )
+        .unwrap();
+        assert_eq!(none, vec![0.0]);
     }
 
     #[test]
