@@ -12,8 +12,11 @@
 //!
 //! The normalisations are `crate::normalize`'s; every module reads them from there.
 
+pub mod bleu;
+pub mod claims;
 mod lcs;
 pub mod pairs;
+pub mod patterns;
 pub mod porter;
 pub mod rouge;
 mod rows;

@@ -65,7 +65,7 @@ pub fn token_f1(answer: &str, reference: &str) -> f64 {
 
 /// Reusable buffers of `token_f1`: the byte ranges of each side's tokens.
 #[derive(Default)]
-struct TokenBuffers {
+pub(super) struct TokenBuffers {
     answer: Vec<(usize, usize)>,
     reference: Vec<(usize, usize)>,
 }
@@ -88,20 +88,17 @@ fn sorted_tokens(text: &str, out: &mut Vec<(usize, usize)>) {
     out.sort_unstable_by(|x, y| text[x.0..x.1].cmp(&text[y.0..y.1]));
 }
 
-fn token_f1_with(buffers: &mut TokenBuffers, answer: &str, reference: &str) -> f64 {
-    sorted_tokens(answer, &mut buffers.answer);
-    sorted_tokens(reference, &mut buffers.reference);
-    let (answer_tokens, reference_tokens) = (&buffers.answer, &buffers.reference);
-    if answer_tokens.is_empty() || reference_tokens.is_empty() {
-        return f64::from(u8::from(
-            answer_tokens.is_empty() && reference_tokens.is_empty(),
-        ));
-    }
-    // The size of the multiset intersection, by merging the sorted token lists.
+/// The size of the multiset intersection of the space-separated words of `a` and `b`, and
+/// how many words each has.
+pub(super) fn common_tokens(buffers: &mut TokenBuffers, a: &str, b: &str) -> (usize, usize, usize) {
+    sorted_tokens(a, &mut buffers.answer);
+    sorted_tokens(b, &mut buffers.reference);
+    let (a_tokens, b_tokens) = (&buffers.answer, &buffers.reference);
+    // Merging the sorted token lists.
     let (mut i, mut j, mut common) = (0, 0, 0usize);
-    while i < answer_tokens.len() && j < reference_tokens.len() {
-        let (a, r) = (answer_tokens[i], reference_tokens[j]);
-        match answer[a.0..a.1].cmp(&reference[r.0..r.1]) {
+    while i < a_tokens.len() && j < b_tokens.len() {
+        let (x, y) = (a_tokens[i], b_tokens[j]);
+        match a[x.0..x.1].cmp(&b[y.0..y.1]) {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {
@@ -111,12 +108,20 @@ fn token_f1_with(buffers: &mut TokenBuffers, answer: &str, reference: &str) -> f
             }
         }
     }
+    (common, a_tokens.len(), b_tokens.len())
+}
+
+fn token_f1_with(buffers: &mut TokenBuffers, answer: &str, reference: &str) -> f64 {
+    let (common, answer_len, reference_len) = common_tokens(buffers, answer, reference);
+    if answer_len == 0 || reference_len == 0 {
+        return f64::from(u8::from(answer_len == 0 && reference_len == 0));
+    }
     if common == 0 {
         return 0.0;
     }
     // The official script's operations in its order, so the floats are identical.
-    let precision = common as f64 / answer_tokens.len() as f64;
-    let recall = common as f64 / reference_tokens.len() as f64;
+    let precision = common as f64 / answer_len as f64;
+    let recall = common as f64 / reference_len as f64;
     (2.0 * precision * recall) / (precision + recall)
 }
 
