@@ -4,7 +4,7 @@
 //! of irregular forms, `-ies`/`-ied` on four-letter words, `y -> i` only after a consonant,
 //! `-alli` first, `-fulli`, `-logi`, words of one or two letters kept).
 //!
-//! Ported rule by rule from `nltk/stem/porter.py` (NLTK 3.9), including the order in which the
+//! Ported rule by rule from `nltk/stem/porter.py` (NLTK 3.10.4), including the order in which the
 //! rules of a step are tried and the rule that a matching suffix whose condition fails ends the
 //! step. The words `rouge-score` stems are lower-case ASCII letters and digits; the stemmer
 //! works on bytes and is exact for any ASCII word (a digit is a consonant, as in NLTK). The
