@@ -634,3 +634,23 @@ def test_every_declared_metric_is_computed_by_answer_metrics():
     names = [d.name for d in answers.ANSWER_METRICS]
     values = answer_metrics(["The cat sat."], ["A cat sat down."], names, claims=[["cat sat"]])
     assert list(values.metric_names) == names
+
+
+def test_the_answer_metrics_page_shows_the_reference_implementations_values():
+    page = (Path(__file__).resolve().parents[1] / "docs" / "answer-metrics.md").read_text()
+    references = [["Eiffel Tower", "the tower"], "1889"]
+    predictions = ["It is the Eiffel tower.", "It opened in 1887."]
+    sub = [flashrag_calculate_sub_em(a, r) for r, a in zip(references, predictions, strict=True)]
+    assert sub == [1.0, 0.0] and "array([1., 0.])" in page
+    scorer = rouge_scorer.RougeScorer(["rouge1"])
+    rouge1 = np.mean(
+        [
+            scorer.score_multi(as_list(r), a)["rouge1"].fmeasure
+            for r, a in zip(references, predictions, strict=True)
+        ]
+    )
+    assert f"\n{round(rouge1, 4)}\n" in page
+    streams = [["Eiffel Tower", "1889"], ["the tower", None]]
+    metric = sacrebleu.BLEU()
+    metric.corpus_score(predictions, streams)
+    assert f"'{metric.get_signature().format()}'" in page
