@@ -14,10 +14,18 @@ if TYPE_CHECKING:
     from ._core import __version__
     from .answers import (
         anls_score,
+        answer_metrics,
+        claim_recall_score,
+        corpus_bleu,
         edit_similarity_score,
         exact_match_score,
+        no_answer_score,
         normalize_basic,
+        normalize_bergen,
         normalize_squad,
+        rouge_score,
+        sentence_bleu_score,
+        substring_match_score,
         token_f1_score,
     )
     from .exceptions import (
