@@ -40,7 +40,7 @@ porter = pytest.importorskip("nltk.stem.porter")
 
 from test_answers import answer_text, reference_entry  # noqa: E402
 
-from ragmeter import _core, answers  # noqa: E402
+from ragmeter import _core, answers, compare  # noqa: E402
 from ragmeter.answers import (  # noqa: E402
     NO_ANSWER_PATTERNS,
     answer_metrics,
@@ -586,7 +586,6 @@ def test_claim_recall_mean_says_how_many_answers_had_no_claim():
 
 
 def test_answer_metrics_are_per_sample_values_for_compare_and_the_gate():
-    from ragmeter import compare
     from ragmeter.gate import gate
 
     rng = np.random.default_rng(3)
@@ -602,7 +601,8 @@ def test_answer_metrics_are_per_sample_values_for_compare_and_the_gate():
     rouge_l = rouge_score(references, good, use_stemmer=True, average=None)
     assert a["rougeL"] == dict(zip(ids, rouge_l.tolist(), strict=True))
     assert list(a.array("bleu")) == list(sentence_bleu_score(references, good, average=None))
-    assert a.parameters["answer_metrics"]["rougeL"] == {
+    assert a.manifest.producer == "ragmeter.answer_metrics"
+    assert dict(a.manifest.measures["rougeL"]) == {
         "function": "rouge_score", "measure": "fmeasure", "rouge_type": "rougeL",
         "use_stemmer": True,
     }  # fmt: skip
@@ -613,6 +613,26 @@ def test_answer_metrics_are_per_sample_values_for_compare_and_the_gate():
     assert comparison["rougeL"].wins == int(np.sum(good_l > bad_l))
     decision = gate(a, b, metrics=["substring_match"], margin=0.05)
     assert [c.metric for c in decision.checks] == ["substring_match"]
+
+
+def _lowered(text: str) -> str:
+    return text.lower()
+
+
+def test_answer_metrics_defined_differently_are_not_compared():
+    references = ["The towers were built in Paris.", "it opened in 1889"]
+    answers_ = ["tower built in paris", "opened 1889"]
+    stemmed = answer_metrics(references, answers_, [("rougeL", {"use_stemmer": True})], name="a")
+    plain = answer_metrics(references, answers_, ["rougeL"], name="b")
+    with pytest.raises(ValueError, match="use_stemmer"):
+        compare(stemmed, plain, metrics=["rougeL"])
+    # A callable normaliser is recorded by its name: the same function compares.
+    first = answer_metrics(references, answers_, [("exact_match", {"normalize": _lowered})])
+    second = answer_metrics(references, answers_, [("exact_match", {"normalize": _lowered})])
+    assert first.manifest.measures["exact_match"]["normalize"] == (
+        f"callable {__name__}._lowered"
+    )
+    assert compare(first, second, metrics=["exact_match"])["exact_match"].delta == 0.0
 
 
 def test_answer_metrics_bad_inputs():

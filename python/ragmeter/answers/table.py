@@ -8,8 +8,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._core import __version__
 from .._text import as_item_list
 from ..exceptions import InputTypeError, InvalidInputError
+from ..manifest import Manifest
 from ..per_query import PerQueryResults
 from . import abstention, edit, matching, overlap
 from .declarations import SACREBLEU_VERSION, AnswerMetricDeclaration, declaration
@@ -83,7 +85,14 @@ def _definition(found: AnswerMetricDeclaration, options: Mapping[str, Any]) -> d
     normalisation, as JSON-friendly values."""
     definition: dict[str, Any] = {"function": found.function}
     if found.function not in ("rouge_score", "sentence_bleu_score"):
-        definition["normalize"] = options.get("normalize", found.normalize)
+        normalize = options.get("normalize", found.normalize)
+        if callable(normalize):
+            # A function is recorded by its name: two systems normalised by the same function
+            # compare; two different lambdas cannot be told apart by name (both "<lambda>").
+            module = getattr(normalize, "__module__", None) or "?"
+            qualname = getattr(normalize, "__qualname__", None) or type(normalize).__qualname__
+            normalize = f"callable {module}.{qualname}"
+        definition["normalize"] = normalize
     for key, value in sorted(options.items()):
         if key == "normalize":
             continue
@@ -113,8 +122,11 @@ def answer_metrics(
     for its function: ``("rougeL", {"use_stemmer": True})``, ``("substring_match", {"regex":
     True})``, ``("exact_match", {"normalize": "bergen"})``. Each runs as its function of
     :mod:`ragmeter.answers` would, with ``average=None``; the ROUGE columns that share their
-    tokenisation come from one pass. The results carry each column's definition (function,
-    normalisation, options) in ``parameters["answer_metrics"]``.
+    tokenisation come from one pass. The results' manifest (producer
+    ``"ragmeter.answer_metrics"``) carries each column's definition (function, normalisation,
+    options) in ``manifest.measures``: :func:`~ragmeter.compare` and the gate refuse to pair
+    two systems whose same-named columns were defined differently. A callable ``normalize`` is
+    recorded by its module and qualified name.
 
     Parameters
     ----------
@@ -160,7 +172,7 @@ def answer_metrics(
     ...     sample_ids=["q1", "q2"], name="rag-v2")
     >>> values["substring_match"]
     {'q1': 1.0, 'q2': 1.0}
-    >>> values.parameters["answer_metrics"]["exact_match"]
+    >>> dict(values.manifest.measures["exact_match"])
     {'function': 'exact_match_score', 'normalize': 'squad'}
     """
     entries = _entries(metrics)
@@ -214,4 +226,5 @@ def answer_metrics(
             values[column] = table[column]
     ordered = {found.name: values[found.name] for found, _ in entries}
     definitions = {found.name: _definition(found, options) for found, options in entries}
-    return PerQueryResults(ordered, ids, name=name, parameters={"answer_metrics": definitions})
+    manifest = Manifest("ragmeter.answer_metrics", __version__, measures=definitions)
+    return PerQueryResults(ordered, ids, name=name, manifest=manifest)
