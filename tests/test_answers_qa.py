@@ -43,6 +43,7 @@ from test_answers import answer_text, reference_entry  # noqa: E402
 from ragmeter import _core, answers, compare  # noqa: E402
 from ragmeter.answers import (  # noqa: E402
     NO_ANSWER_PATTERNS,
+    abstention_scores,
     answer_metrics,
     claim_recall_score,
     corpus_bleu,
@@ -544,6 +545,50 @@ def test_no_answer_examples_and_custom_patterns():
         no_answer_score(["x"], patterns="^$")
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(ascii_answers, st.booleans()), min_size=1, max_size=25))
+def test_abstention_scores_equal_scikit_learns(samples):
+    from sklearn.metrics import confusion_matrix, f1_score, precision_score, recall_score
+
+    texts = [t for t, _ in samples]
+    answerable = [a for _, a in samples]
+    truth = [not a for a in answerable]  # the positive class: no answer, so declining is right
+    declined = [_no_answer_oracle(t) == 1.0 for t in texts]
+    scores = abstention_scores(texts, np.asarray(answerable))
+    tn, fp, fn, tp = confusion_matrix(truth, declined, labels=[False, True]).ravel()
+    assert (scores.declined_unanswerable, scores.declined_answerable) == (tp, fp)
+    assert (scores.n_unanswerable, scores.n_answerable) == (tp + fn, tn + fp)
+    nan = float("nan")
+    for ours, theirs in [
+        (scores.detection_rate, recall_score(truth, declined, zero_division=nan)),
+        (scores.precision, precision_score(truth, declined, zero_division=nan)),
+        (scores.false_refusal_rate, fp / (fp + tn) if fp + tn else nan),
+    ]:
+        assert ours == pytest.approx(theirs, nan_ok=True)
+    if not (np.isnan(scores.precision) or np.isnan(scores.detection_rate)):
+        assert scores.f1 == pytest.approx(f1_score(truth, declined, zero_division=0.0))
+    else:
+        assert np.isnan(scores.f1)
+
+
+def test_abstention_scores_undefined_rates_and_bad_inputs():
+    scores = abstention_scores(["Paris", "1889"], [True, True])
+    assert scores.false_refusal_rate == 0.0 and np.isnan(scores.detection_rate)
+    assert np.isnan(scores.precision) and np.isnan(scores.f1)
+    assert (
+        scores.describe().splitlines()[0] == "detection_rate = undefined (no unanswerable question)"
+    )
+    assert "undefined (nothing declined)" in scores.describe()
+    with pytest.raises(ValueError, match="one flag per answer, got 1 flags and 2 answers"):
+        abstention_scores(["a", "b"], [True])
+    with pytest.raises(TypeError, match=r"answerable\[1\] is int"):
+        abstention_scores(["a", "b"], [True, 1])
+    with pytest.raises(TypeError, match="answerable"):
+        abstention_scores(["a"], "yes")
+    with pytest.raises(ValueError, match="no answer"):
+        abstention_scores([], [])
+
+
 # ----------------------------------------------------------------------------- claim recall
 
 
@@ -629,9 +674,7 @@ def test_answer_metrics_defined_differently_are_not_compared():
     # A callable normaliser is recorded by its name: the same function compares.
     first = answer_metrics(references, answers_, [("exact_match", {"normalize": _lowered})])
     second = answer_metrics(references, answers_, [("exact_match", {"normalize": _lowered})])
-    assert first.manifest.measures["exact_match"]["normalize"] == (
-        f"callable {__name__}._lowered"
-    )
+    assert first.manifest.measures["exact_match"]["normalize"] == (f"callable {__name__}._lowered")
     assert compare(first, second, metrics=["exact_match"])["exact_match"].delta == 0.0
 
 

@@ -25,6 +25,7 @@ import ragmeter
 import ragmeter.harness
 import ragmeter.reports
 from ragmeter import levenshtein
+from ragmeter.answers import abstention_scores
 
 scalars = st.one_of(
     st.none(),
@@ -100,6 +101,8 @@ def test_answer_metrics_and_levenshtein_refuse_bad_input_with_input_errors(
     _only_input_errors(
         lambda: ragmeter.claim_recall_score(references, answers, threshold=threshold)
     )
+    _only_input_errors(lambda: abstention_scores(answers, references))
+    _only_input_errors(lambda: abstention_scores(answers, threshold))
     _only_input_errors(
         lambda: ragmeter.answer_metrics(references, answers, ["rouge2", "bleu", "exact_match"])
     )

@@ -10,7 +10,8 @@ text run on the calling thread).
   ``Match``), with regular-expression gold answers (CuratedTREC): :mod:`.matching`;
 * ANLS and edit similarity: :mod:`.edit`;
 * ROUGE (as ``rouge-score``) and BLEU (as ``sacrebleu``): :mod:`.overlap`;
-* no-answer detection and claim recall: :mod:`.abstention`;
+* no-answer detection (per answer, and against the questions' answerability) and claim
+  recall: :mod:`.abstention`;
 * several metrics of one system as per-sample values for :func:`~ragmeter.compare` and the
   gate: :func:`answer_metrics` (:mod:`.table`);
 * the normalisations: :mod:`.normalize`; every metric's name, default normalisation, formula
@@ -39,7 +40,7 @@ Rules shared by every function:
 from __future__ import annotations
 
 from . import declarations
-from .abstention import claim_recall_score, no_answer_score
+from .abstention import AbstentionScores, abstention_scores, claim_recall_score, no_answer_score
 from .declarations import ANSWER_METRICS, NO_ANSWER_PATTERNS
 from .edit import anls_score, edit_similarity_score
 from .matching import exact_match_score, substring_match_score, token_f1_score
@@ -57,7 +58,9 @@ from .table import answer_metrics
 __all__ = [
     "ANSWER_METRICS",
     "NO_ANSWER_PATTERNS",
+    "AbstentionScores",
     "BleuScore",
+    "abstention_scores",
     "anls_score",
     "answer_metrics",
     "bleu_signature",

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, overload
 
 import numpy as np
@@ -15,7 +17,7 @@ from ..exceptions import InputTypeError, InvalidInputError
 from ._common import prepare, prepare_answers, summarize
 from .declarations import NO_ANSWER_PATTERNS
 
-__all__ = ["claim_recall_score", "no_answer_score"]
+__all__ = ["AbstentionScores", "abstention_scores", "claim_recall_score", "no_answer_score"]
 
 
 def _check_patterns(patterns: object) -> list[str]:
@@ -219,3 +221,200 @@ def claim_recall_score(
     )
     scores = _core.claim_recall(claim_list, answer_list, name, value, threads)
     return summarize(scores, average, "claim_recall")
+
+
+def _ratio(numerator: int, denominator: int) -> float:
+    return numerator / denominator if denominator else math.nan
+
+
+@dataclass(frozen=True)
+class AbstentionScores:
+    """How well a system declines the questions that have no answer (SQuAD 2.0 style): the
+    counts and the rates :func:`abstention_scores` computes from them. A declined question is
+    the positive class.
+
+    Attributes
+    ----------
+    n_unanswerable
+        The questions without an answer.
+    n_answerable
+        The questions with an answer.
+    declined_unanswerable
+        Unanswerable questions the system declined (true positives).
+    declined_answerable
+        Answerable questions the system declined (false positives: false refusals).
+    detection_rate
+        ``declined_unanswerable / n_unanswerable``: the no-answer detection rate (the
+        recall of declining); NaN without unanswerable questions.
+    false_refusal_rate
+        ``declined_answerable / n_answerable``; NaN without answerable questions.
+    precision
+        ``declined_unanswerable / (declined_unanswerable + declined_answerable)``: the
+        share of the declined questions that had no answer; NaN when nothing was declined.
+    f1
+        The harmonic mean of ``precision`` and ``detection_rate`` (0 when both are 0); NaN
+        when either is undefined.
+    """
+
+    n_unanswerable: int
+    n_answerable: int
+    declined_unanswerable: int
+    declined_answerable: int
+
+    @property
+    def detection_rate(self) -> float:
+        return _ratio(self.declined_unanswerable, self.n_unanswerable)
+
+    @property
+    def false_refusal_rate(self) -> float:
+        return _ratio(self.declined_answerable, self.n_answerable)
+
+    @property
+    def precision(self) -> float:
+        return _ratio(
+            self.declined_unanswerable, self.declined_unanswerable + self.declined_answerable
+        )
+
+    @property
+    def f1(self) -> float:
+        precision, recall = self.precision, self.detection_rate
+        if math.isnan(precision) or math.isnan(recall):
+            return math.nan
+        if precision + recall == 0:
+            return 0.0
+        return 2 * precision * recall / (precision + recall)
+
+    def describe(self) -> str:
+        """The rates with the counts they come from, and why an undefined one is undefined.
+
+        Returns
+        -------
+        str
+            One line per rate.
+        """
+        declined = self.declined_unanswerable + self.declined_answerable
+
+        def shown(value: float, counts: str, why: str) -> str:
+            return f"{value:.4f} ({counts})" if not math.isnan(value) else f"undefined ({why})"
+
+        return "\n".join(
+            [
+                "detection_rate = "
+                + shown(
+                    self.detection_rate,
+                    f"{self.declined_unanswerable} of {self.n_unanswerable} unanswerable",
+                    "no unanswerable question",
+                ),
+                "false_refusal_rate = "
+                + shown(
+                    self.false_refusal_rate,
+                    f"{self.declined_answerable} of {self.n_answerable} answerable",
+                    "no answerable question",
+                ),
+                "precision = "
+                + shown(
+                    self.precision,
+                    f"{self.declined_unanswerable} of {declined} declined",
+                    "nothing declined",
+                ),
+                "f1 = " + shown(self.f1, "of precision and detection_rate", "a rate is undefined"),
+            ]
+        )
+
+
+def _check_answerable(answerable: object, n_answers: int) -> list[bool]:
+    if isinstance(answerable, str | bytes) or not isinstance(answerable, Sequence | np.ndarray):
+        raise InputTypeError(
+            f"answerable: expected one bool per answer, got {type(answerable).__name__}"
+        )
+    flags = []
+    for i, flag in enumerate(answerable):
+        if not isinstance(flag, bool | np.bool_):
+            raise InputTypeError(
+                f"answerable[{i}] is {type(flag).__name__} ({flag!r}); expected a bool (True: "
+                "the question has an answer)"
+            )
+        flags.append(bool(flag))
+    if len(flags) != n_answers:
+        raise InvalidInputError(
+            f"answerable: one flag per answer, got {len(flags)} flags and {n_answers} answers"
+        )
+    return flags
+
+
+def abstention_scores(
+    answers: Any,
+    answerable: Any,
+    *,
+    patterns: Sequence[str] = NO_ANSWER_PATTERNS,
+    normalize: NormalizeArg = "squad",
+    n_threads: int | None = None,
+) -> AbstentionScores:
+    """No-answer detection against the questions' answerability: detection rate, false
+    refusal rate, precision and F1 of declining (SQuAD 2.0's unanswerable questions, the
+    "I don't know" of a RAG system whose context lacks the answer).
+
+    An answer declines as in :func:`no_answer_score` (the same ``patterns`` and
+    ``normalize``). With a declined answer the positive class and ``answerable=False`` the
+    truth, the detection rate is the recall, the false refusal rate the false positive rate;
+    a rate over no question is NaN (:meth:`AbstentionScores.describe` says why). For a
+    per-question value in comparisons, use ``no_answer_score(average=None)`` (or
+    ``answer_metrics(..., ["no_answer"])``) and select the answerable or unanswerable
+    questions.
+
+    Parameters
+    ----------
+    answers
+        The answers, one string each.
+    answerable
+        One bool per answer: True when the question has an answer.
+    patterns
+        Regular expressions of a no-answer (default
+        :data:`~ragmeter.answers.declarations.NO_ANSWER_PATTERNS`).
+    normalize
+        ``"squad"`` (default), ``"bergen"``, ``"basic"``, ``None`` or a callable ``str -> str``
+        applied to the answers before matching.
+    n_threads
+        Threads of the Rust core (default ``RAGMETER_NUM_THREADS`` or all cores).
+
+    Returns
+    -------
+    AbstentionScores
+        The counts and the rates.
+
+    Raises
+    ------
+    InvalidInputError
+        A ``ValueError``: as many flags as answers is required, no answer, and the errors of
+        :func:`no_answer_score`.
+    InputTypeError
+        A ``TypeError``: a flag that is not a bool (the message names its position), and the
+        type errors of :func:`no_answer_score`.
+
+    Examples
+    --------
+    >>> scores = abstention_scores(
+    ...     ["I don't know.", "Paris", "The context does not mention it.", "1889"],
+    ...     [False, True, True, False])
+    >>> scores.detection_rate, scores.false_refusal_rate, scores.precision
+    (0.5, 0.5, 0.5)
+    >>> print(scores.describe())
+    detection_rate = 0.5000 (1 of 2 unanswerable)
+    false_refusal_rate = 0.5000 (1 of 2 answerable)
+    precision = 0.5000 (1 of 2 declined)
+    f1 = 0.5000 (of precision and detection_rate)
+    """
+    declined = no_answer_score(
+        answers, patterns=patterns, normalize=normalize, average=None, n_threads=n_threads
+    )
+    flags = _check_answerable(answerable, len(declined))
+    if not flags:
+        raise InvalidInputError("answers: no answer to evaluate")
+    has_answer = np.asarray(flags, dtype=bool)
+    is_declined = declined == 1.0
+    return AbstentionScores(
+        n_unanswerable=int(np.sum(~has_answer)),
+        n_answerable=int(np.sum(has_answer)),
+        declined_unanswerable=int(np.sum(is_declined & ~has_answer)),
+        declined_answerable=int(np.sum(is_declined & has_answer)),
+    )
