@@ -459,6 +459,40 @@ def test_comparison_reports_that_are_not_mappings_are_refused():
         ragmeter.MultipleComparison.from_dict([1, 2])
 
 
+SAVED_COMPARISON = os.path.join(
+    os.path.dirname(__file__), "data", "comparison_format2_wilcoxon.json"
+)
+
+
+@pytest.mark.parametrize(
+    ("field", "named"),
+    [
+        ('"delta": 0.1', "delta"),
+        ('"p_value": 0.125', "p_value"),
+        ('"confidence_level": 0.95', "confidence_level"),
+        ('"alpha": 0.05', "alpha"),
+        ('"ci_low": 0.030000000000000006', "ci_low"),
+        ("0.050000000000000044", "differences"),
+    ],
+)
+def test_a_saved_comparison_holding_a_4000_digit_integer_is_refused_by_field(
+    tmp_path, capsys, field, named
+):
+    # JSON integers have no bound: float() of one raised OverflowError, a traceback from
+    # `ragmeter report`.
+    text = open(SAVED_COMPARISON, encoding="utf-8").read()
+    assert field in text
+    key = field.split(":")[0] + ": " if ":" in field else ""
+    path = tmp_path / "comparison.json"
+    path.write_text(text.replace(field, key + "9" * 4000, 1))
+    with pytest.raises(InvalidInputError, match=rf"comparison\.json: .*{named}") as caught:
+        ragmeter.Comparison.read(path)
+    assert input_error(caught.value)
+    assert main(["report", str(path), "-o", str(tmp_path / "report.html")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ragmeter: error: ") and named in err and "Traceback" not in err
+
+
 # -- answers and edit distances -------------------------------------------------------------
 
 

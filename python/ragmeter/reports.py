@@ -270,7 +270,14 @@ def report_number(
         return math.nan
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InvalidInputError(f"{field}: expected a number, got {_shorten(repr(value), 80)}")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        # An int too large for a float (JSON and YAML integers have no bound): 4,000 digits.
+        raise InvalidInputError(
+            f"{field}: an integer of {len(str(abs(value)))} digits, too large for a number "
+            f"of a report (a float: at most about 1.8e308)"
+        ) from None
     if not math.isnan(number) and not minimum <= number <= maximum:
         raise InvalidInputError(f"{field}: {number!r} lies outside [{minimum}, {maximum}]")
     return number
@@ -456,7 +463,8 @@ def load_report(
         difference = None if older else _first_difference(_comparable(data), _comparable(expected))
     except RecursionError:
         raise InvalidInputError(f"{name}: nested too deeply to be a ragmeter report") from None
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+        # OverflowError: a field's int too large for the float it is read as.
         detail = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
         raise InvalidInputError(
             f"{name}: not a valid ragmeter report: {_shorten(detail)}"
