@@ -17,6 +17,7 @@ import os
 import threading
 import warnings
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -459,9 +460,7 @@ def test_comparison_reports_that_are_not_mappings_are_refused():
         ragmeter.MultipleComparison.from_dict([1, 2])
 
 
-SAVED_COMPARISON = os.path.join(
-    os.path.dirname(__file__), "data", "comparison_format2_wilcoxon.json"
-)
+SAVED_COMPARISON = Path(__file__).parent / "data" / "comparison_format2_wilcoxon.json"
 
 
 @pytest.mark.parametrize(
@@ -480,7 +479,7 @@ def test_a_saved_comparison_holding_a_4000_digit_integer_is_refused_by_field(
 ):
     # JSON integers have no bound: float() of one raised OverflowError, a traceback from
     # `ragmeter report`.
-    text = open(SAVED_COMPARISON, encoding="utf-8").read()
+    text = SAVED_COMPARISON.read_text(encoding="utf-8")
     assert field in text
     key = field.split(":")[0] + ": " if ":" in field else ""
     path = tmp_path / "comparison.json"
