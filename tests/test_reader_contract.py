@@ -35,6 +35,7 @@ import pyarrow.parquet as pq
 import pytest
 from _hostile_files import CHANGES, RUN, VARIANTS, Variant, run_table, xxh64
 
+import ragmeter
 import ragmeter.io as rio
 from ragmeter import RagmeterError
 from ragmeter.io._formats import FORMATS
@@ -377,3 +378,29 @@ def test_a_file_changed_after_it_was_opened_is_read_as_opened_or_refused(
         assert outcome[0] in ("same", "refused", "other"), outcome
     else:
         assert outcome[0] in ("same", "refused"), outcome
+
+
+# -- a stream read twice -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["an earlier call", "read_all"])
+def test_a_record_batch_reader_read_already_is_refused_saying_so(how):
+    # A reader is read once: read again it yields nothing, which was read as a run of no
+    # rows ("the judgments and the run do not hold the same queries").
+    table = run_table()
+    reader = pa.RecordBatchReader.from_batches(table.schema, table.to_batches(max_chunksize=4))
+    if how == "read_all":
+        reader.read_all()
+    else:
+        got = rio.read_run(reader)
+        assert {q: {d: float(s) for d, s in docs.items()} for q, docs in got.items()} == RUN
+    with pytest.raises(
+        RagmeterError,
+        match=r"^run: the RecordBatchReader yields no rows: .*"
+        r"read already",
+    ) as caught:
+        rio.read_run(reader)
+    assert isinstance(caught.value, ValueError)
+    qrels = pa.table({"query_id": ["q1"], "doc_id": ["d1"], "relevance": [1]})
+    with pytest.raises(RagmeterError, match=r"^y_pred: the RecordBatchReader yields no rows"):
+        ragmeter.ranking_metrics(qrels, reader, metrics=["map"])
