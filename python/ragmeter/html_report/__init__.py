@@ -46,6 +46,7 @@ from .._files import atomic_write_text
 from ..exceptions import InvalidInputError
 from ..stats.distributions import student_t_quantile
 from ..stats.results import Comparison, MultipleComparison
+from ._names import name_html, text_naming
 from ._sources import Source, read_source
 from ._svg import colour, deltas_chart, distribution_chart, means_chart
 
@@ -130,14 +131,15 @@ def _summary(
     metrics: list[str],
     arrays: dict[str, np.ndarray],
     level: float,
+    names: list[str],
 ) -> list[str]:
     out = ['<table data-role="summary"><tr><th class="text">system</th>']
-    out += [f"<th>{_e(m)}</th>" for m in metrics]
+    out += [f"<th>{name_html(m)}</th>" for m in metrics]
     out.append("</tr>")
     for i, name in enumerate(systems):
         out.append(
             f'<tr><td class="text"><span class="swatch" style="background:{colour(i)}"></span>'
-            f"{_e(name)}</td>"
+            f"{name_html(name)}</td>"
         )
         for metric in metrics:
             mean, low, high, n = _interval(arrays[metric][i], level)
@@ -156,11 +158,11 @@ def _summary(
         caption += (
             " No significance test: this input holds no comparison (`ragmeter compare` makes one)."
         )
-    out.append(f"<caption>{_e(caption)}</caption></table>")
+    out.append(f"<caption>{text_naming(caption, names)}</caption></table>")
     return out
 
 
-def _pairs(comparison: MultipleComparison | Comparison) -> list[str]:
+def _pairs(comparison: MultipleComparison | Comparison, names: list[str]) -> list[str]:
     if isinstance(comparison, MultipleComparison):
         items = [(c.candidate, c.baseline, c.metrics) for c in comparison.comparisons.values()]
         notes = comparison.notes()
@@ -188,8 +190,9 @@ def _pairs(comparison: MultipleComparison | Comparison) -> list[str]:
             out.append(
                 f'<tr data-candidate="{_e(candidate)}" data-metric="{_e(m.metric)}" '
                 f'data-delta="{m.delta!r}" data-p="{m.p_value!r}">'
-                f'<td class="text">{_e(candidate)}</td><td class="text">{_e(baseline)}</td>'
-                f'<td class="text">{_e(m.metric)}</td><td>{m.n_pairs}</td>'
+                f'<td class="text">{name_html(candidate)}</td>'
+                f'<td class="text">{name_html(baseline)}</td>'
+                f'<td class="text">{name_html(m.metric)}</td><td>{m.n_pairs}</td>'
                 f'<td class="{cls}">{m.delta:+.4f}</td>'
                 f"<td>[{_fmt(m.ci_low)}, {_fmt(m.ci_high)}]</td>"
                 f"<td>{_fmt(m.effect_size, 3)}</td><td>{m.wins}/{m.ties}/{m.losses}</td>"
@@ -199,7 +202,8 @@ def _pairs(comparison: MultipleComparison | Comparison) -> list[str]:
     caption = f"* adjusted p ≤ α = {comparison.alpha}. {comparison.describe_test()} " + " ".join(
         notes
     )
-    out.append(f"<caption>{_e(caption.strip())}</caption></table>")
+    names = [*names, *(name for item in items for name in item[:2] if name is not None)]
+    out.append(f"<caption>{text_naming(caption.strip(), names)}</caption></table>")
     return out
 
 
@@ -214,7 +218,7 @@ def _sorted_sample(deltas: np.ndarray) -> np.ndarray:
 def _source_section(
     number: int, source: Source, baseline: str | None, explorers: list[Any], judges: list[Any]
 ) -> list[str]:
-    out = [f'<section data-source="{number}"><h2>{_e(source.name)}</h2>']
+    out = [f'<section data-source="{number}"><h2>{name_html(source.name)}</h2>']
     systems, metrics, queries, arrays = _matrix(source)
     comparison = source.comparison
     level = (comparison.confidence_level if comparison is not None else None) or 0.95
@@ -227,12 +231,14 @@ def _source_section(
         )
     if chosen is None and len(systems) > 1:
         chosen = systems[0]
+    # Names that the captions' sentences may hold (isolated there, as everywhere).
+    names = [*systems, *metrics, *queries]
     if systems and metrics:
         out.append("<h3>Summary</h3>")
-        out += _summary(source, systems, metrics, arrays, level)
+        out += _summary(source, systems, metrics, arrays, level, names)
     if comparison is not None:
         out.append("<h3>Differences</h3>")
-        out += _pairs(comparison)
+        out += _pairs(comparison, names)
     for metric in metrics:
         array = arrays[metric]
         means, lows, highs = [], [], []
@@ -241,7 +247,7 @@ def _source_section(
             means.append(mean)
             lows.append(low)
             highs.append(high)
-        out.append(f'<h3>{_e(metric)}</h3><div class="figures" data-metric="{_e(metric)}">')
+        out.append(f'<h3>{name_html(metric)}</h3><div class="figures" data-metric="{_e(metric)}">')
         out.append(means_chart(metric, systems, means, lows, highs, level))
         out.append(distribution_chart(metric, systems, list(array)))
         if chosen is not None:
@@ -269,7 +275,8 @@ def _source_section(
         )
         out.append(
             '<h3>Per query</h3><p class="note">Sorted by the worst difference from '
-            f"{_e(chosen) if chosen else 'the baseline'} first; click a column to sort by it.</p>"
+            f"{name_html(chosen) if chosen else 'the baseline'} first; click a column to sort by "
+            "it.</p>"
             f'<div data-explorer="{len(explorers) - 1}"></div>'
         )
     if source.judge_rows:
@@ -289,7 +296,7 @@ def _source_section(
 
 def _manifest(sources: Sequence[Source], timestamp: str | None) -> list[str]:
     rows = [
-        f'<tr><td class="text">{_e(s.name)}</td>'
+        f'<tr><td class="text">{name_html(s.name)}</td>'
         f'<td class="text">{_e(s.manifest.get("kind", s.kind))}'
         f"</td><td>{_e(s.manifest.get('bytes', '–'))}</td>"
         f'<td class="text"><code>{_e(s.manifest.get("sha256", "–"))}</code></td></tr>'
@@ -307,7 +314,9 @@ def _manifest(sources: Sequence[Source], timestamp: str | None) -> list[str]:
     for s in sources:
         if s.comparison is not None and s.comparison.options is not None:
             options = json.dumps(s.comparison.options.to_dict(), sort_keys=True)
-            out.append(f'<p class="note">{_e(s.name)} options: <code>{_e(options)}</code></p>')
+            out.append(
+                f'<p class="note">{name_html(s.name)} options: <code>{_e(options)}</code></p>'
+            )
     return out
 
 
