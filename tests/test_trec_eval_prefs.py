@@ -10,6 +10,7 @@ import random
 import subprocess
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -90,6 +91,30 @@ def test_groups_and_refusals(trec_eval, tmp_path, capsys):
     judgments.write_text("1 a s0 d1\n")
     assert main(["evaluate", "-R", "prefs", str(judgments), str(run)]) == 2
     assert f"{judgments}:1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("qrels", [False, True], ids=["prefs", "qrels_prefs"])
+@pytest.mark.parametrize("flags", [["-J"], ["-J", "-l", "2", "-N", "50", "-M", "5"]])
+def test_judged_only_level_and_collection_size_are_read_as_trec_eval(
+    trec_eval, tmp_path, capsys, qrels, flags
+):
+    # `-J` with -R prefs/qrels_prefs exited 2; trec_eval accepts it, and -l and -N, and its
+    # preference measures read none of them.
+    judgments, run = prefs_files(tmp_path, random.Random(11), qrels=qrels, complete=False)
+    rel_format = "qrels_prefs" if qrels else "prefs"
+    args = [*flags, "-q", "-m", "all_prefs", "-R", rel_format, str(judgments), str(run)]
+    done = subprocess.run([str(trec_eval), *args], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert main(["evaluate", *args]) == 0
+    assert capsys.readouterr().out == done.stdout
+
+
+def test_flags_refused_with_preferences_name_those_that_work(tmp_path, capsys):
+    judgments, run = prefs_files(tmp_path, random.Random(12), qrels=False, complete=False)
+    assert main(["evaluate", "-Z", str(run), "-R", "prefs", str(judgments), str(run)]) == 2
+    err = capsys.readouterr().err
+    assert "-Z not supported" in err
+    assert "-q, -n, -c, -M, -m, -l, -N and -J are" in err
 
 
 def qrels_jg_files(directory: Path, rng: random.Random, *, complete: bool):

@@ -660,11 +660,13 @@ def _run_preferences_or_groups(args: argparse.Namespace, out: TextIO) -> int:
     from ..ranking.prefs import evaluate_prefs, prefs_lines, prefs_measure_names, read_prefs
 
     groups = args.rel_format == "qrels_jg"
+    # -J, -l and -N are read and, with preferences, change nothing: trec_eval's preference
+    # measures (form_prefs_counts.c, m_prefs_*.c) read none of them, so its output is the same
+    # with or without them; the judgment-group measures read -J and -l.
     unsupported = [
         flag
         for flag, given in (
             ("-Z", args.zscores is not None),
-            ("-J", args.judged_docs_only and not groups),
             (f"--format {args.format}", args.format != "trec"),
             ("--dask", args.dask is not None),
             ("--missing skip", args.missing == "skip"),
@@ -674,7 +676,7 @@ def _run_preferences_or_groups(args: argparse.Namespace, out: TextIO) -> int:
     if unsupported:
         raise InvalidInputError(
             f"-R {args.rel_format}: {', '.join(unsupported)} not supported with these "
-            f"judgments (trec_eval's -q, -n, -c, -M, -m{', -l and -J' if groups else ''} are)"
+            "judgments (trec_eval's -q, -n, -c, -M, -m, -l, -N and -J are)"
         )
     complete = args.complete or args.missing == "zero"
     text = io.StringIO() if args.output is not None else out
