@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import textwrap
@@ -404,3 +405,42 @@ def test_a_record_batch_reader_read_already_is_refused_saying_so(how):
     qrels = pa.table({"query_id": ["q1"], "doc_id": ["d1"], "relevance": [1]})
     with pytest.raises(RagmeterError, match=r"^y_pred: the RecordBatchReader yields no rows"):
         ragmeter.ranking_metrics(qrels, reader, metrics=["map"])
+
+
+# -- YAML report files: aliases ----------------------------------------------------------------
+
+
+def alias_bomb(indent: str, levels: int = 9, width: int = 9) -> str:
+    """YAML lines defining ``width ** levels`` values through ``levels`` nested aliases (a
+    "billion laughs" document: about 1 KB)."""
+    lines = [f"{indent}l0: &l0 [{', '.join(['lol'] * width)}]"]
+    for level in range(1, levels):
+        items = ", ".join([f"*l{level - 1}"] * width)
+        lines.append(f"{indent}l{level}: &l{level} [{items}]")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_yaml_report_with_an_alias_bomb_is_refused_at_once(tmp_path):
+    # The safe loader builds aliases as shared references; the read-back check then walked
+    # 9**9 values: `ragmeter report` ran 90-128 s and ended in MemoryError at 2-3 GB.
+    pytest.importorskip("yaml")
+    from ragmeter.judges import RuleJudge, Sample, evaluate
+
+    sample = Sample("Who wrote Hamlet?", "Shakespeare wrote Hamlet.", ["Hamlet is by Shakespeare."])
+    path = tmp_path / "judges.yaml"
+    evaluate([sample], ["groundedness"], judge=RuleJudge(), progress=False).write(path)
+    text = path.read_text()
+    assert "  evidence:\n    n_claims: 1\n" in text
+    path.write_text(text.replace("  evidence:\n", "  evidence:\n" + alias_bomb("    "), 1))
+    assert len(path.read_bytes()) < 8_000
+    done = subprocess.run(
+        [sys.executable, "-m", "ragmeter", "report", str(path), "-o", str(tmp_path / "r.html")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30)),
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    assert "an alias (*name)" in done.stderr and "judges.yaml" in done.stderr
+    assert "line " in done.stderr  # where the first alias is

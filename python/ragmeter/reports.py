@@ -28,6 +28,7 @@ which the safe loader refuses, and input nested too deeply to parse).
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Mapping
@@ -246,7 +247,12 @@ def _yaml_text(data: Any) -> str:
 
     class Dumper(yaml.SafeDumper):  # type: ignore[misc,name-defined]
         """Strings with a character YAML reads as a line break are double-quoted, where
-        PyYAML escapes it (``\\N``, ``\\L``, ``\\P``); in other styles it would fold."""
+        PyYAML escapes it (``\\N``, ``\\L``, ``\\P``); in other styles it would fold.
+        A value met twice is written twice, never as an anchor and an alias: the reader
+        refuses aliases."""
+
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
 
     def represent_str(dumper: Any, value: str) -> Any:
         quoted = any(character in value for character in _UNICODE_LINE_ENDS)
@@ -330,10 +336,34 @@ def _parse(text: str, fmt: str) -> Any:
         return [json.loads(line) for line in text.split("\n") if line.strip()]
     if fmt == "yaml":
         yaml = import_optional("yaml", extra="yaml", purpose="Reading a YAML report")
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_yaml_loader())
     import tomllib
 
     return tomllib.loads(text)
+
+
+@functools.cache
+def _yaml_loader() -> Any:
+    """PyYAML's safe loader, refusing aliases (``*name``): ragmeter never writes one, and a
+    few kilobytes of nested aliases (a "billion laughs" document) stand for billions of
+    values, which the safe loader builds as shared references but every later walk of the
+    data (the read-back check) expands. The refusal names the line of the first alias."""
+    yaml = import_optional("yaml", extra="yaml", purpose="Reading a YAML report")
+
+    class NoAliasLoader(yaml.SafeLoader):  # type: ignore[misc,name-defined]
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                mark = self.peek_event().start_mark
+                raise yaml.composer.ComposerError(
+                    None,
+                    None,
+                    "an alias (*name): ragmeter writes none, and aliases can make a small "
+                    "file stand for billions of values; write the values out",
+                    mark,
+                )
+            return super().compose_node(parent, index)
+
+    return NoAliasLoader
 
 
 def _parse_errors() -> tuple[type[BaseException], ...]:
@@ -353,7 +383,8 @@ def read_report(
     """Read a report file: a dict for JSON, YAML and TOML, a list of rows for JSONL.
 
     A file that cannot be parsed (malformed, not UTF-8, nested too deeply, a YAML tag the safe
-    loader refuses, not a regular file) is an :class:`~ragmeter.InvalidInputError` naming it.
+    loader refuses, a YAML alias, not a regular file) is an :class:`~ragmeter.InvalidInputError`
+    naming it.
     """
     fmt = format_for_path(path, format)
     name = os.fspath(path)
