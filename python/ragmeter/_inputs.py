@@ -230,9 +230,7 @@ def _unread_stream(reader: Any, argument: str) -> Any:
             "number of times"
         ) from None
     pyarrow = import_optional("pyarrow", extra="arrow", purpose=f"{argument}: reading a stream")
-    return pyarrow.RecordBatchReader.from_batches(
-        reader.schema, itertools.chain((first,), reader)
-    )
+    return pyarrow.RecordBatchReader.from_batches(reader.schema, itertools.chain((first,), reader))
 
 
 @dataclass

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import _core
-from .._files import atomic_write_bytes, atomic_write_text, read_regular_text
+from .._files import atomic_write_bytes, atomic_write_text, read_regular_text, trec_fields
 from .._inputs import TableColumns
 from .._progress import progress_hook
 from ..datasets import dataset_qrels, is_dataset_id
@@ -726,7 +726,7 @@ def _run_tag(path: Path) -> str:
     """The tag of a TREC run's last line (trec_eval's runid)."""
     lines = read_regular_text(path, "run", "runs").split("\n")
     for line in reversed(lines):
-        fields = line.split()
+        fields = trec_fields(line)
         if len(fields) == 6:
             return fields[5]
     return ""
