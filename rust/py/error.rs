@@ -43,6 +43,8 @@ pub fn to_pyerr(err: CoreError, names: &dyn QueryNamer) -> PyErr {
             "not enough memory for {what}; free memory, or split the input (fewer queries or \
              documents per call) and combine the results"
         )),
+        // The bindings replace it by the exception of the signal that asked for it.
+        CoreError::Cancelled => pyo3::exceptions::PyKeyboardInterrupt::new_err("cancelled"),
         CoreError::Io { path, source } => {
             let errno = source.raw_os_error().unwrap_or(0);
             pyo3::exceptions::PyOSError::new_err((

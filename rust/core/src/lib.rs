@@ -5,6 +5,7 @@
 pub mod agreement;
 pub mod answers;
 pub mod bm25;
+pub mod cancel;
 pub mod compressed;
 pub mod csr;
 pub mod edit;
