@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
-from ._optional import import_optional
+from ._optional import import_optional, out_of_memory
 from .exceptions import InputTypeError, InvalidInputError
 from .options import check_choice
 
@@ -222,6 +222,8 @@ def _unread_stream(reader: Any, argument: str) -> Any:
     batch read here."""
     try:
         first = reader.read_next_batch()
+    except MemoryError as error:  # pyarrow's ArrowMemoryError: "malloc of size 12544 failed"
+        raise MemoryError(out_of_memory(f"reading the first batch of {argument}", error)) from error
     except StopIteration:
         raise InvalidInputError(
             f"{argument}: the RecordBatchReader yields no rows: a reader is read only once, "

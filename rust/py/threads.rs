@@ -67,6 +67,7 @@ pub fn resolve(n_threads: Option<usize>) -> PyResult<usize> {
 }
 
 fn pool_for(n_threads: Option<usize>) -> PyResult<Arc<ThreadPool>> {
+    crate::reserve::arm();
     let n_threads = resolve(n_threads)?;
     let pid = std::process::id();
     let mut pools = POOLS
@@ -84,13 +85,19 @@ fn pool_for(n_threads: Option<usize>) -> PyResult<Arc<ThreadPool>> {
         pools.push(cached);
         return Ok(pool);
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(n_threads)
-        .thread_name(|i| format!("ragmeter-{i}"))
-        .build()
-        .map_err(|e| {
-            pyo3::exceptions::PyRuntimeError::new_err(format!("cannot start threads: {e}"))
-        })?;
+    let pool = crate::reserve::released(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n_threads)
+            .thread_name(|i| format!("ragmeter-{i}"))
+            .build()
+    })
+    .map_err(|e| {
+        pyo3::exceptions::PyMemoryError::new_err(format!(
+            "cannot start {n_threads} threads ({e}): not enough memory for their stacks, or \
+             a limit on the threads of this user; free memory, or use fewer threads \
+             (n_threads=1 or RAGMETER_NUM_THREADS=1)"
+        ))
+    })?;
     let pool = Arc::new(pool);
     if pools.len() >= MAX_POOLS {
         // The least recently used pool is dropped: its threads end once their work is done

@@ -11,6 +11,7 @@ pub mod csr;
 pub mod edit;
 pub mod error;
 pub mod fusion;
+pub mod memory;
 pub mod normalize;
 pub mod prepare;
 pub mod randomised;

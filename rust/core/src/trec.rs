@@ -521,12 +521,12 @@ fn parse_lines<'a>(text: &'a [u8], kind: TrecKind, path: &Path) -> CoreResult<Tr
         })
         .collect();
     let mut records: Vec<Doc<'a>> = Vec::new();
-    records.try_reserve_exact(room.iter().sum()).map_err(|_| {
-        CoreError::argument(
-            "path",
-            format!("{}: too many lines to hold in memory", path.display()),
-        )
-    })?;
+    let lines: usize = room.iter().sum();
+    records
+        .try_reserve_exact(lines)
+        .map_err(|_| CoreError::OutOfMemory {
+            what: format!("the {lines} lines of {}", path.display()),
+        })?;
     let mut regions = Vec::with_capacity(chunks.len());
     let mut rest = &mut records.spare_capacity_mut()[..];
     for &n in &room {
@@ -591,28 +591,43 @@ fn parse_lines<'a>(text: &'a [u8], kind: TrecKind, path: &Path) -> CoreResult<Tr
         ));
     }
 
-    // Number queries globally in order of first appearance.
+    // Number queries globally in order of first appearance. What grows with the queries is
+    // reserved fallibly, after a look at the memory (crate::memory): a run read while another
+    // library fills the memory must end in an error, not an abort.
+    crate::memory::check(|| format!("reading {}", path.display()))?;
+    let n_local: usize = parsed.iter().map(|chunk| chunk.queries.len()).sum();
+    let out_of_memory = |_| CoreError::OutOfMemory {
+        what: format!("the {n_local} query ids of {}", path.display()),
+    };
     let mut index: FxHashMap<&[u8], u32> = FxHashMap::default();
     let mut query_ids: Vec<&[u8]> = Vec::new();
-    let global: Vec<Vec<u32>> = parsed
-        .iter()
-        .map(|chunk| {
-            chunk
-                .queries
-                .iter()
-                .map(|q| {
-                    let next = query_ids.len() as u32;
-                    let id = *index.entry(q).or_insert(next);
-                    if id == next {
-                        query_ids.push(q);
-                    }
-                    id
-                })
-                .collect()
-        })
-        .collect();
-    let mut counts = vec![0usize; query_ids.len()];
-    let mut pieces_per_query = vec![0usize; query_ids.len()];
+    let mut global: Vec<Vec<u32>> = Vec::new();
+    index.try_reserve(n_local).map_err(out_of_memory)?;
+    query_ids.try_reserve(n_local).map_err(out_of_memory)?;
+    global.try_reserve(parsed.len()).map_err(out_of_memory)?;
+    for chunk in &parsed {
+        let mut numbers = Vec::new();
+        numbers
+            .try_reserve_exact(chunk.queries.len())
+            .map_err(out_of_memory)?;
+        for q in &chunk.queries {
+            let next = query_ids.len() as u32;
+            let id = *index.entry(q).or_insert(next);
+            if id == next {
+                query_ids.push(q);
+            }
+            numbers.push(id);
+        }
+        global.push(numbers);
+    }
+    let zeros = |n: usize| -> CoreResult<Vec<usize>> {
+        let mut v = Vec::new();
+        v.try_reserve_exact(n).map_err(out_of_memory)?;
+        v.resize(n, 0);
+        Ok(v)
+    };
+    let mut counts = zeros(query_ids.len())?;
+    let mut pieces_per_query = zeros(query_ids.len())?;
     // Grouped: no query comes back after another (queries are numbered in order of first
     // appearance, so their runs' numbers never decrease).
     let mut grouped = true;
@@ -970,11 +985,8 @@ pub fn read(path: &Path) -> CoreResult<FileBytes> {
     }
     let len = usize::try_from(before.len())
         .map_err(|_| refuse(String::from("is too large to be read on this platform")))?;
-    let mut bytes = memmap2::MmapMut::map_anon(len).map_err(|e| {
-        refuse(format!(
-            "cannot allocate {len} bytes to read it ({e}); the file is larger than the memory \
-             available"
-        ))
+    let mut bytes = memmap2::MmapMut::map_anon(len).map_err(|e| CoreError::OutOfMemory {
+        what: format!("the {len} bytes of {} ({e})", path.display()),
     })?;
     let changed = |how: &str| changed_while_read(path, how);
     bytes
@@ -1499,9 +1511,23 @@ pub fn prepare_files(
     run_path: &Path,
     opts: RankingOptions,
 ) -> CoreResult<PreparedFiles> {
-    let ids = |v: &[&[u8]]| v.iter().map(|q| q.to_vec()).collect::<Vec<_>>();
+    // Per-query copies made fallibly, and the memory checked between the phases: past the
+    // allocator's reserve, an allocation that fails aborts the process (crate::memory).
+    let ids = |v: &[&[u8]], what: &str| -> CoreResult<Vec<Vec<u8>>> {
+        let mut out = Vec::new();
+        out.try_reserve_exact(v.len())
+            .map_err(|_| CoreError::OutOfMemory {
+                what: what.to_owned(),
+            })?;
+        for q in v {
+            out.push(crate::memory::try_to_vec(q, what)?);
+        }
+        Ok(out)
+    };
+    let exhausted = |what: &Path| crate::memory::check(|| format!("evaluating {}", what.display()));
     let qrels_bytes = read(qrels_path)?;
     let qrels = parse(&qrels_bytes, TrecKind::Qrels, qrels_path)?;
+    exhausted(qrels_path)?;
     if let Some(streamed) = stream_in_blocks(
         &qrels,
         run_path,
@@ -1513,11 +1539,13 @@ pub fn prepare_files(
     }
     let run_bytes = read(run_path)?;
     let run = parse(&run_bytes, TrecKind::Run, run_path)?;
+    exhausted(run_path)?;
     let joined = join_and_prepare(&qrels, &run, opts)?;
+    exhausted(run_path)?;
     Ok(PreparedFiles {
-        query_ids: ids(&joined.query_ids),
+        query_ids: ids(&joined.query_ids, "the query ids of the judgments")?,
         in_run: joined.in_run,
-        run_only: ids(&joined.run_only),
+        run_only: ids(&joined.run_only, "the query ids of the run")?,
         prepared: joined.prepared,
         run_tag: run.run_tag.map(<[u8]>::to_vec),
     })
@@ -1583,6 +1611,7 @@ fn stream_in_blocks<'a>(
         }
         next = read?;
         spare = block;
+        crate::memory::check(|| format!("evaluating {}", run_path.display()))?;
     }
     if compression.is_none() {
         // As `read` refuses a plain file that changed while it was read: its blocks are the
@@ -1641,15 +1670,29 @@ fn stream_in_blocks<'a>(
         all_judged: opts.all_judged,
         ..Prepared::default()
     };
+    let parts = &stream.parts;
+    prepared.reserve_or_fail(
+        stream.placed.len(),
+        parts.iter().map(|p| p.hits.values.len()).sum(),
+        parts.iter().map(|p| p.judged_positive.values.len()).sum(),
+    )?;
     for &(_, part, row) in &stream.placed {
         prepared.push_row_of(&stream.parts[part], row);
     }
+    let mut query_ids = Vec::new();
+    query_ids
+        .try_reserve_exact(stream.order.len())
+        .map_err(|_| CoreError::OutOfMemory {
+            what: "the query ids of the judgments".to_owned(),
+        })?;
+    for &q in &stream.order {
+        query_ids.push(crate::memory::try_to_vec(
+            qrels.query_ids[q],
+            "the query ids of the judgments",
+        )?);
+    }
     Ok(Some(PreparedFiles {
-        query_ids: stream
-            .order
-            .iter()
-            .map(|&q| qrels.query_ids[q].to_vec())
-            .collect(),
+        query_ids,
         in_run,
         run_only: stream.run_only,
         prepared,
