@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _saved import unstamped
 from browser import browser_or_skip, console_errors, requested_urls, screenshot
 
 from ragmeter import InvalidInputError, compare_many, report
@@ -80,13 +81,14 @@ def test_the_summary_and_the_pairs_are_the_saved_numbers(campaign):
             mean = float(np.mean([v for v in values if v is not None]))
             cell = f'data-system="{system}" data-metric="{metric}" data-mean="{mean!r}"'
             assert cell in page, (system, metric)
+    # The table of differences is drawn by the page's script from its data block.
+    data = json.loads(page.split('id="ragmeter-data">', 1)[1].split("</script>", 1)[0])
+    rows = {(r["candidate"], r["metric"]): r for r in data["pairs"][0]["rows"]}
     for pair in saved["comparisons"]:
         for m in pair["metrics"]:
-            row = (
-                f'data-candidate="{pair["candidate"]}" data-metric="{m["metric"]}" '
-                f'data-delta="{m["delta"]!r}" data-p="{m["p_value"]!r}"'
-            )
-            assert row in page
+            row = rows[pair["candidate"], m["metric"]]
+            assert row["baseline"] == pair["baseline"]
+            assert (row["delta"], row["p"]) == (m["delta"], m["p_value"])
     assert "paired Student t-test" in page or "t-test" in page
 
 
@@ -185,6 +187,9 @@ def test_the_report_opens_from_disk_with_no_request_and_no_error(campaign, drive
     assert console_errors(driver) == []
     summary = driver.find_elements("css selector", 'table[data-role="summary"] tr')
     assert len(summary) == 1 + 3
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element("css selector", '[data-role="pairs-metric"]')).select_by_index(0)
     pairs = driver.find_elements("css selector", 'table[data-role="pairs"] tr')
     saved = json.loads(campaign[0].read_text())
     assert len(pairs) == 1 + sum(len(c["metrics"]) for c in saved["comparisons"])
@@ -293,7 +298,7 @@ def test_a_saved_retrieval_evaluation_is_read(tmp_path):
     assert 'data-system="bm25" data-metric="mrr" data-mean="0.5"' in page
     assert "ragmeter.retrieval_evaluation" in page  # the manifest names what was read
     path.write_text(path.read_text().replace('"status": "success"', '"status": "fine"', 1))
-    with pytest.raises(InvalidInputError, match="status 'fine'"):
+    with pytest.raises(InvalidInputError, match=r"bm25\.json: its content does not match"):
         report(path)
 
 
@@ -308,7 +313,7 @@ def test_a_saved_judges_report_is_read_as_its_rows(tmp_path):
     )
     results = judge(samples, [metric], judge=scripted, progress=False)
     saved = tmp_path / "judges.json"
-    saved.write_text(json.dumps(results.to_report_dict(), allow_nan=False))
+    results.write(saved)
     assert results.to_report_dict()["kind"] in SAVED_TYPES  # the kind the report knows
     from_file, from_rows = tmp_path / "file.html", tmp_path / "rows.html"
     report(saved, output=from_file)
@@ -325,13 +330,36 @@ def test_a_saved_judges_report_is_read_as_its_rows(tmp_path):
             page = page.replace(specific, "")
         return page
 
-    # The same page, whichever file held the rows, but for the manifest of the file read.
-    page = without_manifest(from_file.read_text(), saved, "ragmeter.judges")
-    assert page == without_manifest(from_rows.read_text(), rows, "ragmeter.judges")
-    # Read back as every saved result is: an edited file is refused, naming it and the field.
+    def without_integrity(page: str) -> tuple[str, str]:
+        start = page.index("<h3>Judge integrity</h3>")
+        end = page.index("</table>", start) + len("</table>")
+        return page[:start] + page[end:], page[start:end]
+
+    # The same page, whichever file held the rows, but for the manifest of the file read and
+    # the judge integrity section: rows hold no manifest (the judge, its prompts) nor samples.
+    def without_samples(page: str) -> tuple[str, dict]:
+        start = page.index('"samples":') + len('"samples":')
+        held, end = json.JSONDecoder().raw_decode(page, start)
+        return page[:start] + "{}" + page[end:], held
+
+    # The saved file holds the samples, shown beside their rows; rows alone do not.
+    with_samples, held = without_samples(from_file.read_text())
+    assert held == {s.id: s.to_dict() for s in samples}
+    page, integrity = without_integrity(without_manifest(with_samples, saved, "ragmeter.judges"))
+    other, rows_integrity = without_integrity(
+        without_manifest(from_rows.read_text(), rows, "ragmeter.judges")
+    )
+    assert page == other
+    assert "prompt of grade" in integrity and "rubric.grade@1: sha256" in integrity
+    assert "prompt of grade" not in rows_integrity and "no samples" in rows_integrity
+    # Read back as every saved result is: an edited file is refused by its checksum, and one
+    # without a checksum (written before saved results had one) by the field that changed.
     edited = json.loads(saved.read_text())
     edited["rows"][0]["value"] = 1.0
     saved.write_text(json.dumps(edited))
+    with pytest.raises(InvalidInputError, match=r"judges\.json: its content does not match"):
+        report(saved)
+    saved.write_text(json.dumps(unstamped(edited)))
     with pytest.raises(InvalidInputError, match=r"judges\.json: .*metrics\.grade\.mean"):
         report(saved)
     assert all(f"s{i}" in page for i in range(3)) and 'data-mean="2.0"' in page
@@ -419,3 +447,113 @@ def test_a_system_named_proto_and_names_with_bidi_overrides(tmp_path, driver):
     assert driver.execute_script(REVERSED) == []
     page = path.read_text()
     assert f"\u2068{evil}\u2069" in page  # in the figures' plain-text titles
+
+
+def test_the_judge_integrity_section_shows_a_planted_length_bias(tmp_path, driver):
+    """Issue 49 item 4: the report shows a judge's identity, prompt digests and biases, the
+    flags first; here a scripted pairwise judge that prefers the longer answer 80% of the
+    time, judging answers of a declared generator of its own family."""
+    from ragmeter.judges import PairwisePreferenceMetric, Sample, ScriptedJudge
+    from ragmeter.judges import evaluate as judge
+
+    rng = random.Random(5)
+    words = ["the", "tower", "is", "in", "paris", "and", "tall"]
+    samples = [
+        Sample(
+            f"Question {i}?",
+            " ".join(rng.choice(words) for _ in range(rng.randint(5, 90))),
+            answer_b=" ".join(rng.choice(words) for _ in range(rng.randint(5, 90))),
+            id=f"p{i}",
+            metadata={"generator": "gpt-4o-mini"},
+        )
+        for i in range(120)
+    ]
+
+    def longer(request):
+        text = request.first_user_message()
+        one = text.split("<data:response_1>\n")[1].split("\n</data:response_1>")[0]
+        two = text.split("<data:response_2>\n")[1].split("\n</data:response_2>")[0]
+        draw = random.Random(text)
+        if draw.random() < 0.8:
+            return {"winner": "1" if len(one.split()) > len(two.split()) else "2", "reason": "r"}
+        return {"winner": draw.choice(["1", "2"]), "reason": "r"}
+
+    scripted = ScriptedJudge({"pairwise_preference": longer}, name="gpt-4o")
+    results = judge(samples, [PairwisePreferenceMetric()], judge=scripted, progress=False)
+    saved = results.write(tmp_path / "pairwise.json")
+    path = tmp_path / "integrity.html"
+    report(saved, output=path)
+    driver.get(path.as_uri())
+    section = driver.find_element("css selector", 'table[data-role="judge-integrity"]')
+    driver.execute_script("arguments[0].scrollIntoView()", section)
+    screenshot(driver, "report-judge-integrity")
+    assert console_errors(driver) == []
+    flags = [tr.text for tr in section.find_elements("css selector", "tr.flag")]
+    assert any("longer answer wins" in f for f in flags), flags
+    assert any("self-judging" in f for f in flags), flags
+    text = section.text
+    assert "pairwise_preference@3: sha256" in text and "position flips" in text
+
+
+def test_judge_results_show_their_samples_repeats_noise_and_panel_agreement(tmp_path, driver):
+    """Issue 50 item 5: a judge result's rows show the question (the answer and contexts a
+    click away), a result judged several times its judge's noise, a panel its agreement."""
+    from ragmeter.judges import Panel, RubricMetric, Sample, ScriptedJudge
+    from ragmeter.judges import evaluate as judge
+
+    def noisy(name):
+        def answer(request):
+            i = int(request.first_user_message().split("answer ")[1].split(".")[0])
+            draw = random.Random(f"{name}/{i}/{request.seed}")
+            return {"value": min(4, max(0, i % 5 + draw.choice([-1, 0, 0, 1]))), "reason": "r"}
+
+        return ScriptedJudge({"rubric_grade": answer}, name=name)
+
+    metric = RubricMetric("grade", "Grade $answer.", allowed_values=[0, 1, 2, 3, 4])
+    samples = [
+        Sample(
+            f"Question <{i}>?", f"answer {i}.", contexts=[f"first {i}", f"second {i}"], id=f"s{i}"
+        )
+        for i in range(10)
+    ]
+    results = judge(
+        samples, [metric], judge=Panel([noisy("a"), noisy("b")]), repeats=3, progress=False
+    )
+    path = tmp_path / "judged.html"
+    report(results.write(tmp_path / "judged.json"), output=path)
+
+    # The variance components by hand (one-way ANOVA of a balanced design: each sample's three
+    # repeats of the panel's value): within = MSW, between = (MSB - MSW) / r.
+    values = np.array(
+        [[v for v in row["evidence"]["values"]] for row in results.to_records()], dtype=float
+    )
+    a, r = values.shape
+    msw = float(((values - values.mean(axis=1, keepdims=True)) ** 2).sum() / (a * (r - 1)))
+    msb = float(r * ((values.mean(axis=1) - values.mean()) ** 2).sum() / (a - 1))
+    # Krippendorff's alpha of the two judges' values (the krippendorff package, ordinal).
+    import krippendorff
+
+    by_judge = [[row["judge_scores"][j]["value"] for row in results.to_records()] for j in "ab"]
+    alpha = krippendorff.alpha(
+        reliability_data=by_judge, level_of_measurement="ordinal", value_domain=[0, 1, 2, 3, 4]
+    )
+
+    driver.get(path.as_uri())
+    assert console_errors(driver) == []
+    repeats = driver.find_element("css selector", 'table[data-role="judge-repeats"]')
+    driver.execute_script("arguments[0].scrollIntoView()", repeats)
+    screenshot(driver, "report-judge-repeats")
+    cells = repeats.find_elements("css selector", "tr")[1].find_elements("css selector", "td")
+    assert cells[0].text == "grade" and cells[5].text == "3"
+    assert cells[6].text == f"{(msb - msw) / r:.4f}" and cells[7].text == f"{msw:.4f}"
+    agreement = driver.find_element("css selector", 'table[data-role="judge-agreement"]')
+    row = agreement.find_elements("css selector", "tr")[1].find_elements("css selector", "td")
+    assert row[1].text == "a, b" and row[4].text == f"{alpha:.3f}"
+    rows = driver.find_element("css selector", 'table[data-role="judge-rows"]')
+    first = rows.find_elements("css selector", "tr")[1]
+    assert "Question <0>?" in first.text  # shown as text, never as markup
+    first.find_element("css selector", "summary").click()
+    opened = first.find_element("css selector", "details").text
+    assert all(t in opened for t in ("answer 0.", "context 1", "first 0", "context 2", "second 0"))
+    driver.execute_script("arguments[0].scrollIntoView()", first)
+    screenshot(driver, "report-judge-sample")

@@ -8,9 +8,13 @@ results (``JudgeResults.write``, ``to_jsonl``). Each file is read back by the sa
 type of its ``kind``, which refuses a file ragmeter did not write as it is. For each input it
 shows
 
+* first, for a comparison (:mod:`._overview`): the systems sorted by the chosen metric, the
+  best marked, the compact letter display of the groups not significantly different, the
+  pairs matrix and the sorted means with their intervals;
 * the summary table: every system's mean of every metric with its interval and query count,
   and for a comparison every tested pair's difference, interval, effect size, p-value and
-  adjusted p-value, with the test and correction in the caption;
+  adjusted p-value, with the test and correction in the caption (sortable and filtered by the
+  page's script, drawn 200 rows at a time);
 * per metric, the means with their intervals, each candidate's per-query differences from the
   baseline sorted from worst to best (one small chart per candidate), and the distribution of
   the per-query values;
@@ -35,7 +39,7 @@ import html
 import json
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -47,6 +51,7 @@ from ..exceptions import InvalidInputError
 from ..stats.distributions import student_t_quantile
 from ..stats.results import Comparison, MultipleComparison
 from ._names import name_html, text_naming
+from ._overview import Overview, leaderboard, pair_rows, pairs_matrix, sorted_systems
 from ._sources import Source, read_source
 from ._svg import colour, deltas_chart, distribution_chart, means_chart
 
@@ -131,12 +136,13 @@ def _summary(
     metrics: list[str],
     arrays: dict[str, np.ndarray],
     level: float,
-    names: list[str],
+    order: Sequence[str],
 ) -> list[str]:
     out = ['<table data-role="summary"><tr><th class="text">system</th>']
     out += [f"<th>{name_html(m)}</th>" for m in metrics]
     out.append("</tr>")
-    for i, name in enumerate(systems):
+    for name in order:
+        i = systems.index(name)
         out.append(
             f'<tr><td class="text"><span class="swatch" style="background:{colour(i)}"></span>'
             f"{name_html(name)}</td>"
@@ -150,7 +156,7 @@ def _summary(
         out.append("</tr>")
     caption = (
         f"Means over the queries each system has a value for, with {level:.0%} Student t "
-        "intervals and the number of queries n."
+        f"intervals and the number of queries n; sorted by {metrics[0] if order else ''}."
     )
     if source.comparison is not None:
         caption += " " + source.comparison.describe_test()
@@ -158,53 +164,47 @@ def _summary(
         caption += (
             " No significance test: this input holds no comparison (`ragmeter compare` makes one)."
         )
-    out.append(f"<caption>{text_naming(caption, names)}</caption></table>")
+    out.append(f"<caption>{text_naming(caption, [*systems, *metrics])}</caption></table>")
     return out
 
 
-def _pairs(comparison: MultipleComparison | Comparison, names: list[str]) -> list[str]:
-    if isinstance(comparison, MultipleComparison):
-        items = [(c.candidate, c.baseline, c.metrics) for c in comparison.comparisons.values()]
-        notes = comparison.notes()
-    else:
-        items = [(comparison.candidate, comparison.baseline, comparison.metrics)]
-        notes = []
+def _pairs(
+    comparison: MultipleComparison | Comparison, tables: list[Any], metric: str
+) -> list[str]:
+    """The table of differences: rendered by the page's script from its data (sortable by
+    every column, filtered by system and metric, 200 rows at a time)."""
     from ..stats import TESTS
 
     effect = TESTS[comparison.test].effect_size_name if comparison.test in TESTS else "effect"
-    level = comparison.confidence_level or 0.95
-    head = (
-        '<table data-role="pairs"><tr><th class="text">candidate</th><th class="text">baseline'
-        f'</th><th class="text">metric</th><th>n</th><th>Δ mean</th><th>{level:.0%} interval</th>'
-        f"<th>{_e(effect)}</th><th>wins/ties/losses</th><th>p</th><th>adjusted p</th></tr>"
+    notes = comparison.notes() if isinstance(comparison, MultipleComparison) else []
+    tables.append(
+        {
+            "rows": _clean(pair_rows(comparison)),
+            "effect": effect,
+            "level": comparison.confidence_level or 0.95,
+            "metric": metric,
+        }
     )
-    out = [head]
-    for candidate, baseline, metrics in items:
-        for m in metrics:
-            significant = (
-                m.p_value_adjusted is not None
-                and math.isfinite(m.p_value_adjusted)
-                and m.p_value_adjusted <= comparison.alpha
-            )
-            cls = ("better" if m.delta > 0 else "worse") if significant else ""
-            out.append(
-                f'<tr data-candidate="{_e(candidate)}" data-metric="{_e(m.metric)}" '
-                f'data-delta="{m.delta!r}" data-p="{m.p_value!r}">'
-                f'<td class="text">{name_html(candidate)}</td>'
-                f'<td class="text">{name_html(baseline)}</td>'
-                f'<td class="text">{name_html(m.metric)}</td><td>{m.n_pairs}</td>'
-                f'<td class="{cls}">{m.delta:+.4f}</td>'
-                f"<td>[{_fmt(m.ci_low)}, {_fmt(m.ci_high)}]</td>"
-                f"<td>{_fmt(m.effect_size, 3)}</td><td>{m.wins}/{m.ties}/{m.losses}</td>"
-                f"<td>{_fmt(m.p_value)}</td><td>{_fmt(m.p_value_adjusted)}"
-                f"{' *' if significant else ''}</td></tr>"
-            )
-    caption = f"* adjusted p ≤ α = {comparison.alpha}. {comparison.describe_test()} " + " ".join(
-        notes
+    caption = (
+        f"Every compared pair and metric: the difference of the means (candidate − baseline) "
+        f"over the n paired queries, its interval, {effect}, wins/ties/losses and the p-values; "
+        f"* adjusted p ≤ α = {comparison.alpha:g}. {comparison.describe_test()} " + " ".join(notes)
     )
-    names = [*names, *(name for item in items for name in item[:2] if name is not None)]
-    out.append(f"<caption>{text_naming(caption.strip(), names)}</caption></table>")
-    return out
+    return [
+        f'<div class="scroll" data-pairs="{len(tables) - 1}"></div>',
+        f'<p class="note caption">{text_naming(caption.strip(), _pair_names(comparison))}</p>',
+    ]
+
+
+def _pair_names(comparison: MultipleComparison | Comparison) -> list[str]:
+    """The systems and metrics a comparison's caption may name (isolated there)."""
+    pairs = (
+        list(comparison.comparisons.values())
+        if isinstance(comparison, MultipleComparison)
+        else [comparison]
+    )
+    names = [name for c in pairs for name in (c.candidate, c.baseline) if name is not None]
+    return names + [m.metric for c in pairs for m in c.metrics]
 
 
 def _sorted_sample(deltas: np.ndarray) -> np.ndarray:
@@ -215,11 +215,92 @@ def _sorted_sample(deltas: np.ndarray) -> np.ndarray:
     return result
 
 
+def _heading(source: Source, systems: list[str], metrics: list[str], named: bool) -> str:
+    """The section's heading: the input's name, or what it holds when it was given as an
+    object without a name (never "input 1")."""
+    if named or not systems:
+        return source.name
+    what = {"comparison": "Comparison", "evaluation": "Evaluation", "judge": "Judge results"}
+    shown = ", ".join(metrics[:4]) + (f" and {len(metrics) - 4} more" if len(metrics) > 4 else "")
+    return f"{what.get(source.kind, 'Results')} of {len(systems)} systems on {shown}"
+
+
+def _chosen_metric(
+    comparison: MultipleComparison | Comparison | None, metrics: list[str], metric: str | None
+) -> str | None:
+    if metric is not None:
+        if metric not in metrics:
+            raise InvalidInputError(
+                f"metric: {metric!r} is not a metric of every system here (they are {metrics})"
+            )
+        return metric
+    if comparison is not None:
+        first = (
+            comparison.metric_names[0]
+            if isinstance(comparison, MultipleComparison)
+            else comparison.metrics[0].metric
+        )
+        if first in metrics:
+            return first
+    return metrics[0] if metrics else None
+
+
+def _first_screen(
+    comparison: MultipleComparison | Comparison,
+    chosen: str,
+    systems: list[str],
+    metrics: list[str],
+    arrays: dict[str, np.ndarray],
+    level: float,
+) -> tuple[list[str], Overview]:
+    """The leaderboard with its groups, the pairs matrix, and the sorted means chart."""
+    means = {s: _interval(arrays[chosen][i], level) for i, s in enumerate(systems)}
+    overview = Overview(comparison, chosen, means)
+    positions = {s: i for i, s in enumerate(systems)}
+    others = {
+        m: {s: _interval(arrays[m][i], level)[0] for i, s in enumerate(systems)}
+        for m in metrics
+        if m != chosen
+    }
+    out = ['<div class="first-screen"><div>']
+    out += leaderboard(overview, others, positions, level)
+    out.append("</div>")
+    if len(systems) > 1:
+        out.append('<div class="scroll">')
+        out += pairs_matrix(overview, positions)
+        out.append("</div>")
+    out.append("</div>")
+    order = overview.order
+    out.append(
+        means_chart(
+            chosen,
+            order,
+            [means[s][0] for s in order],
+            [means[s][1] for s in order],
+            [means[s][2] for s in order],
+            level,
+            [colour(positions[s]) for s in order],
+        )
+    )
+    return out, overview
+
+
 def _source_section(
-    number: int, source: Source, baseline: str | None, explorers: list[Any], judges: list[Any]
+    number: int,
+    source: Source,
+    baseline: str | None,
+    explorers: list[Any],
+    judges: list[Any],
+    tables: list[Any],
+    metric: str | None = None,
+    named: bool = True,
+    headings: list[str] | None = None,
 ) -> list[str]:
-    out = [f'<section data-source="{number}"><h2>{name_html(source.name)}</h2>']
     systems, metrics, queries, arrays = _matrix(source)
+    heading = _heading(source, systems, metrics, named)
+    if headings is not None:
+        headings.append(heading)
+    out = [f'<section data-source="{number}"><h2>{name_html(heading)}</h2>']
     comparison = source.comparison
     level = (comparison.confidence_level if comparison is not None else None) or 0.95
     chosen = baseline
@@ -231,32 +312,49 @@ def _source_section(
         )
     if chosen is None and len(systems) > 1:
         chosen = systems[0]
-    # Names that the captions' sentences may hold (isolated there, as everywhere).
-    names = [*systems, *metrics, *queries]
+    first = _chosen_metric(comparison, metrics, metric)
+    order = list(systems)
+    if first is not None and systems:
+        order = list(
+            sorted_systems(
+                {s: _interval(arrays[first][i], level)[0] for i, s in enumerate(systems)}
+            )
+        )
+    if comparison is not None and first is not None and systems:
+        screen, overview = _first_screen(comparison, first, systems, metrics, arrays, level)
+        out += screen
+        order = overview.order
     if systems and metrics:
+        shown = [first, *(m for m in metrics if m != first)] if first else metrics
         out.append("<h3>Summary</h3>")
-        out += _summary(source, systems, metrics, arrays, level, names)
+        out += _summary(source, systems, shown, arrays, level, order)
     if comparison is not None:
         out.append("<h3>Differences</h3>")
-        out += _pairs(comparison, names)
-    for metric in metrics:
-        array = arrays[metric]
-        means, lows, highs = [], [], []
-        for i in range(len(systems)):
-            mean, low, high, _ = _interval(array[i], level)
-            means.append(mean)
-            lows.append(low)
-            highs.append(high)
-        out.append(f'<h3>{name_html(metric)}</h3><div class="figures" data-metric="{_e(metric)}">')
-        out.append(means_chart(metric, systems, means, lows, highs, level))
-        out.append(distribution_chart(metric, systems, list(array)))
+        out += _pairs(comparison, tables, first or "")
+    for name in metrics:
+        array = arrays[name]
+        intervals = {s: _interval(array[i], level) for i, s in enumerate(systems)}
+        ranked = sorted_systems({s: intervals[s][0] for s in systems})
+        out.append(f'<h3>{name_html(name)}</h3><div class="figures" data-metric="{_e(name)}">')
+        out.append(
+            means_chart(
+                name,
+                ranked,
+                [intervals[s][0] for s in ranked],
+                [intervals[s][1] for s in ranked],
+                [intervals[s][2] for s in ranked],
+                level,
+                [colour(systems.index(s)) for s in ranked],
+            )
+        )
+        out.append(distribution_chart(name, systems, list(array)))
         if chosen is not None:
             base = systems.index(chosen)
-            for i, name in enumerate(systems):
+            for i, system in enumerate(systems):
                 if i != base:
                     out.append(
                         deltas_chart(
-                            metric, name, chosen, _sorted_sample(array[i] - array[base]), i
+                            name, system, chosen, _sorted_sample(array[i] - array[base]), i
                         )
                     )
         out.append("</div>")
@@ -275,32 +373,172 @@ def _source_section(
         )
         out.append(
             '<h3>Per query</h3><p class="note">Sorted by the worst difference from '
-            f"{name_html(chosen) if chosen else 'the baseline'} first; click a column to sort by "
-            "it.</p>"
-            f'<div data-explorer="{len(explorers) - 1}"></div>'
+            f"{name_html(chosen) if chosen else 'the baseline'} first; click any column (the "
+            "differences too) to sort by it.</p>"
+            f'<div class="scroll" data-explorer="{len(explorers) - 1}"></div>'
         )
+    if source.integrity is not None:
+        out += integrity_section(source.integrity)
+    out += repeats_section(source.judge_repeats) + agreement_section(source.judge_agreement)
     if source.judge_rows:
-        judges.append({"rows": _clean(source.judge_rows)})
+        judges.append({"rows": _clean(source.judge_rows), "samples": _clean(source.judge_samples)})
         counts: dict[str, int] = {}
         for row in source.judge_rows:
             counts[row.get("status", "?")] = counts.get(row.get("status", "?"), 0) + 1
         tally = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
         out.append(
             f'<h3>Judge rows</h3><p class="note">{len(source.judge_rows)} rows ({_e(tally)}); an '
-            "error or undefined row has no value and says why.</p>"
+            "error or undefined row has no value and says why. Open a row to read its sample "
+            "(question, answer, contexts, reference) and the judge's evidence.</p>"
             f'<div data-judges="{len(judges) - 1}"></div>'
         )
     out.append("</section>")
     return out
 
 
-def _manifest(sources: Sequence[Source], timestamp: str | None) -> list[str]:
+def integrity_section(report: Mapping[str, Any]) -> list[str]:
+    """The judge integrity report of a judge result (:func:`ragmeter.judges.judge_report`):
+    one table row per finding, the flags first."""
+    rows: list[tuple[str, str]] = [("flag", line) for line in report.get("flagged", [])]
+    identity = report.get("identity", {})
+    for judge in identity.get("judges", []) or []:
+        rows.append(("judge", json.dumps(judge, sort_keys=True)))
+    for metric, digests in (identity.get("prompts") or {}).items():
+        for prompt, digest in digests.items():
+            rows.append((f"prompt of {metric}", f"{prompt}: sha256 {digest}"))
+    for entry in report.get("self_judging", []):
+        same = entry.get("same_family")
+        verdict = "same family: self-judging" if same else "unknown" if same is None else "no"
+        rows.append(
+            (
+                "self-judging",
+                f"judge {entry.get('judge')} ({entry.get('judge_family')}), generator "
+                f"{entry.get('generator')} ({entry.get('generator_family')}): {verdict}",
+            )
+        )
+    for metric, found in (report.get("length_bias") or {}).items():
+        slope = found.get("slope") or {}
+        rows.append(
+            (f"length bias of {metric}", f"slope on {slope.get('x')}: {slope.get('summary')}")
+        )
+        if "longer_wins" in found:
+            rows.append(
+                (f"longer answer wins ({metric})", str(found["longer_wins"].get("summary")))
+            )
+    for metric, found in (report.get("position") or {}).items():
+        rows.append((f"position flips ({metric})", str(found["flips"].get("summary"))))
+        rows.append(
+            (f"first seat wins ({metric})", str(found["first_position_wins"].get("summary")))
+        )
+    for metric, found in (report.get("drift") or {}).items():
+        rows.append((f"drift of {metric}", str(found.get("summary"))))
+    rows += [("note", note) for note in report.get("notes", [])]
+    rows.append(("kept", str(identity.get("kept", ""))))
+    flag = ' class="flag"'
+    body = "".join(
+        f'<tr{flag if kind == "flag" else ""}><td class="text">{_e(kind)}</td>'
+        f'<td class="text">{_e(text)}</td></tr>'
+        for kind, text in rows
+    )
+    return [
+        '<h3>Judge integrity</h3><p class="note">Who judged, with which prompts, and the '
+        "biases a judge is known for (self-judging, length, position, drift), each with its "
+        "interval.</p>",
+        f'<table data-role="judge-integrity"><tr><th class="text">what</th>'
+        f'<th class="text">found</th></tr>{body}</table>',
+    ]
+
+
+def repeats_section(repeats: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The judge's noise of a result judged several times per sample: per metric, the mean of
+    the item means with its interval (which includes the judge's noise), the between-item and
+    within-item (judge) variance components, the judge's share and the flaky items
+    (:meth:`ragmeter.judges.JudgeResults.repeat_summary`)."""
+    if not repeats:
+        return []
+    body = []
+    for metric, r in repeats.items():
+        ci = r.get("ci")
+        interval = f"[{_fmt(ci[0])}, {_fmt(ci[1])}]" if ci else f"none: {r.get('ci_reason')}"
+        within = _fmt(r.get("within")) if r.get("within") is not None else "–"
+        usable = f"{r.get('n_values')} of {r.get('n_asked') or '?'}"
+        body.append(
+            f'<tr><td class="text">{name_html(metric)}</td><td>{_fmt(r.get("mean"))}</td>'
+            f'<td class="text">{_e(interval)}</td><td>{_e(r.get("n_items"))}</td>'
+            f"<td>{_e(usable)}</td><td>{_e(r.get('repeats'))}</td>"
+            f"<td>{_fmt(r.get('between'))}</td><td>{within}</td>"
+            f"<td>{_fmt(r.get('judge_share'), 3)}</td><td>{_e(r.get('n_flaky'))}</td></tr>"
+        )
+    method = next(iter(repeats.values())).get("method", "")
+    head = "".join(
+        f'<th class="{"text" if i < 1 else ""}">{_e(h)}</th>'
+        for i, h in enumerate(
+            (
+                "metric",
+                "mean",
+                f"{next(iter(repeats.values())).get('confidence', 0.95):.0%} interval",
+                "items",
+                "values usable",
+                "repeats",
+                "between items",
+                "within (judge)",
+                "judge share",
+                "flaky items",
+            )
+        )
+    )
+    return [
+        '<h3>Judge repeats</h3><p class="note">Each sample was judged several times: how much '
+        "of a single judgement's variance is the judge's own noise (within) rather than the "
+        f"samples' (between), and an interval for the mean that includes it. {_e(method)}.</p>",
+        f'<table data-role="judge-repeats"><tr>{head}</tr>{"".join(body)}</table>',
+    ]
+
+
+def agreement_section(agreement: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The agreement of a panel's judges, per metric (:meth:`JudgeResults.agreement`)."""
+    if not agreement:
+        return []
+    columns = (
+        ("krippendorff_alpha", "Krippendorff's alpha"),
+        ("percent_agreement", "% agreement"),
+        ("cohen_kappa", "Cohen's kappa"),
+        ("spearman_rho", "Spearman's rho"),
+        ("kendall_tau", "Kendall's tau"),
+    )
+    body = []
+    for metric, a in agreement.items():
+        raters = ", ".join(str(r) for r in a.get("raters", []))
+        cells = "".join(
+            f"<td>{_fmt(a.get(key), 3) if isinstance(a.get(key), float | int) else '–'}</td>"
+            for key, _ in columns
+        )
+        body.append(
+            f'<tr><td class="text">{name_html(metric)}</td><td class="text">{_e(raters)}</td>'
+            f'<td class="text">{_e(a.get("level"))}</td><td>{_e(a.get("n_units"))}</td>{cells}</tr>'
+        )
+    head = "".join(
+        f'<th class="text">{h}</th>' for h in ("metric", "judges", "level", "samples")
+    ) + "".join(f"<th>{_e(label)}</th>" for _, label in columns)
+    return [
+        '<h3>Agreement of the panel\'s judges</h3><p class="note">Between the judges of the '
+        "panel, one unit per sample, at the metric's level of measurement. Agreement with "
+        "human labels, and a mean corrected by them (prediction-powered inference), need the "
+        "labels, which a judge result does not hold: <code>JudgeResults.agreement_with</code> "
+        "and <code>ragmeter.judges.ppi_mean</code>.</p>",
+        f'<table data-role="judge-agreement"><tr>{head}</tr>{"".join(body)}</table>',
+    ]
+
+
+def _manifest(
+    sources: Sequence[Source], timestamp: str | None, headings: Sequence[str]
+) -> list[str]:
     rows = [
-        f'<tr><td class="text">{name_html(s.name)}</td>'
+        f'<tr><td class="text">{name_html(heading)}</td>'
         f'<td class="text">{_e(s.manifest.get("kind", s.kind))}'
         f"</td><td>{_e(s.manifest.get('bytes', '–'))}</td>"
         f'<td class="text"><code>{_e(s.manifest.get("sha256", "–"))}</code></td></tr>'
-        for s in sources
+        for s, heading in zip(sources, headings, strict=True)
     ]
     out = [
         '<h2>Manifest</h2><table data-role="manifest"><tr><th class="text">input</th>'
@@ -311,11 +549,11 @@ def _manifest(sources: Sequence[Source], timestamp: str | None) -> list[str]:
         + (f"; built {_e(timestamp)}" if timestamp else "")
         + "</p>",
     ]
-    for s in sources:
+    for s, heading in zip(sources, headings, strict=True):
         if s.comparison is not None and s.comparison.options is not None:
             options = json.dumps(s.comparison.options.to_dict(), sort_keys=True)
             out.append(
-                f'<p class="note">{name_html(s.name)} options: <code>{_e(options)}</code></p>'
+                f'<p class="note">{name_html(heading)} options: <code>{_e(options)}</code></p>'
             )
     return out
 
@@ -325,6 +563,7 @@ def build_report(
     baseline: str | None = None,
     title: str = "ragmeter report",
     timestamp: str | None = None,
+    metric: str | None = None,
 ) -> str:
     """The HTML text of the report of ``results`` (see the module documentation).
 
@@ -341,22 +580,31 @@ def build_report(
     timestamp
         A time to print in the manifest (none by default, so that the same inputs give the
         same bytes).
+    metric
+        The metric the systems are sorted by, and the first screen's groups and pairs matrix
+        are of (default: a comparison's first metric, else the first metric).
 
     Raises
     ------
     InvalidInputError
-        No input, an input ragmeter did not write, a baseline that is not a system.
+        No input, an input ragmeter did not write, a baseline that is not a system, a
+        metric that not every system has.
     """
     if not results:
         raise InvalidInputError("results: give at least one saved result to report on")
     sources = [read_source(item, i) for i, item in enumerate(results)]
     explorers: list[Any] = []
     judges: list[Any] = []
+    tables: list[Any] = []
+    headings: list[str] = []
     body: list[str] = []
-    for number, source in enumerate(sources):
-        body += _source_section(number, source, baseline, explorers, judges)
-    body += _manifest(sources, timestamp)
-    data = _json_for_script({"explorers": explorers, "judges": judges})
+    for number, (item, source) in enumerate(zip(results, sources, strict=True)):
+        named = isinstance(item, str | os.PathLike | tuple)
+        body += _source_section(
+            number, source, baseline, explorers, judges, tables, metric, named, headings
+        )
+    body += _manifest(sources, timestamp, headings)
+    data = _json_for_script({"explorers": explorers, "judges": judges, "pairs": tables})
     return (
         "<!doctype html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -375,6 +623,7 @@ def report(
     baseline: str | None = None,
     title: str = "ragmeter report",
     timestamp: str | None = None,
+    metric: str | None = None,
 ) -> str:
     """Build the HTML report of ``results`` and write it to ``output`` (atomically) when given;
     returns the HTML text. The arguments are those of :func:`build_report`.
@@ -388,7 +637,9 @@ def report(
     >>> page.startswith("<!doctype html>") and "dense" in page
     True
     """
-    text = build_report(*results, baseline=baseline, title=title, timestamp=timestamp)
+    text = build_report(
+        *results, baseline=baseline, title=title, timestamp=timestamp, metric=metric
+    )
     if output is not None:
         atomic_write_text(output, text)
     return text
