@@ -233,9 +233,9 @@
         var tr = el("tr");
         tr.setAttribute("data-candidate", r.candidate);
         tr.setAttribute("data-metric", r.metric);
-        tr.appendChild(el("td", r.candidate, "text"));
-        tr.appendChild(el("td", r.baseline, "text"));
-        tr.appendChild(el("td", r.metric, "text"));
+        tr.appendChild(named("td", [[r.candidate]], "text"));
+        tr.appendChild(named("td", [[r.baseline]], "text"));
+        tr.appendChild(named("td", [[r.metric]], "text"));
         tr.appendChild(el("td", String(r.n)));
         tr.appendChild(el("td", (r.delta > 0 ? "+" : "") + fmt(r.delta),
           r.significant ? (r.delta > 0 ? "better" : "worse") : ""));
