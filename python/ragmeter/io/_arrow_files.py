@@ -31,14 +31,6 @@ def arrow_errors(path: str, description: str) -> Iterator[None]:
         yield
     except MemoryError as error:  # pyarrow's ArrowMemoryError too
         raise MemoryError(out_of_memory(f"opening {path} as {description}", error)) from error
-    except ValueError as error:
-        # pyarrow says it is "not built with support for the Parquet file format" when its
-        # Parquet module failed to load, which it also does when the memory is exhausted.
-        if "not built with support" in str(error) and (cause := _load_failure()) is not None:
-            raise MemoryError(
-                out_of_memory(f"loading pyarrow's {description} reader", cause)
-            ) from error
-        raise
     except UnicodeDecodeError as error:
         # pyarrow decodes a damaged schema's names as UTF-8 and lets the error out as it is.
         raise InvalidInputError(
@@ -54,6 +46,14 @@ def arrow_errors(path: str, description: str) -> Iterator[None]:
             f"{path}: cannot be read as {description} ({message}); is the file damaged, "
             f"truncated or misnamed?"
         ) from None
+    except ValueError as error:  # after the subclasses above (ArrowInvalid, UnicodeDecodeError)
+        # pyarrow says it is "not built with support for the Parquet file format" when its
+        # Parquet module failed to load, which it also does when the memory is exhausted.
+        if "not built with support" in str(error) and (cause := _load_failure()) is not None:
+            raise MemoryError(
+                out_of_memory(f"loading pyarrow's {description} reader", cause)
+            ) from error
+        raise
 
 
 def _load_failure() -> BaseException | None:
