@@ -16,6 +16,7 @@ mod pipeline;
 mod prepare;
 mod randomised;
 mod ranking;
+mod reserve;
 mod signflip;
 mod strings;
 mod table;
