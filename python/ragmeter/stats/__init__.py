@@ -22,11 +22,14 @@
   per-query results;
 * :mod:`~ragmeter.stats.results`: their results (:class:`Comparison`,
   :class:`MultipleComparison`) and reports;
-* :mod:`~ragmeter.stats.tables`: the comparison tables as text, Markdown, LaTeX and CSV.
+* :mod:`~ragmeter.stats.tables`: the comparison tables as text, Markdown, LaTeX and CSV;
+* :mod:`~ragmeter.stats.abstention`: abstention curves and their normalised area (nAUC), how
+  well a confidence tells good answers from bad ones (mteb's ``nauc_*`` scores).
 """
 
 from __future__ import annotations
 
+from .abstention import abstention_curve, normalized_abstention_auc
 from .anova import PairedTukeyResult, TwoWayAnova, paired_tukey_hsd, two_way_anova
 from .comparison import compare, compare_evaluations, compare_many
 from .multiple import CORRECTIONS, TukeyResult, adjust_p_values, tukey_hsd
@@ -71,6 +74,7 @@ __all__ = [
     "TukeyResult",
     "TwoWayAnova",
     "WestfallYoungResult",
+    "abstention_curve",
     "adjust_p_values",
     "bootstrap_confidence_interval",
     "compare",
@@ -78,6 +82,7 @@ __all__ = [
     "compare_many",
     "detectable_difference",
     "kendall_tau",
+    "normalized_abstention_auc",
     "paired_bootstrap_test",
     "paired_t_test",
     "paired_tukey_hsd",
