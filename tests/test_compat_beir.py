@@ -16,6 +16,7 @@ from ported_beir import evaluation as beir
 
 from ragmeter.compat.beir import EvaluateRetrieval
 from ragmeter.exceptions import InvalidInputError
+from ragmeter.ranking import parse_metric
 from ragmeter.ranking.declarations import family
 
 # mteb's tests/test_evaluators/test_RetrievalEvaluator.py::test_metrics_at_k at commit
@@ -65,6 +66,11 @@ def test_keys_are_beir_names_from_the_declarations():
     ]
     assert family("relative_precision").beir_name == "R_cap"
     assert family("hole").beir_name == "Hole"
+    # BEIR's names outside the drop-in: its measures in ragmeter's syntax.
+    assert parse_metric("r_cap@10").family.name == "relative_precision"
+    assert parse_metric("capped_recall@10").family.name == "relative_precision"
+    assert parse_metric("top_k_accuracy@5").family.name == "hit_rate"
+    assert parse_metric("hole@10").family.name == "hole"
 
 
 def test_docstring_values_are_beirs():

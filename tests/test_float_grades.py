@@ -108,6 +108,11 @@ def _err(order, judged, k):
     return value if any(g > 0 for g in judged.values()) else math.nan
 
 
+def _dcg(order, judged, k):
+    top = order[: len(order) if k is None else k]
+    return sum(max(judged.get(d, 0), 0) / math.log2(i + 2) for i, d in enumerate(top))
+
+
 def _rbp_graded(order, judged, k, p=0.8):
     top = order[: len(order) if k is None else k]
     return sum((1 - p) * p**i * judged[d] for i, d in enumerate(top) if judged.get(d, 0) > 0)
@@ -119,7 +124,13 @@ def test_graded_measures_with_fractional_gains_equal_brute_force(queries, k):
     qrels = {q: judged for q, (judged, _) in queries.items()}
     run = {q: ranked for q, (_, ranked) in queries.items()}
     at = "" if k is None else f"@{k}"
-    names = {f"ndcg{at}": _ndcg, f"err{at}": _err, f"rbp_graded{at}": _rbp_graded}
+    names = {
+        f"ndcg{at}": _ndcg,
+        f"err{at}": _err,
+        f"rbp_graded{at}": _rbp_graded,
+        # trec_eval's gain table without pairs: the grades are the gains.
+        f"dcg{at}": _dcg,
+    }
     if k is not None:
         names[f"ndcg_cut.{k}"] = _ndcg
     values = ranking_metrics(qrels, run, metrics=list(names), zero_division=np.nan, average=None)

@@ -216,6 +216,7 @@ class EvaluateRetrieval:
         if not qrels:
             raise InvalidInputError("qrels: no judged query; BEIR divides by len(qrels)")
         rankings = {q: _beir_order(docs, max(ks)) for q, docs in results.items()}
+        judged: Mapping[Any, Mapping[Any, Any]]
         if chosen == "hole":
             judged = annotated_judgments(qrels, rankings)
         else:

@@ -1435,6 +1435,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         "negative ones too, makes a document judged)| / k (k even when fewer than k documents "
         "were ranked)",
         cutoff="required",
+        reset_if_missing="always",
         beir_name="Hole",
         mteb_name="Hole",
         citation=_BEIR,

@@ -461,7 +461,8 @@ fn parse_grade(field: &[u8]) -> Result<f64, String> {
     };
     Err(format!(
         "the grade {} {what}; qrels grades are integers (trec_eval would read this one as \
-         {atol}): write integer grades, e.g. map fractional judgments to integer levels",
+         {atol}): write integer grades, or give fractional grades in a TSV, CSV, JSON or \
+         Parquet file (query_id, doc_id, relevance), which reads them as given",
         show(field)
     ))
 }
