@@ -32,6 +32,8 @@ type TrecJoin = (
 /// Read, parse, join and prepare a qrels file and a run file without the GIL.
 #[pyfunction]
 #[pyo3(signature = (qrels_path, run_path, *, duplicates_first=false, max_docs=None, all_judged=false, ties=false, n_threads=None))]
+// A Python function's arguments (pyo3 reads them one by one).
+#[allow(clippy::too_many_arguments)]
 pub fn prepare_trec(
     py: Python<'_>,
     qrels_path: PathBuf,

@@ -55,7 +55,7 @@ fn permutations<T: Clone>(items: &mut Vec<T>, n: usize, visit: &mut dyn FnMut(&[
     }
     for i in 0..n - 1 {
         permutations(items, n - 1, visit);
-        let j = if n % 2 == 0 { i } else { 0 };
+        let j = if n.is_multiple_of(2) { i } else { 0 };
         items.swap(j, n - 1);
     }
     permutations(items, n - 1, visit);
@@ -167,10 +167,8 @@ fn a_ranking_without_ties_gives_the_measures_own_values() {
     ];
     for kernel in KERNELS {
         for k in [Some(1), Some(3), Some(10), None] {
-            if kernel == "precision" || kernel == "recall" {
-                if k.is_none() {
-                    continue;
-                }
+            if (kernel == "precision" || kernel == "recall") && k.is_none() {
+                continue;
             }
             let ta = tie_aware(kernel, &ranking, &grades, k, 1.0, None, false);
             let docs: Vec<Doc<'_>> = ranking.iter().map(|(id, s)| (id.as_bytes(), *s)).collect();
@@ -264,10 +262,13 @@ fn rankings_prepared_without_ties_are_refused() {
     assert!(err.to_string().contains("groups of tied scores"), "{err}");
 }
 
+/// A ranking (ids and scores) and judgments (ids and grades).
+type Case = (Vec<(String, f64)>, Vec<(String, f64)>);
+
 /// A ranking of up to 11 documents with scores among a few values (so with ties), and
 /// judgments of some of them (and of documents not ranked), grades among integers,
 /// fractions, 0 and negative ones.
-fn case() -> impl Strategy<Value = (Vec<(String, f64)>, Vec<(String, f64)>)> {
+fn case() -> impl Strategy<Value = Case> {
     let score = prop_oneof![
         Just(0.0),
         Just(-0.0),
