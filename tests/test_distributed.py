@@ -6,15 +6,16 @@ import os
 import re
 import sys
 import warnings
-from pathlib import Path
 
 import pytest
+from shared_data import SHARED
 
 import ragmeter
 from ragmeter.distributed import RunFailure, evaluate_runs, map_runs
 from ragmeter.exceptions import MissingDependencyError
 
-ORACLE = Path(__file__).resolve().parents[1].parent / "shared" / "trec_eval_oracle"
+# From a checkout or a git worktree (shared_data finds ../shared either way).
+ORACLE = SHARED / "trec_eval_oracle"
 MEASURES = ["map", "P_5", "P_10", "recip_rank", "Rprec", "recall_100", "ndcg", "ndcg_cut_10"]
 
 

@@ -13,12 +13,14 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from shared_data import SHARED
 
 import ragmeter
 from ragmeter import InvalidInputError
 from ragmeter.distributed import evaluate_partitioned
 
-ORACLE = Path(__file__).resolve().parents[1].parent / "shared" / "trec_eval_oracle"
+# From a checkout or a git worktree (shared_data finds ../shared either way).
+ORACLE = SHARED / "trec_eval_oracle"
 METRICS = [m.name for m in ragmeter.parse_measures("all_trec")]
 
 
