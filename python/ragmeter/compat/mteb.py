@@ -262,7 +262,7 @@ def nauc(
     metrics: npt.NDArray[np.floating],
     abstention_rates: npt.NDArray[np.floating] = DEFAULT_ABSTENTION_RATES,
 ) -> float:
-    """mteb's name of :func:`ragmeter.stats.abstention.normalized_abstention_auc`."""
+    """mteb's name of :func:`ragmeter.stats.normalized_abstention_auc`."""
     return normalized_abstention_auc(conf_scores, metrics, abstention_rates)
 
 
