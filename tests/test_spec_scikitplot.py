@@ -8,16 +8,12 @@ digits after the shown ones.
 
 import ast
 import re
-from pathlib import Path
 
 import pytest
+from shared_data import SHARED
 
-SPEC = (
-    Path(__file__).resolve().parents[1].parent
-    / "shared"
-    / "spec"
-    / "scikitplot-corpus-evaluation.rst"
-)
+# From a checkout or a git worktree (shared_data finds ../shared either way).
+SPEC = SHARED / "spec" / "scikitplot-corpus-evaluation.rst"
 
 
 def code_blocks(text):
