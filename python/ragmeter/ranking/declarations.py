@@ -151,7 +151,7 @@ _TIE_AWARE_REFERENCE = (
     "documents, random cases in cargo test and pytest)"
 )
 _BEIR = (
-    "N. Thakur, N. Reimers, A. Rücklé, A. Srivastava and I. Gurevych, 'BEIR: A Heterogenous "
+    "N. Thakur, N. Reimers, A. Rücklé, A. Srivastava and I. Gurevych, 'BEIR: A Heterogeneous "
     "Benchmark for Zero-shot Evaluation of Information Retrieval Models', NeurIPS 2021 "
     "(Datasets and Benchmarks)"
 )
