@@ -8,14 +8,13 @@ import sys
 import warnings
 
 import pytest
-from shared_data import SHARED
+from vendored import TREC_EVAL_TESTS
 
 import ragmeter
 from ragmeter.distributed import RunFailure, evaluate_runs, map_runs
 from ragmeter.exceptions import MissingDependencyError
 
-# From a checkout or a git worktree (shared_data finds ../shared either way).
-ORACLE = SHARED / "trec_eval_oracle"
+ORACLE = TREC_EVAL_TESTS
 MEASURES = ["map", "P_5", "P_10", "recip_rank", "Rprec", "recall_100", "ndcg", "ndcg_cut_10"]
 
 

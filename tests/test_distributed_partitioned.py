@@ -13,14 +13,13 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from shared_data import SHARED
+from vendored import TREC_EVAL_TESTS
 
 import ragmeter
 from ragmeter import InvalidInputError
 from ragmeter.distributed import evaluate_partitioned
 
-# From a checkout or a git worktree (shared_data finds ../shared either way).
-ORACLE = SHARED / "trec_eval_oracle"
+ORACLE = TREC_EVAL_TESTS
 METRICS = [m.name for m in ragmeter.parse_measures("all_trec")]
 
 

@@ -1,4 +1,4 @@
-"""Every example of the spec ../shared/spec/scikitplot-corpus-evaluation.rst, run as written.
+"""Every example of the spec tests/data/spec/scikitplot-corpus-evaluation.rst, run as written.
 
 The only change is the import: `scikitplot.corpus` is `ragmeter`. The blocks run in order in
 one namespace, as a reader would run them, and every expression followed by a `# value`
@@ -8,12 +8,11 @@ digits after the shown ones.
 
 import ast
 import re
+from pathlib import Path
 
 import pytest
-from shared_data import SHARED
 
-# From a checkout or a git worktree (shared_data finds ../shared either way).
-SPEC = SHARED / "spec" / "scikitplot-corpus-evaluation.rst"
+SPEC = Path(__file__).resolve().parent / "data" / "spec" / "scikitplot-corpus-evaluation.rst"
 
 
 def code_blocks(text):
