@@ -25,6 +25,7 @@ class Measures:
     def __new__(cls, measures: list[_MeasureArgs]) -> Measures: ...
     def __len__(self) -> int: ...
     def needs_all_judged(self, judged_only: bool = False) -> bool: ...
+    def needs_ties(self) -> bool: ...
 
 def trec_order(query_ids: list[Any]) -> npt.NDArray[np.intp] | None: ...
 
@@ -76,6 +77,8 @@ class PreparedRankings:
     @property
     def all_judged(self) -> bool: ...
     @property
+    def has_ties(self) -> bool: ...
+    @property
     def has_subtopics(self) -> bool: ...
     def retrieved(self) -> npt.NDArray[np.uint32]: ...
     def judged_count(self) -> npt.NDArray[np.uint32]: ...
@@ -97,6 +100,7 @@ def prepare_rankings(
     duplicates_first: bool = False,
     max_docs: int | None = None,
     all_judged: bool = False,
+    ties: bool = False,
     n_threads: int | None = None,
 ) -> PreparedRankings: ...
 def prepare_rankings_in_order(
@@ -107,6 +111,7 @@ def prepare_rankings_in_order(
     duplicates_first: bool = False,
     max_docs: int | None = None,
     all_judged: bool = False,
+    ties: bool = False,
     n_threads: int | None = None,
 ) -> PreparedRankings | None: ...
 def prepare_trec(
@@ -116,6 +121,7 @@ def prepare_trec(
     duplicates_first: bool = False,
     max_docs: int | None = None,
     all_judged: bool = False,
+    ties: bool = False,
     n_threads: int | None = None,
 ) -> tuple[PreparedRankings, list[str], list[bool], list[str], str | None]: ...
 def read_trec(
@@ -135,6 +141,7 @@ def prepare_tables(
     duplicates_first: bool = False,
     max_docs: int | None = None,
     all_judged: bool = False,
+    ties: bool = False,
     n_threads: int | None = None,
 ) -> tuple[PreparedRankings, list[Any], list[bool], list[Any]]: ...
 def read_table_dict(

@@ -20,6 +20,7 @@ pub mod ranking;
 pub mod report;
 pub mod signflip;
 pub mod table;
+pub mod ties;
 pub mod trec;
 
 pub use error::{CoreError, CoreResult};

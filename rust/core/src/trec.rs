@@ -471,7 +471,8 @@ fn parse_grade(field: &[u8]) -> Result<f64, String> {
     };
     Err(format!(
         "the grade {} {what}; qrels grades are integers (trec_eval would read this one as \
-         {atol}): write integer grades, e.g. map fractional judgments to integer levels",
+         {atol}): write integer grades, or give fractional grades in a TSV, CSV, JSON or \
+         Parquet file (query_id, doc_id, relevance), which reads them as given",
         show(field)
     ))
 }
@@ -2135,7 +2136,7 @@ mod tests {
             let run = parse(run, TrecKind::Run, p());
             if let (Ok(qrels), Ok(run)) = (qrels, run) {
                 let duplicates = if keep_first { Duplicates::KeepFirst } else { Duplicates::Raise };
-                let opts = RankingOptions { duplicates, max_docs, all_judged: keep_first };
+                let opts = RankingOptions { duplicates, max_docs, all_judged: keep_first, ties: false };
                 let _ = join_and_prepare(&qrels, &run, opts);
             }
         }
@@ -2148,7 +2149,7 @@ mod tests {
             max_docs in proptest::option::of(1usize..4),
         ) {
             let duplicates = if keep_first { Duplicates::KeepFirst } else { Duplicates::Raise };
-            let opts = RankingOptions { duplicates, max_docs, all_judged: !keep_first };
+            let opts = RankingOptions { duplicates, max_docs, all_judged: !keep_first, ties: false };
             if let (Ok(qrels), Ok(run)) =
                 (parse(&qrels, TrecKind::Qrels, p()), parse(&run, TrecKind::Run, p()))
             {
@@ -2399,7 +2400,7 @@ mod tests {
                 .collect();
             let Ok(qrels) = parse(&qrels, TrecKind::Qrels, p()) else { return Ok(()); };
             let duplicates = if keep_first { Duplicates::KeepFirst } else { Duplicates::Raise };
-            let opts = RankingOptions { duplicates, max_docs: None, all_judged: keep_first };
+            let opts = RankingOptions { duplicates, max_docs: None, all_judged: keep_first, ties: false };
             let name = format!("stream-{block_bytes}-{}-{compressed}", lines.len());
             let path = if compressed { gzip_file(&name, &run) } else { temporary(&name, &run) };
             let streamed = stream_in_blocks(&qrels, &path, opts, block_bytes, 0);
@@ -2443,6 +2444,7 @@ mod tests {
             duplicates: Duplicates::Raise,
             max_docs: None,
             all_judged: false,
+            ties: false,
         };
         let err = stream_in_blocks(&qrels, &path, opts, 1000, 0)
             .unwrap_err()
@@ -2469,6 +2471,7 @@ mod tests {
             duplicates: Duplicates::Raise,
             max_docs: None,
             all_judged: false,
+            ties: false,
         };
         let whole = parse(&run, TrecKind::Run, p()).unwrap();
         let want = join_and_prepare(&qrels, &whole, opts).unwrap_err();
@@ -2492,6 +2495,7 @@ mod tests {
             duplicates: Duplicates::Raise,
             max_docs: None,
             all_judged: false,
+            ties: false,
         };
         let got = prepare_files(&qrels_path, &run_path, opts).unwrap();
         let qrels = parse(qrels_text, TrecKind::Qrels, &qrels_path).unwrap();
@@ -2535,6 +2539,7 @@ mod tests {
             duplicates: Duplicates::Raise,
             max_docs: None,
             all_judged: false,
+            ties: false,
         };
         let joined = join_and_prepare(&qrels, &run, opts).unwrap();
         assert_eq!(joined.query_ids, vec![&b"a"[..], &b"b"[..]]);
