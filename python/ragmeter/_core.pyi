@@ -294,6 +294,8 @@ def bm25_top_k(
 ) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uint32], npt.NDArray[np.float64]]: ...
 
 # Fusion of runs (rust/py/fusion.rs).
+def fusion_method_table() -> list[dict[str, Any]]: ...
+def fusion_parameter_table() -> list[tuple[str, str]]: ...
 def fuse_runs(
     runs: list[list[dict[str, float] | None]],
     query_ids: list[str],
@@ -339,7 +341,7 @@ def train_fusion(
     query_ids: list[str],
     run_names: list[str],
     *,
-    training: str,
+    method: str,
     norm: str | None,
     n_segments: int | None = None,
     n_threads: int | None = None,

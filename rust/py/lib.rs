@@ -91,6 +91,7 @@ mod _core {
 
     #[pymodule_export]
     use crate::fusion::{
-        FusedRows, FusionRuns, fuse_prepared, fuse_runs, prepare_fusion_runs, train_fusion,
+        FusedRows, FusionRuns, fuse_prepared, fuse_runs, fusion_method_table,
+        fusion_parameter_table, prepare_fusion_runs, train_fusion,
     };
 }

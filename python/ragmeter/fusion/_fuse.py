@@ -16,8 +16,6 @@ from .declarations import METHODS, NORMALIZATIONS
 __all__ = ["FusedRun", "PreparedRuns", "fuse", "prepare_runs", "train_fusion"]
 
 _MISSING_POLICIES = ("raise", "empty", "intersect")
-#: Every parameter the core reads (None where the method takes none).
-_NATIVE_PARAMS = ("weights", "k", "gamma", "sigma", "phi", "w", "probs", "map_scores", "log_odds")
 
 
 class FusedRun:
@@ -285,7 +283,7 @@ def train_fusion(
         _relevant(judgments, queries),
         queries,
         run_names,
-        training=str(decl.training),
+        method=method,
         norm=norm,
         n_segments=n_segments,
         n_threads=n_threads,
@@ -370,9 +368,7 @@ def fuse(
     for required in decl.parameters:
         if required != "n_segments" and required not in checked:
             raise InvalidInputError(f"{method}: needs the parameter {required}")
-    native = dict.fromkeys(_NATIVE_PARAMS)
-    native.update(checked)
     fused = _core.fuse_prepared(
-        prepared._native, method=method, norm=norm, params=native, n_threads=n_threads
+        prepared._native, method=method, norm=norm, params=checked, n_threads=n_threads
     )
     return FusedRun(name or method, prepared.query_ids, fused, method, norm, checked)

@@ -30,7 +30,10 @@ mod score;
 mod tests;
 mod train;
 
-pub use methods::Method;
+pub use methods::{
+    Args, Declaration, Family, Learns, METHODS, Method, PARAMETERS, ParamKind, Value, declaration,
+    param_kind,
+};
 use methods::{check_method, method_needs_positions};
 use score::fuse_query;
 pub use train::{Relevant, Training, train};

@@ -28,6 +28,49 @@ fn query(fused: &Fused, q: usize) -> Vec<(String, f64)> {
 }
 
 #[test]
+fn every_declared_method_builds_from_its_parameters() {
+    let mut names: Vec<&str> = METHODS.iter().map(|m| m.name).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), METHODS.len(), "a method is declared twice");
+    for m in METHODS {
+        let mut args = Args::new();
+        let mut give = |name: &str| {
+            let value = match param_kind(name).expect("a declared parameter") {
+                ParamKind::Number => Value::Number(0.5),
+                ParamKind::Count => Value::Count(2),
+                ParamKind::PerRun => Value::PerRun(vec![0.5, 0.5]),
+                ParamKind::PerRunVectors => Value::PerRunVectors(vec![vec![0.5], vec![0.5]]),
+            };
+            args.set(name, value).unwrap();
+        };
+        m.parameters.iter().for_each(|p| give(p.0));
+        if let Some(learns) = &m.learns {
+            give(learns.parameter);
+            m.training(&args).unwrap();
+        }
+        let method = m.method(&args).unwrap();
+        let a = rows(&[&[("a", 1.0), ("b", 0.5)]]);
+        let b = rows(&[&[("b", 2.0), ("c", 1.0)]]);
+        let fused = fuse(&[a, b], Norm::MinMax, &method).unwrap();
+        assert_eq!(fused.row(0).len(), 3, "{}", m.name);
+    }
+}
+
+#[test]
+fn a_method_without_its_parameter_is_an_error_naming_it() {
+    let err = declaration("rbc")
+        .unwrap()
+        .method(&Args::new())
+        .unwrap_err();
+    assert!(err.to_string().contains("phi"), "{err}");
+    // A declared default fills in.
+    let rrf = declaration("rrf").unwrap().method(&Args::new()).unwrap();
+    assert!(matches!(rrf, Method::Rrf { k } if k == 60.0));
+    assert!(declaration("fuse_everything").is_err());
+}
+
+#[test]
 fn rrf_of_two_runs() {
     let a = rows(&[&[("d1", 3.0), ("d2", 2.0)]]);
     let b = rows(&[&[("d2", 9.0), ("d3", 1.0)]]);
