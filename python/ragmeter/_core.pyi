@@ -335,6 +335,51 @@ def fuse_prepared(
     params: dict[str, Any],
     n_threads: int | None = None,
 ) -> FusedRows: ...
+
+@final
+class FusionFiles:
+    def __len__(self) -> int: ...
+    def query_ids(self, run: int) -> list[str]: ...
+
+def index_fusion_files(paths: list[str], *, n_threads: int | None = None) -> FusionFiles: ...
+def fuse_files(
+    files: FusionFiles,
+    queries: list[str],
+    *,
+    method: str,
+    norm: str | None,
+    params: dict[str, Any],
+    n_threads: int | None = None,
+) -> FusedRows: ...
+def train_fusion_files(
+    files: FusionFiles,
+    queries: list[str],
+    relevant: list[list[str]],
+    *,
+    method: str,
+    norm: str | None,
+    n_segments: int | None = None,
+    n_threads: int | None = None,
+) -> list[list[float]]: ...
+
+@final
+class FusedTrecChunks:
+    def __iter__(self) -> FusedTrecChunks: ...
+    def __next__(self) -> bytes: ...
+
+def fused_trec_chunks(
+    files: FusionFiles,
+    queries: list[str],
+    *,
+    method: str,
+    norm: str | None,
+    params: dict[str, Any],
+    tag: str,
+    n_threads: int | None = None,
+) -> FusedTrecChunks: ...
+def fused_rows_trec_chunks(
+    rows: FusedRows, query_ids: list[str], *, tag: str, n_threads: int | None = None
+) -> FusedTrecChunks: ...
 def train_fusion(
     runs: list[list[dict[str, float] | None]],
     relevant: list[list[str]],

@@ -4,7 +4,9 @@
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
-use ragmeter_core::fusion::{self, Args, FusionInput, Method, Norm, ParamKind, RunRows, Value};
+use ragmeter_core::fusion::{
+    self, Args, FusionInput, Method, Norm, ParamKind, RunRows, Training, Value,
+};
 
 use crate::borrowed::{exact_number, for_each_item};
 use crate::error::{ByPosition, QueryNamer, invalid_input, to_pyerr, type_error};
@@ -23,7 +25,7 @@ impl QueryNamer for QueryIds {
     }
 }
 
-fn norm_of(name: Option<&str>) -> PyResult<Norm> {
+pub(crate) fn norm_of(name: Option<&str>) -> PyResult<Norm> {
     Ok(match name {
         None => Norm::None,
         Some("min-max" | "min_max") => Norm::MinMax,
@@ -118,8 +120,20 @@ fn args_of(params: &Bound<'_, PyDict>) -> PyResult<Args> {
     Ok(args)
 }
 
+/// The training of trained method `method` (`n_segments` for ProbFuse), as the table builds it.
+pub(crate) fn training_of(method: &str, n_segments: Option<usize>) -> PyResult<Training> {
+    let mut args = Args::new();
+    if let Some(n) = n_segments {
+        args.set("n_segments", Value::Count(n))
+            .map_err(core_error)?;
+    }
+    fusion::declaration(method)
+        .and_then(|d| d.training(&args))
+        .map_err(core_error)
+}
+
 /// The method `name` with the parameters `params`, as the table builds it.
-fn method_of(name: &str, params: &Bound<'_, PyDict>) -> PyResult<Method> {
+pub(crate) fn method_of(name: &str, params: &Bound<'_, PyDict>) -> PyResult<Method> {
     let declaration = fusion::declaration(name).map_err(core_error)?;
     declaration.method(&args_of(params)?).map_err(core_error)
 }
@@ -260,6 +274,14 @@ pub struct FusedRows {
 }
 
 impl FusedRows {
+    pub(crate) fn new(rows: RunRows) -> Self {
+        FusedRows { rows }
+    }
+
+    pub(crate) fn rows(&self) -> &RunRows {
+        &self.rows
+    }
+
     fn text(&self, i: usize) -> PyResult<&str> {
         std::str::from_utf8(self.rows.id(i))
             .map_err(|e| invalid_input(format!("internal error: {e}")))
@@ -399,14 +421,7 @@ pub fn train_fusion(
     n_threads: Option<usize>,
 ) -> PyResult<Vec<Vec<f64>>> {
     let norm = norm_of(norm)?;
-    let mut args = Args::new();
-    if let Some(n) = n_segments {
-        args.set("n_segments", Value::Count(n))
-            .map_err(core_error)?;
-    }
-    let training = fusion::declaration(method)
-        .and_then(|d| d.training(&args))
-        .map_err(core_error)?;
+    let training = training_of(method, n_segments)?;
     if relevant.len() != query_ids.len() {
         return Err(invalid_input(
             "relevant: one list per query is needed".to_owned(),

@@ -11,6 +11,7 @@ mod edit;
 mod error;
 mod fallible;
 mod fusion;
+mod fusion_files;
 mod normalize;
 mod pipeline;
 mod prepare;
@@ -93,5 +94,11 @@ mod _core {
     use crate::fusion::{
         FusedRows, FusionRuns, fuse_prepared, fuse_runs, fusion_method_table,
         fusion_parameter_table, prepare_fusion_runs, train_fusion,
+    };
+
+    #[pymodule_export]
+    use crate::fusion_files::{
+        FusedTrecChunks, FusionFiles, fuse_files, fused_rows_trec_chunks, fused_trec_chunks,
+        index_fusion_files, train_fusion_files,
     };
 }

@@ -18,5 +18,6 @@ pub mod report;
 pub mod signflip;
 pub mod table;
 pub mod trec;
+pub mod trec_write;
 
 pub use error::{CoreError, CoreResult};

@@ -24,6 +24,7 @@ use rustc_hash::FxHashMap;
 
 use crate::{CoreError, CoreResult};
 
+pub mod files;
 mod methods;
 mod score;
 #[cfg(test)]
@@ -36,7 +37,7 @@ pub use methods::{
 };
 use methods::{check_method, method_needs_positions};
 use score::fuse_query;
-pub use train::{Relevant, Training, train};
+pub use train::{Relevant, Training, check_training, hit_lists, learn, train};
 
 /// The denominator floor of ranx's normalisations.
 const MIN_DENOMINATOR: f64 = 1e-9;
@@ -114,13 +115,30 @@ impl RunRows {
         self.offsets.len().saturating_sub(1)
     }
 
+    /// Append the queries of `other` after this run's (reserving fallibly).
+    pub fn try_append(&mut self, other: &RunRows) -> CoreResult<()> {
+        let what = "the fused run";
+        reserve(&mut self.text, other.text.len(), what)?;
+        reserve(&mut self.ends, other.ends.len(), what)?;
+        reserve(&mut self.scores, other.scores.len(), what)?;
+        reserve(&mut self.offsets, other.n_queries(), what)?;
+        let (text, docs) = (self.text.len(), self.ends.len());
+        self.text.extend_from_slice(&other.text);
+        self.ends.extend(other.ends.iter().map(|e| e + text));
+        self.scores.extend_from_slice(&other.scores);
+        self.offsets
+            .extend(other.offsets.iter().skip(1).map(|o| o + docs));
+        Ok(())
+    }
+
+    /// The documents of query `q`: indices of `id` and `scores`.
+    pub fn row(&self, q: usize) -> std::ops::Range<usize> {
+        self.offsets[q]..self.offsets[q + 1]
+    }
+
     pub fn id(&self, i: usize) -> &[u8] {
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
         &self.text[start..self.ends[i]]
-    }
-
-    fn row(&self, q: usize) -> std::ops::Range<usize> {
-        self.offsets[q]..self.offsets[q + 1]
     }
 
     /// The bytes of the ids in `rows`.

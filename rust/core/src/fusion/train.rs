@@ -31,18 +31,36 @@ pub fn train(
     norm: Norm,
     training: Training,
 ) -> CoreResult<Vec<Vec<f64>>> {
-    let n_queries = input.n_queries();
-    if relevant.n_queries() != n_queries {
+    check_training(training)?;
+    let hits = hit_lists(input, relevant, norm)?;
+    let n_relevant: Vec<usize> = (0..relevant.n_queries())
+        .map(|q| relevant.row(q).len())
+        .collect();
+    Ok(learn(&hits, &n_relevant, input.n_runs, training))
+}
+
+/// Refuse a training that cannot be learnt (ProbFuse with no segment).
+pub fn check_training(training: Training) -> CoreResult<()> {
+    if let Training::ProbFuse { n_segments: 0 } = training {
+        return Err(CoreError::argument("n_segments", "must be 1 or more"));
+    }
+    Ok(())
+}
+
+/// Per query, per run: the hit list of the run's ranking after normalisation with `norm`
+/// (whether the document at each position is relevant: in `relevant`'s row of the query).
+pub fn hit_lists(
+    input: &FusionInput,
+    relevant: &Relevant,
+    norm: Norm,
+) -> CoreResult<Vec<Vec<Vec<bool>>>> {
+    if relevant.n_queries() != input.n_queries() {
         return Err(CoreError::argument(
             "qrels",
             "not aligned with the runs (internal error, please report)",
         ));
     }
-    if let Training::ProbFuse { n_segments: 0 } = training {
-        return Err(CoreError::argument("n_segments", "must be 1 or more"));
-    }
-    // Per query, per run: the hit list of the run's ranking (after normalisation).
-    let hits: Vec<Vec<Vec<bool>>> = input
+    input
         .queries
         .par_iter()
         .enumerate()
@@ -67,9 +85,18 @@ pub fn train(
                     .collect())
             },
         )
-        .collect::<CoreResult<_>>()?;
-    let n_relevant: Vec<usize> = (0..n_queries).map(|q| relevant.row(q).len()).collect();
-    Ok((0..input.n_runs)
+        .collect()
+}
+
+/// What `training` learns from the hit lists of every training query (in query order) and
+/// the number of relevant documents of each: one vector per run.
+pub fn learn(
+    hits: &[Vec<Vec<bool>>],
+    n_relevant: &[usize],
+    n_runs: usize,
+    training: Training,
+) -> Vec<Vec<f64>> {
+    (0..n_runs)
         .map(|r| {
             let lists: Vec<&[bool]> = hits.iter().map(|h| h[r].as_slice()).collect();
             match training {
@@ -77,10 +104,10 @@ pub fn train(
                 Training::ProbFuse { n_segments } => probfuse_probs(&lists, n_segments),
                 Training::SegFuse => segfuse_probs(&lists),
                 Training::BayesFuse => bayesfuse_log_odds(&lists),
-                Training::MeanAveragePrecision => vec![mean_average_precision(&lists, &n_relevant)],
+                Training::MeanAveragePrecision => vec![mean_average_precision(&lists, n_relevant)],
             }
         })
-        .collect())
+        .collect()
 }
 
 fn count(hits: &[bool]) -> f64 {
