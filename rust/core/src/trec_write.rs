@@ -89,6 +89,21 @@ pub fn write_float_repr(out: &mut Vec<u8>, x: f64) {
     }
 }
 
+/// The decimal digits of `n`.
+fn write_count(out: &mut Vec<u8>, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+}
+
 fn parse_exponent(text: &[u8]) -> i32 {
     let (negative, digits) = match text.split_first() {
         Some((b'-', rest)) => (true, rest),
@@ -278,11 +293,16 @@ pub fn write_ranking(
     }
     for (rank, &i) in order.iter().enumerate() {
         let (doc, score) = docs[i];
-        check_field("document id", text_of(doc, "document id")?, query)?;
+        // Printable ASCII needs no further check (most ids).
+        if !doc.iter().all(|&b| b > b' ' && b < 0x7f) {
+            check_field("document id", text_of(doc, "document id")?, query)?;
+        }
         out.extend_from_slice(query_id);
         out.extend_from_slice(b" Q0 ");
         out.extend_from_slice(doc);
-        let _ = write!(out, " {} ", rank + 1);
+        out.push(b' ');
+        write_count(out, rank + 1);
+        out.push(b' ');
         write_float_repr(out, score);
         out.push(b' ');
         out.extend_from_slice(tag);

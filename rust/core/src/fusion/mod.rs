@@ -195,8 +195,6 @@ struct FusionQuery {
     members: Vec<u32>,
     scores: Vec<f64>,
     run_ends: Vec<usize>,
-    /// `id_rank[c]`: candidate `c`'s place when the candidates are sorted by id descending.
-    id_rank: Vec<u32>,
 }
 
 /// A failed reservation: a MemoryError in Python, naming what did not fit.
@@ -269,17 +267,6 @@ impl FusionQuery {
             }
             input.run_ends.push(input.members.len());
         }
-        // Each candidate's place in id descending order: ties in trec order compare these
-        // numbers, not the ids' bytes.
-        let n = input.ends.len();
-        let mut by_id: Vec<u32> = Vec::new();
-        reserve(&mut by_id, n, what)?;
-        by_id.extend(0..n as u32);
-        by_id.sort_unstable_by(|&a, &b| input.id(b).cmp(input.id(a)));
-        refill(&mut input.id_rank, n, 0, what)?;
-        for (rank, &c) in by_id.iter().enumerate() {
-            input.id_rank[c as usize] = rank as u32;
-        }
         for r in 0..runs.len() {
             let range = input.run(r);
             keyed.clear();
@@ -290,7 +277,7 @@ impl FusionQuery {
                     .zip(&input.scores[range.clone()])
                     .map(|(&c, &s)| (descending_key(s), c)),
             );
-            sort_keyed(keyed, &input.id_rank);
+            sort_keyed(keyed, |c| input.id(c));
             for (slot, &(key, c)) in range.zip(keyed.iter()) {
                 input.members[slot] = c;
                 input.scores[slot] = score_of_key(key);
@@ -374,10 +361,17 @@ fn score_of_key(key: u64) -> f64 {
 }
 
 /// Sort `(descending_key(score), candidate)` pairs into trec order: by key, then each run of
-/// equal scores by id descending, which `id_rank` gives (a candidate's place in id descending
-/// order). The same order as sorting `(id, score)` with [`trec_cmp`] (a total order: equal
-/// elements are indistinguishable). Sorts in place (no allocation).
-fn sort_keyed(keyed: &mut [(u64, u32)], id_rank: &[u32]) {
+/// equal scores by id descending (`id(c)`: candidate `c`'s id; ids are compared only where
+/// scores tie). The same order as sorting `(id, score)` with [`trec_cmp`] (a total order: equal
+/// elements are indistinguishable). Pairs already in that order (a run written best first, as
+/// runs are) are checked in one pass and left as they are. Sorts in place (no allocation).
+fn sort_keyed<'a>(keyed: &mut [(u64, u32)], id: impl Fn(u32) -> &'a [u8]) {
+    let in_order = keyed
+        .windows(2)
+        .all(|w| w[0].0 < w[1].0 || (w[0].0 == w[1].0 && id(w[0].1) > id(w[1].1)));
+    if in_order {
+        return;
+    }
     keyed.sort_unstable_by_key(|k| k.0);
     let mut start = 0;
     while start < keyed.len() {
@@ -386,7 +380,7 @@ fn sort_keyed(keyed: &mut [(u64, u32)], id_rank: &[u32]) {
             end += 1;
         }
         if end - start > 1 {
-            keyed[start..end].sort_unstable_by_key(|k| id_rank[k.1 as usize]);
+            keyed[start..end].sort_unstable_by(|a, b| id(b.1).cmp(id(a.1)));
         }
         start = end;
     }
@@ -551,8 +545,7 @@ fn view(
                     .all(|(m, v)| {
                         let (a, b) = (descending_key(v[0]), descending_key(v[1]));
                         a < b
-                            || (a == b
-                                && query.id_rank[m[0] as usize] < query.id_rank[m[1] as usize])
+                            || (a == b && query.id(m[0]) > query.id(m[1]))
                     });
             if order_holds {
                 for (p, &c) in members.iter().enumerate() {
@@ -568,7 +561,7 @@ fn view(
                         .filter(|&c| !row[c].is_nan())
                         .map(|c| (descending_key(row[c]), c as u32)),
                 );
-                sort_keyed(&mut s.keyed, &query.id_rank);
+                sort_keyed(&mut s.keyed, |c| query.id(c));
                 for (p, &(_, c)) in s.keyed.iter().enumerate() {
                     positions[c as usize] = p as u32;
                 }
@@ -606,7 +599,7 @@ pub fn fuse_input(input: &FusionInput, norm: Norm, method: &Method) -> CoreResul
                     .enumerate()
                     .map(|(c, &v)| (descending_key(v), c as u32)),
             );
-            sort_keyed(&mut s.keyed, &query.id_rank);
+            sort_keyed(&mut s.keyed, |c| query.id(c));
             let mut docs = Vec::new();
             reserve(&mut docs, n, "one query's fused run")?;
             docs.extend(s.keyed.iter().map(|&(key, c)| (c, score_of_key(key))));

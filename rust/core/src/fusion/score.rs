@@ -87,7 +87,7 @@ fn condorcet_order(
     order.clear();
     reserve(order, n, what)?;
     order.extend(0..n);
-    order.sort_unstable_by_key(|&c| query.id_rank[c]);
+    order.sort_unstable_by(|&a, &b| query.id(b as u32).cmp(query.id(a as u32)));
     refill(buffer, n, 0, what)?;
     merge_sort(order, buffer, &before);
     Ok(())

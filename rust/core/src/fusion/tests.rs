@@ -227,13 +227,7 @@ proptest! {
             .enumerate()
             .map(|(i, d)| (descending_key(d.1), i as u32))
             .collect();
-        let mut by_id: Vec<usize> = (0..docs.len()).collect();
-        by_id.sort_by(|&a, &b| docs[b].0.cmp(docs[a].0));
-        let mut id_rank = vec![0u32; docs.len()];
-        for (rank, &i) in by_id.iter().enumerate() {
-            id_rank[i] = rank as u32;
-        }
-        sort_keyed(&mut keyed, &id_rank);
+        sort_keyed(&mut keyed, |i| docs[i as usize].0);
         prop_assert_eq!(keyed.len(), expected.len());
         for (&(key, i), e) in keyed.iter().zip(&expected) {
             prop_assert_eq!(docs[i as usize].0, e.0);
