@@ -293,6 +293,34 @@ def bm25_top_k(
     n_threads: int | None = None,
 ) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uint32], npt.NDArray[np.float64]]: ...
 
+# Hybrid retrieval (rust/py/hybrid.rs).
+def dense_top_k(
+    cosines: npt.NDArray[np.float64],
+    *,
+    limit: int,
+    threshold: float,
+    n_threads: int | None = None,
+) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uint32], npt.NDArray[np.float64]]: ...
+def hybrid_fuse(
+    keyword_offsets: npt.NDArray[np.uintp],
+    keyword_docs: npt.NDArray[np.uint32],
+    semantic_offsets: npt.NDArray[np.uintp],
+    semantic_docs: npt.NDArray[np.uint32],
+    doc_order: npt.NDArray[np.uint32],
+    *,
+    keyword_weight: float,
+    semantic_weight: float,
+    rrf_k: float,
+    top_k: int,
+    n_threads: int | None = None,
+) -> tuple[
+    npt.NDArray[np.uintp],
+    npt.NDArray[np.uint32],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.uint32],
+    npt.NDArray[np.uint32],
+]: ...
+
 # Fusion of runs (rust/py/fusion.rs).
 def fusion_method_table() -> list[dict[str, Any]]: ...
 def fusion_parameter_table() -> list[tuple[str, str]]: ...

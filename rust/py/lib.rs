@@ -12,6 +12,7 @@ mod error;
 mod fallible;
 mod fusion;
 mod fusion_files;
+mod hybrid;
 mod normalize;
 mod pipeline;
 mod prepare;
@@ -89,6 +90,9 @@ mod _core {
 
     #[pymodule_export]
     use crate::bm25::{bm25_idf, bm25_postings, bm25_top_k};
+
+    #[pymodule_export]
+    use crate::hybrid::{dense_top_k, hybrid_fuse};
 
     #[pymodule_export]
     use crate::fusion::{

@@ -10,6 +10,7 @@ pub mod csr;
 pub mod edit;
 pub mod error;
 pub mod fusion;
+pub mod hybrid;
 pub mod normalize;
 pub mod prepare;
 pub mod randomised;

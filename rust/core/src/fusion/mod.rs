@@ -544,8 +544,7 @@ fn view(
                     .zip(s.normalised.windows(2))
                     .all(|(m, v)| {
                         let (a, b) = (descending_key(v[0]), descending_key(v[1]));
-                        a < b
-                            || (a == b && query.id(m[0]) > query.id(m[1]))
+                        a < b || (a == b && query.id(m[0]) > query.id(m[1]))
                     });
             if order_holds {
                 for (p, &c) in members.iter().enumerate() {
