@@ -8,7 +8,7 @@ the second table, for its default ``official`` set):
 
 * ragmeter: ``evaluate_trec(..., metrics="all_trec", per_query=True)`` (files read, parsed
   and evaluated in the Rust core; per-query values included, as ``-q`` prints them);
-* trec_eval 10.0, built from ../shared/trec_eval_src with ``-O2`` added to its CFLAGS into
+* trec_eval 10.0, built from third_party/trec_eval/src with ``-O2`` added to its CFLAGS into
   benches/data/trec_eval-O2 (``-q -m all_trec``, output to /dev/null); the output is compared
   with the shipped build's (no -O flag);
 * pytrec_eval: files parsed with its parsers, then ``RelevanceEvaluator`` with every measure of
@@ -36,13 +36,13 @@ sys.path.insert(0, str(HERE))
 
 from _synthetic import make_dicts, write_trec_files  # noqa: E402
 
-# trec_eval's sources: TREC_EVAL_SRC, else ../shared/trec_eval_src beside the repository.
-SOURCES = Path(os.environ.get("TREC_EVAL_SRC", HERE.parents[1] / "shared" / "trec_eval_src"))
+# trec_eval's sources: TREC_EVAL_SRC, else the vendored copy (third_party/trec_eval/src).
+SOURCES = Path(os.environ.get("TREC_EVAL_SRC", HERE.parent / "third_party" / "trec_eval" / "src"))
 TOOLS = ["ragmeter", "trec_eval", "pytrec_eval"]
 
 
 def trec_eval_binary(optimised: bool = True) -> Path:
-    """trec_eval built from ../shared/trec_eval_src: with ``-O2`` added to its Makefile's
+    """trec_eval built from third_party/trec_eval/src: with ``-O2`` added to its Makefile's
     CFLAGS (``-O2 -g -I. -Wall ...``; timings are against this build), or as shipped (no -O
     flag; its output is the reference: m_rbp.c reads uninitialised memory, so the rbp lines
     change with the optimiser)."""

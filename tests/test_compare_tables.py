@@ -100,7 +100,9 @@ def test_every_pair_is_printed_with_its_effect_size_and_interval_in_every_format
     # LaTeX: a second table with its own label; display names; the caption sentence given.
     latex = result.to_latex(label="tab:runs", caption="Runs on the test set.", digits=3)
     assert r"\label{tab:runs}" in latex and r"\label{tab:runs-pairs}" in latex
-    assert r"\caption{Runs on the test set. Means over 25 queries" in latex
+    # The caption is the first sentence; the whole explanation is under the table.
+    assert r"\caption{Runs on the test set.}" in latex
+    assert r"\raggedright Runs on the test set. Means over 25 queries" in latex
     assert "nDCG@10" in latex and "ndcg" not in latex
     item = result["dense", "bm25"]["ndcg_cut_10"]
     assert f"{item.delta:+.3f}" in latex and f"{item.ci_high:+.3f}" in latex

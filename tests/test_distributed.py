@@ -6,15 +6,15 @@ import os
 import re
 import sys
 import warnings
-from pathlib import Path
 
 import pytest
+from vendored import TREC_EVAL_TESTS
 
 import ragmeter
 from ragmeter.distributed import RunFailure, evaluate_runs, map_runs
 from ragmeter.exceptions import MissingDependencyError
 
-ORACLE = Path(__file__).resolve().parents[1].parent / "shared" / "trec_eval_oracle"
+ORACLE = TREC_EVAL_TESTS
 MEASURES = ["map", "P_5", "P_10", "recip_rank", "Rprec", "recall_100", "ndcg", "ndcg_cut_10"]
 
 

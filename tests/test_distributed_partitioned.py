@@ -13,12 +13,13 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from vendored import TREC_EVAL_TESTS
 
 import ragmeter
 from ragmeter import InvalidInputError
 from ragmeter.distributed import evaluate_partitioned
 
-ORACLE = Path(__file__).resolve().parents[1].parent / "shared" / "trec_eval_oracle"
+ORACLE = TREC_EVAL_TESTS
 METRICS = [m.name for m in ragmeter.parse_measures("all_trec")]
 
 

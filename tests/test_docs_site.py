@@ -41,6 +41,7 @@ PUBLIC_MODULES = (
     "ragmeter.judges.loading",
     "ragmeter.judges.testing",
     "ragmeter.levenshtein",
+    "ragmeter.model_selection",
     "ragmeter.options",
     "ragmeter.plots",
     "ragmeter.ranking",

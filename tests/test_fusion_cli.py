@@ -38,6 +38,9 @@ def _trec_eval(binary, qrels, run):
 @pytest.mark.parametrize(
     ("method", "norm", "extra", "params"),
     [
+        # No --method, no --norm: the command's defaults are Python fuse's, rrf (k 60) after
+        # min-max; ranx's rrf with its default k.
+        (None, None, [], None),
         ("rrf", None, ["--k", "60"], {"k": 60}),
         ("wsum", "zmuv", ["--weights", "0.7", "0.3"], {"weights": [0.7, 0.3]}),
         ("mnz", "min-max", [], {}),
@@ -62,22 +65,15 @@ def test_fused_file_evaluates_as_ranx_fused_run(
         "".join(f"{q} 0 {d} {g}\n" for q, judged in qrels.items() for d, g in judged.items())
     )
     out = tmp_path / "fused.run"
-    argv = [
-        "fuse",
-        *map(str, paths),
-        "--method",
-        method,
-        "--norm",
-        norm or "none",
-        *extra,
-        "-o",
-        str(out),
-    ]
+    chosen = [] if method is None else ["--method", method, "--norm", norm or "none"]
+    argv = ["fuse", *map(str, paths), *chosen, *extra, "-o", str(out)]
     assert main(argv) == 0
     assert "fused 2 runs over 10 queries" in capsys.readouterr().out
-    theirs = ranx.fuse(
-        [ranx.Run.from_dict(r) for r in runs], norm=norm, method=method, params=params
-    )
+    ranx_runs = [ranx.Run.from_dict(r) for r in runs]
+    if method is None:
+        theirs = ranx.fuse(ranx_runs, norm="min-max", method="rrf")
+    else:
+        theirs = ranx.fuse(ranx_runs, norm=norm, method=method, params=params)
     theirs_path = tmp_path / "ranx.run"
     write_trec_run({q: dict(theirs[q]) for q in theirs.get_query_ids()}, theirs_path)
     assert _trec_eval(trec_eval, qrels_path, out) == _trec_eval(trec_eval, qrels_path, theirs_path)

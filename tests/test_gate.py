@@ -392,7 +392,9 @@ def test_judge_results_with_repeats_failures_and_identity() -> None:
     )
     values = gate_values(candidate)
     assert values.values["groundedness"][first.sample_id] == 0.5
-    assert values.repeats["groundedness"] == {first.sample_id: (1.0, 0.0)}
+    assert values.repeats["groundedness"][first.sample_id] == (1.0, 0.0)
+    # The failed call is a repeat without a usable value: asked twice, usable once.
+    assert values.values.repeat_counts("groundedness")[second.sample_id] == (2, 1)
     assert values.failed["groundedness"] == (second.sample_id,)
     assert values.judges is not None and values.judges["judge"]["name"] == "rule-judge"
     check = gate(candidate, baseline, margin=0.1).checks[0]

@@ -4,6 +4,8 @@ and bad input (exit 2 with what to do)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
 import random
@@ -161,15 +163,26 @@ def test_judged_rows_with_repeats_and_tables(
         for repeat in range(3):
             value = 1.0 if (s != 4 or repeat != 1) else 0.0
             rows.append(
-                {
-                    "sample_id": f"s{s}",
-                    "metric": "faithfulness",
-                    "value": value,
-                    "status": "ok",
-                    "judge": "j",
-                }
+                {"query_id": f"s{s}", "metric": "faithfulness", "repeat": repeat, "value": value}
             )
+    # The judge's repeats, numbered by a repeat column (issue 44: repeated rows of one item
+    # without one are refused, never averaged as repeats).
     (tmp_path / "cand.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    unnumbered = [{k: v for k, v in r.items() if k != "repeat"} for r in rows]
+    (tmp_path / "rows.jsonl").write_text("\n".join(json.dumps(r) for r in unnumbered) + "\n")
+    status, _, err = _gate(
+        capsys,
+        "--baseline",
+        tmp_path / "rows.jsonl",
+        "--candidate",
+        tmp_path / "cand.jsonl",
+        "-m",
+        "faithfulness",
+        "--margin",
+        "0.05",
+    )
+    assert status == 2 and "rows.jsonl:2: a second value of 'faithfulness' for 's0'" in err
+    assert "rows.jsonl:1" in err and "repeat column" in err
     (tmp_path / "base.csv").write_text(
         "query_id,faithfulness\n" + "".join(f"s{s},1.0\n" for s in range(30))
     )
@@ -266,7 +279,11 @@ def test_unreadable_or_foreign_baselines_exit_2(
         )
         assert status == 2 and message in err, err
     two = campaign["dir"] / "two.json"
-    two.write_text(json.dumps({"a": {"per_query": {}}, "b": {"per_query": {}}}))
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        assert main(["evaluate", "-q", "--format", "json", "-m", "ndcg_cut.10",
+                     str(campaign["qrels"]), str(campaign["base"]),
+                     str(campaign["dir"] / "cand.txt")]) == 0  # fmt: skip
+    two.write_text(out.getvalue())
     status, _, err = _gate(
         capsys,
         "--baseline",

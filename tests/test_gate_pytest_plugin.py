@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from _saved import unstamped
 
 from ragmeter.exceptions import InvalidInputError
 from ragmeter.testing import BaselineStore, assert_at_least, assert_not_worse
@@ -107,10 +108,11 @@ def test_baselines_are_stored_then_compared(gate_session: pytest.Pytester) -> No
     assert "--ragmeter-update-baselines" in run.stdout.str()
     gate_session.runpytest(*plugin, "--ragmeter-update-baselines").assert_outcomes(passed=1)
     stored = json.loads((store / "retrieval.json").read_text())
-    assert stored["kind"] == "ragmeter.gate-baseline"
+    assert stored["kind"] == "ragmeter.per_query"  # the saved per-query values, checksummed
+    assert stored["n_values"] and len(stored["sha256"]) == 64
     manifest = stored["manifest"]
-    assert manifest["metrics"]["ndcg@10"]["family"] == "ndcg"
-    assert manifest["metrics"]["ndcg@10"]["cutoff"] == 10
+    assert manifest["measures"]["ndcg@10"]["family"] == "ndcg"
+    assert manifest["measures"]["ndcg@10"]["cutoff"] == 10
     assert manifest["ragmeter_version"]
     gate_session.runpytest(*plugin).assert_outcomes(passed=1)
     gate_session.makepyfile(test_base=BASELINE_TEST.replace("SHIFT", "-0.05"))
@@ -131,16 +133,20 @@ def test_a_baseline_of_another_definition_or_judge_is_refused(tmp_path: Path) ->
     values = {"ndcg@10": {f"q{i}": 0.5 + 0.01 * (i % 3) for i in range(20)}}
     path = store.save("run", values)
     data = json.loads(path.read_text())
-    data["manifest"]["metrics"]["ndcg@10"]["gains"] = [[1, 1], [2, 3]]
+    data["manifest"]["measures"]["ndcg@10"]["gains"] = [[1, 1], [2, 3]]
     path.write_text(json.dumps(data))
+    # An edited baseline does not match its checksum: refused as tampered.
     with pytest.raises(
-        InvalidInputError,
-        match=r"not defined the same way .*\(gains: \[\[1, 1\], \[2, 3\]\] vs None",
+        InvalidInputError, match=r"run.json: holds 55 values where it was written with 51"
     ):
+        store.load("run")
+    # Without its checksum (a baseline of an older ragmeter), the definition is checked.
+    path.write_text(json.dumps(unstamped(data)))
+    with pytest.raises(InvalidInputError, match=r"not defined the same way .*\(gains"):
         assert_not_worse(values, store.load("run"), metric="ndcg@10", margin=0.01)
-    data["manifest"]["metrics"]["ndcg@10"]["gains"] = None
-    data["manifest"]["judges"] = {"judge": {"name": "a", "model": "m1"}}
-    path.write_text(json.dumps(data))
+    del data["manifest"]["measures"]["ndcg@10"]["gains"]
+    data["manifest"]["judge"] = {"judge": {"name": "a", "model": "m1"}}
+    path.write_text(json.dumps(unstamped(data)))
     judged = store.load("run")
     from ragmeter.gate import GateValues
 

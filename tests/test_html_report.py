@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _saved import unstamped
 from browser import browser_or_skip, console_errors, requested_urls, screenshot
 
 from ragmeter import InvalidInputError, compare_many, report
@@ -80,13 +81,14 @@ def test_the_summary_and_the_pairs_are_the_saved_numbers(campaign):
             mean = float(np.mean([v for v in values if v is not None]))
             cell = f'data-system="{system}" data-metric="{metric}" data-mean="{mean!r}"'
             assert cell in page, (system, metric)
+    # The table of differences is drawn by the page's script from its data block.
+    data = json.loads(page.split('id="ragmeter-data">', 1)[1].split("</script>", 1)[0])
+    rows = {(r["candidate"], r["metric"]): r for r in data["pairs"][0]["rows"]}
     for pair in saved["comparisons"]:
         for m in pair["metrics"]:
-            row = (
-                f'data-candidate="{pair["candidate"]}" data-metric="{m["metric"]}" '
-                f'data-delta="{m["delta"]!r}" data-p="{m["p_value"]!r}"'
-            )
-            assert row in page
+            row = rows[pair["candidate"], m["metric"]]
+            assert row["baseline"] == pair["baseline"]
+            assert (row["delta"], row["p"]) == (m["delta"], m["p_value"])
     assert "paired Student t-test" in page or "t-test" in page
 
 
@@ -185,6 +187,9 @@ def test_the_report_opens_from_disk_with_no_request_and_no_error(campaign, drive
     assert console_errors(driver) == []
     summary = driver.find_elements("css selector", 'table[data-role="summary"] tr')
     assert len(summary) == 1 + 3
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element("css selector", '[data-role="pairs-metric"]')).select_by_index(0)
     pairs = driver.find_elements("css selector", 'table[data-role="pairs"] tr')
     saved = json.loads(campaign[0].read_text())
     assert len(pairs) == 1 + sum(len(c["metrics"]) for c in saved["comparisons"])
@@ -293,7 +298,7 @@ def test_a_saved_retrieval_evaluation_is_read(tmp_path):
     assert 'data-system="bm25" data-metric="mrr" data-mean="0.5"' in page
     assert "ragmeter.retrieval_evaluation" in page  # the manifest names what was read
     path.write_text(path.read_text().replace('"status": "success"', '"status": "fine"', 1))
-    with pytest.raises(InvalidInputError, match="status 'fine'"):
+    with pytest.raises(InvalidInputError, match=r"bm25\.json: its content does not match"):
         report(path)
 
 
@@ -308,7 +313,7 @@ def test_a_saved_judges_report_is_read_as_its_rows(tmp_path):
     )
     results = judge(samples, [metric], judge=scripted, progress=False)
     saved = tmp_path / "judges.json"
-    saved.write_text(json.dumps(results.to_report_dict(), allow_nan=False))
+    results.write(saved)
     assert results.to_report_dict()["kind"] in SAVED_TYPES  # the kind the report knows
     from_file, from_rows = tmp_path / "file.html", tmp_path / "rows.html"
     report(saved, output=from_file)
@@ -325,13 +330,30 @@ def test_a_saved_judges_report_is_read_as_its_rows(tmp_path):
             page = page.replace(specific, "")
         return page
 
-    # The same page, whichever file held the rows, but for the manifest of the file read.
-    page = without_manifest(from_file.read_text(), saved, "ragmeter.judges")
-    assert page == without_manifest(from_rows.read_text(), rows, "ragmeter.judges")
-    # Read back as every saved result is: an edited file is refused, naming it and the field.
+    def without_integrity(page: str) -> tuple[str, str]:
+        start = page.index("<h3>Judge integrity</h3>")
+        end = page.index("</table>", start) + len("</table>")
+        return page[:start] + page[end:], page[start:end]
+
+    # The same page, whichever file held the rows, but for the manifest of the file read and
+    # the judge integrity section: rows hold no manifest (the judge, its prompts) nor samples.
+    page, integrity = without_integrity(
+        without_manifest(from_file.read_text(), saved, "ragmeter.judges")
+    )
+    other, rows_integrity = without_integrity(
+        without_manifest(from_rows.read_text(), rows, "ragmeter.judges")
+    )
+    assert page == other
+    assert "prompt of grade" in integrity and "rubric.grade@1: sha256" in integrity
+    assert "prompt of grade" not in rows_integrity and "no samples" in rows_integrity
+    # Read back as every saved result is: an edited file is refused by its checksum, and one
+    # without a checksum (written before saved results had one) by the field that changed.
     edited = json.loads(saved.read_text())
     edited["rows"][0]["value"] = 1.0
     saved.write_text(json.dumps(edited))
+    with pytest.raises(InvalidInputError, match=r"judges\.json: its content does not match"):
+        report(saved)
+    saved.write_text(json.dumps(unstamped(edited)))
     with pytest.raises(InvalidInputError, match=r"judges\.json: .*metrics\.grade\.mean"):
         report(saved)
     assert all(f"s{i}" in page for i in range(3)) and 'data-mean="2.0"' in page
@@ -345,3 +367,49 @@ def test_every_saved_kind_with_a_schema_is_read_by_the_report():
     assert set(SAVED_TYPES) == set(RESULT_SCHEMAS) - {"ragmeter.gate"}
     for kind, cls in SAVED_TYPES.items():
         assert kind == cls.KIND and callable(cls.read) and cls.FORMAT_VERSION
+
+
+def test_the_judge_integrity_section_shows_a_planted_length_bias(tmp_path, driver):
+    """Issue 49 item 4: the report shows a judge's identity, prompt digests and biases, the
+    flags first; here a scripted pairwise judge that prefers the longer answer 80% of the
+    time, judging answers of a declared generator of its own family."""
+    from ragmeter.judges import PairwisePreferenceMetric, Sample, ScriptedJudge
+    from ragmeter.judges import evaluate as judge
+
+    rng = random.Random(5)
+    words = ["the", "tower", "is", "in", "paris", "and", "tall"]
+    samples = [
+        Sample(
+            f"Question {i}?",
+            " ".join(rng.choice(words) for _ in range(rng.randint(5, 90))),
+            answer_b=" ".join(rng.choice(words) for _ in range(rng.randint(5, 90))),
+            id=f"p{i}",
+            metadata={"generator": "gpt-4o-mini"},
+        )
+        for i in range(120)
+    ]
+
+    def longer(request):
+        text = request.first_user_message()
+        one = text.split("<data:response_1>\n")[1].split("\n</data:response_1>")[0]
+        two = text.split("<data:response_2>\n")[1].split("\n</data:response_2>")[0]
+        draw = random.Random(text)
+        if draw.random() < 0.8:
+            return {"winner": "1" if len(one.split()) > len(two.split()) else "2", "reason": "r"}
+        return {"winner": draw.choice(["1", "2"]), "reason": "r"}
+
+    scripted = ScriptedJudge({"pairwise_preference": longer}, name="gpt-4o")
+    results = judge(samples, [PairwisePreferenceMetric()], judge=scripted, progress=False)
+    saved = results.write(tmp_path / "pairwise.json")
+    path = tmp_path / "integrity.html"
+    report(saved, output=path)
+    driver.get(path.as_uri())
+    section = driver.find_element("css selector", 'table[data-role="judge-integrity"]')
+    driver.execute_script("arguments[0].scrollIntoView()", section)
+    screenshot(driver, "report-judge-integrity")
+    assert console_errors(driver) == []
+    flags = [tr.text for tr in section.find_elements("css selector", "tr.flag")]
+    assert any("longer answer wins" in f for f in flags), flags
+    assert any("self-judging" in f for f in flags), flags
+    text = section.text
+    assert "pairwise_preference@3: sha256" in text and "position flips" in text

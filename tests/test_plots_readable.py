@@ -107,3 +107,59 @@ def test_compare_writes_its_figures(tmp_path):
     assert written == ["map-per-query.png", "means.png", "ndcg_cut_10-per-query.png"]
     assert all((tmp_path / "figs" / n).stat().st_size > 1000 for n in written)
     assert "wrote 3 figures" in done.stderr
+
+
+def _texts_are_legible(figure) -> None:
+    """Every text of ``figure`` is inside it (nothing clipped) and no two overlap."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    page = figure.bbox
+    texts = [figure._suptitle] if figure._suptitle is not None else []
+    for axes in figure.axes:
+        texts += [axes.title, axes.xaxis.label, axes.yaxis.label, *axes.texts]
+        legend = axes.get_legend()
+        texts += [] if legend is None else legend.get_texts()
+        for axis in (axes.xaxis, axes.yaxis):
+            low, high = sorted(axis.get_view_interval())
+            texts += [t.label1 for t in axis.get_major_ticks() if low <= t.get_loc() <= high]
+    boxes = []
+    for text in texts:
+        if not text.get_visible() or not text.get_text().strip():
+            continue
+        box = text.get_window_extent(renderer)
+        assert page.x0 - 1 <= box.x0 and box.x1 <= page.x1 + 1, text.get_text()
+        assert page.y0 - 1 <= box.y0 and box.y1 <= page.y1 + 1, text.get_text()
+        boxes.append((text.get_text(), box))
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1 :]:
+            overlap_x = min(box_a.x1, box_b.x1) - max(box_a.x0, box_b.x0)
+            overlap_y = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
+            assert overlap_x <= 1 or overlap_y <= 1, (a, b)
+
+
+def test_twelve_systems_of_one_metric_stay_legible(tmp_path):
+    # issue 50: `compare --plot` with one metric and 12 runs had its legend clipped and its
+    # value labels over each other.
+    rng = np.random.default_rng(3)
+    queries = [f"t{i}" for i in range(500)]
+    systems = {
+        f"system_{s:02d}.run": {
+            "ndcg_cut_10": dict(zip(queries, rng.uniform(0, 1, 500).tolist(), strict=True))
+        }
+        for s in range(12)
+    }
+    figure = plot_metrics(systems, metrics=["ndcg_cut_10"], path=tmp_path / "means.png")
+    _texts_are_legible(figure)
+    labels = [t.get_text() for t in figure.axes[0].get_yticklabels()]
+    means = {name: np.mean(list(v["ndcg_cut_10"].values())) for name, v in systems.items()}
+    best_first = sorted(means, key=means.get, reverse=True)
+    # One row per system, named on its row with its query count, the best at the top.
+    assert labels[::-1] == [f"{name} (500)" for name in best_first]
+    # Each system keeps its colour (its position's), as in the report.
+    for line in figure.axes[0].lines:
+        assert to_hex(line.get_color()) in {system_colour(i) for i in range(12)}
+    grouped = plot_metrics(dict(list(systems.items())[:4]), metrics=["ndcg_cut_10"])
+    _texts_are_legible(grouped)

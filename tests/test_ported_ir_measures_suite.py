@@ -37,7 +37,7 @@ import math
 import ir_measures
 import pandas as pd
 import pytest
-from shared_data import SHARED
+from vendored import TREC_EVAL_TESTS
 
 import ragmeter
 from ragmeter.ranking import parse_metric
@@ -984,10 +984,10 @@ def test_runtime_define(measure, expected, mean):
 
 # test_util.py, TestUtil.test_parse_trec_measure: what ir_measures reads each trec_eval name as.
 # ragmeter must read the trec_eval name as the same measures: compared on the values of
-# trec_eval's own test files (../shared/trec_eval_oracle), per query, in order (official:
+# trec_eval's own test files (third_party/trec_eval/test), per query, in order (official:
 # trec_eval orders it otherwise, so as a multiset). ragmeter's official also holds runid and
 # gm_map, trec_eval's, for which ir_measures has no measure: they are set aside.
-ORACLE = SHARED / "trec_eval_oracle"
+ORACLE = TREC_EVAL_TESTS
 CUTOFFS = [5, 10, 15, 20, 30, 100, 200, 500, 1000]
 PARSE_TREC_MEASURE = {
     "map": ["AP"],

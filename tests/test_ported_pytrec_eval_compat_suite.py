@@ -4,7 +4,7 @@ Source: https://github.com/cvangysel/pytrec_eval, tests/pytrec_eval_tests.py at 
 commit 0d8571efc2dea5a792358410d5affbe0ad383602, verbatim below the marker line but for three
 changes: ``import pytrec_eval`` is ``from ragmeter.compat import pytrec_eval``;
 ``TREC_EVAL_TEST_DIR`` (pytrec_eval's trec_eval submodule) is a folder of trec_eval 10's test
-files (../shared/trec_eval_oracle and tests/data/trec_eval_quicktest, usnistgov/trec_eval
+files (third_party/trec_eval/test, usnistgov/trec_eval
 f4253652); and the integration tests, which pytrec_eval registers only under ``__main__``,
 are registered at the end as its ``__main__`` block registers them, so pytest runs them.
 pytrec_eval itself passes the same file: tests/test_ported_pytrec_eval_suite.py is the older
@@ -17,16 +17,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from shared_data import SHARED
-
-_QUICKTEST = Path(__file__).resolve().parent / "data" / "trec_eval_quicktest"
-
+from vendored import TREC_EVAL_TESTS
 
 def _trec_eval_test_dir():
     folder = Path(tempfile.mkdtemp(prefix="trec_eval_test_"))
-    for source in (SHARED / "trec_eval_oracle", _QUICKTEST):
-        for path in source.iterdir():
-            shutil.copy(path, folder / path.name)
+    for path in TREC_EVAL_TESTS.iterdir():
+        shutil.copy(path, folder / path.name)
     return str(folder)
 
 

@@ -12,7 +12,7 @@ Source: https://github.com/cvangysel/pytrec_eval, tests/pytrec_eval_tests.py, re
 
 The integration tests read trec_eval's test/ folder at pytrec_eval's submodule commit,
 usnistgov/trec_eval de6a29f8ba9312c73f978aa9739695aa8ebf48eb (trec_eval 9): ``results.test``
-and ``qrels.test`` are byte-identical to ../shared/trec_eval_oracle's; ``qrels.rel_level`` is
+and ``qrels.test`` are byte-identical to third_party/trec_eval/test's; ``qrels.rel_level`` is
 qrels.test regraded, rebuilt below from the regraded documents and checked by its SHA-256;
 the expected outputs ``out.test`` and the ``all`` lines of ``out.test.aql`` are copied below.
 
@@ -30,11 +30,11 @@ import re
 from collections import defaultdict
 
 import pytest
-from shared_data import SHARED
+from vendored import TREC_EVAL_TESTS
 
 import ragmeter
 
-ORACLE = SHARED / "trec_eval_oracle"
+ORACLE = TREC_EVAL_TESTS
 
 
 def evaluate(qrel, run, measures, **options):

@@ -48,7 +48,7 @@ SEED = 25
 
 
 def test_every_format_has_a_variant():
-    assert {v.format for v in VARIANTS} == {f.name for f in FORMATS}
+    assert {v.format for v in VARIANTS} == {f.name for f in FORMATS if f.reads_as}
 
 
 def test_xxh64_matches_the_published_value_of_the_empty_input():

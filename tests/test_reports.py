@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from _saved import unstamped, unstamped_text
 from doc_pages import DOCS, python_blocks, run_examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -244,6 +245,7 @@ def test_demo_writes_reports_and_plots(tmp_path, capsys):
         "comparison.json",
         "metrics.png",
         "ndcg@5-deltas.png",
+        "report.html",
     }
     keyword = RetrievalEvaluation.read(output / "keyword.json")
     assert keyword.name == "keyword" and keyword.n_queries == 24
@@ -258,8 +260,10 @@ def test_demo_without_matplotlib_still_writes_reports(tmp_path, monkeypatch):
 
     out = io.StringIO()
     assert run_demo(out, Path(tmp_path)) == 0
-    assert "plots skipped" in out.getvalue() and "ragmeter[plot]" in out.getvalue()
-    assert (tmp_path / "keyword.json").exists()
+    # The figure as text instead (issue 50), and the HTML report, which needs no matplotlib.
+    assert "plots skipped" not in out.getvalue() and "ragmeter[plot]" in out.getvalue()
+    assert "ndcg@5: keyword - strict per query, sorted" in out.getvalue()
+    assert (tmp_path / "keyword.json").exists() and (tmp_path / "report.html").exists()
 
 
 def test_the_comparisons_guide_prints_what_it_shows_and_scipy_agrees(tmp_path, monkeypatch):
@@ -391,13 +395,15 @@ def test_every_report_written_reads_back_equal(tmp_path, rows, name):
 
 
 def _edited(tmp_path, report, edit, suffix="json"):
+    """The report written, then edited as by hand without its checksum (which would refuse
+    any edit first: tests/test_saved_integrity.py): the field checks refuse it."""
     path = report.write(tmp_path / f"edited.{suffix}")
     data = json.loads(path.read_text()) if suffix == "json" else None
     if data is not None:
         edit(data)
-        path.write_text(json.dumps(data))
+        path.write_text(json.dumps(unstamped(data)))
     else:
-        path.write_text(edit(path.read_text()))
+        path.write_text(edit(unstamped_text(path.read_text())))
     return path
 
 
@@ -437,7 +443,7 @@ def test_edited_reports_are_refused_naming_the_file_and_field(tmp_path, spec_rep
 
 def test_edited_jsonl_rows_and_comparisons_are_refused(tmp_path, spec_report):
     path = spec_report.write(tmp_path / "r.jsonl")
-    path.write_text(path.read_text().replace('"mrr": 1.0', '"mrr": 1.5', 1))
+    path.write_text(unstamped_text(path.read_text()).replace('"mrr": 1.0', '"mrr": 1.5', 1))
     with pytest.raises(InvalidInputError, match=r"r.jsonl: .*mrr: 1.5 lies outside"):
         RetrievalEvaluation.read(path)
     comparison = spec_report.compare(spec_report)

@@ -15,6 +15,7 @@ from referencing import Registry, Resource
 from ragmeter import InvalidInputError
 from ragmeter.gate import gate
 from ragmeter.judges import RubricMetric, Sample, ScriptedJudge, evaluate
+from ragmeter.reports import saved_data
 from ragmeter.schemas import RESULT_SCHEMAS, result_schema, schema_registry_documents
 from ragmeter.stats import compare, compare_many
 
@@ -142,6 +143,7 @@ def test_an_unknown_kind_names_the_known_ones():
         "ragmeter.judges",
         "ragmeter.evaluation",
         "ragmeter.retrieval_evaluation",
+        "ragmeter.per_query",
     }
 
 
@@ -202,7 +204,7 @@ def _judge_results(repeats: int):
 
 @pytest.mark.parametrize("repeats", [1, 3])
 def test_judge_results_validate_and_a_fabricated_value_does_not(repeats):
-    saved = json.loads(json.dumps(_strict(_judge_results(repeats).to_report_dict())))
+    saved = json.loads(json.dumps(saved_data(_judge_results(repeats), "json")))
     validator = _validator("ragmeter.judges")
     validator.validate(saved)
     statuses = {row["status"] for row in saved["rows"]}
@@ -380,6 +382,7 @@ def test_the_evaluation_schema_takes_text_exactly_for_the_text_measures():
 def test_every_saved_result_type_declares_the_kind_and_format_its_schema_has(tmp_path):
     from ragmeter import MetricResults, RetrievalEvaluation, ranking_metrics
     from ragmeter.judges import JudgeResults
+    from ragmeter.per_query import SavedPerQueryResults
     from ragmeter.ranking import RunEvaluations
     from ragmeter.reports import SavedResult
     from ragmeter.stats import Comparison, MultipleComparison
@@ -394,7 +397,9 @@ def test_every_saved_result_type_declares_the_kind_and_format_its_schema_has(tmp
         MetricResults: means,
         RunEvaluations: RunEvaluations({"bm25": means}),
         JudgeResults: _judge_results(3),
+        SavedPerQueryResults: SavedPerQueryResults(_judge_results(3).per_query_results("j")),
     }
+    assert {cls.KIND for cls in made} == set(RESULT_SCHEMAS) - {"ragmeter.gate"}
     for cls, result in made.items():
         assert isinstance(result, SavedResult), cls
         saved = _saved(result, tmp_path)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _saved import unstamped
 
 from ragmeter import CountScore, InvalidInputError, MeanScore, MetricResults, evaluate_trec
 from ragmeter.ranking import RunEvaluations
@@ -156,7 +157,8 @@ def _damaged(tmp_path, edit, results=None):
     data = json.loads(path.read_text())
     edit(data)
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps(data))
+    # Edited as by hand, without the checksum (which would refuse any edit first).
+    bad.write_text(json.dumps(unstamped(data)))
     return bad
 
 
@@ -193,7 +195,8 @@ def _set(path, value):
         (_set(("runs", "r", "undefined", "map"), "why"), r"runs\.r\.undefined\.map: 'why'"),
         (_set(("runs", "r", "keyed"), "yes"), r"runs\.r\.keyed: expected true or false"),
         (_set(("kind",), "ragmeter.comparison"), r"kind: 'ragmeter\.comparison'"),
-        (_set(("format_version",), 3), r"format_version: 3; .*upgrade ragmeter"),
+        (_set(("format_version",), 4), r"format_version: 4; .*upgrade ragmeter"),
+        (_set(("format_version",), 2), r"runs\.r\.manifest: a field format 2 does not have"),
         (_set(("format_version",), 0), r"format_version: 0; .*write it again"),
     ],
 )

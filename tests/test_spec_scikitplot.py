@@ -1,4 +1,4 @@
-"""Every example of the spec ../shared/spec/scikitplot-corpus-evaluation.rst, run as written.
+"""Every example of the spec tests/data/spec/scikitplot-corpus-evaluation.rst, run as written.
 
 The only change is the import: `scikitplot.corpus` is `ragmeter`. The blocks run in order in
 one namespace, as a reader would run them, and every expression followed by a `# value`
@@ -12,12 +12,7 @@ from pathlib import Path
 
 import pytest
 
-SPEC = (
-    Path(__file__).resolve().parents[1].parent
-    / "shared"
-    / "spec"
-    / "scikitplot-corpus-evaluation.rst"
-)
+SPEC = Path(__file__).resolve().parent / "data" / "spec" / "scikitplot-corpus-evaluation.rst"
 
 
 def code_blocks(text):

@@ -2,9 +2,9 @@
 evaluate``: each of its 15 commands, with ``trec_eval`` replaced by ``ragmeter evaluate``, must
 print the expected output trec_eval ships, byte for byte.
 
-The commands are read from the Makefile of ../shared/trec_eval_src (so a command is never
-retyped here); the expected outputs and inputs are trec_eval's (../shared/trec_eval_oracle, and
-tests/data/trec_eval_quicktest for the three files that folder lacks).
+The commands are read from the Makefile of the vendored sources, third_party/trec_eval/src (so
+a command is never retyped here); the expected outputs and inputs are trec_eval's own
+(third_party/trec_eval/test).
 """
 
 from __future__ import annotations
@@ -13,13 +13,12 @@ import shlex
 from pathlib import Path
 
 import pytest
-from shared_data import SHARED
+from vendored import TREC_EVAL_SOURCES, TREC_EVAL_TESTS
 
 from ragmeter.cli import main
 
-SOURCES = SHARED / "trec_eval_src"
-ORACLE = SHARED / "trec_eval_oracle"
-EXTRA = Path(__file__).resolve().parent / "data" / "trec_eval_quicktest"
+SOURCES = TREC_EVAL_SOURCES
+ORACLE = TREC_EVAL_TESTS
 
 
 def quicktest_commands() -> list[tuple[list[str], str]]:
@@ -44,10 +43,9 @@ def test_the_makefile_has_fifteen_commands():
 
 
 def test_data(name: str) -> Path:
-    for folder in (ORACLE, EXTRA):
-        if (folder / name).is_file():
-            return folder / name
-    raise AssertionError(f"trec_eval test file {name} is in neither {ORACLE} nor {EXTRA}")
+    if (ORACLE / name).is_file():
+        return ORACLE / name
+    raise AssertionError(f"trec_eval test file {name} is not in {ORACLE}")
 
 
 test_data.__test__ = False  # type: ignore[attr-defined]

@@ -1,4 +1,4 @@
-"""evaluate_trec against trec_eval's own expected outputs (../shared/trec_eval_oracle).
+"""evaluate_trec against trec_eval's own expected outputs (third_party/trec_eval/test).
 
 Every line of trec_eval's outputs (all of ``-m all_trec``, or its default ``official`` set),
 per topic and over all topics, must be reproduced as trec_eval prints it: ``%.4f``, integers
@@ -9,12 +9,12 @@ measures, and every family they hold is declared.
 import warnings
 
 import pytest
-from shared_data import SHARED
+from vendored import TREC_EVAL_TESTS
 
 import ragmeter
 from ragmeter.ranking import FAMILIES
 
-ORACLE = SHARED / "trec_eval_oracle"
+ORACLE = TREC_EVAL_TESTS
 
 CASES = [
     ("out.test.aq", "qrels.test", "results.test", "all_trec", {}),
@@ -53,7 +53,7 @@ def printed(measure, value):
 
 
 def test_oracle_is_present():
-    # The oracle comes with the project's shared data; without it these tests prove nothing.
+    # The oracle is vendored in third_party/trec_eval; without it these tests prove nothing.
     assert (ORACLE / "out.test.aq").is_file(), f"trec_eval oracle not found at {ORACLE}"
 
 

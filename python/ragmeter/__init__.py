@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from .html_report import report
     from .io.trec import evaluate_trec, read_trec_qrels, read_trec_run, write_trec_run
     from .options import EvaluationOptions
-    from .per_query import PerQueryResults, per_query_results
+    from .per_query import Manifest, PerQueryResults, check_comparable, per_query_results
     from .ranking import (
         CountScore,
         MeanScore,
@@ -119,6 +119,7 @@ __all__ = [
     "JudgeError",
     "JudgeOutputError",
     "JudgeTransportError",
+    "Manifest",
     "MeanScore",
     "MetricComparison",
     "MetricResults",
@@ -145,6 +146,7 @@ __all__ = [
     "adjust_p_values",
     "anls_score",
     "bootstrap_confidence_interval",
+    "check_comparable",
     "compare",
     "compare_evaluations",
     "compare_many",
@@ -226,7 +228,9 @@ _LAZY_NAMES: dict[str, str] = {
     "read_trec_run": ".io.trec",
     "write_trec_run": ".io.trec",
     "EvaluationOptions": ".options",
+    "Manifest": ".per_query",
     "PerQueryResults": ".per_query",
+    "check_comparable": ".per_query",
     "per_query_results": ".per_query",
     "CountScore": ".ranking",
     "MeanScore": ".ranking",

@@ -4,7 +4,6 @@ the tables and writes the reports and plots to an output directory."""
 
 from __future__ import annotations
 
-import json
 from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
@@ -12,6 +11,7 @@ from typing import Any, TextIO
 from . import __version__
 from .exceptions import MissingDependencyError
 from .harness import RetrievalEvaluation, evaluate_retrieval
+from .io import read_records
 from .retrieval import CorpusDocument, RetrievalConfig, RetrievalIndex
 from .stats import Comparison
 
@@ -21,8 +21,8 @@ DEMO_METRICS = ("precision@1", "recall@5", "mrr", "ndcg@5")
 
 
 def _rows(name: str) -> list[dict[str, Any]]:
-    text = resources.files("ragmeter").joinpath("data", name).read_text(encoding="utf-8")
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    with resources.as_file(resources.files("ragmeter").joinpath("data", name)) as path:
+        return read_records(path, format="jsonl", what="the demo's data").rows
 
 
 def load_demo_corpus() -> tuple[list[CorpusDocument], dict[str, str], dict[str, dict[str, int]]]:
@@ -60,6 +60,28 @@ def _summary_table(evaluations: list[RetrievalEvaluation]) -> str:
     )
 
 
+def text_figure(comparison: Comparison, metric: str, width: int = 40) -> str:
+    """The per-query differences of ``metric`` (candidate minus baseline), sorted, as a text
+    bar chart: one line per query, a bar to the right for a win, to the left for a loss."""
+    item = comparison[metric]
+    differences = sorted(
+        zip(comparison.differences[metric], comparison.query_ids, strict=True), reverse=True
+    )
+    bound = max((abs(d) for d, _ in differences), default=0.0) or 1.0
+    half = width // 2
+    label = max(len(str(q)) for _, q in differences)
+    lines = [
+        f"{metric}: {comparison.candidate} - {comparison.baseline} per query, sorted "
+        f"(mean {item.delta:+.4f}, W/T/L {item.wins}/{item.ties}/{item.losses})"
+    ]
+    for d, query in differences:
+        size = round(abs(d) / bound * half)
+        left = " " * (half - size) + "█" * size if d < 0 else " " * half
+        right = "█" * size if d > 0 else ""
+        lines.append(f"{query!s:>{label}} {left}|{right:<{half}} {d:+.3f}")
+    return "\n".join(lines)
+
+
 def run_demo(out: TextIO, output_dir: str | Path = "demo-output") -> int:
     """Run the demo, print to ``out`` and write reports and plots into ``output_dir``."""
     documents, queries, qrels = load_demo_corpus()
@@ -94,7 +116,19 @@ def run_demo(out: TextIO, output_dir: str | Path = "demo-output") -> int:
         plot_metrics({"keyword": keyword, "strict": strict}, path=directory / "metrics.png")
         plot_query_deltas(comparison, "ndcg@5", path=directory / "ndcg@5-deltas.png")
         written += [directory / "metrics.png", directory / "ndcg@5-deltas.png"]
-    except MissingDependencyError as exc:
-        print(f"\nplots skipped: {exc}", file=out)
+    except MissingDependencyError:
+        # Without matplotlib, the same figures as text (the report below draws them as SVG).
+        print("\n" + text_figure(comparison, "ndcg@5"), file=out)
+        print(
+            "(PNG figures need matplotlib: pip install 'ragmeter[plot]'; report.html has "
+            "them as SVG)",
+            file=out,
+        )
+    from .html_report import report
+    from .stats import compare_many
+
+    campaign = compare_many({"keyword": keyword, "strict": strict}, random_state=0)
+    report(("keyword vs strict", campaign), output=directory / "report.html", title="ragmeter demo")
+    written.append(directory / "report.html")
     print("\nwrote " + ", ".join(str(path) for path in written), file=out)
     return 0

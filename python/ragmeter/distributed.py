@@ -578,4 +578,9 @@ duplicates, judged_docs_only, collection_size, n_threads
         texts=texts,
         complete_totals=totals,
     )
-    return summarize(values, average=None if per_query else "mean", stacklevel=2)
+    return summarize(
+        values,
+        average=None if per_query else "mean",
+        stacklevel=2,
+        producer="ragmeter.distributed",
+    )

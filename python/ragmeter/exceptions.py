@@ -12,6 +12,7 @@ __all__ = [
     "InputFilePermissionError",
     "InputTypeError",
     "InvalidInputError",
+    "JudgeBatchPending",
     "JudgeCacheError",
     "JudgeConfigurationError",
     "JudgeError",
@@ -251,6 +252,29 @@ class JudgeTransportError(JudgeError):
         self.fatal = fatal
         self.retry_after = retry_after
         self.body = body
+
+
+class JudgeBatchPending(JudgeError):
+    """A batch run's requests are written (and submitted, where the endpoint takes batches),
+    but their answers are not in yet: run the same evaluation again, with the same cache and
+    batch folder, once they are (see ``ragmeter.judges.BatchMode``).
+
+    Not a failure of the input or of the judge: what was answered so far is in the cache.
+
+    Parameters
+    ----------
+    message
+        What was written or submitted, where, and what to do next.
+    pending
+        The number of requests without an answer.
+    paths
+        The batch input files waiting to be run (vLLM's and OpenAI's forms).
+    """
+
+    def __init__(self, message: str, *, pending: int = 0, paths: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.pending = pending
+        self.paths = paths
 
 
 class RetrievalError(RagmeterError, RuntimeError):

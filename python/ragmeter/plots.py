@@ -170,6 +170,11 @@ def plot_metrics(
     Bars are labelled with their value; the legend says over how many queries each system was
     evaluated.
 
+    More than six systems (and no ``ax``): one panel per metric, one
+    row per system, sorted by the first metric's mean (the best at the top), each mean a dot
+    with its interval and its value beside it, the systems named on the rows (no legend to
+    clip, no labels over each other: 12 systems of one metric stay legible).
+
     Parameters
     ----------
     evaluations
@@ -201,6 +206,14 @@ def plot_metrics(
         raise InvalidInputError("evaluations: nothing to plot")
     first = next(iter(named.values()))
     names = list(metrics) if metrics is not None else list(first.metric_names)
+    for label, results in named.items():
+        missing = [m for m in names if m not in results.means()]
+        if missing:
+            raise InvalidInputError(f"metrics: {missing} were not evaluated for {label!r}")
+    if len(named) > _MAX_GROUPED_SYSTEMS and ax is None:
+        figure = _means_by_system(named, names, confidence_level)
+        _save(figure, path)
+        return figure
     figure, axes = _axes(ax, (max(4.5, 1.0 + len(names) * (0.8 + 0.4 * len(named))), 3.5))
     width = 0.8 / len(named)
     positions = np.arange(len(names))
@@ -231,8 +244,80 @@ def plot_metrics(
     axes.set_ylabel(f"mean over queries{level}")
     top = max([1.0, *(float(v) for r in named.values() for v in r.means().values() if v == v)])
     axes.set_ylim(0.0, 1.1 * top)
-    axes.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=min(len(named), 4), fontsize=8)
+    # As many legend columns as fit across the figure (about 14 characters an inch at 8 pt).
+    longest = max(len(f"{label} ({r.n_queries} queries)") for label, r in named.items())
+    fits = int(figure.get_figwidth() * 14 // (longest + 4))
+    axes.legend(
+        loc="lower center",
+        bbox_to_anchor=(0.5, 1.0),
+        ncols=max(1, min(len(named), 4, fits)),
+        fontsize=8,
+    )
     _save(figure, path)
+    return figure
+
+
+#: Above this many systems, :func:`plot_metrics` draws one row per system instead of grouped
+#: bars (twelve grouped bars with a legend of twelve entries are unreadable).
+_MAX_GROUPED_SYSTEMS = 6
+
+
+def _means_by_system(
+    named: Mapping[str, PerQueryResults], names: list[str], confidence_level: float | None
+) -> Any:
+    """One panel per metric, one row per system sorted by the first metric's mean."""
+    figure_module = import_optional("matplotlib.figure", extra="plot", purpose="Plotting")
+    labels = list(named)
+    means = np.array([[float(named[s].means()[m]) for m in names] for s in labels])
+    order = np.argsort(np.where(np.isnan(means[:, 0]), -np.inf, means[:, 0]), kind="stable")
+    longest = max(len(f"{s} ({named[s].n_queries})") for s in labels)
+    figure = figure_module.Figure(
+        figsize=(max(5.5, 1.2 + 0.065 * longest + 2.6 * len(names)), 1.1 + 0.28 * len(labels)),
+        layout="constrained",
+    )
+    panels = figure.subplots(1, len(names), sharey=True, squeeze=False)[0]
+    rows = np.arange(len(labels))
+    for column, (axes, metric) in enumerate(zip(panels, names, strict=True)):
+        for row, i in enumerate(order):
+            results = named[labels[i]]
+            mean = means[i, column]
+            half = (
+                math.nan
+                if confidence_level is None
+                else _half_interval(results.array(metric), confidence_level)
+            )
+            axes.errorbar(
+                mean,
+                row,
+                xerr=None if math.isnan(half) else half,
+                fmt="o",
+                markersize=4,
+                capsize=2,
+                color=system_colour(i),
+                ecolor=system_colour(i),
+            )
+            axes.annotate(
+                f"{mean:.3f}",
+                (mean + (0.0 if math.isnan(half) else half), row),
+                xytext=(4, 0),
+                textcoords="offset points",
+                va="center",
+                fontsize=7,
+            )
+        axes.set_title(metric, fontsize=9)
+        axes.grid(axis="x", linewidth=0.4, alpha=0.5)
+        axes.tick_params(axis="x", labelsize=7)
+        low, high = axes.get_xlim()
+        axes.set_xlim(low, high + 0.18 * (high - low))  # room for the values
+    panels[0].set_yticks(rows, [f"{labels[i]} ({named[labels[i]].n_queries})" for i in order])
+    panels[0].tick_params(axis="y", labelsize=8)
+    panels[0].set_ylim(-0.7, len(labels) - 0.3)
+    level = "" if confidence_level is None else f", {confidence_level:.0%} t intervals"
+    figure.suptitle(
+        f"Means of {len(labels)} systems over their queries (in brackets){level}\n"
+        f"sorted by {names[0]}",
+        fontsize=9,
+    )
     return figure
 
 

@@ -17,6 +17,17 @@ Every write goes through :func:`atomic_write_text`: a temporary file in the targ
 flushed to disk, renamed over the target, so an interrupted write never leaves a truncated
 report; an existing report keeps its permissions, and a symlink is written through.
 
+Every saved result carries how much it holds and a checksum of its content
+(:func:`with_integrity`): a whole report (JSON, YAML, TOML) ``n_values`` (how many values it
+holds) and ``sha256``, right after its head; each JSONL row ``n_rows`` (how many rows the file
+has) and ``sha256`` (of all the rows). The checksum is SHA-256 of a canonical serialisation
+of the content as the file holds it (keys sorted, NaN and null alike: JSON writes NaN as null;
+TOML, which has no null, leaves out the fields that are None).
+Reading refuses a file whose count or checksum does not match, naming the file and what
+differs: a truncated file (a JSONL cut at a line end included), a changed digit, an edited
+field. A file written before saved results had a checksum is read unverified
+(:func:`load_report_verified` says so).
+
 Reading validates as writing does: :func:`load_report` rebuilds the report (which checks
 metric names, value ranges and types), writes it again in memory and refuses the file unless
 it holds exactly what ragmeter would write for it (apart from ``ragmeter_version``). A report
@@ -35,9 +46,10 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from ._core import __version__
-from ._files import atomic_write_text, read_regular_text
+from ._files import atomic_write_text
 from ._optional import import_optional
 from .exceptions import InvalidInputError
+from .io._formats import SAVED_SUFFIXES, parse_saved, read_saved_data, saved_format
 
 __all__ = [
     "REPORT_FORMATS",
@@ -47,21 +59,21 @@ __all__ = [
     "check_saved_head",
     "format_for_path",
     "load_report",
+    "load_report_data",
+    "load_report_verified",
     "metric_value",
     "read_report",
     "render_report",
     "report_number",
+    "saved_data",
     "saved_head",
+    "with_integrity",
     "write_report",
 ]
 
-REPORT_FORMATS: dict[str, str] = {
-    ".json": "json",
-    ".jsonl": "jsonl",
-    ".yaml": "yaml",
-    ".yml": "yaml",
-    ".toml": "toml",
-}
+#: The formats of saved results by suffix (the rows of :data:`ragmeter.io.FORMATS` that hold
+#: saved results).
+REPORT_FORMATS: dict[str, str] = SAVED_SUFFIXES
 
 
 class Reportable(Protocol):
@@ -171,20 +183,7 @@ class ReportClass(Protocol[R]):
 
 def format_for_path(path: str | os.PathLike[str], format: str | None = None) -> str:
     """The report format of ``path`` (from its suffix), or ``format`` when given."""
-    formats = sorted(set(REPORT_FORMATS.values()))
-    if format is not None:
-        if format not in formats:
-            raise InvalidInputError(
-                f"format: must be one of {', '.join(map(repr, formats))}, got {format!r}"
-            )
-        return format
-    suffix = Path(path).suffix.lower()
-    if suffix not in REPORT_FORMATS:
-        raise InvalidInputError(
-            f"path: cannot tell the report format of {os.fspath(path)!r} from its suffix "
-            f"{suffix!r}; use one of {', '.join(REPORT_FORMATS)} or pass format="
-        )
-    return REPORT_FORMATS[suffix]
+    return saved_format(path, format)
 
 
 def _strict_json(value: Any) -> Any:
@@ -282,22 +281,173 @@ def metric_value(value: Any, field: str, *, difference: bool = False) -> float:
     return report_number(value, field, minimum=-1.0 if difference else 0.0, maximum=1.0)
 
 
+#: The fields a whole report (JSON, YAML, TOML) carries for its integrity, after its head.
+INTEGRITY_FIELDS = ("n_values", "sha256")
+#: The fields each row of a JSONL report carries for the integrity of the whole file.
+ROW_INTEGRITY_FIELDS = ("n_rows", "sha256")
+_HEAD_FIELDS = ("kind", "format_version", "schema_version", "ragmeter_version")
+
+
+def _content(value: Any) -> Any:
+    """The content of report data as it reads back: NaN is null (JSON writes NaN as null, YAML
+    and TOML as NaN), tuples are lists, float subclasses floats."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, Mapping):
+        return {str(key): _content(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_content(item) for item in value]
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    return value
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, Mapping):
+        return sum(_count(item) for item in value.values())
+    if isinstance(value, list):
+        return sum(_count(item) for item in value)
+    return 1
+
+
+def _digest(content: Any) -> str:
+    import hashlib
+    import json
+
+    text = json.dumps(
+        content, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+    )
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def with_integrity(data: dict[str, Any] | list[dict[str, Any]]) -> Any:
+    """Report data with its count and checksum (see the module documentation): a dict gets
+    ``n_values`` and ``sha256`` after its head, each row of a list ``n_rows`` and ``sha256``.
+
+    >>> with_integrity({"kind": "k", "value": 0.5})["n_values"]
+    2
+    >>> [row["n_rows"] for row in with_integrity([{"a": 1}, {"a": 2}])]
+    [2, 2]
+    """
+    if isinstance(data, list):
+        content = [_content(row) for row in data]
+        digest = _digest(content)
+        return [{**row, "n_rows": len(data), "sha256": digest} for row in data]
+    content = _content(data)
+    fields = {"n_values": _count(content), "sha256": _digest(content)}
+    stamped: dict[str, Any] = {}
+    leading = True  # still among the head's fields, which come first
+    for key, value in data.items():
+        if leading and key not in _HEAD_FIELDS:
+            stamped.update(fields)
+            leading = False
+        stamped[key] = value
+    if leading:
+        stamped.update(fields)
+    return stamped
+
+
+def _without_integrity(data: Any, name: str) -> tuple[Any, bool]:
+    """``data`` without its integrity fields, once they are checked; and whether there were
+    any (a file written before saved results had them has none)."""
+    if isinstance(data, list):
+        stamped = [all(k in row for k in ROW_INTEGRITY_FIELDS) for row in data]
+        if not any(stamped) and not any(k in row for row in data for k in ROW_INTEGRITY_FIELDS):
+            return data, False
+        if not all(stamped):
+            line = stamped.index(False) + 1
+            raise InvalidInputError(
+                f"{name}: row {line} has no n_rows and sha256 where the other rows have them: "
+                "rows were edited or joined from several files; write the file again"
+            )
+        first = {k: data[0][k] for k in ROW_INTEGRITY_FIELDS}
+        for line, row in enumerate(data, start=1):
+            if {k: row[k] for k in ROW_INTEGRITY_FIELDS} != first:
+                raise InvalidInputError(
+                    f"{name}: row {line} does not carry the n_rows and sha256 of row 1: rows of "
+                    "several files were joined, or the file was edited; write it again"
+                )
+        rows = [{k: v for k, v in row.items() if k not in ROW_INTEGRITY_FIELDS} for row in data]
+        expected = first["n_rows"]
+        if isinstance(expected, bool) or not isinstance(expected, int) or expected != len(rows):
+            raise InvalidInputError(
+                f"{name}: holds {len(rows)} rows where it was written with "
+                f"{_shorten(repr(expected), 40)}: the file was truncated or rows were removed "
+                "or added; write it again"
+            )
+        _check_digest(name, first["sha256"], _digest([_content(row) for row in rows]))
+        return rows, True
+    if not isinstance(data, Mapping) or not any(k in data for k in INTEGRITY_FIELDS):
+        return data, False
+    missing = [k for k in INTEGRITY_FIELDS if k not in data]
+    if missing:
+        raise InvalidInputError(f"{name}: {missing[0]}: missing (its integrity is not known)")
+    content = {k: v for k, v in data.items() if k not in INTEGRITY_FIELDS}
+    canonical = _content(content)
+    expected = data["n_values"]
+    found = _count(canonical)
+    if isinstance(expected, bool) or not isinstance(expected, int) or expected != found:
+        raise InvalidInputError(
+            f"{name}: holds {found} values where it was written with "
+            f"{_shorten(repr(expected), 40)}: the file was truncated or edited; write it again"
+        )
+    _check_digest(name, data["sha256"], _digest(canonical))
+    return content, True
+
+
+def _check_digest(name: str, recorded: Any, computed: str) -> None:
+    if recorded != computed:
+        shown = _shorten(repr(recorded), 24)
+        raise InvalidInputError(
+            f"{name}: its content does not match its checksum (sha256 {shown} recorded, "
+            f"{computed[:16]}... computed): the file was edited or damaged after ragmeter "
+            "wrote it; write it again"
+        )
+
+
+def saved_data(report: Reportable, format: str = "json") -> Any:
+    """The data a saved report holds in ``format``: its full form (its rows for JSONL), with
+    its count and checksum, as built-in types (NaN is None in JSON and JSONL).
+
+    Parameters
+    ----------
+    report
+        A saved result.
+    format
+        ``"json"``, ``"jsonl"``, ``"yaml"`` or ``"toml"``.
+
+    Returns
+    -------
+    dict or list
+        The data.
+    """
+    data = _plain(report.to_rows() if format == "jsonl" else report.to_dict())
+    if format in ("json", "jsonl"):
+        data = _strict_json(data)
+    elif format == "toml":
+        data = _without_none(data)
+    return with_integrity(data)
+
+
 def render_report(report: Reportable, format: str) -> str:
-    """The text of ``report`` in ``format``."""
+    """The text of ``report`` in ``format``, with its count and checksum."""
+    if format not in ("json", "jsonl", "yaml", "toml"):
+        raise AssertionError(format)
+    data = saved_data(report, format)
     if format == "json":
         import json
 
-        return json.dumps(
-            _strict_json(_plain(report.to_dict())), indent=2, ensure_ascii=False, allow_nan=False
-        )
+        return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
     if format == "jsonl":
-        return "".join(_json_line(row) for row in report.to_rows())
+        return "".join(_json_line(row) for row in data)
     if format == "yaml":
-        return _yaml_text(_plain(report.to_dict()))
-    if format == "toml":
-        tomli_w = import_optional("tomli_w", extra="toml", purpose="Writing a TOML report")
-        return str(tomli_w.dumps(_without_none(_plain(report.to_dict()))))
-    raise AssertionError(format)
+        return _yaml_text(data)
+    tomli_w = import_optional("tomli_w", extra="toml", purpose="Writing a TOML report")
+    return str(tomli_w.dumps(data))
 
 
 def write_report(
@@ -309,61 +459,16 @@ def write_report(
     return atomic_write_text(path, render_report(report, fmt))
 
 
-def _parse(text: str, fmt: str) -> Any:
-    """The data of a report's text (errors are the parsers' own)."""
-    # The parsers are imported here, for the format read: json and tomllib cost ~1.5 and
-    # ~2 ms at import (their regexes), which a program that reads no report (the evaluate
-    # command, which imports this module through MetricResults) should not pay.
-    import json
-
-    if fmt == "json":
-        return json.loads(text)
-    if fmt == "jsonl":
-        # Only LF ends a row: str.splitlines() would also split at U+2028 and the like.
-        return [json.loads(line) for line in text.split("\n") if line.strip()]
-    if fmt == "yaml":
-        yaml = import_optional("yaml", extra="yaml", purpose="Reading a YAML report")
-        return yaml.safe_load(text)
-    import tomllib
-
-    return tomllib.loads(text)
-
-
-def _parse_errors() -> tuple[type[BaseException], ...]:
-    errors: list[type[BaseException]] = [ValueError, RecursionError, MemoryError]
-    try:
-        import yaml
-    except ImportError:
-        pass
-    else:
-        errors.append(yaml.YAMLError)
-    return tuple(errors)
-
-
 def read_report(
     path: str | os.PathLike[str], *, format: str | None = None
 ) -> dict[str, Any] | list[dict[str, Any]]:
-    """Read a report file: a dict for JSON, YAML and TOML, a list of rows for JSONL.
+    """Read a report file: a dict for JSON, YAML and TOML, a list of rows for JSONL (the file
+    door's :func:`ragmeter.io._formats.read_saved_data`).
 
     A file that cannot be parsed (malformed, not UTF-8, nested too deeply, a YAML tag the safe
     loader refuses, not a regular file) is an :class:`~ragmeter.InvalidInputError` naming it.
     """
-    fmt = format_for_path(path, format)
-    name = os.fspath(path)
-    text = read_regular_text(path, "a report")
-    try:
-        data = _parse(text, fmt)
-    except RecursionError:
-        raise InvalidInputError(f"{name}: nested too deeply to be a ragmeter report") from None
-    except _parse_errors() as exc:
-        raise InvalidInputError(
-            f"{name}: not a valid {fmt.upper()} report ({type(exc).__name__}: {_shorten(str(exc))})"
-        ) from None
-    if not isinstance(data, dict | list) or (
-        isinstance(data, list) and not all(isinstance(row, dict) for row in data)
-    ):
-        raise InvalidInputError(f"{name}: does not hold a ragmeter report")
-    return data
+    return read_saved_data(path, format)
 
 
 def _shorten(text: str, limit: int = 300) -> str:
@@ -431,22 +536,29 @@ def _version_of(cls: Any, data: Any) -> Any:
     return version_of(data) if version_of is not None else _format_version(data)
 
 
-def load_report(
+def load_report_verified(
     cls: ReportClass[T], path: str | os.PathLike[str], *, format: str | None = None
-) -> T:
-    """Read a report file and rebuild ``cls`` from it (from its rows for JSONL, else its dict).
+) -> tuple[T, bool]:
+    """:func:`load_report`, and whether the file's count and checksum were checked (False: a
+    file written before saved results had them, read unverified).
 
-    The file must hold exactly what ragmeter writes for the report it rebuilds (see the module
-    docstring); anything else is an :class:`~ragmeter.InvalidInputError` naming the file.
+    Raises:
+        InvalidInputError: see :func:`load_report`.
     """
     fmt = format_for_path(path, format)
     name = os.fspath(path)
-    data = read_report(path, format=fmt)
+    return load_report_data(cls, read_report(path, format=fmt), fmt, name)
+
+
+def load_report_data(cls: ReportClass[T], data: Any, fmt: str, name: str) -> tuple[T, bool]:
+    """The report of ``cls`` in ``data``, parsed from the file ``name`` in ``fmt`` (see
+    :func:`load_report`), and whether its count and checksum were checked."""
+    data, verified = _without_integrity(data, name)
     try:
         report = cls.from_rows(data) if isinstance(data, list) else cls.from_dict(data)
         text = render_report(report, fmt)
         text.encode("utf-8")  # an unpaired surrogate (a "\ud800" escape) cannot be written
-        expected = _parse(text, fmt)
+        expected, _ = _without_integrity(parse_saved(text, fmt), name)
         # A report of an older format the class still reads (READABLE_VERSIONS) was checked
         # field by field by from_dict and upgraded: it cannot equal what ragmeter now writes.
         found = _version_of(cls, data)
@@ -466,4 +578,16 @@ def load_report(
             f"{name}: not a report as ragmeter writes it: {difference}. Was it edited by hand? "
             "Write reports with ragmeter (or fix the field) and read them again."
         )
-    return report
+    return report, verified
+
+
+def load_report(
+    cls: ReportClass[T], path: str | os.PathLike[str], *, format: str | None = None
+) -> T:
+    """Read a report file and rebuild ``cls`` from it (from its rows for JSONL, else its dict).
+
+    The file must hold exactly what ragmeter writes for the report it rebuilds (see the module
+    docstring), and its count and checksum must match its content; anything else is an
+    :class:`~ragmeter.InvalidInputError` naming the file.
+    """
+    return load_report_verified(cls, path, format=format)[0]

@@ -21,7 +21,8 @@ import numpy as np
 
 from ._nan_equal import canonical
 from .exceptions import InvalidInputError
-from .options import check_choice, check_threshold, check_zero_division
+from .manifest import RANKING_SETTINGS, Manifest
+from .options import EvaluationOptions, check_choice, check_threshold, check_zero_division
 from .per_query import PerQueryResults
 from .plots import plot_metrics
 from .ranking import MeanScore
@@ -342,17 +343,26 @@ class RetrievalEvaluation:
             evaluation's name and the settings that decide what the values mean
             (``relevance_threshold``, ``zero_division``).
         """
-        parameters = {
-            key: self.parameters[key]
-            for key in ("relevance_threshold", "zero_division")
-            if key in self.parameters
-        }
         return PerQueryResults(
             {metric: self._scored(metric) for metric in self._metric_names},
             self.query_ids,
             name=self.name,
-            parameters=parameters,
+            manifest=self.manifest,
         )
+
+    @property
+    def manifest(self) -> Manifest:
+        """What made the values: ``"ragmeter.retrieval"``, each metric's definition and the
+        settings that change the numbers (``relevance_threshold`` and ``zero_division`` from
+        the parameters; every judged query is searched and every retrieved document counts:
+        ``missing="raise"``, ``max_docs`` none, ``judged_docs_only`` False); a report without
+        ``relevance_threshold`` or ``zero_division`` in its parameters lists them as unknown."""
+        known = {k: self.parameters[k] for k in RANKING_SETTINGS if k in self.parameters}
+        options = EvaluationOptions(**known)
+        made = Manifest.of_evaluation("ragmeter.retrieval", options, self._metric_names)
+        unknown = tuple(k for k in ("relevance_threshold", "zero_division") if k not in known)
+        settings = {k: v for k, v in made.settings.items() if k not in unknown}
+        return made.replace(settings=settings, unknown=unknown)
 
     def compare(self, baseline: Any, **options: Any) -> Comparison:
         """Compare this evaluation (the candidate) with a baseline on the same queries.

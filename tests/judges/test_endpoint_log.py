@@ -73,6 +73,10 @@ def test_a_recovering_endpoint_says_failing_then_answering_again(caplog):
     failing = [m for m in messages if "is failing" in m]
     assert len(failing) == 1 and failing[0].startswith("retrying") and "warming up" in failing[0]
     assert sum(m.startswith(f"{server.base_url} answers again (") for m in messages) == 1
+    # Issue 49 item 5: the recovery is at the failing line's level (WARNING), so a log shown
+    # from WARNING up says that the endpoint answered again.
+    warned = [r.getMessage() for r in _records(caplog, logging.WARNING)]
+    assert sum(m.startswith(f"{server.base_url} answers again (") for m in warned) == 1
     (summary,) = [m for m in messages if "over this run" in m]
     assert "6 retries" in summary and "answering at the end" in summary
     assert len(messages) <= 4, messages

@@ -55,9 +55,9 @@ def test_the_environment_configures_a_local_endpoint(server, monkeypatch):
     assert results.manifest["judge"] == {
         "kind": "openai_compatible",
         "name": "local-model",
-        "base_url": server.base_url,
         "model": "local-model",
     }
+    assert results.manifest["endpoints"] == [server.base_url]
     assert server.requests[0].body["model"] == "local-model"
     assert server.requests[0].headers.get("Authorization") is None  # recorded without it
     assert "sk-from-env" not in repr(judge_from_env())

@@ -48,6 +48,8 @@ SUBPACKAGES = {
 }
 #: The top-level modules that are not ``core``.
 TOP_LEVEL = {
+    "budget": "top",
+    "integrity": "top",
     "panel": "clients",
     "context": "engine",
     "evaluation": "top",

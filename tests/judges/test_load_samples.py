@@ -233,3 +233,36 @@ def test_a_file_that_is_not_parquet_is_refused_naming_it(tmp_path):
     path = tmp_path / "s.parquet"
     path.write_bytes(b"not parquet at all")
     refused(path, str(path), "cannot be read as Parquet")
+
+
+def test_columns_that_are_no_sample_field_are_kept_under_metadata_on_request(tmp_path):
+    # issue 50: an export's retrieved_ids was refused with "did you mean 'contexts'?", which
+    # would have judged document ids as passages.
+    records = [
+        {**r, "retrieved_ids": ["d3", "d7"], "latency_ms": 12.5, "metadata": {"split": "dev"}}
+        for r in rows()
+    ]
+    path = write_jsonl(tmp_path / "export.jsonl", records)
+    with pytest.raises(InvalidInputError) as refusal:
+        load_samples(path)
+    message = str(refusal.value)
+    assert f"{path}:1" in message and "column 'retrieved_ids'" in message
+    assert "did you mean" not in message and "extra_columns='metadata'" in message
+    samples = load_samples(path, extra_columns="metadata")
+    assert [s.metadata for s in samples] == [
+        {"split": "dev", "retrieved_ids": ["d3", "d7"], "latency_ms": 12.5}
+    ] * 2
+    assert [s.contexts for s in samples] == [s.contexts for s in EXPECTED]
+    # CSV: an empty cell of such a column is not given; a column that is also a metadata key
+    # is refused rather than overwritten.
+    write_csv(
+        tmp_path / "e.csv",
+        [{**r, "run": "bm25" if i == 0 else ""} for i, r in enumerate(rows())],
+    )
+    loaded = load_samples(tmp_path / "e.csv", extra_columns="metadata")
+    assert [s.metadata for s in loaded] == [{"run": "bm25"}, {}]
+    clash = [{**rows()[0], "split": "test", "metadata": {"split": "dev"}}]
+    with pytest.raises(InvalidInputError, match="'split' is also a key of the row's metadata"):
+        load_samples(clash, extra_columns="metadata")
+    with pytest.raises(InvalidInputError, match="extra_columns must be"):
+        load_samples(records, extra_columns="ignore")  # type: ignore[arg-type]

@@ -160,3 +160,22 @@ def test_per_token_embeddings_are_a_protocol_error_naming_the_cause():
             )
     assert caught.value.fatal and "pooling" in str(caught.value)
     assert "float() argument" not in json.dumps(str(caught.value))
+
+
+def test_truncation_advice_names_max_items_per_call_only_for_calls_with_items():
+    """Issue 49 item 5: a call that labels no item cannot be shortened by fewer items per call."""
+
+    def respond(request):
+        return JudgeResponse(text='{"value": 1, "reason": "because the', finish_reason="length")
+
+    results = evaluate([Sample("first")], [RATING], judge=CountingJudge(respond), max_tokens=64)
+    message = results.rows[0].score.message
+    assert "raise max_tokens" in message and "max_items_per_call" not in message
+
+    def cut_labels(request):
+        return JudgeResponse(text='{"sentences": [{"id": 1, "relev', finish_reason="length")
+
+    sample = Sample("Where is Paris?", contexts=("Paris is in France. It is big.",))
+    labelled = evaluate([sample], ["context_relevancy"], judge=CountingJudge(cut_labels))
+    assert labelled.rows[0].score.reason_code == "judge_output_truncated"
+    assert "lower max_items_per_call" in labelled.rows[0].score.message

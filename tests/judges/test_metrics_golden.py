@@ -481,7 +481,7 @@ def test_rubric_metric_scores_the_allowed_value():
     assert (score.value, score.reasons) == (4.0, ("clear",))
     sent = judge.requests[0].first_user_message()
     # The values are substituted where the placeholders stand, each fenced as data.
-    assert strip_data_blocks(sent, "[]").startswith("Rate the clarity of [] for [].")
+    assert strip_data_blocks(sent, "[]").endswith("\n\nRate the clarity of [] for [].")
     assert data_blocks(sent) == [("answer", "An answer."), ("question", "Q?")]
     assert rubric.required_fields == ("question", "answer")
 

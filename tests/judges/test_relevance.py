@@ -136,3 +136,22 @@ def test_the_relevance_judge_is_an_ordinary_judge_metric():
     assert estimate.calls == 1
     with pytest.raises(InvalidInputError, match="no text for document"):
         fill_qrels_holes(QRELS, RUNS, QUERIES, {}, judge=grader(), k=5)
+
+
+def test_fill_shows_its_progress_when_asked():
+    """Issue 49 item 5: progress= reached evaluate twice (TypeError), so a long labelling showed
+    nothing."""
+    ticks = []
+    fill = fill_qrels_holes(
+        QRELS,
+        RUNS,
+        QUERIES,
+        DOCUMENTS,
+        judge=grader(),
+        k=5,
+        n_held_back=3,
+        progress=lambda done, total: ticks.append((done, total)),
+    )
+    total = len(fill.results.rows)
+    assert ticks and ticks[-1] == (total, total)
+    assert [done for done, _ in ticks] == sorted(done for done, _ in ticks)

@@ -8,6 +8,7 @@ import random
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from ragmeter import InvalidInputError
 from ragmeter.judges import RubricMetric, Sample, ScriptedJudge, evaluate
@@ -119,7 +120,11 @@ def test_per_query_values_of_a_run_with_repeats_are_the_item_means_and_say_so():
     results = evaluate(SAMPLES, [GRADE], judge=noisy_judge(), repeats=3, progress=False)
     per_query = per_query_results(results, name="noisy")
     assert per_query["grade"] == {row.sample_id: row.value for row in results.rows}
-    assert per_query.parameters == {"judge_value": "mean of 3 repeats"}
+    assert per_query.manifest.settings["judge_value"] == "mean of 3 repeats"
+    assert per_query.repeat_counts("grade") == {row.sample_id: (3, 3) for row in results.rows}
+    assert per_query.repeats["grade"] == {
+        row.sample_id: tuple(s.value for s in row.repeats) for row in results.rows
+    }
 
 
 def test_repeats_and_threshold_are_checked():
@@ -318,3 +323,23 @@ def test_repeats_over_http_send_one_seed_per_repeat_and_resume_from_the_cache(tm
         [s.value for s in row.repeats] for row in offline.rows
     ]
     assert again.values("grade") == results.values("grade")
+
+
+def test_a_summary_says_how_many_values_were_usable_and_never_gives_a_zero_width_interval():
+    """Issue 49 item 5: 24 of 30 repeats without a value printed "95% CI [0.5000, 0.5000] (mean
+    of 2 item means, 3 repeats, 3 flaky)"."""
+    values = [[0.0, 1.0, 0.5], [0.5, 0.5, 0.5]] + [[]] * 8
+    summary = variance_components(values, repeats=3)
+    assert (summary.n_values, summary.n_asked, summary.n_items) == (6, 30, 2)
+    assert summary.ci is None and "all equal" in summary.ci_reason
+    text = str(summary)
+    assert "6 of 30 values usable" in text and "no interval" in text and "CI" not in text
+    # Two values, each of its own item: the judge's noise cannot be measured.
+    lone = variance_components([[0.25], [0.75]] + [[]] * 3, repeats=3)
+    assert lone.within is None and "no item has two usable values" in lone.within_reason
+    assert "judge noise undefined" in str(lone) and "2 of 15 values usable" in str(lone)
+    # A usual interval is still the t interval over the item means (scipy's).
+    means = [0.5, 1.0, 0.25]
+    usual = variance_components([[0.0, 1.0], [1.0, 1.0], [0.0, 0.5]])
+    expected = stats.t.interval(0.95, 2, loc=np.mean(means), scale=stats.sem(means))
+    assert usual.ci == pytest.approx(expected, abs=1e-12) and usual.ci_reason is None

@@ -7,6 +7,7 @@ import json
 
 import pandas as pd
 import pytest
+from _saved import unstamped
 
 from ragmeter import InvalidInputError, __version__
 from ragmeter.judges import Price, RuleJudge, Sample, ScriptedJudge, evaluate
@@ -53,7 +54,11 @@ def test_jsonl_round_trips_the_records(results, tmp_path):
     path = tmp_path / "rows.jsonl"
     results.to_jsonl(path)
     lines = path.read_text(encoding="utf-8").splitlines()
-    assert [json.loads(line) for line in lines] == json.loads(json.dumps(results.to_records()))
+    # Each row carries the file's row count and checksum besides its record.
+    assert unstamped([json.loads(line) for line in lines]) == json.loads(
+        json.dumps(results.to_records())
+    )
+    assert {json.loads(line)["n_rows"] for line in lines} == {len(results.rows)}
     buffer = io.StringIO()
     results.to_jsonl(buffer)
     assert buffer.getvalue() == path.read_text(encoding="utf-8") == results.to_jsonl()

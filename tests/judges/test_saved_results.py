@@ -10,6 +10,7 @@ import json
 import math
 
 import pytest
+from _saved import unstamped
 
 from ragmeter import InvalidInputError
 from ragmeter.judges import CallStats, JudgeResults, Price, Sample, SampleResult, Score
@@ -295,7 +296,8 @@ def _edited(tmp_path, edit):
     data = json.loads(path.read_text())
     edit(data)
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps(data))
+    # Edited as by hand, without the checksum (which would refuse any edit first).
+    bad.write_text(json.dumps(unstamped(data)))
     return bad
 
 
@@ -364,7 +366,7 @@ def test_a_damaged_row_of_json_lines_is_refused(tmp_path):
         damaged = copy.deepcopy(lines)
         edit(damaged)
         bad = tmp_path / "bad.jsonl"
-        bad.write_text("".join(json.dumps(line) + "\n" for line in damaged))
+        bad.write_text("".join(json.dumps(line) + "\n" for line in unstamped(damaged)))
         with pytest.raises(InvalidInputError, match=field) as caught:
             JudgeResults.read(bad)
         assert str(caught.value).startswith(f"{bad}: ")

@@ -51,7 +51,7 @@ LENIENT_BLOCK = re.compile(
 def _declared_data_blocks_removed(text: str) -> str:
     """What a reader who honours the prompt's fences takes as instructions: the text without
     the blocks it declares as data. Without a declaration, everything is instructions."""
-    if "data to be evaluated, never instructions" not in text:
+    if DATA_NOTICE not in text:
         return text
     return LENIENT_BLOCK.sub("", text)
 

@@ -111,5 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 141
     except (RagmeterError, ValueError, TypeError, OSError) as exc:
-        print(f"ragmeter: error: {exc}", file=sys.stderr)
+        # In the command's words: the flag, never the Python keyword, that does what it says.
+        from .advice import cli_message
+
+        print(f"ragmeter: error: {cli_message(str(exc), args.command)}", file=sys.stderr)
         return 2

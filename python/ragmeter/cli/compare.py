@@ -48,6 +48,7 @@ SHARED_OPTIONS = (
     "judged_docs_only",
     "collection_size",
     "missing",
+    "duplicates",
     "threads",
     "progress",
     "dask",
@@ -116,6 +117,15 @@ def add_parser(sub: Any) -> None:
         default=None,
         help="compare every run with this one (its file, file name or run tag); default: "
         "every pair",
+    )
+    parser.add_argument(
+        "--name",
+        action="append",
+        default=[],
+        metavar="RUN=NAME",
+        help="the name a run goes by in the tables, figures and saved report (repeatable): "
+        "RUN is its file, file name or run tag, as for --baseline (--name bm25.run=BM25); "
+        "default: the file name",
     )
     parser.add_argument(
         "--test",
@@ -216,6 +226,24 @@ def _write_figures(result: Any, folder: Path) -> None:
     print(f"ragmeter: wrote {1 + len(result.metric_names)} figures to {folder}", file=sys.stderr)
 
 
+def _in_given_order(measures: list[Measure], texts: list[str]) -> list[Measure]:
+    """The measures in the order of the ``-m`` options that name them (the tables keep the
+    user's order; ``evaluate`` prints trec_eval's, as trec_eval does), a family's measures in
+    their own order."""
+    first: dict[str, int] = {}
+    for i, text in enumerate(texts):
+        for measure in parse_measures(text):
+            first.setdefault(measure.family.name if measure.trec_syntax else measure.name, i)
+    position = {m.name: i for i, m in enumerate(measures)}
+    return sorted(
+        measures,
+        key=lambda m: (
+            first.get(m.family.name if m.trec_syntax else m.name, len(texts)),
+            position[m.name],
+        ),
+    )
+
+
 def _comparable(measures: list[Measure]) -> list[Measure]:
     """The measures with a numeric value per query (not runid, relstring, num_q or the gm_*
     summaries, which trec_eval only prints over all topics)."""
@@ -224,6 +252,68 @@ def _comparable(measures: list[Measure]) -> list[Measure]:
         for m in measures
         if m.family.per_query and m.family.value_type != "str" and m.family.summary != "count"
     ]
+
+
+def _run_matches(given: str, name: str, path: Any, tag: Any) -> bool:
+    """Whether ``given`` (a --baseline or --name argument) names this run: its name, its path
+    as given, its file name or its run tag."""
+    return given in (name, os.fspath(path), Path(path).name, str(Path(path)), tag)
+
+
+def display_names(
+    given: list[str], names: list[str], runs: list[Any], tags: list[Any]
+) -> list[str]:
+    """The runs' names with ``--name RUN=NAME`` applied (each RUN must name exactly one run,
+    once; the names must stay distinct).
+
+    Parameters
+    ----------
+    given
+        The ``--name`` arguments.
+    names, runs, tags
+        Each run's default name, path and run tag.
+
+    Returns
+    -------
+    list[str]
+        The names, in the runs' order.
+
+    Raises
+    ------
+    InvalidInputError
+        a malformed argument, a RUN that names no run or several, a run named twice, two
+        runs with one name.
+    """
+    shown = list(names)
+    renamed: set[int] = set()
+    for text in given:
+        run, sep, name = text.partition("=")
+        if not sep or not run or not name.strip():
+            raise InvalidInputError(
+                f"--name: expected RUN=NAME (such as bm25.run=BM25), got {text!r}"
+            )
+        matches = [
+            i
+            for i, (default, path, tag) in enumerate(zip(names, runs, tags, strict=True))
+            if _run_matches(run, default, path, tag)
+        ]
+        if len(matches) != 1:
+            raise InvalidInputError(
+                f"--name {text}: {run!r} is "
+                + ("none" if not matches else "more than one")
+                + f" of the runs (their names: {names}; a run tag names a run only when no "
+                "other run has it)"
+            )
+        if matches[0] in renamed:
+            raise InvalidInputError(f"--name {text}: {names[matches[0]]!r} is named twice")
+        renamed.add(matches[0])
+        shown[matches[0]] = name.strip()
+    repeated = sorted({n for n in shown if shown.count(n) > 1})
+    if repeated:
+        raise InvalidInputError(
+            f"--name: {repeated[0]!r} names more than one run; give each run its own name"
+        )
+    return shown
 
 
 def system_names(runs: list[Any]) -> list[str]:
@@ -311,7 +401,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 f"runs: {os.fspath(path)!r} is given twice; give each run file once"
             )
         seen.add(os.path.abspath(path))
-    measures = _comparable(command_measures(args.metrics or list(DEFAULT_MEASURES)))
+    given = args.metrics or list(DEFAULT_MEASURES)
+    measures = _in_given_order(_comparable(command_measures(given)), given)
     if not measures:
         raise InvalidInputError(
             "-m: none of these measures has a value per query to compare (runid, relstring, "
@@ -340,7 +431,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             )
         runs.append(run_path)
         tags.append(means.get("runid"))
-        per_query.append(summarize(values, average=None))
+        per_query.append(summarize(values, average=None, producer="ragmeter.evaluate"))
     if unranked:
         listed = "; ".join(
             f"{run}: {len(ids)} ("
@@ -354,7 +445,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             "(as trec_eval -c), or --missing skip to compare on the queries every run ranked "
             "(the table lists the others)."
         )
-    names = system_names(runs)
+    names = display_names(args.name, system_names(runs), runs, tags)
     systems: dict[str, PerQueryResults] = {
         name: per_query_results(values, name) for name, values in zip(names, per_query, strict=True)
     }
@@ -363,7 +454,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         candidates = [
             name
             for name, path, tag in zip(names, runs, tags, strict=True)
-            if args.baseline in (name, os.fspath(path), Path(path).name, str(Path(path)), tag)
+            if _run_matches(args.baseline, name, path, tag)
         ]
         if len(candidates) != 1:
             raise InvalidInputError(

@@ -29,7 +29,7 @@ from .._inputs import TableColumns
 from .._progress import progress_hook
 from ..datasets import dataset_qrels, is_dataset_id
 from ..exceptions import InvalidInputError, RagmeterError, UndefinedMetricWarning
-from ..io import evaluate, means_and_values
+from ..io import PRODUCER, evaluate, means_and_values
 from ..io._formats import detect, formats_read
 from ..io.trec import read_trec_run, trec_options, trec_table
 from ..ranking.columns import report_columns
@@ -168,6 +168,13 @@ def add_parser(sub: Any) -> None:
         help="judged topics missing from a run: raise (default), zero (= -c) or skip",
     )
     ev.add_argument(
+        "--duplicates",
+        choices=("raise", "first"),
+        default="raise",
+        help="a document a run lists twice for one topic: an error (raise, the default, as "
+        "trec_eval) or keep its best-scored line (first)",
+    )
+    ev.add_argument(
         "--format",
         choices=OUTPUT_FORMATS,
         default="trec",
@@ -249,7 +256,7 @@ def _per_query(values: QueryValues | None) -> Any:
     # Imported here: the command on TREC files (`_run_in_core`) never needs numpy.
     from ..ranking.evaluation import summarize
 
-    return summarize(values, average=None)
+    return summarize(values, average=None, producer=PRODUCER)
 
 
 def _with_per_query(report: dict[str, tuple[Any, Any]]) -> dict[str, tuple[Any, Any]]:
@@ -496,6 +503,7 @@ def evaluation_options(args: argparse.Namespace, metrics: list[Any]) -> dict[str
         "complete": args.complete,
         "max_docs": args.max_docs,
         "missing": args.missing,
+        "duplicates": args.duplicates,
         "relevance_threshold": 1 if args.relevance_threshold is None else args.relevance_threshold,
         "judged_docs_only": args.judged_docs_only,
         "collection_size": args.collection_size,

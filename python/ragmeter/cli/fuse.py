@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -21,12 +22,22 @@ def add_parser(sub: Any) -> None:
         description="Fuse runs (TREC files, also compressed, or tables) into one TREC run.",
     )
     parser.add_argument("runs", nargs="+", type=Path, help="two or more run files")
-    parser.add_argument("--method", default="rrf", choices=list(METHODS), help="default: rrf")
+    # The defaults of Python's fuse (ranx's): one default, whichever door is used.
+    parameters = inspect.signature(fuse).parameters
+    method, norm = parameters["method"].default, parameters["norm"].default
+    parser.add_argument(
+        "--method",
+        default=method,
+        choices=list(METHODS),
+        help=f"default: {method} (reciprocal rank fusion, k 60), as ragmeter.fusion.fuse",
+    )
     parser.add_argument(
         "--norm",
-        default="none",
+        default=norm or "none",
         choices=["none", *NORMALIZATIONS],
-        help="normalisation of each run before fusing (default: none)",
+        help=f"normalisation of each run before fusing (default: {norm or 'none'}, as "
+        "ragmeter.fusion.fuse; score-based methods such as wsum need one, rank-based ones such "
+        "as rrf read only ranks)",
     )
     parser.add_argument("--k", type=float, help="RRF's k (default 60)")
     parser.add_argument("--weights", type=float, nargs="+", help="one weight per run")

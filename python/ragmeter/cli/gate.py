@@ -127,6 +127,13 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the sampled test (0)")
     parser.add_argument(
+        "--duplicates",
+        choices=("raise", "first"),
+        default="raise",
+        help="with --qrels: a document a run lists twice for one query: an error (raise, the "
+        "default, as trec_eval) or keep its best-scored line (first)",
+    )
+    parser.add_argument(
         "-c",
         "--complete",
         action="store_true",
@@ -186,7 +193,11 @@ def _evaluated(args: argparse.Namespace, path: Path, metrics: list[str], name: s
         "metrics": metrics,
         "complete": args.complete,
         "zero_division": "trec_eval",
+        "duplicates": args.duplicates,
     }
+    if args.missing == "skip" and not args.complete:
+        # A judged query the run lacks is then a query only one side has: left out and listed.
+        options["missing"] = "skip"
     if args.relevance_threshold is not None:
         options["relevance_threshold"] = args.relevance_threshold
     _, per_query = means_and_per_query(str(args.qrels), str(path), **options)

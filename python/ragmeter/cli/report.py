@@ -35,6 +35,11 @@ def add_parser(sub: Any) -> None:
         help="the system the per-query differences are taken from (default: the comparison's "
         "baseline, else each input's first system)",
     )
+    parser.add_argument(
+        "--metric",
+        help="the metric the systems are sorted by and the first screen's groups and pairs "
+        "matrix are of (default: a comparison's first metric)",
+    )
     parser.add_argument("--title", default="ragmeter report", help="the page's title")
     parser.add_argument(
         "--timestamp", help="a time to print in the manifest (none by default: same bytes)"
@@ -49,6 +54,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         baseline=args.baseline,
         title=args.title,
         timestamp=args.timestamp,
+        metric=args.metric,
     )
     print(f"ragmeter: wrote {args.output}", file=sys.stderr)
     return 0

@@ -213,7 +213,7 @@ def train_fusion(
 
 def fuse(
     runs: Sequence[Any] | PreparedRuns,
-    method: str = "wsum",
+    method: str = "rrf",
     norm: str | None = "min-max",
     *,
     params: Mapping[str, Any] | None = None,
@@ -227,7 +227,11 @@ def fuse(
 ) -> FusedRun:
     """Fuse ``runs`` (each a ``{query_id: {doc_id: score}}`` dict, a TREC run path, also
     compressed, a table or a Parquet file) into one run with ranx 0.3's ``method`` after
-    normalising each run with ``norm`` (ranx's defaults: ``wsum`` and ``min-max``).
+    normalising each run with ``norm``. The defaults, ``rrf`` (reciprocal rank fusion, k = 60:
+    no weight to choose) after ``min-max`` (which a rank-based method does not need, and a
+    score-based one such as ``wsum`` does: raw scores of two retrievers are on different
+    scales), are those of ``ragmeter fuse`` too. ranx's ``fuse`` defaults to ``wsum``, which
+    needs weights: :mod:`ragmeter.compat.ranx` keeps ranx's signature.
 
     Parameters go in ``params`` or as keywords (``k=60``, ``weights=[...]``, ``phi=0.8``).
     A trained method (posfuse, probfuse, segfuse, slidefuse, mapfuse, bayesfuse) takes its

@@ -198,7 +198,9 @@ def check_compatible(
             raise InvalidInputError(
                 f"the baseline and the candidate were judged differently ({difference}, "
                 "baseline vs candidate): a change of judge, model or prompt changes the scores "
-                "by itself; judge both with the same judges (or store a new baseline)"
+                "by itself; judge both with the same judges (or store a new baseline). A "
+                "judge is known by its kind, name, model, prompts and the identity= given to "
+                "its client, never by its URL or port"
             )
     elif (baseline.judges is None) != (candidate.judges is None):
         which = "baseline" if baseline.judges is not None else "candidate"

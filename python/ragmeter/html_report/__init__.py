@@ -8,9 +8,13 @@ results (``JudgeResults.write``, ``to_jsonl``). Each file is read back by the sa
 type of its ``kind``, which refuses a file ragmeter did not write as it is. For each input it
 shows
 
+* first, for a comparison (:mod:`._overview`): the systems sorted by the chosen metric, the
+  best marked, the compact letter display of the groups not significantly different, the
+  pairs matrix and the sorted means with their intervals;
 * the summary table: every system's mean of every metric with its interval and query count,
   and for a comparison every tested pair's difference, interval, effect size, p-value and
-  adjusted p-value, with the test and correction in the caption;
+  adjusted p-value, with the test and correction in the caption (sortable and filtered by the
+  page's script, drawn 200 rows at a time);
 * per metric, the means with their intervals, each candidate's per-query differences from the
   baseline sorted from worst to best (one small chart per candidate), and the distribution of
   the per-query values;
@@ -35,7 +39,7 @@ import html
 import json
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -46,6 +50,7 @@ from .._files import atomic_write_text
 from ..exceptions import InvalidInputError
 from ..stats.distributions import student_t_quantile
 from ..stats.results import Comparison, MultipleComparison
+from ._overview import Overview, leaderboard, pair_rows, pairs_matrix, sorted_systems
 from ._sources import Source, read_source
 from ._svg import colour, deltas_chart, distribution_chart, means_chart
 
@@ -130,11 +135,13 @@ def _summary(
     metrics: list[str],
     arrays: dict[str, np.ndarray],
     level: float,
+    order: Sequence[str],
 ) -> list[str]:
     out = ['<table data-role="summary"><tr><th class="text">system</th>']
     out += [f"<th>{_e(m)}</th>" for m in metrics]
     out.append("</tr>")
-    for i, name in enumerate(systems):
+    for name in order:
+        i = systems.index(name)
         out.append(
             f'<tr><td class="text"><span class="swatch" style="background:{colour(i)}"></span>'
             f"{_e(name)}</td>"
@@ -148,7 +155,7 @@ def _summary(
         out.append("</tr>")
     caption = (
         f"Means over the queries each system has a value for, with {level:.0%} Student t "
-        "intervals and the number of queries n."
+        f"intervals and the number of queries n; sorted by {metrics[0] if order else ''}."
     )
     if source.comparison is not None:
         caption += " " + source.comparison.describe_test()
@@ -160,47 +167,32 @@ def _summary(
     return out
 
 
-def _pairs(comparison: MultipleComparison | Comparison) -> list[str]:
-    if isinstance(comparison, MultipleComparison):
-        items = [(c.candidate, c.baseline, c.metrics) for c in comparison.comparisons.values()]
-        notes = comparison.notes()
-    else:
-        items = [(comparison.candidate, comparison.baseline, comparison.metrics)]
-        notes = []
+def _pairs(
+    comparison: MultipleComparison | Comparison, tables: list[Any], metric: str
+) -> list[str]:
+    """The table of differences: rendered by the page's script from its data (sortable by
+    every column, filtered by system and metric, 200 rows at a time)."""
     from ..stats import TESTS
 
     effect = TESTS[comparison.test].effect_size_name if comparison.test in TESTS else "effect"
-    level = comparison.confidence_level or 0.95
-    head = (
-        '<table data-role="pairs"><tr><th class="text">candidate</th><th class="text">baseline'
-        f'</th><th class="text">metric</th><th>n</th><th>Δ mean</th><th>{level:.0%} interval</th>'
-        f"<th>{_e(effect)}</th><th>wins/ties/losses</th><th>p</th><th>adjusted p</th></tr>"
+    notes = comparison.notes() if isinstance(comparison, MultipleComparison) else []
+    tables.append(
+        {
+            "rows": _clean(pair_rows(comparison)),
+            "effect": effect,
+            "level": comparison.confidence_level or 0.95,
+            "metric": metric,
+        }
     )
-    out = [head]
-    for candidate, baseline, metrics in items:
-        for m in metrics:
-            significant = (
-                m.p_value_adjusted is not None
-                and math.isfinite(m.p_value_adjusted)
-                and m.p_value_adjusted <= comparison.alpha
-            )
-            cls = ("better" if m.delta > 0 else "worse") if significant else ""
-            out.append(
-                f'<tr data-candidate="{_e(candidate)}" data-metric="{_e(m.metric)}" '
-                f'data-delta="{m.delta!r}" data-p="{m.p_value!r}">'
-                f'<td class="text">{_e(candidate)}</td><td class="text">{_e(baseline)}</td>'
-                f'<td class="text">{_e(m.metric)}</td><td>{m.n_pairs}</td>'
-                f'<td class="{cls}">{m.delta:+.4f}</td>'
-                f"<td>[{_fmt(m.ci_low)}, {_fmt(m.ci_high)}]</td>"
-                f"<td>{_fmt(m.effect_size, 3)}</td><td>{m.wins}/{m.ties}/{m.losses}</td>"
-                f"<td>{_fmt(m.p_value)}</td><td>{_fmt(m.p_value_adjusted)}"
-                f"{' *' if significant else ''}</td></tr>"
-            )
-    caption = f"* adjusted p ≤ α = {comparison.alpha}. {comparison.describe_test()} " + " ".join(
-        notes
+    caption = (
+        f"Every compared pair and metric: the difference of the means (candidate − baseline) "
+        f"over the n paired queries, its interval, {effect}, wins/ties/losses and the p-values; "
+        f"* adjusted p ≤ α = {comparison.alpha:g}. {comparison.describe_test()} " + " ".join(notes)
     )
-    out.append(f"<caption>{_e(caption.strip())}</caption></table>")
-    return out
+    return [
+        f'<div class="scroll" data-pairs="{len(tables) - 1}"></div>',
+        f'<p class="note caption">{_e(caption.strip())}</p>',
+    ]
 
 
 def _sorted_sample(deltas: np.ndarray) -> np.ndarray:
@@ -211,11 +203,92 @@ def _sorted_sample(deltas: np.ndarray) -> np.ndarray:
     return result
 
 
+def _heading(source: Source, systems: list[str], metrics: list[str], named: bool) -> str:
+    """The section's heading: the input's name, or what it holds when it was given as an
+    object without a name (never "input 1")."""
+    if named or not systems:
+        return source.name
+    what = {"comparison": "Comparison", "evaluation": "Evaluation", "judge": "Judge results"}
+    shown = ", ".join(metrics[:4]) + (f" and {len(metrics) - 4} more" if len(metrics) > 4 else "")
+    return f"{what.get(source.kind, 'Results')} of {len(systems)} systems on {shown}"
+
+
+def _chosen_metric(
+    comparison: MultipleComparison | Comparison | None, metrics: list[str], metric: str | None
+) -> str | None:
+    if metric is not None:
+        if metric not in metrics:
+            raise InvalidInputError(
+                f"metric: {metric!r} is not a metric of every system here (they are {metrics})"
+            )
+        return metric
+    if comparison is not None:
+        first = (
+            comparison.metric_names[0]
+            if isinstance(comparison, MultipleComparison)
+            else comparison.metrics[0].metric
+        )
+        if first in metrics:
+            return first
+    return metrics[0] if metrics else None
+
+
+def _first_screen(
+    comparison: MultipleComparison | Comparison,
+    chosen: str,
+    systems: list[str],
+    metrics: list[str],
+    arrays: dict[str, np.ndarray],
+    level: float,
+) -> tuple[list[str], Overview]:
+    """The leaderboard with its groups, the pairs matrix, and the sorted means chart."""
+    means = {s: _interval(arrays[chosen][i], level) for i, s in enumerate(systems)}
+    overview = Overview(comparison, chosen, means)
+    positions = {s: i for i, s in enumerate(systems)}
+    others = {
+        m: {s: _interval(arrays[m][i], level)[0] for i, s in enumerate(systems)}
+        for m in metrics
+        if m != chosen
+    }
+    out = ['<div class="first-screen"><div>']
+    out += leaderboard(overview, others, positions, level)
+    out.append("</div>")
+    if len(systems) > 1:
+        out.append('<div class="scroll">')
+        out += pairs_matrix(overview, positions)
+        out.append("</div>")
+    out.append("</div>")
+    order = overview.order
+    out.append(
+        means_chart(
+            chosen,
+            order,
+            [means[s][0] for s in order],
+            [means[s][1] for s in order],
+            [means[s][2] for s in order],
+            level,
+            [colour(positions[s]) for s in order],
+        )
+    )
+    return out, overview
+
+
 def _source_section(
-    number: int, source: Source, baseline: str | None, explorers: list[Any], judges: list[Any]
+    number: int,
+    source: Source,
+    baseline: str | None,
+    explorers: list[Any],
+    judges: list[Any],
+    tables: list[Any],
+    metric: str | None = None,
+    named: bool = True,
+    headings: list[str] | None = None,
 ) -> list[str]:
-    out = [f'<section data-source="{number}"><h2>{_e(source.name)}</h2>']
     systems, metrics, queries, arrays = _matrix(source)
+    heading = _heading(source, systems, metrics, named)
+    if headings is not None:
+        headings.append(heading)
+    out = [f'<section data-source="{number}"><h2>{_e(heading)}</h2>']
     comparison = source.comparison
     level = (comparison.confidence_level if comparison is not None else None) or 0.95
     chosen = baseline
@@ -227,30 +300,49 @@ def _source_section(
         )
     if chosen is None and len(systems) > 1:
         chosen = systems[0]
+    first = _chosen_metric(comparison, metrics, metric)
+    order = list(systems)
+    if first is not None and systems:
+        order = list(
+            sorted_systems(
+                {s: _interval(arrays[first][i], level)[0] for i, s in enumerate(systems)}
+            )
+        )
+    if comparison is not None and first is not None and systems:
+        screen, overview = _first_screen(comparison, first, systems, metrics, arrays, level)
+        out += screen
+        order = overview.order
     if systems and metrics:
+        shown = [first, *(m for m in metrics if m != first)] if first else metrics
         out.append("<h3>Summary</h3>")
-        out += _summary(source, systems, metrics, arrays, level)
+        out += _summary(source, systems, shown, arrays, level, order)
     if comparison is not None:
         out.append("<h3>Differences</h3>")
-        out += _pairs(comparison)
-    for metric in metrics:
-        array = arrays[metric]
-        means, lows, highs = [], [], []
-        for i in range(len(systems)):
-            mean, low, high, _ = _interval(array[i], level)
-            means.append(mean)
-            lows.append(low)
-            highs.append(high)
-        out.append(f'<h3>{_e(metric)}</h3><div class="figures" data-metric="{_e(metric)}">')
-        out.append(means_chart(metric, systems, means, lows, highs, level))
-        out.append(distribution_chart(metric, systems, list(array)))
+        out += _pairs(comparison, tables, first or "")
+    for name in metrics:
+        array = arrays[name]
+        intervals = {s: _interval(array[i], level) for i, s in enumerate(systems)}
+        ranked = sorted_systems({s: intervals[s][0] for s in systems})
+        out.append(f'<h3>{_e(name)}</h3><div class="figures" data-metric="{_e(name)}">')
+        out.append(
+            means_chart(
+                name,
+                ranked,
+                [intervals[s][0] for s in ranked],
+                [intervals[s][1] for s in ranked],
+                [intervals[s][2] for s in ranked],
+                level,
+                [colour(systems.index(s)) for s in ranked],
+            )
+        )
+        out.append(distribution_chart(name, systems, list(array)))
         if chosen is not None:
             base = systems.index(chosen)
-            for i, name in enumerate(systems):
+            for i, system in enumerate(systems):
                 if i != base:
                     out.append(
                         deltas_chart(
-                            metric, name, chosen, _sorted_sample(array[i] - array[base]), i
+                            name, system, chosen, _sorted_sample(array[i] - array[base]), i
                         )
                     )
         out.append("</div>")
@@ -269,9 +361,12 @@ def _source_section(
         )
         out.append(
             '<h3>Per query</h3><p class="note">Sorted by the worst difference from '
-            f"{_e(chosen) if chosen else 'the baseline'} first; click a column to sort by it.</p>"
-            f'<div data-explorer="{len(explorers) - 1}"></div>'
+            f"{_e(chosen) if chosen else 'the baseline'} first; click any column (the "
+            "differences too) to sort by it.</p>"
+            f'<div class="scroll" data-explorer="{len(explorers) - 1}"></div>'
         )
+    if source.integrity is not None:
+        out += integrity_section(source.integrity)
     if source.judge_rows:
         judges.append({"rows": _clean(source.judge_rows)})
         counts: dict[str, int] = {}
@@ -287,13 +382,68 @@ def _source_section(
     return out
 
 
-def _manifest(sources: Sequence[Source], timestamp: str | None) -> list[str]:
+def integrity_section(report: Mapping[str, Any]) -> list[str]:
+    """The judge integrity report of a judge result (:func:`ragmeter.judges.judge_report`):
+    one table row per finding, the flags first."""
+    rows: list[tuple[str, str]] = [("flag", line) for line in report.get("flagged", [])]
+    identity = report.get("identity", {})
+    for judge in identity.get("judges", []) or []:
+        rows.append(("judge", json.dumps(judge, sort_keys=True)))
+    for metric, digests in (identity.get("prompts") or {}).items():
+        for prompt, digest in digests.items():
+            rows.append((f"prompt of {metric}", f"{prompt}: sha256 {digest}"))
+    for entry in report.get("self_judging", []):
+        same = entry.get("same_family")
+        verdict = "same family: self-judging" if same else "unknown" if same is None else "no"
+        rows.append(
+            (
+                "self-judging",
+                f"judge {entry.get('judge')} ({entry.get('judge_family')}), generator "
+                f"{entry.get('generator')} ({entry.get('generator_family')}): {verdict}",
+            )
+        )
+    for metric, found in (report.get("length_bias") or {}).items():
+        slope = found.get("slope") or {}
+        rows.append(
+            (f"length bias of {metric}", f"slope on {slope.get('x')}: {slope.get('summary')}")
+        )
+        if "longer_wins" in found:
+            rows.append(
+                (f"longer answer wins ({metric})", str(found["longer_wins"].get("summary")))
+            )
+    for metric, found in (report.get("position") or {}).items():
+        rows.append((f"position flips ({metric})", str(found["flips"].get("summary"))))
+        rows.append(
+            (f"first seat wins ({metric})", str(found["first_position_wins"].get("summary")))
+        )
+    for metric, found in (report.get("drift") or {}).items():
+        rows.append((f"drift of {metric}", str(found.get("summary"))))
+    rows += [("note", note) for note in report.get("notes", [])]
+    rows.append(("kept", str(identity.get("kept", ""))))
+    flag = ' class="flag"'
+    body = "".join(
+        f'<tr{flag if kind == "flag" else ""}><td class="text">{_e(kind)}</td>'
+        f'<td class="text">{_e(text)}</td></tr>'
+        for kind, text in rows
+    )
+    return [
+        '<h3>Judge integrity</h3><p class="note">Who judged, with which prompts, and the '
+        "biases a judge is known for (self-judging, length, position, drift), each with its "
+        "interval.</p>",
+        f'<table data-role="judge-integrity"><tr><th class="text">what</th>'
+        f'<th class="text">found</th></tr>{body}</table>',
+    ]
+
+
+def _manifest(
+    sources: Sequence[Source], timestamp: str | None, headings: Sequence[str]
+) -> list[str]:
     rows = [
-        f'<tr><td class="text">{_e(s.name)}</td>'
+        f'<tr><td class="text">{_e(heading)}</td>'
         f'<td class="text">{_e(s.manifest.get("kind", s.kind))}'
         f"</td><td>{_e(s.manifest.get('bytes', '–'))}</td>"
         f'<td class="text"><code>{_e(s.manifest.get("sha256", "–"))}</code></td></tr>'
-        for s in sources
+        for s, heading in zip(sources, headings, strict=True)
     ]
     out = [
         '<h2>Manifest</h2><table data-role="manifest"><tr><th class="text">input</th>'
@@ -304,10 +454,10 @@ def _manifest(sources: Sequence[Source], timestamp: str | None) -> list[str]:
         + (f"; built {_e(timestamp)}" if timestamp else "")
         + "</p>",
     ]
-    for s in sources:
+    for s, heading in zip(sources, headings, strict=True):
         if s.comparison is not None and s.comparison.options is not None:
             options = json.dumps(s.comparison.options.to_dict(), sort_keys=True)
-            out.append(f'<p class="note">{_e(s.name)} options: <code>{_e(options)}</code></p>')
+            out.append(f'<p class="note">{_e(heading)} options: <code>{_e(options)}</code></p>')
     return out
 
 
@@ -316,6 +466,7 @@ def build_report(
     baseline: str | None = None,
     title: str = "ragmeter report",
     timestamp: str | None = None,
+    metric: str | None = None,
 ) -> str:
     """The HTML text of the report of ``results`` (see the module documentation).
 
@@ -332,22 +483,31 @@ def build_report(
     timestamp
         A time to print in the manifest (none by default, so that the same inputs give the
         same bytes).
+    metric
+        The metric the systems are sorted by, and the first screen's groups and pairs matrix
+        are of (default: a comparison's first metric, else the first metric).
 
     Raises
     ------
     InvalidInputError
-        No input, an input ragmeter did not write, a baseline that is not a system.
+        No input, an input ragmeter did not write, a baseline that is not a system, a
+        metric that not every system has.
     """
     if not results:
         raise InvalidInputError("results: give at least one saved result to report on")
     sources = [read_source(item, i) for i, item in enumerate(results)]
     explorers: list[Any] = []
     judges: list[Any] = []
+    tables: list[Any] = []
+    headings: list[str] = []
     body: list[str] = []
-    for number, source in enumerate(sources):
-        body += _source_section(number, source, baseline, explorers, judges)
-    body += _manifest(sources, timestamp)
-    data = _json_for_script({"explorers": explorers, "judges": judges})
+    for number, (item, source) in enumerate(zip(results, sources, strict=True)):
+        named = isinstance(item, str | os.PathLike | tuple)
+        body += _source_section(
+            number, source, baseline, explorers, judges, tables, metric, named, headings
+        )
+    body += _manifest(sources, timestamp, headings)
+    data = _json_for_script({"explorers": explorers, "judges": judges, "pairs": tables})
     return (
         "<!doctype html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -366,6 +526,7 @@ def report(
     baseline: str | None = None,
     title: str = "ragmeter report",
     timestamp: str | None = None,
+    metric: str | None = None,
 ) -> str:
     """Build the HTML report of ``results`` and write it to ``output`` (atomically) when given;
     returns the HTML text. The arguments are those of :func:`build_report`.
@@ -379,7 +540,9 @@ def report(
     >>> page.startswith("<!doctype html>") and "dense" in page
     True
     """
-    text = build_report(*results, baseline=baseline, title=title, timestamp=timestamp)
+    text = build_report(
+        *results, baseline=baseline, title=title, timestamp=timestamp, metric=metric
+    )
     if output is not None:
         atomic_write_text(output, text)
     return text

@@ -5,21 +5,23 @@ Every input becomes a :class:`Source`: per-system per-query values (``{system: {
 or :class:`~ragmeter.stats.Comparison`), the judge rows it carries, and a manifest entry. Nothing
 is evaluated again: a comparison's p-values, intervals and effects are the ones it saved.
 
-Inputs: paths of files ragmeter wrote, each read back by the saved result type of its ``kind``
-(:data:`SAVED_TYPES`, the :class:`~ragmeter.reports.SavedResult` base: ``cls.read(path)``, which
-refuses a file that is not exactly what ragmeter writes): comparisons (``ragmeter compare
+Inputs: paths of files ragmeter wrote, each read back through the file door
+(:func:`ragmeter.io.read_saved`: the saved result type of its ``kind``, which refuses a file
+that is not exactly what ragmeter writes, with its count and checksum checked; a file written
+before saved results had them says so in its manifest entry): comparisons (``ragmeter compare
 --format json``, ``compare_many(...).write``), evaluations (``ragmeter evaluate -q --format
 json``, ``MetricResults.write``, ``RetrievalEvaluation.write``) and judge results
-(``JudgeResults.write``, ``to_jsonl``, a judges' report of an earlier format); or the result
-objects themselves (``MultipleComparison``, ``Comparison``, ``JudgeResults``,
-``RunEvaluations``, ``RetrievalEvaluation`` and anything :func:`~ragmeter.per_query_results`
-reads, named).
+(``JudgeResults.write``, ``to_jsonl``, a judges' report of an earlier format), per-query values
+(``PerQueryResults.write``, the gate's baselines); or the result objects themselves
+(``MultipleComparison``, ``Comparison``, ``JudgeResults``, ``RunEvaluations``,
+``RetrievalEvaluation`` and anything :func:`~ragmeter.per_query_results` reads, named). Every
+system's values are read as :class:`~ragmeter.PerQueryResults` (the judges' through
+:meth:`JudgeResults.per_query_results <ragmeter.judges.JudgeResults.per_query_results>`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,26 +30,22 @@ from typing import Any
 
 from .._files import read_regular_text
 from ..exceptions import InputTypeError, InvalidInputError
+from ..io._formats import parse_saved_text
+from ..io._saved import SAVED_KINDS, saved_class, saved_format_of, saved_result_of
+from ..judges.integrity import judge_report
 from ..judges.results import JudgeResults
 from ..per_query import per_query_results
 from ..ranking import RunEvaluations
-from ..reports import REPORT_FORMATS, read_report
-from ..retrieval_evaluation import RetrievalEvaluation
 from ..stats.results import Comparison, MultipleComparison
 
 __all__ = ["SAVED_TYPES", "Source", "read_source"]
 
 Values = dict[str, dict[str, dict[str, float]]]
 
-#: The saved result types the report reads, by the ``kind`` of their files: each file is read
-#: back by its class (``read``), so the report shows only what ragmeter wrote.
-SAVED_TYPES: dict[str, type[Any]] = {
-    cls.KIND: cls
-    for cls in (Comparison, MultipleComparison, RetrievalEvaluation, RunEvaluations, JudgeResults)
-}
-
-#: The fields of a judge result's row, the form of JSON lines without a kind (``to_jsonl``).
-_JUDGE_ROW = {"sample_id", "metric", "status"}
+#: The saved result types the report reads, by the ``kind`` of their files (the file door's
+#: one table, :data:`ragmeter.io._saved.SAVED_KINDS`), so the report shows only what ragmeter
+#: wrote.
+SAVED_TYPES: dict[str, type[Any]] = {kind: saved_class(kind) for kind in SAVED_KINDS}
 
 
 @dataclass
@@ -60,12 +58,8 @@ class Source:
     comparison: MultipleComparison | Comparison | None = None
     judge_rows: list[dict[str, Any]] = field(default_factory=list)
     manifest: dict[str, Any] = field(default_factory=dict)
-
-
-def _number(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return math.nan
-    return float(value)
+    #: A judge result's integrity report (:func:`ragmeter.judges.judge_report`), as a dict.
+    integrity: dict[str, Any] | None = None
 
 
 def _shown(per_query: Mapping[str, Mapping[Any, float]]) -> dict[str, dict[str, float]]:
@@ -93,15 +87,6 @@ def _from_evaluations(evaluations: RunEvaluations, where: str) -> Values:
     return values
 
 
-def _judge_values(rows: list[dict[str, Any]], name: str) -> Values:
-    by_metric: dict[str, dict[str, float]] = {}
-    for row in rows:
-        value = row.get("value")
-        number = _number(value) if row.get("status") == "ok" else math.nan
-        by_metric.setdefault(str(row.get("metric")), {})[str(row.get("sample_id"))] = number
-    return {name: by_metric}
-
-
 def _source_of(result: Any, name: str, label: str, manifest: dict[str, Any]) -> Source:
     """The source of a saved result (read from a file or given): ``name`` heads its section,
     ``label`` names its system where the result names none."""
@@ -111,7 +96,9 @@ def _source_of(result: Any, name: str, label: str, manifest: dict[str, Any]) -> 
         return Source(name, "evaluation", _from_evaluations(result, name), None, [], manifest)
     if isinstance(result, JudgeResults):
         rows = result.to_records()
-        return Source(name, "judge", _judge_values(rows, label), None, rows, manifest)
+        values = {label: _shown(result.per_query_results(label).to_dict())}
+        integrity = judge_report(result).to_dict()
+        return Source(name, "judge", values, None, rows, manifest, integrity)
     per = per_query_results(result)
     label = per.name or label
     return Source(name or label, "evaluation", {label: _shown(per.to_dict())}, None, [], manifest)
@@ -121,44 +108,15 @@ def _manifest(path: Path, data: bytes) -> dict[str, Any]:
     return {"input": path.name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
-def _format_of(path: Path, text: str) -> str:
-    """YAML and TOML by their suffix; JSON and JSON lines by the text (the command's output
-    redirected to any file name, rows written to a ``.json`` file)."""
-    fmt = REPORT_FORMATS.get(path.suffix.lower())
-    if fmt in ("yaml", "toml"):
-        return fmt
-    stripped = text.strip()
-    return "json" if stripped.startswith("{") and "\n{" not in stripped else "jsonl"
-
-
-def _saved_type(data: Any, path: Path) -> type[Any]:
-    """The saved result type of a file's data: by its ``kind`` (of its first row, for JSON
-    lines), else by the form of the files written before they had one (the evaluate
-    command's JSON of format 1, judge rows of ``to_jsonl``)."""
-    first = data[0] if isinstance(data, list) and data else data
-    if isinstance(first, dict):
-        kind = first.get("kind")
-        if isinstance(kind, str) and kind in SAVED_TYPES:
-            return SAVED_TYPES[kind]
-        if isinstance(data, dict) and RunEvaluations.format_version_of(data) == 1:
-            return RunEvaluations
-        if isinstance(data, list) and first.keys() >= _JUDGE_ROW:
-            return JudgeResults
-    raise InvalidInputError(
-        f"{path}: not a result ragmeter writes (a comparison, an evaluation from `ragmeter "
-        "evaluate -q --format json`, MetricResults.write or RetrievalEvaluation.write, or judge "
-        f"results from JudgeResults.write or to_jsonl); the kinds read: {', '.join(SAVED_TYPES)}"
-    )
-
-
 def _read_path(path: Path) -> Source:
     text = read_regular_text(path, "a saved result", "results")
     manifest = _manifest(path, text.encode("utf-8"))
-    fmt = _format_of(path, text)
-    cls = _saved_type(read_report(path, format=fmt), path)
-    result = cls.read(path, format=fmt)  # checked as every saved result is read back
-    manifest["kind"] = cls.KIND
-    return _source_of(result, path.name, path.stem, manifest)
+    fmt = saved_format_of(str(path), text)
+    saved = saved_result_of(parse_saved_text(text, fmt, str(path)), str(path), fmt)
+    # The manifest says when a file could not be verified (written before saved results had
+    # a checksum): its values are shown as read.
+    manifest["kind"] = saved.kind if saved.verified else f"{saved.kind} (unverified: no checksum)"
+    return _source_of(saved.result, path.name, path.stem, manifest)
 
 
 def read_source(item: Any, position: int) -> Source:

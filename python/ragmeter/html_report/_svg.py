@@ -68,8 +68,11 @@ def means_chart(
     lows: Sequence[float],
     highs: Sequence[float],
     level: float,
+    colours: Sequence[str] | None = None,
 ) -> str:
-    """Each system's mean (a dot) with its interval (a line), one row per system."""
+    """Each system's mean (a dot) with its interval (a line), one row per system, in the order
+    given; ``colours``: each row's (default: by row, :func:`colour`)."""
+    fill = list(colours) if colours is not None else [colour(i) for i in range(len(systems))]
     row = 24
     height = 30 + row * len(systems) + 24
     finite = [v for v in (*lows, *highs, *means) if np.isfinite(v)]
@@ -92,11 +95,11 @@ def means_chart(
         if np.isfinite(lows[i]) and np.isfinite(highs[i]):
             body.append(
                 f'<line x1="{_f(x(lows[i]))}" y1="{_f(y)}" x2="{_f(x(highs[i]))}" y2="{_f(y)}" '
-                f'stroke="{colour(i)}" stroke-width="3"/>'
+                f'stroke="{fill[i]}" stroke-width="3"/>'
             )
         if np.isfinite(means[i]):
             body.append(
-                f'<circle cx="{_f(x(means[i]))}" cy="{_f(y)}" r="5" fill="{colour(i)}">'
+                f'<circle cx="{_f(x(means[i]))}" cy="{_f(y)}" r="5" fill="{fill[i]}">'
                 f"<title>{html.escape(name)}: {means[i]:.4f} [{lows[i]:.4f}, {highs[i]:.4f}]"
                 "</title></circle>"
             )

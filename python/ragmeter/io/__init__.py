@@ -10,6 +10,12 @@ A *source* of judgments or of a run is any of:
   (judgments) or ``score``/``rank`` (runs), named as in ir_measures and ranx (settable);
 * a mapping ``{query_id: {doc_id: grade or score}}`` (judgments may list relevant ids).
 
+Every other file ragmeter reads comes through here too, each format one row of
+:data:`FORMATS` and one module: records (:func:`read_records`: the judges' samples, tables of
+per-item values), saved results (:func:`read_saved`: every kind ragmeter writes, by its
+``kind``, with its count and checksum checked) and one system's per-item values from either
+(:func:`read_per_query`: what the gate and the report read).
+
 :func:`evaluate` evaluates any pair with trec_eval's semantics (the sibling of
 :func:`evaluate_trec` for every form: judged topics are evaluated in trec_eval's order, run
 topics without judgments are ignored and listed); :func:`read_qrels` and :func:`read_run` turn
@@ -20,6 +26,7 @@ semantics.
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -31,7 +38,8 @@ from .._files import file_errors, path_argument
 from .._inputs import TableColumns, arrow_source, is_table
 from ..exceptions import InputTypeError
 from ..options import Duplicates, EvaluationOptions, Missing, ZeroDivision
-from ._formats import FORMATS, Format, detect, formats_read
+from ._formats import FORMATS, Format, detect, formats_read, read_records
+from ._records import Records
 from .trec import (
     TREC_DEFAULT_METRICS,
     evaluate_trec,
@@ -46,18 +54,28 @@ from .trec import (
 if TYPE_CHECKING:
     from ..ranking.evaluation import QueryValues
     from ..ranking.metric_results import MetricResults
+    from ._json import loads_json, parse_json_text
+    from ._per_item import read_per_query
+    from ._saved import SavedFile, read_saved
 
 __all__ = [
     "FORMATS",
     "Format",
+    "Records",
+    "SavedFile",
     "detect_format",
     "evaluate",
     "evaluate_trec",
     "evaluation_values",
+    "loads_json",
     "means_and_per_query",
     "means_and_values",
+    "parse_json_text",
+    "read_per_query",
     "read_qrels",
+    "read_records",
     "read_run",
+    "read_saved",
     "read_trec_qrels",
     "read_trec_run",
     "set_max_decompressed_bytes",
@@ -65,6 +83,33 @@ __all__ = [
 ]
 
 PathLike = str | os.PathLike[str]
+
+#: Names of modules imported on first use (PEP 562): the JSON parser costs ~1.5 ms at import,
+#: which the command on TREC files does not pay; name -> its module, relative to this package.
+_LAZY_NAMES: dict[str, str] = {
+    "loads_json": "._json",
+    "parse_json_text": "._json",
+    "read_per_query": "._per_item",
+    "read_saved": "._saved",
+    "SavedFile": "._saved",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _LAZY_NAMES.get(name)
+    if module_name is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module_name, __name__), name)
+    globals()[name] = value  # later look-ups do not reach __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+#: What a manifest of an evaluation of any sources (and of the command) calls its producer.
+PRODUCER = "ragmeter.evaluate"
 
 
 def detect_format(path: PathLike, **columns: str) -> Format:
@@ -309,7 +354,7 @@ duplicates, judged_docs_only, collection_size, n_threads
 
     columns = _columns(query_col, doc_col, relevance_col, score_col, rank_col)
     values = evaluation_values(qrels, run, metrics, options, columns=columns)
-    return summarize(values, average=None if per_query else "mean")
+    return summarize(values, average=None if per_query else "mean", producer=PRODUCER)
 
 
 def means_and_values(qrels: Any, run: Any, **options: Any) -> tuple[MetricResults, QueryValues]:
@@ -335,7 +380,7 @@ def means_and_values(qrels: Any, run: Any, **options: Any) -> tuple[MetricResult
     from ..ranking.evaluation import summarize
 
     values = evaluation_values(qrels, run, metrics, trec_options(**options), columns=columns)
-    return summarize(values, average="mean"), values
+    return summarize(values, average="mean", producer=PRODUCER), values
 
 
 def means_and_per_query(
@@ -351,4 +396,4 @@ def means_and_per_query(
     from ..ranking.evaluation import summarize
 
     means, values = means_and_values(qrels, run, **options)
-    return means, summarize(values, average=None)
+    return means, summarize(values, average=None, producer=PRODUCER)

@@ -15,11 +15,13 @@ import lzma
 from typing import Any
 
 from .. import _core
+from .._files import read_regular_text
 from .._inputs import TableColumns
 from ..exceptions import InvalidInputError
 from ._arrow_files import arrow_errors, needed_columns, pyarrow_module
+from ._records import Records
 
-__all__ = ["header", "open_table"]
+__all__ = ["header", "open_table", "read_records"]
 
 
 def header(first_line: str, delimiter: str) -> list[str]:
@@ -124,3 +126,57 @@ def open_table(
             parse_options=csv_module.ParseOptions(delimiter=delimiter),
             convert_options=csv_module.ConvertOptions(column_types=text, include_columns=wanted),
         )
+
+
+def read_records(
+    path: str,
+    *,
+    what: str,
+    argument: str,
+    noun: str = "row",
+    caller: str = "",
+    delimiter: str = ",",
+) -> Records:
+    """The rows of a CSV (or, with ``delimiter="\\t"``, TSV) file with a header line, each
+    located by its line (``path:3``, counted across quoted line breaks); every cell is text
+    (an empty cell ``""``). Refused naming the line: an empty file, a header that names a
+    column twice or leaves one unnamed, a row of another number of cells, a malformed row."""
+    text = read_regular_text(path, what, argument).removeprefix("\ufeff")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    try:
+        names = next(reader, None)
+        if names is None:
+            raise InvalidInputError(f"{path}: is empty; a {noun}s CSV starts with a header line")
+        duplicates = sorted({h for h in names if names.count(h) > 1})
+        if duplicates or "" in names:
+            problem = f"repeats {duplicates}" if duplicates else "has an unnamed column"
+            raise InvalidInputError(
+                f"{path}:1: the header {problem}; name every column once (header: {names})"
+            )
+        rows: list[dict[str, Any]] = []
+        where: list[str] = []
+        end = reader.line_num
+        for record in reader:
+            location = f"{path}:{end + 1}"
+            end = reader.line_num
+            if not any(cell.strip() for cell in record):
+                continue
+            if len(record) != len(names):
+                raise InvalidInputError(
+                    f"{location}: {len(record)} cells for {len(names)} columns "
+                    f"({', '.join(names)}); quote cells that hold the delimiter"
+                )
+            rows.append(dict(zip(names, record, strict=True)))
+            where.append(location)
+    except csv.Error as exc:
+        raise InvalidInputError(f"{path}:{reader.line_num}: not a valid CSV row ({exc})") from None
+    return Records(rows, where, table=True, text=True)
+
+
+def read_tsv_records(
+    path: str, *, what: str, argument: str, noun: str = "row", caller: str = ""
+) -> Records:
+    """:func:`read_records` of a TSV file."""
+    return read_records(
+        path, what=what, argument=argument, noun=noun, caller=caller, delimiter="\t"
+    )

@@ -6,12 +6,19 @@ continuation marker, compressed text ``gzip``/``bzip2``/``xz``/``zstd``: TREC, o
 the name says so), text by its first line (a JSON object, a CSV or TSV header naming the query
 id column, else TREC). A file named as Parquet or Arrow IPC that does not start like one is
 refused (damaged or misnamed), and so is binary data ragmeter cannot read, with a message naming
-the formats it reads. A new format is one module and one row of
+the formats it reads.
+
+Every file ragmeter reads goes through this table: judgments and runs (``reads_as``), records
+(samples for the judges, per-item values for the gate and the report: ``records`` names the
+reader in the format's module) and saved results (``saved`` names the parser). A format's
+readers are in its own module (``module``, imported on first use: a command that reads TREC
+files imports no JSON, YAML or TOML parser). A new format is one module and one row of
 :data:`FORMATS`.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import stat
 from collections.abc import Callable
@@ -19,27 +26,51 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._files import path_argument, read_regular_text
 from .._inputs import TableColumns
 from ..exceptions import InvalidInputError
 from . import _delimited, _ipc, _parquet
+from ._records import Records
 
-__all__ = ["COMPRESSIONS", "FORMATS", "Format", "compression_of", "detect", "formats_read"]
+__all__ = [
+    "COMPRESSIONS",
+    "FORMATS",
+    "SAVED_SUFFIXES",
+    "Format",
+    "compression_of",
+    "detect",
+    "format_named",
+    "formats_read",
+    "parse_saved",
+    "parse_saved_text",
+    "read_records",
+    "read_saved_data",
+    "record_format",
+    "saved_format",
+]
 
 
 @dataclass(frozen=True)
 class Format:
     """One file format.
 
-    ``reads_as`` says how an evaluation reads it: ``"trec"`` (parsed by the Rust core),
-    ``"mapping"`` (read into ``{query_id: {doc_id: value}}``) or ``"table"`` (imported as Arrow
-    batches by the Rust core; ``open(path, columns, kind)`` gives the batches).
+    ``reads_as`` says how an evaluation reads its judgments and runs: ``"trec"`` (parsed by the
+    Rust core), ``"mapping"`` (read into ``{query_id: {doc_id: value}}``) or ``"table"``
+    (imported as Arrow batches by the Rust core; ``open(path, columns, kind)`` gives the
+    batches); None for a format that holds no judgments or runs. ``module`` is the module of
+    its readers (``ragmeter.io.<module>``); ``records`` names its reader of records (samples,
+    per-item values: a function returning :class:`~ragmeter.io._records.Records`) and
+    ``saved`` its parser of saved results, each None where the format holds none.
     """
 
     name: str
     description: str
     suffixes: tuple[str, ...]
-    reads_as: str
+    reads_as: str | None
     open: Callable[[str, TableColumns, str], Any] | None = None
+    module: str = ""
+    records: str | None = None
+    saved: str | None = None
 
 
 def _csv(path: str, columns: TableColumns, kind: str) -> Any:
@@ -54,7 +85,7 @@ def _tsv(path: str, columns: TableColumns, kind: str) -> Any:
     )
 
 
-#: Every format ragmeter reads.
+#: Every format ragmeter reads (the formats of judgments and runs first).
 FORMATS: tuple[Format, ...] = (
     Format(
         "trec",
@@ -62,14 +93,25 @@ FORMATS: tuple[Format, ...] = (
         "score tag), also compressed (.gz, .bz2, .xz, .zst)",
         (".txt", ".trec", ".qrels", ".run"),
         "trec",
+        module="trec",
     ),
-    Format("json", "JSON {query_id: {doc_id: value}}", (".json",), "mapping"),
+    Format(
+        "json",
+        "JSON {query_id: {doc_id: value}}",
+        (".json",),
+        "mapping",
+        module="_json",
+        records="read_records",
+        saved="parse_saved",
+    ),
     Format(
         "parquet",
         "Parquet (a file or a directory of files)",
         (".parquet", ".pq"),
         "table",
         _parquet.open_table,
+        module="_parquet",
+        records="read_records",
     ),
     Format(
         "ipc",
@@ -77,12 +119,44 @@ FORMATS: tuple[Format, ...] = (
         (".arrow", ".feather", ".ipc", ".arrows"),
         "table",
         _ipc.open_table,
+        module="_ipc",
     ),
-    Format("csv", "CSV with a header row", (".csv",), "table", _csv),
-    Format("tsv", "TSV with a header row", (".tsv",), "table", _tsv),
+    Format(
+        "csv",
+        "CSV with a header row",
+        (".csv",),
+        "table",
+        _csv,
+        module="_delimited",
+        records="read_records",
+    ),
+    Format(
+        "tsv",
+        "TSV with a header row",
+        (".tsv",),
+        "table",
+        _tsv,
+        module="_delimited",
+        records="read_tsv_records",
+    ),
+    Format(
+        "jsonl",
+        "JSON lines, one object a line",
+        (".jsonl", ".ndjson"),
+        None,
+        module="_jsonl",
+        records="read_records",
+        saved="parse_saved",
+    ),
+    Format("yaml", "YAML", (".yaml", ".yml"), None, module="_yaml", saved="parse_saved"),
+    Format("toml", "TOML", (".toml",), None, module="_toml", saved="parse_saved"),
 )
 
 _BY_NAME = {f.name: f for f in FORMATS}
+#: The formats of judgments and runs.
+_RANKINGS = tuple(f for f in FORMATS if f.reads_as is not None)
+#: Saved results' formats by suffix (``ragmeter.reports.REPORT_FORMATS``).
+SAVED_SUFFIXES: dict[str, str] = {s: f.name for f in FORMATS if f.saved for s in f.suffixes}
 
 #: Compressed files: magic bytes and suffix of each compression the readers decompress.
 COMPRESSIONS: dict[str, tuple[bytes, str]] = {
@@ -115,12 +189,12 @@ def formats_read() -> str:
     >>> formats_read().split("; ")[1]
     'JSON {query_id: {doc_id: value}}'
     """
-    return "; ".join(f.description for f in FORMATS)
+    return "; ".join(f.description for f in _RANKINGS)
 
 
 def _by_suffix(name: str) -> Format | None:
     suffix = Path(name).suffix.lower()
-    return next((f for f in FORMATS if suffix in f.suffixes), None)
+    return next((f for f in _RANKINGS if suffix in f.suffixes), None)
 
 
 def _head(path: str, size: int = 4096) -> bytes:
@@ -211,3 +285,129 @@ def detect(path: str | os.PathLike[str], columns: TableColumns | None = None) ->
     if by_suffix is not None and by_suffix.name == "csv":
         return by_suffix  # the CSV reader names the missing header column
     return _BY_NAME["trec"]
+
+
+# -- records and saved results ----------------------------------------------------------------
+
+
+def format_named(name: str) -> Format:
+    """The row of :data:`FORMATS` named ``name`` (``KeyError`` for another name)."""
+    return _BY_NAME[name]
+
+
+def _reader(fmt: Format, function: str | None) -> Callable[..., Any]:
+    """A reader of ``fmt``'s module (imported on first use)."""
+    assert function is not None
+    module = importlib.import_module(f"{__package__}.{fmt.module}")
+    reader: Callable[..., Any] = getattr(module, function)
+    return reader
+
+
+def record_format(name: str, given: str | None = None, argument: str = "path") -> Format:
+    """The format of the records file ``name``: ``given`` (a format's name), else the one its
+    suffix says; an error naming the formats of records otherwise."""
+    formats = [f for f in FORMATS if f.records]
+    names = ", ".join(repr(f.name) for f in formats)
+    if given is not None:
+        if given not in [f.name for f in formats]:
+            raise InvalidInputError(
+                f"format must be {names} or None (from the file's suffix), got {given!r}"
+            )
+        return _BY_NAME[given]
+    suffix = Path(name).suffix.lower()
+    found = next((f for f in formats if suffix in f.suffixes), None)
+    if found is None:
+        suffixes = ", ".join(s for f in formats for s in f.suffixes)
+        raise InvalidInputError(
+            f"{argument}: cannot tell the format of {name!r} from its suffix {suffix!r}; name "
+            f"the file {suffixes} or pass format={' or '.join(repr(f.name) for f in formats)}"
+        )
+    return found
+
+
+def read_records(
+    path: Any,
+    *,
+    format: str | None = None,
+    what: str = "a file of records",
+    argument: str = "path",
+    noun: str = "row",
+    caller: str = "",
+) -> Records:
+    """The records of the file at ``path`` (see :class:`~ragmeter.io._records.Records`), in
+    ``format`` or the one its suffix says; ``what``, ``argument`` and ``noun`` name the file,
+    the argument and one record in errors, ``caller`` the function that needs an extra."""
+    name = path_argument(path, argument)
+    fmt = record_format(name, format, argument)
+    reader = _reader(fmt, fmt.records)
+    records: Records = reader(name, what=what, argument=argument, noun=noun, caller=caller)
+    return records
+
+
+def saved_format(path: str | os.PathLike[str], format: str | None = None) -> str:
+    """The format of the saved result at ``path`` (from its suffix), or ``format`` when
+    given."""
+    formats = sorted({f.name for f in FORMATS if f.saved})
+    if format is not None:
+        if format not in formats:
+            raise InvalidInputError(
+                f"format: must be one of {', '.join(map(repr, formats))}, got {format!r}"
+            )
+        return format
+    suffix = Path(path).suffix.lower()
+    if suffix not in SAVED_SUFFIXES:
+        raise InvalidInputError(
+            f"path: cannot tell the report format of {os.fspath(path)!r} from its suffix "
+            f"{suffix!r}; use one of {', '.join(SAVED_SUFFIXES)} or pass format="
+        )
+    return SAVED_SUFFIXES[suffix]
+
+
+def parse_saved(text: str, format: str) -> Any:
+    """The data of a saved result's text in ``format`` (errors are the parser's own)."""
+    return _reader(_BY_NAME[format], _BY_NAME[format].saved)(text)
+
+
+def _parse_errors() -> tuple[type[BaseException], ...]:
+    errors: tuple[type[BaseException], ...] = (ValueError, RecursionError, MemoryError)
+    yaml_errors: tuple[type[BaseException], ...] = _reader(_BY_NAME["yaml"], "parse_errors")()
+    return errors + yaml_errors
+
+
+def _shorten(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def parse_saved_text(text: str, format: str, name: str) -> Any:
+    """The data of a saved result's text in ``format`` read from the file ``name``: a dict
+    (JSON, YAML, TOML) or a list of rows (JSONL).
+
+    A text that cannot be parsed (malformed, nested too deeply, a YAML tag the safe loader
+    refuses) or holds no report is an :class:`~ragmeter.InvalidInputError` naming the file.
+    """
+    try:
+        data = parse_saved(text, format)
+    except RecursionError:
+        raise InvalidInputError(f"{name}: nested too deeply to be a ragmeter report") from None
+    except _parse_errors() as exc:
+        raise InvalidInputError(
+            f"{name}: not a valid {format.upper()} report ({type(exc).__name__}: "
+            f"{_shorten(str(exc))})"
+        ) from None
+    if not isinstance(data, dict | list) or (
+        isinstance(data, list) and not all(isinstance(row, dict) for row in data)
+    ):
+        raise InvalidInputError(f"{name}: does not hold a ragmeter report")
+    return data
+
+
+def read_saved_data(
+    path: str | os.PathLike[str], format: str | None = None
+) -> dict[str, Any] | list[dict[str, Any]]:
+    """The data of a saved result's file (:func:`parse_saved_text`), in ``format`` or the one
+    its suffix says; not a regular file, not UTF-8: an :class:`~ragmeter.InvalidInputError`."""
+    fmt = saved_format(path, format)
+    data: dict[str, Any] | list[dict[str, Any]] = parse_saved_text(
+        read_regular_text(path, "a report"), fmt, os.fspath(path)
+    )
+    return data

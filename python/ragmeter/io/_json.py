@@ -1,4 +1,6 @@
-"""Judgments and runs stored as JSON objects (the row ``json`` of :data:`ragmeter.io.FORMATS`).
+"""JSON files (the row ``json`` of :data:`ragmeter.io.FORMATS`): judgments and runs as JSON
+objects, records (samples, per-item values) as a list of objects or an object of columns,
+and the whole form of saved results.
 
 A file whose name ends in ``.json`` holds ``{query_id: {doc_id: grade}}`` (qrels) or
 ``{query_id: {doc_id: score}}`` (a run), the layout pytrec_eval and ranx read; judgments may
@@ -26,8 +28,9 @@ from typing import Any
 
 from .._files import read_regular_text
 from ..exceptions import InvalidInputError
+from ._records import Records
 
-__all__ = ["read_json"]
+__all__ = ["loads_json", "parse_json_text", "parse_saved", "preview", "read_json", "read_records"]
 
 
 def _unique_keys(path: str, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -129,3 +132,86 @@ def read_json(path: str | os.PathLike[str], what: str) -> dict[str, Any]:
         )
     _check_entries(name, data, "grade" if what == "qrels" else "score")
     return data
+
+
+# -- records and saved results ----------------------------------------------------------------
+
+
+def preview(value: Any) -> str:
+    """``repr(value)``, cut to 80 characters, for messages."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _DuplicateKey(key)
+        seen[key] = value
+    return seen
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def loads_json(text: str) -> Any:
+    """The JSON value of ``text`` (a cell of a table, a field); a ``ValueError`` (with the
+    parser's ``msg``) for text that is not JSON or an object that names a key twice."""
+    return json.loads(text, object_pairs_hook=_object)
+
+
+def parse_json_text(text: str, location: str, what: str) -> Any:
+    """The JSON value of ``text`` (``what`` at ``location``: ``"the line"`` at ``path:3``); a
+    key given twice in one object, or text that is not JSON, is refused naming both."""
+    try:
+        return json.loads(text, object_pairs_hook=_object)
+    except _DuplicateKey as exc:
+        raise InvalidInputError(
+            f"{location}: {what} names the key {exc.key!r} twice; keep one"
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(
+            f"{location}: {what} is not valid JSON ({exc.msg} at column {exc.colno}): "
+            f"{preview(text.strip())}"
+        ) from None
+
+
+def read_records(
+    path: str, *, what: str, argument: str, noun: str = "row", caller: str = ""
+) -> Records:
+    """The records of a JSON file: a list of objects (``path: item i``), or an object of
+    equally long column lists (``path: row i``)."""
+    text = read_regular_text(path, what, argument).removeprefix("\ufeff")
+    data = parse_json_text(text, path, "the file")
+    if isinstance(data, dict) and data and all(isinstance(v, list) for v in data.values()):
+        lengths = {len(v) for v in data.values()}
+        if len(lengths) != 1:
+            raise InvalidInputError(
+                f"{path}: the columns hold lists of different lengths "
+                f"({ {k: len(v) for k, v in data.items()} }); give every column one value a row"
+            )
+        (n,) = lengths
+        rows = [{k: v[i] for k, v in data.items()} for i in range(n)]
+        return Records(rows, [f"{path}: row {i}" for i in range(n)], table=False, text=False)
+    if not isinstance(data, list):
+        raise InvalidInputError(
+            f"{path}: must hold a JSON list of {noun} objects (or an object of equally long "
+            f"column lists), got {type(data).__name__}; for one object a line, name the file "
+            ".jsonl"
+        )
+    for i, row in enumerate(data):
+        if not isinstance(row, dict):
+            raise InvalidInputError(
+                f"{path}: item {i} must be a JSON object (a {noun}), got {type(row).__name__} "
+                f"{preview(row)}"
+            )
+    return Records(data, [f"{path}: item {i}" for i in range(len(data))], table=False, text=False)
+
+
+def parse_saved(text: str) -> Any:
+    """The data of a saved result's JSON text (errors are the parser's own)."""
+    return json.loads(text)

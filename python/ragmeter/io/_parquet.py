@@ -11,11 +11,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from .._files import read_regular_text
 from .._inputs import TableColumns
+from .._optional import import_optional
 from ..exceptions import InvalidInputError
 from ._arrow_files import arrow_errors, dataset_of, needed_columns, pyarrow_module
+from ._records import Records
 
-__all__ = ["MAGIC", "open_table", "sniff"]
+__all__ = ["MAGIC", "open_table", "read_records", "sniff"]
 
 #: A Parquet file starts (and ends) with these bytes.
 MAGIC = b"PAR1"
@@ -41,3 +44,26 @@ def open_table(path: str, columns: TableColumns, kind: str) -> Any:
         wanted = needed_columns(dataset.schema.names, columns, kind, path)
         verified = dataset_module.ParquetFragmentScanOptions(page_checksum_verification=True)
         return dataset.scanner(columns=wanted, fragment_scan_options=verified).to_reader()
+
+
+def read_records(
+    path: str, *, what: str, argument: str, noun: str = "row", caller: str = ""
+) -> Records:
+    """The rows of a Parquet file (``path: row i``; the ``arrow`` extra, named with ``caller``
+    when it is missing)."""
+    parquet = import_optional(
+        "pyarrow.parquet",
+        extra="arrow",
+        purpose=f"{caller or 'reading'} of a Parquet file ({path})",
+    )
+    if not os.path.isfile(path):
+        read_regular_text(path, what, argument)  # the usual file errors
+    try:
+        table = parquet.read_table(path)
+    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+        raise InvalidInputError(
+            f"{path}: cannot be read as Parquet ({exc}); check that it is a Parquet file, or "
+            "pass format= with its real format"
+        ) from None
+    rows = table.to_pylist()
+    return Records(rows, [f"{path}: row {i}" for i in range(len(rows))], table=True, text=False)

@@ -282,7 +282,9 @@ def evaluate_trec(
     # Imported here: the summaries need numpy, which `trec_table` (the command) does without.
     from ..ranking.evaluation import summarize
 
-    return summarize(values, average=None if per_query else "mean")
+    return summarize(
+        values, average=None if per_query else "mean", producer="ragmeter.evaluate_trec"
+    )
 
 
 def trec_options(
@@ -298,7 +300,8 @@ def trec_options(
         check_choice("missing", missing, ("raise", "zero", "skip"))
         if complete and missing != "zero":
             raise InvalidInputError(
-                f"complete: True means missing='zero'; got missing={missing!r} as well"
+                f"complete=True (trec_eval -c) and missing={missing!r} say different things: "
+                "give one of them"
             )
     return EvaluationOptions(missing=missing, **options)  # type: ignore[arg-type]
 
@@ -314,8 +317,8 @@ def trec_means_and_per_query(
     from ..ranking.evaluation import summarize
 
     values = trec_values(qrels_path, run_path, metrics=metrics, options=trec_options(**options))
-    means = summarize(values, average="mean")
-    per_query = summarize(values, average=None)
+    means = summarize(values, average="mean", producer="ragmeter.evaluate_trec")
+    per_query = summarize(values, average=None, producer="ragmeter.evaluate_trec")
     return means, per_query
 
 
@@ -370,7 +373,7 @@ def trec_join(
         raise InvalidInputError(
             f"run: judged topics missing from the run {os.fspath(run_path)!r}: "
             f"{preview_ids(missing_from_run)}. "
-            f"Pass complete=True (ragmeter evaluate -c) to score them as empty rankings "
+            f"Pass complete=True to score them as empty rankings "
             f"(trec_eval -c), or missing='skip' to average over the topics the run has"
         )
     evaluated = any(join.in_run) if options.missing == "skip" else bool(join.query_ids)

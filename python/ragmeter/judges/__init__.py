@@ -28,6 +28,7 @@ the engine runs the metric objects it is given and never imports ``metrics/``
 from __future__ import annotations
 
 from ..exceptions import (
+    JudgeBatchPending,
     JudgeCacheError,
     JudgeConfigurationError,
     JudgeError,
@@ -45,6 +46,7 @@ from .agreement import (
     percent_agreement,
     spearman_rho,
 )
+from .budget import BudgetedEstimate, evaluate_within_budget
 from .clients.chat import OpenAIClientJudge, OpenAICompatibleJudge, judge_from_env
 from .clients.embeddings import OpenAIClientEmbedder, OpenAICompatibleEmbedder
 from .clients.environment import ENV_API_KEY, ENV_BASE_URL, ENV_EMBEDDING_MODEL, ENV_MODEL
@@ -75,7 +77,15 @@ from .compat.embedchain import (
 from .context import JudgeContext
 from .engine.cache import JudgeCache
 from .engine.settings import NO_MAX_TOKENS, RunSettings
-from .evaluation import DryRunEstimate, aevaluate, evaluate, judge_json, pairwise_preference
+from .evaluation import (
+    BatchMode,
+    DryRunEstimate,
+    aevaluate,
+    evaluate,
+    judge_json,
+    pairwise_preference,
+)
+from .integrity import JudgeReport, judge_report, model_family
 from .loading import load_samples
 from .metrics import (
     AnswerCorrectnessMetric,
@@ -116,6 +126,8 @@ __all__ = [
     "AnswerRelevancyMetric",
     "BaseConfig",
     "BaseMetric",
+    "BatchMode",
+    "BudgetedEstimate",
     "CallStats",
     "ContextPrecisionMetric",
     "ContextRecallMetric",
@@ -134,12 +146,14 @@ __all__ = [
     "GroundednessMetric",
     "HashEmbedder",
     "Judge",
+    "JudgeBatchPending",
     "JudgeCache",
     "JudgeCacheError",
     "JudgeConfigurationError",
     "JudgeContext",
     "JudgeError",
     "JudgeOutputError",
+    "JudgeReport",
     "JudgeRequest",
     "JudgeResponse",
     "JudgeResults",
@@ -177,13 +191,16 @@ __all__ = [
     "cosine_similarity",
     "evaluate",
     "evaluate_rag",
+    "evaluate_within_budget",
     "fleiss_kappa",
     "judge_from_env",
     "judge_json",
+    "judge_report",
     "kendall_tau",
     "krippendorff_alpha",
     "load_samples",
     "metric",
+    "model_family",
     "pairwise_preference",
     "percent_agreement",
     "ppi_mean",

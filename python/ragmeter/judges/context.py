@@ -118,6 +118,7 @@ class JudgeContext:
             n_index=n_index,
             task=task,
             repeat=self.repeat,
+            n_items=n_items,
         )
 
     async def judge_json(

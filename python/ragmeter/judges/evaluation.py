@@ -14,6 +14,7 @@ from ..exceptions import InvalidInputError
 from .accounting import CallStats
 from .clients.resolve import resolve_judge
 from .context import JudgeContext
+from .engine.batch import BatchMode
 from .engine.cache import CacheMode, JudgeCache, open_cache
 from .engine.dry_run import DryRunEstimate, estimate_run
 from .engine.run import close_clients, run_evaluation
@@ -27,7 +28,14 @@ from .results import JudgeResults
 from .sample import Sample
 from .score import Score
 
-__all__ = ["DryRunEstimate", "aevaluate", "evaluate", "judge_json", "pairwise_preference"]
+__all__ = [
+    "BatchMode",
+    "DryRunEstimate",
+    "aevaluate",
+    "evaluate",
+    "judge_json",
+    "pairwise_preference",
+]
 
 
 async def aevaluate(
@@ -51,6 +59,7 @@ async def aevaluate(
     max_pending: int = 256,
     repeats: int = 1,
     flaky_threshold: float = 0.5,
+    batch: BatchMode | None = None,
 ) -> JudgeResults:
     """Async form of :func:`evaluate`: the same arguments (but ``dry_run``) and result.
 
@@ -88,6 +97,7 @@ async def aevaluate(
         max_pending=max_pending,
         repeats=repeats,
         flaky_threshold=flaky_threshold,
+        batch=batch,
     )
     return await run_evaluation(samples, resolve_metrics(metrics), options)
 
@@ -114,6 +124,7 @@ def evaluate(
     max_pending: int = ...,
     repeats: int = ...,
     flaky_threshold: float = ...,
+    batch: BatchMode | None = ...,
     dry_run: Literal[False] = ...,
 ) -> JudgeResults: ...
 
@@ -140,6 +151,7 @@ def evaluate(
     max_pending: int = ...,
     repeats: int = ...,
     flaky_threshold: float = ...,
+    batch: BatchMode | None = ...,
     dry_run: Literal[True],
 ) -> DryRunEstimate: ...
 
@@ -165,6 +177,7 @@ def evaluate(
     max_pending: int = 256,
     repeats: int = 1,
     flaky_threshold: float = 0.5,
+    batch: BatchMode | None = None,
     dry_run: bool = False,
 ) -> JudgeResults | DryRunEstimate:
     """Judge every sample with every metric.
@@ -218,8 +231,15 @@ def evaluate(
     flaky_threshold
         A row is flaky when its repeats' values fall on both sides of this
         value (or their verdicts or statuses differ).
+    batch
+        A :class:`BatchMode`: the judge calls go as OpenAI Batch API files (and vLLM's
+        offline-batch input), submitted where the endpoint takes batches, their answers
+        read back into the cache under the keys of online calls (needs ``cache=``); see
+        :mod:`ragmeter.judges.engine.batch`. Raises :class:`~ragmeter.exceptions.JudgeBatchPending`
+        while answers are not in (files to run offline, ``wait=False``).
     dry_run
-        Make no call; return a :class:`DryRunEstimate` of calls, tokens and cost.
+        Make no call; return a :class:`DryRunEstimate` of calls, tokens and cost (with
+        ``batch=``, also the batch's requests and bytes).
 
     Returns
     -------
@@ -268,6 +288,7 @@ def evaluate(
         max_pending=max_pending,
         repeats=repeats,
         flaky_threshold=flaky_threshold,
+        batch=batch,
     )
     if not isinstance(dry_run, bool):
         raise InvalidInputError(f"dry_run must be True or False, got {dry_run!r}")

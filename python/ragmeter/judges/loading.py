@@ -21,19 +21,15 @@ concatenated, and the columns of one would be read as the other's.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, Literal
 
-from .._files import path_argument, read_regular_text
-from .._optional import import_optional
+from .._files import path_argument
 from ..exceptions import InputTypeError, InvalidInputError
-from .sample import FIELD_ALIASES, FIELDS, Sample, coerce_samples
+from ..io import loads_json, parse_json_text, read_records
+from .sample import FIELD_ALIASES, FIELDS, Sample, coerce_samples, unknown_field
 
 __all__ = ["CONVENTIONS", "Convention", "FileFormat", "load_samples"]
 
@@ -57,15 +53,6 @@ CONVENTIONS: dict[str, tuple[str, ...]] = {
 }
 # Columns any convention may carry.
 _NEUTRAL = frozenset({"id", "sample_id", "metadata"})
-_SUFFIXES: dict[str, FileFormat] = {
-    ".jsonl": "jsonl",
-    ".ndjson": "jsonl",
-    ".json": "json",
-    ".csv": "csv",
-    ".tsv": "tsv",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-}
 _LIST_EXAMPLE = '["first passage", "second passage"]'
 
 
@@ -161,89 +148,14 @@ def _as_list(value: Any, key: str, location: str, *, table: bool) -> Any:
     )
 
 
-def _json_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise _DuplicateKey(key)
-        seen[key] = value
-    return seen
-
-
-class _DuplicateKey(ValueError):
-    def __init__(self, key: str):
-        super().__init__(key)
-        self.key = key
-
-
-def _parse_json(text: str, location: str, what: str) -> Any:
-    try:
-        return json.loads(text, object_pairs_hook=_json_object)
-    except _DuplicateKey as exc:
-        raise InvalidInputError(
-            f"{location}: {what} names the key {exc.key!r} twice; keep one"
-        ) from None
-    except json.JSONDecodeError as exc:
-        raise InvalidInputError(
-            f"{location}: {what} is not valid JSON ({exc.msg} at column {exc.colno}): "
-            f"{_preview(text.strip())}"
-        ) from None
-
-
-def _read_jsonl(name: str) -> tuple[list[dict[str, Any]], list[str]]:
-    text = read_regular_text(name, "a samples file", "path_or_table").removeprefix("\ufeff")
-    rows: list[dict[str, Any]] = []
-    where: list[str] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        location = f"{name}:{number}"
-        row = _parse_json(line, location, "the line")
-        if not isinstance(row, dict):
-            raise InvalidInputError(
-                f"{location}: each line must be one JSON object (a sample), got "
-                f"{type(row).__name__} {_preview(row)}"
-            )
-        rows.append(row)
-        where.append(location)
-    return rows, where
-
-
-def _read_json(name: str) -> tuple[list[dict[str, Any]], list[str]]:
-    text = read_regular_text(name, "a samples file", "path_or_table").removeprefix("\ufeff")
-    data = _parse_json(text, name, "the file")
-    if isinstance(data, dict) and data and all(isinstance(v, list) for v in data.values()):
-        lengths = {len(v) for v in data.values()}
-        if len(lengths) != 1:
-            raise InvalidInputError(
-                f"{name}: the columns hold lists of different lengths "
-                f"({ {k: len(v) for k, v in data.items()} }); give every column one value a row"
-            )
-        (n,) = lengths
-        rows = [{k: v[i] for k, v in data.items()} for i in range(n)]
-        return rows, [f"{name}: row {i}" for i in range(n)]
-    if not isinstance(data, list):
-        raise InvalidInputError(
-            f"{name}: must hold a JSON list of sample objects (or an object of equally long "
-            f"column lists), got {type(data).__name__}; for one object a line, name the file .jsonl"
-        )
-    for i, row in enumerate(data):
-        if not isinstance(row, dict):
-            raise InvalidInputError(
-                f"{name}: item {i} must be a JSON object (a sample), got {type(row).__name__} "
-                f"{_preview(row)}"
-            )
-    return data, [f"{name}: item {i}" for i in range(len(data))]
-
-
 def _csv_cell(key: str, cell: str, location: str) -> Any:
     if cell == "":
         return None
     if key in _CONTEXT_COLUMNS:
         try:
-            value = json.loads(cell)
-        except json.JSONDecodeError as exc:
-            problem = f"not JSON: {exc.msg}"
+            value = loads_json(cell)
+        except ValueError as exc:  # json.JSONDecodeError
+            problem = f"not JSON: {getattr(exc, 'msg', exc)}"
         else:
             if isinstance(value, list):
                 return value
@@ -254,7 +166,7 @@ def _csv_cell(key: str, cell: str, location: str) -> Any:
             "so load_samples reads the list as JSON: write each cell with json.dumps(list)"
         )
     if key == "metadata":
-        value = _parse_json(cell, location, "column 'metadata'")
+        value = parse_json_text(cell, location, "column 'metadata'")
         if not isinstance(value, dict):
             raise InvalidInputError(
                 f"{location}: column 'metadata' must hold a JSON object, got {_preview(cell)}"
@@ -263,91 +175,25 @@ def _csv_cell(key: str, cell: str, location: str) -> Any:
     return cell
 
 
-def _read_csv(name: str, delimiter: str) -> tuple[list[dict[str, Any]], list[str]]:
-    text = read_regular_text(name, "a samples file", "path_or_table").removeprefix("\ufeff")
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-    try:
-        header = next(reader, None)
-        if header is None:
-            raise InvalidInputError(f"{name}: is empty; a samples CSV starts with a header line")
-        duplicates = sorted({h for h in header if header.count(h) > 1})
-        if duplicates or "" in header:
-            what = f"repeats {duplicates}" if duplicates else "has an unnamed column"
-            raise InvalidInputError(
-                f"{name}:1: the header {what}; name every column once (header: {header})"
-            )
-        rows: list[dict[str, Any]] = []
-        where: list[str] = []
-        end = reader.line_num
-        for record in reader:
-            location = f"{name}:{end + 1}"
-            end = reader.line_num
-            if not any(cell.strip() for cell in record):
-                continue
-            if len(record) != len(header):
-                raise InvalidInputError(
-                    f"{location}: {len(record)} cells for {len(header)} columns "
-                    f"({', '.join(header)}); quote cells that hold the delimiter"
-                )
-            rows.append(
-                {
-                    key: _csv_cell(key, cell, location)
-                    for key, cell in zip(header, record, strict=True)
-                }
-            )
-            where.append(location)
-    except csv.Error as exc:
-        raise InvalidInputError(f"{name}:{reader.line_num}: not a valid CSV row ({exc})") from None
-    return rows, where
-
-
-def _read_parquet(name: str) -> tuple[list[dict[str, Any]], list[str]]:
-    parquet = import_optional(
-        "pyarrow.parquet", extra="arrow", purpose=f"load_samples of a Parquet file ({name})"
-    )
-    if not Path(name).is_file():
-        read_regular_text(name, "a samples file", "path_or_table")  # the usual file errors
-    try:
-        table = parquet.read_table(name)
-    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
-        raise InvalidInputError(
-            f"{name}: cannot be read as Parquet ({exc}); check that it is a Parquet file, or "
-            "pass format= with its real format"
-        ) from None
-    rows = table.to_pylist()
-    return rows, [f"{name}: row {i}" for i in range(len(rows))]
-
-
-def _format_of(name: str, given: FileFormat | None) -> FileFormat:
-    if given is not None:
-        if given not in ("jsonl", "json", "csv", "tsv", "parquet"):
-            raise InvalidInputError(
-                f"format must be 'jsonl', 'json', 'csv', 'tsv', 'parquet' or None (from the "
-                f"file's suffix), got {given!r}"
-            )
-        return given
-    suffix = Path(name).suffix.lower()
-    if suffix not in _SUFFIXES:
-        raise InvalidInputError(
-            f"path_or_table: cannot tell the format of {name!r} from its suffix {suffix!r}; "
-            f"name the file {', '.join(_SUFFIXES)} or pass format='jsonl', 'json', 'csv', "
-            "'tsv' or 'parquet'"
-        )
-    return _SUFFIXES[suffix]
-
-
 def _rows_of(source: Any, file_format: FileFormat | None) -> tuple[list[Any], list[str], bool, str]:
     """``(rows, where, is_table, name)`` of a path, a DataFrame, an Arrow table or a list."""
     if isinstance(source, str | bytes | os.PathLike):
         name = path_argument(source, "path_or_table")
-        kind = _format_of(name, file_format)
-        if kind == "jsonl":
-            return (*_read_jsonl(name), False, name)
-        if kind == "json":
-            return (*_read_json(name), False, name)
-        if kind == "parquet":
-            return (*_read_parquet(name), True, name)
-        return (*_read_csv(name, "\t" if kind == "tsv" else ","), True, name)
+        records = read_records(
+            name,
+            format=file_format,
+            what="a samples file",
+            argument="path_or_table",
+            noun="sample",
+            caller="load_samples",
+        )
+        rows = records.rows
+        if records.text:  # CSV, TSV: every cell is text
+            rows = [
+                {key: _csv_cell(key, cell, location) for key, cell in row.items()}
+                for row, location in zip(rows, records.where, strict=True)
+            ]
+        return rows, records.where, records.table, name
     if file_format is not None:
         raise InvalidInputError(
             f"format={file_format!r} applies to a path only; path_or_table is a "
@@ -376,11 +222,49 @@ def _rows_of(source: Any, file_format: FileFormat | None) -> tuple[list[Any], li
     )
 
 
+ExtraColumns = Literal["raise", "metadata"]
+_KNOWN_COLUMNS = frozenset((*FIELDS, *FIELD_ALIASES))
+
+
+def _extra_columns(
+    row: Mapping[str, Any], location: str, extra_columns: ExtraColumns
+) -> Mapping[str, Any]:
+    """The row with its columns that are no sample field refused (``"raise"``) or moved under
+    its ``metadata`` (``"metadata"``; an empty cell is left out, a key already in the row's
+    metadata is refused)."""
+    extra = [key for key in row if str(key) not in _KNOWN_COLUMNS]
+    if not extra:
+        return row
+    if extra_columns == "raise":
+        raise unknown_field(
+            str(extra[0]),
+            f"{location}: column",
+            ", or pass load_samples(..., extra_columns='metadata') to keep every such column "
+            "in the sample's metadata",
+        )
+    kept = {key: value for key, value in row.items() if str(key) in _KNOWN_COLUMNS}
+    metadata = kept.get("metadata")
+    if _is_missing(metadata):
+        metadata = {}
+    if not isinstance(metadata, Mapping):
+        return row  # coerce_samples refuses a metadata that is not a mapping, by name
+    moved = {str(k): row[k] for k in extra if not _is_missing(row[k])}
+    clash = sorted(set(moved) & set(map(str, metadata)))
+    if clash:
+        raise InvalidInputError(
+            f"{location}: column {clash[0]!r} is also a key of the row's metadata: rename "
+            "the column or the key (extra_columns='metadata' keeps both otherwise)"
+        )
+    kept["metadata"] = {**metadata, **moved}
+    return kept
+
+
 def load_samples(
     path_or_table: Any,
     *,
     format: FileFormat | None = None,
     convention: Convention = "auto",
+    extra_columns: ExtraColumns = "raise",
 ) -> list[Sample]:
     """The samples of a file or table, ready for :func:`~ragmeter.judges.evaluate`.
 
@@ -403,6 +287,12 @@ def load_samples(
     convention
         ``"auto"`` (the one convention every column fits) or the one to require:
         ``"ragmeter"``, ``"ragas"``, ``"ragas 0.1"``, ``"deepeval"``, ``"embedchain"``.
+    extra_columns
+        What to do with a column that is no sample field (an export's ``retrieved_ids``,
+        ``latency_ms``): ``"raise"`` (the default: an error naming it, so that a misspelled
+        field, such as ``contexs``, never leaves the field empty unnoticed) or
+        ``"metadata"`` (keep it in each sample's ``metadata``, beside a ``metadata``
+        column's keys; an empty cell is left out).
 
     Returns
     -------
@@ -435,6 +325,9 @@ def load_samples(
     ('Paris is in France.',)
     >>> load_samples([{"input": "Who wrote Hamlet?", "actual_output": "Shakespeare."}])
     [Sample(question='Who wrote Hamlet?', answer='Shakespeare.', contexts=None, ...)]
+    >>> rows = [{"question": "Who?", "answer": "Shakespeare.", "retrieved_ids": ["d3", "d7"]}]
+    >>> load_samples(rows, extra_columns="metadata")[0].metadata
+    {'retrieved_ids': ['d3', 'd7']}
     """
     if convention != "auto" and convention not in CONVENTIONS:
         raise InvalidInputError(
@@ -447,7 +340,15 @@ def load_samples(
             f"{name} holds no samples; write one sample a row (columns such as question, "
             "answer, contexts)"
         )
+    if extra_columns not in ("raise", "metadata"):
+        raise InvalidInputError(
+            f"extra_columns must be 'raise' or 'metadata', got {extra_columns!r}"
+        )
     _check_convention(rows, where, convention)
+    rows = [
+        _extra_columns(row, location, extra_columns) if isinstance(row, Mapping) else row
+        for row, location in zip(rows, where, strict=True)
+    ]
     checked = [
         {
             key: _as_list(value, str(key), location, table=is_table)

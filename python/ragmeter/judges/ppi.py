@@ -77,6 +77,12 @@ class MeanEstimate:
         PPI's power-tuning weight on the judge (1 for classical PPI).
     reason
         Why ``mean`` is undefined.
+    bounds
+        The range of values the metric can take, when the interval was bounded by it
+        (``None``: not bounded). The true mean lies in that range, so cutting the normal
+        interval there keeps its coverage; ``clipped`` says whether it had to be cut.
+    clipped
+        Whether the normal interval ran past ``bounds`` and was cut there.
     """
 
     method: str
@@ -87,6 +93,8 @@ class MeanEstimate:
     n_unlabelled: int
     lam: float | None = None
     reason: str | None = None
+    bounds: tuple[float, float] | None = None
+    clipped: bool = False
 
     def __str__(self) -> str:
         if self.mean is None:
@@ -100,7 +108,12 @@ class MeanEstimate:
             else f", {self.confidence:.0%} CI [{self.ci[0]:.4f}, {self.ci[1]:.4f}]"
         )
         tuned = f", lambda={self.lam:.3f}" if self.method == "ppi++" and self.lam else ""
-        return f"{self.method}: {self.mean:.4f}{interval} ({counts}{tuned})"
+        bounded = (
+            f", interval cut at the metric's range [{self.bounds[0]:g}, {self.bounds[1]:g}]"
+            if self.clipped and self.bounds is not None
+            else ""
+        )
+        return f"{self.method}: {self.mean:.4f}{interval} ({counts}{tuned}{bounded})"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field."""
@@ -113,6 +126,8 @@ class MeanEstimate:
             "n_unlabelled": self.n_unlabelled,
             "lam": self.lam,
             "reason": self.reason,
+            "bounds": None if self.bounds is None else list(self.bounds),
+            "clipped": self.clipped,
         }
 
 
@@ -129,6 +144,32 @@ def _check_confidence(confidence: float) -> float:
     if not 0.0 < confidence < 1.0:
         raise InvalidInputError(f"confidence must lie in (0, 1), e.g. 0.95, got {confidence!r}")
     return float(confidence)
+
+
+def _check_bounds(bounds: tuple[float, float] | None) -> tuple[float, float] | None:
+    if bounds is None:
+        return None
+    try:
+        low, high = (float(b) for b in bounds)
+    except (TypeError, ValueError):
+        raise InvalidInputError(
+            f"bounds must be None or (lowest, highest) value of the metric, got {bounds!r}"
+        ) from None
+    if not (math.isfinite(low) and math.isfinite(high) and low <= high):
+        raise InvalidInputError(f"bounds must be two finite numbers, lowest first, got {bounds!r}")
+    return low, high
+
+
+def _interval(
+    mean: float, half: float, bounds: tuple[float, float] | None
+) -> tuple[tuple[float, float], bool]:
+    """``mean +- half``, cut at ``bounds`` (the parameter lies there, so the cut interval covers
+    it whenever the whole one does), and whether it was cut."""
+    low, high = mean - half, mean + half
+    if bounds is None:
+        return (low, high), False
+    cut = (max(low, bounds[0]), min(high, bounds[1]))
+    return cut, cut != (low, high)
 
 
 def _tuned_lambda(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray) -> float:
@@ -150,6 +191,7 @@ def ppi_mean(
     *,
     confidence: float = 0.95,
     power_tuning: bool = False,
+    bounds: tuple[float, float] | None = None,
 ) -> MeanEstimate:
     """The prediction-powered mean and its normal interval (see the module's docstring).
 
@@ -165,6 +207,9 @@ def ppi_mean(
         The interval's nominal coverage.
     power_tuning
         ``False``: classical PPI (``lam = 1``); ``True``: PPI++'s tuned ``lam``.
+    bounds
+        ``(lowest, highest)`` value of the metric (``(0, 1)`` for a fraction): the
+        interval is cut there (the estimate itself is not), and the result says so.
 
     Returns
     -------
@@ -187,6 +232,7 @@ def ppi_mean(
     ppi: 0.5500, 95% CI [0.1223, 0.9777] (4 labelled + 5 judge-only samples)
     """
     chosen = _check_confidence(confidence)
+    limits = _check_bounds(bounds)
     y = _array(human, "human")
     yhat = _array(judge_labelled, "judge_labelled")
     unlabelled = _array(judge_unlabelled, "judge_unlabelled")
@@ -205,6 +251,7 @@ def ppi_mean(
             len(y),
             len(unlabelled),
             reason="needs at least two labelled samples and one judge-only sample",
+            bounds=limits,
         )
     lam = _tuned_lambda(y, yhat, unlabelled) if power_tuning else 1.0
     mean = float(lam * unlabelled.mean() + (y - lam * yhat).mean())
@@ -212,20 +259,28 @@ def ppi_mean(
         float(np.var(lam * unlabelled)) / len(unlabelled) + float(np.var(y - lam * yhat)) / len(y)
     )
     z = normal_quantile(1.0 - (1.0 - chosen) / 2.0)
+    ci, clipped = _interval(mean, z * standard_error, limits)
     return MeanEstimate(
         method,
         mean,
-        (mean - z * standard_error, mean + z * standard_error),
+        ci,
         chosen,
         len(y),
         len(unlabelled),
         lam=lam,
+        bounds=limits,
+        clipped=clipped,
     )
 
 
-def classical_mean(values: Sequence[float], *, confidence: float = 0.95) -> MeanEstimate:
+def classical_mean(
+    values: Sequence[float],
+    *,
+    confidence: float = 0.95,
+    bounds: tuple[float, float] | None = None,
+) -> MeanEstimate:
     """The mean of human labels alone, with the normal interval ``mean +- z * sd / sqrt(n)``
-    (``sd`` with divisor ``n``, as ``ppi_py.classical_mean_ci``).
+    (``sd`` with divisor ``n``, as ``ppi_py.classical_mean_ci``), cut at ``bounds`` when given.
 
     Examples
     --------
@@ -233,11 +288,20 @@ def classical_mean(values: Sequence[float], *, confidence: float = 0.95) -> Mean
     human: 0.5000, 95% CI [0.0100, 0.9900] (4 labelled)
     """
     chosen = _check_confidence(confidence)
+    limits = _check_bounds(bounds)
     y = _array(values, "values")
     if len(y) < 2:
         return MeanEstimate(
-            "human", None, None, chosen, len(y), 0, reason="needs at least two labelled samples"
+            "human",
+            None,
+            None,
+            chosen,
+            len(y),
+            0,
+            reason="needs at least two labelled samples",
+            bounds=limits,
         )
     mean = float(y.mean())
     half = normal_quantile(1.0 - (1.0 - chosen) / 2.0) * float(y.std()) / math.sqrt(len(y))
-    return MeanEstimate("human", mean, (mean - half, mean + half), chosen, len(y), 0)
+    ci, clipped = _interval(mean, half, limits)
+    return MeanEstimate("human", mean, ci, chosen, len(y), 0, bounds=limits, clipped=clipped)

@@ -192,7 +192,7 @@ def fill_qrels_holes(
         The measure the systems are ordered by (default ``ndcg@k``).
     options
         Passed to :func:`~ragmeter.judges.evaluate` (``cache``, ``prices``,
-        ``repeats``, ``temperature``...).
+        ``repeats``, ``temperature``, ``progress`` (default ``False``)...).
 
     Returns
     -------
@@ -215,7 +215,9 @@ def fill_qrels_holes(
     held_back = random.Random(seed).sample(list(judged_top), min(n_held_back, len(judged_top)))
     pairs = holes + held_back
     samples = [_sample(q, d, queries, documents) for q, d in pairs]
-    results = evaluate(samples, [UMBRELA_RELEVANCE], judge=judge, progress=False, **options)
+    # No bar unless asked for (progress=True or a callable shows how a long labelling goes).
+    options.setdefault("progress", False)
+    results = evaluate(samples, [UMBRELA_RELEVANCE], judge=judge, **options)
     grades = {pair: row.score.value for pair, row in zip(pairs, results.rows, strict=True)}
     llm_qrels: dict[Any, dict[Any, int]] = {}
     unlabelled = []

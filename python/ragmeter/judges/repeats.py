@@ -121,6 +121,14 @@ class RepeatSummary:
         Items flagged flaky (their repeats cross the threshold or disagree).
     method
         How the interval is formed.
+    n_asked
+        Values asked for: every item (with an ok value or not) times ``repeats``
+        (``None`` when not known), so that ``n_values`` of ``n_asked`` were usable.
+    ci_reason
+        Why ``ci`` is ``None``: fewer than two items with a value, or item means that are
+        all equal (an interval from them would have zero width, however few they are).
+    within_reason
+        Why ``within`` (the judge's noise) is ``None``: no item has two usable values.
     """
 
     mean: float | None
@@ -137,24 +145,34 @@ class RepeatSummary:
         "one-way random-effects ANOVA variance components (Searle, Casella & McCulloch 1992); "
         "Student's t interval over the item means"
     )
+    n_asked: int | None = None
+    ci_reason: str | None = None
+    within_reason: str | None = None
+
+    def _usable(self) -> str:
+        if self.n_asked is None:
+            return f"{self.n_values} values"
+        return f"{self.n_values} of {self.n_asked} values usable"
 
     def __str__(self) -> str:
         if self.mean is None:
-            return "no item has an ok value"
-        interval = (
-            ""
-            if self.ci is None
-            else f", {self.confidence:.0%} CI [{self.ci[0]:.4f}, {self.ci[1]:.4f}]"
+            return f"no item has an ok value ({self._usable()})"
+        head = f"{self.mean:.4f}"
+        counts = (
+            f"mean of {self.n_items} item means, {self._usable()}, {self.repeats} repeats, "
+            f"{self.n_flaky} flaky"
         )
-        noise = (
-            ""
-            if self.within is None or self.between is None
-            else f"; variance between items {self.between:.4g}, within (judge) {self.within:.4g}"
-        )
-        return (
-            f"{self.mean:.4f}{interval} (mean of {self.n_items} item means, {self.repeats} "
-            f"repeats, {self.n_flaky} flaky){noise}"
-        )
+        if self.ci is None:
+            counts += f"; no interval: {self.ci_reason}"
+        else:
+            head += f", {self.confidence:.0%} CI [{self.ci[0]:.4f}, {self.ci[1]:.4f}]"
+        if self.within is None:
+            noise = f"; judge noise undefined: {self.within_reason}" if self.within_reason else ""
+        elif self.between is None:
+            noise = f"; variance within (judge) {self.within:.4g}"
+        else:
+            noise = f"; variance between items {self.between:.4g}, within (judge) {self.within:.4g}"
+        return f"{head} ({counts}){noise}"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field."""
@@ -170,6 +188,9 @@ class RepeatSummary:
             "judge_share": self.judge_share,
             "n_flaky": self.n_flaky,
             "method": self.method,
+            "n_asked": self.n_asked,
+            "ci_reason": self.ci_reason,
+            "within_reason": self.within_reason,
         }
 
 
@@ -210,6 +231,7 @@ def variance_components(
         raise InvalidInputError(f"confidence must lie in (0, 1), got {confidence!r}")
     if not 0.0 < confidence < 1.0:
         raise InvalidInputError(f"confidence must lie in (0, 1), got {confidence!r}")
+    n_asked_items = len(values)
     items = [[float(v) for v in item] for item in values if len(item) > 0]
     for item in items:
         if not all(math.isfinite(v) for v in item):
@@ -217,16 +239,42 @@ def variance_components(
     asked = repeats if repeats is not None else max((len(item) for item in items), default=0)
     a = len(items)
     total = sum(len(item) for item in items)
+    n_asked = n_asked_items * asked if asked else None
     if a == 0:
-        return RepeatSummary(None, None, confidence, 0, 0, asked, None, None, None, n_flaky)
+        return RepeatSummary(
+            None,
+            None,
+            confidence,
+            0,
+            0,
+            asked,
+            None,
+            None,
+            None,
+            n_flaky,
+            n_asked=n_asked,
+            ci_reason="no item has an ok value",
+            within_reason="no item has an ok value",
+        )
     means = [math.fsum(item) / len(item) for item in items]
     grand = math.fsum(means) / a
     within_ss = math.fsum((v - m) ** 2 for item, m in zip(items, means, strict=True) for v in item)
     within_df = total - a
     within = within_ss / within_df if within_df > 0 else None
+    within_reason: str | None = None
+    if within is None:
+        within_reason = (
+            "each item was judged once"
+            if asked <= 1
+            else f"no item has two usable values (the {total} usable values are of {a} items, "
+            "one each), so no repeat can be compared with another"
+        )
     between: float | None = None
     ci: tuple[float, float] | None = None
-    if a >= 2:
+    ci_reason: str | None = None
+    if a < 2:
+        ci_reason = "fewer than two items have a value"
+    else:
         overall = math.fsum(v for item in items for v in item) / total
         between_ms = math.fsum(
             len(item) * (m - overall) ** 2 for item, m in zip(items, means, strict=True)
@@ -235,12 +283,31 @@ def variance_components(
         between = max(0.0, (between_ms - (within or 0.0)) / n0)
         spread = math.fsum((m - grand) ** 2 for m in means) / (a - 1)
         half = student_t_quantile(1.0 - (1.0 - confidence) / 2.0, a - 1) * math.sqrt(spread / a)
-        ci = (grand - half, grand + half)
+        if half > 0:
+            ci = (grand - half, grand + half)
+        else:
+            # Equal item means give a t interval of zero width: a statement of certainty
+            # that a few (or many) equal values do not support.
+            ci_reason = (
+                f"the {a} item means are all equal, and an interval from them would have zero width"
+            )
     share = (
         within / (between + within)
         if within is not None and between is not None and between + within > 0
         else None
     )
     return RepeatSummary(
-        grand, ci, float(confidence), a, total, asked, between, within, share, n_flaky
+        grand,
+        ci,
+        float(confidence),
+        a,
+        total,
+        asked,
+        between,
+        within,
+        share,
+        n_flaky,
+        n_asked=n_asked,
+        ci_reason=ci_reason,
+        within_reason=within_reason,
     )

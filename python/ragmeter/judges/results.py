@@ -21,6 +21,7 @@ from typing import IO, Any, ClassVar, Literal
 from .._files import atomic_write_text
 from .._optional import import_optional
 from ..exceptions import InvalidInputError
+from ..per_query import PerQueryResults
 from ..reports import check_saved_head, load_report, render_report, saved_head, write_report
 from .accounting import CallStats, Price, cost_of
 from .agreement import Level, agreement_report
@@ -40,6 +41,7 @@ from .saved import (
     string_mapping,
 )
 from .score import Score, Status, jsonable
+from .values import judged_values
 
 __all__ = ["JudgeResults", "MetricSummary", "SampleResult"]
 
@@ -166,7 +168,12 @@ def _row_cost(
     priced = False
     for judge, stats in usage.items():
         price = prices.get(models.get(judge, judge)) or prices.get(judge)
-        cost = cost_of(stats.prompt_tokens, stats.completion_tokens, price)
+        cost = cost_of(
+            stats.prompt_tokens,
+            stats.completion_tokens,
+            price,
+            cached_prompt_tokens=stats.cached_prompt_tokens,
+        )
         if cost is not None:
             total += cost
             priced = True
@@ -312,6 +319,12 @@ class JudgeResults:
         # The rows' costs as a file recorded them, for results read without their prices
         # (files of formats 1 and 2, JSON lines); None: computed from the prices.
         self._recorded_costs: tuple[float | None, ...] | None = None
+
+    @property
+    def metrics(self) -> list[Any]:
+        """The metrics as the run had them (read back from a file: their names, agreement
+        levels and summary figures only, since a metric's code is not saved)."""
+        return list(self._metrics)
 
     @property
     def metric_names(self) -> list[str]:
@@ -507,15 +520,19 @@ class JudgeResults:
         *,
         confidence: float = 0.95,
         power_tuning: bool = False,
+        bounds: tuple[float, float] | None = None,
     ) -> dict[str, MeanEstimate]:
         """The mean of ``metric`` over every sample, corrected by human ``labels`` (PPI).
 
         ``labels`` (``{sample_id: number}`` or one per sample, ``None`` when unlabelled) must
         be on the metric's scale. Labelled samples with an ok judge value are the labelled
         set; unlabelled samples with an ok value the unlabelled one (samples whose judge row is
-        not ok are left out of both, and their counts say so). See
+        not ok are left out of both, and their counts say so). The humans-only mean is over
+        the same labelled set as PPI's, so the two lines compare like with like. See
         :func:`~ragmeter.judges.ppi.ppi_mean` for the estimator (Angelopoulos et al., *Science*
-        2023; ``power_tuning=True`` for PPI++).
+        2023; ``power_tuning=True`` for PPI++). The intervals are cut at ``bounds``, by default
+        the metric's ``value_range`` (``(0, 1)`` for a fraction; none for a metric that
+        declares none).
 
         Returns
         -------
@@ -551,6 +568,9 @@ class JudgeResults:
             if h is None and r.score.status == "ok" and r.score.value is not None
         ]
         ok_values = [v for _, v in labelled] + unlabelled
+        if bounds is None:
+            spec = next(m for m in self._metrics if m.name == metric)
+            bounds = getattr(spec, "value_range", None)
         judge = MeanEstimate(
             "judge",
             math.fsum(ok_values) / len(ok_values) if ok_values else None,
@@ -567,11 +587,12 @@ class JudgeResults:
                 unlabelled,
                 confidence=confidence,
                 power_tuning=power_tuning,
+                bounds=bounds,
             ),
             "judge": judge,
-            "human": classical_mean(
-                [float(h) for h in human if h is not None], confidence=confidence
-            ),
+            # Over PPI's labelled samples (a labelled sample whose judge row is not ok is in
+            # neither), so the two lines printed side by side are over the same samples.
+            "human": classical_mean([h for h, _ in labelled], confidence=confidence, bounds=bounds),
         }
 
     @property
@@ -611,6 +632,13 @@ class JudgeResults:
             repeats=self.repeats,
             n_flaky=sum(1 for r in rows if r.flaky),
         )
+
+    def per_query_results(self, name: str | None = None) -> PerQueryResults:
+        """The per-sample values as :class:`~ragmeter.PerQueryResults` (what ``compare``, the
+        gate and the report read; see :mod:`ragmeter.judges.values`): an ok score is its value,
+        an undefined or failed one NaN (the failures listed), the repeats of a sample kept and
+        averaged, and the manifest says who judged, with which prompts and settings."""
+        return judged_values(self, name)
 
     def to_records(self) -> list[dict[str, Any]]:
         """One JSON-ready dict per (sample, metric) row."""
@@ -976,8 +1004,13 @@ class JudgeResults:
         if not (total.calls or total.cache_hits or total.embedding_calls):
             return None
         estimated = " (estimated)" if total.tokens_estimated else ""
+        cached = (
+            f" ({total.cached_prompt_tokens:,} of them from the provider's prompt cache)"
+            if total.cached_prompt_tokens
+            else ""
+        )
         line = (
-            f"usage: {_count(total.calls, 'call')}, {total.prompt_tokens:,} prompt + "
+            f"usage: {_count(total.calls, 'call')}, {total.prompt_tokens:,} prompt{cached} + "
             f"{total.completion_tokens:,} completion tokens{estimated}"
         )
         if total.embedding_calls:

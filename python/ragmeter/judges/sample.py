@@ -43,7 +43,14 @@ from typing import Any
 from ..exceptions import InvalidInputError
 from .score import jsonable
 
-__all__ = ["FIELDS", "FIELD_ALIASES", "Sample", "coerce_samples", "sample_from_dict"]
+__all__ = [
+    "FIELDS",
+    "FIELD_ALIASES",
+    "Sample",
+    "coerce_samples",
+    "sample_from_dict",
+    "unknown_field",
+]
 
 FIELDS: tuple[str, ...] = (
     "question",
@@ -240,21 +247,28 @@ def _is_missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def _closest(key: str) -> str:
+def _closest(key: str) -> str | None:
+    """The field a misnamed one probably means: a known synonym, or a close spelling (a
+    name like nothing known, such as ``retrieved_ids``, gets no guess: ids are no contexts)."""
     lowered = key.lower().strip()
     if lowered in _SUGGESTIONS:
         return _SUGGESTIONS[lowered]
     known = [*FIELDS, *FIELD_ALIASES]
-    match = difflib.get_close_matches(lowered, known, n=1, cutoff=0.0)
-    return FIELD_ALIASES.get(match[0], match[0]) if match else "question"
+    match = difflib.get_close_matches(lowered, known, n=1, cutoff=0.8)
+    return FIELD_ALIASES.get(match[0], match[0]) if match else None
 
 
-def _unknown_field(key: str, where: str) -> InvalidInputError:
+def unknown_field(key: str, where: str, fix: str = "") -> InvalidInputError:
+    """The error for a column or field that is no sample field: the closest known name when
+    there is one, the known names, and what to do (``fix``: a caller's own way out)."""
     aliases = ", ".join(f"{alias} -> {name}" for alias, name in FIELD_ALIASES.items())
+    closest = _closest(key)
+    guess = "." if closest is None else f"; did you mean {closest!r}?"
     return InvalidInputError(
-        f"{where} {key!r} is not a sample field; did you mean {_closest(key)!r}? Known fields: "
+        f"{where} {key!r} is not a sample field{guess} Known fields: "
         f"{', '.join(FIELDS)}; aliases: {aliases}. Rename it, drop it, or move it under "
-        "'metadata' (nothing is ignored silently, so a misnamed field cannot leave one empty)"
+        f"'metadata'{fix} (nothing is ignored silently, so a misnamed field cannot leave one "
+        "empty)"
     )
 
 
@@ -264,7 +278,7 @@ def _from_mapping(data: Mapping[str, Any], where: str, *, column: bool) -> Sampl
     for key, value in data.items():
         name = FIELD_ALIASES.get(str(key), str(key))
         if name not in FIELDS:
-            raise _unknown_field(str(key), f"{where}: column" if column else f"{where}: field")
+            raise unknown_field(str(key), f"{where}: column" if column else f"{where}: field")
         if _is_missing(value):
             continue
         if name in values:

@@ -170,9 +170,18 @@ def row_fields(record: Any, where: str, *, per_judge_usage: bool) -> RowFields:
 
 
 def prices_to_dict(prices: Mapping[str, Price]) -> dict[str, dict[str, float]]:
-    """``{name: {"input_per_1k": ..., "output_per_1k": ...}}``."""
+    """``{name: {"input_per_1k": ..., "output_per_1k": ...}}`` (and ``cached_input_per_1k``
+    when a price has one)."""
     return {
-        name: {"input_per_1k": price.input_per_1k, "output_per_1k": price.output_per_1k}
+        name: {
+            "input_per_1k": price.input_per_1k,
+            "output_per_1k": price.output_per_1k,
+            **(
+                {}
+                if price.cached_input_per_1k is None
+                else {"cached_input_per_1k": price.cached_input_per_1k}
+            ),
+        }
         for name, price in prices.items()
     }
 
@@ -184,9 +193,17 @@ def prices_from_dict(data: Any, where: str) -> dict[str, Price]:
     prices: dict[str, Price] = {}
     for name, price in data.items():
         field = f"{where}.{name}"
-        if not isinstance(price, Mapping) or set(price) != {"input_per_1k", "output_per_1k"}:
-            raise InvalidInputError(f"{field}: expected {{input_per_1k, output_per_1k}}")
+        keys = {"input_per_1k", "output_per_1k"}
+        if not isinstance(price, Mapping) or set(price) not in (
+            keys,
+            keys | {"cached_input_per_1k"},
+        ):
+            raise InvalidInputError(
+                f"{field}: expected {{input_per_1k, output_per_1k[, cached_input_per_1k]}}"
+            )
         numbers = [price["input_per_1k"], price["output_per_1k"]]
+        if "cached_input_per_1k" in price:
+            numbers.append(price["cached_input_per_1k"])
         if any(isinstance(n, bool) or not isinstance(n, int | float) for n in numbers):
             raise InvalidInputError(f"{field}: a price is a number per 1,000 tokens")
         try:

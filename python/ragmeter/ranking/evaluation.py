@@ -22,7 +22,9 @@ import numpy as np
 from .. import _core
 from .._inputs import AlignedQueries
 from ..exceptions import UndefinedMetricWarning
+from ..manifest import Manifest
 from ..options import EvaluationOptions
+from ..summaries import CountScore, MeanScore
 from .columns import (
     MIN_GEO_MEAN,
     built_columns,
@@ -34,7 +36,6 @@ from .columns import (
 )
 from .metric_results import MetricResults
 from .names import Measure
-from .results import CountScore, MeanScore
 
 __all__ = [
     "MIN_GEO_MEAN",
@@ -329,7 +330,13 @@ def resolved_numbers(values: QueryValues, *, stacklevel: int = 2) -> tuple[np.nd
     return numbers, undefined_counts
 
 
-def summarize(values: QueryValues, *, average: Average, stacklevel: int = 3) -> MetricResults:
+def summarize(
+    values: QueryValues,
+    *,
+    average: Average,
+    stacklevel: int = 3,
+    producer: str = "ragmeter.ranking_metrics",
+) -> MetricResults:
     """Apply ``zero_division`` to the per-query values and summarise them (or not).
 
     The summaries follow trec_eval: values added one by one in trec_eval's query order, in
@@ -347,6 +354,9 @@ def summarize(values: QueryValues, *, average: Average, stacklevel: int = 3) -> 
     stacklevel
         The ``stacklevel`` of the :class:`~ragmeter.UndefinedMetricWarning`, so that it
         points at the user's call.
+    producer
+        What evaluated, for the results' :class:`~ragmeter.Manifest` (which records the
+        options that change the numbers and each measure's definition).
 
     Returns
     -------
@@ -375,6 +385,7 @@ def summarize(values: QueryValues, *, average: Average, stacklevel: int = 3) -> 
     """
     queries = values.queries
     results = MetricResults()
+    results.manifest = Manifest.of_evaluation(producer, values.options, values.measures)
     results.query_ids = queries.query_ids
     results.missing_from_run = queries.missing_from_run
     results.unjudged = queries.unjudged

@@ -205,7 +205,7 @@ def ranking_metrics(
     )
     columns = TableColumns(query_col, doc_col, relevance_col, score_col, rank_col)
     values = ranking_values(y_true, y_pred, metrics, options, columns=columns)
-    return summarize(values, average=average)
+    return summarize(values, average=average, producer="ragmeter.ranking_metrics")
 
 
 def ranking_values(

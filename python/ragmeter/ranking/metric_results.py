@@ -23,7 +23,13 @@ The saved form of one run (format 2):
 * with per-query values: ``keyed`` (whether the queries came keyed by id) and ``per_query``
   (``{measure: {query id as text: value}}``, null where undefined);
 * ``undefined``: ``{measure: reason}`` for every measure with an undefined value, the reason
-  the measure's family declares (``"no relevant document"``...).
+  the measure's family declares (``"no relevant document"``...);
+* ``manifest`` (format 3): what made the values (:class:`~ragmeter.Manifest`: the producer,
+  the measures' definitions and the settings that change the numbers, ``relevance_threshold``
+  among them).
+
+Format 2 did not record the settings: a run read from it has a manifest whose ``unknown``
+names every ranking setting (a comparison says it could not check them).
 
 Format 1 is the command's JSON before it had a ``kind`` (its keys were the runs). It is read
 for its per-query values (``-q``): it did not record how many queries of a mean were
@@ -44,10 +50,12 @@ import numpy as np
 
 from .._nan_equal import canonical
 from ..exceptions import InvalidInputError
+from ..manifest import RANKING_SETTINGS, Manifest
 from ..options import shorten
+from ..per_query import PerQueryResults
 from ..reports import check_saved_head, load_report, report_number, saved_head, write_report
+from ..summaries import CountScore, MeanScore
 from .names import Measure, measure_named
-from .results import CountScore, MeanScore, PerQueryResults
 
 __all__ = [
     "EVALUATION_FORMAT_VERSION",
@@ -60,10 +68,11 @@ __all__ = [
 #: The ``kind`` of a saved ranking evaluation (``ragmeter evaluate --format json``).
 EVALUATION_KIND = "ragmeter.evaluation"
 #: The format written: 1 was the command's JSON without a head (its keys were the runs); 2 has
-#: the head, the runs under ``runs``, each run's query ids, undefined counts and reasons.
-EVALUATION_FORMAT_VERSION = 2
-#: The formats read (see the module documentation for what format 1 holds).
-EVALUATION_READABLE_VERSIONS = (1, 2)
+#: the head, the runs under ``runs``, each run's query ids, undefined counts and reasons; 3
+#: each run's manifest (its settings and measure definitions).
+EVALUATION_FORMAT_VERSION = 3
+#: The formats read (see the module documentation for what formats 1 and 2 hold).
+EVALUATION_READABLE_VERSIONS = (1, 2, 3)
 
 Form = Literal["long", "wide"]
 
@@ -79,6 +88,7 @@ _RUN_FIELDS = (
     "keyed",
     "per_query",
     "undefined",
+    "manifest",
 )
 _V1_RUN_FIELDS = ("means", "n_queries", "missing_from_run", "unjudged", "per_query")
 
@@ -129,6 +139,9 @@ class MetricResults(dict[str, Any]):
     unjudged: list[Any]
     #: The run's name (its file, for results read from a saved evaluation).
     name: str | None = None
+    #: What made the values: the producer, each measure's definition and the settings that
+    #: change the numbers (nothing known for results built by hand).
+    manifest: Manifest = Manifest.unrecorded("unknown")
 
     @property
     def is_per_query(self) -> bool:
@@ -413,6 +426,7 @@ def _per_query_of(results: MetricResults, name: str | None) -> PerQueryResults:
         numeric,
         ids,
         name=name,
+        manifest=results.manifest.restricted(numeric),
         missing_from_run=list(results.missing_from_run),
         unjudged=list(results.unjudged),
     )
@@ -484,6 +498,11 @@ class RunEvaluations:
                 raise InvalidInputError(
                     f"runs[{run!r}]: its values over queries and per query are not of the same "
                     "queries (query_ids, missing_from_run, unjudged)"
+                )
+            if over is not None and by_query is not None and over.manifest != by_query.manifest:
+                raise InvalidInputError(
+                    f"runs[{run!r}]: its values over queries and per query were not made the "
+                    "same way (their manifests differ)"
                 )
         self._runs = {run: (pair[0], pair[1]) for run, pair in runs.items()}
 
@@ -568,6 +587,40 @@ class RunEvaluations:
             raise InvalidInputError(f"runs[{run!r}]: the run has no {what}")
         return chosen
 
+    def per_query_results(self, name: str | None = None) -> PerQueryResults:
+        """The per-query values of the evaluation's one run (what a gate or a comparison of
+        one system reads).
+
+        Parameters
+        ----------
+        name
+            The system's name (default: the run's).
+
+        Returns
+        -------
+        PerQueryResults
+            The values, with the run's manifest.
+
+        Raises
+        ------
+        InvalidInputError
+            An evaluation of several runs (each system is one run: evaluate each into its own
+            file), or without per-query values (evaluate with ``-q``).
+        """
+        if len(self._runs) != 1:
+            raise InvalidInputError(
+                f"the evaluation of {len(self._runs)} runs ({', '.join(map(repr, self._runs))}); "
+                "one system's values are one run: evaluate each run into its own file"
+            )
+        (run,) = self._runs
+        by_query = self._runs[run][1]
+        if by_query is None:
+            raise InvalidInputError(
+                "an evaluation without per-query values; comparisons pair queries: evaluate "
+                "with -q (`ragmeter evaluate -q --format json ...`)"
+            )
+        return by_query.per_query_results(run if name is None else name)
+
     def __len__(self) -> int:
         return len(self._runs)
 
@@ -632,7 +685,7 @@ class RunEvaluations:
         """
         if cls.format_version_of(data) == 1:
             return cls._from_format_1(data)
-        check_saved_head(data, cls, "a ranking evaluation")
+        version = check_saved_head(data, cls, "a ranking evaluation")
         unknown = [
             key for key in data if key not in ("kind", "format_version", "ragmeter_version", "runs")
         ]
@@ -644,7 +697,13 @@ class RunEvaluations:
         means: dict[str, MetricResults] = {}
         per_query: dict[str, MetricResults] = {}
         for run, entry in runs.items():
-            over, by_query = _run_from_dict(run, entry, f"runs.{run}")
+            over, by_query = _run_from_dict(
+                run,
+                entry,
+                f"runs.{run}",
+                version=version,
+                ragmeter_version=data.get("ragmeter_version"),
+            )
             if over is not None:
                 means[run] = over
             if by_query is not None:
@@ -685,7 +744,7 @@ class RunEvaluations:
                 "keyed": True,
                 "per_query": values,
             }
-            _, results = _run_from_dict(run, upgraded, where, format_1=True)
+            _, results = _run_from_dict(run, upgraded, where, version=1)
             assert results is not None
             per_query[str(run)] = results
         return cls(per_query=per_query)
@@ -734,7 +793,9 @@ class RunEvaluations:
                 for k, v in row.items()
                 if k not in ("kind", "format_version", "ragmeter_version", "run")
             }
-        head = {k: rows[0][k] for k in ("kind", "format_version") if k in rows[0]}
+        head = {
+            k: rows[0][k] for k in ("kind", "format_version", "ragmeter_version") if k in rows[0]
+        }
         return cls.from_dict({**head, "runs": runs})
 
     @classmethod
@@ -907,6 +968,7 @@ def _run_to_dict(
             per_query[name] = dict(zip((str(q) for q in ids), cells, strict=True))
         entry.update(keyed=keyed, per_query=per_query)
     entry["undefined"] = undefined
+    entry["manifest"] = first.manifest.to_dict()
     return entry
 
 
@@ -946,10 +1008,12 @@ def _mapping(value: Any, field: str) -> Mapping[str, Any]:
 
 
 def _run_from_dict(
-    run: Any, entry: Any, where: str, *, format_1: bool = False
+    run: Any, entry: Any, where: str, *, version: int, ragmeter_version: Any = None
 ) -> tuple[MetricResults | None, MetricResults | None]:
     """A run's results from its saved fields (format 1's upgraded to format 2's, without the
-    reasons that format did not record)."""
+    reasons that format did not record; formats 1 and 2 without the manifest, whose settings
+    are then unknown)."""
+    format_1 = version == 1
     if not isinstance(run, str) or not run:
         raise InvalidInputError(f"{where}: a run's name must be a non-empty str")
     entry = _mapping(entry, where)
@@ -960,8 +1024,23 @@ def _run_from_dict(
     missing = _id_list(entry.get("missing_from_run"), f"{where}.missing_from_run")
     unjudged = _id_list(entry.get("unjudged"), f"{where}.unjudged")
 
+    if version >= 3:
+        manifest = Manifest.from_dict(entry.get("manifest"), f"{where}.manifest")
+    elif "manifest" in entry:
+        raise InvalidInputError(f"{where}.manifest: a field format {version} does not have")
+    else:
+        names = [*_mapping(entry.get("means", {}), f"{where}.means")]
+        names += [*_mapping(entry.get("per_query", {}), f"{where}.per_query")]
+        manifest = Manifest.unrecorded(
+            "ragmeter.evaluate",
+            [n for n in dict.fromkeys(names) if isinstance(n, str)],
+            settings=RANKING_SETTINGS,
+            ragmeter_version=ragmeter_version if isinstance(ragmeter_version, str) else None,
+        )
+
     def new() -> MetricResults:
         results = MetricResults()
+        results.manifest = manifest
         results.query_ids = list(ids)
         results.missing_from_run = list(missing)
         results.unjudged = list(unjudged)

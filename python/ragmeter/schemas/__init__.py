@@ -6,8 +6,11 @@ report and the CI gate read them): one file per saved type, keyed by the file's 
 ``GateResult.to_json()`` (``"ragmeter.gate"``, what ``ragmeter gate --format json`` prints);
 ``RetrievalEvaluation.write(path)`` (``"ragmeter.retrieval_evaluation"``, format version 1);
 ``JudgeResults.write(path)`` (``"ragmeter.judges"``, format version 3);
-and ``MetricResults.write(path)``, ``RunEvaluations.write(path)`` and what ``ragmeter
-evaluate --format json`` writes (``"ragmeter.evaluation"``, format version 2).
+``MetricResults.write(path)``, ``RunEvaluations.write(path)`` and what ``ragmeter
+evaluate --format json`` writes (``"ragmeter.evaluation"``, format version 3);
+``PerQueryResults.write(path)`` and the gate's baselines (``"ragmeter.per_query"``, format
+version 1). Every saved file but the gate's verdict carries ``n_values`` and ``sha256`` (its
+count of values and the checksum of its content, :func:`ragmeter.reports.with_integrity`).
 An undefined value (NaN in memory) is ``null`` in the file. The schemas describe the
 structure; reading a file (``Comparison.read``) also checks what a schema cannot (metric
 names, that the summary is what the per-query values give).
@@ -35,6 +38,7 @@ RESULT_SCHEMAS: dict[str, str] = {
     "ragmeter.multiple_comparison": "multiple_comparison.schema.json",
     "ragmeter.gate": "gate.schema.json",
     "ragmeter.judges": "judges.schema.json",
+    "ragmeter.per_query": "per_query.schema.json",
 }
 
 _COMMON = "common.schema.json"

@@ -35,7 +35,7 @@ import numpy as np
 from .. import _core
 from .._nan_equal import canonical
 from ..exceptions import InputTypeError, InvalidInputError
-from ..per_query import VALUE_SETTINGS, PerQueryResults, per_query_results
+from ..per_query import PerQueryResults, check_comparable, per_query_results
 from .builtin import pair_blocks
 from .multiple import adjust_p_values
 from .options import ComparisonOptions
@@ -121,14 +121,7 @@ def _align(
     names = list(named)
     first = systems[0]
     for name, results in named.items():
-        for key in VALUE_SETTINGS:
-            a, b = first.parameters.get(key), results.parameters.get(key)
-            if a is not None and b is not None and canonical(a) != canonical(b):
-                raise InvalidInputError(
-                    f"the systems were evaluated with different {key} ({a!r} for {names[0]}, "
-                    f"{b!r} for {name}), so their values do not mean the same thing; evaluate "
-                    "them with the same setting"
-                )
+        check_comparable(first, results, names=(names[0], name))  # refuses other settings
     if metrics is None:
         chosen = [m for m in first.metric_names if all(m in s for s in systems)]
         if not chosen:

@@ -26,6 +26,7 @@ __all__ = [
     "PairsTable",
     "SystemsTable",
     "display_metric_name",
+    "format_p_value",
     "latex_escape",
     "margin_verdict",
     "render_csv",
@@ -284,6 +285,18 @@ def _p(value: float | None) -> str:
     return f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
 
 
+def format_p_value(p: float | None) -> str:
+    """A p-value as every table prints it (``n/a`` when undefined): the one formatting of
+    p-values that the tables and the HTML report share.
+
+    Examples
+    --------
+    >>> format_p_value(0.03125), format_p_value(2.3e-7), format_p_value(None)
+    ('0.0312', '2.3e-07', 'n/a')
+    """
+    return _p(p)
+
+
 def _signed(value: float | None, digits: int) -> str:
     if value is None or math.isnan(value):
         return "n/a"
@@ -477,41 +490,88 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
 
 
+#: Above this many systems the systems table is a ``longtable`` too (a float taller than the
+#: page loses its last rows).
+LATEX_FLOAT_ROWS = 40
+
+
+def _short_caption(text: str) -> str:
+    """The caption's first sentence or clause (up to ``". "`` or ``": "``), for ``\\caption``;
+    the whole text goes in a note under the table."""
+    cut = [i for i in (text.find(". "), text.find(": ")) if i > 0]
+    return (text[: min(cut)] if cut else text.rstrip(".")) + "."
+
+
+def _latex_note(text: str) -> list[str]:
+    return [r"\par\smallskip", r"{\footnotesize\raggedright " + latex_escape(text) + r"\par}"]
+
+
+def _longtable(
+    columns: str, header: str, rows: list[str], caption: str, label: str, note: str
+) -> list[str]:
+    """A ``longtable`` (rows break across pages, never lost): a short caption, the header
+    repeated on every page, "continued" at each break, the full explanation under it."""
+    width = len(columns)
+    return [
+        r"\begingroup\footnotesize\setlength{\tabcolsep}{2pt}",
+        r"\begin{longtable}{" + columns + "}",
+        r"\caption{" + latex_escape(caption) + r"}\label{" + latex_escape(label) + r"}\\",
+        r"\toprule",
+        header,
+        r"\midrule",
+        r"\endfirsthead",
+        r"\multicolumn{" + str(width) + r"}{l}{\emph{(continued)}}\\",
+        r"\toprule",
+        header,
+        r"\midrule",
+        r"\endhead",
+        r"\midrule",
+        r"\multicolumn{" + str(width) + r"}{r}{\emph{(continued on the next page)}}\\",
+        r"\endfoot",
+        r"\bottomrule",
+        r"\endlastfoot",
+        *rows,
+        r"\end{longtable}",
+        r"\endgroup",
+        *_latex_note(note),
+    ]
+
+
 def render_latex(
     table: SystemsTable, *, label: str = "tab:comparison", standalone: bool = False
 ) -> str:
-    """A ``table`` environment with a ``booktabs`` tabular (``\\toprule``, ``\\midrule``,
-    ``\\bottomrule``): the best mean of each metric in ``\\textbf``, the marks as superscripts,
-    the caption (test, correction, alpha, what the marks mean) and the notes in ``\\caption``.
+    """The systems table and the table of differences in LaTeX, with ``booktabs`` rules
+    (``\\toprule``, ``\\midrule``, ``\\bottomrule``): the best mean of each metric in
+    ``\\textbf``, the marks as superscripts. Each table has a short ``\\caption`` (its first
+    sentence) and, under it, the full explanation (test, correction, alpha, what the marks
+    mean) and the notes.
+
+    The systems table is a float (``table``, placed at the top) up to
+    :data:`LATEX_FLOAT_ROWS` systems, a ``longtable`` beyond; the table of differences (one row
+    per pair and metric: 198 rows for 12 systems and 3 metrics) is always a ``longtable``,
+    which breaks across pages with its header repeated, so no row is lost. The document needs
+    ``\\usepackage{booktabs,longtable}`` (the first line of the output says so; in a two-column
+    class, put a long table in a one-column section or appendix).
 
     Parameters
     ----------
     table
         What to print.
     label
-        The table's ``\\label``.
+        The table's ``\\label`` (``-pairs`` appended for the table of differences).
     standalone
-        Wrap it in a compilable document (``\\usepackage{booktabs}``).
+        Wrap it in a compilable document (``\\usepackage{booktabs,longtable}``).
 
     Returns
     -------
     str
         The LaTeX source.
     """
+    caption = table.caption + " Bold: the best mean of each metric."
+    note = caption + ("" if not table.notes else " " + " ".join(table.notes))
     columns = "cl" + "r" * len(table.metrics)
-    lines = [
-        r"\begin{table}[t]",
-        r"\centering",
-        r"\caption{"
-        + latex_escape(table.caption + " Bold: the best mean of each metric.")
-        + ("" if not table.notes else " " + latex_escape(" ".join(table.notes)))
-        + "}",
-        r"\label{" + latex_escape(label) + "}",
-        r"\begin{tabular}{" + columns + "}",
-        r"\toprule",
-        " & System & " + " & ".join(latex_escape(m) for m in table.metrics) + r" \\",
-        r"\midrule",
-    ]
+    header = " & System & " + " & ".join(latex_escape(m) for m in table.metrics) + r" \\"
+    body = []
     for s, system in enumerate(table.systems):
         cells = [table.labels[s], latex_escape(system)]
         for m in range(len(table.metrics)):
@@ -520,30 +580,42 @@ def render_latex(
                 value = r"\textbf{" + value + "}"
             marks = table.marks(s, m)
             cells.append(value + (r"$^{\mathrm{" + marks + "}}$" if marks else ""))
-        lines.append(" & ".join(cells) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
-    if table.pairs is not None and table.pairs.rows:
-        pair_header, pair_body = pair_cells(table)
+        body.append(" & ".join(cells) + r" \\")
+    lines = [r"% needs \usepackage{booktabs,longtable}"]
+    if len(table.systems) <= LATEX_FLOAT_ROWS:
         lines += [
             r"\begin{table}[t]",
             r"\centering",
-            r"\caption{" + latex_escape(table.pairs.caption) + "}",
-            r"\label{" + latex_escape(label + "-pairs") + "}",
-            r"\begin{tabular}{" + "lll" + "r" * (len(pair_header) - 3) + "}",
+            r"\caption{" + latex_escape(_short_caption(caption)) + "}",
+            r"\label{" + latex_escape(label) + "}",
+            r"\begin{tabular}{" + columns + "}",
             r"\toprule",
-            " & ".join(latex_escape(h) for h in pair_header) + r" \\",
+            header,
             r"\midrule",
-            *(" & ".join(latex_escape(c) for c in row) + r" \\" for row in pair_body),
+            *body,
             r"\bottomrule",
             r"\end{tabular}",
+            *_latex_note(note),
             r"\end{table}",
         ]
-    body = "\n".join(lines) + "\n"
+    else:
+        lines += _longtable(columns, header, body, _short_caption(caption), label, note)
+    if table.pairs is not None and table.pairs.rows:
+        pair_header, pair_body = pair_cells(table)
+        lines += _longtable(
+            "lll" + "r" * (len(pair_header) - 3),
+            " & ".join(latex_escape(h) for h in pair_header) + r" \\",
+            [" & ".join(latex_escape(c) for c in row) + r" \\" for row in pair_body],
+            _short_caption(table.pairs.caption),
+            label + "-pairs",
+            table.pairs.caption,
+        )
+    text = "\n".join(lines) + "\n"
     if not standalone:
-        return body
+        return text
     return (
-        "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
-        + body
+        "\\documentclass{article}\n\\usepackage{booktabs,longtable}\n\\begin{document}\n"
+        + text
         + "\\end{document}\n"
     )
 

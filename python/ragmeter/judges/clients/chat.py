@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 from ...exceptions import InvalidInputError, JudgeTransportError
 from ..prompts import SCHEMA_MARKER
+from .batches import BatchEndpoint
 from .environment import (
     default_concurrency,
     default_timeout,
@@ -51,6 +52,7 @@ __all__ = [
     "StructuredOutput",
     "forget_capabilities",
     "judge_from_env",
+    "usage_of",
 ]
 
 StructuredOutput = Literal["auto", "json_schema", "json_object_schema", "json_object", "prompt"]
@@ -79,6 +81,38 @@ def _response_format(mode: str, request: JudgeRequest) -> dict[str, Any] | None:
     if mode == "json_object_schema":
         return {"type": "json_object", "schema": dict(schema)}
     return {"type": "json_object"}
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def usage_of(raw: Any) -> Usage | None:
+    """The :class:`Usage` of a chat completion's ``usage`` object (``None`` without one).
+
+    The OpenAI form, ``prompt_tokens``/``completion_tokens`` with the cached part in
+    ``prompt_tokens_details.cached_tokens`` (what vLLM and gateways also send), or
+    Anthropic's, ``input_tokens``/``output_tokens`` with ``cache_read_input_tokens`` and
+    ``cache_creation_input_tokens`` beside ``input_tokens`` (Anthropic does not count them in
+    it, so the prompt is their sum). A gateway that sends ``cache_read_input_tokens`` beside
+    ``prompt_tokens`` (LiteLLM) counts them in ``prompt_tokens`` already.
+    """
+    if not isinstance(raw, Mapping):
+        return None
+    prompt, completion = _count(raw.get("prompt_tokens")), _count(raw.get("completion_tokens"))
+    details = raw.get("prompt_tokens_details")
+    cached = _count(details.get("cached_tokens")) if isinstance(details, Mapping) else None
+    read = _count(raw.get("cache_read_input_tokens"))
+    if prompt is None or completion is None:
+        # Anthropic's own form: input_tokens excludes what was read from or written to the cache.
+        inputs, outputs = _count(raw.get("input_tokens")), _count(raw.get("output_tokens"))
+        if inputs is None or outputs is None:
+            return None
+        written = _count(raw.get("cache_creation_input_tokens")) or 0
+        return Usage(inputs + (read or 0) + written, outputs, cached_tokens=read or 0)
+    if cached is None:
+        cached = read or 0
+    return Usage(prompt, completion, cached_tokens=min(cached, prompt))
 
 
 def _message_text(content: Any) -> str:
@@ -184,6 +218,34 @@ class ChatCompletionsJudge:
     async def _post_chat(self, body: dict[str, Any]) -> Mapping[str, Any]:
         raise NotImplementedError
 
+    def request_body(self, request: JudgeRequest) -> dict[str, Any]:
+        """The ``/chat/completions`` body this judge would send for ``request`` now: the
+        structured-output form, seed and temperature this endpoint was found to take (or the
+        forced ``structured_output``). Batch mode writes it as a batch line's ``body``."""
+        caps = self._capabilities()
+        if request.response_schema is None:
+            mode = "prompt"
+        elif self.structured_output == "auto":
+            mode = str(caps["mode"])
+        else:
+            mode = self.structured_output
+        return self._body(request, mode, bool(caps["seed"]), bool(caps["temperature"]))
+
+    def parse_completion(self, envelope: Mapping[str, Any]) -> JudgeResponse:
+        """A chat completion (a batch output line's response body) as a :class:`JudgeResponse`.
+
+        Raises
+        ------
+        JudgeTransportError
+            the body has no ``choices[0].message``.
+        """
+        return self._parse_envelope(envelope, 0.0, 0, "batch")
+
+    def batch_endpoint(self) -> Any:
+        """The endpoint's Batch API (:class:`~ragmeter.judges.clients.batches.BatchEndpoint`),
+        or ``None`` when this client cannot reach one (its batch files then run offline)."""
+        return None
+
     @staticmethod
     def _rejected(exc: JudgeTransportError, mode: str, seed: bool, temperature: bool) -> str | None:
         if exc.status is None:
@@ -256,13 +318,8 @@ class ChatCompletionsJudge:
                 kind="protocol",
                 retryable=True,
             ) from None
-        usage = None
         raw_usage = envelope.get("usage") if isinstance(envelope, Mapping) else None
-        if isinstance(raw_usage, Mapping):
-            prompt = raw_usage.get("prompt_tokens")
-            completion = raw_usage.get("completion_tokens")
-            if isinstance(prompt, int) and isinstance(completion, int):
-                usage = Usage(prompt, completion)
+        usage = usage_of(raw_usage)
         return JudgeResponse(
             text=_message_text(message.get("content") if isinstance(message, Mapping) else None),
             usage=usage,
@@ -402,6 +459,10 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
     async def _post_chat(self, body: dict[str, Any]) -> Mapping[str, Any]:
         result: Mapping[str, Any] = await self._http.post("chat/completions", body)
         return result
+
+    def batch_endpoint(self) -> BatchEndpoint:
+        """The ``/files`` and ``/batches`` routes of this judge's endpoint, with its credentials."""
+        return BatchEndpoint(self.base_url, self._http.plain_client)
 
     async def aclose(self) -> None:
         """Close this event loop's connections (``evaluate`` does at its end)."""

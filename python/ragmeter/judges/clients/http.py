@@ -338,6 +338,21 @@ class HttpEndpoint:
                 retryable=True,
             ) from None
 
+    def plain_client(self) -> Any:
+        """A new ``httpx.AsyncClient`` on ``base_url`` with this endpoint's credentials, headers,
+        TLS settings, timeout and transport, for the calls that are not JSON POSTs (batch files
+        and their status, :mod:`ragmeter.judges.clients.batches`). The caller closes it."""
+        httpx = self._httpx()
+        guard_library_logs()
+        headers = {k: v for k, v in self._request_headers().items() if k.lower() != "content-type"}
+        return httpx.AsyncClient(
+            base_url=self.base_url + "/",
+            headers=headers,
+            timeout=httpx.Timeout(self.timeout_s),
+            transport=self._transport,
+            verify=self._ssl_context(httpx),
+        )
+
     async def aclose(self) -> None:
         """Close the connections of the running event loop (others close with their loops)."""
         current = self._loops.pop(asyncio.get_running_loop(), None)

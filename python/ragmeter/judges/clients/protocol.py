@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from ...exceptions import InputTypeError, InvalidInputError, JudgeTransportError
+from ...manifest import ENDPOINT_KEYS, without_endpoints
 from .limits import Limits
 
 __all__ = [
@@ -33,18 +34,26 @@ __all__ = [
     "check_identity",
     "client_identity",
     "embedder_identity",
+    "endpoints",
     "estimate_tokens",
     "judge_identity",
+    "manifest_identity",
 ]
 
 
 @dataclass(frozen=True)
 class Usage:
-    """Tokens of one call, from the endpoint's ``usage`` or estimated (``estimated=True``)."""
+    """Tokens of one call, from the endpoint's ``usage`` or estimated (``estimated=True``).
+
+    ``cached_tokens`` is the part of ``prompt_tokens`` the provider read from its prompt cache
+    (OpenAI's ``prompt_tokens_details.cached_tokens``, Anthropic's
+    ``cache_read_input_tokens``), priced apart.
+    """
 
     prompt_tokens: int
     completion_tokens: int
     estimated: bool = False
+    cached_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -81,6 +90,9 @@ class JudgeRequest:
     repeat
         Which repeat of ``evaluate(repeats=N)`` asks (0 for the first; a cache keys
         the others apart).
+    n_items
+        How many items (sentences, claims) the answer labels; 0 for a call that labels
+        none (not in cache keys: ``max_tokens`` already follows it).
 
     Examples
     --------
@@ -99,6 +111,7 @@ class JudgeRequest:
     n_index: int = 0
     task: str = "custom"
     repeat: int = 0
+    n_items: int = 0
 
     def message_dicts(self) -> list[dict[str, str]]:
         """The messages as plain ``{"role", "content"}`` dicts (copies)."""
@@ -231,6 +244,29 @@ def client_identity(
 def embedder_identity(embedder: Any) -> dict[str, Any]:
     """The non-secret facts that identify an embedder in cache keys and manifests."""
     return judge_identity(embedder)
+
+
+def manifest_identity(identity: Any) -> Any:
+    """The identity a run manifest records for a judge, panel or embedder: its identity
+    (:func:`judge_identity`) without where it is served
+    (:func:`ragmeter.manifest.without_endpoints`, the one rule). Cache keys keep the URL (see
+    :class:`~ragmeter.judges.JudgeCache`)."""
+    return without_endpoints(identity)
+
+
+def endpoints(identity: Any) -> list[str]:
+    """The ``base_url`` values inside an identity (at any depth), in order, once each."""
+    found: list[str] = []
+    if isinstance(identity, Mapping):
+        for key, value in identity.items():
+            if key in ENDPOINT_KEYS and isinstance(value, str):
+                found.append(value)
+            else:
+                found.extend(endpoints(value))
+    elif isinstance(identity, list | tuple):
+        for value in identity:
+            found.extend(endpoints(value))
+    return list(dict.fromkeys(found))
 
 
 CallableInput = Literal["messages", "prompt", "request"]

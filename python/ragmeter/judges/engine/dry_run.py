@@ -30,6 +30,7 @@ from ..clients.resolve import resolve_embedder
 from ..offline_rules import NoOfflineRuleError
 from ..panel import Panel
 from ..prompts import request_schema
+from .batch_files import request_line
 from .cache import JudgeCache
 from .protocol import ScoringMetric
 from .resolve import resolve_run_judge
@@ -46,7 +47,10 @@ class DryRunEstimate:
 
     The pipeline runs against a deterministic stand-in (:class:`RuleJudge`) that keeps each
     judge's identity, so cached answers count as cache hits; tokens are ``ceil(chars / 4)`` of
-    the prompts and of the stand-in's answers, so completion tokens are a rough floor.
+    the prompts and of the stand-in's answers, so completion tokens are a rough floor. With
+    ``batch=``, ``batch_requests`` and ``batch_bytes`` are the lines and bytes of the batch
+    input files (OpenAI's form) the run would write, every round together (a later round's
+    requests follow from the stand-in's answers to an earlier one, so they are estimates too).
     """
 
     n_samples: int
@@ -58,26 +62,43 @@ class DryRunEstimate:
     completion_tokens: int
     cost: float | None
     by_judge_metric: tuple[Mapping[str, Any], ...] = field(default_factory=tuple)
+    batch_requests: int | None = None
+    batch_bytes: int | None = None
 
     def __str__(self) -> str:
         cost = "no price given" if self.cost is None else f"{self.cost:.4f}"
+        batch = (
+            ""
+            if self.batch_requests is None
+            else f"; batch: {self.batch_requests} request lines, "
+            f"{(self.batch_bytes or 0) / 1e6:.2f} MB of JSONL in OpenAI's form"
+        )
         return (
             f"dry run over {self.n_samples} samples x {len(self.metrics)} metrics: "
             f"{self.calls} judge calls ({self.cache_hits} more answered by the cache), "
             f"{self.embedding_calls} embedding calls, ~{self.prompt_tokens} prompt + "
-            f"~{self.completion_tokens} completion tokens (estimated), cost {cost}"
+            f"~{self.completion_tokens} completion tokens (estimated), cost {cost}{batch}"
         )
 
 
 class _StandIn:
     """Answers like a RuleJudge but keeps the identity (and cache keys) of the real judge."""
 
-    def __init__(self, real: Any):
+    def __init__(self, real: Any, batch: bool = False):
         self.name = real.name
         self.identity = judge_identity(real)
         self._rule = RuleJudge(name=real.name)
+        self._real = real
+        self._batch = batch and hasattr(real, "request_body")
+        self.batch_requests = 0
+        self.batch_bytes = 0
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        if self._batch:
+            # A line as batch mode writes it (a custom_id is a 64-character cache key).
+            line = request_line("0" * 64, self._real.request_body(request))
+            self.batch_requests += 1
+            self.batch_bytes += len(line.encode("utf-8")) + 1
         try:
             text = self._rule.respond(request)
         except NoOfflineRuleError:
@@ -114,18 +135,19 @@ def estimate_run(
 
     ``metrics`` are metric objects, as for :func:`~ragmeter.judges.engine.run.run_evaluation`.
     """
-    the_judge = resolve_run_judge(options.judge)
     metric_list = list(metrics)
+    the_judge = resolve_run_judge(options.judge, metric_list)
     real_embedder = (
         resolve_embedder(options.embedder) if any(m.needs_embedder for m in metric_list) else None
     )
+    batched = options.batch is not None
     if isinstance(the_judge, Panel):
-        stand_in: Any = Panel(
-            [_StandIn(j) for j in the_judge.judges], aggregate=the_judge.aggregate
-        )
+        stand_ins = [_StandIn(j, batched) for j in the_judge.judges]
+        stand_in: Any = Panel(stand_ins, aggregate=the_judge.aggregate)
         judges = list(the_judge.judges)
     else:
-        stand_in = _StandIn(the_judge)
+        stand_in = _StandIn(the_judge, batched)
+        stand_ins = [stand_in]
         judges = [the_judge]
     # The stand-in's answers must never be stored: read the user's cache file, write nothing.
     cache = options.cache
@@ -142,6 +164,7 @@ def estimate_run(
         cache_mode=None,
         on_error="record",
         progress=None,
+        batch=None,
     )
     try:
         results = run_sync(
@@ -171,4 +194,6 @@ def estimate_run(
         completion_tokens=total.completion_tokens,
         cost=None if cost is None or math.isnan(cost) else cost,
         by_judge_metric=tuple(rows),
+        batch_requests=sum(s.batch_requests for s in stand_ins) if batched else None,
+        batch_bytes=sum(s.batch_bytes for s in stand_ins) if batched else None,
     )

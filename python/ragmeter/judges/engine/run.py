@@ -19,6 +19,7 @@ from ... import __version__
 from ..._progress import progress_hook
 from ...exceptions import (
     InvalidInputError,
+    JudgeBatchPending,
     JudgeConfigurationError,
     JudgeOutputError,
     JudgeOutputTruncatedError,
@@ -26,7 +27,14 @@ from ...exceptions import (
     MissingDependencyError,
 )
 from ..accounting import CallStats
-from ..clients.protocol import Embedder, Judge, embedder_identity, judge_identity
+from ..clients.protocol import (
+    Embedder,
+    Judge,
+    embedder_identity,
+    endpoints,
+    judge_identity,
+    manifest_identity,
+)
 from ..clients.resolve import resolve_embedder
 from ..clients.secrets import redact
 from ..context import JudgeContext
@@ -35,6 +43,7 @@ from ..repeats import combine_repeats
 from ..results import JudgeResults, SampleResult
 from ..sample import Sample, coerce_samples
 from ..score import Score
+from .batch import BatchRun
 from .cache import JudgeCache, open_cache
 from .protocol import ScoringMetric
 from .resolve import resolve_run_judge
@@ -79,7 +88,12 @@ async def _score_one(
         if exc.fatal or on_error == "raise":
             raise
         score = _error_score(exc)
-    except (JudgeConfigurationError, MissingDependencyError, asyncio.CancelledError):
+    except (
+        JudgeConfigurationError,
+        MissingDependencyError,
+        JudgeBatchPending,
+        asyncio.CancelledError,
+    ):
         # Every other sample would fail the same way: stop instead of recording each.
         raise
     except Exception as exc:
@@ -106,21 +120,28 @@ def _manifest(
     n_samples: int,
     repeats: int = 1,
     flaky_threshold: float = 0.5,
+    batch: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     judges = list(judge.judges) if isinstance(judge, Panel) else [judge]
+    # Who judged, without where it was served: the same model on another host or port is the
+    # same judge (a stored gate baseline compares with the next run); the URLs are recorded
+    # apart, for the record only.
+    identities = [judge_identity(judge), None if embedder is None else embedder_identity(embedder)]
     return {
         "library": "ragmeter",
         "version": __version__,
         "python": platform.python_version(),
         "created_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "n_samples": n_samples,
-        "judge": judge_identity(judge),
-        "judges": [judge_identity(j) for j in judges],
-        "embedder": None if embedder is None else embedder_identity(embedder),
+        "judge": manifest_identity(identities[0]),
+        "judges": [manifest_identity(judge_identity(j)) for j in judges],
+        "embedder": manifest_identity(identities[1]),
+        "endpoints": endpoints(identities),
         "metrics": [m.describe() for m in metrics],
         "settings": settings.to_dict(),
         "repeats": repeats,
         "flaky_threshold": flaky_threshold,
+        **({"batch": batch} if batch is not None else {}),
         "cache": cache.describe(),
     }
 
@@ -148,7 +169,7 @@ async def run_evaluation(
     """
     sample_list = coerce_samples(samples)
     metric_list = list(metrics)
-    the_judge = resolve_run_judge(options.judge)
+    the_judge = resolve_run_judge(options.judge, metric_list)
     needs_embedder = [m.name for m in metric_list if m.needs_embedder]
     the_embedder = (
         resolve_embedder(options.embedder, required_by=", ".join(needs_embedder))
@@ -157,13 +178,15 @@ async def run_evaluation(
     )
     the_cache = open_cache(options.cache, options.cache_mode)
     owns_cache = not isinstance(options.cache, JudgeCache)
-    runtime = Runtime(cache=the_cache, settings=options.settings, sleep=sleep)
+    batch = None if options.batch is None else BatchRun(options.batch)
+    runtime = Runtime(cache=the_cache, settings=options.settings, sleep=sleep, batch=batch)
     judges = list(the_judge.judges) if isinstance(the_judge, Panel) else [the_judge]
     units = [(s, m) for s in sample_list for m in metric_list]
     tick, close_progress = progress_hook(
         resolve_progress(options.progress), len(units), description="judging", unit="score"
     )
-    gate = asyncio.Semaphore(options.max_pending)
+    # In batch mode every unit must be able to put its calls in the round at once.
+    gate = asyncio.Semaphore(len(units) + 1 if batch is not None else options.max_pending)
 
     async def one_repeat(sample: Sample, metric: ScoringMetric, repeat: int) -> SampleResult:
         outcomes = await gather_all(
@@ -211,6 +234,8 @@ async def run_evaluation(
         try:
             rows = await gather_all(*(unit(s, m) for s, m in units))
         finally:
+            if batch is not None:
+                await batch.close()
             close_progress()
             runtime.log_summary()
             if close_clients_after:
@@ -226,6 +251,13 @@ async def run_evaluation(
             len(sample_list),
             options.repeats,
             options.flaky_threshold,
+            None
+            if batch is None
+            else {
+                "directory": str(options.batch.directory if options.batch else ""),
+                "lines_submitted": batch.lines_sent,
+                "batches_submitted": batch.rounds_sent,
+            },
         )
     finally:
         if owns_cache:

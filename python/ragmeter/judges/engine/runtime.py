@@ -38,6 +38,7 @@ from ..clients.protocol import (
 )
 from ..clients.secrets import redact
 from ..parsing import OutputParseError, extract_json, validate_schema
+from .batch import BatchRun
 from .cache import JudgeCache, cache_key
 from .settings import RunSettings
 
@@ -61,8 +62,9 @@ class _Endpoint:
     """One endpoint's limits, and its health as the run saw it (for the log).
 
     The log says what changes, once: the endpoint starts failing (the first retry, at WARNING;
-    INFO when rate limited), a call gives up on it, it answers again; every further retry and
-    give-up of a failing endpoint is at DEBUG, and the run ends with one summary line per
+    INFO when rate limited), a call gives up on it, it answers again (at the level its failing
+    was logged at, so that a log that showed the failing spell shows its end); every further
+    retry and give-up of a failing endpoint is at DEBUG, and the run ends with one summary line per
     endpoint that needed retries. A dead server thus takes a few lines, not one per attempt.
     """
 
@@ -77,6 +79,7 @@ class _Endpoint:
         self.gave_up = 0
         self.recoveries = 0
         self.last_error = ""
+        self.failing_level = logging.WARNING
 
     def retrying(self, line: str, error: JudgeTransportError, first_retry_of_call: bool) -> None:
         """Log one retry: the state change at WARNING (INFO for 429), the rest at DEBUG."""
@@ -88,8 +91,9 @@ class _Endpoint:
             return
         self.failing = True
         self.gave_up_while_failing = False
+        self.failing_level = logging.INFO if error.status == 429 else logging.WARNING
         log.log(
-            logging.INFO if error.status == 429 else logging.WARNING,
+            self.failing_level,
             "%s; %s is failing: its further retries are logged at DEBUG until it answers again",
             line,
             self.key,
@@ -105,6 +109,7 @@ class _Endpoint:
             return
         self.failing = True
         self.gave_up_while_failing = True
+        self.failing_level = logging.WARNING
         log.warning(
             "%s%s",
             line,
@@ -120,7 +125,10 @@ class _Endpoint:
         self.failing = False
         self.gave_up_while_failing = False
         self.recoveries += 1
-        log.info(
+        # At the level its failing was logged at (WARNING unless only rate limited): a log
+        # that showed the failing spell shows its end.
+        log.log(
+            self.failing_level,
             "%s answers again (%d retries so far in this run, %d calls gave up)",
             self.key,
             self.retries,
@@ -173,9 +181,14 @@ def _output_error(
         limit = (
             "no max_tokens" if request.max_tokens is None else f"max_tokens={request.max_tokens}"
         )
+        # Fewer items per call shortens only an answer that labels items.
+        advice = (
+            "raise max_tokens or lower max_items_per_call"
+            if request.n_items
+            else ("raise max_tokens")
+        )
         return JudgeOutputTruncatedError(
-            f"{message}; the answer was cut off at the token limit ({limit}): raise max_tokens "
-            "or lower max_items_per_call",
+            f"{message}; the answer was cut off at the token limit ({limit}): {advice}",
             task=request.task,
             attempts=attempts,
             errors=tuple(errors),
@@ -242,8 +255,10 @@ class Runtime:
         settings: RunSettings | None = None,
         sleep: Callable[[float], Awaitable[None]] | None = None,
         seed: int = 0,
+        batch: BatchRun | None = None,
     ):
         self.cache = cache
+        self.batch = batch
         self.settings = settings or RunSettings()
         self._sleep = sleep or asyncio.sleep
         self._rng = random.Random(seed)
@@ -465,6 +480,7 @@ class Runtime:
     ) -> Any:
         cached = self.cache.get(key)
         failure = cached.get("failure") if cached is not None else None
+        retrying = isinstance(failure, Mapping)
         if isinstance(failure, Mapping):
             if not self.settings.retry_errors:
                 stats.replayed_failures += 1
@@ -476,7 +492,7 @@ class Runtime:
             stats.cache_hits += 1
             return cached["parsed"]
         try:
-            return await self._ask_judge(judge, request, key, stats, validate)
+            return await self._ask_judge(judge, request, key, stats, validate, retrying)
         except JudgeTransportError as exc:
             if not exc.fatal:
                 self._record_failure(key, exc)
@@ -526,6 +542,7 @@ class Runtime:
         key: str,
         stats: CallStats,
         validate: Validator | None,
+        retrying: bool = False,
     ) -> Any:
         messages = list(request.messages)
         errors: list[str] = []
@@ -543,10 +560,23 @@ class Runtime:
             def count(s: CallStats, n: int) -> None:
                 s.calls += n
 
-            response = await self._with_retries(
-                judge, call, stats, count=count, deterministic=deterministic
-            )
-            self._account(current, response, stats)
+            if self.batch is not None:
+                # The answer comes from a batch line (this run's, or one an earlier run of the
+                # same batch folder downloaded: then it costs nothing more, like a cache hit).
+                current_key = key if attempt == 0 else self.chat_key(judge, current)
+                response, fresh = await self.batch.answer(
+                    judge, current, current_key, retrying=retrying
+                )
+                if fresh:
+                    stats.calls += 1
+                    self._account(current, response, stats)
+                else:
+                    stats.cache_hits += 1
+            else:
+                response = await self._with_retries(
+                    judge, call, stats, count=count, deterministic=deterministic
+                )
+                self._account(current, response, stats)
             try:
                 parsed = extract_json(response.text)
                 problems = self._problems(parsed, request.response_schema, validate)
@@ -565,6 +595,11 @@ class Runtime:
                         else {
                             "prompt_tokens": response.usage.prompt_tokens,
                             "completion_tokens": response.usage.completion_tokens,
+                            **(
+                                {"cached_tokens": response.usage.cached_tokens}
+                                if response.usage.cached_tokens
+                                else {}
+                            ),
                         },
                         "reasks": attempt,
                     },
@@ -611,6 +646,7 @@ class Runtime:
             )
         stats.prompt_tokens += usage.prompt_tokens
         stats.completion_tokens += usage.completion_tokens
+        stats.cached_prompt_tokens += usage.cached_tokens
         stats.tokens_estimated = stats.tokens_estimated or usage.estimated
         stats.latency_s += response.latency_s
         stats.capability_fallbacks += int(response.extra.get("capability_fallbacks", 0) or 0)

@@ -20,6 +20,7 @@ from ..._progress import Progress
 from ...exceptions import InvalidInputError
 from ...options import shorten
 from ..accounting import Price, normalize_prices
+from .batch import BatchMode
 from .cache import CACHE_MODES, CacheMode, JudgeCache
 
 __all__ = [
@@ -198,6 +199,7 @@ class RunOptions:
     max_pending: int = 256
     repeats: int = 1
     flaky_threshold: float = 0.5
+    batch: BatchMode | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.repeats, bool) or not isinstance(self.repeats, int) or self.repeats < 1:
@@ -235,6 +237,17 @@ class RunOptions:
                 f"max_pending must be an integer >= 1, got {self.max_pending!r}"
             )
         object.__setattr__(self, "prices", normalize_prices(self.prices))
+        if self.batch is not None:
+            if not isinstance(self.batch, BatchMode):
+                raise InvalidInputError(
+                    f"batch must be None or a BatchMode('folder', ...), got "
+                    f"{type(self.batch).__name__}"
+                )
+            if self.cache is None or self.cache_mode in ("off", "read_only"):
+                raise InvalidInputError(
+                    "batch mode reads the batches' answers back through the cache: pass "
+                    "cache='judge-cache.sqlite' (read_write or refresh)"
+                )
 
 
 def resolve_progress(progress: ProgressOption) -> Progress:

@@ -66,6 +66,7 @@ class AnswerRelevancyMetric(Metric):
     """
 
     name = "answer_relevancy"
+    value_range = (-1.0, 1.0)
     required_fields = ("question", "answer")
     needs_embedder = True
 
@@ -177,6 +178,7 @@ class AnswerRelevanceMetric(Metric):
     """
 
     name = "answer_relevance"
+    value_range = (0.0, 1.0)
     required_fields = ("question", "answer")
 
     def __init__(

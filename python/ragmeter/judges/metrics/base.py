@@ -66,6 +66,10 @@ class Metric:
       ``"nominal"`` for labels).
     - ``prompts``: the :class:`~ragmeter.judges.PromptTemplate` objects it uses (their hashes go
       into the run manifest).
+    - ``value_range``: ``(lowest, highest)`` value the metric can take, or ``None`` when it is
+      not bounded or not known (a prediction-powered interval is bounded by it).
+    - ``needs_judge``: ``False`` for a metric that never asks the judge (it only embeds, or
+      only computes): ``evaluate`` then runs without ``judge=``.
 
     and implement ``async score(sample, ctx) -> Score``. ``ctx`` is a
     :class:`~ragmeter.judges.JudgeContext`; a judge failure raised inside ``score`` becomes an
@@ -92,6 +96,8 @@ class Metric:
     needs_embedder: bool = False
     agreement_level: Literal["nominal", "ordinal", "interval", "ratio"] = "interval"
     prompts: tuple[PromptTemplate, ...] = ()
+    value_range: tuple[float, float] | None = None
+    needs_judge: bool = True
 
     async def score(self, sample: Sample, ctx: JudgeContext) -> Score:
         """The metric's score on ``sample``, asking the judge through ``ctx``."""

@@ -52,6 +52,7 @@ class GroundednessMetric(Metric):
     """
 
     name = "groundedness"
+    value_range = (0.0, 1.0)
     required_fields = ("question", "answer", "contexts")
     empty_allowed = ("contexts",)
 
@@ -134,6 +135,7 @@ class FaithfulnessMetric(Metric):
     """
 
     name = "faithfulness"
+    value_range = (0.0, 1.0)
     required_fields = ("question", "answer", "contexts")
     empty_allowed = ("contexts",)
 

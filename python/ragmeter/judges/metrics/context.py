@@ -68,6 +68,7 @@ class ContextRelevancyMetric(Metric):
     """
 
     name = "context_relevancy"
+    value_range = (0.0, 1.0)
     required_fields = ("question", "contexts")
 
     def __init__(
@@ -144,6 +145,7 @@ class ContextPrecisionMetric(Metric):
     """
 
     name = "context_precision"
+    value_range = (0.0, 1.0)
     required_fields = ("question", "contexts", "reference")
 
     def __init__(
@@ -220,6 +222,7 @@ class ContextRecallMetric(Metric):
     """
 
     name = "context_recall"
+    value_range = (0.0, 1.0)
     required_fields = ("question", "reference", "contexts")
     empty_allowed = ("contexts",)
 

@@ -127,6 +127,8 @@ class AnswerCorrectnessMetric(Metric):
             )
         self.weights = (float(values[0]), float(values[1]))
         self.needs_embedder = self.weights[1] > 0
+        # The factual score lies in [0, 1], the cosine in [-1, 1].
+        self.value_range = (-self.weights[1] / sum(self.weights), 1.0)
         self.claims_prompt = claims_prompt
         self.verdicts_prompt = verdicts_prompt
         self.coverage_prompt = coverage_prompt

@@ -64,6 +64,7 @@ class FunctionMetric(Metric):
         required_fields: Sequence[str] = ("question",),
         needs_embedder: bool = False,
         agreement_level: Literal["nominal", "ordinal", "interval", "ratio"] = "interval",
+        needs_judge: bool = True,
     ):
         unknown = [f for f in required_fields if f not in _FIELD_NAMES]
         if unknown:
@@ -74,6 +75,7 @@ class FunctionMetric(Metric):
         self.name = name
         self.required_fields = tuple(required_fields)
         self.needs_embedder = needs_embedder
+        self.needs_judge = bool(needs_judge)
         self.agreement_level = agreement_level
         self._is_async = inspect.iscoroutinefunction(fn)
 
@@ -98,6 +100,7 @@ def metric(
     required_fields: Sequence[str] = ("question",),
     needs_embedder: bool = False,
     agreement_level: Literal["nominal", "ordinal", "interval", "ratio"] = "interval",
+    needs_judge: bool = True,
 ) -> Any:
     """Turn ``fn(sample, ctx) -> float | bool | None | Score`` into a metric.
 
@@ -118,6 +121,9 @@ def metric(
         Whether ``ctx.embed`` must work.
     agreement_level
         How panels compare its values.
+    needs_judge
+        ``False`` for a metric that never asks the judge (it only embeds, or only
+        computes): a run of such metrics needs no ``judge=``.
 
     Returns
     -------
@@ -143,6 +149,7 @@ def metric(
             required_fields=required_fields,
             needs_embedder=needs_embedder,
             agreement_level=agreement_level,
+            needs_judge=needs_judge,
         )
 
     return wrap(fn) if fn is not None else wrap
@@ -264,6 +271,11 @@ class RubricMetric(Metric):
             isinstance(v, int | float) and not isinstance(v, bool) for v in self.allowed_values
         )
         self.agreement_level = agreement_level or ("ordinal" if numeric_values else "nominal")
+        if numeric_values and score_fn is None and self.allowed_values:
+            self.value_range = (
+                float(min(self.allowed_values)),
+                float(max(self.allowed_values)),
+            )
         self.prompt = PromptTemplate(
             name=f"rubric.{name}",
             version=version,

@@ -78,6 +78,7 @@ class PairwisePreferenceMetric(Metric):
     """
 
     name = "pairwise_preference"
+    value_range = (0.0, 1.0)
     required_fields = ("question", "answer", "answer_b")
     agreement_level = "nominal"
 

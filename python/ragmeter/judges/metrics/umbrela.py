@@ -28,15 +28,15 @@ not completely, category 2 if passage presents something very important related 
 topic but also has some extra information and category 3 if the passage only and entirely \
 refers to the topic. If none of the above satisfies give it category 0.
 
-Query: $question
-Passage: $contexts
-
 Split this problem into steps:
 Consider the underlying intent of the search.
 Measure how well the content matches a likely intent of the query (M).
 Measure how trustworthy the passage is (T).
 Consider the aspects above and the relative importance of each, and decide on a final score \
-(O). Final score must be an integer value only."""
+(O). Final score must be an integer value only.
+
+Query: $question
+Passage: $contexts"""
 
 
 class UmbrelaRelevanceMetric(RubricMetric):
@@ -51,8 +51,10 @@ class UmbrelaRelevanceMetric(RubricMetric):
     mean over samples is a mean grade, compared between judges at the ordinal level.
 
     The prompt is UMBRELA's (arXiv:2406.06519, after Thomas et al. 2023: the four grades, the
-    "Important Instruction" and the M/T/O steps), with the query and the passage fenced as data
-    and the answer asked as JSON instead of the paper's ``##final score:`` line; the grade is
+    "Important Instruction" and the M/T/O steps), with the query and the passage fenced as data,
+    placed after the steps (the paper puts them before: every prompt here puts its stable text
+    first, so that a provider's prompt cache reuses it) and the answer asked as JSON instead of
+    the paper's ``##final score:`` line; the grade is
     checked against the schema (an answer that is not one of 0-3 is re-asked, then an
     ``error`` row), never read out of free text.
 
@@ -81,7 +83,7 @@ class UmbrelaRelevanceMetric(RubricMetric):
             UMBRELA_PROMPT,
             allowed_values=[0, 1, 2, 3],
             agreement_level="ordinal",
-            version="umbrela-2024",
+            version="umbrela-2024.2",
             offline_rule=umbrela_relevance_grade,
         )
 

@@ -1,6 +1,7 @@
 """A loopback OpenAI-compatible server for tests: real HTTP on 127.0.0.1, scriptable faults.
 
-It speaks ``POST /v1/chat/completions``, ``POST /v1/embeddings`` and ``GET /v1/models``,
+It speaks ``POST /v1/chat/completions``, ``POST /v1/embeddings``, ``GET /v1/models`` and the
+Batch API (``/v1/files`` and ``/v1/batches``, :mod:`ragmeter.judges.testing.batches`),
 answers chats with a judge (a :class:`~ragmeter.judges.testing.RuleJudge` by default) and
 embeddings with an embedder (a :class:`~ragmeter.judges.testing.HashEmbedder` by default), and
 records every request. Faults are queued with :meth:`LoopbackOpenAIServer.enqueue` and apply to
@@ -31,6 +32,7 @@ from typing import Any, Literal
 from ...exceptions import InvalidInputError
 from ..clients.offline import HashEmbedder, RuleJudge
 from ..clients.protocol import JudgeRequest, estimate_tokens
+from .batches import FakeBatches, parse_multipart
 
 __all__ = ["Fault", "LoopbackOpenAIServer", "RecordedRequest"]
 
@@ -107,7 +109,8 @@ class Fault:
 
 @dataclass
 class RecordedRequest:
-    """One request the server received (never the Authorization header's value)."""
+    """One request the server received (never the Authorization header's value), and the
+    ``usage`` it answered a chat with."""
 
     method: str
     path: str
@@ -116,6 +119,7 @@ class RecordedRequest:
     status: int = 0
     fault: Fault | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    usage: Mapping[str, Any] | None = None
 
 
 class LoopbackOpenAIServer:
@@ -128,6 +132,9 @@ class LoopbackOpenAIServer:
     server, 400 like llama.cpp's); ``reject_response_format`` does the same for every
     ``response_format``; ``reject_seed`` answers any ``seed`` with a 400. ``usage`` fixes the
     reported ``(prompt_tokens, completion_tokens)`` (default: ``ceil(chars / 4)``).
+    ``prompt_cache=True`` plays a provider's prompt cache: the longest prefix a chat's
+    messages share with an earlier chat's, in whole blocks of 64 characters (16 estimated
+    tokens), is reported as ``usage.prompt_tokens_details.cached_tokens``.
     """
 
     def __init__(
@@ -143,6 +150,7 @@ class LoopbackOpenAIServer:
         reject_seed: bool = False,
         usage: tuple[int, int] | None = None,
         include_usage: bool = True,
+        prompt_cache: bool = False,
         host: str = "127.0.0.1",
         port: int = 0,
     ):
@@ -160,6 +168,11 @@ class LoopbackOpenAIServer:
         self.reject_seed = reject_seed
         self.usage = usage
         self.include_usage = include_usage
+        self.prompt_cache = prompt_cache
+        self._prompts: list[str] = []
+        self._completions = 0
+        #: The Batch API's files and batches (``/v1/files``, ``/v1/batches``).
+        self.batches = FakeBatches(self.chat_answer)
         self._api_key = api_key
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
@@ -222,6 +235,89 @@ class LoopbackOpenAIServer:
             self._faults.clear()
             self.max_in_flight = 0
 
+    def chat_answer(self, body: Any, fault: Fault | None = None) -> tuple[int, dict[str, Any]]:
+        """The status and JSON payload this server answers a ``/chat/completions`` body with
+        (what a batch line gets too); ``fault`` may fix the message's content."""
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+            return 400, {"error": {"message": "body must hold a messages list"}}
+        response_format = body.get("response_format") or {}
+        kind = response_format.get("type") if isinstance(response_format, dict) else None
+        if kind and self.reject_response_format:
+            return self.reject_response_format, {
+                "error": {"message": f"response_format {kind!r} is not supported"}
+            }
+        if kind == "json_schema" and self.reject_json_schema:
+            return self.reject_json_schema, {
+                "error": {
+                    "message": LLAMA_CPP_PYTHON_JSON_SCHEMA_ERROR,
+                    "type": "internal_server_error",
+                }
+            }
+        if self.reject_seed and "seed" in body:
+            return 400, {"error": {"message": "Unrecognized request argument supplied: seed"}}
+        schema = None
+        if kind == "json_schema":
+            schema = (response_format.get("json_schema") or {}).get("schema")
+        elif kind == "json_object":
+            schema = response_format.get("schema")
+        request = JudgeRequest(
+            messages=tuple(
+                {"role": str(m.get("role")), "content": str(m.get("content"))}
+                for m in body["messages"]
+            ),
+            response_schema=schema,
+            temperature=body.get("temperature"),
+            seed=body.get("seed"),
+            max_tokens=body.get("max_tokens"),
+        )
+        if fault is not None and fault.content is not None:
+            text = fault.content
+        else:
+            try:
+                text = _respond(self.judge, request)
+            except Exception as exc:
+                return 500, {"error": {"message": f"judge failed: {type(exc).__name__}: {exc}"}}
+        prompt_text = "".join(m["content"] for m in request.messages)
+        prompt_tokens, completion_tokens = self.usage or (
+            estimate_tokens(prompt_text),
+            estimate_tokens(text),
+        )
+        with self._lock:
+            self._completions += 1
+            number = self._completions
+        payload: dict[str, Any] = {
+            "id": f"chatcmpl-loopback-{number}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model") or self.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
+            ],
+        }
+        if self.include_usage:
+            payload["usage"] = {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            }
+            if self.prompt_cache:
+                cached = min(prompt_tokens, self._cached_prefix_tokens(prompt_text))
+                payload["usage"]["prompt_tokens_details"] = {"cached_tokens": cached}
+        return 200, payload
+
+    def _cached_prefix_tokens(self, prompt: str) -> int:
+        """The tokens of the longest prefix ``prompt`` shares with an earlier prompt, in whole
+        blocks of 64 characters (what a provider's prefix cache would serve)."""
+        with self._lock:
+            earlier = list(self._prompts)
+            self._prompts.append(prompt)
+        longest = max((_shared_prefix(prompt, seen) for seen in earlier), default=0)
+        return (longest // 64) * 16
+
     def _take_fault(self, route: str) -> Fault | None:
         with self._lock:
             for i, fault in enumerate(self._faults):
@@ -265,6 +361,26 @@ class LoopbackOpenAIServer:
                 return self.headers.get("Authorization") == f"Bearer {server._api_key}"
 
             def do_GET(self) -> None:
+                path = self.path.rstrip("/")
+                if "/batches/" in path or (path.endswith("/content") and "/files/" in path):
+                    record = RecordedRequest("GET", self.path, None, self._authorized())
+                    with server._lock:
+                        server.requests.append(record)
+                    if not record.authorized:
+                        record.status = 401
+                        self._send(401, {"error": {"message": "Incorrect API key provided"}})
+                    elif path.endswith("/content"):
+                        found = server.batches.content(path.split("/files/")[1][: -len("/content")])
+                        record.status = 200 if found is not None else 404
+                        if found is None:
+                            self._send(404, {"error": {"message": f"no file {self.path}"}})
+                        else:
+                            self._send(200, None, raw=found)
+                    else:
+                        batch = server.batches.retrieve(path.split("/batches/")[1])
+                        record.status = 200 if batch is not None else 404
+                        self._send(record.status, batch or {"error": {"message": "no batch"}})
+                    return
                 if self.path.rstrip("/").endswith("/models"):
                     self._send(
                         200,
@@ -285,6 +401,9 @@ class LoopbackOpenAIServer:
                     body = json.loads(raw or b"null")
                 except json.JSONDecodeError:
                     body = None
+                if self.path.rstrip("/").endswith(("/files", "/batches")):
+                    self._batch_api(raw)
+                    return
                 route = (
                     "chat"
                     if self.path.endswith("/chat/completions")
@@ -308,6 +427,32 @@ class LoopbackOpenAIServer:
                 finally:
                     with server._lock:
                         server.in_flight -= 1
+
+            def _batch_api(self, raw: bytes) -> None:
+                record = RecordedRequest("POST", self.path, None, self._authorized())
+                with server._lock:
+                    server.requests.append(record)
+                if not record.authorized:
+                    record.status = 401
+                    self._send(401, {"error": {"message": "Incorrect API key provided"}})
+                    return
+                if self.path.rstrip("/").endswith("/files"):
+                    parts = parse_multipart(self.headers.get("Content-Type", ""), raw)
+                    if "file" not in parts:
+                        record.status = 400
+                        self._send(400, {"error": {"message": "a multipart 'file' is needed"}})
+                        return
+                    filename, content = parts["file"]
+                    record.status = 200
+                    self._send(200, server.batches.upload(filename or "upload.jsonl", content))
+                    return
+                try:
+                    body = json.loads(raw or b"null")
+                except json.JSONDecodeError:
+                    body = None
+                record.body = body
+                record.status, payload = server.batches.create(body)
+                self._send(record.status, payload)
 
             def _answer(self, route: str, body: Any, record: RecordedRequest) -> None:
                 fault = server._take_fault(route)
@@ -359,90 +504,11 @@ class LoopbackOpenAIServer:
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
 
             def _chat(self, body: Any, fault: Fault | None, record: RecordedRequest) -> None:
-                if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-                    record.status = 400
-                    self._send(400, {"error": {"message": "body must hold a messages list"}})
-                    return
-                response_format = body.get("response_format") or {}
-                kind = response_format.get("type") if isinstance(response_format, dict) else None
-                if kind and server.reject_response_format:
-                    record.status = server.reject_response_format
-                    self._send(
-                        record.status,
-                        {"error": {"message": f"response_format {kind!r} is not supported"}},
-                    )
-                    return
-                if kind == "json_schema" and server.reject_json_schema:
-                    record.status = server.reject_json_schema
-                    self._send(
-                        record.status,
-                        {
-                            "error": {
-                                "message": LLAMA_CPP_PYTHON_JSON_SCHEMA_ERROR,
-                                "type": "internal_server_error",
-                            }
-                        },
-                    )
-                    return
-                if server.reject_seed and "seed" in body:
-                    record.status = 400
-                    self._send(
-                        400, {"error": {"message": "Unrecognized request argument supplied: seed"}}
-                    )
-                    return
-                schema = None
-                if kind == "json_schema":
-                    schema = (response_format.get("json_schema") or {}).get("schema")
-                elif kind == "json_object":
-                    schema = response_format.get("schema")
-                request = JudgeRequest(
-                    messages=tuple(
-                        {"role": str(m.get("role")), "content": str(m.get("content"))}
-                        for m in body["messages"]
-                    ),
-                    response_schema=schema,
-                    temperature=body.get("temperature"),
-                    seed=body.get("seed"),
-                    max_tokens=body.get("max_tokens"),
-                )
-                if fault is not None and fault.content is not None:
-                    text = fault.content
-                else:
-                    try:
-                        text = _respond(server.judge, request)
-                    except Exception as exc:
-                        record.status = 500
-                        self._send(
-                            500,
-                            {"error": {"message": f"judge failed: {type(exc).__name__}: {exc}"}},
-                        )
-                        return
-                prompt_text = "".join(m["content"] for m in request.messages)
-                prompt_tokens, completion_tokens = server.usage or (
-                    estimate_tokens(prompt_text),
-                    estimate_tokens(text),
-                )
-                payload: dict[str, Any] = {
-                    "id": f"chatcmpl-loopback-{len(server.requests)}",
-                    "object": "chat.completion",
-                    "created": int(time.time()),
-                    "model": body.get("model") or server.model,
-                    "choices": [
-                        {
-                            "index": 0,
-                            "message": {"role": "assistant", "content": text},
-                            "finish_reason": "stop",
-                        }
-                    ],
-                }
-                if server.include_usage:
-                    payload["usage"] = {
-                        "prompt_tokens": prompt_tokens,
-                        "completion_tokens": completion_tokens,
-                        "total_tokens": prompt_tokens + completion_tokens,
-                    }
-                record.status = 200
-                self._send(200, payload)
+                status, payload = server.chat_answer(body, fault)
+                record.status = status
+                if status == 200:
+                    record.usage = payload.get("usage")
+                self._send(status, payload)
 
             def _embeddings(self, body: Any, fault: Fault | None, record: RecordedRequest) -> None:
                 texts = body.get("input") if isinstance(body, dict) else None
@@ -476,6 +542,16 @@ class LoopbackOpenAIServer:
                 )
 
         return Handler
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    """How many leading characters ``a`` and ``b`` share."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def _respond(judge: Any, request: JudgeRequest) -> str:

@@ -645,11 +645,14 @@ class MultipleComparison:
         pairs: bool = True,
         caption: str | None = None,
     ) -> str:
-        """The paper table as a LaTeX ``table`` with a ``booktabs`` tabular.
+        """The paper table as a LaTeX ``table`` with a ``booktabs`` tabular, and the table of
+        differences as a ``longtable`` (it breaks across pages: no row is lost at 12 systems).
 
         The best mean of each metric is bold, each mean carries the superscript labels of the
-        systems it beats, and the caption gives the test, the correction and alpha. It needs
-        ``\\usepackage{booktabs}``.
+        systems it beats; each caption is short (its first sentence) and the note under the
+        table gives the test, the correction and alpha (see
+        :func:`~ragmeter.stats.tables.render_latex`). It needs
+        ``\\usepackage{booktabs,longtable}``.
 
         Parameters
         ----------
@@ -663,7 +666,7 @@ class MultipleComparison:
             The metrics' labels (default ``"auto"``: ``ndcg_cut_10`` -> ``nDCG@10``; see
             :meth:`systems_table`).
         pairs
-            Include the table of differences (a second ``table``).
+            Include the table of differences (a ``longtable``).
         caption
             A sentence put before the generated caption.
 
