@@ -4,6 +4,7 @@
 
 pub mod agreement;
 pub mod answers;
+mod batch;
 pub mod bm25;
 pub mod compressed;
 pub mod csr;
