@@ -26,9 +26,16 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::csr::RowsBuf;
-use crate::ranking::Hit;
 use crate::ties::{Tie, tie_groups};
 use crate::{CoreError, CoreResult};
+
+/// A ranked judged document as the measures read it: its 1-based rank and its grade (what
+/// preparing a ranking leaves of it; `ranking` reads these, this module never reads `ranking`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hit {
+    pub rank: u32,
+    pub grade: f64,
+}
 
 /// A document id (UTF-8 or decimal text) and its value: a grade for judgments, a score for
 /// scored rankings.

@@ -27,15 +27,8 @@ use std::cell::OnceCell;
 
 use rayon::prelude::*;
 
-use crate::prepare::{Prepared, SubtopicGrade};
+use crate::prepare::{Hit, Prepared, SubtopicGrade};
 use crate::{CoreError, CoreResult};
-
-/// A ranked judged document: its 1-based rank and its grade.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Hit {
-    pub rank: u32,
-    pub grade: f64,
-}
 
 /// trec_eval's relevance value of a retrieved document absent from the judgments.
 pub const NONPOOL: f64 = -1.0;
