@@ -5,14 +5,17 @@
   wait for a writer and a device could be read until memory runs out.
 * :func:`atomic_write_text`, :func:`atomic_write_bytes`: readers see the old file or the new
   one, never a part of it.
+* :func:`trec_fields`: the fields of a line of trec_eval's text files, split as trec_eval
+  splits them.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -26,12 +29,29 @@ from .exceptions import (
 
 __all__ = [
     "atomic_write_bytes",
+    "atomic_write_chunks",
     "atomic_write_text",
     "file_errors",
     "input_file_error",
     "path_argument",
     "read_regular_text",
+    "trec_fields",
 ]
+
+#: The bytes C's ``isspace`` accepts (space, tab, LF, vertical tab, form feed, CR): what
+#: separates the fields of every file trec_eval reads (``get_qrels.c``, ``get_prefs.c``,
+#: ``get_zscores.c``, ...). Python's ``str.split()`` splits at more (0x1C to 0x1F, U+0085,
+#: U+00A0, U+2028...), which trec_eval reads as part of a field.
+_C_SPACE = re.compile("[ \t\n\x0b\x0c\r]+")
+
+
+def trec_fields(line: str) -> list[str]:
+    """The fields of ``line`` as trec_eval splits them: at runs of C's ``isspace`` bytes only.
+
+    >>> trec_fields(" q1\t0  d\x01x 1\r")
+    ['q1', '0', 'd\x01x', '1']
+    """
+    return [field for field in _C_SPACE.split(line) if field]
 
 
 def path_argument(path: object, argument: str) -> str:
@@ -179,6 +199,14 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     >>> atomic_write_bytes(target, b"PAR1").read_bytes()
     b'PAR1'
     """
+    return atomic_write_chunks(path, (data,))
+
+
+def atomic_write_chunks(path: str | os.PathLike[str], chunks: Iterable[bytes]) -> Path:
+    """Write the ``chunks`` of bytes, one after the other as they come, to ``path``
+    atomically and durably, and return ``path``: the rules of :func:`atomic_write_text`. An
+    error raised while the chunks are made leaves the target as it was (a file too large to
+    hold in memory is written without ever being whole)."""
     target = Path(path_argument(path, "path"))
     real = Path(os.path.realpath(target))
     if real.is_dir():
@@ -220,7 +248,8 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
         with os.fdopen(descriptor, "wb") as handle:
             if existing_mode is not None and hasattr(os, "fchmod"):
                 os.fchmod(handle.fileno(), existing_mode)
-            handle.write(data)
+            for data in chunks:
+                handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, real)

@@ -11,11 +11,14 @@ mod edit;
 mod error;
 mod fallible;
 mod fusion;
+mod fusion_files;
+mod hybrid;
 mod normalize;
 mod pipeline;
 mod prepare;
 mod randomised;
 mod ranking;
+mod reserve;
 mod signflip;
 mod strings;
 mod table;
@@ -70,7 +73,10 @@ mod _core {
     use crate::edit::{edit_backend, edit_count, edit_one_to_many, edit_pairwise, edit_rank};
 
     #[pymodule_export]
-    use crate::answers::answer_scores;
+    use crate::answers::{
+        answer_scores, bleu_from_stats, bleu_stats, bleu_tokens, claim_recall, no_answer_scores,
+        pattern_match_scores, porter_stem, rouge_scores, sentence_bleu,
+    };
 
     #[pymodule_export]
     use crate::normalize::normalize_text;
@@ -90,7 +96,17 @@ mod _core {
     use crate::bm25::{bm25_idf, bm25_postings, bm25_top_k};
 
     #[pymodule_export]
+    use crate::hybrid::{dense_top_k, hybrid_fuse};
+
+    #[pymodule_export]
     use crate::fusion::{
-        FusedRows, FusionRuns, fuse_prepared, fuse_runs, prepare_fusion_runs, train_fusion,
+        FusedRows, FusionRuns, fuse_prepared, fuse_runs, fusion_method_table,
+        fusion_parameter_table, prepare_fusion_runs, train_fusion,
+    };
+
+    #[pymodule_export]
+    use crate::fusion_files::{
+        FusedTrecChunks, FusionFiles, fuse_files, fused_rows_trec_chunks, fused_trec_chunks,
+        index_fusion_files, train_fusion_files,
     };
 }

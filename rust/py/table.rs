@@ -84,6 +84,23 @@ fn read_table(
         let batch = match reader.next() {
             None => return Ok(None),
             Some(Err(e)) => {
+                // pyarrow's reader ran out of memory (its Status::OutOfMemory, through the C
+                // stream): a MemoryError, never "is the file damaged?".
+                if matches!(e, arrow_schema::ArrowError::MemoryError(_))
+                    || e.to_string().contains("Out of memory")
+                {
+                    let what = if read_columns.source.is_empty() {
+                        "the table".to_owned()
+                    } else {
+                        read_columns.source.clone()
+                    };
+                    return Err(pyo3::exceptions::PyMemoryError::new_err(format!(
+                        "{argument}: not enough memory to read {what} ({e}): the memory this \
+                         process may use is exhausted (the machine's, or a limit such as \
+                         ulimit -v / RLIMIT_AS); free memory or raise the limit, or read a \
+                         part of it at a time"
+                    )));
+                }
                 // A file's reader fails here (a page whose checksum differs, a file cut while
                 // read): name the file.
                 let source = &read_columns.source;
@@ -162,7 +179,7 @@ type TableJoin<'py> = (
 
 /// Import judgments and a run given as tables, join them on the judged queries and prepare.
 #[pyfunction]
-#[pyo3(signature = (qrels, run, qrels_columns, run_columns, *, duplicates_first=false, max_docs=None, all_judged=false, n_threads=None))]
+#[pyo3(signature = (qrels, run, qrels_columns, run_columns, *, duplicates_first=false, max_docs=None, all_judged=false, ties=false, n_threads=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn prepare_tables<'py>(
     py: Python<'py>,
@@ -173,9 +190,10 @@ pub fn prepare_tables<'py>(
     duplicates_first: bool,
     max_docs: Option<usize>,
     all_judged: bool,
+    ties: bool,
     n_threads: Option<usize>,
 ) -> PyResult<TableJoin<'py>> {
-    let opts = ranking_options(duplicates_first, max_docs, all_judged);
+    let opts = ranking_options(duplicates_first, max_docs, all_judged, ties);
     let qrels_columns = columns_of(qrels_columns, ValueKind::Grade)?;
     let run_columns = columns_of(run_columns, ValueKind::Score)?;
     let judged = read_table(py, qrels, qrels_columns.clone(), n_threads)?;
@@ -286,8 +304,11 @@ pub fn read_table_dict<'py>(
     build().map_err(|error| {
         fallible::explain_memory_error(py, error, || {
             format!(
-                "{}: not enough memory to hold its {rows} rows as Python dicts; pass the \
-                 table itself to ragmeter.io.evaluate (it builds no dicts)",
+                "{}: not enough memory to hold its {rows} rows as Python dicts (read_run \
+                 and read_qrels build them, and ragmeter.io.evaluate does for a table \
+                 evaluated with a TREC file); to evaluate without dicts, give \
+                 ragmeter.io.evaluate two tables (pyarrow or polars read TREC files as \
+                 tables), or two TREC files",
                 columns.argument
             )
         })

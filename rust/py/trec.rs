@@ -31,7 +31,9 @@ type TrecJoin = (
 
 /// Read, parse, join and prepare a qrels file and a run file without the GIL.
 #[pyfunction]
-#[pyo3(signature = (qrels_path, run_path, *, duplicates_first=false, max_docs=None, all_judged=false, n_threads=None))]
+#[pyo3(signature = (qrels_path, run_path, *, duplicates_first=false, max_docs=None, all_judged=false, ties=false, n_threads=None))]
+// A Python function's arguments (pyo3 reads them one by one).
+#[allow(clippy::too_many_arguments)]
 pub fn prepare_trec(
     py: Python<'_>,
     qrels_path: PathBuf,
@@ -39,9 +41,10 @@ pub fn prepare_trec(
     duplicates_first: bool,
     max_docs: Option<usize>,
     all_judged: bool,
+    ties: bool,
     n_threads: Option<usize>,
 ) -> PyResult<TrecJoin> {
-    let opts = ranking_options(duplicates_first, max_docs, all_judged);
+    let opts = ranking_options(duplicates_first, max_docs, all_judged, ties);
     let files = threads::enter_core(py, n_threads, &ByPosition, || {
         trec::prepare_files(&qrels_path, &run_path, opts)
     })?;
@@ -90,9 +93,11 @@ pub fn read_trec<'py>(
     to_dict(py, &file, &bytes, kind, &path).map_err(|error| {
         fallible::explain_memory_error(py, error, || {
             format!(
-                "path: {}: not enough memory to hold its {rows} rows as Python dicts; \
-                 pass the path itself to ragmeter.io.evaluate (it builds no dicts) or \
-                 read it with pyarrow/polars as a table",
+                "path: {}: not enough memory to hold its {rows} rows as Python dicts \
+                 (read_run and read_qrels build them, and ragmeter.io.evaluate does for a \
+                 TREC file evaluated with a table); to evaluate without dicts, give \
+                 ragmeter.io.evaluate two TREC files, or two tables (pyarrow or polars read \
+                 TREC files as tables)",
                 path.display()
             )
         })

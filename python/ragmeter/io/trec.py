@@ -19,7 +19,13 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import _core
-from .._files import file_errors, input_file_error, path_argument, read_regular_text
+from .._files import (
+    file_errors,
+    input_file_error,
+    path_argument,
+    read_regular_text,
+    trec_fields,
+)
 from .._inputs import preview_ids
 from ..exceptions import InputTypeError, InvalidInputError, TrecFormatError
 from ..options import Duplicates, EvaluationOptions, Missing, ZeroDivision, check_choice, shorten
@@ -29,6 +35,7 @@ from ..ranking.columns import (
     column_args,
     evaluated_measures,
     needs_all_judged,
+    needs_ties,
 )
 from ..ranking.names import Measure, measures_of
 from ._formats import compression_of
@@ -166,8 +173,8 @@ def _read_subtopic_qrels(
         )
     text = read_regular_text(name, "a qrels file", argument)
     qrels: dict[str, dict[str, dict[str, int | float]]] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        fields = line.split()
+    for number, line in enumerate(text.split("\n"), start=1):
+        fields = trec_fields(line)
         if not fields:
             continue
         if len(fields) != 4:
@@ -359,6 +366,7 @@ def trec_join(
                     duplicates_first=options.duplicates == "first",
                     max_docs=options.max_docs,
                     all_judged=needs_all_judged(measures, options),
+                    ties=needs_ties(measures, options),
                     n_threads=options.n_threads,
                 )
             )
@@ -476,6 +484,7 @@ def _prepare_subtopic_trec(
         duplicates_first=options.duplicates == "first",
         max_docs=options.max_docs,
         all_judged=needs_all_judged(measures, options),
+        ties=needs_ties(measures, options),
         n_threads=options.n_threads,
     )
     return prepared, query_ids, in_run, run_only, None

@@ -12,6 +12,9 @@ pub enum CoreError {
         argument: &'static str,
         message: String,
     },
+    /// An input the core refuses, said in full by `message` (which names what is refused).
+    #[error("{message}")]
+    Refused { message: String },
     /// One query's input breaks a rule (duplicate document, mixed id types, ...).
     /// `query` is the position of the query in the call, so the bindings can name it with the
     /// user's id; `query_id` is set when the core itself knows the id (TREC files).
@@ -32,6 +35,9 @@ pub enum CoreError {
     /// the memory left (a MemoryError in Python, never an abort).
     #[error("not enough memory for {what}")]
     OutOfMemory { what: String },
+    /// The caller asked the kernel to stop (`cancel::Cancel`): Ctrl-C in the bindings.
+    #[error("cancelled")]
+    Cancelled,
     /// The operating system refused to read or write a file.
     #[error("{}: {source}", path.display())]
     Io {

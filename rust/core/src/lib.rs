@@ -4,12 +4,16 @@
 
 pub mod agreement;
 pub mod answers;
+mod batch;
 pub mod bm25;
+pub mod cancel;
 pub mod compressed;
 pub mod csr;
 pub mod edit;
 pub mod error;
 pub mod fusion;
+pub mod hybrid;
+pub mod memory;
 pub mod normalize;
 pub mod prepare;
 pub mod randomised;
@@ -17,6 +21,8 @@ pub mod ranking;
 pub mod report;
 pub mod signflip;
 pub mod table;
+pub mod ties;
 pub mod trec;
+pub mod trec_write;
 
 pub use error::{CoreError, CoreResult};

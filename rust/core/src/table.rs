@@ -575,11 +575,18 @@ fn reserve<T>(vec: &mut Vec<T>, n: usize, names: &Columns, what: &str) -> CoreRe
 }
 
 fn out_of_memory(names: &Columns, n: usize, size: usize, what: &str) -> CoreError {
-    names.error(format_args!(
-        "not enough memory to read the table: {n} {what} need {} bytes more than the memory \
-         available; read a part of it at a time (e.g. by query), or free memory",
-        n.saturating_mul(size)
-    ))
+    CoreError::OutOfMemory {
+        what: format!(
+            "{}{}: {n} {what} ({} bytes more); read a part of it at a time (e.g. by query)",
+            names.argument,
+            if names.source.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", names.source)
+            },
+            n.saturating_mul(size)
+        ),
+    }
 }
 
 fn to_u32(n: usize, names: &Columns) -> CoreResult<u32> {
@@ -1131,6 +1138,7 @@ mod tests {
         duplicates: Duplicates::Raise,
         max_docs: None,
         all_judged: false,
+        ties: false,
     };
 
     #[derive(Clone, Copy, Debug)]
@@ -1355,6 +1363,7 @@ mod tests {
                 duplicates: if keep_first { Duplicates::KeepFirst } else { Duplicates::Raise },
                 max_docs,
                 all_judged,
+                ties: false,
             };
             let want = evaluate_scored(&qrels, &run, opts);
             let got = evaluate_tables(
