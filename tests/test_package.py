@@ -59,6 +59,12 @@ HEAVY_MODULES = (
     "scipy",
     "httpx",
     "sklearn",
+    # The integrations and their tools (issue 47): imported only by name.
+    "ragmeter.integrations",
+    "ir_measures",
+    "pyterrier",
+    "mlflow",
+    "opentelemetry",
 )
 
 
@@ -158,3 +164,41 @@ def test_the_command_starts_openblas_with_one_thread_unless_told(preset, expecte
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
     assert done.stdout.split()[-1] == expected
+
+
+_BLOCKED = """
+import sys
+for name in {blocked!r}:
+    sys.modules[name] = None  # import of it raises ImportError, as when it is not installed
+import ragmeter
+try:
+{code}
+except ragmeter.MissingDependencyError as error:
+    print(error)
+"""
+
+
+@pytest.mark.parametrize(
+    ("blocked", "code", "extra"),
+    [
+        (["ir_measures"], "    import ragmeter.integrations.ir_measures", "pyterrier"),
+        (["mlflow"], "    import ragmeter.integrations.mlflow", "mlflow"),
+        (
+            ["pandas"],
+            "    from ragmeter.integrations import tracing\n"
+            "    tracing.phoenix_document_evaluations({'t': {'d': 1}}, "
+            "[{'trace_id': 't', 'span_id': 's', 'parent_id': None, 'name': 'r', "
+            "'kind': 'RETRIEVER', 'attributes': {'openinference.span.kind': 'RETRIEVER', "
+            "'retrieval.documents': [{'document.id': 'd'}]}, 'events': [], 'resource': {}}])",
+            "otel",
+        ),
+    ],
+)
+def test_an_integration_without_its_dependency_names_its_extra(blocked, code, extra):
+    done = subprocess.run(
+        [sys.executable, "-c", _BLOCKED.format(blocked=blocked, code=code)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert f"pip install 'ragmeter[{extra}]'" in done.stdout, done.stdout + done.stderr

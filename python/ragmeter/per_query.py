@@ -44,6 +44,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ._notebook import NotebookDisplay
 from ._per_query_forms import (
     PER_QUERY_KIND,
     PerQueryForms,
@@ -87,7 +88,7 @@ __all__ = [
 QueryId = str | int
 
 
-class PerQueryResults(PerQueryForms):
+class PerQueryResults(PerQueryForms, NotebookDisplay):
     """Per-item values of one system: ``{metric: {item_id: value}}``, with their repeats,
     clusters, failures and the manifest of what made them.
 

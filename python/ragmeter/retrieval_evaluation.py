@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._nan_equal import canonical
+from ._notebook import NotebookDisplay
 from .exceptions import InvalidInputError
 from .manifest import RANKING_SETTINGS, Manifest
 from .options import EvaluationOptions, check_choice, check_threshold, check_zero_division
@@ -179,7 +180,7 @@ class QueryRecord:
 
 
 @dataclass(frozen=True, eq=False)
-class RetrievalEvaluation:
+class RetrievalEvaluation(NotebookDisplay):
     """The result of :func:`~ragmeter.evaluate_retrieval`: one :class:`QueryRecord` per query
     plus the parameters the metrics were computed with.
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from .. import _core
 from .._files import atomic_write_chunks, file_errors
+from .._notebook import NotebookDisplay
 from ..exceptions import InvalidInputError
 from ..io import read_run
 from ._checks import (
@@ -24,7 +25,7 @@ from ._files import FileRuns, trec_paths
 __all__ = ["FusedRun", "PreparedRuns", "fuse", "prepare_runs", "train_fusion"]
 
 
-class FusedRun:
+class FusedRun(NotebookDisplay):
     """A fused run: ``{query_id: {doc_id: score}}`` best first per query, with its ``name``,
     the ``method``, ``norm`` and parameters that made it. ``to_dict()``,
     ``write_trec(path)`` and ``to_arrow()`` give it in ragmeter's other run forms.

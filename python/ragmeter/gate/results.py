@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .._notebook import NotebookDisplay
 from ..stats.pvalues import format_p_value, is_bound
 from ..stats.registry import TESTS
 
@@ -355,7 +356,7 @@ class GateCheck:
 
 
 @dataclass(frozen=True)
-class GateResult:
+class GateResult(NotebookDisplay):
     """Every check of a gate; the gate passes when every check passes.
 
     Parameters

@@ -384,9 +384,9 @@ def _source_section(
     return out
 
 
-def integrity_section(report: Mapping[str, Any]) -> list[str]:
-    """The judge integrity report of a judge result (:func:`ragmeter.judges.judge_report`):
-    one table row per finding, the flags first."""
+def integrity_rows(report: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The rows of a judge integrity report (``JudgeReport.to_dict()``): ``(what, found)``,
+    one per finding, the flags first (the report's table and the notebook displays)."""
     rows: list[tuple[str, str]] = [("flag", line) for line in report.get("flagged", [])]
     identity = report.get("identity", {})
     for judge in identity.get("judges", []) or []:
@@ -422,6 +422,13 @@ def integrity_section(report: Mapping[str, Any]) -> list[str]:
         rows.append((f"drift of {metric}", str(found.get("summary"))))
     rows += [("note", note) for note in report.get("notes", [])]
     rows.append(("kept", str(identity.get("kept", ""))))
+    return rows
+
+
+def integrity_section(report: Mapping[str, Any]) -> list[str]:
+    """The judge integrity report of a judge result (:func:`ragmeter.judges.judge_report`):
+    one table row per finding, the flags first."""
+    rows = integrity_rows(report)
     flag = ' class="flag"'
     body = "".join(
         f'<tr{flag if kind == "flag" else ""}><td class="text">{_e(kind)}</td>'
@@ -631,3 +638,14 @@ def report(
     if output is not None:
         atomic_write_text(output, text)
     return text
+
+
+# The report's table renderers, under the names the notebook displays
+# (ragmeter.html_report.notebook) call them: one renderer for the page and the notebooks.
+value_matrix = _matrix
+mean_interval = mean_t_interval
+summary_table = _summary
+first_screen = _first_screen
+escape = _e
+number_text = _fmt
+stylesheet = _asset

@@ -14,7 +14,9 @@ Every other file ragmeter reads comes through here too, each format one row of
 :data:`FORMATS` and one module: records (:func:`read_records`: the judges' samples, tables of
 per-item values), saved results (:func:`read_saved`: every kind ragmeter writes, by its
 ``kind``, with its count and checksum checked) and one system's per-item values from either
-(:func:`read_per_query`: what the gate and the report read).
+(:func:`read_per_query`: what the gate and the report read; :func:`per_item_values` reads
+the same long or wide rows when another tool holds them in memory, as
+:mod:`ragmeter.integrations` does).
 
 :func:`evaluate` evaluates any pair with trec_eval's semantics (the sibling of
 :func:`evaluate_trec` for every form: judged topics are evaluated in trec_eval's order, run
@@ -38,7 +40,7 @@ from .._files import file_errors, path_argument
 from .._inputs import TableColumns, arrow_source, is_table
 from ..exceptions import InputTypeError
 from ..options import Duplicates, EvaluationOptions, Missing, ZeroDivision
-from ._formats import FORMATS, Format, detect, formats_read, read_records
+from ._formats import FORMATS, Format, detect, formats_read, read_records, trace_format
 from ._records import Records
 from .trec import (
     TREC_DEFAULT_METRICS,
@@ -55,7 +57,7 @@ if TYPE_CHECKING:
     from ..ranking.evaluation import QueryValues
     from ..ranking.metric_results import MetricResults
     from ._json import loads_json, parse_json_text
-    from ._per_item import read_per_query
+    from ._per_item import per_item_values, read_per_query
     from ._saved import SavedFile, read_saved
 
 __all__ = [
@@ -71,11 +73,13 @@ __all__ = [
     "means_and_per_query",
     "means_and_values",
     "parse_json_text",
+    "per_item_values",
     "read_per_query",
     "read_qrels",
     "read_records",
     "read_run",
     "read_saved",
+    "read_spans",
     "read_trec_qrels",
     "read_trec_run",
     "set_max_decompressed_bytes",
@@ -90,6 +94,7 @@ _LAZY_NAMES: dict[str, str] = {
     "loads_json": "._json",
     "parse_json_text": "._json",
     "read_per_query": "._per_item",
+    "per_item_values": "._per_item",
     "read_saved": "._saved",
     "SavedFile": "._saved",
 }
@@ -106,6 +111,25 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
+
+
+def read_spans(path: PathLike, *, format: str | None = None) -> Records:
+    """The spans of a trace export, one row each in one shape (:mod:`ragmeter.io._spans`):
+    OTLP/JSON (``"otlp"``), Phoenix's spans dataframe saved as JSON lines, JSON or Parquet
+    (``"phoenix"``) or Langfuse observations (``"langfuse"``); the format is recognised by the
+    file's content unless named.
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "spans.json"
+    >>> _ = path.write_text('{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": '
+    ...     '"5b8efff798038103d269b633813fc60c", "spanId": "eee19b7ec3c1b174", "name": "r"}]}]}]}')
+    >>> [(row["trace_id"][:6], row["span_id"], row["name"]) for row in read_spans(path).rows]
+    [('5b8eff', 'eee19b7ec3c1b174', 'r')]
+    """
+    name = path_argument(path, "path")
+    with file_errors("path"):
+        chosen = format or trace_format(name)
+    return read_records(name, format=chosen, what="a trace export", noun="span")
 
 
 #: What a manifest of an evaluation of any sources (and of the command) calls its producer.

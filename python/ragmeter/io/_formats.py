@@ -36,6 +36,7 @@ __all__ = [
     "COMPRESSIONS",
     "FORMATS",
     "SAVED_SUFFIXES",
+    "TRACE_FORMATS",
     "Format",
     "compression_of",
     "detect",
@@ -47,6 +48,7 @@ __all__ = [
     "read_saved_data",
     "record_format",
     "saved_format",
+    "trace_format",
 ]
 
 
@@ -150,7 +152,36 @@ FORMATS: tuple[Format, ...] = (
     ),
     Format("yaml", "YAML", (".yaml", ".yml"), None, module="_yaml", saved="parse_saved"),
     Format("toml", "TOML", (".toml",), None, module="_toml", saved="parse_saved"),
+    # Trace exports: records of spans (ragmeter.io._spans), read when named (format=...) or
+    # recognised by their content (trace_format); their suffixes are JSON's and Parquet's.
+    Format(
+        "otlp",
+        "OpenTelemetry OTLP/JSON trace export (one ExportTraceServiceRequest, or one a line)",
+        (),
+        None,
+        module="_otlp",
+        records="read_records",
+    ),
+    Format(
+        "phoenix",
+        "Phoenix spans dataframe saved as JSON lines, JSON or Parquet (OpenInference columns)",
+        (),
+        None,
+        module="_phoenix",
+        records="read_records",
+    ),
+    Format(
+        "langfuse",
+        "Langfuse observations export (the API's pages, traces with observations, JSON lines)",
+        (),
+        None,
+        module="_langfuse",
+        records="read_records",
+    ),
 )
+
+#: The formats of trace exports (records of spans).
+TRACE_FORMATS = ("otlp", "phoenix", "langfuse")
 
 _BY_NAME = {f.name: f for f in FORMATS}
 #: The formats of judgments and runs.
@@ -411,3 +442,25 @@ def read_saved_data(
         read_regular_text(path, "a report"), fmt, os.fspath(path)
     )
     return data
+
+
+def trace_format(path: str | os.PathLike[str]) -> str:
+    """The trace format of the export at ``path``, recognised by its content: OTLP/JSON
+    (``resourceSpans``), a Phoenix spans table (``context.span_id``: JSON, JSON lines or
+    Parquet) or a Langfuse export (``traceId``); an error naming the three otherwise."""
+    name = os.fspath(path)
+    head = _head(name, 65536)
+    if _parquet.sniff(head):
+        return "phoenix"
+    text = head.decode("utf-8", "replace")
+    if '"resourceSpans"' in text:
+        return "otlp"
+    if '"context.span_id"' in text:
+        return "phoenix"
+    if '"traceId"' in text:
+        return "langfuse"
+    raise InvalidInputError(
+        f"{name}: is no trace export ragmeter reads: an OTLP/JSON export (resourceSpans), "
+        "Phoenix's spans dataframe (context.span_id) or Langfuse observations (traceId); "
+        "name the format with format='otlp', 'phoenix' or 'langfuse'"
+    )

@@ -18,6 +18,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._notebook import NotebookDisplay
 from ..exceptions import InvalidInputError
 from ..stats.sampling import SequentialPlan, StratifiedEstimate
 from .evaluation import evaluate
@@ -29,7 +30,7 @@ __all__ = ["BudgetedEstimate", "evaluate_within_budget"]
 
 
 @dataclass(frozen=True)
-class BudgetedEstimate:
+class BudgetedEstimate(NotebookDisplay):
     """The metric's mean over every item, estimated from the items judged within a budget.
 
     Attributes

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._notebook import NotebookDisplay
 from ..exceptions import InvalidInputError
 from ..stats.bias import Proportion, Slope, proportion, slope_interval
 from ..stats.paired import paired_t_test
@@ -74,7 +75,7 @@ def model_family(model: str | None) -> str | None:
 
 
 @dataclass(frozen=True)
-class JudgeReport:
+class JudgeReport(NotebookDisplay):
     """What :func:`judge_report` found (see the module's docstring); ``to_dict()`` for files,
     ``str()`` for people."""
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, Any, ClassVar, Literal
 
 from .._files import atomic_write_text
+from .._notebook import NotebookDisplay
 from .._optional import import_optional
 from ..exceptions import InvalidInputError
 from ..per_query import PerQueryResults
@@ -266,7 +267,7 @@ def summarize(
     )
 
 
-class JudgeResults:
+class JudgeResults(NotebookDisplay):
     """Every row of a judged evaluation, with summaries, usage, agreement and the run manifest.
 
     Rows (:class:`SampleResult`) are in sample order, then metric order; iterating over the

@@ -49,6 +49,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from .._nan_equal import canonical
+from .._notebook import NotebookDisplay
 from ..exceptions import InvalidInputError
 from ..manifest import RANKING_SETTINGS, Manifest
 from ..options import shorten
@@ -93,7 +94,7 @@ _RUN_FIELDS = (
 _V1_RUN_FIELDS = ("means", "n_queries", "missing_from_run", "unjudged", "per_query")
 
 
-class MetricResults(dict[str, Any]):
+class MetricResults(NotebookDisplay, dict[str, Any]):
     """Metric name -> value over queries (:class:`MeanScore`, :class:`CountScore`, or the run
     tag for ``runid``) or per-query values, with the query set.
 
@@ -432,7 +433,7 @@ def _per_query_of(results: MetricResults, name: str | None) -> PerQueryResults:
     )
 
 
-class RunEvaluations:
+class RunEvaluations(NotebookDisplay):
     """The results of several runs, as ``ragmeter evaluate --format json`` saves them: per run
     its values over queries, its per-query values (``-q``), or both.
 

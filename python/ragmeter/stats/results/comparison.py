@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..._nan_equal import canonical
+from ..._notebook import NotebookDisplay
 from ...exceptions import InvalidInputError
 from ...plots import plot_query_deltas
 from ...reports import load_report, report_number, saved_head, write_report
@@ -260,7 +261,7 @@ class MetricComparison:
 
 
 @dataclass(frozen=True, eq=False)
-class Comparison:
+class Comparison(NotebookDisplay):
     """A candidate against a baseline on the same queries, metric by metric.
 
     ``comparison["ndcg@10"]`` is the :class:`MetricComparison` of one metric.

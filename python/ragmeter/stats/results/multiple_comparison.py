@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..._nan_equal import canonical
+from ..._notebook import NotebookDisplay
 from ..._optional import import_optional
 from ...exceptions import InvalidInputError
 from ...manifest import Manifest
@@ -92,7 +93,7 @@ def _strict(value: Any) -> Any:
     return value
 
 
-class MultipleComparison:
+class MultipleComparison(NotebookDisplay):
     """Several systems compared on the same queries: every system against a baseline, or every
     pair (``baseline`` is None), over several metrics, with corrected p-values.
 
