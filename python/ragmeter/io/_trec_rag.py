@@ -11,7 +11,7 @@ answer a line, in the form of the TREC 2024 or the TREC 2025 RAG track.
 Each line is refused, naming the file and line, unless it is one JSON object of one of these
 forms: a key given twice, ``references`` that are not strings, a sentence without ``text`` or
 ``citations``, a citation index out of range or a segment id not among the references. Keys
-ragmeter does not read are kept, in their order: :func:`dumps_answer` writes a row back exactly
+ragmeter does not read are kept, in their order: :func:`dumps_trec_rag` writes a row back exactly
 as ragnarok writes it (``json.dumps`` with its defaults, one line each), so a file ragnarok or
 ragmeter wrote is written back byte for byte.
 """
@@ -27,12 +27,12 @@ from ..exceptions import InvalidInputError
 from ._json import parse_json_text, preview
 from ._records import Records
 
-__all__ = ["answer_form", "dumps_answer", "read_records"]
+__all__ = ["dumps_trec_rag", "read_records", "trec_rag_form"]
 
 _FORM_2024 = ("run_id", "topic_id", "topic", "references", "answer")
 
 
-def answer_form(row: Mapping[str, Any]) -> int:
+def trec_rag_form(row: Mapping[str, Any]) -> int:
     """2025 when the row has ``metadata``, 2024 when it has ``run_id`` and ``topic_id``.
 
     Raises
@@ -58,10 +58,14 @@ def answer_form(row: Mapping[str, Any]) -> int:
 
 
 def _check_answer(row: Mapping[str, Any]) -> None:
-    form = answer_form(row)
-    ids = (row["metadata"]["run_id"], row["metadata"]["narrative_id"]) if form == 2025 else (
-        row["run_id"],
-        row["topic_id"],
+    form = trec_rag_form(row)
+    ids = (
+        (row["metadata"]["run_id"], row["metadata"]["narrative_id"])
+        if form == 2025
+        else (
+            row["run_id"],
+            row["topic_id"],
+        )
     )
     for name, value in zip(("run_id", "topic id"), ids, strict=True):
         if not isinstance(value, str | int) or isinstance(value, bool) or str(value) == "":
@@ -124,7 +128,7 @@ def read_records(
     return Records(rows, where, table=False, text=False)
 
 
-def dumps_answer(row: Mapping[str, Any]) -> str:
+def dumps_trec_rag(row: Mapping[str, Any]) -> str:
     """One line of a TREC RAG answer file, as ragnarok writes it (``json.dumps`` with its
     defaults: ASCII escapes, ``", "`` and ``": "`` separators), with its newline."""
     return json.dumps(row) + "\n"

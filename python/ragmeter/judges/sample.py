@@ -45,8 +45,8 @@ from .score import jsonable
 
 __all__ = [
     "FIELDS",
-    "CitedSentence",
     "FIELD_ALIASES",
+    "CitedSentence",
     "Sample",
     "coerce_samples",
     "sample_from_dict",

@@ -76,7 +76,9 @@ class Nugget:
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str) or not self.text.strip():
-            raise InvalidInputError(f"a nugget's text must be a non-empty string, got {self.text!r}")
+            raise InvalidInputError(
+                f"a nugget's text must be a non-empty string, got {self.text!r}"
+            )
         if self.importance is not None and self.importance not in IMPORTANCES:
             raise InvalidInputError(
                 f"a nugget's importance must be 'vital', 'okay' or None, got {self.importance!r}"
@@ -303,9 +305,7 @@ class NuggetBank:
         provenance = data.get("provenance", {})
         if not isinstance(provenance, Mapping):
             raise InvalidInputError("provenance: expected a mapping")
-        bank = cls(
-            tuple(_topic_from(t, f"topics[{i}]") for i, t in enumerate(topics)), provenance
-        )
+        bank = cls(tuple(_topic_from(t, f"topics[{i}]") for i, t in enumerate(topics)), provenance)
         if data.get("content_hash") != bank.content_hash:
             raise InvalidInputError(
                 f"content_hash: {data.get('content_hash')!r} recorded, {bank.content_hash!r} "
@@ -335,7 +335,10 @@ class NuggetBank:
                 k
                 for k in row
                 if k not in _TOPIC_FIELDS
-                and k not in (("kind",) if i else ("kind", "format_version", "ragmeter_version", "provenance"))
+                and k
+                not in (
+                    ("kind",) if i else ("kind", "format_version", "ragmeter_version", "provenance")
+                )
             ]
             if extra:
                 raise InvalidInputError(f"row {i + 1}.{extra[0]}: a field ragmeter does not write")

@@ -4,16 +4,15 @@ Let N be the topic's nuggets, V the vital ones, O = N \\ V the okay ones, and fo
 s(n) = 1 (``support``), 0.5 (``partial_support``), 0 (``not_support``); the strict credit
 s*(n) = 1 for ``support`` only.
 
-=====================  ===================================================  ===========================
-score                  formula                                              undefined when
-=====================  ===================================================  ===========================
-``nugget_all``          Σ_N s / |N|  (nuggetizer ``all_score``)              the topic has no nugget
-``nugget_all_strict``   Σ_N s* / |N|  (nuggetizer ``strict_all_score``)      the topic has no nugget
-``nugget_vital``        Σ_V s / |V|  (nuggetizer ``vital_score``)            the topic has no vital one
-``nugget_vital_strict`` Σ_V s* / |V|  (``strict_vital_score``)               the topic has no vital one
-``nugget_weighted``     (Σ_V s + 0.5 Σ_O s) / (|V| + 0.5 |O|)                no nugget
-``nugget_weighted_strict`` (Σ_V s* + 0.5 Σ_O s*) / (|V| + 0.5 |O|)           no nugget
-=====================  ===================================================  ===========================
+* ``nugget_all`` = Σ_N s / |N| (nuggetizer's ``all_score``);
+* ``nugget_all_strict`` = Σ_N s* / |N| (``strict_all_score``);
+* ``nugget_vital`` = Σ_V s / |V| (``vital_score``);
+* ``nugget_vital_strict`` = Σ_V s* / |V| (``strict_vital_score``);
+* ``nugget_weighted`` = (Σ_V s + 0.5 Σ_O s) / (|V| + 0.5 |O|);
+* ``nugget_weighted_strict`` = (Σ_V s* + 0.5 Σ_O s*) / (|V| + 0.5 |O|).
+
+Every score is ``undefined`` for a topic without nuggets (``no_nuggets``); the vital scores
+also for a topic without a vital nugget (``no_vital_nuggets``: nuggetizer scores it 0.0).
 
 The strict weighted score is ragnarok's ``weighted_score`` ((2 Σ_V s* + Σ_O s*) / (2|V| + |O|),
 the same fraction), without its 1e-5 added to the denominator; the weighted score is

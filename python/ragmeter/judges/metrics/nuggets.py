@@ -406,8 +406,12 @@ class CitationSupportMetric(Metric):
                 per_call=self.per_call,
             )
             pairs.extend(
-                {"sentence": i, "citation": segment, "support": lb["support"],
-                 "reason": lb["reason"]}
+                {
+                    "sentence": i,
+                    "citation": segment,
+                    "support": lb["support"],
+                    "reason": lb["reason"],
+                }
                 for i, lb in zip(indices, labels, strict=True)
             )
         pairs.sort(key=lambda p: (p["sentence"], p["citation"]))
