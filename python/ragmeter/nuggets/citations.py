@@ -16,7 +16,9 @@ assessment of the TREC 2024 RAG track, arXiv:2504.15205). Per answer:
 
 Weighted precision and recall follow open-rag-eval's citation metric; ARGUE's are after
 Mayfield et al., "On the Evaluation of Machine-Generated Reports", SIGIR 2024, with binary
-support (``full`` only). A sample without citations (``Sample.citations`` None) has every
+support (``full`` only). An answer that cites nothing (no reference, or sentences that cite
+no segment) has ``citation_precision`` undefined (``no_citations``) and recall 0: its sentences
+are not supported. A sample without citations (``Sample.citations`` None) has every
 citation score ``undefined`` (``missing_citations``); a failed judgement makes them ``error``.
 """
 
@@ -183,6 +185,20 @@ class CitationScores:
         )
 
 
+def _uncited(score: Score, sample: Any) -> bool:
+    """Whether an undefined support score means the answer cites nothing: its sentences cite
+    no segment, or it gives no reference at all (the engine then finds no context). Its
+    citation scores are then computed with no pair (recall 0, precision undefined)."""
+    if score.reason_code == "no_citations":
+        return True
+    return (
+        score.reason_code == "no_contexts"
+        and sample.contexts == ()
+        and sample.citations is not None
+        and not any(s.citations for s in sample.citations)
+    )
+
+
 def evaluate_citations(
     answers: Sequence[RagAnswer],
     queries: Mapping[str, str],
@@ -226,7 +242,7 @@ def evaluate_citations(
                         for m in CITATION_METRICS
                     }
                 )
-            elif score.status == "undefined" and score.reason_code != "no_citations":
+            elif score.status == "undefined" and not _uncited(score, sample):
                 per_repeat.append(
                     {
                         m: Score.undefined(score.reason_code or "", score.message or "")
