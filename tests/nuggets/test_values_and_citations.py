@@ -141,8 +141,7 @@ def test_scores_against_another_bank_are_refused_and_saved_values_read_back(tmp_
     rows = _rows(bank, {"good": 0.6})
     values = NuggetAssignments.from_table(rows, bank).scores().per_query_results("good")
     edited = NuggetBank(
-        (TopicNuggets(bank[bank.topic_ids[0]].topic_id, "query 0", (Nugget("other", "vital"),)),)
-        + tuple(bank)[1:],
+        (TopicNuggets(bank.topic_ids[0], "query 0", (Nugget("other", "vital"),)), *tuple(bank)[1:]),
         {"source": "test"},
     )
     other_rows = [r for r in rows if r["topic_id"] != bank.topic_ids[0]] + [
@@ -150,8 +149,11 @@ def test_scores_against_another_bank_are_refused_and_saved_values_read_back(tmp_
     ]
     other_rows = [{**r, "run_id": "other"} if r["run_id"] == "good" else r for r in other_rows]
     other = NuggetAssignments.from_table(other_rows, edited).scores().per_query_results("other")
-    with pytest.raises(InvalidInputError, match="bank|measure|definition"):
+    with pytest.raises(InvalidInputError) as refused:
         compare(other, values, metrics="nugget_all")
+    assert f"bank.content_hash: '{edited.content_hash}' vs '{bank.content_hash}'" in str(
+        refused.value
+    )
     path = values.write(tmp_path / "good.json")
     back = read_per_query(path)
     assert back.manifest == values.manifest
