@@ -367,15 +367,17 @@ def _source_section(
         )
     if source.integrity is not None:
         out += integrity_section(source.integrity)
+    out += repeats_section(source.judge_repeats) + agreement_section(source.judge_agreement)
     if source.judge_rows:
-        judges.append({"rows": _clean(source.judge_rows)})
+        judges.append({"rows": _clean(source.judge_rows), "samples": _clean(source.judge_samples)})
         counts: dict[str, int] = {}
         for row in source.judge_rows:
             counts[row.get("status", "?")] = counts.get(row.get("status", "?"), 0) + 1
         tally = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
         out.append(
             f'<h3>Judge rows</h3><p class="note">{len(source.judge_rows)} rows ({_e(tally)}); an '
-            "error or undefined row has no value and says why.</p>"
+            "error or undefined row has no value and says why. Open a row to read its sample "
+            "(question, answer, contexts, reference) and the judge's evidence.</p>"
             f'<div data-judges="{len(judges) - 1}"></div>'
         )
     out.append("</section>")
@@ -432,6 +434,87 @@ def integrity_section(report: Mapping[str, Any]) -> list[str]:
         "interval.</p>",
         f'<table data-role="judge-integrity"><tr><th class="text">what</th>'
         f'<th class="text">found</th></tr>{body}</table>',
+    ]
+
+
+def repeats_section(repeats: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The judge's noise of a result judged several times per sample: per metric, the mean of
+    the item means with its interval (which includes the judge's noise), the between-item and
+    within-item (judge) variance components, the judge's share and the flaky items
+    (:meth:`ragmeter.judges.JudgeResults.repeat_summary`)."""
+    if not repeats:
+        return []
+    body = []
+    for metric, r in repeats.items():
+        ci = r.get("ci")
+        interval = f"[{_fmt(ci[0])}, {_fmt(ci[1])}]" if ci else f"none: {r.get('ci_reason')}"
+        within = _fmt(r.get("within")) if r.get("within") is not None else "–"
+        usable = f"{r.get('n_values')} of {r.get('n_asked') or '?'}"
+        body.append(
+            f'<tr><td class="text">{_e(metric)}</td><td>{_fmt(r.get("mean"))}</td>'
+            f'<td class="text">{_e(interval)}</td><td>{_e(r.get("n_items"))}</td>'
+            f"<td>{_e(usable)}</td><td>{_e(r.get('repeats'))}</td>"
+            f"<td>{_fmt(r.get('between'))}</td><td>{within}</td>"
+            f"<td>{_fmt(r.get('judge_share'), 3)}</td><td>{_e(r.get('n_flaky'))}</td></tr>"
+        )
+    method = next(iter(repeats.values())).get("method", "")
+    head = "".join(
+        f'<th class="{"text" if i < 1 else ""}">{_e(h)}</th>'
+        for i, h in enumerate(
+            (
+                "metric",
+                "mean",
+                f"{next(iter(repeats.values())).get('confidence', 0.95):.0%} interval",
+                "items",
+                "values usable",
+                "repeats",
+                "between items",
+                "within (judge)",
+                "judge share",
+                "flaky items",
+            )
+        )
+    )
+    return [
+        '<h3>Judge repeats</h3><p class="note">Each sample was judged several times: how much '
+        "of a single judgement's variance is the judge's own noise (within) rather than the "
+        f"samples' (between), and an interval for the mean that includes it. {_e(method)}.</p>",
+        f'<table data-role="judge-repeats"><tr>{head}</tr>{"".join(body)}</table>',
+    ]
+
+
+def agreement_section(agreement: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The agreement of a panel's judges, per metric (:meth:`JudgeResults.agreement`)."""
+    if not agreement:
+        return []
+    columns = (
+        ("krippendorff_alpha", "Krippendorff's alpha"),
+        ("percent_agreement", "% agreement"),
+        ("cohen_kappa", "Cohen's kappa"),
+        ("spearman_rho", "Spearman's rho"),
+        ("kendall_tau", "Kendall's tau"),
+    )
+    body = []
+    for metric, a in agreement.items():
+        raters = ", ".join(str(r) for r in a.get("raters", []))
+        cells = "".join(
+            f"<td>{_fmt(a.get(key), 3) if isinstance(a.get(key), float | int) else '–'}</td>"
+            for key, _ in columns
+        )
+        body.append(
+            f'<tr><td class="text">{_e(metric)}</td><td class="text">{_e(raters)}</td>'
+            f'<td class="text">{_e(a.get("level"))}</td><td>{_e(a.get("n_units"))}</td>{cells}</tr>'
+        )
+    head = "".join(
+        f'<th class="text">{h}</th>' for h in ("metric", "judges", "level", "samples")
+    ) + "".join(f"<th>{_e(label)}</th>" for _, label in columns)
+    return [
+        '<h3>Agreement of the panel\'s judges</h3><p class="note">Between the judges of the '
+        "panel, one unit per sample, at the metric's level of measurement. Agreement with "
+        "human labels, and a mean corrected by them (prediction-powered inference), need the "
+        "labels, which a judge result does not hold: <code>JudgeResults.agreement_with</code> "
+        "and <code>ragmeter.judges.ppi_mean</code>.</p>",
+        f'<table data-role="judge-agreement"><tr>{head}</tr>{"".join(body)}</table>',
     ]
 
 
