@@ -458,6 +458,7 @@ def test_judge_results_show_their_samples_repeats_noise_and_panel_agreement(tmp_
     msb = float(r * ((values.mean(axis=1) - values.mean()) ** 2).sum() / (a - 1))
     # Krippendorff's alpha of the two judges' values (the krippendorff package, ordinal).
     import krippendorff
+
     by_judge = [[row["judge_scores"][j]["value"] for row in results.to_records()] for j in "ab"]
     alpha = krippendorff.alpha(
         reliability_data=by_judge, level_of_measurement="ordinal", value_domain=[0, 1, 2, 3, 4]

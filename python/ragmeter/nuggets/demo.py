@@ -76,7 +76,7 @@ def run_nugget_demo(out: TextIO, output_dir: str | Path = "demo-output") -> int:
     files into ``output_dir``: the bank (``nuggets-bank.json`` and ``nuggets.jsonl``, the form
     to edit), each system's answers (TREC RAG 2025 form), the assignments, and each system's
     nugget and citation values (``<system>-nuggets.json``, ``<system>-citations.json``,
-    which ``ragmeter compare``, the gate and ``ragmeter report`` read)."""
+    which ``ragmeter gate`` and ``ragmeter report`` read, and ``compare`` in Python)."""
     documents, queries, qrels = load_demo_corpus()
     texts = {doc.doc_id: doc.text for doc in documents}
     judge = RuleJudge()
