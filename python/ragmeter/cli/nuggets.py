@@ -134,7 +134,6 @@ def _create(args: argparse.Namespace, out: TextIO) -> int:
         progress=False,
         **_judge(args),
     )
-    assert isinstance(bank, NuggetBank)
     bank.write(args.output)
     if args.nuggets:
         bank.write_nuggets(args.nuggets)
@@ -155,7 +154,6 @@ def _assign(args: argparse.Namespace, out: TextIO) -> int:
     assignments = assign(
         bank, answers, grades=args.grades, blind=args.blind, progress=False, **_judge(args)
     )
-    assert isinstance(assignments, NuggetAssignments)
     assignments.write(args.output)
     out.write(
         f"assigned {len(bank)} topics' nuggets to {len(assignments)} answers of "

@@ -51,7 +51,7 @@ def _answer(system: str, topic_id: str, hits: Any) -> RagAnswer:
         (" ".join(split_sentences(hit.doc.text)[0].split()[:_WORDS]), [i])
         for i, hit in enumerate(top)
     ]
-    return RagAnswer.build(system, topic_id, sentences, [hit.doc.doc_id for hit in top])
+    return RagAnswer.build(system, topic_id, sentences, [str(hit.doc.doc_id) for hit in top])
 
 
 def _table(rows: dict[str, dict[str, Any]]) -> str:
@@ -78,7 +78,7 @@ def run_nugget_demo(out: TextIO, output_dir: str | Path = "demo-output") -> int:
     nugget and citation values (``<system>-nuggets.json``, ``<system>-citations.json``,
     which ``ragmeter gate`` and ``ragmeter report`` read, and ``compare`` in Python)."""
     documents, queries, qrels = load_demo_corpus()
-    texts = {doc.doc_id: doc.text for doc in documents}
+    texts = {str(doc.doc_id): doc.text for doc in documents}
     judge = RuleJudge()
     print(
         f"ragmeter {__version__} nugget demo: {len(queries)} queries, {len(documents)} "
@@ -88,11 +88,12 @@ def run_nugget_demo(out: TextIO, output_dir: str | Path = "demo-output") -> int:
     runs: dict[str, dict[str, dict[str, float]]] = {}
     answers: list[RagAnswer] = []
     for mode in _SYSTEMS:
-        index = RetrievalIndex(RetrievalConfig(match_mode=mode, top_k=5)).build(documents)
+        config = RetrievalConfig(match_mode="keyword" if mode == "keyword" else "strict", top_k=5)
+        index = RetrievalIndex(config).build(documents)
         runs[mode] = {}
         for topic_id, query in queries.items():
             hits = index.search(query)
-            runs[mode][topic_id] = {hit.doc.doc_id: float(hit.score) for hit in hits}
+            runs[mode][topic_id] = {str(hit.doc.doc_id): float(hit.score) for hit in hits}
             answers.append(_answer(mode, topic_id, hits))
     pooled = pool_segments(qrels, runs, threshold=1)
     topics = {t: queries[t] for t in queries if t in pooled}

@@ -16,7 +16,7 @@ guard and batch mode apply as for any metric.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 from ..exceptions import InputTypeError, InvalidInputError
 from ..io import read_qrels, read_run
@@ -92,6 +92,40 @@ def pool_segments(
         )
         for topic, docs in found.items()
     }
+
+
+@overload
+def create_bank(
+    topics: Mapping[str, str],
+    segments: Mapping[str, Sequence[str]],
+    *,
+    judge: Any = ...,
+    max_nuggets: int = ...,
+    window: int = ...,
+    per_call: int = ...,
+    pooled_runs: Sequence[str] = ...,
+    pooling: Mapping[str, Any] | None = ...,
+    on_failure: str = ...,
+    dry_run: Literal[False] = ...,
+    **options: Any,
+) -> NuggetBank: ...
+
+
+@overload
+def create_bank(
+    topics: Mapping[str, str],
+    segments: Mapping[str, Sequence[str]],
+    *,
+    judge: Any = ...,
+    max_nuggets: int = ...,
+    window: int = ...,
+    per_call: int = ...,
+    pooled_runs: Sequence[str] = ...,
+    pooling: Mapping[str, Any] | None = ...,
+    on_failure: str = ...,
+    dry_run: Literal[True],
+    **options: Any,
+) -> DryRunEstimate: ...
 
 
 def create_bank(
@@ -227,6 +261,34 @@ def _samples(
         pairs.append((answer.run_id, answer.topic_id))
         samples.append(Sample(bank[answer.topic_id].query, answer.text, id=sample_id))
     return samples, topic_of, pairs
+
+
+@overload
+def assign(
+    bank: NuggetBank,
+    answers: Any,
+    *,
+    judge: Any = ...,
+    grades: int = ...,
+    per_call: int = ...,
+    blind: bool = ...,
+    dry_run: Literal[False] = ...,
+    **options: Any,
+) -> NuggetAssignments: ...
+
+
+@overload
+def assign(
+    bank: NuggetBank,
+    answers: Any,
+    *,
+    judge: Any = ...,
+    grades: int = ...,
+    per_call: int = ...,
+    blind: bool = ...,
+    dry_run: Literal[True],
+    **options: Any,
+) -> DryRunEstimate: ...
 
 
 def assign(
