@@ -48,7 +48,7 @@ import numpy as np
 from .._core import __version__
 from .._files import atomic_write_text
 from ..exceptions import InvalidInputError
-from ..stats.distributions import student_t_quantile
+from ..stats.distributions import mean_t_interval
 from ..stats.results import Comparison, MultipleComparison
 from ._overview import Overview, leaderboard, pair_rows, pairs_matrix, sorted_systems
 from ._sources import Source, read_source
@@ -88,18 +88,6 @@ def _clean(value: Any) -> Any:
 
 def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
-
-
-def _interval(values: np.ndarray, level: float) -> tuple[float, float, float, int]:
-    v = values[np.isfinite(values)]
-    n = int(v.size)
-    if n == 0:
-        return math.nan, math.nan, math.nan, 0
-    mean = float(np.mean(v))
-    if n < 2:
-        return mean, math.nan, math.nan, n
-    half = student_t_quantile(0.5 + level / 2, n - 1) * float(np.std(v, ddof=1)) / math.sqrt(n)
-    return mean, mean - half, mean + half, n
 
 
 def _matrix(source: Source) -> tuple[list[str], list[str], list[str], dict[str, np.ndarray]]:
@@ -147,7 +135,7 @@ def _summary(
             f"{_e(name)}</td>"
         )
         for metric in metrics:
-            mean, low, high, n = _interval(arrays[metric][i], level)
+            mean, low, high, n = mean_t_interval(arrays[metric][i], level)
             out.append(
                 f'<td data-system="{_e(name)}" data-metric="{_e(metric)}" data-mean="{mean!r}">'
                 f'{_fmt(mean)} <span class="note">[{_fmt(low)}, {_fmt(high)}] n={n}</span></td>'
@@ -242,11 +230,11 @@ def _first_screen(
     level: float,
 ) -> tuple[list[str], Overview]:
     """The leaderboard with its groups, the pairs matrix, and the sorted means chart."""
-    means = {s: _interval(arrays[chosen][i], level) for i, s in enumerate(systems)}
+    means = {s: mean_t_interval(arrays[chosen][i], level) for i, s in enumerate(systems)}
     overview = Overview(comparison, chosen, means)
     positions = {s: i for i, s in enumerate(systems)}
     others = {
-        m: {s: _interval(arrays[m][i], level)[0] for i, s in enumerate(systems)}
+        m: {s: mean_t_interval(arrays[m][i], level)[0] for i, s in enumerate(systems)}
         for m in metrics
         if m != chosen
     }
@@ -305,7 +293,7 @@ def _source_section(
     if first is not None and systems:
         order = list(
             sorted_systems(
-                {s: _interval(arrays[first][i], level)[0] for i, s in enumerate(systems)}
+                {s: mean_t_interval(arrays[first][i], level)[0] for i, s in enumerate(systems)}
             )
         )
     if comparison is not None and first is not None and systems:
@@ -321,7 +309,7 @@ def _source_section(
         out += _pairs(comparison, tables, first or "")
     for name in metrics:
         array = arrays[name]
-        intervals = {s: _interval(array[i], level) for i, s in enumerate(systems)}
+        intervals = {s: mean_t_interval(array[i], level) for i, s in enumerate(systems)}
         ranked = sorted_systems({s: intervals[s][0] for s in systems})
         out.append(f'<h3>{_e(name)}</h3><div class="figures" data-metric="{_e(name)}">')
         out.append(
