@@ -2,7 +2,7 @@
 judging every answer three times. Reported and checked: Kendall's tau between the runs ordered
 by their nugget scores and by their true coverage, and the coverage of the judge-noise
 intervals of the runs' means (``NuggetScores.interval``: between- and within-topic variance
-components, ragmeter.judges.repeats) over many campaigns.
+components, ragmeter.stats.repeated) over many campaigns.
 
 The truth is known by construction: run r supports each nugget with probability p_r; the
 assessor gives each label independently per repeat, flipping it with probability e (two

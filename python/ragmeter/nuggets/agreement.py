@@ -5,7 +5,7 @@ in one call: over every nugget of every answer both assessed, Cohen's kappa and 
 alpha of the labels (ordinal for three grades) and of each label against the others; over the
 runs, Kendall's tau-b and tau_ap between the orderings of the runs by each score, each run's
 mean taken over the answers both assessed. The statistics are ragmeter's own
-(:func:`ragmeter.judges.cohen_kappa`, :func:`ragmeter.judges.krippendorff_alpha`,
+(:func:`ragmeter.stats.cohen_kappa`, :func:`ragmeter.stats.krippendorff_alpha`,
 :func:`ragmeter.stats.orderings.kendall_tau`, :func:`ragmeter.stats.orderings.tau_ap`).
 
 :func:`verbatim_quotes` measures how much of the bank's nugget text each run's answers quote
@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..exceptions import InvalidInputError
-from ..judges import cohen_kappa, krippendorff_alpha
 from ..stats.orderings import kendall_tau, tau_ap
+from ..stats.raters import cohen_kappa, krippendorff_alpha
 from .assignments import AnswerAssignment, NuggetAssignments
 from .bank import NuggetBank
 from .scores import NUGGET_METRICS

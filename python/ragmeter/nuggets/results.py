@@ -19,10 +19,10 @@ from typing import Any
 
 from .._core import __version__
 from ..exceptions import InvalidInputError
-from ..judges.repeats import variance_components
 from ..judges.score import Score
 from ..manifest import Manifest
 from ..per_query import PerQueryResults
+from ..stats.repeated import variance_components
 from ..summaries import MeanScore
 from .scores import NUGGET_METRICS, answer_scores, metric_definitions
 
@@ -170,7 +170,7 @@ class NuggetScores:
 
     def interval(self, run_id: str, metric: str, *, confidence: float = 0.95) -> Any:
         """The mean of one run's score over topics with an interval that counts the judge's
-        noise over repeats (:func:`ragmeter.judges.repeats.variance_components`: between-topic and
+        noise over repeats (:func:`ragmeter.stats.variance_components`: between-topic and
         within-topic components)."""
         values = self.per_query_results(run_id)
         repeats = values.repeats.get(metric, {})
