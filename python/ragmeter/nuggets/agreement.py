@@ -107,19 +107,6 @@ def _quiet(function: Any, *args: Any, **kwargs: Any) -> float:
         return float(function(*args, **kwargs))
 
 
-def _tau_ap(
-    human: Mapping[str, float], auto: Mapping[str, float], metric: str, notes: list[str]
-) -> float:
-    """tau_ap of the automatic ordering against the human one; NaN, with a note, when either
-    ordering ties two runs (tau_ap is defined for strict orderings; Kendall's tau-b counts
-    ties)."""
-    try:
-        return _quiet(tau_ap, human, auto)
-    except InvalidInputError as error:
-        notes.append(f"{metric}: tau_ap undefined ({error})")
-        return math.nan
-
-
 def _first_usable(answer: AnswerAssignment) -> tuple[str | None, ...] | None:
     for judgement in answer.judgements:
         if judgement.status == "ok":
@@ -220,9 +207,17 @@ def agreement_with(
         ]
         x = {r: human_order[r] for r in shared}
         y = {r: auto_order[r] for r in shared}
+        # tau_ap is defined for strict orderings: NaN with a note when one ties two runs
+        # (Kendall's tau-b counts ties).
+        ap = math.nan
+        if len(shared) >= 2:
+            try:
+                ap = _quiet(tau_ap, x, y)
+            except InvalidInputError as error:
+                notes.append(f"{metric}: tau_ap undefined ({error})")
         orderings[metric] = {
             "kendall_tau": _quiet(kendall_tau, x, y) if len(shared) >= 2 else math.nan,
-            "tau_ap": _tau_ap(x, y, metric, notes) if len(shared) >= 2 else math.nan,
+            "tau_ap": ap,
             "n_runs": float(len(shared)),
         }
     return NuggetAgreement(
