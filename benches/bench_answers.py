@@ -1,4 +1,7 @@
-"""ANLS and edit similarity over many short answers: ragmeter vs rapidfuzz, in one run.
+"""Answer metrics over many short answers: ragmeter vs rapidfuzz, rouge-score, sacrebleu and
+FlashRAG's substring match, in one run.
+
+``--suite edit`` (ANLS and edit similarity against rapidfuzz):
 
 For each metric, three ways to get the same per-answer scores (checked equal before timing is
 reported):
@@ -10,8 +13,17 @@ reported):
 * Python loop: the same normalisation in Python and a loop over
   ``rapidfuzz.distance.Levenshtein.normalized_distance``.
 
-Run: ``python benches/bench_answers.py`` (``--pairs``, ``--repeat``, ``--seed`` to change).
-Needs ``pip install rapidfuzz`` (it is in the ``test`` extra). Prints the best of ``--repeat``
+``--suite qa`` (the QA metrics of issue 48 against their reference implementations, on the
+first ``--peer-pairs`` pairs, the peers timed once as they are slow): substring match against
+FlashRAG's ``Sub_ExactMatch`` function (ported: SQuAD normalisation and ``in``, one call per
+pair); ROUGE-1/2/L P/R/F against ``rouge_score.RougeScorer.score`` in a loop; sentence BLEU
+against ``sacrebleu.sentence_bleu`` in a loop; corpus BLEU against ``sacrebleu.corpus_bleu``.
+ragmeter's values are checked equal to the peers' before a time is printed, and ragmeter is
+also timed alone on all ``--pairs``.
+
+Run: ``python benches/bench_answers.py`` (``--suite``, ``--pairs``, ``--peer-pairs``,
+``--repeat``, ``--seed`` to change). Needs rapidfuzz, rouge-score and sacrebleu (all in the
+``test`` extra). Prints the best of ``--repeat``
 wall-clock times, the CPU time of those runs (all threads: less sensitive to other load on the
 machine) and the ratios to ragmeter (above 1: ragmeter is faster); record them in
 benches/README.md.
@@ -23,6 +35,7 @@ import argparse
 import os
 import platform
 import random
+import re
 import string
 import time
 from collections.abc import Callable
@@ -145,9 +158,118 @@ def best_time(function: Callable[[], Any], repeat: int) -> tuple[float, float, A
     return best, cpu, result
 
 
+def flashrag_normalize_answer(s: str) -> str:
+    """FlashRAG's ``normalize_answer`` (flashrag/evaluator/utils.py, commit 1ee52490)."""
+    text = s.lower()
+    exclude = set(string.punctuation)
+    text = "".join(ch for ch in text if ch not in exclude)
+    text = re.sub(r"\b(a|an|the)\b", " ", text)
+    return " ".join(text.split())
+
+
+def flashrag_sub_em(prediction: str, golden_answers: list[str]) -> float:
+    """FlashRAG's ``Sub_ExactMatch.calculate_sub_em`` without regex gold answers."""
+    normalized_prediction = flashrag_normalize_answer(prediction)
+    for golden_answer in golden_answers:
+        if flashrag_normalize_answer(golden_answer) in normalized_prediction:
+            return 1.0
+    return 0.0
+
+
+def _table(title: str, rows: list[tuple[str, float, float]]) -> None:
+    t_ours, c_ours = rows[0][1], rows[0][2]
+    print(f"\n{title}")
+    print(f"  {'':30s} {'wall s':>8s} {'ratio':>7s} {'CPU s':>8s} {'ratio':>7s}")
+    for name, wall, cpu in rows:
+        print(f"  {name:30s} {wall:8.3f} {wall / t_ours:6.1f}x {cpu:8.3f} {cpu / c_ours:6.1f}x")
+
+
+def qa_suite(references: list[str], answers: list[str], peer_pairs: int, repeat: int) -> None:
+    """The QA metrics against their reference implementations (see the module docstring)."""
+    import sacrebleu
+    from rouge_score import rouge_scorer
+
+    from ragmeter import answers as qa
+
+    refs, hyps = references[:peer_pairs], answers[:peer_pairs]
+    n = len(hyps)
+    print(
+        f"\nQA metrics: the peers on the first {n:,} pairs (timed once), ragmeter best of {repeat}"
+    )
+
+    # Substring match.
+    t_ours, c_ours, ours = best_time(
+        lambda: qa.substring_match_score(refs, hyps, average=None), repeat
+    )
+    t_peer, c_peer, peer = best_time(
+        lambda: np.array([flashrag_sub_em(h, [r]) for r, h in zip(refs, hyps, strict=True)]), 1
+    )
+    assert np.array_equal(ours, peer), "substring match differs from FlashRAG's"
+    _table(
+        f"substring match: mean {ours.mean():.4f} over {n:,} answers",
+        [("ragmeter", t_ours, c_ours), ("FlashRAG Sub_ExactMatch (loop)", t_peer, c_peer)],
+    )
+
+    # ROUGE-1/2/L, precision, recall and F.
+    types = ["rouge1", "rouge2", "rougeL"]
+    t_ours, c_ours, ours_rouge = best_time(
+        lambda: qa.rouge_scores(refs, hyps, rouge_types=types), repeat
+    )
+    scorer = rouge_scorer.RougeScorer(types)
+    t_peer, c_peer, peer_rouge = best_time(
+        lambda: [scorer.score(r, h) for r, h in zip(refs, hyps, strict=True)], 1
+    )
+    for t in types:
+        for measure, key in (("precision", "_precision"), ("recall", "_recall"), ("fmeasure", "")):
+            got = ours_rouge[t + key].tolist()
+            assert got == [getattr(s[t], measure) for s in peer_rouge], (t, measure)
+    _table(
+        f"ROUGE-1/2/L P/R/F: mean rougeL F {ours_rouge['rougeL'].mean():.4f} over {n:,} answers",
+        [("ragmeter", t_ours, c_ours), ("rouge-score RougeScorer (loop)", t_peer, c_peer)],
+    )
+
+    # Sentence BLEU.
+    t_ours, c_ours, ours = best_time(
+        lambda: qa.sentence_bleu_score(refs, hyps, average=None), repeat
+    )
+    t_peer, c_peer, peer = best_time(
+        lambda: np.array(
+            [sacrebleu.sentence_bleu(h, [r]).score for r, h in zip(refs, hyps, strict=True)]
+        ),
+        1,
+    )
+    assert np.array_equal(ours, peer), "sentence BLEU differs from sacrebleu's"
+    _table(
+        f"sentence BLEU: mean {ours.mean():.4f} over {n:,} answers",
+        [("ragmeter", t_ours, c_ours), ("sacrebleu sentence_bleu (loop)", t_peer, c_peer)],
+    )
+
+    # Corpus BLEU.
+    t_ours, c_ours, ours_corpus = best_time(lambda: qa.corpus_bleu(refs, hyps), repeat)
+    t_peer, c_peer, peer_corpus = best_time(lambda: sacrebleu.corpus_bleu(hyps, [refs]), 1)
+    assert ours_corpus.score == peer_corpus.score, "corpus BLEU differs from sacrebleu's"
+    _table(
+        f"corpus BLEU: {ours_corpus.score:.4f} over {n:,} answers",
+        [("ragmeter", t_ours, c_ours), ("sacrebleu corpus_bleu", t_peer, c_peer)],
+    )
+
+    if len(references) > n:
+        print(f"\nragmeter alone on all {len(references):,} pairs (best of {repeat}):")
+        for title, call in (
+            ("substring match", lambda: qa.substring_match_score(references, answers)),
+            ("ROUGE-1/2/L", lambda: qa.rouge_scores(references, answers, rouge_types=types)),
+            ("sentence BLEU", lambda: qa.sentence_bleu_score(references, answers)),
+            ("corpus BLEU", lambda: qa.corpus_bleu(references, answers)),
+        ):
+            wall, cpu, _ = best_time(call, repeat)
+            print(f"  {title:30s} {wall:8.3f} s wall {cpu:8.3f} s CPU")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--suite", choices=["edit", "qa", "all"], default="all")
     parser.add_argument("--pairs", type=int, default=1_000_000)
+    parser.add_argument("--peer-pairs", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -176,6 +298,11 @@ def main() -> None:
         ),
     }
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if args.suite in ("qa", "all"):
+        qa_suite(references, answers, args.peer_pairs, args.repeat)
+    if args.suite == "qa":
+        print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        return
     for title, (ours, ours_one_thread, with_cpdist, with_loop) in cases.items():
         t_ours, c_ours, r_ours = best_time(ours, args.repeat)
         t_one, c_one, r_one = best_time(ours_one_thread, args.repeat)

@@ -1,5 +1,6 @@
 """Files of every format ragmeter reads, written from one run, and the damage done to them by
-the reader-contract suite (tests/test_reader_contract.py) and the fuzz tests.
+the reader-contract suite (tests/test_reader_contract.py) and the fuzz tests; hostile answers of
+an HTTP judge endpoint (:data:`HTTP_ANSWERS`).
 
 Each entry of :data:`VARIANTS` writes one file: a row of ``ragmeter.io._formats.FORMATS``,
 possibly compressed, possibly in one encoding of a format (an IPC file or stream, Parquet with
@@ -16,6 +17,8 @@ import gzip
 import json
 import lzma
 import os
+import struct
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -251,4 +254,122 @@ CHANGES: dict[str, Callable[[Path], None]] = {
     "cut": cut_in_half,
     "replaced": replaced,
     "overwritten": overwritten,
+}
+
+
+# -- hostile HTTP answers (judge transport) ---------------------------------------------------
+
+#: The bound the hostile answers are read with (``max_response_bytes``): small, so each case
+#: costs little; the default bound is tested once, in a subprocess with capped memory.
+HTTP_LIMIT = 1 << 20
+
+
+def http_answer(status: int, body: bytes, headers: dict[str, str] | None = None) -> bytes:
+    """A raw HTTP/1.1 answer with a Content-Length (unless ``headers`` frame it otherwise)."""
+    head = [f"HTTP/1.1 {status} X"]
+    given = {k.lower() for k in headers or {}}
+    if "transfer-encoding" not in given and "content-length" not in given:
+        head.append(f"Content-Length: {len(body)}")
+    head += [f"{k}: {v}" for k, v in (headers or {}).items()]
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + body
+
+
+def bomb(size: int, wbits: int) -> bytes:
+    """``size`` zero bytes (a whole number of MiB, at least 2) compressed by zlib in one
+    stream (``wbits``: 31 gzip, 15 zlib), about 1,000 times smaller: after a full flush every
+    MiB of zeros compresses to the same bytes, so one is repeated and the check value of the
+    trailer (gzip's CRC-32, zlib's Adler-32) is written for the whole."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    mib = bytes(1 << 20)
+    first = packer.compress(mib) + packer.flush(zlib.Z_FULL_FLUSH)
+    block = packer.compress(mib) + packer.flush(zlib.Z_FULL_FLUSH)
+    end = packer.flush()
+    n = size >> 20
+    if wbits == 31:
+        crc = 0
+        for _ in range(n):
+            crc = zlib.crc32(mib, crc)
+        end = end[:-8] + struct.pack("<II", crc, size & 0xFFFFFFFF)
+    else:
+        # Adler-32 of zeros: the sum of the bytes plus one is 1, the sum of those sums n.
+        end = end[:-4] + struct.pack(">I", ((size % 65521) << 16) | 1)
+    return first + block * (n - 1) + end
+
+
+_JSON = b'{"hostile": true, "pad": "' + b"x" * 200 + b'"}'
+
+#: Hostile answers by name: (raw bytes the server sends, then closes; the outcome due: "json"
+#: (read as the JSON ``_JSON``), "too large" (refused, naming max_response_bytes, not retried),
+#: "protocol" (refused as malformed, retried) or "http" (an HTTP error, its body cut)).
+HTTP_ANSWERS: dict[str, tuple[bytes, str]] = {
+    "gzip bomb": (
+        http_answer(200, bomb(4 * HTTP_LIMIT, 31), {"Content-Encoding": "gzip"}),
+        "too large",
+    ),
+    "deflate bomb": (
+        http_answer(200, bomb(4 * HTTP_LIMIT, 15), {"Content-Encoding": "deflate"}),
+        "too large",
+    ),
+    "gzip bomb in an error": (
+        http_answer(500, bomb(4 * HTTP_LIMIT, 31), {"Content-Encoding": "gzip"}),
+        "too large",
+    ),
+    "gzip twice": (
+        http_answer(
+            200,
+            gzip.compress(gzip.compress(bytes(4 * HTTP_LIMIT))),
+            {"Content-Encoding": "gzip, gzip"},
+        ),
+        "too large",
+    ),
+    "Content-Length beyond the bound": (
+        b"HTTP/1.1 200 X\r\nContent-Length: 1000000000000\r\n\r\n{}",
+        "too large",
+    ),
+    "chunk beyond the bound": (
+        b"HTTP/1.1 200 X\r\nTransfer-Encoding: chunked\r\n\r\n40000000\r\n"
+        + bytes(HTTP_LIMIT + 4096),
+        "too large",
+    ),
+    "chunks beyond the bound": (
+        b"HTTP/1.1 200 X\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + b"10000\r\n"
+        + bytes(0x10000)
+        + b"\r\n"
+        + b"".join(b"10000\r\n" + bytes(0x10000) + b"\r\n" for _ in range(17))
+        + b"0\r\n\r\n",
+        "too large",
+    ),
+    "unframed beyond the bound": (
+        b"HTTP/1.1 200 X\r\n\r\n" + bytes(HTTP_LIMIT + 4096),
+        "too large",
+    ),
+    "error body beyond the bound": (http_answer(502, b"e" * (HTTP_LIMIT + 1)), "too large"),
+    "damaged gzip": (
+        http_answer(
+            200,
+            gzip.compress(_JSON)[:10] + b"\xff" * 40 + gzip.compress(_JSON)[50:],
+            {"Content-Encoding": "gzip"},
+        ),
+        "protocol",
+    ),
+    "gzip cut short": (
+        http_answer(200, gzip.compress(_JSON)[:-12], {"Content-Encoding": "gzip"}),
+        "protocol",
+    ),
+    "an encoding not asked for": (http_answer(200, _JSON, {"Content-Encoding": "br"}), "protocol"),
+    "two gzip members": (
+        http_answer(
+            200, gzip.compress(_JSON[:9]) + gzip.compress(_JSON[9:]), {"Content-Encoding": "gzip"}
+        ),
+        "json",
+    ),
+    "raw deflate": (
+        http_answer(200, zlib.compress(_JSON, wbits=-15), {"Content-Encoding": "deflate"}),
+        "json",
+    ),
+    "large error body": (
+        http_answer(500, b"secret-abcdefghij-" + b"y" * (HTTP_LIMIT - 100)),
+        "http",
+    ),
 }

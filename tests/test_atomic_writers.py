@@ -13,7 +13,9 @@ import errno
 import os
 import re
 import sqlite3
+import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -113,6 +115,93 @@ def test_a_judge_cache_on_a_full_disk_says_the_disk_is_full(full_disk):
     assert caught.value.errno == errno.ENOSPC
     assert "is full" in message and "delete" not in message
     assert not isinstance(caught.value, JudgeCacheError)
+
+
+def _fill_cache(path: Path, n: int = 20) -> list[str]:
+    keys = [f"paid-{i}" for i in range(n)]
+    with JudgeCache(path) as cache:
+        for key in keys:
+            cache.put(key, "chat", {"parsed": {"value": key}})
+    return keys
+
+
+def _replayed(path: Path, keys: list[str]) -> list[object]:
+    with JudgeCache(path, "read_only") as cache:
+        return [(cache.get(key) or {}).get("parsed") for key in keys]
+
+
+def test_an_existing_judge_cache_on_a_full_disk_says_the_disk_is_full(full_disk, monkeypatch):
+    # A cache holding 20 paid answers, on a disk that fills: opening or writing it fails in
+    # sqlite's words ("disk I/O error" when the -shm file cannot grow, "database or disk is
+    # full" at a commit), which was reported as "not a judge cache ... delete the file" or a
+    # bare "could not be written". Every answer replays once space is back.
+    folder, fill = full_disk
+    path = folder / "cache.sqlite"
+    keys = _fill_cache(path)
+    fill()
+    with pytest.raises(OSError) as caught, JudgeCache(path) as cache:
+        for i in range(50):
+            cache.put(f"new-{i}", "chat", {"parsed": {"value": "x" * 1000}})
+        cache.flush()
+    message = str(caught.value)
+    assert caught.value.errno == errno.ENOSPC
+    assert "is full" in message and "delete" not in message
+    assert not isinstance(caught.value, JudgeCacheError)
+    (folder / "filler").unlink(missing_ok=True)
+    monkeypatch.undo()
+    assert _replayed(path, keys) == [{"value": key} for key in keys]
+
+
+FILE_SIZE_LIMITED = """
+import resource, sys
+from ragmeter.judges import JudgeCache
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[2]), int(sys.argv[2])))
+try:
+    with JudgeCache(sys.argv[1]) as cache:
+        for i in range(200):
+            cache.put(f"new-{i}", "chat", {"parsed": {"value": "x" * 1000}})
+except OSError as error:
+    print(type(error).__name__, error.errno, error)
+"""
+
+
+@pytest.mark.skipif(os.name != "posix", reason="RLIMIT_FSIZE is POSIX")
+@pytest.mark.parametrize("limit", [5_000, 50_000])
+def test_a_judge_cache_under_a_file_size_limit_says_so_and_keeps_its_answers(tmp_path, limit):
+    # ulimit -f (RLIMIT_FSIZE, batch schedulers): sqlite's "disk I/O error" when it opens
+    # (5,000 bytes: the -shm file cannot grow) or writes (50,000) was "not a judge cache ...
+    # delete the file" or a bare "could not be written: disk I/O error".
+    path = tmp_path / "cache.sqlite"
+    keys = _fill_cache(path)
+    done = subprocess.run(
+        [sys.executable, "-c", FILE_SIZE_LIMITED, str(path), str(limit)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"OSError {errno.EFBIG} "), done.stdout
+    assert f"larger than {limit} bytes" in done.stdout and "ulimit -f" in done.stdout
+    assert "delete" not in done.stdout and "not a judge cache" not in done.stdout
+    assert _replayed(path, keys) == [{"value": key} for key in keys]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX")
+def test_a_judge_cache_is_readable_by_its_owner_only(tmp_path):
+    # It holds prompts and paid answers: created 0o644 (umask 022), readable by every user.
+    old = os.umask(0o022)
+    try:
+        path = tmp_path / "cache.sqlite"
+        _fill_cache(path, 3)
+        with JudgeCache(path) as cache:
+            cache.put("one-more", "chat", {"parsed": {"value": 1}})
+            cache.flush()
+            made = sorted(p.name for p in tmp_path.iterdir())
+            modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in tmp_path.iterdir()}
+    finally:
+        os.umask(old)
+    assert made == ["cache.sqlite", "cache.sqlite-shm", "cache.sqlite-wal"]
+    assert modes == dict.fromkeys(made, 0o600)
 
 
 #: Files that write other than through ragmeter._files, and why.

@@ -25,6 +25,7 @@ import ragmeter
 import ragmeter.harness
 import ragmeter.reports
 from ragmeter import levenshtein
+from ragmeter.answers import abstention_scores
 
 scalars = st.one_of(
     st.none(),
@@ -91,6 +92,20 @@ def test_answer_metrics_and_levenshtein_refuse_bad_input_with_input_errors(
     _only_input_errors(lambda: ragmeter.token_f1_score(references, answers, average=None))
     _only_input_errors(lambda: ragmeter.anls_score(references, answers, threshold=threshold))
     _only_input_errors(lambda: ragmeter.edit_similarity_score(references, answers))
+    _only_input_errors(lambda: ragmeter.substring_match_score(references, answers))
+    _only_input_errors(lambda: ragmeter.substring_match_score(references, answers, regex=True))
+    _only_input_errors(lambda: ragmeter.rouge_score(references, answers, average=None))
+    _only_input_errors(lambda: ragmeter.sentence_bleu_score(references, answers))
+    _only_input_errors(lambda: ragmeter.corpus_bleu(references, answers))
+    _only_input_errors(lambda: ragmeter.no_answer_score(answers, patterns=references))
+    _only_input_errors(
+        lambda: ragmeter.claim_recall_score(references, answers, threshold=threshold)
+    )
+    _only_input_errors(lambda: abstention_scores(answers, references))
+    _only_input_errors(lambda: abstention_scores(answers, threshold))
+    _only_input_errors(
+        lambda: ragmeter.answer_metrics(references, answers, ["rouge2", "bleu", "exact_match"])
+    )
     _only_input_errors(lambda: levenshtein.pairwise(references, answers))
     _only_input_errors(lambda: levenshtein.rank("abc", answers, limit=2))
     _only_input_errors(lambda: levenshtein.distance(references, answers))

@@ -4,6 +4,7 @@ queries missing from the run and run queries without judgments included)."""
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -108,3 +109,18 @@ def test_unknown_names_are_refused():
         compat.parse_measure("NotAMeasure@10")
     with pytest.raises(AttributeError):
         compat.NotAMeasure  # noqa: B018
+
+
+@pytest.mark.parametrize("provider", ["gdeval", "pytrec_eval", "cwl_eval"])
+def test_nothing_to_average_is_nan_as_in_ir_measures(provider):
+    # No judged query: ir_measures' MeanAgg has nothing to add and returns its default, NaN
+    # (its own pytrec_eval provider gives {nDCG@10: nan} for these inputs); gdeval gave 0.0.
+    ir_measures = pytest.importorskip("ir_measures")
+    run_rows = [ir_measures.ScoredDoc("2", "d1", 1.0)]
+    want = ir_measures.pytrec_eval.calc_aggregate([ir_measures.nDCG @ 10], [], run_rows)
+    assert math.isnan(want[ir_measures.nDCG @ 10])
+    assert math.isnan((ir_measures.nDCG @ 10).aggregator().result())
+    got = compat.REGISTRY[provider].calc_aggregate(
+        [compat.nDCG @ 10], [], [compat.ScoredDoc("2", "d1", 1.0)]
+    )
+    assert math.isnan(got[compat.nDCG @ 10])

@@ -4,6 +4,10 @@ and the values equal to those of the same qrels given as a file."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from ragmeter.cli import main
@@ -95,3 +99,32 @@ def test_ranking_metrics_reads_a_dataset_id_with_its_level(local_dataset):
         given = {} if level == 2 else {"relevance_threshold": level}
         got = ranking_metrics("irds:ragmeter-test/graded", run, metrics=["map", "P_5"], **given)
         assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_a_dataset_that_cannot_be_downloaded_is_a_clean_error(tmp_path):
+    # No network: every proxy refuses (requests reads HTTP(S)_PROXY) and ir_datasets' home is
+    # empty, so it must download vaswani's judgments. Its RuntimeError('All download sources
+    # failed', ...) was a traceback from `ragmeter evaluate irds:vaswani run`.
+    run = tmp_path / "run.txt"
+    run.write_text("1 Q0 d1 1 3.0 t\n")
+    refused = "http://127.0.0.1:9"
+    env = {k: v for k, v in os.environ.items() if k.lower() != "no_proxy"}
+    env.update(
+        IR_DATASETS_HOME=str(tmp_path / "irds"),
+        HTTP_PROXY=refused,
+        HTTPS_PROXY=refused,
+        http_proxy=refused,
+        https_proxy=refused,
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "ragmeter", "evaluate", "irds:vaswani", str(run)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("ragmeter: error: qrels: irds:vaswani: ir_datasets could not download")
+    assert "check the network connection" in last

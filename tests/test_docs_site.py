@@ -358,3 +358,26 @@ def test_the_differences_page_lists_every_family_with_its_declared_differences(s
         assert family.name in text, family.name
         if family.differences:
             assert " ".join(family.differences.split())[:60] in " ".join(text.split()), family.name
+
+
+def test_the_answer_metrics_page_lists_every_declared_metric_and_renders(site):
+    from browser import browser_or_skip, console_errors, screenshot
+
+    from ragmeter.answers import ANSWER_METRICS, NO_ANSWER_PATTERNS
+
+    page = site / "answer-metrics.html"
+    text = html.unescape(re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8")))
+    for metric in ANSWER_METRICS:
+        assert metric.name in text and metric.reference[:40] in text, metric.name
+    for pattern in NO_ANSWER_PATTERNS:
+        assert pattern in text, pattern
+    driver = browser_or_skip()
+    try:
+        driver.get(page.as_uri())
+        screenshot(driver, "docs-answer-metrics")
+        rows = driver.find_elements("css selector", "table tbody tr")
+        # The table of metrics, the table of normalisations and the ROUGE table.
+        assert len(rows) == len(ANSWER_METRICS) + 4 + 3
+        assert [e for e in console_errors(driver) if "/search/" not in e] == []
+    finally:
+        driver.quit()

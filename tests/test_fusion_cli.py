@@ -77,3 +77,30 @@ def test_fused_file_evaluates_as_ranx_fused_run(
     theirs_path = tmp_path / "ranx.run"
     write_trec_run({q: dict(theirs[q]) for q in theirs.get_query_ids()}, theirs_path)
     assert _trec_eval(trec_eval, qrels_path, out) == _trec_eval(trec_eval, qrels_path, theirs_path)
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        (["--method", "probfuse", "--n-segments", "-1"], "n_segments"),
+        (["--method", "probfuse", "--n-segments", "0"], "n_segments"),
+        (["--method", "probfuse", "--n-segments", "9" * 25], "n_segments"),
+        (["--method", "slidefuse", "--w", "-1"], "w"),
+        (["--method", "slidefuse", "--w", "9" * 25], "w"),
+    ],
+)
+def test_integer_parameters_out_of_range_exit_2_naming_them(tmp_path, capsys, extra, named):
+    # --n-segments -1 was an OverflowError traceback ("can't convert negative int to
+    # unsigned"), slidefuse's --w -1 "failed to extract field FusionParams.w".
+    paths = []
+    for i, ranked in enumerate((["d1", "d2"], ["d2", "d1"])):
+        paths.append(tmp_path / f"run{i}.txt")
+        write_trec_run({"1": {d: 2.0 - r for r, d in enumerate(ranked)}}, paths[-1])
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d1 1\n1 0 d2 0\n")
+    argv = ["fuse", *extra, "--qrels", str(qrels), "-o", str(tmp_path / "out.run")]
+    assert main([*argv, *map(str, paths)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ragmeter: error: {named}: must be a whole number from ")
+    assert "Traceback" not in err and "FusionParams" not in err
+    assert not (tmp_path / "out.run").exists()

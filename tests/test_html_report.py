@@ -375,6 +375,80 @@ def test_every_saved_kind_with_a_schema_is_read_by_the_report():
         assert kind == cls.KIND and callable(cls.read) and cls.FORMAT_VERSION
 
 
+RLO = "\u202e"  # RIGHT-TO-LEFT OVERRIDE: reverses the text after it, to its paragraph's end
+
+#: In the page: the text nodes holding ``text`` (a name), each with the computed unicode-bidi
+#: of its element and whether that element holds the name alone.
+NAMED_NODES = """
+var found = [], walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT), n;
+while ((n = walker.nextNode())) {
+  if (n.data.indexOf(arguments[0]) < 0 || n.parentElement.closest("script, title")) continue;
+  var parent = n.parentElement;
+  found.push([n.data, getComputedStyle(parent).unicodeBidi,
+              parent.textContent === arguments[0], parent.tagName]);
+}
+return found;
+"""
+
+#: The characters of text nodes outside any isolated element, in logical order, whose next
+#: character on the same line is drawn to their left (text a bidi override reversed).
+REVERSED = """
+var bad = [], walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT), n;
+while ((n = walker.nextNode())) {
+  var parent = n.parentElement;
+  if (parent.closest("script, title, option, select, bdi, [unicode-bidi]")) continue;
+  if (getComputedStyle(parent).display === "none") continue;
+  var previous = null;
+  for (var i = 0; i < n.length; i++) {
+    if (!/[0-9A-Za-z]/.test(n.data[i])) { previous = null; continue; }
+    var range = document.createRange(); range.setStart(n, i); range.setEnd(n, i + 1);
+    var box = range.getBoundingClientRect();
+    if (!box.width) { previous = null; continue; }
+    if (previous && Math.abs(previous.top - box.top) < 2 && box.left < previous.left) {
+      bad.push(n.data.slice(Math.max(0, i - 20), i + 20));
+      break;
+    }
+    previous = box;
+  }
+}
+return bad;
+"""
+
+
+def test_a_system_named_proto_and_names_with_bidi_overrides(tmp_path, driver):
+    # "__proto__" was a key of a plain object in the page's script: its values were lost and
+    # the script stopped (no row in the per-query table, no message). A name holding U+202E
+    # reversed the text after it ("… wins / ties / losses", "A − B").
+    evil, query, base = RLO + "evil", RLO + "q3", RLO + "base"
+    values = {
+        "__proto__": {"map": {"q1": 0.25, "q2": 0.5, query: 0.75}},
+        evil: {"map": {"q1": 0.5, "q2": 0.25, query: 1.0}},
+        base: {"map": {"q1": 0.125, "q2": 0.5, query: 0.5}},
+    }
+    path = tmp_path / "names.html"
+    report(compare_many(values, baseline=base, test="t"), output=path)
+    driver.get(path.as_uri())
+    screenshot(driver, "report-proto-bidi")
+    assert console_errors(driver) == []
+    rows = {r[0]: r for r in _rows(driver)}
+    assert set(rows) == {"q1", "q2", query}
+    header = driver.find_elements("css selector", 'table[data-role="per-query"] th')
+    columns = [th.text for th in header]
+    at = columns.index("__proto__")
+    for q, row in rows.items():
+        assert float(row[at]) == values["__proto__"]["map"][q]
+    counts = driver.find_element("css selector", '[data-role="counts"]').text
+    assert "__proto__ 2 wins / 1 ties / 0 losses" in counts  # 0.25 > 0.125, =, 0.75 > 0.5
+    for name in (evil, query, base):
+        nodes = driver.execute_script(NAMED_NODES, name)
+        assert nodes, name
+        # Each name in an element of its own whose bidi is isolated (<bdi>, an SVG tspan).
+        assert all(style == "isolate" and alone for _, style, alone, _ in nodes), nodes
+    assert driver.execute_script(REVERSED) == []
+    page = path.read_text()
+    assert f"\u2068{evil}\u2069" in page  # in the figures' plain-text titles
+
+
 def test_the_judge_integrity_section_shows_a_planted_length_bias(tmp_path, driver):
     """Issue 49 item 4: the report shows a judge's identity, prompt digests and biases, the
     flags first; here a scripted pairwise judge that prefers the longer answer 80% of the

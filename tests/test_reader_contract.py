@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import textwrap
@@ -35,6 +36,7 @@ import pyarrow.parquet as pq
 import pytest
 from _hostile_files import CHANGES, RUN, VARIANTS, Variant, run_table, xxh64
 
+import ragmeter
 import ragmeter.io as rio
 from ragmeter import RagmeterError
 from ragmeter.io._formats import FORMATS
@@ -377,3 +379,175 @@ def test_a_file_changed_after_it_was_opened_is_read_as_opened_or_refused(
         assert outcome[0] in ("same", "refused", "other"), outcome
     else:
         assert outcome[0] in ("same", "refused"), outcome
+
+
+# -- a stream read twice -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["an earlier call", "read_all"])
+def test_a_record_batch_reader_read_already_is_refused_saying_so(how):
+    # A reader is read once: read again it yields nothing, which was read as a run of no
+    # rows ("the judgments and the run do not hold the same queries").
+    table = run_table()
+    reader = pa.RecordBatchReader.from_batches(table.schema, table.to_batches(max_chunksize=4))
+    if how == "read_all":
+        reader.read_all()
+    else:
+        got = rio.read_run(reader)
+        assert {q: {d: float(s) for d, s in docs.items()} for q, docs in got.items()} == RUN
+    with pytest.raises(
+        RagmeterError,
+        match=r"^run: the RecordBatchReader yields no rows: .*"
+        r"read already",
+    ) as caught:
+        rio.read_run(reader)
+    assert isinstance(caught.value, ValueError)
+    qrels = pa.table({"query_id": ["q1"], "doc_id": ["d1"], "relevance": [1]})
+    with pytest.raises(RagmeterError, match=r"^y_pred: the RecordBatchReader yields no rows"):
+        ragmeter.ranking_metrics(qrels, reader, metrics=["map"])
+
+
+# -- YAML report files: aliases ----------------------------------------------------------------
+
+
+def alias_bomb(indent: str, levels: int = 9, width: int = 9) -> str:
+    """YAML lines defining ``width ** levels`` values through ``levels`` nested aliases (a
+    "billion laughs" document: about 1 KB)."""
+    lines = [f"{indent}l0: &l0 [{', '.join(['lol'] * width)}]"]
+    for level in range(1, levels):
+        items = ", ".join([f"*l{level - 1}"] * width)
+        lines.append(f"{indent}l{level}: &l{level} [{items}]")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_yaml_report_with_an_alias_bomb_is_refused_at_once(tmp_path):
+    # The safe loader builds aliases as shared references; the read-back check then walked
+    # 9**9 values: `ragmeter report` ran 90-128 s and ended in MemoryError at 2-3 GB.
+    pytest.importorskip("yaml")
+    from ragmeter.judges import RuleJudge, Sample, evaluate
+
+    sample = Sample("Who wrote Hamlet?", "Shakespeare wrote Hamlet.", ["Hamlet is by Shakespeare."])
+    path = tmp_path / "judges.yaml"
+    evaluate([sample], ["groundedness"], judge=RuleJudge(), progress=False).write(path)
+    text = path.read_text()
+    assert "  evidence:\n    n_claims: 1\n" in text
+    path.write_text(text.replace("  evidence:\n", "  evidence:\n" + alias_bomb("    "), 1))
+    assert len(path.read_bytes()) < 8_000
+    done = subprocess.run(
+        [sys.executable, "-m", "ragmeter", "report", str(path), "-o", str(tmp_path / "r.html")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30)),
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    assert "an alias (*name)" in done.stderr and "judges.yaml" in done.stderr
+    assert "line " in done.stderr  # where the first alias is
+
+
+# -- memory caps on every input path -----------------------------------------------------------
+
+# A child that evaluates the inputs under an address space capped at what it uses (after the
+# same evaluation of a few lines: imports, threads, pools) minus 8 MiB, then -7, -6, ... MiB
+# until the evaluation fits: every try must end in the result or a MemoryError naming the
+# cause, never an aborted process ("memory allocation of 389120 bytes failed"). Tables in memory:
+# test_hostile_inputs.py::test_an_allocation_failure_importing_a_table_is_an_error_not_an_abort.
+UNDER_MEMORY_CAPS = """
+    import ctypes, gc, resource
+    import ragmeter.io as rio
+    def load(path):
+        return LOAD
+    def call(qrels, run):
+        return rio.evaluate(qrels, run, metrics=["map"], per_query=PER_QUERY)
+    small, inputs = (load(SMALL_QRELS), load(SMALL_RUN)), (load(QRELS), load(RUN))
+    call(*small)
+    gc.collect()
+    ctypes.CDLL(None).malloc_trim(0)  # the memory freed so far back to the system
+    used = int(open("/proc/self/statm").read().split()[0]) * resource.getpagesize()
+    for extra in range(-8, 160):
+        resource.setrlimit(resource.RLIMIT_AS, (used + (extra << 20), resource.RLIM_INFINITY))
+        try:
+            got = call(*inputs).to_dict()
+        except MemoryError as error:
+            if not str(error):
+                # The interpreter's own MemoryError (in Python code): not an abort either.
+                print("python-memory-error", flush=True)
+                continue
+            assert "not enough memory" in str(error), repr(error)
+            assert "RLIMIT_AS" in str(error), repr(error)  # the cause, and what to do
+            print("memory-error", flush=True)
+        else:
+            resource.setrlimit(resource.RLIMIT_AS, (-1, -1))
+            assert got == call(*inputs).to_dict()
+            print("evaluated", flush=True)
+            break
+        finally:
+            got = None
+            gc.collect()
+"""
+
+MEMORY_CAP_CALLS = {
+    # name: (what is evaluated of a file at `path`, per query, the suffix of the judgments' and
+    # the run's files)
+    "text": ("path", False, (".txt", ".txt")),
+    "per_query": ("path", True, (".txt", ".txt")),
+    "gz": ("path", False, (".txt", ".txt.gz")),
+    "parquet": ("path", False, (".parquet", ".parquet")),
+}
+
+
+@pytest.fixture(scope="module")
+def capped_inputs(tmp_path_factory):
+    """A 100,000-line run and its judgments, and a 2-query part of each, as text, gzip and
+    Parquet (the stems of their paths, by the name the child's code gives them)."""
+    folder = tmp_path_factory.mktemp("capped")
+    stems = {}
+    for size, n_queries in (("", 100), ("SMALL_", 2)):
+        stems[f"{size}QRELS"] = str(folder / f"{size.lower()}qrels")
+        stems[f"{size}RUN"] = str(folder / f"{size.lower()}run")
+        write_inputs(stems[f"{size}QRELS"], stems[f"{size}RUN"], n_queries)
+    # Longest names first: QRELS is inside SMALL_QRELS.
+    return dict(sorted(stems.items(), key=lambda item: -len(item[0])))
+
+
+def write_inputs(qrels_stem: str, run_stem: str, n_queries: int) -> None:
+    import gzip
+
+    n_docs = 1000
+    run = [(f"q{q}", f"d{d}", float(n_docs - d)) for q in range(n_queries) for d in range(n_docs)]
+    qrels = [(f"q{q}", f"d{d}", d % 3) for q in range(n_queries) for d in range(0, n_docs, 7)]
+    text = "".join(f"{q} Q0 {d} {r % n_docs + 1} {s} t\n" for r, (q, d, s) in enumerate(run))
+    Path(run_stem + ".txt").write_text(text)
+    Path(run_stem + ".txt.gz").write_bytes(gzip.compress(text.encode(), compresslevel=1))
+    Path(qrels_stem + ".txt").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrels))
+    for stem, rows, last in ((run_stem, run, "score"), (qrels_stem, qrels, "relevance")):
+        columns = list(zip(*rows, strict=True))
+        table = pa.table({"query_id": columns[0], "doc_id": columns[1], last: columns[2]})
+        pq.write_table(table, stem + ".parquet")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc: Linux")
+@pytest.mark.parametrize("path", sorted(MEMORY_CAP_CALLS))
+def test_running_out_of_memory_is_a_memory_error_on_every_input_path(path, capped_inputs):
+    # Each aborted the process (SIGABRT, "memory allocation of N bytes failed") at some cap: a
+    # rayon worker's or a query's small allocation, once the fallible reservations had passed.
+    load, per_query, (qrels_suffix, run_suffix) = MEMORY_CAP_CALLS[path]
+    code = UNDER_MEMORY_CAPS.replace("LOAD", load).replace("PER_QUERY", str(per_query))
+    for name, stem in capped_inputs.items():
+        suffix = qrels_suffix if name.endswith("QRELS") else run_suffix
+        code = code.replace(name, repr(stem + suffix))
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        # One malloc arena: a worker thread's own arena reserves 64 MiB of address space up
+        # front, inside which its allocations would never meet the cap.
+        # pyarrow's buffers from malloc: jemalloc keeps address space mapped ahead.
+        env={**os.environ, "MALLOC_ARENA_MAX": "1", "ARROW_DEFAULT_MEMORY_POOL": "system"},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    outcomes = done.stdout.split()
+    assert "memory-error" in outcomes, done.stdout  # some cap was too low, and it said so
+    assert outcomes[-1] == "evaluated", done.stdout  # and a higher one was enough

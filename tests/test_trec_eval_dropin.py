@@ -9,6 +9,7 @@ without editing a list.
 
 from __future__ import annotations
 
+import gzip
 import random
 import subprocess
 from pathlib import Path
@@ -165,3 +166,63 @@ def test_missing_topics_are_an_error_as_in_trec_eval(trec_eval, tmp_path, capsys
     (want_code, _), (code, _, err) = run_both(trec_eval, capsys, [str(qrels), str(run)])
     assert want_code != 0 and code == 2
     assert "judged topics missing from the run" in err
+
+
+#: Bytes below 0x20 (and DEL) that C's isspace does not accept: trec_eval reads them as part
+#: of an id (get_qrels.c, get_trec_results.c split at isspace only).
+CONTROL = [bytes([b]) for b in (*range(1, 9), *range(0x0E, 0x20), 0x7F)]
+#: What isspace accepts between two fields on one line.
+BETWEEN = [b" ", b"\t", b"\x0b", b"\x0c", b" \x0c\t", b"\r "]
+
+
+def control_byte_files(directory: Path, seed: int) -> tuple[Path, Path]:
+    """Judgments and a run whose ids hold control bytes (``d1`` and ``d1\\x01`` are two
+    documents), with every isspace byte between fields."""
+    rng = random.Random(seed)
+    queries = [b"q1", b"q\x1f2", b"\x013"]
+    docs = [b"d1", b"d1\x01", b"\x01d1", b"d\x01x", b"d", b"x"] + [
+        b"d" + rng.choice(CONTROL) + bytes([97 + i]) for i in range(8)
+    ]
+
+    def line(fields: list[bytes]) -> bytes:
+        out = fields[0]
+        for field in fields[1:]:
+            out += rng.choice(BETWEEN) + field
+        return out + b"\n"
+
+    qrels, run = b"", b""
+    for query in queries:
+        for doc in rng.sample(docs, 8):
+            qrels += line([query, b"0", doc, str(rng.choice([0, 1, 2])).encode()])
+        for rank, doc in enumerate(rng.sample(docs, 10), start=1):
+            run += line(
+                [query, b"Q0", doc, str(rank).encode(), f"{rng.uniform(0, 9):.3f}".encode(), b"tag"]
+            )
+    qrels_path, run_path = directory / "qrels", directory / "run"
+    qrels_path.write_bytes(qrels)
+    run_path.write_bytes(run)
+    return qrels_path, run_path
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("compressed", [False, True], ids=["plain", "gz"])
+def test_ids_holding_control_bytes_are_read_as_trec_eval_reads_them(
+    trec_eval, tmp_path, capsys, seed, compressed
+):
+    # Every byte up to 0x20 separated fields: "d\x01x" was the two fields "d" and "x" (map 1.0
+    # where trec_eval gives 0.0), and a qrels line holding it was refused as having "more
+    # than 4 fields", which trec_eval does not refuse.
+    qrels, run = control_byte_files(tmp_path, seed)
+    measures = ["-q", "-m", "map", "-m", "P.5", "-m", "ndcg", "-m", "num_rel_ret", "-m", "num_ret"]
+    done = subprocess.run(
+        [str(trec_eval), *measures, str(qrels), str(run)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    if compressed:
+        packed = tmp_path / "run.gz"
+        packed.write_bytes(gzip.compress(run.read_bytes()))
+        run = packed
+    assert main(["evaluate", *measures, str(qrels), str(run)]) == 0
+    got = capsys.readouterr()
+    assert got.out == done.stdout
+    assert "\x01" in got.out  # the ids are shown with their bytes, as trec_eval shows them

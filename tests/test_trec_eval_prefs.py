@@ -10,6 +10,7 @@ import random
 import subprocess
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -92,6 +93,30 @@ def test_groups_and_refusals(trec_eval, tmp_path, capsys):
     assert f"{judgments}:1" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("qrels", [False, True], ids=["prefs", "qrels_prefs"])
+@pytest.mark.parametrize("flags", [["-J"], ["-J", "-l", "2", "-N", "50", "-M", "5"]])
+def test_judged_only_level_and_collection_size_are_read_as_trec_eval(
+    trec_eval, tmp_path, capsys, qrels, flags
+):
+    # `-J` with -R prefs/qrels_prefs exited 2; trec_eval accepts it, and -l and -N, and its
+    # preference measures read none of them.
+    judgments, run = prefs_files(tmp_path, random.Random(11), qrels=qrels, complete=False)
+    rel_format = "qrels_prefs" if qrels else "prefs"
+    args = [*flags, "-q", "-m", "all_prefs", "-R", rel_format, str(judgments), str(run)]
+    done = subprocess.run([str(trec_eval), *args], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert main(["evaluate", *args]) == 0
+    assert capsys.readouterr().out == done.stdout
+
+
+def test_flags_refused_with_preferences_name_those_that_work(tmp_path, capsys):
+    judgments, run = prefs_files(tmp_path, random.Random(12), qrels=False, complete=False)
+    assert main(["evaluate", "-Z", str(run), "-R", "prefs", str(judgments), str(run)]) == 2
+    err = capsys.readouterr().err
+    assert "-Z not supported" in err
+    assert "-q, -n, -c, -M, -m, -l, -N and -J are" in err
+
+
 def qrels_jg_files(directory: Path, rng: random.Random, *, complete: bool):
     topics = rng.sample(["1", "2", "10", "q3", "301"], rng.randint(1, 4))
     lines, run = [], []
@@ -139,3 +164,32 @@ def test_judgment_group_measures_as_trec_eval(trec_eval, tmp_path, capsys, seed,
     assert done.returncode == 0, done.stderr
     assert code == 0, got.err
     assert got.out == done.stdout, args
+
+
+@pytest.mark.parametrize("rel_format", ["prefs", "qrels_prefs", "qrels_jg"])
+def test_ids_holding_bytes_python_calls_spaces_are_read_as_trec_eval(
+    trec_eval, tmp_path, capsys, rel_format
+):
+    # Python's str.split() splits at 0x1C to 0x1F (and U+0085, U+00A0...), which C's isspace,
+    # trec_eval's separator, does not accept: "d\x1c1" is one document id there.
+    rng = random.Random(13)
+    docs = ["d1", "d\x1c1", "d\x1f", "\x1e2", "d2", "d\x0e3"]
+    lines, run = [], []
+    for topic in ("1", "t\x1d2"):
+        for doc in docs:
+            grade = rng.choice([0, 1, 2])
+            if rel_format == "prefs":
+                lines.append(f"{topic} g s0 {doc} {grade}")
+            else:
+                lines.append(f"{topic} 0 {doc} {grade}")
+        for rank, doc in enumerate(rng.sample(docs, 5), start=1):
+            run.append(f"{topic}\x0bQ0 {doc}\x0c{rank} {rng.uniform(0, 5):.3f} tag")
+    judgments, run_file = tmp_path / "judgments", tmp_path / "run"
+    judgments.write_text("\n".join(lines) + "\n")
+    run_file.write_text("\n".join(run) + "\n")
+    measures = ["-m", "qrels_jg"] if rel_format == "qrels_jg" else ["-m", "all_prefs"]
+    args = ["-q", *measures, "-R", rel_format, str(judgments), str(run_file)]
+    done = subprocess.run([str(trec_eval), *args], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert main(["evaluate", *args]) == 0
+    assert capsys.readouterr().out == done.stdout

@@ -13,6 +13,8 @@
 - ``migration/differences.md``, every measure family's differences from the reference tools
   and the peers (ranx, ir_measures, pytrec_eval, trec_eval), from the ``differences`` field of
   its declaration, with the fusion drop-in's;
+- the table of every answer metric, the normalisations and the no-answer patterns, appended
+  to the hand-written ``answer-metrics.md`` from ``ragmeter.answers.declarations``;
 - ``changelog.md`` from the repository's ``CHANGELOG.md``.
 """
 
@@ -29,6 +31,7 @@ from pathlib import Path
 
 import mkdocs_gen_files
 
+from ragmeter.answers import declarations as answer_declarations
 from ragmeter.cli import COMMANDS, _parser, usage
 from ragmeter.fusion import METHODS, NORMALIZATIONS, FusionMethod
 from ragmeter.judges.metrics import BUILTIN_METRICS
@@ -385,6 +388,45 @@ def differences_page() -> str:
     ]
     return "\n".join(lines) + "\n"
 
+
+def answer_metrics_section() -> str:
+    """The declared answer metrics, normalisations and no-answer patterns, as tables."""
+    lines = [
+        "",
+        "Each answer metric as declared in `ragmeter.answers.declarations` (its name in "
+        "`answer_metrics`, the function, the default normalisation, the range of a value, what "
+        "a value is, when it is undefined, the implementation its values are tested against):",
+        "",
+        "| name | function | normalize | range | value | undefined | reference |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for metric in answer_declarations.ANSWER_METRICS:
+        low, high = metric.scale
+        lines.append(
+            f"| `{metric.name}` | `{metric.function}` | "
+            f"{'none' if metric.normalize is None else f'`{metric.normalize}`'} | "
+            f"[{_number(low)}, {_number(high)}] | {_cell(metric.formula)} | "
+            f"{_cell(metric.undefined or 'never')} | {_cell(metric.reference)} |"
+        )
+    lines += ["", "The normalisations:", "", "| normalize | what it does |", "|---|---|"]
+    for name, what in answer_declarations.NORMALIZATIONS.items():
+        shown = "None" if name is None else f'`"{name}"`'
+        lines.append(f"| {shown} | {_cell(what)} |")
+    lines += [
+        "",
+        "The no-answer patterns (`NO_ANSWER_PATTERNS`, Rust `regex` syntax, searched "
+        "case-insensitively in the normalised answer):",
+        "",
+    ]
+    lines += [f"- `{pattern}`" for pattern in answer_declarations.NO_ANSWER_PATTERNS]
+    lines += ["", "Citations:", ""]
+    citations = dict.fromkeys(m.citation for m in answer_declarations.ANSWER_METRICS)
+    lines += [f"- {citation}" for citation in citations]
+    return "\n".join(lines) + "\n"
+
+
+with mkdocs_gen_files.open("answer-metrics.md", "a") as page:
+    page.write(answer_metrics_section())
 
 with mkdocs_gen_files.open("migration/differences.md", "w") as page:
     page.write(differences_page())

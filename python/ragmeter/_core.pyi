@@ -176,6 +176,58 @@ def answer_scores(
     threshold: float,
     n_threads: int | None = None,
 ) -> npt.NDArray[np.float64]: ...
+def pattern_match_scores(
+    references: list[Any],
+    answers: list[Any],
+    mode_name: str,
+    normalize_name: str,
+    n_threads: int | None = None,
+) -> npt.NDArray[np.float64]: ...
+def no_answer_scores(
+    answers: list[Any],
+    patterns: list[str],
+    normalize_name: str,
+    n_threads: int | None = None,
+) -> npt.NDArray[np.float64]: ...
+def claim_recall(
+    claims: list[Any],
+    answers: list[Any],
+    normalize_name: str,
+    threshold: float,
+    n_threads: int | None = None,
+) -> npt.NDArray[np.float64]: ...
+def rouge_scores(
+    references: list[Any],
+    answers: list[Any],
+    rouge_types: list[str],
+    use_stemmer: bool,
+    n_threads: int | None = None,
+) -> npt.NDArray[np.float64]: ...
+def bleu_stats(
+    references: list[Any],
+    answers: list[Any],
+    lowercase: bool,
+    tokenize: str,
+    n_threads: int | None = None,
+) -> npt.NDArray[np.uint64]: ...
+def sentence_bleu(
+    references: list[Any],
+    answers: list[Any],
+    lowercase: bool,
+    tokenize: str,
+    smooth_method: str,
+    smooth_value: float | None,
+    effective_order: bool,
+    n_threads: int | None = None,
+) -> npt.NDArray[np.float64]: ...
+def bleu_from_stats(
+    stats: list[int],
+    smooth_method: str,
+    smooth_value: float | None,
+    effective_order: bool,
+) -> tuple[float, list[float], float]: ...
+def porter_stem(word: str) -> str: ...
+def bleu_tokens(text: str, lowercase: bool, tokenize: str) -> list[str]: ...
 def edit_backend() -> tuple[str, str]: ...
 
 # Paired randomisation tests (rust/py/signflip.rs).

@@ -5,12 +5,15 @@
   wait for a writer and a device could be read until memory runs out.
 * :func:`atomic_write_text`, :func:`atomic_write_bytes`: readers see the old file or the new
   one, never a part of it.
+* :func:`trec_fields`: the fields of a line of trec_eval's text files, split as trec_eval
+  splits them.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,7 +34,23 @@ __all__ = [
     "input_file_error",
     "path_argument",
     "read_regular_text",
+    "trec_fields",
 ]
+
+#: The bytes C's ``isspace`` accepts (space, tab, LF, vertical tab, form feed, CR): what
+#: separates the fields of every file trec_eval reads (``get_qrels.c``, ``get_prefs.c``,
+#: ``get_zscores.c``, ...). Python's ``str.split()`` splits at more (0x1C to 0x1F, U+0085,
+#: U+00A0, U+2028...), which trec_eval reads as part of a field.
+_C_SPACE = re.compile("[ \t\n\x0b\x0c\r]+")
+
+
+def trec_fields(line: str) -> list[str]:
+    """The fields of ``line`` as trec_eval splits them: at runs of C's ``isspace`` bytes only.
+
+    >>> trec_fields(" q1\t0  d\x01x 1\r")
+    ['q1', '0', 'd\x01x', '1']
+    """
+    return [field for field in _C_SPACE.split(line) if field]
 
 
 def path_argument(path: object, argument: str) -> str:

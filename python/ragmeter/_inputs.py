@@ -14,12 +14,13 @@ and LazyFrames once collected, DuckDB results) and pandas DataFrames (through py
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
-from ._optional import import_optional
+from ._optional import import_optional, out_of_memory
 from .exceptions import InputTypeError, InvalidInputError
 from .options import check_choice
 
@@ -201,10 +202,37 @@ def arrow_source(obj: Any, argument: str, columns: TableColumns, kind: str) -> A
             ) from None
     if _is_lazy_frame(obj):
         raise InputTypeError(_LAZY_ADVICE.format(argument=argument))
+    if _is_pyarrow_reader(obj):
+        return _unread_stream(obj, argument)
     if _is_dataframe(obj) and not hasattr(obj, "__arrow_c_stream__"):
         # polars before its PyCapsule support.
         return obj.to_arrow()
     return obj
+
+
+def _is_pyarrow_reader(obj: object) -> bool:
+    cls = type(obj)
+    return cls.__name__ == "RecordBatchReader" and cls.__module__.split(".")[0] == "pyarrow"
+
+
+def _unread_stream(reader: Any, argument: str) -> Any:
+    """A pyarrow RecordBatchReader, refused when it yields nothing: a stream is read once, so
+    a reader read before (by an earlier call, ``read_all()``) is empty and would be read as a
+    table of no rows. One with batches is passed on as a reader of the same batches, its first
+    batch read here."""
+    try:
+        first = reader.read_next_batch()
+    except MemoryError as error:  # pyarrow's ArrowMemoryError: "malloc of size 12544 failed"
+        raise MemoryError(out_of_memory(f"reading the first batch of {argument}", error)) from error
+    except StopIteration:
+        raise InvalidInputError(
+            f"{argument}: the RecordBatchReader yields no rows: a reader is read only once, "
+            "and this one was read already (by an earlier call, or read_all()) or holds none; "
+            "make a new reader for each call, or pass a pyarrow Table, which can be read any "
+            "number of times"
+        ) from None
+    pyarrow = import_optional("pyarrow", extra="arrow", purpose=f"{argument}: reading a stream")
+    return pyarrow.RecordBatchReader.from_batches(reader.schema, itertools.chain((first,), reader))
 
 
 @dataclass

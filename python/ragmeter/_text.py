@@ -14,6 +14,7 @@ from .exceptions import InputTypeError, InvalidInputError
 from .options import check_n_threads
 
 __all__ = [
+    "NORMALIZATIONS",
     "NormalizeArg",
     "SymbolTable",
     "as_item_list",
@@ -24,9 +25,12 @@ __all__ = [
     "resolve_normalize",
 ]
 
-NormalizeArg: TypeAlias = Literal["squad", "basic"] | Callable[[str], str] | None
+NormalizeArg: TypeAlias = Literal["squad", "bergen", "basic"] | Callable[[str], str] | None
 
-_NORMALIZE_HELP = "use 'squad', 'basic', None, or a callable that maps a str to a str"
+#: The normalisations the Rust core implements, by name (``None`` is no normalisation).
+NORMALIZATIONS = ("squad", "bergen", "basic")
+
+_NORMALIZE_HELP = "use 'squad', 'bergen', 'basic', None, or a callable that maps a str to a str"
 
 
 def resolve_normalize(normalize: object) -> tuple[str, Callable[[str], str] | None]:
@@ -38,7 +42,7 @@ def resolve_normalize(normalize: object) -> tuple[str, Callable[[str], str] | No
     if normalize is None:
         return "none", None
     if isinstance(normalize, str):
-        if normalize in ("squad", "basic"):
+        if normalize in NORMALIZATIONS:
             return normalize, None
         raise InvalidInputError(f"normalize: unknown normaliser {normalize!r}; {_NORMALIZE_HELP}")
     if callable(normalize):

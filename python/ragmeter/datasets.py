@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._optional import import_optional
-from .exceptions import InvalidInputError
+from .exceptions import InputFileError, InvalidInputError
 
 __all__ = ["DATASET_PREFIX", "DatasetQrels", "dataset_qrels", "is_dataset_id"]
 
@@ -61,10 +61,33 @@ def dataset_qrels(source: str) -> DatasetQrels:
     if not dataset.has_qrels():
         raise InvalidInputError(f"qrels: {source}: the dataset has no judgments (qrels)")
     qrels: dict[str, dict[str, int]] = {}
-    for row in dataset.qrels_iter():
-        qrels.setdefault(str(row.query_id), {})[str(row.doc_id)] = int(row.relevance)
+    try:
+        for row in dataset.qrels_iter():
+            qrels.setdefault(str(row.query_id), {})[str(row.doc_id)] = int(row.relevance)
+    except (OSError, RuntimeError) as error:
+        # ir_datasets downloads what it has not cached: without a network it raises
+        # RuntimeError('All download sources failed', [(source, error), ...]) or the
+        # requests/OS error itself.
+        raise _download_error(source, error) from error
     level, where = _documented_level(dataset)
     return DatasetQrels(dataset_id, qrels, level, where)
+
+
+def _download_error(source: str, error: BaseException) -> InputFileError:
+    """The error of judgments ir_datasets could not fetch or read: what failed, each source's
+    reason (shortened), and what to do."""
+    reasons = []
+    if isinstance(error, RuntimeError) and len(error.args) == 2 and isinstance(error.args[1], list):
+        for item in error.args[1][:3]:
+            failed = item[1] if isinstance(item, tuple) and len(item) == 2 else item
+            reasons.append(f"{type(failed).__name__}: {failed}"[:200])
+    why = "; ".join(reasons) or f"{type(error).__name__}: {error}"[:300]
+    message = (
+        f"qrels: {source}: ir_datasets could not download or read the judgments ({why}); "
+        "check the network connection, or fetch the dataset once where there is one "
+        "(ir_datasets keeps it in IR_DATASETS_HOME, ~/.ir_datasets by default)"
+    )
+    return InputFileError(message)
 
 
 def _documented_level(dataset: Any) -> tuple[int | None, str | None]:

@@ -245,7 +245,12 @@ def _yaml_text(data: Any) -> str:
 
     class Dumper(yaml.SafeDumper):  # type: ignore[misc,name-defined]
         """Strings with a character YAML reads as a line break are double-quoted, where
-        PyYAML escapes it (``\\N``, ``\\L``, ``\\P``); in other styles it would fold."""
+        PyYAML escapes it (``\\N``, ``\\L``, ``\\P``); in other styles it would fold.
+        A value met twice is written twice, never as an anchor and an alias: the reader
+        refuses aliases."""
+
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
 
     def represent_str(dumper: Any, value: str) -> Any:
         quoted = any(character in value for character in _UNICODE_LINE_ENDS)
@@ -269,7 +274,14 @@ def report_number(
         return math.nan
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InvalidInputError(f"{field}: expected a number, got {_shorten(repr(value), 80)}")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        # An int too large for a float (JSON and YAML integers have no bound): 4,000 digits.
+        raise InvalidInputError(
+            f"{field}: an integer of {len(str(abs(value)))} digits, too large for a number "
+            f"of a report (a float: at most about 1.8e308)"
+        ) from None
     if not math.isnan(number) and not minimum <= number <= maximum:
         raise InvalidInputError(f"{field}: {number!r} lies outside [{minimum}, {maximum}]")
     return number
@@ -466,7 +478,8 @@ def read_report(
     door's :func:`ragmeter.io._formats.read_saved_data`).
 
     A file that cannot be parsed (malformed, not UTF-8, nested too deeply, a YAML tag the safe
-    loader refuses, not a regular file) is an :class:`~ragmeter.InvalidInputError` naming it.
+    loader refuses, a YAML alias, not a regular file) is an :class:`~ragmeter.InvalidInputError`
+    naming it.
     """
     return read_saved_data(path, format)
 
@@ -568,7 +581,8 @@ def load_report_data(cls: ReportClass[T], data: Any, fmt: str, name: str) -> tup
         difference = None if older else _first_difference(_comparable(data), _comparable(expected))
     except RecursionError:
         raise InvalidInputError(f"{name}: nested too deeply to be a ragmeter report") from None
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+        # OverflowError: a field's int too large for the float it is read as.
         detail = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
         raise InvalidInputError(
             f"{name}: not a valid ragmeter report: {_shorten(detail)}"

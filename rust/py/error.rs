@@ -40,9 +40,13 @@ pub fn to_pyerr(err: CoreError, names: &dyn QueryNamer) -> PyErr {
         }
         err @ CoreError::Format { .. } => format_error(err.to_string()),
         CoreError::OutOfMemory { what } => pyo3::exceptions::PyMemoryError::new_err(format!(
-            "not enough memory for {what}; free memory, or split the input (fewer queries or \
-             documents per call) and combine the results"
+            "not enough memory for {what}: the memory this process may use is exhausted (the \
+             machine's, or a limit such as ulimit -v / RLIMIT_AS, a cgroup or a batch \
+             scheduler's); free memory or raise the limit, or split the input (fewer queries \
+             or documents per call) and combine the results"
         )),
+        // The bindings replace it by the exception of the signal that asked for it.
+        CoreError::Cancelled => pyo3::exceptions::PyKeyboardInterrupt::new_err("cancelled"),
         CoreError::Io { path, source } => {
             let errno = source.raw_os_error().unwrap_or(0);
             pyo3::exceptions::PyOSError::new_err((

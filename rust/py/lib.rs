@@ -16,6 +16,7 @@ mod pipeline;
 mod prepare;
 mod randomised;
 mod ranking;
+mod reserve;
 mod signflip;
 mod strings;
 mod table;
@@ -70,7 +71,10 @@ mod _core {
     use crate::edit::{edit_backend, edit_count, edit_one_to_many, edit_pairwise, edit_rank};
 
     #[pymodule_export]
-    use crate::answers::answer_scores;
+    use crate::answers::{
+        answer_scores, bleu_from_stats, bleu_stats, bleu_tokens, claim_recall, no_answer_scores,
+        pattern_match_scores, porter_stem, rouge_scores, sentence_bleu,
+    };
 
     #[pymodule_export]
     use crate::normalize::normalize_text;

@@ -1075,8 +1075,6 @@ fn prepare_from<'py>(
     if unpaired {
         return Ok(None);
     }
-    Ok(Some(PreparedRankings::new(Prepared::concat(
-        parts,
-        opts.all_judged,
-    ))))
+    let all = Prepared::concat(parts, opts.all_judged).map_err(|e| to_pyerr(e, &names))?;
+    Ok(Some(PreparedRankings::new(all)))
 }

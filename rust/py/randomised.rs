@@ -34,8 +34,8 @@ pub fn randomised_tukey<'py>(
     let (n_queries, n_systems) = (scores.shape()[0], scores.shape()[1]);
     let values = scores.as_slice()?;
     let method = method(exact, n_resamples, seed);
-    let result = threads::enter_core(py, n_threads, &ByPosition, || {
-        randomised::randomised_tukey(values, n_queries, n_systems, method)
+    let result = threads::enter_core_interruptible(py, n_threads, &ByPosition, |cancel| {
+        randomised::randomised_tukey_cancellable(values, n_queries, n_systems, method, cancel)
     })?;
     Ok((
         result.p_values.into_pyarray(py),
@@ -78,8 +78,8 @@ pub fn westfall_young<'py>(
     let (n_candidates, n_pairs) = (differences.shape()[0], differences.shape()[1]);
     let values = differences.as_slice()?;
     let method = method(exact, n_resamples, seed);
-    let result = threads::enter_core(py, n_threads, &ByPosition, || {
-        randomised::westfall_young(values, n_candidates, n_pairs, kind, method)
+    let result = threads::enter_core_interruptible(py, n_threads, &ByPosition, |cancel| {
+        randomised::westfall_young_cancellable(values, n_candidates, n_pairs, kind, method, cancel)
     })?;
     Ok((
         result.adjusted.into_pyarray(py),

@@ -36,8 +36,15 @@ pub fn sign_flip_test<'py>(
     } else {
         SignFlipMethod::Sampled { n_resamples, seed }
     };
-    let result = threads::enter_core(py, n_threads, &ByPosition, || {
-        signflip::sign_flip_test(values, n_metrics, n_pairs, method, alternative)
+    let result = threads::enter_core_interruptible(py, n_threads, &ByPosition, |cancel| {
+        signflip::sign_flip_test_cancellable(
+            values,
+            n_metrics,
+            n_pairs,
+            method,
+            alternative,
+            cancel,
+        )
     })?;
     Ok((
         result.p_values.into_pyarray(py),
@@ -59,8 +66,15 @@ pub fn bootstrap_mean_differences<'py>(
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
     let (n_metrics, n_pairs) = (differences.shape()[0], differences.shape()[1]);
     let values = differences.as_slice()?;
-    let means = threads::enter_core(py, n_threads, &ByPosition, || {
-        signflip::bootstrap_mean_differences(values, n_metrics, n_pairs, n_resamples, seed)
+    let means = threads::enter_core_interruptible(py, n_threads, &ByPosition, |cancel| {
+        signflip::bootstrap_mean_differences_cancellable(
+            values,
+            n_metrics,
+            n_pairs,
+            n_resamples,
+            seed,
+            cancel,
+        )
     })?;
     let columns = usize::try_from(n_resamples).unwrap_or(usize::MAX);
     means.into_pyarray(py).reshape([n_metrics, columns])
@@ -120,8 +134,8 @@ pub fn sign_flip_pairs<'py>(
         SignFlipMethod::Sampled { n_resamples, seed }
     };
     let n_metrics = systems.n_metrics;
-    let result = threads::enter_core(py, n_threads, &ByPosition, || {
-        signflip::sign_flip_pairs(systems, &pairs, method, alternative)
+    let result = threads::enter_core_interruptible(py, n_threads, &ByPosition, |cancel| {
+        signflip::sign_flip_pairs_cancellable(systems, &pairs, method, alternative, cancel)
     })?;
     let shape = [pairs.len(), n_metrics];
     Ok((
@@ -159,14 +173,15 @@ pub fn bootstrap_pairs<'py>(
         Alternative::parse(alternative).map_err(|e| crate::error::to_pyerr(e, &ByPosition))?;
     let (systems, pairs) = campaign(&values, &pairs)?;
     let n_metrics = systems.n_metrics;
-    let result = threads::enter_core(py, n_threads, &ByPosition, || {
-        signflip::bootstrap_pairs(
+    let result = threads::enter_core_interruptible(py, n_threads, &ByPosition, |cancel| {
+        signflip::bootstrap_pairs_cancellable(
             systems,
             &pairs,
             n_resamples,
             seed,
             confidence_level,
             alternative,
+            cancel,
         )
     })?;
     let shape = [pairs.len(), n_metrics];

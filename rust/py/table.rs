@@ -84,6 +84,23 @@ fn read_table(
         let batch = match reader.next() {
             None => return Ok(None),
             Some(Err(e)) => {
+                // pyarrow's reader ran out of memory (its Status::OutOfMemory, through the C
+                // stream): a MemoryError, never "is the file damaged?".
+                if matches!(e, arrow_schema::ArrowError::MemoryError(_))
+                    || e.to_string().contains("Out of memory")
+                {
+                    let what = if read_columns.source.is_empty() {
+                        "the table".to_owned()
+                    } else {
+                        read_columns.source.clone()
+                    };
+                    return Err(pyo3::exceptions::PyMemoryError::new_err(format!(
+                        "{argument}: not enough memory to read {what} ({e}): the memory this \
+                         process may use is exhausted (the machine's, or a limit such as \
+                         ulimit -v / RLIMIT_AS); free memory or raise the limit, or read a \
+                         part of it at a time"
+                    )));
+                }
                 // A file's reader fails here (a page whose checksum differs, a file cut while
                 // read): name the file.
                 let source = &read_columns.source;
@@ -286,8 +303,11 @@ pub fn read_table_dict<'py>(
     build().map_err(|error| {
         fallible::explain_memory_error(py, error, || {
             format!(
-                "{}: not enough memory to hold its {rows} rows as Python dicts; pass the \
-                 table itself to ragmeter.io.evaluate (it builds no dicts)",
+                "{}: not enough memory to hold its {rows} rows as Python dicts (read_run \
+                 and read_qrels build them, and ragmeter.io.evaluate does for a table \
+                 evaluated with a TREC file); to evaluate without dicts, give \
+                 ragmeter.io.evaluate two tables (pyarrow or polars read TREC files as \
+                 tables), or two TREC files",
                 columns.argument
             )
         })

@@ -2,9 +2,12 @@
 //! pool, never touches Python, and the GIL is released whenever the caller waits for it; a
 //! forked child never inherits a pool whose threads it does not have.
 
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 
 use pyo3::prelude::*;
+use ragmeter_core::cancel::Cancel;
 use rayon::ThreadPool;
 
 struct CachedPool {
@@ -64,6 +67,7 @@ pub fn resolve(n_threads: Option<usize>) -> PyResult<usize> {
 }
 
 fn pool_for(n_threads: Option<usize>) -> PyResult<Arc<ThreadPool>> {
+    crate::reserve::arm();
     let n_threads = resolve(n_threads)?;
     let pid = std::process::id();
     let mut pools = POOLS
@@ -81,13 +85,19 @@ fn pool_for(n_threads: Option<usize>) -> PyResult<Arc<ThreadPool>> {
         pools.push(cached);
         return Ok(pool);
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(n_threads)
-        .thread_name(|i| format!("ragmeter-{i}"))
-        .build()
-        .map_err(|e| {
-            pyo3::exceptions::PyRuntimeError::new_err(format!("cannot start threads: {e}"))
-        })?;
+    let pool = crate::reserve::released(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n_threads)
+            .thread_name(|i| format!("ragmeter-{i}"))
+            .build()
+    })
+    .map_err(|e| {
+        pyo3::exceptions::PyMemoryError::new_err(format!(
+            "cannot start {n_threads} threads ({e}): not enough memory for their stacks, or \
+             a limit on the threads of this user; free memory, or use fewer threads \
+             (n_threads=1 or RAGMETER_NUM_THREADS=1)"
+        ))
+    })?;
     let pool = Arc::new(pool);
     if pools.len() >= MAX_POOLS {
         // The least recently used pool is dropped: its threads end once their work is done
@@ -177,4 +187,73 @@ where
     F: FnOnce() -> ragmeter_core::CoreResult<T> + Send,
 {
     run(py, n_threads, f)?.map_err(|e| crate::error::to_pyerr(e, names))
+}
+
+/// How often a long kernel's caller looks for a signal (Ctrl-C) while it waits.
+const SIGNAL_CHECK: Duration = Duration::from_millis(50);
+
+/// `enter_core` for the long kernels (resampling tests): the calling thread waits without the
+/// GIL, takes it back every `SIGNAL_CHECK` to run the signal handlers (`PyErr_CheckSignals`:
+/// only on the main thread, where Ctrl-C is delivered), and when one raises (a
+/// `KeyboardInterrupt`) sets the kernel's `Cancel`, waits for the kernel to stop at its next
+/// block of resamples and raises that exception. A run of 10^8 resamples thus stops within a
+/// block's time instead of running to its end.
+pub fn enter_core_interruptible<T, F>(
+    py: Python<'_>,
+    n_threads: Option<usize>,
+    names: &dyn crate::error::QueryNamer,
+    f: F,
+) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce(&Cancel) -> ragmeter_core::CoreResult<T> + Send,
+{
+    let pool = pool_for(n_threads)?;
+    let cancel = Cancel::new();
+    let mut signal: Option<PyErr> = None;
+    let outcome = py.detach(|| {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let cancel = &cancel;
+        let signal = &mut signal;
+        pool.in_place_scope(move |scope| {
+            scope.spawn(move |_| {
+                // A panic must reach the caller as an error, not end the scope with it.
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(cancel)));
+                let _ = sender.send(result);
+            });
+            loop {
+                match receiver.recv_timeout(SIGNAL_CHECK) {
+                    Ok(result) => return Some(result),
+                    Err(RecvTimeoutError::Timeout) => {
+                        if signal.is_none()
+                            && let Err(error) = Python::attach(|py| py.check_signals())
+                        {
+                            *signal = Some(error);
+                            cancel.cancel();
+                        }
+                    }
+                    Err(RecvTimeoutError::Disconnected) => return None,
+                }
+            }
+        })
+    });
+    if let Some(error) = signal {
+        return Err(error);
+    }
+    match outcome {
+        Some(Ok(result)) => result.map_err(|e| crate::error::to_pyerr(e, names)),
+        Some(Err(panic)) => {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a worker thread panicked".to_owned());
+            Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+                "internal error in ragmeter's core (please report it): {message}"
+            )))
+        }
+        None => Err(pyo3::exceptions::PyRuntimeError::new_err(
+            "internal error in ragmeter's core: a worker thread ended without a result",
+        )),
+    }
 }

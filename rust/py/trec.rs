@@ -90,9 +90,11 @@ pub fn read_trec<'py>(
     to_dict(py, &file, &bytes, kind, &path).map_err(|error| {
         fallible::explain_memory_error(py, error, || {
             format!(
-                "path: {}: not enough memory to hold its {rows} rows as Python dicts; \
-                 pass the path itself to ragmeter.io.evaluate (it builds no dicts) or \
-                 read it with pyarrow/polars as a table",
+                "path: {}: not enough memory to hold its {rows} rows as Python dicts \
+                 (read_run and read_qrels build them, and ragmeter.io.evaluate does for a \
+                 TREC file evaluated with a table); to evaluate without dicts, give \
+                 ragmeter.io.evaluate two TREC files, or two tables (pyarrow or polars read \
+                 TREC files as tables)",
                 path.display()
             )
         })

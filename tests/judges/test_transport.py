@@ -5,14 +5,23 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+import os
+import subprocess
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import httpx
 import pytest
+from _hostile_files import HTTP_ANSWERS, HTTP_LIMIT
+from raw_http import RawServer
 
+from ragmeter.exceptions import JudgeTransportError
 from ragmeter.judges import OpenAICompatibleJudge, Sample, evaluate
+from ragmeter.judges.clients import http as http_module
 from ragmeter.judges.clients.http import HttpEndpoint
+from ragmeter.judges.clients.secrets import Secret
 from ragmeter.judges.clients.transport import make_lean_transport
 from ragmeter.judges.testing import Fault, LoopbackOpenAIServer
 
@@ -240,3 +249,115 @@ def test_the_judges_post_reads_every_shape_of_answer(odd_server, path):
         return await endpoint.post(path, {"x": 1})
 
     assert asyncio.run(post()) == {"path": f"/{path}"}
+
+
+# -- hostile answers: bounded bodies, bounded decompression, error bodies cut then redacted ------
+
+
+def _post_to(raw: bytes, *, lean: bool, limit: int, api_key: str | None = None):
+    """The outcome of one POST to a server that sends ``raw`` and closes: ("json", value) or
+    (the error's kind, the error)."""
+    with RawServer(lambda request, index: [(raw, 0.0)]) as server:
+
+        async def post():
+            endpoint = HttpEndpoint(
+                server.url(),
+                Secret(api_key) if api_key else None,
+                timeout_s=30,
+                max_connections=1,
+                headers=None,
+                transport=None,
+                purpose="t",
+                lean_transport=lean,
+                max_response_bytes=limit,
+            )
+            assert endpoint.uses_lean_transport is lean
+            return await endpoint.post("chat/completions", {"x": 1})
+
+        try:
+            return "json", asyncio.run(post())
+        except JudgeTransportError as error:
+            if "max_response_bytes" in str(error):
+                return "too large", error
+            return (error.kind if error.status is None else "http"), error
+
+
+@pytest.mark.parametrize("lean", [True, False], ids=["lean", "httpx"])
+@pytest.mark.parametrize("name", list(HTTP_ANSWERS))
+def test_hostile_answers_are_bounded_and_refused_as_transport_errors(name, lean):
+    # No bound on an answer's size: a 2 MB gzip answer inflated to 2 GB outside the timeout
+    # (peak RSS 1.97 GiB) on the lean transport; httpx's transport read any body whole.
+    raw, due = HTTP_ANSWERS[name]
+    outcome, detail = _post_to(raw, lean=lean, limit=HTTP_LIMIT)
+    assert outcome == due, (outcome, detail)
+    if due == "json":
+        assert detail == {"hostile": True, "pad": "x" * 200}
+    elif due == "too large":
+        assert f"max_response_bytes={HTTP_LIMIT:,}" in str(detail)
+        assert not detail.retryable  # a retry would read as much again
+
+
+@pytest.mark.parametrize("lean", [True, False], ids=["lean", "httpx"])
+def test_an_error_body_is_cut_before_it_is_redacted(monkeypatch, lean):
+    # The whole body of an HTTP 500 went through redact() (1-2 s per MB, on the event loop)
+    # before it was cut: a 20 MB 500 took 20 s with deadline_s=5.
+    seen: list[int] = []
+    redact = http_module.redact
+
+    def measured(text: str) -> str:
+        seen.append(len(text))
+        return redact(text)
+
+    monkeypatch.setattr(http_module, "redact", measured)
+    raw, _ = HTTP_ANSWERS["large error body"]
+    outcome, error = _post_to(
+        raw, lean=lean, limit=HTTP_LIMIT, api_key="secret-abcdefghij-0123456789"
+    )
+    assert outcome == "http" and error.status == 500
+    assert seen and max(seen) <= http_module.SHOWN_ERROR_CHARS
+    # The first SHOWN_ERROR_CHARS characters, the key's 18 redacted.
+    assert error.body == "***" + "y" * (http_module.SHOWN_ERROR_CHARS - 18)
+    assert "secret-abcdefghij" not in str(error)
+
+
+BOUNDED_BY_DEFAULT = """
+import asyncio, resource, sys
+from raw_http import RawServer
+from _hostile_files import bomb, http_answer
+from ragmeter.exceptions import JudgeTransportError
+from ragmeter.judges.clients.http import DEFAULT_MAX_RESPONSE_BYTES, HttpEndpoint
+raw = http_answer(200, bomb(1 << 30, 31), {"Content-Encoding": "gzip"})
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+lean = sys.argv[1] == "lean"
+with RawServer(lambda request, index: [(raw, 0.0)]) as server:
+    async def post():
+        endpoint = HttpEndpoint(server.url(), None, timeout_s=60, max_connections=1,
+                                headers=None, transport=None, purpose="t", lean_transport=lean)
+        return await endpoint.post("chat/completions", {"x": 1})
+    try:
+        asyncio.run(post())
+    except JudgeTransportError as error:
+        print(error)
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - rss
+print("grown", grown, "bound", DEFAULT_MAX_RESPONSE_BYTES)
+"""
+
+
+@pytest.mark.parametrize("lean", ["lean", "httpx"])
+def test_a_gzip_bomb_is_inflated_no_further_than_the_default_bound(lean):
+    # 1 MB of gzip that inflates to 1 GiB, read with the default max_response_bytes (64 MiB):
+    # refused, and the process grows by about the bound, not by the gigabyte.
+    here = Path(__file__).resolve().parent
+    paths = os.pathsep.join([str(here), str(here.parent), os.environ.get("PYTHONPATH", "")])
+    done = subprocess.run(
+        [sys.executable, "-c", BOUNDED_BY_DEFAULT, lean],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": paths},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    first, last = done.stdout.strip().splitlines()
+    assert "max_response_bytes=67,108,864" in first and "once decompressed" in first
+    grown, bound = int(last.split()[1]), int(last.split()[3])
+    assert grown < 4 * bound

@@ -14,6 +14,7 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 
+from .._files import trec_fields
 from ..exceptions import InvalidInputError
 from ..ranking.columns import MIN_GEO_MEAN
 from ..ranking.names import Measure
@@ -42,8 +43,8 @@ def read_zscores(path: Path) -> dict[tuple[str, str], tuple[float, float]]:
     except (OSError, UnicodeDecodeError) as error:
         raise InvalidInputError(f"-Z: cannot read the z-score file {path}: {error}") from None
     table: dict[tuple[str, str], tuple[float, float]] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        fields = line.split()
+    for number, line in enumerate(text.split("\n"), start=1):
+        fields = trec_fields(line)
         if not fields:
             continue
         if len(fields) != 4:

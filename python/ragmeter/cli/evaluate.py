@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import _core
-from .._files import atomic_write_bytes, atomic_write_text, read_regular_text
+from .._files import atomic_write_bytes, atomic_write_text, read_regular_text, trec_fields
 from .._inputs import TableColumns
 from .._progress import progress_hook
 from ..datasets import dataset_qrels, is_dataset_id
@@ -668,11 +668,13 @@ def _run_preferences_or_groups(args: argparse.Namespace, out: TextIO) -> int:
     from ..ranking.prefs import evaluate_prefs, prefs_lines, prefs_measure_names, read_prefs
 
     groups = args.rel_format == "qrels_jg"
+    # -J, -l and -N are read and, with preferences, change nothing: trec_eval's preference
+    # measures (form_prefs_counts.c, m_prefs_*.c) read none of them, so its output is the same
+    # with or without them; the judgment-group measures read -J and -l.
     unsupported = [
         flag
         for flag, given in (
             ("-Z", args.zscores is not None),
-            ("-J", args.judged_docs_only and not groups),
             (f"--format {args.format}", args.format != "trec"),
             ("--dask", args.dask is not None),
             ("--missing skip", args.missing == "skip"),
@@ -682,7 +684,7 @@ def _run_preferences_or_groups(args: argparse.Namespace, out: TextIO) -> int:
     if unsupported:
         raise InvalidInputError(
             f"-R {args.rel_format}: {', '.join(unsupported)} not supported with these "
-            f"judgments (trec_eval's -q, -n, -c, -M, -m{', -l and -J' if groups else ''} are)"
+            "judgments (trec_eval's -q, -n, -c, -M, -m, -l, -N and -J are)"
         )
     complete = args.complete or args.missing == "zero"
     text = io.StringIO() if args.output is not None else out
@@ -732,7 +734,7 @@ def _run_tag(path: Path) -> str:
     """The tag of a TREC run's last line (trec_eval's runid)."""
     lines = read_regular_text(path, "run", "runs").split("\n")
     for line in reversed(lines):
-        fields = line.split()
+        fields = trec_fields(line)
         if len(fields) == 6:
             return fields[5]
     return ""

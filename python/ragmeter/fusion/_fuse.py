@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -192,6 +193,34 @@ def _align(
     return queries, [[r.get(q) for q in queries] for r in read]
 
 
+#: The most ProbFuse segments: a ranking of up to this many documents has one document per
+#: segment already, and the training loops over every segment of every ranking.
+MAX_SEGMENTS = 1_000_000
+#: The widest SlideFuse window counted: wider reaches past every ranking of up to this many
+#: documents, and the same window is used.
+MAX_WINDOW = 1 << 40
+
+
+def _whole_number(argument: str, value: Any, low: int, high: int) -> int:
+    """``value`` as an int from ``low`` to ``high``, or an InvalidInputError naming it."""
+    try:
+        number = None if isinstance(value, bool) else operator.index(value)
+    except TypeError:
+        number = None
+    if number is None:
+        raise InvalidInputError(
+            f"{argument}: must be a whole number from {low} to {high:,}, got "
+            f"{type(value).__name__} {str(value)[:40]!r}"
+        )
+    if not low <= number <= high:
+        digits = len(str(abs(number))) if abs(number) < 10**4300 else "over 4,300"
+        shown = str(number) if abs(number) < 10**30 else f"a {digits}-digit number"
+        raise InvalidInputError(
+            f"{argument}: must be a whole number from {low} to {high:,}, got {shown}"
+        )
+    return number
+
+
 def _check_params(method: str, params: dict[str, Any], n_runs: int) -> dict[str, Any]:
     if method not in METHODS:
         raise InvalidInputError(
@@ -220,6 +249,8 @@ def _check_params(method: str, params: dict[str, Any], n_runs: int) -> dict[str,
         if bad:
             raise InvalidInputError(f"weights: {bad[0]} is not a finite number")
         out["weights"] = weights
+    if out.get("w") is not None:
+        out["w"] = _whole_number("w", out["w"], 0, MAX_WINDOW)
     for name in ("probs", "log_odds"):
         if name in out:
             out[name] = [[float(x) for x in p] for p in out[name]]
@@ -255,7 +286,9 @@ def train_fusion(
     >= 1, as ranx): PosFuse/SlideFuse ``probs`` (share of relevant documents at each position),
     ProbFuse ``probs`` (per segment, ``n_segments``), SegFuse ``probs``, BayesFuse
     ``log_odds``, MAPFuse ``map_scores``. The training queries are those of ``qrels``; every
-    run must have them (an InvalidInputError names those a run lacks)."""
+    run must have them (an InvalidInputError names those a run lacks). ``n_segments`` is a
+    whole number from 1 to 1,000,000 (a ranking of up to a million documents has one
+    document per segment already)."""
     if method not in METHODS or METHODS[method].training is None:
         trained = [m for m, d in METHODS.items() if d.training]
         raise InvalidInputError(f"method: {method!r} is not a trained method; one of {trained}")
@@ -279,6 +312,8 @@ def train_fusion(
             )
     if method == "probfuse" and n_segments is None:
         raise InvalidInputError("probfuse: training needs n_segments (ranx tries 1 to 100)")
+    if n_segments is not None:
+        n_segments = _whole_number("n_segments", n_segments, 1, MAX_SEGMENTS)
     aligned = [[r.get(q) for q in queries] for r in read]
     learnt = _core.train_fusion(
         aligned,
@@ -325,7 +360,8 @@ def fuse(
     scales), are those of ``ragmeter fuse`` too. ranx's ``fuse`` defaults to ``wsum``, which
     needs weights: :mod:`ragmeter.compat.ranx` keeps ranx's signature.
 
-    Parameters go in ``params`` or as keywords (``k=60``, ``weights=[...]``, ``phi=0.8``).
+    Parameters go in ``params`` or as keywords (``k=60``, ``weights=[...]``, ``phi=0.8``);
+    SlideFuse's window ``w`` is a whole number, 0 or more.
     A trained method (posfuse, probfuse, segfuse, slidefuse, mapfuse, bayesfuse) takes its
     learnt parameter (``probs``, ``map_scores``, ``log_odds``) or training judgments
     ``qrels`` to learn it from (see :func:`train_fusion`); never the judgments of the queries

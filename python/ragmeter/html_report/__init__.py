@@ -50,6 +50,7 @@ from .._files import atomic_write_text
 from ..exceptions import InvalidInputError
 from ..stats.distributions import mean_t_interval
 from ..stats.results import Comparison, MultipleComparison
+from ._names import name_html, text_naming
 from ._overview import Overview, leaderboard, pair_rows, pairs_matrix, sorted_systems
 from ._sources import Source, read_source
 from ._svg import colour, deltas_chart, distribution_chart, means_chart
@@ -126,13 +127,13 @@ def _summary(
     order: Sequence[str],
 ) -> list[str]:
     out = ['<table data-role="summary"><tr><th class="text">system</th>']
-    out += [f"<th>{_e(m)}</th>" for m in metrics]
+    out += [f"<th>{name_html(m)}</th>" for m in metrics]
     out.append("</tr>")
     for name in order:
         i = systems.index(name)
         out.append(
             f'<tr><td class="text"><span class="swatch" style="background:{colour(i)}"></span>'
-            f"{_e(name)}</td>"
+            f"{name_html(name)}</td>"
         )
         for metric in metrics:
             mean, low, high, n = mean_t_interval(arrays[metric][i], level)
@@ -151,7 +152,7 @@ def _summary(
         caption += (
             " No significance test: this input holds no comparison (`ragmeter compare` makes one)."
         )
-    out.append(f"<caption>{_e(caption)}</caption></table>")
+    out.append(f"<caption>{text_naming(caption, [*systems, *metrics])}</caption></table>")
     return out
 
 
@@ -179,8 +180,19 @@ def _pairs(
     )
     return [
         f'<div class="scroll" data-pairs="{len(tables) - 1}"></div>',
-        f'<p class="note caption">{_e(caption.strip())}</p>',
+        f'<p class="note caption">{text_naming(caption.strip(), _pair_names(comparison))}</p>',
     ]
+
+
+def _pair_names(comparison: MultipleComparison | Comparison) -> list[str]:
+    """The systems and metrics a comparison's caption may name (isolated there)."""
+    pairs = (
+        list(comparison.comparisons.values())
+        if isinstance(comparison, MultipleComparison)
+        else [comparison]
+    )
+    names = [name for c in pairs for name in (c.candidate, c.baseline) if name is not None]
+    return names + [m.metric for c in pairs for m in c.metrics]
 
 
 def _sorted_sample(deltas: np.ndarray) -> np.ndarray:
@@ -276,7 +288,7 @@ def _source_section(
     heading = _heading(source, systems, metrics, named)
     if headings is not None:
         headings.append(heading)
-    out = [f'<section data-source="{number}"><h2>{_e(heading)}</h2>']
+    out = [f'<section data-source="{number}"><h2>{name_html(heading)}</h2>']
     comparison = source.comparison
     level = (comparison.confidence_level if comparison is not None else None) or 0.95
     chosen = baseline
@@ -311,7 +323,7 @@ def _source_section(
         array = arrays[name]
         intervals = {s: mean_t_interval(array[i], level) for i, s in enumerate(systems)}
         ranked = sorted_systems({s: intervals[s][0] for s in systems})
-        out.append(f'<h3>{_e(name)}</h3><div class="figures" data-metric="{_e(name)}">')
+        out.append(f'<h3>{name_html(name)}</h3><div class="figures" data-metric="{_e(name)}">')
         out.append(
             means_chart(
                 name,
@@ -349,7 +361,7 @@ def _source_section(
         )
         out.append(
             '<h3>Per query</h3><p class="note">Sorted by the worst difference from '
-            f"{_e(chosen) if chosen else 'the baseline'} first; click any column (the "
+            f"{name_html(chosen) if chosen else 'the baseline'} first; click any column (the "
             "differences too) to sort by it.</p>"
             f'<div class="scroll" data-explorer="{len(explorers) - 1}"></div>'
         )
@@ -439,7 +451,7 @@ def repeats_section(repeats: Mapping[str, Mapping[str, Any]]) -> list[str]:
         within = _fmt(r.get("within")) if r.get("within") is not None else "–"
         usable = f"{r.get('n_values')} of {r.get('n_asked') or '?'}"
         body.append(
-            f'<tr><td class="text">{_e(metric)}</td><td>{_fmt(r.get("mean"))}</td>'
+            f'<tr><td class="text">{name_html(metric)}</td><td>{_fmt(r.get("mean"))}</td>'
             f'<td class="text">{_e(interval)}</td><td>{_e(r.get("n_items"))}</td>'
             f"<td>{_e(usable)}</td><td>{_e(r.get('repeats'))}</td>"
             f"<td>{_fmt(r.get('between'))}</td><td>{within}</td>"
@@ -490,7 +502,7 @@ def agreement_section(agreement: Mapping[str, Mapping[str, Any]]) -> list[str]:
             for key, _ in columns
         )
         body.append(
-            f'<tr><td class="text">{_e(metric)}</td><td class="text">{_e(raters)}</td>'
+            f'<tr><td class="text">{name_html(metric)}</td><td class="text">{_e(raters)}</td>'
             f'<td class="text">{_e(a.get("level"))}</td><td>{_e(a.get("n_units"))}</td>{cells}</tr>'
         )
     head = "".join(
@@ -510,7 +522,7 @@ def _manifest(
     sources: Sequence[Source], timestamp: str | None, headings: Sequence[str]
 ) -> list[str]:
     rows = [
-        f'<tr><td class="text">{_e(heading)}</td>'
+        f'<tr><td class="text">{name_html(heading)}</td>'
         f'<td class="text">{_e(s.manifest.get("kind", s.kind))}'
         f"</td><td>{_e(s.manifest.get('bytes', '–'))}</td>"
         f'<td class="text"><code>{_e(s.manifest.get("sha256", "–"))}</code></td></tr>'
@@ -528,7 +540,9 @@ def _manifest(
     for s, heading in zip(sources, headings, strict=True):
         if s.comparison is not None and s.comparison.options is not None:
             options = json.dumps(s.comparison.options.to_dict(), sort_keys=True)
-            out.append(f'<p class="note">{_e(heading)} options: <code>{_e(options)}</code></p>')
+            out.append(
+                f'<p class="note">{name_html(heading)} options: <code>{_e(options)}</code></p>'
+            )
     return out
 
 

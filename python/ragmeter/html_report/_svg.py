@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._colours import SYSTEM_COLOURS, system_colour
+from ._names import name_svg, name_text
 
 __all__ = ["COLOURS", "colour", "deltas_chart", "distribution_chart", "means_chart"]
 
@@ -83,14 +84,14 @@ def means_chart(
         return x0 + (v - low) / (high - low) * (x1 - x0)
 
     body = [
-        f'<text x="4" y="16" font-size="12" fill="#222">{html.escape(metric)}: mean and '
+        f'<text x="4" y="16" font-size="12" fill="#222">{name_svg(metric)}: mean and '
         f"{level:.0%} interval</text>"
     ]
     for i, name in enumerate(systems):
         y = 30 + row * i + row / 2
         body.append(
             f'<text x="{_LABEL - 8}" y="{_f(y + 4)}" font-size="12" text-anchor="end" '
-            f'fill="#222">{html.escape(name)}</text>'
+            f'fill="#222">{name_svg(name)}</text>'
         )
         if np.isfinite(lows[i]) and np.isfinite(highs[i]):
             body.append(
@@ -100,11 +101,11 @@ def means_chart(
         if np.isfinite(means[i]):
             body.append(
                 f'<circle cx="{_f(x(means[i]))}" cy="{_f(y)}" r="5" fill="{fill[i]}">'
-                f"<title>{html.escape(name)}: {means[i]:.4f} [{lows[i]:.4f}, {highs[i]:.4f}]"
-                "</title></circle>"
+                f"<title>{html.escape(name_text(name))}: {means[i]:.4f} "
+                f"[{lows[i]:.4f}, {highs[i]:.4f}]</title></circle>"
             )
     body += _axis(low, high, 30 + row * len(systems) + 4, x0, x1)
-    return _svg(height, body, f"{metric}: means with intervals")
+    return _svg(height, body, f"{name_text(metric)}: means with intervals")
 
 
 def deltas_chart(metric: str, candidate: str, baseline: str, deltas: np.ndarray, index: int) -> str:
@@ -114,8 +115,8 @@ def deltas_chart(metric: str, candidate: str, baseline: str, deltas: np.ndarray,
     top, bottom = 24, 120
     d = np.sort(deltas[np.isfinite(deltas)])
     body = [
-        f'<text x="4" y="16" font-size="12" fill="#222">{html.escape(metric)}: '
-        f"{html.escape(candidate)} − {html.escape(baseline)} per query, sorted "
+        f'<text x="4" y="16" font-size="12" fill="#222">{name_svg(metric)}: '
+        f"{name_svg(candidate)} − {name_svg(baseline)} per query, sorted "
         f"({d.size} queries)</text>"
     ]
     if d.size:
@@ -146,7 +147,9 @@ def deltas_chart(metric: str, candidate: str, baseline: str, deltas: np.ndarray,
             f'<text x="{x0}" y="{bottom + 20}" font-size="11" fill="#444">worse on {losses}, '
             f"better on {wins}, equal on {d.size - losses - wins}</text>"
         )
-    return _svg(height, body, f"{metric}: per-query differences of {candidate}")
+    return _svg(
+        height, body, f"{name_text(metric)}: per-query differences of {name_text(candidate)}"
+    )
 
 
 def distribution_chart(metric: str, systems: Sequence[str], values: Sequence[np.ndarray]) -> str:
@@ -165,14 +168,14 @@ def distribution_chart(metric: str, systems: Sequence[str], values: Sequence[np.
         return x0 + (v - low) / (high - low) * (x1 - x0)
 
     body = [
-        f'<text x="4" y="16" font-size="12" fill="#222">{html.escape(metric)}: per-query '
+        f'<text x="4" y="16" font-size="12" fill="#222">{name_svg(metric)}: per-query '
         "values (box: quartiles; whiskers: 5th-95th percentile; dot: mean)</text>"
     ]
     for i, (name, v) in enumerate(zip(systems, finite, strict=True)):
         y = 30 + row * i + row / 2
         body.append(
             f'<text x="{_LABEL - 8}" y="{_f(y + 4)}" font-size="12" text-anchor="end" '
-            f'fill="#222">{html.escape(name)}</text>'
+            f'fill="#222">{name_svg(name)}</text>'
         )
         if not v.size:
             continue
@@ -187,4 +190,4 @@ def distribution_chart(metric: str, systems: Sequence[str], values: Sequence[np.
             f'<circle cx="{_f(x(float(np.mean(v))))}" cy="{_f(y)}" r="3" fill="#222"/>'
         )
     body += _axis(low, high, 30 + row * len(systems) + 4, x0, x1)
-    return _svg(height, body, f"{metric}: distribution of per-query values")
+    return _svg(height, body, f"{name_text(metric)}: distribution of per-query values")

@@ -1,6 +1,9 @@
 // The per-query explorer and the judge evidence of a ragmeter report. The data come from the
 // JSON block of the page; every value is put into the page as text (textContent), never as
-// HTML, so that a query id or a context holding markup is shown, not run.
+// HTML, so that a query id or a context holding markup is shown, not run. Every name (system,
+// query, metric) is shown in its own <bdi>, so that bidi controls in it (U+202E) cannot
+// reorder the text around it; values keyed by a name are kept in objects without a prototype,
+// so that a system named "__proto__" is a name like any other.
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("ragmeter-data").textContent);
@@ -11,6 +14,20 @@
     if (text !== undefined && text !== null) node.textContent = text;
     if (cls) node.className = cls;
     return node;
+  }
+  function bdi(text) {
+    return el("bdi", text);
+  }
+  function fill(node, parts) {
+    // Text and names into `node`: each string of `parts` as text, each [name] isolated.
+    node.textContent = "";
+    parts.forEach(function (p) {
+      node.appendChild(typeof p === "string" ? document.createTextNode(p) : bdi(p[0]));
+    });
+    return node;
+  }
+  function named(tag, parts, cls) {
+    return fill(el(tag, null, cls), parts);
   }
   function fmt(v) {
     return v === null || v === undefined || Number.isNaN(v) ? "–" : v.toFixed(4);
@@ -51,7 +68,7 @@
       var out = [];
       block.queries.forEach(function (q, i) {
         if (state.filter && q.indexOf(state.filter) < 0) return;
-        var row = { query: q, values: {}, delta: null };
+        var row = { query: q, values: Object.create(null), delta: null };
         block.systems.forEach(function (s) { row.values[s] = values[s][i]; });
         if (baseline !== null && others.length) {
           var ds = others.map(function (s) {
@@ -78,7 +95,9 @@
       return out;
     }
     function header(label, key) {
-      var th = el("th", label, "sortable" + (key === "query" ? " text" : ""));
+      // label: text, or parts of text and [name] (see fill).
+      var cls = "sortable" + (key === "query" ? " text" : "");
+      var th = Array.isArray(label) ? named("th", label, cls) : el("th", label, cls);
       th.setAttribute("data-sort", key);
       th.addEventListener("click", function () {
         if (state.sort === key) state.ascending = !state.ascending;
@@ -92,16 +111,16 @@
       table.textContent = "";
       var head = el("tr");
       head.appendChild(header("query", "query"));
-      block.systems.forEach(function (s) { head.appendChild(header(s, "v:" + s)); });
+      block.systems.forEach(function (s) { head.appendChild(header([[s]], "v:" + s)); });
       if (baseline !== null && others.length) {
-        others.forEach(function (s) { head.appendChild(header(s + " − " + baseline, "d:" + s)); });
+        others.forEach(function (s) { head.appendChild(header([[s], " − ", [baseline]], "d:" + s)); });
         head.appendChild(header("worst Δ", "delta"));
       }
       table.appendChild(head);
       var values = block.values[state.metric];
       all.slice(0, state.shown).forEach(function (row) {
         var tr = el("tr");
-        tr.appendChild(el("td", row.query, "text"));
+        tr.appendChild(named("td", [[row.query]], "text"));
         block.systems.forEach(function (s) { tr.appendChild(el("td", fmt(row.values[s]))); });
         if (baseline !== null && others.length) {
           others.forEach(function (s) {
@@ -115,19 +134,20 @@
         table.appendChild(tr);
       });
       more.style.display = all.length > state.shown ? "" : "none";
-      var text = all.length + " of " + block.queries.length + " queries shown by the filter";
+      var parts = [all.length + " of " + block.queries.length + " queries shown by the filter"];
       if (baseline !== null) {
-        text += "; against " + baseline + ": " + others.map(function (s) {
+        parts.push("; against ", [baseline], ": ");
+        others.forEach(function (s, k) {
           var w = 0, t = 0, l = 0;
           block.queries.forEach(function (q, i) {
             var a = values[s][i], b = values[baseline][i];
             if (a === null || b === null) return;
             if (a > b) w++; else if (a < b) l++; else t++;
           });
-          return s + " " + w + " wins / " + t + " ties / " + l + " losses";
-        }).join("; ");
+          parts.push(k ? "; " : "", [s], " " + w + " wins / " + t + " ties / " + l + " losses");
+        });
       }
-      counts.textContent = text;
+      fill(counts, parts);
     }
     metric.addEventListener("change", function () { state.metric = metric.value; state.shown = PAGE; render(); });
     search.addEventListener("input", function () { state.filter = search.value; state.shown = PAGE; render(); });
@@ -213,9 +233,9 @@
         var tr = el("tr");
         tr.setAttribute("data-candidate", r.candidate);
         tr.setAttribute("data-metric", r.metric);
-        tr.appendChild(el("td", r.candidate, "text"));
-        tr.appendChild(el("td", r.baseline, "text"));
-        tr.appendChild(el("td", r.metric, "text"));
+        tr.appendChild(named("td", [[r.candidate]], "text"));
+        tr.appendChild(named("td", [[r.baseline]], "text"));
+        tr.appendChild(named("td", [[r.metric]], "text"));
         tr.appendChild(el("td", String(r.n)));
         tr.appendChild(el("td", (r.delta > 0 ? "+" : "") + fmt(r.delta),
           r.significant ? (r.delta > 0 ? "better" : "worse") : ""));
@@ -249,9 +269,9 @@
       var tr = el("tr");
       var sample = Object.prototype.hasOwnProperty.call(samples, String(row.sample_id))
         ? samples[String(row.sample_id)] : null;
-      tr.appendChild(el("td", String(row.sample_id), "text"));
-      tr.appendChild(el("td", sample && sample.question ? sample.question : "", "text question"));
-      tr.appendChild(el("td", row.metric, "text"));
+      tr.appendChild(named("td", [[String(row.sample_id)]], "text"));
+      tr.appendChild(named("td", sample && sample.question ? [[sample.question]] : [], "text question"));
+      tr.appendChild(named("td", [[row.metric]], "text"));
       tr.appendChild(el("td", row.status, "text status-" + row.status));
       tr.appendChild(el("td", fmt(row.value)));
       var reason = [row.reason_code, row.message].concat(row.reasons || []).filter(Boolean).join(" · ");

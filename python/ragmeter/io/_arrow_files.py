@@ -3,16 +3,22 @@ extra), and the columns a file is read for."""
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from .._inputs import TableColumns
-from .._optional import import_optional
+from .._optional import import_optional, memory_failure, out_of_memory
 from ..exceptions import InvalidInputError
 
-__all__ = ["arrow_errors", "dataset_of", "needed_columns", "pyarrow_module"]
+__all__ = [
+    "arrow_errors",
+    "dataset_of",
+    "needed_columns",
+    "pyarrow_module",
+]
 
 
 @contextmanager
@@ -23,6 +29,8 @@ def arrow_errors(path: str, description: str) -> Iterator[None]:
     pyarrow = pyarrow_module("pyarrow", path)
     try:
         yield
+    except MemoryError as error:  # pyarrow's ArrowMemoryError too
+        raise MemoryError(out_of_memory(f"opening {path} as {description}", error)) from error
     except UnicodeDecodeError as error:
         # pyarrow decodes a damaged schema's names as UTF-8 and lets the error out as it is.
         raise InvalidInputError(
@@ -38,6 +46,25 @@ def arrow_errors(path: str, description: str) -> Iterator[None]:
             f"{path}: cannot be read as {description} ({message}); is the file damaged, "
             f"truncated or misnamed?"
         ) from None
+    except ValueError as error:  # after the subclasses above (ArrowInvalid, UnicodeDecodeError)
+        # pyarrow says it is "not built with support for the Parquet file format" when its
+        # Parquet module failed to load, which it also does when the memory is exhausted.
+        if "not built with support" in str(error) and (cause := _load_failure()) is not None:
+            raise MemoryError(
+                out_of_memory(f"loading pyarrow's {description} reader", cause)
+            ) from error
+        raise
+
+
+def _load_failure() -> BaseException | None:
+    """The error of loading pyarrow's Parquet module when it is a lack of memory, else None."""
+    try:
+        importlib.import_module("pyarrow._parquet")
+    except MemoryError as error:
+        return error
+    except ImportError as error:
+        return error if memory_failure(error) else None
+    return None
 
 
 def pyarrow_module(name: str, path: str) -> Any:

@@ -19,7 +19,13 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import _core
-from .._files import file_errors, input_file_error, path_argument, read_regular_text
+from .._files import (
+    file_errors,
+    input_file_error,
+    path_argument,
+    read_regular_text,
+    trec_fields,
+)
 from .._inputs import preview_ids
 from ..exceptions import InputTypeError, InvalidInputError, TrecFormatError
 from ..options import Duplicates, EvaluationOptions, Missing, ZeroDivision, check_choice, shorten
@@ -166,8 +172,8 @@ def _read_subtopic_qrels(
         )
     text = read_regular_text(name, "a qrels file", argument)
     qrels: dict[str, dict[str, dict[str, int | float]]] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        fields = line.split()
+    for number, line in enumerate(text.split("\n"), start=1):
+        fields = trec_fields(line)
         if not fields:
             continue
         if len(fields) != 4:

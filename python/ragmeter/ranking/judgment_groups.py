@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._files import read_regular_text
+from .._files import read_regular_text, trec_fields
 from ..exceptions import InvalidInputError
 
 __all__ = [
@@ -60,7 +60,7 @@ def read_qrels_jg(path: str | Path) -> dict[str, dict[str, dict[str, int]]]:
     for number, line in enumerate(text.split("\n"), start=1):
         if line.startswith("#"):
             continue
-        fields = line.split()
+        fields = trec_fields(line)
         if not fields:
             continue
         if len(fields) != 4:

@@ -33,7 +33,7 @@ from typing import Literal
 
 import numpy as np
 
-from .._files import read_regular_text
+from .._files import read_regular_text, trec_fields
 from ..exceptions import InvalidInputError
 
 __all__ = [
@@ -83,7 +83,7 @@ def read_prefs(path: str | Path, rel_format: PrefsFormat) -> dict[str, list[Pref
     for number, line in enumerate(text.split("\n"), start=1):
         if line.startswith("#"):
             continue
-        fields = line.split()
+        fields = trec_fields(line)
         if not fields:
             continue
         if len(fields) != n_fields:

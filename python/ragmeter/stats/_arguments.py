@@ -95,9 +95,11 @@ def check_level(argument: str, value: Any) -> float:
     if (
         isinstance(value, bool)
         or not isinstance(value, float | int | np.floating)
-        or not 0.0 < float(value) < 1.0
+        or not 0 < value < 1  # compared as it is: float() of a huge int overflows
     ):
-        raise InvalidInputError(f"{argument}: must lie strictly between 0 and 1, got {value!r}")
+        raise InvalidInputError(
+            f"{argument}: must lie strictly between 0 and 1, got {shorten(value, 40)}"
+        )
     return float(value)
 
 

@@ -355,17 +355,19 @@ fn fill(
         let start = *filled;
         let want = (limit - start).min(READ_BYTES);
         if buf.len() < start + want {
-            buf.try_reserve(start + want - buf.len()).map_err(|_| {
-                CoreError::argument(
-                    "path",
-                    format!(
-                        "{}: decompresses to more than the memory available ({} bytes read so \
-                         far)",
+            buf.try_reserve(start + want - buf.len())
+                .map_err(|_| CoreError::OutOfMemory {
+                    what: format!(
+                        "{} bytes of {} at once{}",
+                        start + want,
                         path.display(),
-                        start
+                        if compression.is_some() {
+                            " (decompressed)"
+                        } else {
+                            ""
+                        }
                     ),
-                )
-            })?;
+                })?;
             buf.resize(start + want, 0);
         }
         let n = match reader.read(&mut buf[start..start + want]) {

@@ -12,7 +12,8 @@
 
 use rapidfuzz::distance::levenshtein;
 
-use crate::normalize::{Normalization, normalize_into};
+use crate::batch::map_items;
+use crate::normalize::{Normalization, normalized};
 use crate::{CoreError, CoreResult};
 
 /// The version of the `rapidfuzz` crate pinned in the workspace `Cargo.toml` (reported by
@@ -263,36 +264,13 @@ pub fn edit_count(a: &str, b: &str) -> EditCount {
     Levenshtein::default().edit_count(a, b)
 }
 
-/// State of a batch: the distance kernel and buffers for normalised texts and their tokens, so
-/// a batch allocates once.
+/// State of a batch of edit distances: the kernel and buffers for the normalised texts, so a
+/// batch allocates once.
 #[derive(Default)]
-pub(crate) struct Scratch {
-    pub(crate) kernel: Levenshtein,
-    pub(crate) left: String,
-    pub(crate) right: String,
-    pub(crate) tokens: crate::answers::TokenBuffers,
-}
-
-/// `f(scratch, i, &items[i])` for every item, in order, with one `Scratch`. Batches run on the
-/// calling thread: the bindings share large ones out in blocks between threads, overlapped
-/// with the reading of the next inputs, which a parallel loop in here could not do.
-pub(crate) fn map_items<I, T>(items: &[I], f: impl Fn(&mut Scratch, usize, &I) -> T) -> Vec<T> {
-    let mut scratch = Scratch::default();
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| f(&mut scratch, i, item))
-        .collect()
-}
-
-/// `text` itself when nothing is to be done, else its normalisation written into `buffer`.
-pub(crate) fn normalized<'a>(text: &'a str, how: Normalization, buffer: &'a mut String) -> &'a str {
-    if how == Normalization::Identity {
-        text
-    } else {
-        normalize_into(text, how, buffer);
-        buffer
-    }
+struct Scratch {
+    kernel: Levenshtein,
+    left: String,
+    right: String,
 }
 
 /// Edit counts of `a[i]` against `b[i]` for every `i`.
@@ -307,7 +285,7 @@ pub fn pairwise(a: &[&str], b: &[&str], how: Normalization) -> CoreResult<Vec<Ed
             ),
         ));
     }
-    Ok(map_items(a, |scratch, i, x| {
+    Ok(map_items(a, |scratch: &mut Scratch, i, x| {
         let x = normalized(x, how, &mut scratch.left);
         let y = normalized(b[i], how, &mut scratch.right);
         scratch.kernel.edit_count(x, y)
@@ -318,7 +296,7 @@ pub fn pairwise(a: &[&str], b: &[&str], how: Normalization) -> CoreResult<Vec<Ed
 pub fn one_to_many(query: &str, choices: &[&str], how: Normalization) -> Vec<EditCount> {
     let mut query_buffer = String::new();
     let query = normalized(query, how, &mut query_buffer);
-    map_items(choices, |scratch, _, choice| {
+    map_items(choices, |scratch: &mut Scratch, _, choice| {
         let choice = normalized(choice, how, &mut scratch.right);
         scratch.kernel.edit_count(query, choice)
     })

@@ -32,6 +32,9 @@ pub enum CoreError {
     /// the memory left (a MemoryError in Python, never an abort).
     #[error("not enough memory for {what}")]
     OutOfMemory { what: String },
+    /// The caller asked the kernel to stop (`cancel::Cancel`): Ctrl-C in the bindings.
+    #[error("cancelled")]
+    Cancelled,
     /// The operating system refused to read or write a file.
     #[error("{}: {source}", path.display())]
     Io {

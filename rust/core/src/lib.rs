@@ -4,12 +4,15 @@
 
 pub mod agreement;
 pub mod answers;
+mod batch;
 pub mod bm25;
+pub mod cancel;
 pub mod compressed;
 pub mod csr;
 pub mod edit;
 pub mod error;
 pub mod fusion;
+pub mod memory;
 pub mod normalize;
 pub mod prepare;
 pub mod randomised;

@@ -3,7 +3,13 @@
 //! * `Basic` is the DocVQA/ST-VQA evaluation's `" ".join(s.strip().lower().split())`.
 //! * `Squad` is the official SQuAD v1.1 `normalize_answer`: `str.lower()`, drop
 //!   `string.punctuation` (ASCII only), `re.sub(r"\b(a|an|the)\b", " ", s)`, then
-//!   `" ".join(s.split())`.
+//!   `" ".join(s.split())`. FlashRAG's `normalize_answer` is the same code.
+//! * `Bergen` is BERGEN's `normalize`: the same steps, with the articles removed by the
+//!   third-party `regex` module instead of `re`. Its word characters (for `\b`) are Unicode's
+//!   (UTS #18): `Alphabetic`, marks (Mn, Mc, Me), decimal numbers (Nd), connector punctuation
+//!   (Pc) and the join controls U+200C/U+200D; `re`'s are letters and all numbers. The two
+//!   differ only next to non-ASCII characters (3,444 code points of Unicode 14, mostly
+//!   combining marks and "other numbers" such as `²`).
 //!
 //! The Python behaviours they reproduce:
 //! * `str.lower()` is the full Unicode lower-case mapping with the final-sigma rule; Rust's
@@ -36,6 +42,9 @@ pub enum Normalization {
     /// SQuAD v1.1: lower case, ASCII punctuation and the articles a/an/the removed, white space
     /// collapsed.
     Squad,
+    /// `Squad` with Unicode's word characters for the article step, as BERGEN's `normalize`
+    /// (which removes articles with the `regex` module).
+    Bergen,
 }
 
 impl Normalization {
@@ -45,9 +54,13 @@ impl Normalization {
             "none" => Ok(Normalization::Identity),
             "basic" => Ok(Normalization::Basic),
             "squad" => Ok(Normalization::Squad),
+            "bergen" => Ok(Normalization::Bergen),
             other => Err(CoreError::argument(
                 "normalize",
-                format!("unknown normalisation {other:?}; use \"squad\", \"basic\" or None"),
+                format!(
+                    "unknown normalisation {other:?}; use \"squad\", \"bergen\", \"basic\" \
+                     or None"
+                ),
             )),
         }
     }
@@ -76,6 +89,24 @@ fn is_word(c: char) -> bool {
             | DecimalNumber
             | LetterNumber
             | OtherNumber
+    )
+}
+
+/// A word character of the `regex` module in a `str` pattern (`\w`, Unicode's definition of
+/// UTS #18), minus `_`: `Alphabetic`, a mark, a decimal number, connector punctuation or a
+/// join control.
+#[inline]
+fn is_unicode_word(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric();
+    }
+    if c.is_alphabetic() || matches!(c, '\u{200c}' | '\u{200d}') {
+        return true;
+    }
+    use GeneralCategory::*;
+    matches!(
+        get_general_category(c),
+        NonspacingMark | SpacingMark | EnclosingMark | DecimalNumber | ConnectorPunctuation
     )
 }
 
@@ -116,8 +147,9 @@ fn collapse_spaces(lowered: impl Iterator<Item = char>, out: &mut String) {
     }
 }
 
-/// SQuAD's punctuation, article and white-space steps over already lower-cased text.
-fn squad_steps(lowered: impl Iterator<Item = char>, out: &mut String) {
+/// SQuAD's punctuation, article and white-space steps over already lower-cased text, with
+/// `is_word` the word characters of `\b`.
+fn squad_steps(lowered: impl Iterator<Item = char>, is_word: fn(char) -> bool, out: &mut String) {
     let mut text = Collapsed {
         out,
         separate: false,
@@ -305,11 +337,30 @@ pub fn normalize_into(text: &str, how: Normalization, out: &mut String) {
         Normalization::Basic if ascii => basic_ascii(text, out),
         Normalization::Basic if !text.contains(CAPITAL_SIGMA) => basic_words(text, out),
         Normalization::Basic => collapse_spaces(text.to_lowercase().chars(), out),
-        Normalization::Squad if ascii => squad_ascii(text, out),
-        Normalization::Squad if !text.contains(CAPITAL_SIGMA) => {
-            squad_steps(text.chars().flat_map(char::to_lowercase), out);
+        // Both agree on ASCII text: `\w` is [A-Za-z0-9_] there for `re` and `regex` alike.
+        Normalization::Squad | Normalization::Bergen if ascii => squad_ascii(text, out),
+        Normalization::Squad | Normalization::Bergen => {
+            let is_word = if how == Normalization::Squad {
+                is_word
+            } else {
+                is_unicode_word
+            };
+            if text.contains(CAPITAL_SIGMA) {
+                squad_steps(text.to_lowercase().chars(), is_word, out);
+            } else {
+                squad_steps(text.chars().flat_map(char::to_lowercase), is_word, out);
+            }
         }
-        Normalization::Squad => squad_steps(text.to_lowercase().chars(), out),
+    }
+}
+
+/// `text` itself when nothing is to be done, else its normalisation written into `buffer`.
+pub(crate) fn normalized<'a>(text: &'a str, how: Normalization, buffer: &'a mut String) -> &'a str {
+    if how == Normalization::Identity {
+        text
+    } else {
+        normalize_into(text, how, buffer);
+        buffer
     }
 }
 

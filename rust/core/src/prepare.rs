@@ -182,10 +182,38 @@ impl Prepared {
         let _ = self.judged_negative.try_reserve(queries);
     }
 
+    /// Make room for `queries` more queries holding `hits` more hits and `positive` more
+    /// positive grades in all, or `CoreError::OutOfMemory` (never an aborted process) when the
+    /// allocator cannot grant it.
+    pub fn reserve_or_fail(
+        &mut self,
+        queries: usize,
+        hits: usize,
+        positive: usize,
+    ) -> CoreResult<()> {
+        let failed = |_| CoreError::OutOfMemory {
+            what: format!("the prepared rankings of {queries} queries ({hits} hits)"),
+        };
+        self.hits.offsets.try_reserve(queries).map_err(failed)?;
+        self.hits.values.try_reserve(hits).map_err(failed)?;
+        self.judged_positive
+            .offsets
+            .try_reserve(queries)
+            .map_err(failed)?;
+        self.judged_positive
+            .values
+            .try_reserve(positive)
+            .map_err(failed)?;
+        self.retrieved.try_reserve(queries).map_err(failed)?;
+        self.judged_count.try_reserve(queries).map_err(failed)?;
+        self.judged_negative.try_reserve(queries).map_err(failed)?;
+        Ok(())
+    }
+
     /// The queries of `parts`, in order, in one `Prepared`. Every vector is sized once: appending
     /// part by part grows them many times (a copy and fresh pages each time), which on a
     /// million queries costs more than the parts' own preparation.
-    pub fn concat(parts: Vec<Prepared>, all_judged: bool) -> Prepared {
+    pub fn concat(parts: Vec<Prepared>, all_judged: bool) -> CoreResult<Prepared> {
         let queries: usize = parts.iter().map(Prepared::len).sum();
         let hits: usize = parts.iter().map(|p| p.hits.values.len()).sum();
         let positive: usize = parts.iter().map(|p| p.judged_positive.values.len()).sum();
@@ -193,15 +221,11 @@ impl Prepared {
             all_judged,
             ..Prepared::default()
         };
-        all.hits.reserve(queries, hits);
-        all.judged_positive.reserve(queries, positive);
-        all.retrieved.reserve(queries);
-        all.judged_count.reserve(queries);
-        all.judged_negative.reserve(queries);
+        all.reserve_or_fail(queries, hits, positive)?;
         for part in parts {
             all.append(part);
         }
-        all
+        Ok(all)
     }
 
     pub fn append(&mut self, other: Prepared) {
@@ -756,6 +780,8 @@ pub fn prepare(
         .with_min_len(16)
         .enumerate()
         .map_init(Scratch::default, |scratch, (q, query)| {
+            // Once the memory ran out, every worker stops at its next query (crate::memory).
+            crate::memory::check(|| "the prepared rankings".to_owned())?;
             prepare_query(query, opts, scratch)
                 .map_err(|message| CoreError::query(query_base + q, message))
         })
@@ -776,6 +802,7 @@ pub fn prepare_serial(
         .iter()
         .enumerate()
         .map(|(q, query)| {
+            crate::memory::check(|| "the prepared rankings".to_owned())?;
             prepare_query(query, opts, &mut scratch)
                 .map_err(|message| CoreError::query(query_base + q, message))
         })

@@ -36,6 +36,7 @@
 
 use rayon::prelude::*;
 
+use crate::cancel::Cancel;
 use crate::signflip::{
     self, BATCH, Differences, GROUP_BITS, GROUP_PATTERNS, GROUPS_PER_WORD, SignFlipMethod,
     TIE_TOLERANCE, Tables,
@@ -187,6 +188,18 @@ pub fn randomised_tukey(
     n_systems: usize,
     method: SignFlipMethod,
 ) -> CoreResult<TukeyResult> {
+    randomised_tukey_cancellable(scores, n_queries, n_systems, method, Cancel::never())
+}
+
+/// `randomised_tukey`, stopped (`CoreError::Cancelled`) between blocks of permutations once
+/// `cancel` is set.
+pub fn randomised_tukey_cancellable(
+    scores: &[f64],
+    n_queries: usize,
+    n_systems: usize,
+    method: SignFlipMethod,
+    cancel: &Cancel,
+) -> CoreResult<TukeyResult> {
     if n_systems < 2 {
         return Err(CoreError::argument(
             "scores",
@@ -246,7 +259,7 @@ pub fn randomised_tukey(
                 CoreError::argument("method", "too many permutations to count; use sampling")
             })?;
             (
-                count_exact(scores, n_queries, n_systems, &sorted, reduced),
+                count_exact(scores, n_queries, n_systems, &sorted, reduced, cancel),
                 factorial,
                 total,
             )
@@ -258,11 +271,20 @@ pub fn randomised_tukey(
             ));
         }
         SignFlipMethod::Sampled { n_resamples, seed } => (
-            count_sampled(scores, n_queries, n_systems, &sorted, n_resamples, seed),
+            count_sampled(
+                scores,
+                n_queries,
+                n_systems,
+                &sorted,
+                n_resamples,
+                seed,
+                cancel,
+            ),
             1,
             n_resamples,
         ),
     };
+    cancel.check()?;
     // reached[k]: permutations whose range reaches the k-th smallest threshold.
     let mut reached = vec![0u64; sorted.len()];
     let mut above = 0u64;
@@ -299,6 +321,7 @@ fn count_exact(
     n_systems: usize,
     sorted: &[f64],
     reduced: u64,
+    cancel: &Cancel,
 ) -> Vec<u64> {
     const PATTERNS_PER_TASK: u64 = 1 << 12;
     let perms = permutations(n_systems);
@@ -317,6 +340,9 @@ fn count_exact(
         .into_par_iter()
         .map(|task| {
             let mut counter = RangeCounter::new(sorted);
+            if cancel.is_cancelled() {
+                return counter.hist;
+            }
             let start = task * PATTERNS_PER_TASK;
             let end = (start + PATTERNS_PER_TASK).min(reduced);
             // Digit q - 1 is the permutation of query q (query 0 stays in place).
@@ -356,12 +382,16 @@ fn count_sampled(
     sorted: &[f64],
     n_resamples: u64,
     seed: u64,
+    cancel: &Cancel,
 ) -> Vec<u64> {
     (0..n_resamples.div_ceil(BATCH))
         .into_par_iter()
         .map(|batch| {
             let mut rng = signflip::batch_rng(seed, batch);
             let mut counter = RangeCounter::new(sorted);
+            if cancel.is_cancelled() {
+                return counter.hist;
+            }
             let mut sums = vec![0.0; n_systems];
             let mut shuffled = vec![0.0; n_systems];
             for _ in 0..BATCH.min(n_resamples - batch * BATCH) {
@@ -413,6 +443,26 @@ pub fn westfall_young(
     n_pairs: usize,
     kind: MaxStatistic,
     method: SignFlipMethod,
+) -> CoreResult<WestfallYoungResult> {
+    westfall_young_cancellable(
+        differences,
+        n_candidates,
+        n_pairs,
+        kind,
+        method,
+        Cancel::never(),
+    )
+}
+
+/// `westfall_young`, stopped (`CoreError::Cancelled`) between blocks of sign vectors once
+/// `cancel` is set.
+pub fn westfall_young_cancellable(
+    differences: &[f64],
+    n_candidates: usize,
+    n_pairs: usize,
+    kind: MaxStatistic,
+    method: SignFlipMethod,
+    cancel: &Cancel,
 ) -> CoreResult<WestfallYoungResult> {
     if n_candidates == 0 || n_pairs == 0 {
         return Err(CoreError::argument(
@@ -527,6 +577,9 @@ pub fn westfall_young(
                 .into_par_iter()
                 .map(|task| {
                     let (mut raw, mut step) = zero();
+                    if cancel.is_cancelled() {
+                        return (raw, step);
+                    }
                     let mut acc = vec![0.0; n_candidates];
                     let mut stats = vec![0.0; n_candidates];
                     let end = ((task + 1) * PATTERNS_PER_TASK).min(total);
@@ -549,6 +602,9 @@ pub fn westfall_young(
                     // The sign vectors of signflip::sign_flip_test for this seed.
                     let mut rng = signflip::batch_rng(seed, batch);
                     let (mut raw, mut step) = zero();
+                    if cancel.is_cancelled() {
+                        return (raw, step);
+                    }
                     let mut words = vec![0u64; n_words];
                     let mut acc = vec![0.0; n_candidates];
                     let mut stats = vec![0.0; n_candidates];
@@ -569,6 +625,7 @@ pub fn westfall_young(
             (raw, step, n_resamples)
         }
     };
+    cancel.check()?;
     let exact = matches!(method, SignFlipMethod::Exact);
     let p = |c: u64| {
         if exact {

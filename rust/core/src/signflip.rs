@@ -37,6 +37,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 
+use crate::cancel::Cancel;
 use crate::{CoreError, CoreResult};
 
 /// Largest number of pairs the exact test enumerates (2^24 sign vectors).
@@ -355,6 +356,26 @@ pub fn sign_flip_test(
     method: SignFlipMethod,
     alternative: Alternative,
 ) -> CoreResult<SignFlipResult> {
+    sign_flip_test_cancellable(
+        differences,
+        n_metrics,
+        n_pairs,
+        method,
+        alternative,
+        Cancel::never(),
+    )
+}
+
+/// `sign_flip_test`, stopped (`CoreError::Cancelled`) between blocks of resamples once
+/// `cancel` is set.
+pub fn sign_flip_test_cancellable(
+    differences: &[f64],
+    n_metrics: usize,
+    n_pairs: usize,
+    method: SignFlipMethod,
+    alternative: Alternative,
+    cancel: &Cancel,
+) -> CoreResult<SignFlipResult> {
     let diffs = Differences::new(differences, n_metrics, n_pairs)?;
     match method {
         SignFlipMethod::Exact if n_pairs > MAX_EXACT_PAIRS => Err(CoreError::argument(
@@ -377,11 +398,12 @@ pub fn sign_flip_test(
                 let tables = Tables::build(&diffs, metrics.clone());
                 let observed = tables.observed(&diffs, metrics, alternative);
                 counts.extend(match method {
-                    SignFlipMethod::Exact => count_exact(&tables, &observed, n_pairs),
+                    SignFlipMethod::Exact => count_exact(&tables, &observed, n_pairs, cancel),
                     SignFlipMethod::Sampled { n_resamples, seed } => {
-                        count_sampled(&tables, &observed, n_pairs, n_resamples, seed)
+                        count_sampled(&tables, &observed, n_pairs, n_resamples, seed, cancel)
                     }
                 });
+                cancel.check()?;
             }
             let (n_patterns, p_values) = match method {
                 SignFlipMethod::Exact => {
@@ -413,7 +435,7 @@ fn sum_counts(a: Vec<u64>, b: Vec<u64>) -> Vec<u64> {
     a.into_iter().zip(b).map(|(x, y)| x + y).collect()
 }
 
-fn count_exact(tables: &Tables, observed: &Observed, n_pairs: usize) -> Vec<u64> {
+fn count_exact(tables: &Tables, observed: &Observed, n_pairs: usize, cancel: &Cancel) -> Vec<u64> {
     const PATTERNS_PER_TASK: u64 = 1 << 12;
     let total = 1u64 << n_pairs;
     let n_metrics = tables.n_metrics;
@@ -422,6 +444,9 @@ fn count_exact(tables: &Tables, observed: &Observed, n_pairs: usize) -> Vec<u64>
         .map(|task| {
             let mut acc = vec![0.0; n_metrics];
             let mut counts = vec![0u64; n_metrics];
+            if cancel.is_cancelled() {
+                return counts;
+            }
             let end = ((task + 1) * PATTERNS_PER_TASK).min(total);
             for pattern in task * PATTERNS_PER_TASK..end {
                 tables.accumulate(&mut acc, |g| {
@@ -445,6 +470,7 @@ fn count_sampled(
     n_pairs: usize,
     n_resamples: u64,
     seed: u64,
+    cancel: &Cancel,
 ) -> Vec<u64> {
     let n_metrics = tables.n_metrics;
     let n_words = n_pairs.div_ceil(64);
@@ -455,6 +481,9 @@ fn count_sampled(
             let mut words = vec![0u64; n_words];
             let mut acc = vec![0.0; n_metrics];
             let mut counts = vec![0u64; n_metrics];
+            if cancel.is_cancelled() {
+                return counts;
+            }
             let size = BATCH.min(n_resamples - batch * BATCH);
             for _ in 0..size {
                 for word in words.iter_mut() {
@@ -495,6 +524,26 @@ pub fn bootstrap_mean_differences(
     n_resamples: u64,
     seed: u64,
 ) -> CoreResult<Vec<f64>> {
+    bootstrap_mean_differences_cancellable(
+        differences,
+        n_metrics,
+        n_pairs,
+        n_resamples,
+        seed,
+        Cancel::never(),
+    )
+}
+
+/// `bootstrap_mean_differences`, stopped (`CoreError::Cancelled`) between batches of
+/// resamples once `cancel` is set.
+pub fn bootstrap_mean_differences_cancellable(
+    differences: &[f64],
+    n_metrics: usize,
+    n_pairs: usize,
+    n_resamples: u64,
+    seed: u64,
+    cancel: &Cancel,
+) -> CoreResult<Vec<f64>> {
     if n_pairs == 0 || n_metrics == 0 {
         return Err(CoreError::argument(
             "differences",
@@ -531,6 +580,9 @@ pub fn bootstrap_mean_differences(
     let batches: Vec<Vec<f64>> = (0..n_resamples.div_ceil(BATCH))
         .into_par_iter()
         .map(|batch| {
+            if cancel.is_cancelled() {
+                return Vec::new();
+            }
             let mut rng = batch_rng(seed, batch);
             let size = BATCH.min(n_resamples - batch * BATCH) as usize;
             // [resample][metric] for this batch
@@ -561,6 +613,7 @@ pub fn bootstrap_mean_differences(
             means
         })
         .collect();
+    cancel.check()?;
     let mut out = vec![0.0; n_metrics * n_resamples_usize];
     let mut resample = 0;
     for means in batches {
@@ -976,6 +1029,18 @@ pub fn sign_flip_pairs(
     method: SignFlipMethod,
     alternative: Alternative,
 ) -> CoreResult<PairsResult> {
+    sign_flip_pairs_cancellable(systems, pairs, method, alternative, Cancel::never())
+}
+
+/// `sign_flip_pairs`, stopped (`CoreError::Cancelled`) between blocks of resamples once
+/// `cancel` is set.
+pub fn sign_flip_pairs_cancellable(
+    systems: SystemValues<'_>,
+    pairs: &[(usize, usize)],
+    method: SignFlipMethod,
+    alternative: Alternative,
+    cancel: &Cancel,
+) -> CoreResult<PairsResult> {
     let campaign = Campaign::new(systems, pairs)?;
     let n_queries = systems.n_queries;
     let total = match method {
@@ -1008,6 +1073,7 @@ pub fn sign_flip_pairs(
     let mut counts = vec![0u64; observed.len()];
     let mut start = 0u64;
     while start < total {
+        cancel.check()?;
         let count = (total - start).min(SUPER_BATCH as u64) as usize;
         let words = sign_words(method, n_words, start, count);
         let sums = system_sums(&campaign, &words, count);
@@ -1102,6 +1168,28 @@ pub fn bootstrap_pairs(
     confidence_level: f64,
     alternative: Alternative,
 ) -> CoreResult<BootstrapResult> {
+    bootstrap_pairs_cancellable(
+        systems,
+        pairs,
+        n_resamples,
+        seed,
+        confidence_level,
+        alternative,
+        Cancel::never(),
+    )
+}
+
+/// `bootstrap_pairs`, stopped (`CoreError::Cancelled`) between batches of resamples once
+/// `cancel` is set.
+pub fn bootstrap_pairs_cancellable(
+    systems: SystemValues<'_>,
+    pairs: &[(usize, usize)],
+    n_resamples: u64,
+    seed: u64,
+    confidence_level: f64,
+    alternative: Alternative,
+    cancel: &Cancel,
+) -> CoreResult<BootstrapResult> {
     let campaign = Campaign::new(systems, pairs)?;
     let n_queries = systems.n_queries;
     if n_resamples == 0 {
@@ -1148,6 +1236,9 @@ pub fn bootstrap_pairs(
     let batches: Vec<BatchSums> = (0..(n_resamples as u64).div_ceil(BATCH))
         .into_par_iter()
         .map(|batch| {
+            if cancel.is_cancelled() {
+                return (Vec::new(), Vec::new(), Vec::new());
+            }
             let mut rng = batch_rng(seed, batch);
             let size = BATCH.min(n_resamples as u64 - batch * BATCH) as usize;
             let mut sums = vec![0i64; size * n_columns];
@@ -1210,6 +1301,7 @@ pub fn bootstrap_pairs(
             (sums, counts, draws)
         })
         .collect();
+    cancel.check()?;
     let resample = |r: usize| (r / BATCH as usize, r % BATCH as usize);
     let tail = (1.0 - confidence_level) / 2.0;
     type Item = (f64, f64, u64, u64);
@@ -1235,6 +1327,9 @@ pub fn bootstrap_pairs(
             let mut means = Vec::with_capacity(n_resamples);
             let mut extreme = 0u64;
             for r in 0..n_resamples {
+                if r % BATCH as usize == 0 && cancel.is_cancelled() {
+                    return (f64::NAN, f64::NAN, 0, 0);
+                }
                 let (b, j) = resample(r);
                 let (sums, counts, draws) = &batches[b];
                 let mut difference = sums[j * n_columns + ca] - sums[j * n_columns + cb];
@@ -1271,6 +1366,7 @@ pub fn bootstrap_pairs(
             (low, high, extreme, valid)
         })
         .collect();
+    cancel.check()?;
     Ok(BootstrapResult {
         low: items.iter().map(|i| i.0).collect(),
         high: items.iter().map(|i| i.1).collect(),

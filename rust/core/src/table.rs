@@ -575,11 +575,18 @@ fn reserve<T>(vec: &mut Vec<T>, n: usize, names: &Columns, what: &str) -> CoreRe
 }
 
 fn out_of_memory(names: &Columns, n: usize, size: usize, what: &str) -> CoreError {
-    names.error(format_args!(
-        "not enough memory to read the table: {n} {what} need {} bytes more than the memory \
-         available; read a part of it at a time (e.g. by query), or free memory",
-        n.saturating_mul(size)
-    ))
+    CoreError::OutOfMemory {
+        what: format!(
+            "{}{}: {n} {what} ({} bytes more); read a part of it at a time (e.g. by query)",
+            names.argument,
+            if names.source.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", names.source)
+            },
+            n.saturating_mul(size)
+        ),
+    }
 }
 
 fn to_u32(n: usize, names: &Columns) -> CoreResult<u32> {

@@ -81,12 +81,13 @@ impl TrecKind {
     }
 }
 
-/// Field separators: every byte up to the space, so tabs, carriage returns and other control
-/// characters separate fields (none of them can be part of an id). One comparison per byte. A
-/// NUL byte, the mark of a file that is not text (UTF-16, binary), is refused where blanks are
-/// skipped (`NUL_MESSAGE`).
+/// Field separators, as trec_eval splits its lines (`get_qrels.c`, `get_trec_results.c`: C's
+/// `isspace`): space, tab, LF, vertical tab, form feed and CR. Every other byte is part of a
+/// field, other control bytes (`d\x01x`) included, as in trec_eval. A NUL byte, the mark of a
+/// file that is not text (UTF-16, binary; trec_eval stops reading at it), separates too, and
+/// is refused where blanks are skipped (`NUL_MESSAGE`).
 fn is_separator(b: u8) -> bool {
-    b <= b' '
+    matches!(b, 0 | b'\t'..=b'\r' | b' ')
 }
 
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
@@ -120,7 +121,7 @@ fn pack_high_bits(x: u64) -> u64 {
 /// The bitmaps of one block of 64 bytes (bit `i` for byte `i`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct BlockMasks {
-    /// Bytes up to the space (`is_separator`).
+    /// Separators (`is_separator`).
     separators: u64,
     /// LFs.
     newlines: u64,
@@ -144,17 +145,24 @@ fn block_masks(bytes: &[u8; 64]) -> BlockMasks {
 fn block_masks_sse2(bytes: &[u8; 64]) -> BlockMasks {
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
+        _mm_set1_epi8, _mm_sub_epi8,
     };
     let mut masks = BlockMasks::default();
     let space = _mm_set1_epi8(b' ' as i8);
     let tab = _mm_set1_epi8(b'\t' as i8);
     let lf = _mm_set1_epi8(b'\n' as i8);
+    let zero = _mm_set1_epi8(0);
+    let four = _mm_set1_epi8(4);
     for (i, sixteen) in bytes.chunks_exact(16).enumerate() {
         // SAFETY: `sixteen` is 16 readable bytes, and this load has no alignment requirement.
         let v = unsafe { _mm_loadu_si128(sixteen.as_ptr().cast::<__m128i>()) };
-        // max(v, ' ') == ' ' exactly where v <= ' ' (unsigned).
-        let at_most_space = _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, space), space));
+        // Tab to CR (0x09 to 0x0D): v - 9 wraps below 9, and max(v - 9, 4) == 4 exactly where
+        // v - 9 <= 4 (unsigned); then the space and NUL.
+        let tab_to_cr = _mm_sub_epi8(v, tab);
+        let separator = _mm_movemask_epi8(_mm_or_si128(
+            _mm_cmpeq_epi8(_mm_max_epu8(tab_to_cr, four), four),
+            _mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, zero)),
+        ));
         let is_lf = _mm_movemask_epi8(_mm_cmpeq_epi8(v, lf));
         let above_7f = _mm_movemask_epi8(v);
         let is_blank = _mm_movemask_epi8(_mm_or_si128(
@@ -162,7 +170,7 @@ fn block_masks_sse2(bytes: &[u8; 64]) -> BlockMasks {
             _mm_cmpeq_epi8(v, tab),
         ));
         let shift = 16 * i;
-        masks.separators |= u64::from(at_most_space as u16) << shift;
+        masks.separators |= u64::from(separator as u16) << shift;
         masks.newlines |= u64::from(is_lf as u16) << shift;
         masks.high |= u64::from(above_7f as u16) << shift;
         masks.spaces_and_tabs |= u64::from(is_blank as u16) << shift;
@@ -184,7 +192,9 @@ fn block_masks_by_words(bytes: &[u8; 64]) -> BlockMasks {
         let mut w = [0u8; 8];
         w.copy_from_slice(word);
         let word = u64::from_le_bytes(w);
-        masks.separators |= pack_high_bits(bytes_at_most(word, b' ')) << (8 * i);
+        let tab_to_cr = bytes_at_most(word, b'\r') & !bytes_at_most(word, b'\t' - 1);
+        let separators = tab_to_cr | bytes_equal(word, b' ') | bytes_equal(word, 0);
+        masks.separators |= pack_high_bits(separators) << (8 * i);
         masks.newlines |= pack_high_bits(bytes_equal(word, b'\n')) << (8 * i);
         masks.high |= pack_high_bits(word & HIGH_BITS) << (8 * i);
         masks.spaces_and_tabs |=
@@ -209,7 +219,7 @@ fn masks_at(text: &[u8], base: usize) -> BlockMasks {
 }
 
 /// Bitmaps of 64 bytes of text at a time (bit `i` for the byte at `base + i`): the separators
-/// (bytes up to the space), the blanks (separators but LF) and the bytes above 0x7F. Finding the
+/// (`is_separator`), the blanks (separators but LF) and the bytes above 0x7F. Finding the
 /// next field or the end of one is then a shift and a count of trailing zeros, with no branch
 /// per byte or per word (which mispredicted at the end of every field, a third of the time of
 /// reading a run). Past the end of the text, bytes read as LF: a separator, not a blank.
@@ -511,12 +521,12 @@ fn parse_lines<'a>(text: &'a [u8], kind: TrecKind, path: &Path) -> CoreResult<Tr
         })
         .collect();
     let mut records: Vec<Doc<'a>> = Vec::new();
-    records.try_reserve_exact(room.iter().sum()).map_err(|_| {
-        CoreError::argument(
-            "path",
-            format!("{}: too many lines to hold in memory", path.display()),
-        )
-    })?;
+    let lines: usize = room.iter().sum();
+    records
+        .try_reserve_exact(lines)
+        .map_err(|_| CoreError::OutOfMemory {
+            what: format!("the {lines} lines of {}", path.display()),
+        })?;
     let mut regions = Vec::with_capacity(chunks.len());
     let mut rest = &mut records.spare_capacity_mut()[..];
     for &n in &room {
@@ -581,28 +591,43 @@ fn parse_lines<'a>(text: &'a [u8], kind: TrecKind, path: &Path) -> CoreResult<Tr
         ));
     }
 
-    // Number queries globally in order of first appearance.
+    // Number queries globally in order of first appearance. What grows with the queries is
+    // reserved fallibly, after a look at the memory (crate::memory): a run read while another
+    // library fills the memory must end in an error, not an abort.
+    crate::memory::check(|| format!("reading {}", path.display()))?;
+    let n_local: usize = parsed.iter().map(|chunk| chunk.queries.len()).sum();
+    let out_of_memory = |_| CoreError::OutOfMemory {
+        what: format!("the {n_local} query ids of {}", path.display()),
+    };
     let mut index: FxHashMap<&[u8], u32> = FxHashMap::default();
     let mut query_ids: Vec<&[u8]> = Vec::new();
-    let global: Vec<Vec<u32>> = parsed
-        .iter()
-        .map(|chunk| {
-            chunk
-                .queries
-                .iter()
-                .map(|q| {
-                    let next = query_ids.len() as u32;
-                    let id = *index.entry(q).or_insert(next);
-                    if id == next {
-                        query_ids.push(q);
-                    }
-                    id
-                })
-                .collect()
-        })
-        .collect();
-    let mut counts = vec![0usize; query_ids.len()];
-    let mut pieces_per_query = vec![0usize; query_ids.len()];
+    let mut global: Vec<Vec<u32>> = Vec::new();
+    index.try_reserve(n_local).map_err(out_of_memory)?;
+    query_ids.try_reserve(n_local).map_err(out_of_memory)?;
+    global.try_reserve(parsed.len()).map_err(out_of_memory)?;
+    for chunk in &parsed {
+        let mut numbers = Vec::new();
+        numbers
+            .try_reserve_exact(chunk.queries.len())
+            .map_err(out_of_memory)?;
+        for q in &chunk.queries {
+            let next = query_ids.len() as u32;
+            let id = *index.entry(q).or_insert(next);
+            if id == next {
+                query_ids.push(q);
+            }
+            numbers.push(id);
+        }
+        global.push(numbers);
+    }
+    let zeros = |n: usize| -> CoreResult<Vec<usize>> {
+        let mut v = Vec::new();
+        v.try_reserve_exact(n).map_err(out_of_memory)?;
+        v.resize(n, 0);
+        Ok(v)
+    };
+    let mut counts = zeros(query_ids.len())?;
+    let mut pieces_per_query = zeros(query_ids.len())?;
     // Grouped: no query comes back after another (queries are numbered in order of first
     // appearance, so their runs' numbers never decrease).
     let mut grouped = true;
@@ -960,11 +985,8 @@ pub fn read(path: &Path) -> CoreResult<FileBytes> {
     }
     let len = usize::try_from(before.len())
         .map_err(|_| refuse(String::from("is too large to be read on this platform")))?;
-    let mut bytes = memmap2::MmapMut::map_anon(len).map_err(|e| {
-        refuse(format!(
-            "cannot allocate {len} bytes to read it ({e}); the file is larger than the memory \
-             available"
-        ))
+    let mut bytes = memmap2::MmapMut::map_anon(len).map_err(|e| CoreError::OutOfMemory {
+        what: format!("the {len} bytes of {} ({e})", path.display()),
     })?;
     let changed = |how: &str| changed_while_read(path, how);
     bytes
@@ -1489,9 +1511,23 @@ pub fn prepare_files(
     run_path: &Path,
     opts: RankingOptions,
 ) -> CoreResult<PreparedFiles> {
-    let ids = |v: &[&[u8]]| v.iter().map(|q| q.to_vec()).collect::<Vec<_>>();
+    // Per-query copies made fallibly, and the memory checked between the phases: past the
+    // allocator's reserve, an allocation that fails aborts the process (crate::memory).
+    let ids = |v: &[&[u8]], what: &str| -> CoreResult<Vec<Vec<u8>>> {
+        let mut out = Vec::new();
+        out.try_reserve_exact(v.len())
+            .map_err(|_| CoreError::OutOfMemory {
+                what: what.to_owned(),
+            })?;
+        for q in v {
+            out.push(crate::memory::try_to_vec(q, what)?);
+        }
+        Ok(out)
+    };
+    let exhausted = |what: &Path| crate::memory::check(|| format!("evaluating {}", what.display()));
     let qrels_bytes = read(qrels_path)?;
     let qrels = parse(&qrels_bytes, TrecKind::Qrels, qrels_path)?;
+    exhausted(qrels_path)?;
     if let Some(streamed) = stream_in_blocks(
         &qrels,
         run_path,
@@ -1503,11 +1539,13 @@ pub fn prepare_files(
     }
     let run_bytes = read(run_path)?;
     let run = parse(&run_bytes, TrecKind::Run, run_path)?;
+    exhausted(run_path)?;
     let joined = join_and_prepare(&qrels, &run, opts)?;
+    exhausted(run_path)?;
     Ok(PreparedFiles {
-        query_ids: ids(&joined.query_ids),
+        query_ids: ids(&joined.query_ids, "the query ids of the judgments")?,
         in_run: joined.in_run,
-        run_only: ids(&joined.run_only),
+        run_only: ids(&joined.run_only, "the query ids of the run")?,
         prepared: joined.prepared,
         run_tag: run.run_tag.map(<[u8]>::to_vec),
     })
@@ -1573,6 +1611,7 @@ fn stream_in_blocks<'a>(
         }
         next = read?;
         spare = block;
+        crate::memory::check(|| format!("evaluating {}", run_path.display()))?;
     }
     if compression.is_none() {
         // As `read` refuses a plain file that changed while it was read: its blocks are the
@@ -1631,15 +1670,29 @@ fn stream_in_blocks<'a>(
         all_judged: opts.all_judged,
         ..Prepared::default()
     };
+    let parts = &stream.parts;
+    prepared.reserve_or_fail(
+        stream.placed.len(),
+        parts.iter().map(|p| p.hits.values.len()).sum(),
+        parts.iter().map(|p| p.judged_positive.values.len()).sum(),
+    )?;
     for &(_, part, row) in &stream.placed {
         prepared.push_row_of(&stream.parts[part], row);
     }
+    let mut query_ids = Vec::new();
+    query_ids
+        .try_reserve_exact(stream.order.len())
+        .map_err(|_| CoreError::OutOfMemory {
+            what: "the query ids of the judgments".to_owned(),
+        })?;
+    for &q in &stream.order {
+        query_ids.push(crate::memory::try_to_vec(
+            qrels.query_ids[q],
+            "the query ids of the judgments",
+        )?);
+    }
     Ok(Some(PreparedFiles {
-        query_ids: stream
-            .order
-            .iter()
-            .map(|&q| qrels.query_ids[q].to_vec())
-            .collect(),
+        query_ids,
         in_run,
         run_only: stream.run_only,
         prepared,
@@ -1730,13 +1783,17 @@ mod tests {
         fn block_masks_match_byte_tests(bytes in proptest::collection::vec(proptest::prop_oneof![
             proptest::num::u8::ANY, proptest::prelude::Just(b' '), proptest::prelude::Just(b'\n'),
             proptest::prelude::Just(0u8), proptest::prelude::Just(0x80u8),
-            proptest::prelude::Just(b'\t')], 64)) {
+            proptest::prelude::Just(b'\t'), proptest::prelude::Just(1u8),
+            proptest::prelude::Just(8u8), proptest::prelude::Just(0x0bu8),
+            proptest::prelude::Just(b'\r'), proptest::prelude::Just(0x0eu8),
+            proptest::prelude::Just(0x1fu8)], 64)) {
             let block: [u8; 64] = bytes.clone().try_into().unwrap();
             let bit = |test: &dyn Fn(u8) -> bool| {
                 bytes.iter().enumerate().fold(0u64, |m, (i, &b)| m | (u64::from(test(b)) << i))
             };
             let want = BlockMasks {
-                separators: bit(&|b| b <= b' '),
+                // C's isspace, and NUL.
+                separators: bit(&|b| b == 0 || b" \t\n\x0b\x0c\r".contains(&b)),
                 newlines: bit(&|b| b == b'\n'),
                 high: bit(&|b| b >= 0x80),
                 spaces_and_tabs: bit(&|b| b == b' ' || b == b'\t'),
@@ -1826,6 +1883,9 @@ mod tests {
             Just(b"inf".to_vec()),
             Just(b"#".to_vec()),
             Just(b"\xff\xfe".to_vec()),
+            // Control bytes that C's isspace does not accept: part of the id, as in trec_eval.
+            Just(b"d\x01x".to_vec()),
+            Just(b"\x1fq".to_vec()),
             proptest::collection::vec(any::<u8>(), 0..6),
         ];
         let separator = prop_oneof![
@@ -1833,6 +1893,8 @@ mod tests {
             Just(b"\t".to_vec()),
             Just(b"  ".to_vec()),
             Just(b"\r".to_vec()),
+            Just(b"\x0b".to_vec()),
+            Just(b" \x0c".to_vec()),
             Just(b"\n".to_vec())
         ];
         let line = proptest::collection::vec((field, separator), 0..8).prop_map(|parts| {
@@ -1884,6 +1946,12 @@ mod tests {
         records.iter().map(|r| (r.0, r.1, r.2.to_bits())).collect()
     }
 
+    /// A byte between fields: C's isspace (space, tab, LF, VT, FF, CR), as trec_eval splits
+    /// its lines, and NUL (refused where it is read).
+    fn naive_separator(b: u8) -> bool {
+        b == 0 || b" \t\n\x0b\x0c\r".contains(&b)
+    }
+
     fn naive_records(text: &[u8], kind: TrecKind) -> Result<Vec<Record<'_>>, usize> {
         let mut records = Vec::new();
         let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
@@ -1892,12 +1960,12 @@ mod tests {
             let mut fields = Vec::new();
             let mut i = 0;
             while i < line.len() {
-                if line[i] <= b' ' {
+                if naive_separator(line[i]) {
                     i += 1;
                     continue;
                 }
                 let start = i;
-                while i < line.len() && line[i] > b' ' {
+                while i < line.len() && !naive_separator(line[i]) {
                     i += 1;
                 }
                 fields.push((start, i));
@@ -1907,7 +1975,7 @@ mod tests {
                 let rest = &line[from..];
                 rest.iter()
                     .position(|&b| b == b'\r')
-                    .is_some_and(|c| rest[c..].iter().any(|&b| b > b' '))
+                    .is_some_and(|c| rest[c..].iter().any(|&b| !naive_separator(b)))
             };
             // A NUL byte among the blanks before a field that is read, or after a qrels line's
             // last field (the rest of a run line and of a comment is not read).

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ...ranking.evaluation import summary_value
 from ...ranking.names import parse_measures
 from .._unsupported import unsupported
 from ._calc import CalcResults, Metric, calculate, per_query
@@ -100,10 +101,12 @@ class Provider:
         if self.NAME != "gdeval":
             return calculate(wanted, qrels, run)
         rows = list(self._gdeval(wanted, qrels, run))
-        means = {}
-        for m in wanted:
-            values = [r.value for r in rows if r.measure == m]
-            means[m] = sum(values) / len(values) if values else 0.0
+        # Formed as every other provider forms its values over queries (summary_value): NaN
+        # when no query was evaluated, as ir_measures' MeanAgg gives.
+        means = {
+            m: summary_value(parse_measures(str(m))[0], [r.value for r in rows if r.measure == m])
+            for m in wanted
+        }
         return CalcResults(means, rows)
 
 

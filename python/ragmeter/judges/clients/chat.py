@@ -39,7 +39,7 @@ from .environment import (
     resolve_judge_model,
     resolve_model,
 )
-from .http import HttpEndpoint
+from .http import DEFAULT_MAX_RESPONSE_BYTES, HttpEndpoint, check_max_response_bytes
 from .limits import Limits, RetryPolicy
 from .protocol import JudgeRequest, JudgeResponse, Usage, check_identity, client_identity
 from .sdk import guard_client, map_client_error
@@ -387,6 +387,11 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
     verify
         TLS certificate checks: ``True`` (certifi's CAs), ``False``, or an
         ``ssl.SSLContext`` (a private CA).
+    max_response_bytes
+        The most bytes of an answer's body, as sent and once decompressed
+        (default 64 MiB, :data:`~ragmeter.judges.clients.http.DEFAULT_MAX_RESPONSE_BYTES`):
+        a longer one is not read further and is a transport error (``kind="protocol"``,
+        not retried), so a huge or highly compressed answer cannot fill the memory.
 
     Raises
     ------
@@ -422,6 +427,7 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
         transport: Any = None,
         lean_transport: bool = True,
         verify: bool | ssl.SSLContext = True,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ):
         resolved_url, basic_auth = resolve_endpoint(base_url)
         concurrency = default_concurrency(resolved_url, 16, max_concurrency)
@@ -447,6 +453,7 @@ class OpenAICompatibleJudge(ChatCompletionsJudge):
             purpose="OpenAICompatibleJudge",
             lean_transport=lean_transport,
             verify=verify,
+            max_response_bytes=check_max_response_bytes(max_response_bytes),
         )
 
     def __repr__(self) -> str:

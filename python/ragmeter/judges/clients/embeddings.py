@@ -22,7 +22,7 @@ from .environment import (
     resolve_api_key,
     resolve_endpoint,
 )
-from .http import HttpEndpoint
+from .http import DEFAULT_MAX_RESPONSE_BYTES, HttpEndpoint, check_max_response_bytes
 from .limits import Limits, RetryPolicy
 from .protocol import check_identity, client_identity
 from .sdk import guard_client, map_client_error
@@ -93,6 +93,9 @@ class OpenAICompatibleEmbedder:
     ----------
     base_url, api_key, timeout_s, rpm, retry_policy, headers, transport, lean_transport, verify
         As for :class:`OpenAICompatibleJudge`.
+    max_response_bytes
+        As for :class:`OpenAICompatibleJudge` (64 MiB: an answer of 256 vectors of 4,096
+        dimensions is about 23 MB of JSON).
     model
         The embedding model; default ``$RAGMETER_EMBEDDING_MODEL``.
     name
@@ -139,6 +142,7 @@ class OpenAICompatibleEmbedder:
         transport: Any = None,
         lean_transport: bool = True,
         verify: bool | ssl.SSLContext = True,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ):
         if batch_size < 1:
             raise InvalidInputError(f"batch_size must be >= 1, got {batch_size!r}")
@@ -168,6 +172,7 @@ class OpenAICompatibleEmbedder:
             purpose="OpenAICompatibleEmbedder",
             lean_transport=lean_transport,
             verify=verify,
+            max_response_bytes=check_max_response_bytes(max_response_bytes),
         )
 
     @property

@@ -9,6 +9,11 @@ each request has its own connection and reads only its own answer. A
 
 ``timeout_s`` bounds a whole request, from connecting to the last byte of the body, whatever the
 transport: a server that drips its answer one byte at a time cannot hold a call beyond it.
+``max_response_bytes`` (default :data:`DEFAULT_MAX_RESPONSE_BYTES`, 64 MiB) bounds an answer's
+body both as sent and decompressed: a longer body is not read further, and a compressed one
+(``gzip``, ``deflate``: the only encodings asked for) is inflated at most that far, so a small
+compressed answer cannot fill the memory. Of an error's body, the first
+:data:`SHOWN_ERROR_CHARS` characters are kept, cut before any secret is redacted from them.
 """
 
 from __future__ import annotations
@@ -18,17 +23,45 @@ import json
 import socket
 import ssl
 import weakref
+import zlib
 from collections.abc import Mapping
 from typing import Any
 
 from ..._optional import import_optional
-from ...exceptions import JudgeTransportError
+from ...exceptions import InvalidInputError, JudgeTransportError
 from .environment import ENV_API_KEY
 from .limits import classify_status, parse_retry_after
 from .secrets import Secret, guard_library_logs, redact
-from .transport import make_lean_transport, proxy_configured_for
+from .transport import ResponseTooLarge, make_lean_transport, proxy_configured_for
 
-__all__ = ["HttpEndpoint"]
+__all__ = [
+    "DEFAULT_MAX_RESPONSE_BYTES",
+    "SHOWN_ERROR_CHARS",
+    "HttpEndpoint",
+    "check_max_response_bytes",
+]
+
+#: The most bytes of an answer's body, as sent and decompressed (``max_response_bytes``):
+#: an embeddings answer of 256 vectors of 4,096 dimensions is about 23 MB of JSON; a chat
+#: answer, a few kilobytes.
+DEFAULT_MAX_RESPONSE_BYTES = 64 * 2**20
+#: Characters of an error's body kept for the message and the error (after the cut, secrets
+#: are redacted from them: redacting first costs 1-2 s per MB of body).
+SHOWN_ERROR_CHARS = 2000
+
+
+def check_max_response_bytes(value: object) -> int:
+    """``max_response_bytes`` checked: a whole number of at least 1,024 bytes."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1024:
+        raise InvalidInputError(
+            f"max_response_bytes: must be a whole number of bytes, at least 1024 (default "
+            f"{DEFAULT_MAX_RESPONSE_BYTES:,}), got {str(value)[:40]!r}"
+        )
+    return value
+
+
+#: The encodings asked for (``Accept-Encoding``), the only ones decoded.
+_ACCEPTED_ENCODINGS = "gzip, deflate"
 
 # What the judges post: compact JSON, made by one encoder (json.dumps builds one per call).
 _BODY_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -122,8 +155,82 @@ def _lean_head(httpx: Any, loop_client: _LoopClient, path: str, target: Any) -> 
 
 
 def _encoded(response: list[tuple[bytes, bytes]]) -> bool:
-    """Whether a response's raw headers name a Content-Encoding (httpx then decodes the body)."""
+    """Whether a response's raw headers name a Content-Encoding."""
     return any(name.lower() == b"content-encoding" for name, _ in response)
+
+
+class _Undecodable(Exception):
+    """A body in an encoding not asked for, or damaged."""
+
+
+def _inflate(data: bytes, wbits: int, limit: int) -> bytes:
+    """``data`` decompressed by zlib (``wbits``: gzip, zlib or raw deflate), member after
+    member, never more than ``limit`` bytes (:class:`ResponseTooLarge` past it)."""
+    out: list[bytes] = []
+    total = 0
+    while data:
+        inflater = zlib.decompressobj(wbits)
+        try:
+            piece = inflater.decompress(data, limit - total + 1)
+        except zlib.error as exc:
+            raise _Undecodable(f"a damaged compressed body ({exc})") from None
+        total += len(piece)
+        if total > limit or inflater.unconsumed_tail:
+            raise ResponseTooLarge(limit, "once decompressed")
+        if not inflater.eof:
+            raise _Undecodable("a compressed body cut short")
+        out.append(piece)
+        data = inflater.unused_data
+    return b"".join(out)
+
+
+def _decoded(raw: bytes, headers: list[tuple[bytes, bytes]], limit: int) -> bytes:
+    """The body ``raw`` decoded as its Content-Encoding says (several are undone last first),
+    at most ``limit`` bytes."""
+    codings = [
+        coding.strip().lower()
+        for name, value in headers
+        if name.lower() == b"content-encoding"
+        for coding in value.decode("latin-1").split(",")
+        if coding.strip()
+    ]
+    for coding in reversed(codings):
+        if coding == "identity":
+            continue
+        if coding in ("gzip", "x-gzip"):
+            raw = _inflate(raw, zlib.MAX_WBITS | 16, limit)
+        elif coding == "deflate":
+            # zlib-wrapped, as HTTP says; some servers send raw deflate (httpx reads both).
+            try:
+                raw = _inflate(raw, zlib.MAX_WBITS, limit)
+            except _Undecodable:
+                raw = _inflate(raw, -zlib.MAX_WBITS, limit)
+        else:
+            raise _Undecodable(
+                f"a body in Content-Encoding {coding!r}, which was not asked for "
+                f"(Accept-Encoding: {_ACCEPTED_ENCODINGS})"
+            )
+    return raw
+
+
+async def _read_capped(pieces: Any, limit: int) -> bytes:
+    """The raw bytes of a streamed body, at most ``limit`` (:class:`ResponseTooLarge`)."""
+    out = bytearray()
+    async for piece in pieces:
+        out += piece
+        if len(out) > limit:
+            raise ResponseTooLarge(limit, f"{len(out):,} bytes so far")
+    return bytes(out)
+
+
+async def _whole(body: bytes) -> Any:
+    yield body
+
+
+def _shown(body: bytes) -> str:
+    """The start of an error's body as text, cut first and then redacted."""
+    text = body[: 4 * SHOWN_ERROR_CHARS].decode("utf-8", "replace")[:SHOWN_ERROR_CHARS]
+    return redact(text)
 
 
 class HttpEndpoint:
@@ -134,7 +241,8 @@ class HttpEndpoint:
     retried, then fatal; an unknown host: fatal at once), ``"connection"`` (broken
     mid-request), ``"http"`` (a status other than 200, with ``retryable`` and ``fatal`` set by
     :func:`~ragmeter.judges.clients.limits.classify_status`) or ``"protocol"`` (a 200 whose
-    body is not JSON).
+    body is not JSON, a body longer than ``max_response_bytes`` as sent or decompressed, or in
+    an encoding not asked for).
     """
 
     def __init__(
@@ -150,8 +258,10 @@ class HttpEndpoint:
         purpose: str,
         lean_transport: bool = True,
         verify: bool | ssl.SSLContext = True,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ):
         self.base_url = base_url
+        self.max_response_bytes = max_response_bytes
         self._api_key = api_key
         self._basic_auth = basic_auth
         self.timeout_s = timeout_s
@@ -186,7 +296,11 @@ class HttpEndpoint:
         return _default_ssl_context(httpx)
 
     def _request_headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", **self._headers}
+        headers = {
+            "Content-Type": "application/json",
+            "Accept-Encoding": _ACCEPTED_ENCODINGS,
+            **self._headers,
+        }
         if self._basic_auth:
             headers["Authorization"] = self._basic_auth.reveal()
         elif self._api_key:
@@ -208,6 +322,7 @@ class HttpEndpoint:
                 ssl_context=self._ssl_context(httpx)
                 if self.base_url.startswith("https://")
                 else None,
+                max_body=self.max_response_bytes,
             )
         # Without keep-alive on httpx's transport: each request gets its own connection, so no
         # response left over on a connection can be read as the answer to another request.
@@ -237,43 +352,59 @@ class HttpEndpoint:
         self.in_flight += 1
         in_flight = self.in_flight
         lean = loop_client.lean_transport
-        response: Any = None
+        limit = self.max_response_bytes
         try:
             async with asyncio.timeout(self.timeout_s):
-                head = None if lean is None else _lean_head(httpx, loop_client, path, target)
-                if head is not None:
+                if lean is not None:
                     # The lean transport directly, with the bytes httpx's request would send
                     # and without httpx's request and response objects: the client's cookie,
                     # redirect and auth handling (none of which a judge call uses) cost more
                     # CPU than the exchange itself. The timeout above bounds every phase.
                     content = _BODY_ENCODER.encode(body).encode()
-                    status, _, raw_headers, answer = await lean.exchange(
-                        head.scheme,
-                        head.host,
-                        head.port,
+                    head = _lean_head(httpx, loop_client, path, target)
+                    if head is not None:
+                        where = (head.scheme, head.host, head.port)
+                        payload = head.payload(lean, content)
+                    else:
+                        request = httpx.Request(
+                            "POST", target, headers=loop_client.client.headers, content=content
+                        )
+                        where = (target.scheme, target.host, target.port or 0)
+                        if not where[2]:
+                            where = (where[0], where[1], 443 if where[0] == "https" else 80)
+                        payload = (
+                            lean.request_head("POST", target.raw_path, request.headers.raw)
+                            + content
+                        )
+                    status, _, raw_headers, raw = await lean.exchange(
+                        *where,
                         "POST",
-                        head.payload(lean, content),
+                        payload,
                         connect_timeout=None,
                         read_timeout=None,
                         write_timeout=None,
                     )
-                    if status == 200 and not _encoded(raw_headers):
-                        try:
-                            return json.loads(answer)
-                        except ValueError:
-                            pass  # said below, as for any other body that is not JSON
-                    response = httpx.Response(status, headers=raw_headers, content=answer)
-                elif lean is not None:
-                    request = httpx.Request(
-                        "POST",
-                        target,
-                        headers=loop_client.client.headers,
-                        content=_BODY_ENCODER.encode(body).encode(),
-                        extensions={"timeout": httpx.Timeout(self.timeout_s).as_dict()},
-                    )
-                    response = await lean.handle_async_request(request)
                 else:
-                    response = await loop_client.client.post(target, json=body)
+                    stream = loop_client.client.stream("POST", target, json=body)
+                    async with stream as streamed:
+                        status, raw_headers = streamed.status_code, list(streamed.headers.raw)
+                        if streamed.is_stream_consumed:
+                            # A body the transport gave whole (httpx.MockTransport), which
+                            # httpx has decoded already.
+                            raw = await _read_capped(_whole(streamed.content), limit)
+                            raw_headers = [h for h in raw_headers if not _encoded([h])]
+                        else:
+                            length = streamed.headers.get("content-length", "")
+                            if length.isdigit() and int(length) > limit:
+                                raise ResponseTooLarge(limit, f"Content-Length {int(length):,}")
+                            # The raw bytes, bounded as they arrive; decoded below, bounded.
+                            raw = await _read_capped(streamed.aiter_raw(), limit)
+                if status == 200 and not _encoded(raw_headers):
+                    try:
+                        return json.loads(raw)
+                    except ValueError:
+                        pass  # said below, as for any other body that is not JSON
+                answer = _decoded(raw, raw_headers, limit)
         except (TimeoutError, httpx.TimeoutException) as exc:
             raise JudgeTransportError(
                 f"{url} did not answer within timeout_s={self.timeout_s:g} s "
@@ -283,6 +414,17 @@ class HttpEndpoint:
                 "timeout_s",
                 kind="timeout",
                 retryable=True,
+            ) from None
+        except ResponseTooLarge as exc:
+            raise JudgeTransportError(
+                f"{url} answered with {exc}: max_response_bytes={limit:,} bounds an answer "
+                "(as sent and decompressed); raise it if the endpoint's answers are meant to "
+                "be this large",
+                kind="protocol",
+            ) from None
+        except _Undecodable as exc:
+            raise JudgeTransportError(
+                f"{url} answered with {exc}", kind="protocol", retryable=True
             ) from None
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             if _caused_by(exc, socket.gaierror):
@@ -305,35 +447,36 @@ class HttpEndpoint:
             ) from None
         finally:
             self.in_flight -= 1
-        if response.status_code != 200:
-            text = redact(response.text)
-            retryable, fatal = classify_status(response.status_code, text)
+        if status != 200:
+            # Cut first, then redact: redacting a 20 MB body took 20 s, on the event loop.
+            text = _shown(answer)
+            retryable, fatal = classify_status(status, text)
             hint = ""
-            if response.status_code in (401, 403):
+            if status in (401, 403):
                 hint = f" (check api_key= or {ENV_API_KEY})"
             elif path == "embeddings" and (
-                response.status_code in (404, 405, 501) or _serves_no_embeddings(text)
+                status in (404, 405, 501) or _serves_no_embeddings(text)
             ):
                 hint = _NO_EMBEDDINGS_HINT
                 if _serves_no_embeddings(text):
                     # The server answers every embeddings call alike: no retry can fix it.
                     retryable, fatal = False, True
-            elif response.status_code == 404:
+            elif status == 404:
                 hint = " (check base_url, which usually ends in /v1, and the model name)"
             raise JudgeTransportError(
-                f"{url} answered HTTP {response.status_code}{hint}: {text[:300]}",
-                status=response.status_code,
+                f"{url} answered HTTP {status}{hint}: {text[:300]}",
+                status=status,
                 retryable=retryable,
                 fatal=fatal,
-                retry_after=parse_retry_after(response.headers),
-                body=text[:2000],
+                retry_after=parse_retry_after(httpx.Headers(raw_headers)),
+                body=text,
             )
         try:
-            return response.json()
+            return json.loads(answer)
         except ValueError:
             raise JudgeTransportError(
                 f"{url} answered HTTP 200 with a body that is not JSON: "
-                f"{redact(response.text[:200])!r}",
+                f"{_shown(answer[:800])[:200]!r}",
                 kind="protocol",
                 retryable=True,
             ) from None

@@ -28,7 +28,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["make_lean_transport", "proxy_configured_for"]
+__all__ = ["ResponseTooLarge", "make_lean_transport", "proxy_configured_for"]
 
 _MAX_HEAD = 64 * 1024
 _NO_BODY_STATUSES = frozenset({204, 304})
@@ -46,6 +46,19 @@ def proxy_configured_for(url: str) -> bool:
     if scheme not in proxies and "all" not in proxies:
         return False
     return not urllib.request.proxy_bypass(host)
+
+
+class ResponseTooLarge(Exception):
+    """An answer's body is longer than the transport's ``max_body`` bytes: it is not read
+    further (the connection is closed)."""
+
+    def __init__(self, limit: int, detail: str):
+        super().__init__(f"the answer's body is larger than {limit:,} bytes ({detail})")
+        self.limit = limit
+
+
+#: Bytes read at a time from a body without Content-Length (read until the server closes).
+_PIECE = 64 * 1024
 
 
 def _unread_bytes(reader: asyncio.StreamReader) -> int:
@@ -80,11 +93,13 @@ def _timeouts(request: Any) -> tuple[float | None, float | None, float | None]:
 
 
 async def _read_body(
-    reader: asyncio.StreamReader, headers: dict[bytes, bytes]
+    reader: asyncio.StreamReader, headers: dict[bytes, bytes], limit: int | None
 ) -> tuple[bytes, bool]:
-    """The body and whether it was explicitly framed (then the connection may be reused)."""
+    """The body (at most ``limit`` bytes, else :class:`ResponseTooLarge` before more is read)
+    and whether it was explicitly framed (then the connection may be reused)."""
     if headers.get(b"transfer-encoding", b"").lower() == b"chunked":
         chunks: list[bytes] = []
+        total = 0
         while True:
             size_line = await reader.readuntil(b"\r\n")
             size = int(size_line.split(b";", 1)[0].strip(), 16)
@@ -92,12 +107,24 @@ async def _read_body(
                 while (await reader.readuntil(b"\r\n")) != b"\r\n":
                     pass  # trailers
                 return b"".join(chunks), True
+            total += size
+            if limit is not None and total > limit:
+                raise ResponseTooLarge(limit, f"chunks of {total:,} bytes so far")
             chunks.append(await reader.readexactly(size))
             await reader.readexactly(2)
     length = headers.get(b"content-length")
     if length is not None:
+        if limit is not None and int(length) > limit:
+            raise ResponseTooLarge(limit, f"Content-Length {int(length):,}")
         return await reader.readexactly(int(length)), True
-    return await reader.read(), False
+    pieces: list[bytes] = []
+    total = 0
+    while piece := await reader.read(_PIECE):
+        total += len(piece)
+        if limit is not None and total > limit:
+            raise ResponseTooLarge(limit, f"{total:,} bytes so far, until the server closes")
+        pieces.append(piece)
+    return b"".join(pieces), False
 
 
 def make_lean_transport(
@@ -107,12 +134,14 @@ def make_lean_transport(
     ssl_context: ssl.SSLContext | None = None,
     keep_alive: bool = False,
     keepalive_expiry: float = 5.0,
+    max_body: int | None = None,
 ) -> Any:
     """A new transport (an ``httpx.AsyncBaseTransport``) with at most ``max_connections``.
 
     ``ssl_context`` verifies ``https://`` servers (default: httpx's, with certifi's CAs);
     ``keep_alive`` reuses connections (see the module documentation: pairing is then checked,
-    not certain).
+    not certain); ``max_body`` bounds the bytes of an answer's body as sent (a longer one
+    raises :class:`ResponseTooLarge` before it is read further; None: no bound).
     """
     global _TRANSPORT_CLASS
     if _TRANSPORT_CLASS is None:
@@ -122,6 +151,7 @@ def make_lean_transport(
         ssl_context=ssl_context,
         keep_alive=keep_alive,
         keepalive_expiry=keepalive_expiry,
+        max_body=max_body,
     )
 
 
@@ -136,8 +166,10 @@ def _define(httpx: Any) -> Any:
             ssl_context: ssl.SSLContext | None,
             keep_alive: bool,
             keepalive_expiry: float,
+            max_body: int | None,
         ):
             self._keep_alive = keep_alive
+            self._max_body = max_body
             self._slots = asyncio.Semaphore(max_connections)
             self._idle: dict[tuple[str, str, int], deque[_Connection]] = {}
             self._keepalive_expiry = keepalive_expiry
@@ -301,7 +333,7 @@ def _define(httpx: Any) -> Any:
             else:
                 try:
                     async with asyncio.timeout(read_timeout):
-                        content, framed = await _read_body(connection.reader, index)
+                        content, framed = await _read_body(connection.reader, index, self._max_body)
                 except TimeoutError as exc:
                     raise httpx.ReadTimeout("reading the response body timed out") from exc
                 except (asyncio.IncompleteReadError, ValueError, OSError) as exc:

@@ -31,6 +31,7 @@ import json
 import os
 import queue
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Mapping
@@ -38,6 +39,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ...exceptions import InvalidInputError, JudgeCacheError
+
+if sys.platform != "win32":
+    import resource
 
 __all__ = ["CACHE_FORMAT_VERSION", "CacheMode", "JudgeCache", "cache_key", "open_cache"]
 
@@ -52,9 +56,76 @@ _WHAT_TO_DO = (
 )
 
 
-def _disk_full(error: sqlite3.DatabaseError) -> bool:
-    """Whether sqlite failed because the disk (or a quota) is full."""
-    return getattr(error, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+#: sqlite's primary result codes that mean the storage failed, not the file's content: the
+#: disk (or a quota) is full, a write or read failed (also a file-size limit, RLIMIT_FSIZE, and
+#: a full tmpfs, where sqlite cannot grow the ``-shm`` file), the file cannot be opened or is
+#: on a read-only file system. Deleting the cache would not help and would lose paid answers.
+_STORAGE_CODES = frozenset(
+    (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY)
+)
+#: Free space below which a disk counts as full: sqlite needs room for its ``-shm`` file
+#: (32 KiB) and a transaction's pages.
+_NEARLY_FULL_BYTES = 1 << 20
+
+
+def _free_bytes(path: str) -> int | None:
+    """Bytes free to this user on the disk holding ``path``'s folder, or None if unknown."""
+    if not hasattr(os, "statvfs"):
+        return None
+    try:
+        stats = os.statvfs(Path(path).expanduser().absolute().parent)
+    except OSError:
+        return None
+    return stats.f_bavail * stats.f_frsize
+
+
+def _file_size_limit() -> int | None:
+    """This process's limit on the size of a file it writes (``ulimit -f``), or None."""
+    if sys.platform == "win32":
+        return None
+    soft, _hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
+def _storage_error(path: str, error: BaseException, doing: str) -> OSError | None:
+    """The error to raise when sqlite failed on ``path`` because of its storage (a full disk,
+    a file-size limit, an I/O error), saying which; None when the failure is the file's content
+    (not a database, damaged), the one case where another path or deleting the file helps.
+
+    The cause is found from the facts at hand: sqlite's result code, the free space on the
+    disk and this process's file-size limit; the cache is never said to be damaged then.
+    """
+    if not isinstance(error, sqlite3.Error):
+        return None
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is None or code & 0xFF not in _STORAGE_CODES:
+        return None
+    free = _free_bytes(path)
+    limit = _file_size_limit()
+    keep = "the cache was left as it is and its stored answers are used once this is fixed"
+    if code & 0xFF == sqlite3.SQLITE_FULL or (free is not None and free < _NEARLY_FULL_BYTES):
+        room = "" if free is None else f" ({free} bytes free)"
+        return OSError(
+            errno.ENOSPC,
+            f"the disk holding the judge cache {path} is full{room}, so the cache could not be "
+            f"{doing} (sqlite: {error}); {keep}: free some space and run again",
+            path,
+        )
+    if limit is not None and code & 0xFF == sqlite3.SQLITE_IOERR:
+        return OSError(
+            errno.EFBIG,
+            f"the judge cache {path} could not be {doing}: this process may not write files "
+            f"larger than {limit} bytes (its file-size limit, ulimit -f / RLIMIT_FSIZE; sqlite: "
+            f"{error}); {keep}: raise the limit (ulimit -f unlimited) and run again",
+            path,
+        )
+    return OSError(
+        errno.EIO,
+        f"the judge cache {path} could not be {doing}: the disk or file system refused it "
+        f"(sqlite: {error}); {keep}: check that the disk is writable and has space, and run "
+        "again",
+        path,
+    )
 
 
 # json.dumps with these options builds an encoder per call; one does for all.
@@ -70,6 +141,22 @@ def cache_key(payload: Mapping[str, Any]) -> str:
     """sha256 hex digest of the canonical JSON of ``payload`` plus the cache format version."""
     material = canonical_json({"cache_format": CACHE_FORMAT_VERSION, **payload})
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
+def _create_private(path: str) -> None:
+    """Create the folder of the cache at ``path`` and, when the file does not exist yet, the
+    file itself readable and writable by its owner only (``0o600``, as the atomic writer's
+    temporaries): it holds prompts and paid answers. sqlite gives its ``-wal`` and ``-shm``
+    files the mode of the database. An existing file keeps its mode."""
+    target = Path(path).expanduser()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    except OSError:
+        return  # sqlite reports why it cannot open the file, in its own words
+    os.close(descriptor)
 
 
 class JudgeCache:
@@ -98,6 +185,10 @@ class JudgeCache:
     JudgeCacheError
         the file is not a judge cache (not sqlite, another application's
         database, a damaged file); it is left untouched.
+    OSError
+        the storage failed, not the file: the disk is full (``errno.ENOSPC``), the process's
+        file-size limit was reached (``EFBIG``) or the disk refused a read or write
+        (``EIO``); the message says which, and the cache is left as it is.
     InvalidInputError
         an unknown mode.
 
@@ -131,7 +222,7 @@ class JudgeCache:
         self.damaged = 0
         if mode != "off":
             if self.path != ":memory:":
-                Path(self.path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+                _create_private(self.path)
             try:
                 self._conn = self._connect()
                 self._check_or_create(self._conn)
@@ -139,14 +230,11 @@ class JudgeCache:
                 if self._conn is not None:
                     self._conn.close()
                     self._conn = None
-                if _disk_full(exc):
-                    # The cache is fine: deleting it (the advice below) would lose paid calls.
-                    raise OSError(
-                        errno.ENOSPC,
-                        f"the disk holding the judge cache {self.path} is full (sqlite: {exc}); "
-                        "the cache was left as it is: free some space and run again",
-                        str(self.path),
-                    ) from exc
+                # A full disk or a file-size limit: the cache is fine, and deleting it (the
+                # advice below) would lose paid calls.
+                storage = _storage_error(self.path, exc, "opened")
+                if storage is not None:
+                    raise storage from exc
                 raise JudgeCacheError(
                     f"{self.path} is not a judge cache (sqlite: {exc}): {_WHAT_TO_DO}"
                 ) from exc
@@ -212,6 +300,9 @@ class JudgeCache:
             with self._lock:
                 row = self._conn.execute("SELECT value FROM calls WHERE key = ?", (key,)).fetchone()
         except sqlite3.DatabaseError as exc:
+            storage = _storage_error(self.path, exc, "read")
+            if storage is not None:
+                raise storage from exc
             raise JudgeCacheError(
                 f"the judge cache {self.path} cannot be read (sqlite: {exc}): {_WHAT_TO_DO}"
             ) from exc
@@ -289,6 +380,9 @@ class JudgeCache:
 
     def _raise_writer_error(self) -> None:
         if self._writer_error is not None:
+            storage = _storage_error(self.path, self._writer_error, "written")
+            if storage is not None:
+                raise storage from self._writer_error
             raise OSError(
                 f"the judge cache {self.path!r} could not be written: {self._writer_error}"
             ) from self._writer_error

@@ -1,15 +1,19 @@
-//! Answer metrics: one score per (answer, acceptable references) item, the best reference
-//! counting. References arrive as CSR rows: `offsets[i]..offsets[i + 1]` into a flat list.
+//! Answer metrics of one answer against one reference at a time: one score per (answer,
+//! acceptable references) item, the best reference counting.
 //!
 //! * Exact match and token F1 follow the official SQuAD v1.1 evaluation script (Rajpurkar et
 //!   al., 2016), with SQuAD v2.0's rule for empty token lists (1 if both are empty, else 0).
 //! * ANLS follows Biten et al. (2019), "Scene Text Visual Question Answering": with
 //!   `NL = lev(a, r) / max(|a|, |r|)`, a reference scores `1 - NL` if `NL < threshold`, else 0.
 //! * Edit similarity is `1 - NL` without a threshold.
+//! * Substring match is 1 if the normalised reference occurs in the normalised answer
+//!   (FlashRAG's `Sub_ExactMatch`, BERGEN's `Match`): code points in a row, not whole words,
+//!   and an empty normalised reference occurs in every answer, as in both.
 
-use crate::csr::Rows;
-use crate::edit::{Levenshtein, Scratch, map_items, normalized};
-use crate::normalize::Normalization;
+use super::rows::answer_rows;
+use crate::batch::map_items;
+use crate::edit::Levenshtein;
+use crate::normalize::{Normalization, normalized};
 use crate::{CoreError, CoreResult};
 
 /// Which answer metric to compute.
@@ -19,6 +23,7 @@ pub enum AnswerMetric {
     TokenF1,
     Anls { threshold: f64 },
     EditSimilarity,
+    Substring,
 }
 
 impl AnswerMetric {
@@ -41,11 +46,12 @@ impl AnswerMetric {
                 }
             }
             "edit_similarity" => Ok(AnswerMetric::EditSimilarity),
+            "substring_match" => Ok(AnswerMetric::Substring),
             other => Err(CoreError::argument(
                 "metric",
                 format!(
                     "unknown answer metric {other:?}; use \"exact_match\", \"token_f1\", \
-                     \"anls\" or \"edit_similarity\""
+                     \"anls\", \"edit_similarity\" or \"substring_match\""
                 ),
             )),
         }
@@ -59,7 +65,7 @@ pub fn token_f1(answer: &str, reference: &str) -> f64 {
 
 /// Reusable buffers of `token_f1`: the byte ranges of each side's tokens.
 #[derive(Default)]
-pub(crate) struct TokenBuffers {
+pub(super) struct TokenBuffers {
     answer: Vec<(usize, usize)>,
     reference: Vec<(usize, usize)>,
 }
@@ -82,20 +88,17 @@ fn sorted_tokens(text: &str, out: &mut Vec<(usize, usize)>) {
     out.sort_unstable_by(|x, y| text[x.0..x.1].cmp(&text[y.0..y.1]));
 }
 
-fn token_f1_with(buffers: &mut TokenBuffers, answer: &str, reference: &str) -> f64 {
-    sorted_tokens(answer, &mut buffers.answer);
-    sorted_tokens(reference, &mut buffers.reference);
-    let (answer_tokens, reference_tokens) = (&buffers.answer, &buffers.reference);
-    if answer_tokens.is_empty() || reference_tokens.is_empty() {
-        return f64::from(u8::from(
-            answer_tokens.is_empty() && reference_tokens.is_empty(),
-        ));
-    }
-    // The size of the multiset intersection, by merging the sorted token lists.
+/// The size of the multiset intersection of the space-separated words of `a` and `b`, and
+/// how many words each has.
+pub(super) fn common_tokens(buffers: &mut TokenBuffers, a: &str, b: &str) -> (usize, usize, usize) {
+    sorted_tokens(a, &mut buffers.answer);
+    sorted_tokens(b, &mut buffers.reference);
+    let (a_tokens, b_tokens) = (&buffers.answer, &buffers.reference);
+    // Merging the sorted token lists.
     let (mut i, mut j, mut common) = (0, 0, 0usize);
-    while i < answer_tokens.len() && j < reference_tokens.len() {
-        let (a, r) = (answer_tokens[i], reference_tokens[j]);
-        match answer[a.0..a.1].cmp(&reference[r.0..r.1]) {
+    while i < a_tokens.len() && j < b_tokens.len() {
+        let (x, y) = (a_tokens[i], b_tokens[j]);
+        match a[x.0..x.1].cmp(&b[y.0..y.1]) {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {
@@ -105,13 +108,31 @@ fn token_f1_with(buffers: &mut TokenBuffers, answer: &str, reference: &str) -> f
             }
         }
     }
+    (common, a_tokens.len(), b_tokens.len())
+}
+
+fn token_f1_with(buffers: &mut TokenBuffers, answer: &str, reference: &str) -> f64 {
+    let (common, answer_len, reference_len) = common_tokens(buffers, answer, reference);
+    if answer_len == 0 || reference_len == 0 {
+        return f64::from(u8::from(answer_len == 0 && reference_len == 0));
+    }
     if common == 0 {
         return 0.0;
     }
     // The official script's operations in its order, so the floats are identical.
-    let precision = common as f64 / answer_tokens.len() as f64;
-    let recall = common as f64 / reference_tokens.len() as f64;
+    let precision = common as f64 / answer_len as f64;
+    let recall = common as f64 / reference_len as f64;
     (2.0 * precision * recall) / (precision + recall)
+}
+
+/// State of a batch of answer scores: the distance kernel, buffers for the normalised texts
+/// and their tokens, so a batch allocates once.
+#[derive(Default)]
+struct Scratch {
+    kernel: Levenshtein,
+    left: String,
+    right: String,
+    tokens: TokenBuffers,
 }
 
 /// Score of one normalised answer against one normalised reference.
@@ -132,6 +153,7 @@ fn score_pair(
         AnswerMetric::EditSimilarity => {
             kernel.edit_count(answer, reference).normalized_similarity()
         }
+        AnswerMetric::Substring => f64::from(u8::from(answer.contains(reference))),
     }
 }
 
@@ -143,25 +165,15 @@ pub fn answer_scores(
     metric: AnswerMetric,
     how: Normalization,
 ) -> CoreResult<Vec<f64>> {
-    let rows = Rows::new("references", reference_offsets, references)?;
-    if rows.len() != answers.len() {
-        return Err(CoreError::argument(
-            "references",
-            format!(
-                "references and answers must have the same length, got {} references and {} \
-                 answers",
-                rows.len(),
-                answers.len()
-            ),
-        ));
-    }
-    if let Some(empty) = (0..rows.len()).find(|&i| rows.row(i).is_empty()) {
-        return Err(CoreError::argument(
-            "references",
-            format!("references[{empty}] is an empty list; give at least one acceptable answer"),
-        ));
-    }
-    Ok(map_items(answers, |scratch, i, answer| {
+    let rows = answer_rows(
+        "references",
+        reference_offsets,
+        references,
+        answers.len(),
+        false,
+        "acceptable answer",
+    )?;
+    Ok(map_items(answers, |scratch: &mut Scratch, i, answer| {
         let Scratch {
             kernel,
             left,
@@ -239,6 +251,33 @@ mod tests {
         assert!(AnswerMetric::from_name("anls", 0.0).is_err());
         assert!(AnswerMetric::from_name("anls", f64::NAN).is_err());
         assert!(AnswerMetric::from_name("anls", 1.0).is_ok());
+    }
+
+    #[test]
+    fn substring_match_is_containment_of_code_points() {
+        let offsets = [0, 1, 2, 4, 5];
+        let references = ["Eiffel Tower", "the", "Rome", "cat", "é"];
+        let answers = ["It is the Eiffel tower.", "a", "concatenate", "café"];
+        let scores = answer_scores(
+            &offsets,
+            &references,
+            &answers,
+            AnswerMetric::Substring,
+            Normalization::Squad,
+        )
+        .unwrap();
+        // "the" normalises to "", which occurs in every answer (FlashRAG and BERGEN agree);
+        // "cat" occurs inside "concatenate": not whole words.
+        assert_eq!(scores, vec![1.0, 1.0, 1.0, 1.0]);
+        let none = answer_scores(
+            &[0, 1],
+            &["Tower"],
+            &["tower"],
+            AnswerMetric::Substring,
+            Normalization::Identity,
+        )
+        .unwrap();
+        assert_eq!(none, vec![0.0]);
     }
 
     #[test]
