@@ -36,6 +36,7 @@ from ragmeter.cli import COMMANDS, _parser, usage
 from ragmeter.fusion import METHODS, NORMALIZATIONS, FusionMethod
 from ragmeter.judges.metrics import BUILTIN_METRICS
 from ragmeter.ranking import FAMILIES, MeasureFamily
+from ragmeter.ranking.declarations import GRADE_RULES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -103,6 +104,10 @@ def _names_rows(family: MeasureFamily) -> list[str]:
     ranx = _ranx_spelling(family)
     if ranx is not None:
         rows.append(f"| ranx | {ranx} |")
+    if family.beir_name is not None:
+        rows.append(f"| BEIR (`ragmeter.compat.beir`) | `{family.beir_name}@k` |")
+    if family.mteb_name is not None:
+        rows.append(f"| mteb (`ragmeter.compat.mteb`) | `{family.mteb_name}_at_k` |")
     return rows
 
 
@@ -175,6 +180,7 @@ def measure_page(family: MeasureFamily) -> str:
     lines += ["", "## Over queries", "", _SUMMARY[family.summary] + "."]
     if not family.per_query:
         lines += ["", "`ragmeter evaluate -q` prints it in the summary only, as trec_eval does."]
+    lines += ["", "## Grades", "", GRADE_RULES[family.grades]]
     lines += ["", "## When undefined", "", *_undefined(family)]
     lines += ["", "## Parameters", "", *_parameters(family)]
     if family.ir_measures_examples:

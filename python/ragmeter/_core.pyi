@@ -25,6 +25,7 @@ class Measures:
     def __new__(cls, measures: list[_MeasureArgs]) -> Measures: ...
     def __len__(self) -> int: ...
     def needs_all_judged(self, judged_only: bool = False) -> bool: ...
+    def needs_ties(self) -> bool: ...
 
 def trec_order(query_ids: list[Any]) -> npt.NDArray[np.intp] | None: ...
 
@@ -76,6 +77,8 @@ class PreparedRankings:
     @property
     def all_judged(self) -> bool: ...
     @property
+    def has_ties(self) -> bool: ...
+    @property
     def has_subtopics(self) -> bool: ...
     def retrieved(self) -> npt.NDArray[np.uint32]: ...
     def judged_count(self) -> npt.NDArray[np.uint32]: ...
@@ -97,6 +100,7 @@ def prepare_rankings(
     duplicates_first: bool = False,
     max_docs: int | None = None,
     all_judged: bool = False,
+    ties: bool = False,
     n_threads: int | None = None,
 ) -> PreparedRankings: ...
 def prepare_rankings_in_order(
@@ -107,6 +111,7 @@ def prepare_rankings_in_order(
     duplicates_first: bool = False,
     max_docs: int | None = None,
     all_judged: bool = False,
+    ties: bool = False,
     n_threads: int | None = None,
 ) -> PreparedRankings | None: ...
 def prepare_trec(
@@ -116,6 +121,7 @@ def prepare_trec(
     duplicates_first: bool = False,
     max_docs: int | None = None,
     all_judged: bool = False,
+    ties: bool = False,
     n_threads: int | None = None,
 ) -> tuple[PreparedRankings, list[str], list[bool], list[str], str | None]: ...
 def read_trec(
@@ -135,6 +141,7 @@ def prepare_tables(
     duplicates_first: bool = False,
     max_docs: int | None = None,
     all_judged: bool = False,
+    ties: bool = False,
     n_threads: int | None = None,
 ) -> tuple[PreparedRankings, list[Any], list[bool], list[Any]]: ...
 def read_table_dict(
@@ -348,7 +355,37 @@ def bm25_top_k(
     n_threads: int | None = None,
 ) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uint32], npt.NDArray[np.float64]]: ...
 
+# Hybrid retrieval (rust/py/hybrid.rs).
+def dense_top_k(
+    cosines: npt.NDArray[np.float64],
+    *,
+    limit: int,
+    threshold: float,
+    n_threads: int | None = None,
+) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uint32], npt.NDArray[np.float64]]: ...
+def hybrid_fuse(
+    keyword_offsets: npt.NDArray[np.uintp],
+    keyword_docs: npt.NDArray[np.uint32],
+    semantic_offsets: npt.NDArray[np.uintp],
+    semantic_docs: npt.NDArray[np.uint32],
+    doc_order: npt.NDArray[np.uint32],
+    *,
+    keyword_weight: float,
+    semantic_weight: float,
+    rrf_k: float,
+    top_k: int,
+    n_threads: int | None = None,
+) -> tuple[
+    npt.NDArray[np.uintp],
+    npt.NDArray[np.uint32],
+    npt.NDArray[np.float64],
+    npt.NDArray[np.uint32],
+    npt.NDArray[np.uint32],
+]: ...
+
 # Fusion of runs (rust/py/fusion.rs).
+def fusion_method_table() -> list[dict[str, Any]]: ...
+def fusion_parameter_table() -> list[tuple[str, str]]: ...
 def fuse_runs(
     runs: list[list[dict[str, float] | None]],
     query_ids: list[str],
@@ -388,13 +425,58 @@ def fuse_prepared(
     params: dict[str, Any],
     n_threads: int | None = None,
 ) -> FusedRows: ...
+
+@final
+class FusionFiles:
+    def __len__(self) -> int: ...
+    def query_ids(self, run: int) -> list[str]: ...
+
+def index_fusion_files(paths: list[str], *, n_threads: int | None = None) -> FusionFiles: ...
+def fuse_files(
+    files: FusionFiles,
+    queries: list[str],
+    *,
+    method: str,
+    norm: str | None,
+    params: dict[str, Any],
+    n_threads: int | None = None,
+) -> FusedRows: ...
+def train_fusion_files(
+    files: FusionFiles,
+    queries: list[str],
+    relevant: list[list[str]],
+    *,
+    method: str,
+    norm: str | None,
+    n_segments: int | None = None,
+    n_threads: int | None = None,
+) -> list[list[float]]: ...
+
+@final
+class FusedTrecChunks:
+    def __iter__(self) -> FusedTrecChunks: ...
+    def __next__(self) -> bytes: ...
+
+def fused_trec_chunks(
+    files: FusionFiles,
+    queries: list[str],
+    *,
+    method: str,
+    norm: str | None,
+    params: dict[str, Any],
+    tag: str,
+    n_threads: int | None = None,
+) -> FusedTrecChunks: ...
+def fused_rows_trec_chunks(
+    rows: FusedRows, query_ids: list[str], *, tag: str, n_threads: int | None = None
+) -> FusedTrecChunks: ...
 def train_fusion(
     runs: list[list[dict[str, float] | None]],
     relevant: list[list[str]],
     query_ids: list[str],
     run_names: list[str],
     *,
-    training: str,
+    method: str,
     norm: str | None,
     n_segments: int | None = None,
     n_threads: int | None = None,

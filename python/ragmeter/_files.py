@@ -15,7 +15,7 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -29,6 +29,7 @@ from .exceptions import (
 
 __all__ = [
     "atomic_write_bytes",
+    "atomic_write_chunks",
     "atomic_write_text",
     "file_errors",
     "input_file_error",
@@ -198,6 +199,14 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     >>> atomic_write_bytes(target, b"PAR1").read_bytes()
     b'PAR1'
     """
+    return atomic_write_chunks(path, (data,))
+
+
+def atomic_write_chunks(path: str | os.PathLike[str], chunks: Iterable[bytes]) -> Path:
+    """Write the ``chunks`` of bytes, one after the other as they come, to ``path``
+    atomically and durably, and return ``path``: the rules of :func:`atomic_write_text`. An
+    error raised while the chunks are made leaves the target as it was (a file too large to
+    hold in memory is written without ever being whole)."""
     target = Path(path_argument(path, "path"))
     real = Path(os.path.realpath(target))
     if real.is_dir():
@@ -239,7 +248,8 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
         with os.fdopen(descriptor, "wb") as handle:
             if existing_mode is not None and hasattr(os, "fchmod"):
                 os.fchmod(handle.fileno(), existing_mode)
-            handle.write(data)
+            for data in chunks:
+                handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, real)

@@ -30,6 +30,7 @@ pub fn to_pyerr(err: CoreError, names: &dyn QueryNamer) -> PyErr {
         CoreError::InvalidArgument { argument, message } => {
             invalid_input(format!("{argument}: {message}"))
         }
+        CoreError::Refused { message } => invalid_input(message),
         CoreError::InvalidQuery {
             query,
             query_id,

@@ -4,7 +4,9 @@
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
-use ragmeter_core::fusion::{self, FusionInput, Method, Norm, RunRows, Training};
+use ragmeter_core::fusion::{
+    self, Args, FusionInput, Method, Norm, ParamKind, RunRows, Training, Value,
+};
 
 use crate::borrowed::{exact_number, for_each_item};
 use crate::error::{ByPosition, QueryNamer, invalid_input, to_pyerr, type_error};
@@ -23,7 +25,7 @@ impl QueryNamer for QueryIds {
     }
 }
 
-fn norm_of(name: Option<&str>) -> PyResult<Norm> {
+pub(crate) fn norm_of(name: Option<&str>) -> PyResult<Norm> {
     Ok(match name {
         None => Norm::None,
         Some("min-max" | "min_max") => Norm::MinMax,
@@ -41,97 +43,99 @@ fn norm_of(name: Option<&str>) -> PyResult<Norm> {
     })
 }
 
-/// The parameters a method may take (the Python declaration table says which each needs).
-#[derive(FromPyObject, Default)]
-pub struct FusionParams {
-    #[pyo3(item)]
-    weights: Option<Vec<f64>>,
-    #[pyo3(item)]
-    k: Option<f64>,
-    #[pyo3(item)]
-    gamma: Option<f64>,
-    #[pyo3(item)]
-    sigma: Option<f64>,
-    #[pyo3(item)]
-    phi: Option<f64>,
-    #[pyo3(item)]
-    w: Option<usize>,
-    #[pyo3(item)]
-    probs: Option<Vec<Vec<f64>>>,
-    #[pyo3(item)]
-    map_scores: Option<Vec<f64>>,
-    #[pyo3(item)]
-    log_odds: Option<Vec<Vec<f64>>>,
+/// The fusion methods' table (`ragmeter_core::fusion::METHODS`) for the Python declarations:
+/// per method its name, ranx's function and run names, title, family, parameters with their
+/// defaults, training and trained parameter (None for untrained methods), formula, citation.
+#[pyfunction]
+pub fn fusion_method_table() -> Vec<MethodRow> {
+    fusion::METHODS
+        .iter()
+        .map(|m| MethodRow {
+            name: m.name,
+            ranx_function: m.ranx_function,
+            ranx_run_name: m.ranx_run_name,
+            title: m.title,
+            family: m.family.name(),
+            parameters: m.parameters.to_vec(),
+            training: m.learns.as_ref().map(|l| l.training),
+            trained_parameter: m.learns.as_ref().map(|l| l.parameter),
+            formula: m.formula,
+            citation: m.citation,
+        })
+        .collect()
 }
 
-fn need<T>(value: Option<T>, method: &str, name: &str) -> PyResult<T> {
-    value.ok_or_else(|| invalid_input(format!("method {method:?} needs the parameter {name}")))
+/// One row of [`fusion_method_table`] (a dict in Python, by field name).
+#[derive(IntoPyObject)]
+pub struct MethodRow {
+    name: &'static str,
+    ranx_function: &'static str,
+    ranx_run_name: &'static str,
+    title: &'static str,
+    family: &'static str,
+    parameters: Vec<(&'static str, Option<f64>)>,
+    training: Option<&'static str>,
+    trained_parameter: Option<&'static str>,
+    formula: &'static str,
+    citation: &'static str,
 }
 
-fn method_of(name: &str, p: FusionParams) -> PyResult<Method> {
-    Ok(match name {
-        "sum" => Method::CombSum,
-        "mnz" => Method::CombMnz,
-        "max" => Method::CombMax,
-        "min" => Method::CombMin,
-        "med" => Method::CombMed,
-        "anz" => Method::CombAnz,
-        "gmnz" => Method::CombGmnz {
-            gamma: need(p.gamma, name, "gamma")?,
-        },
-        "wsum" => Method::Wsum {
-            weights: need(p.weights, name, "weights")?,
-        },
-        "wmnz" => Method::Wmnz {
-            weights: need(p.weights, name, "weights")?,
-        },
-        "mixed" => Method::Mixed {
-            weights: need(p.weights, name, "weights")?,
-        },
-        "rrf" => Method::Rrf {
-            k: need(p.k, name, "k")?,
-        },
-        "isr" => Method::Isr,
-        "log_isr" => Method::LogIsr,
-        "logn_isr" => Method::LognIsr {
-            sigma: need(p.sigma, name, "sigma")?,
-        },
-        "bordafuse" => Method::BordaFuse,
-        "w_bordafuse" => Method::WeightedBordaFuse {
-            weights: need(p.weights, name, "weights")?,
-        },
-        "condorcet" => Method::Condorcet,
-        "w_condorcet" => Method::WeightedCondorcet {
-            weights: need(p.weights, name, "weights")?,
-        },
-        "rbc" => Method::Rbc {
-            phi: need(p.phi, name, "phi")?,
-        },
-        "posfuse" => Method::PosFuse {
-            probs: need(p.probs, name, "probs")?,
-        },
-        "probfuse" => Method::ProbFuse {
-            probs: need(p.probs, name, "probs")?,
-        },
-        "segfuse" => Method::SegFuse {
-            probs: need(p.probs, name, "probs")?,
-        },
-        "slidefuse" => Method::SlideFuse {
-            probs: need(p.probs, name, "probs")?,
-            w: need(p.w, name, "w")?,
-        },
-        "mapfuse" => Method::MapFuse {
-            map_scores: need(p.map_scores, name, "map_scores")?,
-        },
-        "bayesfuse" => Method::BayesFuse {
-            log_odds: need(p.log_odds, name, "log_odds")?,
-        },
-        other => {
-            return Err(invalid_input(format!(
-                "method: unknown fusion method {other:?}"
-            )));
+/// Every fusion parameter and its form (`number`, `count`, `per_run`, `per_run_vectors`).
+#[pyfunction]
+pub fn fusion_parameter_table() -> Vec<(&'static str, &'static str)> {
+    fusion::PARAMETERS
+        .iter()
+        .map(|&(name, kind)| (name, kind.name()))
+        .collect()
+}
+
+/// The parameters given in `params` (`{name: value}`; None values are not given), read in
+/// the form the table declares for each.
+fn args_of(params: &Bound<'_, PyDict>) -> PyResult<Args> {
+    let mut args = Args::new();
+    for (key, value) in params.iter() {
+        if value.is_none() {
+            continue;
         }
-    })
+        let name: String = key
+            .extract()
+            .map_err(|_| type_error("params: parameter names are str".to_owned()))?;
+        let kind = fusion::param_kind(&name)
+            .ok_or_else(|| invalid_input(format!("params: unknown fusion parameter {name:?}")))?;
+        let wrong = |_| {
+            type_error(format!(
+                "{name}: expected {}, got {}",
+                kind.name(),
+                type_name(&value)
+            ))
+        };
+        let value = match kind {
+            ParamKind::Number => Value::Number(value.extract().map_err(wrong)?),
+            ParamKind::Count => Value::Count(value.extract().map_err(wrong)?),
+            ParamKind::PerRun => Value::PerRun(value.extract().map_err(wrong)?),
+            ParamKind::PerRunVectors => Value::PerRunVectors(value.extract().map_err(wrong)?),
+        };
+        args.set(&name, value).map_err(core_error)?;
+    }
+    Ok(args)
+}
+
+/// The training of trained method `method` (`n_segments` for ProbFuse), as the table builds it.
+pub(crate) fn training_of(method: &str, n_segments: Option<usize>) -> PyResult<Training> {
+    let mut args = Args::new();
+    if let Some(n) = n_segments {
+        args.set("n_segments", Value::Count(n))
+            .map_err(core_error)?;
+    }
+    fusion::declaration(method)
+        .and_then(|d| d.training(&args))
+        .map_err(core_error)
+}
+
+/// The method `name` with the parameters `params`, as the table builds it.
+pub(crate) fn method_of(name: &str, params: &Bound<'_, PyDict>) -> PyResult<Method> {
+    let declaration = fusion::declaration(name).map_err(core_error)?;
+    declaration.method(&args_of(params)?).map_err(core_error)
 }
 
 /// A core error met while reading the runs (none names a query: the caller's names do).
@@ -270,6 +274,14 @@ pub struct FusedRows {
 }
 
 impl FusedRows {
+    pub(crate) fn new(rows: RunRows) -> Self {
+        FusedRows { rows }
+    }
+
+    pub(crate) fn rows(&self) -> &RunRows {
+        &self.rows
+    }
+
     fn text(&self, i: usize) -> PyResult<&str> {
         std::str::from_utf8(self.rows.id(i))
             .map_err(|e| invalid_input(format!("internal error: {e}")))
@@ -351,7 +363,7 @@ pub fn fuse_prepared(
     prepared: &FusionRuns,
     method: &str,
     norm: Option<&str>,
-    params: FusionParams,
+    params: &Bound<'_, PyDict>,
     n_threads: Option<usize>,
 ) -> PyResult<FusedRows> {
     let norm = norm_of(norm)?;
@@ -383,7 +395,7 @@ pub fn fuse_runs<'py>(
     run_names: Vec<String>,
     method: &str,
     norm: Option<&str>,
-    params: FusionParams,
+    params: &Bound<'py, PyDict>,
     n_threads: Option<usize>,
 ) -> PyResult<FusedOutput<'py>> {
     let prepared = prepare_fusion_runs(py, runs, query_ids, run_names, n_threads)?;
@@ -392,11 +404,10 @@ pub fn fuse_runs<'py>(
     Ok((fused.offsets(py), fused.doc_ids(py)?, fused.scores(py)))
 }
 
-/// Learn a trained method's parameters from `runs` aligned with `relevant` (per query, the
-/// ids of the relevant documents). `training`: "probs", "probfuse", "segfuse", "bayesfuse" or
-/// "map".
+/// Learn the parameter of trained method `method` from `runs` aligned with `relevant` (per
+/// query, the ids of the relevant documents); `n_segments` for ProbFuse.
 #[pyfunction]
-#[pyo3(signature = (runs, relevant, query_ids, run_names, *, training, norm, n_segments=None, n_threads=None))]
+#[pyo3(signature = (runs, relevant, query_ids, run_names, *, method, norm, n_segments=None, n_threads=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn train_fusion(
     py: Python<'_>,
@@ -404,22 +415,13 @@ pub fn train_fusion(
     relevant: Vec<Vec<String>>,
     query_ids: Vec<String>,
     run_names: Vec<String>,
-    training: &str,
+    method: &str,
     norm: Option<&str>,
     n_segments: Option<usize>,
     n_threads: Option<usize>,
 ) -> PyResult<Vec<Vec<f64>>> {
     let norm = norm_of(norm)?;
-    let training = match training {
-        "probs" => Training::PositionProbs,
-        "probfuse" => Training::ProbFuse {
-            n_segments: need(n_segments, "probfuse", "n_segments")?,
-        },
-        "segfuse" => Training::SegFuse,
-        "bayesfuse" => Training::BayesFuse,
-        "map" => Training::MeanAveragePrecision,
-        other => return Err(invalid_input(format!("training: unknown {other:?}"))),
-    };
+    let training = training_of(method, n_segments)?;
     if relevant.len() != query_ids.len() {
         return Err(invalid_input(
             "relevant: one list per query is needed".to_owned(),

@@ -11,6 +11,8 @@ mod edit;
 mod error;
 mod fallible;
 mod fusion;
+mod fusion_files;
+mod hybrid;
 mod normalize;
 mod pipeline;
 mod prepare;
@@ -94,7 +96,17 @@ mod _core {
     use crate::bm25::{bm25_idf, bm25_postings, bm25_top_k};
 
     #[pymodule_export]
+    use crate::hybrid::{dense_top_k, hybrid_fuse};
+
+    #[pymodule_export]
     use crate::fusion::{
-        FusedRows, FusionRuns, fuse_prepared, fuse_runs, prepare_fusion_runs, train_fusion,
+        FusedRows, FusionRuns, fuse_prepared, fuse_runs, fusion_method_table,
+        fusion_parameter_table, prepare_fusion_runs, train_fusion,
+    };
+
+    #[pymodule_export]
+    use crate::fusion_files::{
+        FusedTrecChunks, FusionFiles, fuse_files, fused_rows_trec_chunks, fused_trec_chunks,
+        index_fusion_files, train_fusion_files,
     };
 }

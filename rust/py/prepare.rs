@@ -856,6 +856,7 @@ pub(crate) fn ranking_options(
     duplicates_first: bool,
     max_docs: Option<usize>,
     all_judged: bool,
+    ties: bool,
 ) -> RankingOptions {
     RankingOptions {
         duplicates: if duplicates_first {
@@ -865,6 +866,7 @@ pub(crate) fn ranking_options(
         },
         max_docs,
         all_judged,
+        ties,
     }
 }
 
@@ -955,7 +957,7 @@ impl<'py> QuerySource<'_, 'py> {
 
 /// Convert aligned per-query judgments and rankings (Python objects) into `PreparedRankings`.
 #[pyfunction]
-#[pyo3(signature = (query_ids, judgments, rankings, *, duplicates_first=false, max_docs=None, all_judged=false, n_threads=None))]
+#[pyo3(signature = (query_ids, judgments, rankings, *, duplicates_first=false, max_docs=None, all_judged=false, ties=false, n_threads=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn prepare_rankings<'py>(
     py: Python<'py>,
@@ -965,6 +967,7 @@ pub fn prepare_rankings<'py>(
     duplicates_first: bool,
     max_docs: Option<usize>,
     all_judged: bool,
+    ties: bool,
     n_threads: Option<usize>,
 ) -> PyResult<PreparedRankings> {
     let n = query_ids.len();
@@ -979,7 +982,7 @@ pub fn prepare_rankings<'py>(
         judgments,
         rankings,
     };
-    let opts = ranking_options(duplicates_first, max_docs, all_judged);
+    let opts = ranking_options(duplicates_first, max_docs, all_judged, ties);
     let prepared = prepare_from(py, query_ids, source, opts, n_threads)?;
     prepared.ok_or_else(|| invalid_input("internal: aligned queries were not read".to_string()))
 }
@@ -989,7 +992,7 @@ pub fn prepare_rankings<'py>(
 /// without building aligned lists first; None when they do not (other queries, another order,
 /// a value to convert first), for the caller to align them.
 #[pyfunction]
-#[pyo3(signature = (query_ids, judgments, rankings, *, duplicates_first=false, max_docs=None, all_judged=false, n_threads=None))]
+#[pyo3(signature = (query_ids, judgments, rankings, *, duplicates_first=false, max_docs=None, all_judged=false, ties=false, n_threads=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn prepare_rankings_in_order<'py>(
     py: Python<'py>,
@@ -999,6 +1002,7 @@ pub fn prepare_rankings_in_order<'py>(
     duplicates_first: bool,
     max_docs: Option<usize>,
     all_judged: bool,
+    ties: bool,
     n_threads: Option<usize>,
 ) -> PyResult<Option<PreparedRankings>> {
     let n = query_ids.len();
@@ -1010,7 +1014,7 @@ pub fn prepare_rankings_in_order<'py>(
         rankings,
         positions: (0, 0),
     };
-    let opts = ranking_options(duplicates_first, max_docs, all_judged);
+    let opts = ranking_options(duplicates_first, max_docs, all_judged, ties);
     prepare_from(py, query_ids, source, opts, n_threads)
 }
 

@@ -79,6 +79,12 @@ impl Measures {
     fn needs_all_judged(&self, judged_only: bool) -> bool {
         judged_only || self.inner.iter().any(Measure::needs_all_judged)
     }
+
+    /// Whether these measures need the rankings prepared with their groups of tied scores
+    /// (the tie-aware measures).
+    fn needs_ties(&self) -> bool {
+        self.inner.iter().any(Measure::needs_ties)
+    }
 }
 
 /// The order in which trec_eval adds up queries: the positions of `query_ids` sorted by the
@@ -146,6 +152,12 @@ impl PreparedRankings {
     #[getter]
     fn all_judged(&self) -> bool {
         self.inner.all_judged
+    }
+
+    /// Whether the rankings were prepared with their groups of tied scores.
+    #[getter]
+    fn has_ties(&self) -> bool {
+        self.inner.ties.is_some()
     }
 
     /// Whether the judgments were diversity judgments `{doc_id: {subtopic: grade}}`.

@@ -179,7 +179,7 @@ type TableJoin<'py> = (
 
 /// Import judgments and a run given as tables, join them on the judged queries and prepare.
 #[pyfunction]
-#[pyo3(signature = (qrels, run, qrels_columns, run_columns, *, duplicates_first=false, max_docs=None, all_judged=false, n_threads=None))]
+#[pyo3(signature = (qrels, run, qrels_columns, run_columns, *, duplicates_first=false, max_docs=None, all_judged=false, ties=false, n_threads=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn prepare_tables<'py>(
     py: Python<'py>,
@@ -190,9 +190,10 @@ pub fn prepare_tables<'py>(
     duplicates_first: bool,
     max_docs: Option<usize>,
     all_judged: bool,
+    ties: bool,
     n_threads: Option<usize>,
 ) -> PyResult<TableJoin<'py>> {
-    let opts = ranking_options(duplicates_first, max_docs, all_judged);
+    let opts = ranking_options(duplicates_first, max_docs, all_judged, ties);
     let qrels_columns = columns_of(qrels_columns, ValueKind::Grade)?;
     let run_columns = columns_of(run_columns, ValueKind::Score)?;
     let judged = read_table(py, qrels, qrels_columns.clone(), n_threads)?;

@@ -31,7 +31,9 @@ type TrecJoin = (
 
 /// Read, parse, join and prepare a qrels file and a run file without the GIL.
 #[pyfunction]
-#[pyo3(signature = (qrels_path, run_path, *, duplicates_first=false, max_docs=None, all_judged=false, n_threads=None))]
+#[pyo3(signature = (qrels_path, run_path, *, duplicates_first=false, max_docs=None, all_judged=false, ties=false, n_threads=None))]
+// A Python function's arguments (pyo3 reads them one by one).
+#[allow(clippy::too_many_arguments)]
 pub fn prepare_trec(
     py: Python<'_>,
     qrels_path: PathBuf,
@@ -39,9 +41,10 @@ pub fn prepare_trec(
     duplicates_first: bool,
     max_docs: Option<usize>,
     all_judged: bool,
+    ties: bool,
     n_threads: Option<usize>,
 ) -> PyResult<TrecJoin> {
-    let opts = ranking_options(duplicates_first, max_docs, all_judged);
+    let opts = ranking_options(duplicates_first, max_docs, all_judged, ties);
     let files = threads::enter_core(py, n_threads, &ByPosition, || {
         trec::prepare_files(&qrels_path, &run_path, opts)
     })?;

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..fusion import METHODS, NORMALIZATIONS, fuse
+from ..fusion._files import trec_paths, write_fused_trec
 
 __all__ = ["add_parser", "run"]
 
@@ -57,26 +58,46 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
-    """Fuse and write; print one line saying what was written."""
+    """Fuse and write; print one line saying what was written. TREC run files are read,
+    fused and written by the core batch by batch (no Python object per line, memory bounded
+    by a batch); other files go through :func:`~ragmeter.fusion.fuse`."""
     decl = METHODS[args.method]
     params = {
         name: getattr(args, name)
         for name in decl.parameters
         if name != "n_segments" and getattr(args, name) is not None
     }
-    fused = fuse(
-        [str(p) for p in args.runs],
-        method=args.method,
-        norm=None if args.norm == "none" else args.norm,
-        params=params,
-        qrels=None if args.qrels is None else str(args.qrels),
-        n_segments=args.n_segments,
-        missing=args.missing,
-        name=args.tag or args.method,
-    )
-    fused.write_trec(args.output)
+    runs = [str(p) for p in args.runs]
+    norm = None if args.norm == "none" else args.norm
+    qrels = None if args.qrels is None else str(args.qrels)
+    tag = args.tag or args.method
+    if trec_paths(runs) is not None and len(runs) >= 2:
+        n_queries = write_fused_trec(
+            runs,
+            args.output,
+            method=args.method,
+            norm=norm,
+            params=params,
+            tag=tag,
+            qrels=qrels,
+            n_segments=args.n_segments,
+            missing=args.missing,
+        )
+    else:
+        fused = fuse(
+            runs,
+            method=args.method,
+            norm=norm,
+            params=params,
+            qrels=qrels,
+            n_segments=args.n_segments,
+            missing=args.missing,
+            name=tag,
+        )
+        fused.write_trec(args.output)
+        n_queries = len(fused)
     out.write(
-        f"fused {len(args.runs)} runs over {len(fused)} queries with {args.method} "
+        f"fused {len(args.runs)} runs over {n_queries} queries with {args.method} "
         f"(norm {args.norm}) into {args.output}\n"
     )
     return 0

@@ -100,11 +100,8 @@ def normalize(run: Any, norm: str = "min-max") -> Any:
     for q in queries:
         if not isinstance(q, str):
             raise InvalidInputError(f"run: query id {q!r} is not a str")
-    params = dict.fromkeys(
-        ("weights", "k", "gamma", "sigma", "phi", "w", "probs", "map_scores", "log_odds")
-    )
     offsets, doc_ids, scores = _core.fuse_runs(
-        [[data[q] for q in queries]], queries, ["run"], method="sum", norm=norm, params=params
+        [[data[q] for q in queries]], queries, ["run"], method="sum", norm=norm, params={}
     )
     values = scores.tolist()
     out = {

@@ -46,27 +46,30 @@ def fusion_grid(method: str, n_runs: int, **bounds: Any) -> list[dict[str, Any]]
     weighted methods, ``k`` 10..100 by 10 (RRF), ``gamma``/``sigma``/``phi`` 0.01..1 by 0.01,
     ``n_segments`` 1..100 (ProbFuse), ``w`` 1..100 (SlideFuse); ``bounds`` override ranx's
     ``min_*``, ``max_*`` and ``step``."""
+    if method not in METHODS:
+        raise InvalidInputError(f"method: unknown fusion method {method!r}")
     b = dict(bounds)
     trials: list[dict[str, Any]]
-    if method in ("wsum", "wmnz", "mixed", "w_bordafuse", "w_condorcet"):
+    # ranx's grids are by parameter (every method that takes weights searches them alike).
+    searched = METHODS[method].parameters
+    if "weights" in searched:
         weights = _arange(0, 1, b.pop("step", 0.1))
         trials = [
             {"weights": list(seq)}
             for seq in itertools.product(*[weights] * n_runs)
             if sum(seq) == 1.0
         ]
-    elif method == "rrf":
+    elif "k" in searched:
         trials = [
             {"k": k} for k in range(b.pop("min_k", 10), b.pop("max_k", 100) + 1, b.pop("step", 10))
         ]
-    elif method in ("gmnz", "logn_isr", "rbc"):
-        name = {"gmnz": "gamma", "logn_isr": "sigma", "rbc": "phi"}[method]
+    elif name := next((p for p in ("gamma", "sigma", "phi") if p in searched), None):
         values = _arange(b.pop(f"min_{name}", 0.01), b.pop(f"max_{name}", 1.0), b.pop("step", 0.01))
         trials = [{name: v} for v in values]
-    elif method == "probfuse":
+    elif "n_segments" in searched:
         low, high = b.pop("min_n_segments", 1), b.pop("max_n_segments", 100)
         trials = [{"n_segments": n} for n in range(low, high + 1)]
-    elif method == "slidefuse":
+    elif "w" in searched:
         trials = [{"w": w} for w in range(b.pop("min_w", 1), b.pop("max_w", 100) + 1)]
     else:
         trials = [{}]

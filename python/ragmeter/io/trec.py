@@ -35,6 +35,7 @@ from ..ranking.columns import (
     column_args,
     evaluated_measures,
     needs_all_judged,
+    needs_ties,
 )
 from ..ranking.names import Measure, measures_of
 from ._formats import compression_of
@@ -365,6 +366,7 @@ def trec_join(
                     duplicates_first=options.duplicates == "first",
                     max_docs=options.max_docs,
                     all_judged=needs_all_judged(measures, options),
+                    ties=needs_ties(measures, options),
                     n_threads=options.n_threads,
                 )
             )
@@ -482,6 +484,7 @@ def _prepare_subtopic_trec(
         duplicates_first=options.duplicates == "first",
         max_docs=options.max_docs,
         all_judged=needs_all_judged(measures, options),
+        ties=needs_ties(measures, options),
         n_threads=options.n_threads,
     )
     return prepared, query_ids, in_run, run_only, None

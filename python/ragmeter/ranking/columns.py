@@ -29,6 +29,7 @@ __all__ = [
     "judged_only",
     "kernel_measures",
     "needs_all_judged",
+    "needs_ties",
     "report_columns",
 ]
 
@@ -170,6 +171,23 @@ def needs_all_judged(measures: Sequence[Measure], options: EvaluationOptions) ->
         return True
     numeric = tuple(m.kernel_args(options) for m in measures if m.family.kernel is not None)
     return bool(numeric) and kernel_measures(numeric).needs_all_judged()
+
+
+def needs_ties(measures: Sequence[Measure], options: EvaluationOptions) -> bool:
+    """Whether the rankings must be prepared with their groups of tied scores: the tie-aware
+    measures (``ndcg_ta``, ``map_ta``, ...) read them.
+
+    Examples
+    --------
+    >>> from ragmeter.options import EvaluationOptions
+    >>> from ragmeter.ranking import parse_metric
+    >>> needs_ties([parse_metric("ndcg_ta@10")], EvaluationOptions())
+    True
+    >>> needs_ties([parse_metric("ndcg@10")], EvaluationOptions())
+    False
+    """
+    numeric = tuple(m.kernel_args(options) for m in measures if m.family.kernel is not None)
+    return bool(numeric) and kernel_measures(numeric).needs_ties()
 
 
 @functools.lru_cache(maxsize=256)

@@ -24,7 +24,9 @@ __all__ = [
     "DEFAULT_DECIMAL_LEVELS",
     "DEFAULT_TREC_CUTOFFS",
     "FAMILIES",
+    "GRADE_RULES",
     "NICKNAMES",
+    "GradeRule",
     "MeasureFamily",
     "ParameterStyle",
     "Summary",
@@ -43,6 +45,31 @@ ParameterStyle = Literal["cutoffs", "levels", "values", "pairs", "none"]
 #: divided), ``geometric`` (trec_eval's gm_*: exp of the mean of log(max(value, 0.00001))),
 #: ``sum`` (counts), ``count`` (the number of queries), ``run`` (the run's tag) or ``none``.
 Summary = Literal["mean", "geometric", "sum", "count", "run", "none"]
+
+#: How a family reads grades, fractional ones included (:attr:`MeasureFamily.grades`); the
+#: rule of each, in words, is :data:`GRADE_RULES`. trec_eval reads integer grades only; ragmeter
+#: reads any finite grade from mappings and tables (a TREC qrels file with ``float_grades``).
+GradeRule = Literal["relevance", "gain", "gain_table", "scaled", "judged", "text", "none"]
+
+#: Each :data:`GradeRule` in words (the measure pages show the rule of each family). An integer
+#: grade is read as it always was: these rules only say what a fractional one means.
+GRADE_RULES: dict[str, str] = {
+    "relevance": "A document is relevant when its grade is at least the relevance threshold (1 "
+    "by default), whatever the grade: 0.4 is not relevant at the default threshold, 1.0 and 2.5 "
+    "are (lower the threshold, e.g. relevance_threshold=0.5, for grades in [0, 1]). A grade "
+    "below 0 is in the pool but unjudged, 0 <= grade < threshold judged non-relevant.",
+    "gain": "The grade is the gain (or its exponent, as the formula says), fractional or not: "
+    "0.4 gains 0.4; grades <= 0 gain nothing. The relevance threshold does not change the gains "
+    "unless the formula says so.",
+    "gain_table": "Without gain pairs the grade is the gain, fractional or not. Gain pairs "
+    "(trec_eval's ndcg.1=3,2=7, ir_measures' gains={...}) map integer grades to gains, so with "
+    "gain pairs a judgment with a fractional grade is refused: it has no level to map.",
+    "scaled": "The grade is clamped to [min_rel, max_rel] and scaled to [0, 1], fractional or not.",
+    "judged": "Only whether a document is judged counts, not its grade.",
+    "text": "A grade is shown as trec_eval would read it from a file, by its integer part (0.4 "
+    "and 0.9 are 0, 2.5 is 2).",
+    "none": "The grades are not read.",
+}
 
 #: trec_eval's default cutoffs of P, recall, map_cut, ndcg_cut and relative_P.
 DEFAULT_TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -109,6 +136,24 @@ _RANX = (
 )
 _RANX_TIES = (
     "ranx breaks ties in scores by insertion order, ragmeter as trec_eval (doc id descending)"
+)
+_MCSHERRY_NAJORK = (
+    "F. McSherry and M. Najork, 'Computing Information Retrieval Performance Measures "
+    "Efficiently in the Presence of Tied Scores', ECIR 2008"
+)
+_TIE_AWARE = (
+    "the mean of the measure over every order of the documents with tied scores (McSherry and "
+    "Najork's closed form, not an enumeration); the ranking is cut at max_docs first (in "
+    "trec_eval's order), then the ties among the retrieved documents are averaged"
+)
+_TIE_AWARE_REFERENCE = (
+    "the mean of the measure over every order of the tied documents, enumerated (up to 8 tied "
+    "documents, random cases in cargo test and pytest)"
+)
+_BEIR = (
+    "N. Thakur, N. Reimers, A. Rücklé, A. Srivastava and I. Gurevych, 'BEIR: A Heterogeneous "
+    "Benchmark for Zero-shot Evaluation of Information Retrieval Models', NeurIPS 2021 "
+    "(Datasets and Benchmarks)"
 )
 _R_ZERO = "the query has no relevant judged document (R = 0)"
 _IDEAL_ZERO = "no judged document has a positive gain (ideal DCG = 0)"
@@ -210,6 +255,18 @@ class MeasureFamily:
         against ``ir_measures_provider`` (pinned), so they are also the documented examples.
     ir_measures_provider
         The ir_measures provider whose semantics this family has, or None.
+    grades
+        How the family reads a grade, fractional ones included (see :data:`GRADE_RULES`):
+        ``"relevance"`` (default: relevant when grade >= the relevance threshold),
+        ``"gain"`` (the grade is the gain), ``"gain_table"`` (trec_eval's gain tables: with
+        gain pairs, fractional grades are refused), ``"scaled"`` (cwl_eval's gains),
+        ``"judged"`` (only whether a document is judged), ``"text"`` (``relstring``) or
+        ``"none"``.
+    beir_name
+        BEIR's key prefix (``"NDCG"`` for ``NDCG@10``), for :mod:`ragmeter.compat.beir`; None.
+    mteb_name
+        mteb's key prefix (``"ndcg"`` for ``ndcg_at_10``), for :mod:`ragmeter.compat.mteb`;
+        None.
 
     Examples
     --------
@@ -250,6 +307,9 @@ class MeasureFamily:
     fixed_parameters: tuple[tuple[str, object], ...] = ()
     ir_measures_examples: tuple[str, ...] = ()
     ir_measures_provider: str | None = None
+    grades: GradeRule = "relevance"
+    beir_name: str | None = None
+    mteb_name: str | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -264,6 +324,7 @@ class MeasureFamily:
 FAMILIES: tuple[MeasureFamily, ...] = (
     MeasureFamily(
         name="runid",
+        grades="none",
         title="Run tag",
         kernel=None,
         formula="the run tag (6th column) of the last line of the run file",
@@ -274,6 +335,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="num_q",
+        grades="none",
         title="Number of queries",
         kernel=None,
         formula="the number of queries evaluated (with missing='zero', every judged query)",
@@ -287,6 +349,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="num_ret",
+        grades="none",
         title="Documents retrieved",
         kernel="num_ret",
         formula="|ranking| after the max_docs cut (with judged_docs_only, judged documents only)",
@@ -394,6 +457,8 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="mrr",
+        beir_name="MRR",
+        mteb_name="mrr",
         title="Reciprocal rank",
         kernel="reciprocal_rank",
         formula="1 / rank of the first relevant document (within the top k if given), 0 if "
@@ -431,6 +496,8 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="precision",
+        beir_name="P",
+        mteb_name="precision",
         title="Precision at k",
         kernel="precision",
         formula="|relevant in top k| / k (k even when fewer than k documents were ranked)",
@@ -449,6 +516,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="relstring",
+        grades="text",
         title="Relevance string",
         kernel=None,
         formula="one character per rank of the first n (default 10): the grade (> above 9), "
@@ -462,6 +530,8 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="recall",
+        beir_name="Recall",
+        mteb_name="recall",
         title="Recall at k",
         kernel="recall",
         formula="|relevant in top k| / R",
@@ -550,6 +620,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="g",
+        grades="gain_table",
         title="Normalized gain",
         kernel="g",
         formula="trec_eval's G: gains discounted by log2(2 + ideal cost - gain so far), "
@@ -560,6 +631,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="dcg",
+        grades="gain_table",
         threshold_unused=True,
         title="Discounted cumulative gain",
         kernel="dcg",
@@ -576,6 +648,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="ideal_dcg",
+        grades="gain_table",
         threshold_unused=True,
         title="Ideal discounted cumulative gain",
         kernel="ideal_dcg",
@@ -586,6 +659,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="ndcg",
+        grades="gain_table",
         threshold_unused=True,
         title="Normalized discounted cumulative gain",
         kernel="ndcg",
@@ -615,6 +689,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="ndcg_rel",
+        grades="gain_table",
         title="nDCG averaged over the relevant documents",
         kernel="ndcg_rel",
         formula="the mean of nDCG at the rank of each relevant document (missing ones count "
@@ -625,6 +700,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="rndcg",
+        grades="gain_table",
         title="nDCG averaged at the R levels",
         kernel="rndcg",
         formula="the mean of nDCG at the ranks where the ideal gain changes",
@@ -634,6 +710,9 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="ndcg_cut",
+        beir_name="NDCG",
+        mteb_name="ndcg",
+        grades="gain",
         threshold_unused=True,
         title="nDCG at cutoffs (trec_eval)",
         kernel="ndcg",
@@ -647,6 +726,8 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="map_cut",
+        beir_name="MAP",
+        mteb_name="map",
         title="Average precision at cutoffs (trec_eval)",
         kernel="average_precision",
         formula="AP@k (see map)",
@@ -659,6 +740,8 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="relative_precision",
+        beir_name="R_cap",
+        mteb_name="R_cap",
         title="Relative precision at k",
         kernel="relative_precision",
         formula="|relevant in top k| / min(k, R)",
@@ -667,9 +750,15 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         trec_name="relative_P",
         trec_parameters="cutoffs",
         trec_defaults=DEFAULT_TREC_CUTOFFS,
+        aliases=("r_cap", "capped_recall"),
+        differences="BEIR's R_cap@k (capped recall, its custom_metrics.recall_cap) is this "
+        "measure with relevant = grade > 0; BEIR divides by zero where R = 0 (ragmeter: "
+        "undefined), and mteb's recall_cap gives None there.",
     ),
     MeasureFamily(
         name="hit_rate",
+        beir_name="Accuracy",
+        mteb_name="hit_rate",
         title="Hit rate (success) at k",
         kernel="success",
         formula="1 if a relevant document is in the top k, else 0",
@@ -677,7 +766,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         trec_name="success",
         trec_parameters="cutoffs",
         trec_defaults=(1, 5, 10),
-        aliases=("hitrate",),
+        aliases=("hitrate", "top_k_accuracy"),
         ir_measures_name="Success",
         ranx_name="hit_rate",
         ranx_whole_ranking="hit_rate",
@@ -685,7 +774,9 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         ir_measures_provider="pytrec_eval",
         citation="S. Tomlinson, trec_eval's success measure",
         differences="'hits@k' is ranx's count of relevant documents in the top k (see hits), "
-        "not this. " + _RANX_TIES + ".",
+        "not this. BEIR's Accuracy@k (custom_metrics.top_k_accuracy) is this measure with "
+        "relevant = grade > 0, its ties in the order of the run's dict; mteb's HitRate@k is "
+        "pytrec_eval's success. " + _RANX_TIES + ".",
     ),
     MeasureFamily(
         name="hits",
@@ -773,6 +864,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="rbp",
+        grades="gain_table",
         title="Rank-biased precision",
         kernel="rbp",
         formula="(1 - p) * sum over ranks i of gain_i * p^(i-1), p the persistence (default "
@@ -788,6 +880,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="rbp_resid",
+        grades="judged",
         title="Residual of rank-biased precision",
         kernel="rbp_residual",
         formula="p^n + (1 - p) * sum over unjudged ranks i of p^(i-1) for a ranking of n "
@@ -801,6 +894,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="unjudged",
+        grades="judged",
         title="Unjudged documents at k",
         kernel="unjudged",
         formula="|documents in the top k without a judgment (or judged negative)| / k",
@@ -814,6 +908,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     # ---- ir_measures' families beyond trec_eval, with their provider's semantics ----
     MeasureFamily(
         name="err",
+        grades="gain",
         threshold_unused=True,
         title="Expected reciprocal rank (gdeval)",
         kernel="err",
@@ -834,6 +929,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="ndcg_exp",
+        grades="gain",
         threshold_unused=True,
         title="nDCG with exponential gains (gdeval)",
         kernel="ndcg_exp",
@@ -853,6 +949,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="rbp_graded",
+        grades="gain",
         threshold_unused=True,
         title="Rank-biased precision, graded (ir_measures' RBP)",
         kernel="rbp_graded",
@@ -876,6 +973,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="rbp_graded_residual",
+        grades="judged",
         threshold_unused=True,
         title="Residual of graded rank-biased precision",
         kernel="rbp_graded_residual",
@@ -908,6 +1006,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="judged",
+        grades="judged",
         threshold_unused=True,
         title="Judged documents at k",
         kernel="judged",
@@ -941,6 +1040,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="sdcg",
+        grades="scaled",
         threshold_unused=True,
         title="Scaled DCG (cwl_eval)",
         kernel="sdcg",
@@ -959,6 +1059,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="nerr8",
+        grades="scaled",
         threshold_unused=True,
         title="Nearly expected reciprocal rank, eq. 8 (cwl_eval)",
         kernel="nerr8",
@@ -974,6 +1075,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="nerr9",
+        grades="scaled",
         threshold_unused=True,
         title="Nearly expected reciprocal rank, eq. 9 (cwl_eval)",
         kernel="nerr9",
@@ -989,6 +1091,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="nerr10",
+        grades="scaled",
         threshold_unused=True,
         title="Nearly expected reciprocal rank, eq. 10 (cwl_eval)",
         kernel="nerr10",
@@ -1003,6 +1106,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="nerr11",
+        grades="scaled",
         threshold_unused=True,
         title="Nearly expected reciprocal rank, eq. 11 (cwl_eval)",
         kernel="nerr11",
@@ -1018,6 +1122,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="inst",
+        grades="scaled",
         threshold_unused=True,
         title="INST (cwl_eval)",
         kernel="inst",
@@ -1034,6 +1139,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="insq",
+        grades="scaled",
         threshold_unused=True,
         title="INSQ (cwl_eval)",
         kernel="insq",
@@ -1050,6 +1156,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="bpm",
+        grades="scaled",
         threshold_unused=True,
         title="Bejeweled player model (cwl_eval)",
         kernel="bpm",
@@ -1067,6 +1174,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="compat",
+        grades="gain",
         threshold_unused=True,
         title="Compatibility (rank-biased overlap with an ideal ranking)",
         kernel="compat",
@@ -1240,6 +1348,103 @@ FAMILIES: tuple[MeasureFamily, ...] = (
         reference=_NDEVAL,
         differences=_DIVERSITY_DIFFERENCES,
     ),
+    # ---- the tie-aware measures: the mean over every order of tied scores ----
+    MeasureFamily(
+        name="ndcg_ta",
+        grades="gain",
+        threshold_unused=True,
+        title="nDCG, tie-aware",
+        kernel="ndcg_ta",
+        formula="E[DCG@k] / IDCG@k, E[DCG@k] = sum over groups of tied documents (a group "
+        "after position a, of n documents) of (the group's gains / n) * sum over its positions "
+        "a + i <= k of 1 / log2(a + i + 1); gains the grades (grades <= 0 add nothing), IDCG as "
+        "ndcg's. That is " + _TIE_AWARE,
+        undefined=_IDEAL_ZERO,
+        cutoff="optional",
+        aliases=("ndcg_tie_aware",),
+        citation=_MCSHERRY_NAJORK,
+        reference=_TIE_AWARE_REFERENCE + "; scikit-learn's ndcg_score (ignore_ties=False) "
+        "where every judged document is ranked; mteb PR 5516's float-gain nDCG (group-mean "
+        "ties)",
+        differences="Equal to ndcg (trec_eval's ndcg_cut) on a ranking without ties; "
+        "trec_eval breaks ties by doc id, so its value depends on how the tied documents are "
+        "named. scikit-learn's ndcg_score computes the same mean, with an ideal DCG over the "
+        "documents scored only; mteb PR 5516's ndcg_float_at_k is this measure.",
+    ),
+    MeasureFamily(
+        name="map_ta",
+        title="Average precision, tie-aware",
+        kernel="average_precision_ta",
+        formula="(1/R) * sum over the positions p <= k of a group of tied documents (after "
+        "position a, n documents, r relevant, c relevant documents ranked above it; p = a + i) "
+        "of (r/n) * (c + 1 + (i - 1)(r - 1)/(n - 1)) / p. That is " + _TIE_AWARE,
+        undefined=_R_ZERO,
+        cutoff="optional",
+        aliases=("ap_ta", "average_precision_ta"),
+        citation=_MCSHERRY_NAJORK,
+        reference=_TIE_AWARE_REFERENCE,
+        differences="Equal to map (map_cut with @k) on a ranking without ties.",
+    ),
+    MeasureFamily(
+        name="precision_ta",
+        title="Precision at k, tie-aware",
+        kernel="precision_ta",
+        formula="E[|relevant in top k|] / k, E[...] = sum over groups of tied documents "
+        "(after position a, n documents, r relevant) of r * |positions a + i <= k| / n. That "
+        "is " + _TIE_AWARE,
+        cutoff="required",
+        aliases=("p_ta",),
+        citation=_MCSHERRY_NAJORK,
+        reference=_TIE_AWARE_REFERENCE,
+        differences="Equal to precision on a ranking without ties.",
+    ),
+    MeasureFamily(
+        name="recall_ta",
+        title="Recall at k, tie-aware",
+        kernel="recall_ta",
+        formula="E[|relevant in top k|] / R (see precision_ta). That is " + _TIE_AWARE,
+        undefined=_R_ZERO,
+        cutoff="required",
+        aliases=("r_ta",),
+        citation=_MCSHERRY_NAJORK,
+        reference=_TIE_AWARE_REFERENCE,
+        differences="Equal to recall on a ranking without ties.",
+    ),
+    MeasureFamily(
+        name="mrr_ta",
+        title="Reciprocal rank, tie-aware",
+        kernel="reciprocal_rank_ta",
+        formula="sum over the positions j of the first group of tied documents holding a "
+        "relevant one (after position a, n documents, r relevant) with a + j <= k of "
+        "C(n - j, r - 1) / C(n, r) / (a + j): the probability that its first relevant "
+        "document is at its j-th position, over the rank; 0 if none. That is " + _TIE_AWARE,
+        cutoff="optional",
+        aliases=("rr_ta", "reciprocal_rank_ta"),
+        citation=_MCSHERRY_NAJORK,
+        reference=_TIE_AWARE_REFERENCE,
+        differences="Equal to mrr on a ranking without ties.",
+    ),
+    # ---- BEIR's measures beyond trec_eval ----
+    MeasureFamily(
+        name="hole",
+        grades="judged",
+        threshold_unused=True,
+        title="Hole at k (unjudged documents, BEIR)",
+        kernel="hole",
+        formula="|documents in the top k absent from the judgments (a judgment of any grade, "
+        "negative ones too, makes a document judged)| / k (k even when fewer than k documents "
+        "were ranked)",
+        cutoff="required",
+        reset_if_missing="always",
+        beir_name="Hole",
+        mteb_name="Hole",
+        citation=_BEIR,
+        reference="BEIR's custom_metrics.hole (beir-cellar/beir), ported",
+        differences="BEIR counts a document judged for any query as judged (its 'annotated "
+        "corpus'); ragmeter.compat.beir and ragmeter.compat.mteb pass the judgments that way, "
+        "the measure itself reads each query's own. trec_eval's unj counts a document judged "
+        "with a negative grade as unjudged; this measure does not.",
+    ),
     # ---- ranx's measures that trec_eval lacks, with ranx's semantics ----
     MeasureFamily(
         name="f1",
@@ -1256,6 +1461,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="dcg_burges",
+        grades="gain",
         title="DCG with exponential gains (ranx)",
         kernel="dcg_burges",
         formula="sum over ranks i <= k of (2^g_i - 1) / log2(i + 1), g_i the grade when >= the "
@@ -1269,6 +1475,7 @@ FAMILIES: tuple[MeasureFamily, ...] = (
     ),
     MeasureFamily(
         name="ndcg_burges",
+        grades="gain",
         title="nDCG with exponential gains (ranx)",
         kernel="ndcg_burges",
         formula="dcg_burges@k / the dcg_burges@k of the judged grades >= the relevance threshold "

@@ -33,6 +33,7 @@ from .columns import (
     evaluated_measures,
     kernel_measures,
     needs_all_judged,
+    needs_ties,
 )
 from .metric_results import MetricResults
 from .names import Measure
@@ -44,6 +45,7 @@ __all__ = [
     "joined_values",
     "kernel_measures",
     "needs_all_judged",
+    "needs_ties",
     "resolved_numbers",
     "summarize",
 ]

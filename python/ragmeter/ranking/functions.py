@@ -62,6 +62,7 @@ from .evaluation import (
     compute_values,
     joined_values,
     needs_all_judged,
+    needs_ties,
     summarize,
 )
 from .metric_results import MetricResults
@@ -284,7 +285,8 @@ def ranking_values(
         y_pred = read_table(y_pred, "y_pred", columns, "run", options.n_threads)
     measures = measures_of(metrics)
     all_judged = needs_all_judged(measures, options)
-    paired = _prepared_in_order(y_true, y_pred, options, all_judged)
+    ties = needs_ties(measures, options)
+    paired = _prepared_in_order(y_true, y_pred, options, all_judged, ties)
     if paired is not None:
         queries, prepared = paired
         return compute_values(prepared, measures, queries, options, run_tag=run_tag)
@@ -302,6 +304,7 @@ def ranking_values(
         duplicates_first=options.duplicates == "first",
         max_docs=options.max_docs,
         all_judged=all_judged,
+        ties=ties,
         n_threads=options.n_threads,
     )
     in_run = None
@@ -312,7 +315,7 @@ def ranking_values(
 
 
 def _prepared_in_order(
-    y_true: Any, y_pred: Any, options: EvaluationOptions, all_judged: bool
+    y_true: Any, y_pred: Any, options: EvaluationOptions, all_judged: bool, ties: bool
 ) -> tuple[AlignedQueries, _core.PreparedRankings] | None:
     """The commonest case, read without aligning the queries first: two dicts that list the
     same queries in the same order, paired by the core as it reads them (each pair of keys
@@ -330,6 +333,7 @@ def _prepared_in_order(
             duplicates_first=options.duplicates == "first",
             max_docs=options.max_docs,
             all_judged=all_judged,
+            ties=ties,
             n_threads=options.n_threads,
         )
     except RagmeterError:
@@ -459,6 +463,7 @@ def table_values(
         duplicates_first=options.duplicates == "first",
         max_docs=options.max_docs,
         all_judged=needs_all_judged(measures, options),
+        ties=needs_ties(measures, options),
         n_threads=options.n_threads,
     )
     missing_from_run = [q for q, present in zip(query_ids, in_run, strict=True) if not present]

@@ -309,10 +309,29 @@ class RetrievalEstimator(BaseEstimator):  # type: ignore[misc]
             for position in range(len(texts)):
                 rankings[position] = ids[bounds[position] : bounds[position + 1]]
             return rankings
+        doc_ids = index.doc_ids
+        if config.match_mode == "hybrid":
+            # Both legs fused in the core; a query whose semantic leg cannot run is refused.
+            batch = index._hybrid_ranked(texts, embeddings, config, n_threads)
+            failed = next((p for p, ran in enumerate(batch.dense) if not ran), None)
+            if failed is not None:
+                error = index._dense_failure(embeddings[failed]).error
+                assert error is not None
+                raise RetrievalError(
+                    f"query {failed} ({_shorten(texts[failed])}): the hybrid search did not run "
+                    f"completely ({error.code}: {error.message}); predict refuses to return a "
+                    "partial ranking that would be scored as complete. Give (text, embedding) "
+                    "pairs for the semantic leg, or search with match_mode='keyword'"
+                )
+            offsets, positions = batch.fused[0], batch.fused[1]
+            ids = doc_ids[positions].tolist()
+            bounds = offsets.tolist()
+            for position in range(len(texts)):
+                rankings[position] = ids[bounds[position] : bounds[position + 1]]
+            return rankings
         searches = index._search_batch(
             texts, config, None if all(e is None for e in embeddings) else embeddings, n_threads
         )
-        doc_ids = index.doc_ids
         for position, search in enumerate(searches):
             if not search.complete:
                 raise RetrievalError(

@@ -7,10 +7,10 @@ import math
 import re
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _core
 from ..exceptions import InputTypeError, InvalidInputError
 from ._bm25 import Bm25Matrix, RankedBatch
 from ._config import RetrievalConfig
@@ -22,15 +22,17 @@ from ._response import (
     LegKind,
     LegOutcome,
     LegStatus,
-    RetrievalHit,
     RetrievalResponse,
 )
+from ._search import Hybrid, Search
 
 __all__ = ["RetrievalIndex", "tokenize"]
 
 _WORD = re.compile(r"\w+")
 #: Query embeddings multiplied with the document matrix at once (bounds the cosine matrix).
 _DENSE_BLOCK = 1024
+#: The rank the core gives a fused hit for a leg that does not have it.
+_ABSENT = 2**32 - 1
 
 
 def _doc_id(doc: CorpusDocument) -> DocId:
@@ -170,6 +172,7 @@ class RetrievalIndex:
         self._bm25_indexes: dict[bool, Bm25Matrix] = {}
         self._embeddings: np.ndarray | None = None
         self._doc_ids: np.ndarray | None = None
+        self._doc_order: np.ndarray | None = None
 
     def __repr__(self) -> str:
         return (
@@ -234,6 +237,7 @@ class RetrievalIndex:
             )
         self._documents = docs
         self._doc_ids = None
+        self._doc_order = None
         self._bm25_indexes = {}
         self._lexical(self.config)
         self._build_dense(docs)
@@ -440,7 +444,7 @@ class RetrievalIndex:
         config: RetrievalConfig | None,
         query_embeddings: Sequence[Sequence[float] | np.ndarray | None] | None,
         n_threads: int | None,
-    ) -> list[_Search]:
+    ) -> list[Search]:
         if not self._documents:
             raise InvalidInputError("search: the index is empty; call build(documents) first")
         if config is not None and not isinstance(config, RetrievalConfig):
@@ -467,7 +471,7 @@ class RetrievalIndex:
         mode = config.match_mode
         if mode == "keyword":
             return [
-                _Search(ranked, "keyword", "bm25", "bm25", (self._ran(LegKind.LEXICAL, ranked),))
+                Search(ranked, "keyword", "bm25", "bm25", (self._ran(LegKind.LEXICAL, ranked),))
                 for ranked in self._bm25(texts, config, config.top_k, n_threads)
             ]
         if mode == "strict":
@@ -475,7 +479,7 @@ class RetrievalIndex:
             for text in texts:
                 ranked = self._substring(text, config)
                 legs = (self._ran(LegKind.LEXICAL, ranked),)
-                searches.append(_Search(ranked, "strict", "exact_match", "substring", legs))
+                searches.append(Search(ranked, "strict", "exact_match", "substring", legs))
             return searches
         if mode == "semantic":
             return self._semantic(texts, embeddings, config)
@@ -551,6 +555,32 @@ class RetrievalIndex:
             )
         return vector / norm
 
+    def _dense_rows(
+        self,
+        given: Sequence[tuple[int, Sequence[float] | np.ndarray]],
+        n_queries: int,
+        threshold: float,
+        limit: int,
+    ) -> RankedBatch:
+        """The semantic leg of ``n_queries`` queries as CSR rows (an empty row for a query not
+        in ``given``, its ``(position, embedding)`` pairs in order): the ``limit`` best
+        documents by cosine, cosines below ``threshold`` dropped, ties in build order."""
+        assert self._embeddings is not None
+        counts = np.zeros(n_queries, dtype=np.uintp)
+        docs: list[np.ndarray] = [np.empty(0, dtype=np.uint32)]
+        values: list[np.ndarray] = [np.empty(0, dtype=np.float64)]
+        for start in range(0, len(given), _DENSE_BLOCK):
+            block = given[start : start + _DENSE_BLOCK]
+            vectors = np.stack([self._query_vector(vector, p) for p, vector in block])
+            cosines = np.ascontiguousarray(vectors @ self._embeddings.T)
+            offsets, found, kept = _core.dense_top_k(cosines, limit=limit, threshold=threshold)
+            counts[[p for p, _ in block]] = np.diff(offsets)
+            docs.append(found)
+            values.append(kept)
+        offsets = np.zeros(n_queries + 1, dtype=np.uintp)
+        np.cumsum(counts, out=offsets[1:])
+        return offsets, np.concatenate(docs), np.concatenate(values)
+
     def _cosine_many(
         self,
         query_embeddings: Sequence[tuple[int, Sequence[float] | np.ndarray]],
@@ -559,17 +589,10 @@ class RetrievalIndex:
     ) -> dict[int, list[tuple[int, float]]]:
         """The ``limit`` best documents by cosine of each ``(position, embedding)``, cosines
         below ``threshold`` dropped, ties in build order."""
-        assert self._embeddings is not None
-        ranked: dict[int, list[tuple[int, float]]] = {}
-        for start in range(0, len(query_embeddings), _DENSE_BLOCK):
-            block = query_embeddings[start : start + _DENSE_BLOCK]
-            vectors = np.stack([self._query_vector(vector, p) for p, vector in block])
-            cosines = vectors @ self._embeddings.T
-            for (position, _), row in zip(block, cosines, strict=True):
-                best = _top_positions(row, limit)
-                kept = best[row[best] >= threshold]
-                ranked[position] = list(zip(kept.tolist(), row[kept].tolist(), strict=True))
-        return ranked
+        n = max((p for p, _ in query_embeddings), default=-1) + 1
+        offsets, docs, values = self._dense_rows(query_embeddings, n, threshold, limit)
+        bounds, pairs = offsets.tolist(), list(zip(docs.tolist(), values.tolist(), strict=True))
+        return {p: pairs[bounds[p] : bounds[p + 1]] for p, _ in query_embeddings}
 
     def query(
         self, vector: Sequence[float] | np.ndarray, k: int | None = None
@@ -621,11 +644,11 @@ class RetrievalIndex:
         texts: Sequence[str],
         embeddings: Sequence[Sequence[float] | np.ndarray | None],
         config: RetrievalConfig,
-    ) -> list[_Search]:
+    ) -> list[Search]:
         skipped_lexical = LegOutcome(LegKind.LEXICAL, LegStatus.SKIPPED)
         if self._embeddings is None:
             failed = (skipped_lexical, self._dense_failure(None))
-            return [_Search([], "semantic", "cosine_similarity", "bruteforce", failed)] * len(texts)
+            return [Search([], "semantic", "cosine_similarity", "bruteforce", failed)] * len(texts)
         for position, vector in enumerate(embeddings):
             if vector is None:
                 where = "" if len(texts) == 1 else f" (query {position})"
@@ -636,7 +659,7 @@ class RetrievalIndex:
         given = [(p, v) for p, v in enumerate(embeddings) if v is not None]
         ranked = self._cosine_many(given, config.semantic_threshold, config.top_k)
         return [
-            _Search(
+            Search(
                 ranked[p],
                 "semantic",
                 "cosine_similarity",
@@ -646,121 +669,93 @@ class RetrievalIndex:
             for p in range(len(texts))
         ]
 
+    def _order(self) -> np.ndarray:
+        """Each document's place when the ids are sorted: the order that breaks ties of
+        fused scores."""
+        if self._doc_order is None:
+            ids = [_doc_id(doc) for doc in self._documents]
+            order = np.empty(len(ids), dtype=np.uint32)
+            order[sorted(range(len(ids)), key=ids.__getitem__)] = np.arange(len(ids))
+            self._doc_order = order
+        return self._doc_order
+
+    def _hybrid_ranked(
+        self,
+        texts: Sequence[str],
+        embeddings: Sequence[Sequence[float] | np.ndarray | None],
+        config: RetrievalConfig,
+        n_threads: int | None,
+    ) -> Hybrid:
+        """Both legs of every query and their reciprocal rank fusion, fused in the core."""
+        fetch_k = min(3 * config.top_k, max(self.n_documents, 1))
+        keyword = self._bm25_batch(texts, config, fetch_k, n_threads)
+        if self._embeddings is not None:
+            given = [(p, v) for p, v in enumerate(embeddings) if v is not None]
+            semantic = self._dense_rows(given, len(texts), config.semantic_threshold, fetch_k)
+        else:
+            empty = np.zeros(len(texts) + 1, dtype=np.uintp)
+            semantic = (empty, np.empty(0, dtype=np.uint32), np.empty(0, dtype=np.float64))
+        fused = _core.hybrid_fuse(
+            keyword[0],
+            keyword[1],
+            semantic[0],
+            semantic[1],
+            self._order(),
+            keyword_weight=1.0 - config.hybrid_alpha,
+            semantic_weight=config.hybrid_alpha,
+            rrf_k=float(config.rrf_k),
+            top_k=config.top_k,
+            n_threads=n_threads,
+        )
+        dense = self._embeddings is not None
+        return Hybrid(keyword, semantic, [dense and v is not None for v in embeddings], fused)
+
     def _hybrid(
         self,
         texts: Sequence[str],
         embeddings: Sequence[Sequence[float] | np.ndarray | None],
         config: RetrievalConfig,
         n_threads: int | None,
-    ) -> list[_Search]:
-        fetch_k = min(3 * config.top_k, max(self.n_documents, 1))
-        lexical = self._bm25(texts, config, fetch_k, n_threads)
-        dense: dict[int, list[tuple[int, float]]] = {}
-        if self._embeddings is not None:
-            given = [(p, v) for p, v in enumerate(embeddings) if v is not None]
-            dense = self._cosine_many(given, config.semantic_threshold, fetch_k)
+    ) -> list[Search]:
+        batch = self._hybrid_ranked(texts, embeddings, config, n_threads)
+        offsets, docs, scores, keyword_ranks, semantic_ranks = (a.tolist() for a in batch.fused)
+        keyword_offsets, keyword_natives = batch.keyword[0].tolist(), batch.keyword[2].tolist()
+        dense_offsets, dense_natives = batch.semantic[0].tolist(), batch.semantic[2].tolist()
         searches = []
-        for position, keyword_hits in enumerate(lexical):
-            lexical_outcome = LegOutcome(
+        for q in range(len(texts)):
+            n_keyword = keyword_offsets[q + 1] - keyword_offsets[q]
+            lexical = LegOutcome(
                 LegKind.LEXICAL,
-                LegStatus.SUCCESS if keyword_hits else LegStatus.EMPTY,
-                len(keyword_hits),
+                LegStatus.SUCCESS if n_keyword else LegStatus.EMPTY,
+                n_keyword,
                 self._generation,
                 "bm25",
             )
-            legs: list[tuple[LegKind, float, str, list[tuple[int, float]]]] = [
-                (LegKind.LEXICAL, 1.0 - config.hybrid_alpha, "bm25", keyword_hits)
-            ]
-            if position in dense:
-                semantic_hits = dense[position]
-                legs.append(
-                    (LegKind.DENSE, config.hybrid_alpha, "cosine_similarity", semantic_hits)
-                )
-                dense_outcome = LegOutcome(
-                    LegKind.DENSE,
-                    LegStatus.SUCCESS if semantic_hits else LegStatus.EMPTY,
-                    len(semantic_hits),
-                    self._generation,
-                    "bruteforce",
-                )
+            if batch.dense[q]:
+                n_dense = dense_offsets[q + 1] - dense_offsets[q]
+                status = LegStatus.SUCCESS if n_dense else LegStatus.EMPTY
+                dense = LegOutcome(LegKind.DENSE, status, n_dense, self._generation, "bruteforce")
             else:
-                dense_outcome = self._dense_failure(embeddings[position])
-            fused: dict[int, float] = {}
-            contributions: dict[int, list[LegContribution]] = {}
-            for leg, weight, metric, ranked in legs:
-                for rank, (doc, native) in enumerate(ranked):
-                    fused[doc] = fused.get(doc, 0.0) + weight / (config.rrf_k + rank + 1)
-                    contributions.setdefault(doc, []).append(
-                        LegContribution(leg, rank, native, metric)
-                    )
-            order = sorted(fused, key=lambda d: (-fused[d], self._documents[d].doc_id))
-            best = order[: config.top_k]
+                dense = self._dense_failure(embeddings[q])
+            hits = range(offsets[q], offsets[q + 1])
+            contributions = []
+            for i in hits:
+                parts = []
+                if (rank := keyword_ranks[i]) != _ABSENT:
+                    native = keyword_natives[keyword_offsets[q] + rank]
+                    parts.append(LegContribution(LegKind.LEXICAL, rank, native, "bm25"))
+                if (rank := semantic_ranks[i]) != _ABSENT:
+                    native = dense_natives[dense_offsets[q] + rank]
+                    parts.append(LegContribution(LegKind.DENSE, rank, native, "cosine_similarity"))
+                contributions.append(tuple(parts))
             searches.append(
-                _Search(
-                    [(doc, fused[doc]) for doc in best],
+                Search(
+                    [(docs[i], scores[i]) for i in hits],
                     "hybrid",
                     "reciprocal_rank_fusion",
                     "rrf",
-                    (lexical_outcome, dense_outcome),
-                    [tuple(contributions[doc]) for doc in best],
+                    (lexical, dense),
+                    contributions,
                 )
             )
         return searches
-
-
-@dataclass(frozen=True)
-class _Search:
-    """One query's ranking (document positions and scores) and the outcome of its legs."""
-
-    ranked: Sequence[tuple[int, float]]
-    mode: str
-    metric: str
-    backend: str
-    legs: tuple[LegOutcome, ...]
-    #: Per hit, the legs' parts in a fused ranking (hybrid only).
-    contributions: Sequence[tuple[LegContribution, ...]] | None = None
-
-    def response(
-        self, query: str, documents: Sequence[CorpusDocument], generation: str | None
-    ) -> RetrievalResponse:
-        legs = self.legs
-        if len(legs) == 1:
-            legs = (*legs, LegOutcome(LegKind.DENSE, LegStatus.SKIPPED))
-        fused = self.contributions is not None
-        hits = tuple(
-            RetrievalHit(
-                doc=documents[position],
-                score=score,
-                match_mode=self.mode,
-                backend=self.backend,
-                index_generation=generation,
-                native_score=None if fused else score,
-                native_metric=self.metric,
-                contributions=() if self.contributions is None else self.contributions[rank],
-                rank=rank,
-            )
-            for rank, (position, score) in enumerate(self.ranked)
-        )
-        return RetrievalResponse(hits, legs, query)
-
-    @property
-    def complete(self) -> bool:
-        """True when every requested leg ran (no failed or degraded leg)."""
-        return all(leg.status not in (LegStatus.FAILED, LegStatus.DEGRADED) for leg in self.legs)
-
-    def error(self) -> str | None:
-        records = [leg.error for leg in self.legs if leg.error is not None]
-        return "; ".join(f"{r.code}: {r.message}" for r in records) or None
-
-
-def _top_positions(values: np.ndarray, limit: int) -> np.ndarray:
-    """Positions of the ``limit`` largest ``values``, largest first, ties by position (what
-    a stable argsort of ``-values`` cut to ``limit`` gives, without sorting everything)."""
-    if limit >= len(values):
-        return np.argsort(-values, kind="stable")
-    candidates = np.argpartition(-values, limit - 1)[:limit]
-    kth = values[candidates].min()
-    above = np.flatnonzero(values > kth)
-    tied = np.flatnonzero(values == kth)[: limit - len(above)]
-    chosen = np.concatenate([above, tied])
-    return chosen[np.argsort(-values[chosen], kind="stable")]

@@ -35,11 +35,14 @@ orderings, prediction-powered inference, variance components.
   per-query results;
 * :mod:`~ragmeter.stats.results`: their results (:class:`Comparison`,
   :class:`MultipleComparison`) and reports;
-* :mod:`~ragmeter.stats.tables`: the comparison tables as text, Markdown, LaTeX and CSV.
+* :mod:`~ragmeter.stats.tables`: the comparison tables as text, Markdown, LaTeX and CSV;
+* :mod:`~ragmeter.stats.abstention`: abstention curves and their normalised area (nAUC), how
+  well a confidence tells good answers from bad ones (mteb's ``nauc_*`` scores).
 """
 
 from __future__ import annotations
 
+from .abstention import abstention_curve, normalized_abstention_auc
 from .anova import PairedTukeyResult, TwoWayAnova, paired_tukey_hsd, two_way_anova
 from .comparison import compare, compare_evaluations, compare_many
 from .multiple import CORRECTIONS, TukeyResult, adjust_p_values, tukey_hsd
@@ -102,6 +105,7 @@ __all__ = [
     "TukeyResult",
     "TwoWayAnova",
     "WestfallYoungResult",
+    "abstention_curve",
     "adjust_p_values",
     "agreement_report",
     "bootstrap_confidence_interval",
@@ -115,6 +119,7 @@ __all__ = [
     "fleiss_kappa",
     "kendall_tau",
     "krippendorff_alpha",
+    "normalized_abstention_auc",
     "paired_bootstrap_test",
     "paired_t_test",
     "paired_tukey_hsd",

@@ -24,6 +24,7 @@ fn main() {
         duplicates: Duplicates::Raise,
         max_docs: None,
         all_judged: false,
+        ties: false,
     };
     let joined = join_and_prepare(&qrels, &run, opts).unwrap();
     let prepare_time = t.elapsed();

@@ -84,14 +84,14 @@ mod tests {
                     .map(|r| r.counts)
             };
             assert!(cancelled(run(&stopped).map(drop)));
-            let plain = signflip::sign_flip_test(&d[..20], 1, 20, method).unwrap();
+            let plain = signflip::sign_flip_test(&d[..20], 1, 20, method, TwoSided).unwrap();
             assert_eq!(run(&clear).unwrap(), plain.counts);
             let run = |c: &Cancel| {
                 signflip::sign_flip_pairs_cancellable(systems, &pairs, method, TwoSided, c)
                     .map(|r| r.counts)
             };
             assert!(cancelled(run(&stopped).map(drop)));
-            let plain = signflip::sign_flip_pairs(systems, &pairs, method).unwrap();
+            let plain = signflip::sign_flip_pairs(systems, &pairs, method, TwoSided).unwrap();
             assert_eq!(run(&clear).unwrap(), plain.counts);
             let run = |c: &Cancel| {
                 randomised::westfall_young_cancellable(&d, 2, 20, MaxStatistic::T, method, c)
@@ -118,7 +118,7 @@ mod tests {
                 .map(|r| r.counts)
         };
         assert!(cancelled(run(&stopped).map(drop)));
-        let plain = signflip::bootstrap_pairs(systems, &pairs, 3000, 5, 0.95).unwrap();
+        let plain = signflip::bootstrap_pairs(systems, &pairs, 3000, 5, 0.95, TwoSided).unwrap();
         assert_eq!(run(&clear).unwrap(), plain.counts);
     }
 }

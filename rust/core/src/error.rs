@@ -12,6 +12,9 @@ pub enum CoreError {
         argument: &'static str,
         message: String,
     },
+    /// An input the core refuses, said in full by `message` (which names what is refused).
+    #[error("{message}")]
+    Refused { message: String },
     /// One query's input breaks a rule (duplicate document, mixed id types, ...).
     /// `query` is the position of the query in the call, so the bindings can name it with the
     /// user's id; `query_id` is set when the core itself knows the id (TREC files).

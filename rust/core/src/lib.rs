@@ -12,6 +12,7 @@ pub mod csr;
 pub mod edit;
 pub mod error;
 pub mod fusion;
+pub mod hybrid;
 pub mod memory;
 pub mod normalize;
 pub mod prepare;
@@ -20,6 +21,8 @@ pub mod ranking;
 pub mod report;
 pub mod signflip;
 pub mod table;
+pub mod ties;
 pub mod trec;
+pub mod trec_write;
 
 pub use error::{CoreError, CoreResult};

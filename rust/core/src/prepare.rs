@@ -26,8 +26,16 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::csr::RowsBuf;
-use crate::ranking::Hit;
+use crate::ties::{Tie, tie_groups};
 use crate::{CoreError, CoreResult};
+
+/// A ranked judged document as the measures read it: its 1-based rank and its grade (what
+/// preparing a ranking leaves of it; `ranking` reads these, this module never reads `ranking`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hit {
+    pub rank: u32,
+    pub grade: f64,
+}
 
 /// A document id (UTF-8 or decimal text) and its value: a grade for judgments, a score for
 /// scored rankings.
@@ -49,6 +57,9 @@ pub struct RankingOptions {
     /// those with a positive grade: bpref, infAP, `-J` and the judgment-based measures need
     /// them; the common measures do not, and preparing without them is faster.
     pub all_judged: bool,
+    /// Keep the group of tied scores of each hit (`Prepared::ties`): the tie-aware measures
+    /// need them.
+    pub ties: bool,
 }
 
 impl RankingOptions {
@@ -122,6 +133,8 @@ pub struct Prepared {
     /// and the `grade` of a hit names its document): only the diversity measures read such
     /// rankings.
     pub subtopics: Option<RowsBuf<SubtopicGrade>>,
+    /// With `RankingOptions::ties`: the group of tied scores of each hit, row by row as `hits`.
+    pub ties: Option<RowsBuf<Tie>>,
 }
 
 impl Prepared {
@@ -167,6 +180,12 @@ impl Prepared {
         self.retrieved.push(other.retrieved[row]);
         self.judged_count.push(other.judged_count[row]);
         self.judged_negative.push(other.judged_negative[row]);
+        if let Some(ties) = &other.ties {
+            let queries = self.len() - 1;
+            self.ties
+                .get_or_insert_with(|| empty_rows(queries))
+                .push_row(ties.view().row(row).iter().copied());
+        }
     }
 
     /// Make room for `queries` more queries holding `hits` more hits and `positive` more
@@ -222,6 +241,20 @@ impl Prepared {
             ..Prepared::default()
         };
         all.reserve_or_fail(queries, hits, positive)?;
+        if parts.iter().any(|p| p.ties.is_some()) {
+            let ties: usize = parts
+                .iter()
+                .map(|p| p.ties.as_ref().map_or(0, |t| t.values.len()))
+                .sum();
+            let mut rows = RowsBuf::default();
+            rows.offsets
+                .try_reserve(queries)
+                .and_then(|()| rows.values.try_reserve(ties))
+                .map_err(|_| CoreError::OutOfMemory {
+                    what: format!("the tied groups of {queries} queries ({ties} hits)"),
+                })?;
+            all.ties = Some(rows);
+        }
         for part in parts {
             all.append(part);
         }
@@ -241,6 +274,16 @@ impl Prepared {
             mine.append(
                 other
                     .subtopics
+                    .unwrap_or_else(|| empty_rows(other.retrieved.len())),
+            );
+        }
+        if self.ties.is_some() || other.ties.is_some() {
+            let mine = self
+                .ties
+                .get_or_insert_with(|| empty_rows(self.retrieved.len()));
+            mine.append(
+                other
+                    .ties
                     .unwrap_or_else(|| empty_rows(other.retrieved.len())),
             );
         }
@@ -286,6 +329,8 @@ fn duplicate_message(id: &[u8]) -> String {
 
 struct QueryOutput {
     hits: Vec<Hit>,
+    /// The tie group of each hit (with `RankingOptions::ties`, else empty).
+    ties: Vec<Tie>,
     judged_positive: Vec<f64>,
     retrieved: u32,
     judged_count: u32,
@@ -758,13 +803,49 @@ fn prepare_query(
             tied,
         } => (count_ranks(scores, found, tied, limit)?, scores.len()),
     };
+    let ties = if opts.ties {
+        hit_ties(&query.ranking, &hits, opts, limit, scratch)?
+    } else {
+        Vec::new()
+    };
     Ok(QueryOutput {
         hits,
+        ties,
         judged_positive,
         retrieved: to_u32(n_ranked.min(limit))?,
         judged_count: to_u32(query.judged.len())?,
         judged_negative: to_u32(query.judged.iter().filter(|d| d.1 < 0.0).count())?,
     })
+}
+
+/// The tie group of each hit (see `ties`): from the scores of the ranked documents (each id's
+/// best score when ids repeat); a ranking given in order has none.
+fn hit_ties(
+    ranking: &RankingInput<'_>,
+    hits: &[Hit],
+    opts: RankingOptions,
+    limit: usize,
+    scratch: &mut Scratch,
+) -> Result<Vec<Tie>, String> {
+    let ranks = hits.iter().map(|h| h.rank);
+    let scores = &mut scratch.scores;
+    scores.clear();
+    match *ranking {
+        RankingInput::Ordered(_) => return Ok(ranks.map(Tie::alone).collect()),
+        RankingInput::Joined { scores: all, .. } => scores.extend_from_slice(all),
+        RankingInput::Scored(docs) if opts.duplicates == Duplicates::KeepFirst => {
+            let mut best: FxHashMap<&[u8], f64> = FxHashMap::default();
+            for &(id, score) in docs {
+                let slot = best.entry(id).or_insert(score);
+                if score > *slot {
+                    *slot = score;
+                }
+            }
+            scores.extend(best.values());
+        }
+        RankingInput::Scored(docs) => scores.extend(docs.iter().map(|d| d.1)),
+    }
+    tie_groups(scores, ranks, limit)
 }
 
 /// Prepare every query, in parallel. `query_base` is added to query positions in errors (for
@@ -824,6 +905,7 @@ impl PreparedBuilder {
         Ok(PreparedBuilder {
             prepared: Prepared {
                 all_judged: opts.all_judged,
+                ties: opts.ties.then(RowsBuf::default),
                 ..Prepared::default()
             },
             scratch: Scratch::default(),
@@ -840,6 +922,9 @@ impl PreparedBuilder {
         prepared.retrieved.push(out.retrieved);
         prepared.judged_count.push(out.judged_count);
         prepared.judged_negative.push(out.judged_negative);
+        if let Some(ties) = &mut prepared.ties {
+            ties.push_row(out.ties);
+        }
         Ok(())
     }
 
@@ -861,9 +946,13 @@ fn check_options(opts: RankingOptions) -> CoreResult<()> {
 fn assemble(outputs: Vec<QueryOutput>, opts: RankingOptions) -> Prepared {
     let mut prepared = Prepared {
         all_judged: opts.all_judged,
+        ties: opts.ties.then(RowsBuf::default),
         ..Prepared::default()
     };
     for out in outputs {
+        if let Some(ties) = &mut prepared.ties {
+            ties.push_row(out.ties);
+        }
         prepared.hits.push_row(out.hits);
         prepared.judged_positive.push_row(out.judged_positive);
         prepared.retrieved.push(out.retrieved);
@@ -882,6 +971,7 @@ mod tests {
         duplicates: Duplicates::Raise,
         max_docs: None,
         all_judged: false,
+        ties: false,
     };
 
     fn one(query: QueryInput<'_>, opts: RankingOptions) -> CoreResult<Prepared> {

@@ -1138,6 +1138,7 @@ mod tests {
         duplicates: Duplicates::Raise,
         max_docs: None,
         all_judged: false,
+        ties: false,
     };
 
     #[derive(Clone, Copy, Debug)]
@@ -1362,6 +1363,7 @@ mod tests {
                 duplicates: if keep_first { Duplicates::KeepFirst } else { Duplicates::Raise },
                 max_docs,
                 all_judged,
+                ties: false,
             };
             let want = evaluate_scored(&qrels, &run, opts);
             let got = evaluate_tables(

@@ -471,7 +471,8 @@ fn parse_grade(field: &[u8]) -> Result<f64, String> {
     };
     Err(format!(
         "the grade {} {what}; qrels grades are integers (trec_eval would read this one as \
-         {atol}): write integer grades, e.g. map fractional judgments to integer levels",
+         {atol}): write integer grades, or give fractional grades in a TSV, CSV, JSON or \
+         Parquet file (query_id, doc_id, relevance), which reads them as given",
         show(field)
     ))
 }
@@ -495,7 +496,7 @@ fn line_chunks(text: &[u8], parts: usize) -> Vec<&[u8]> {
 }
 
 /// The UTF-8 encoding of U+FEFF, which editors on Windows write at the start of a text file.
-const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
+pub(crate) const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
 
 /// Parse a whole TREC file held in memory (a UTF-8 byte order mark at its start is skipped:
 /// it is not part of the first query id).
@@ -508,7 +509,11 @@ pub fn parse<'a>(text: &'a [u8], kind: TrecKind, path: &Path) -> CoreResult<Trec
 }
 
 /// Parse TREC lines held in memory (a whole file, or a block of whole lines of one).
-fn parse_lines<'a>(text: &'a [u8], kind: TrecKind, path: &Path) -> CoreResult<TrecFile<'a>> {
+pub(crate) fn parse_lines<'a>(
+    text: &'a [u8],
+    kind: TrecKind,
+    path: &Path,
+) -> CoreResult<TrecFile<'a>> {
     let chunks = line_chunks(text, rayon::current_num_threads() * 4);
     // The records go straight into one buffer, each chunk's from the start of a region with
     // room for one record per line; in a file grouped by query (as runs are written) the
@@ -1045,7 +1050,7 @@ pub fn is_compressed(path: &Path) -> CoreResult<bool> {
 }
 
 /// Open `path` if it is a regular file (see `read`).
-fn open_regular(path: &Path) -> CoreResult<File> {
+pub(crate) fn open_regular(path: &Path) -> CoreResult<File> {
     let io_error = |source| CoreError::Io {
         path: path.to_path_buf(),
         source,
@@ -1102,7 +1107,11 @@ fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
 }
 
 /// Fill `buf` from `offset`; `UnexpectedEof` when the file ends first.
-fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+pub(crate) fn read_exact_at(
+    file: &File,
+    mut buf: &mut [u8],
+    mut offset: u64,
+) -> std::io::Result<()> {
     while !buf.is_empty() {
         match read_at(file, buf, offset) {
             Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
@@ -1225,6 +1234,33 @@ pub fn join_and_prepare<'a>(
     })
 }
 
+/// Parse one block of whole lines of a run read in blocks, after `lines_before` lines (the
+/// first block, `lines_before == 0`, may start with a byte order mark): errors name the line
+/// of the file.
+pub fn parse_run_block<'a>(
+    block: &'a [u8],
+    lines_before: usize,
+    path: &Path,
+) -> CoreResult<TrecFile<'a>> {
+    let parsed = if lines_before == 0 {
+        parse(block, TrecKind::Run, path)
+    } else {
+        parse_lines(block, TrecKind::Run, path)
+    };
+    parsed.map_err(|e| match e {
+        CoreError::Format {
+            path,
+            line,
+            message,
+        } => CoreError::Format {
+            path,
+            line: lines_before + line,
+            message,
+        },
+        other => other,
+    })
+}
+
 /// The query a block ended with, which the next block may continue: its id and documents,
 /// copied out of the block (`arena` holds the ids).
 struct OpenQuery {
@@ -1294,25 +1330,7 @@ struct Stream<'q, 'a> {
 impl Stream<'_, '_> {
     /// Parse one block of whole lines and prepare the queries it completes.
     fn block(&mut self, block: &[u8]) -> CoreResult<Result<(), NotGrouped>> {
-        let lines_before = self.lines_before;
-        // The file's first block may start with a byte order mark; the others start lines.
-        let parsed = if lines_before == 0 {
-            parse(block, TrecKind::Run, self.path)
-        } else {
-            parse_lines(block, TrecKind::Run, self.path)
-        };
-        let file = parsed.map_err(|e| match e {
-            CoreError::Format {
-                path,
-                line,
-                message,
-            } => CoreError::Format {
-                path,
-                line: lines_before + line,
-                message,
-            },
-            other => other,
-        })?;
+        let file = parse_run_block(block, self.lines_before, self.path)?;
         self.lines_before += file.line_ends;
         if let Some(tag) = file.run_tag {
             self.run_tag = Some(tag.to_vec());
@@ -1446,7 +1464,7 @@ impl Stream<'_, '_> {
 
 /// The line of the second listing of `doc` in the ranking of `query_id` in the compressed run
 /// at `path`, read again block by block (in bounded memory, as the first reading was).
-fn line_of_repeat(
+pub(crate) fn line_of_repeat(
     path: &Path,
     query_id: &[u8],
     doc: &[u8],
@@ -2135,7 +2153,7 @@ mod tests {
             let run = parse(run, TrecKind::Run, p());
             if let (Ok(qrels), Ok(run)) = (qrels, run) {
                 let duplicates = if keep_first { Duplicates::KeepFirst } else { Duplicates::Raise };
-                let opts = RankingOptions { duplicates, max_docs, all_judged: keep_first };
+                let opts = RankingOptions { duplicates, max_docs, all_judged: keep_first, ties: false };
                 let _ = join_and_prepare(&qrels, &run, opts);
             }
         }
@@ -2148,7 +2166,7 @@ mod tests {
             max_docs in proptest::option::of(1usize..4),
         ) {
             let duplicates = if keep_first { Duplicates::KeepFirst } else { Duplicates::Raise };
-            let opts = RankingOptions { duplicates, max_docs, all_judged: !keep_first };
+            let opts = RankingOptions { duplicates, max_docs, all_judged: !keep_first, ties: false };
             if let (Ok(qrels), Ok(run)) =
                 (parse(&qrels, TrecKind::Qrels, p()), parse(&run, TrecKind::Run, p()))
             {
@@ -2399,7 +2417,7 @@ mod tests {
                 .collect();
             let Ok(qrels) = parse(&qrels, TrecKind::Qrels, p()) else { return Ok(()); };
             let duplicates = if keep_first { Duplicates::KeepFirst } else { Duplicates::Raise };
-            let opts = RankingOptions { duplicates, max_docs: None, all_judged: keep_first };
+            let opts = RankingOptions { duplicates, max_docs: None, all_judged: keep_first, ties: false };
             let name = format!("stream-{block_bytes}-{}-{compressed}", lines.len());
             let path = if compressed { gzip_file(&name, &run) } else { temporary(&name, &run) };
             let streamed = stream_in_blocks(&qrels, &path, opts, block_bytes, 0);
@@ -2443,6 +2461,7 @@ mod tests {
             duplicates: Duplicates::Raise,
             max_docs: None,
             all_judged: false,
+            ties: false,
         };
         let err = stream_in_blocks(&qrels, &path, opts, 1000, 0)
             .unwrap_err()
@@ -2469,6 +2488,7 @@ mod tests {
             duplicates: Duplicates::Raise,
             max_docs: None,
             all_judged: false,
+            ties: false,
         };
         let whole = parse(&run, TrecKind::Run, p()).unwrap();
         let want = join_and_prepare(&qrels, &whole, opts).unwrap_err();
@@ -2492,6 +2512,7 @@ mod tests {
             duplicates: Duplicates::Raise,
             max_docs: None,
             all_judged: false,
+            ties: false,
         };
         let got = prepare_files(&qrels_path, &run_path, opts).unwrap();
         let qrels = parse(qrels_text, TrecKind::Qrels, &qrels_path).unwrap();
@@ -2535,6 +2556,7 @@ mod tests {
             duplicates: Duplicates::Raise,
             max_docs: None,
             all_judged: false,
+            ties: false,
         };
         let joined = join_and_prepare(&qrels, &run, opts).unwrap();
         assert_eq!(joined.query_ids, vec![&b"a"[..], &b"b"[..]]);

@@ -5,7 +5,7 @@
 //! so a kernel is added in one place (as pydantic-core's `validator_match!` declares each
 //! validator once).
 
-use super::{CwlGains, CwlModel, Diversity, GainPairs, Kind};
+use super::{CwlGains, CwlModel, Diversity, GainPairs, Kind, TieAware};
 use crate::{CoreError, CoreResult};
 
 /// Whether a kernel takes a cutoff.
@@ -163,9 +163,19 @@ kernels! {
     "hits": Optional, Params::None, Positive => |_a| Ok(Kind::Hits);
     "relative_precision": Required, Params::None, Positive => |_a| Ok(Kind::RelativePrecision);
     "unjudged": Required, Params::None, All => |_a| Ok(Kind::Unjudged);
+    "hole": Required, Params::None, All => |_a| Ok(Kind::Hole);
     "reciprocal_rank": Optional, Params::None, Positive => |_a| Ok(Kind::ReciprocalRank);
     "average_precision": Optional, Params::None, Positive => |_a| Ok(Kind::AveragePrecision);
     "r_precision": Refused, Params::None, Positive => |_a| Ok(Kind::RPrecision);
+    // The means over the orders of tied documents (they read the groups of tied scores).
+    "precision_ta": Required, Params::None, Positive
+        => |_a| Ok(Kind::TieAware(TieAware::Precision));
+    "recall_ta": Required, Params::None, Positive => |_a| Ok(Kind::TieAware(TieAware::Recall));
+    "reciprocal_rank_ta": Optional, Params::None, Positive
+        => |_a| Ok(Kind::TieAware(TieAware::ReciprocalRank));
+    "average_precision_ta": Optional, Params::None, Positive
+        => |_a| Ok(Kind::TieAware(TieAware::AveragePrecision));
+    "ndcg_ta": Optional, Params::None, Positive => |_a| Ok(Kind::TieAware(TieAware::Ndcg));
     "r_precision_mult": Refused, Exactly(1), Positive => |a| Ok(Kind::RPrecisionMult(a.p(0)));
     "iprec_at_recall": Refused, Exactly(1), Positive => |a| Ok(Kind::IPrecAtRecall(a.p(0)));
     "eleven_point_average": Refused, AtLeast(1), Positive

@@ -27,15 +27,8 @@ use std::cell::OnceCell;
 
 use rayon::prelude::*;
 
-use crate::prepare::{Prepared, SubtopicGrade};
+use crate::prepare::{Hit, Prepared, SubtopicGrade};
 use crate::{CoreError, CoreResult};
-
-/// A ranked judged document: its 1-based rank and its grade.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Hit {
-    pub rank: u32,
-    pub grade: f64,
-}
 
 /// trec_eval's relevance value of a retrieved document absent from the judgments.
 pub const NONPOOL: f64 = -1.0;
@@ -151,6 +144,12 @@ pub enum Kind {
     /// A diversity measure of ndeval (pyndeval) over subtopic judgments, with its redundancy
     /// intolerance alpha and its patience beta.
     Diversity(Diversity, f64, f64),
+    /// The mean of a measure over every order of the documents with tied scores (McSherry
+    /// and Najork, ECIR 2008): reads the rankings prepared with their tie groups.
+    TieAware(TieAware),
+    /// Documents in the top k absent from the judgments (any grade, negative ones included),
+    /// over k (BEIR's Hole@k).
+    Hole,
 }
 
 /// ndeval's novelty and diversity measures (TREC Web track).
@@ -227,6 +226,29 @@ pub struct Measure {
     pub threshold: Option<f64>,
     needs_all_judged: bool,
     reads_subtopics: bool,
+}
+
+impl Measure {
+    /// Whether the measure maps grades through gain pairs (trec_eval's `ndcg.1=3,2=7`): they
+    /// map integer grades, so fractional grades are refused with them.
+    fn maps_integer_grades(&self) -> bool {
+        match &self.kind {
+            Kind::G(pairs)
+            | Kind::Ndcg(Some(pairs))
+            | Kind::Dcg(pairs)
+            | Kind::IdealDcg(pairs)
+            | Kind::NdcgRel(pairs)
+            | Kind::Rndcg(pairs)
+            | Kind::Rbp(_, pairs) => !pairs.is_empty(),
+            _ => false,
+        }
+    }
+
+    /// Whether the measure reads the groups of tied scores (`Prepared::ties`), so the rankings
+    /// must be prepared with them (`RankingOptions::ties`).
+    pub fn needs_ties(&self) -> bool {
+        matches!(self.kind, Kind::TieAware(_))
+    }
 }
 
 impl Measure {
@@ -367,7 +389,21 @@ pub fn evaluate(
     let judged_positive = prepared.judged_positive.view();
     let subtopics = prepared.subtopics.as_ref().map(|rows| rows.view());
     let needs_list = measures.iter().any(Measure::reads_relevance_list);
+    let ties = prepared
+        .ties
+        .as_ref()
+        .filter(|_| measures.iter().any(Measure::needs_ties))
+        .map(|rows| rows.view());
     let evaluate_query = |scratch: &mut Scratch, (q, out): (usize, &mut [f64])| {
+        let query_ties: &[Tie] = match ties {
+            Some(rows) if options.judged_only => {
+                let kept = hits.row(q).iter().map(|h| h.grade >= 0.0);
+                ties_of_kept(rows.row(q), kept, &mut scratch.ties);
+                &scratch.ties
+            }
+            Some(rows) => rows.row(q),
+            None => &[],
+        };
         let ranked = Ranked::new(
             hits.row(q),
             prepared.retrieved[q] as usize,
@@ -394,6 +430,7 @@ pub fn evaluate(
             relevant: OnceCell::new(),
             subtopics: subtopics.map_or(&[][..], |rows| rows.row(q)),
             n_judged: prepared.judged_count[q] as usize,
+            ties: query_ties,
         };
         for (slot, measure) in out.iter_mut().zip(measures) {
             *slot = query.value(measure);
@@ -428,6 +465,27 @@ fn check_prepared_for(
             "metrics",
             "internal: these measures need the rankings prepared with every judged document",
         ));
+    }
+    if measures.iter().any(Measure::needs_ties) && prepared.ties.is_none() && !prepared.is_empty() {
+        return Err(CoreError::argument(
+            "metrics",
+            "internal: these measures need the rankings prepared with their groups of tied scores",
+        ));
+    }
+    if measures.iter().any(Measure::maps_integer_grades) {
+        let positive = prepared.judged_positive.view();
+        for q in 0..prepared.len() {
+            if let Some(g) = positive.row(q).iter().find(|g| g.fract() != 0.0) {
+                return Err(CoreError::query(
+                    q,
+                    format!(
+                        "gain pairs (trec_eval's ndcg.1=3,2=7, ir_measures' gains=) map integer \
+                         grades, but a document is judged {g}: without gain pairs the grades \
+                         are the gains, or map the fractional grades to integer levels"
+                    ),
+                ));
+            }
+        }
     }
     let with_subtopics = prepared.subtopics.is_some();
     if let Some(m) = measures
@@ -499,16 +557,23 @@ mod gains;
 pub mod kernels;
 mod providers;
 mod query;
+mod tie_aware;
+
+use crate::ties::{Tie, ties_of_kept};
+pub use tie_aware::TieAware;
 
 use kernels::{Args, Cutoff, KERNELS, check_params, kernel};
 
 use query::{Judgments, QueryView, Ranked};
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tie_aware_tests;
 
 #[derive(Default)]
 struct Scratch {
     judged_hits: Vec<Hit>,
     ideal: Vec<f64>,
     relevance: Vec<f64>,
+    ties: Vec<Tie>,
 }

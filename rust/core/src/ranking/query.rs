@@ -4,6 +4,7 @@ use std::cell::OnceCell;
 
 use super::gains::*;
 use super::*;
+use crate::ties::Tie;
 
 /// One query's ranking as the measures see it: its judged ranked documents and its length.
 #[derive(Clone, Copy)]
@@ -148,6 +149,8 @@ pub(super) struct QueryView<'a> {
     pub(super) subtopics: &'a [SubtopicGrade],
     /// Judged documents of the query.
     pub(super) n_judged: usize,
+    /// The group of tied scores of each hit (empty unless a tie-aware measure is evaluated).
+    pub(super) ties: &'a [Tie],
 }
 
 impl QueryView<'_> {
@@ -206,6 +209,16 @@ impl QueryView<'_> {
                     .iter()
                     .take_while(|h| h.rank as usize <= k)
                     .filter(|h| h.grade >= 0.0)
+                    .count();
+                (k.min(num_ret) - judged) as f64 / k as f64
+            }
+            Kind::Hole => {
+                // Every judged document is a hit (the kernel reads all of them).
+                let judged = self
+                    .ranked
+                    .hits
+                    .iter()
+                    .take_while(|h| h.rank as usize <= k)
                     .count();
                 (k.min(num_ret) - judged) as f64 / k as f64
             }
@@ -388,6 +401,7 @@ impl QueryView<'_> {
             Kind::Diversity(which, alpha, beta) => {
                 self.diversity(*which, *alpha, *beta, t, measure.cutoff)
             }
+            Kind::TieAware(which) => self.tie_aware(measure, *which),
             Kind::DcgBurges => self.dcg_burges(t, k),
             Kind::NdcgBurges => {
                 let ideal = self.ideal_dcg_burges(t, k);
@@ -413,15 +427,19 @@ impl QueryView<'_> {
             .filter(|h| h.grade > 0.0)
             .map(|h| h.grade / (h.rank as f64 + 1.0).log2())
             .fold(0.0, add);
-        let idcg = self
-            .judged
+        let idcg = self.ideal_dcg_linear(k);
+        if idcg > 0.0 { dcg / idcg } else { f64::NAN }
+    }
+
+    /// The ideal DCG@k of the linear gains: all judged positive grades by decreasing grade.
+    pub(super) fn ideal_dcg_linear(&self, k: usize) -> f64 {
+        self.judged
             .ideal
             .iter()
             .take(k)
             .enumerate()
             .map(|(i, g)| g / (i as f64 + 2.0).log2())
-            .fold(0.0, add);
-        if idcg > 0.0 { dcg / idcg } else { f64::NAN }
+            .fold(0.0, add)
     }
 
     /// trec_eval's `Rprec_mult`: precision at `(long) (multiple * R + 0.9)` documents.

@@ -75,6 +75,7 @@ fn prepared_of(ranked: &[f64], judged: &[f64], all_judged: bool) -> Prepared {
         judged_negative: vec![judged.iter().filter(|g| **g < 0.0).count() as u32],
         all_judged,
         subtopics: None,
+        ties: None,
     }
 }
 
@@ -295,6 +296,7 @@ fn prepared_with(ranked: &[Option<f64>], unretrieved: &[f64], all_judged: bool) 
         judged_negative: vec![judged.iter().filter(|g| **g < 0.0).count() as u32],
         all_judged,
         subtopics: None,
+        ties: None,
     }
 }
 
@@ -608,6 +610,7 @@ fn diversity_value(
         judged_negative: vec![0],
         all_judged: true,
         subtopics: Some(subtopics),
+        ties: None,
     };
     let options = EvaluationOptions {
         threshold: t,

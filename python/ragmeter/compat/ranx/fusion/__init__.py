@@ -14,10 +14,12 @@ a query mismatch is an :class:`~ragmeter.InvalidInputError` naming the queries."
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
 from ....exceptions import InvalidInputError
+from ....fusion import METHODS
 from ..._ranx_fusion import fuse, optimize_fusion
 from ._methods import (
     bordafuse,
@@ -93,32 +95,9 @@ __all__ = [
 def fusion_switch(method: str) -> Callable[..., Any]:
     """ranx's ``fusion_switch(method)``: the per-method function of a ranx method name
     (``"sum"``, ``"wsum"``, ``"rrf"``, ...)."""
-    by_ranx_method = {
-        "anz": comb_anz,
-        "bayesfuse": bayesfuse,
-        "bordafuse": bordafuse,
-        "condorcet": condorcet,
-        "gmnz": comb_gmnz,
-        "isr": isr,
-        "log_isr": log_isr,
-        "logn_isr": logn_isr,
-        "mapfuse": mapfuse,
-        "max": comb_max,
-        "med": comb_med,
-        "min": comb_min,
-        "mixed": mixed,
-        "mnz": comb_mnz,
-        "posfuse": posfuse,
-        "probfuse": probfuse,
-        "rbc": rbc,
-        "rrf": rrf,
-        "segfuse": segfuse,
-        "slidefuse": slidefuse,
-        "sum": comb_sum,
-        "w_bordafuse": weighted_bordafuse,
-        "w_condorcet": weighted_condorcet,
-        "wmnz": wmnz,
-        "wsum": wsum,
+    module = sys.modules[__name__]
+    by_ranx_method: dict[str, Callable[..., Any]] = {
+        m.name: getattr(module, m.ranx_function) for m in METHODS.values()
     }
     try:
         return by_ranx_method[method]

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ....fusion import METHODS, FusionMethod
 from ....fusion import fuse as _fuse
 from ....fusion import train_fusion as _train
 from ..._ranx_fusion import _as_dict, _like
@@ -50,34 +51,20 @@ __all__ = [
 
 _NO_DEFAULT = object()
 
+
+def _ranx_signature(method: FusionMethod) -> tuple[tuple[str, Any], ...]:
+    """ranx's positional parameters after ``runs``: the trained parameter first, then the
+    method's own (ProbFuse's ``n_segments`` is its training's), with ranx's defaults."""
+    names = [method.trained_parameter] if method.trained_parameter else []
+    names += [p for p in method.parameters if p != "n_segments"]
+    defaults = dict(method.defaults)
+    return tuple((name, defaults.get(name, _NO_DEFAULT)) for name in names)
+
+
 # ranx's function name -> (ragmeter's method, ranx's positional parameters after ``runs`` with
-# their defaults, ranx's default name of the fused run).
+# their defaults, ranx's default name of the fused run): read from the methods' declarations.
 _METHODS: dict[str, tuple[str, tuple[tuple[str, Any], ...], str]] = {
-    "comb_sum": ("sum", (), "comb_sum"),
-    "comb_mnz": ("mnz", (), "comb_mnz"),
-    "comb_max": ("max", (), "comb_max"),
-    "comb_min": ("min", (), "comb_min"),
-    "comb_med": ("med", (), "comb_med"),
-    "comb_anz": ("anz", (), "comb_anz"),
-    "comb_gmnz": ("gmnz", (("gamma", _NO_DEFAULT),), "comb_gmnz"),
-    "wsum": ("wsum", (("weights", _NO_DEFAULT),), "weighted_sum"),
-    "wmnz": ("wmnz", (("weights", _NO_DEFAULT),), "wmnz"),
-    "mixed": ("mixed", (("weights", _NO_DEFAULT),), "mixed"),
-    "rrf": ("rrf", (("k", 60),), "rrf"),
-    "isr": ("isr", (), "isr"),
-    "log_isr": ("log_isr", (), "log_isr"),
-    "logn_isr": ("logn_isr", (("sigma", 0.01),), "logn_isr"),
-    "bordafuse": ("bordafuse", (), "bordafuse"),
-    "weighted_bordafuse": ("w_bordafuse", (("weights", _NO_DEFAULT),), "weighted_bordafuse"),
-    "condorcet": ("condorcet", (), "condorcet"),
-    "weighted_condorcet": ("w_condorcet", (("weights", _NO_DEFAULT),), "weighted_condorcet"),
-    "rbc": ("rbc", (("phi", _NO_DEFAULT),), "rbc"),
-    "posfuse": ("posfuse", (("probs", _NO_DEFAULT),), "posfuse"),
-    "probfuse": ("probfuse", (("probs", _NO_DEFAULT),), "probfuse"),
-    "segfuse": ("segfuse", (("probs", _NO_DEFAULT),), "segfuse"),
-    "slidefuse": ("slidefuse", (("probs", _NO_DEFAULT), ("w", _NO_DEFAULT)), "slidefuse"),
-    "mapfuse": ("mapfuse", (("map_scores", _NO_DEFAULT),), "mapfuse"),
-    "bayesfuse": ("bayesfuse", (("log_odds", _NO_DEFAULT),), "bayesfuse"),
+    m.ranx_function: (m.name, _ranx_signature(m), m.ranx_run_name) for m in METHODS.values()
 }
 
 

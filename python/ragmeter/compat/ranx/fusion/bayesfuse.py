@@ -6,7 +6,7 @@ helper ranx's tests import, ``_estimate_log_odds``, on ragmeter's fusion kernel.
 document adds ``log(0.001 / 0.999)``), and ``_estimate_log_odds(hit_lists, cut_offs)`` is the
 log-odds of one run from its hit lists, as ranx's. The segments are ranx's: ranks 0-5, 5-10,
 10-15, 15-20, 20-30, 30-100, 100-200, 200-500 and 500-1000, the ones ragmeter's kernel
-declares (``BAYESFUSE_CUT_OFFS`` in ``rust/core/src/fusion.rs``)."""
+declares (``BAYESFUSE_CUT_OFFS`` in ``rust/core/src/fusion/mod.rs``)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from ._methods import method_function, trained
 __all__ = ["bayesfuse", "bayesfuse_train"]
 
 #: The bounds of BayesFuse's rank segments in ragmeter's kernel (BAYESFUSE_CUT_OFFS in
-#: rust/core/src/fusion.rs), ranx's: the only cut-offs ``_estimate_log_odds`` can compute.
+#: rust/core/src/fusion/mod.rs), ranx's: the only cut-offs ``_estimate_log_odds`` can compute.
 #: tests/test_compat_ranx.py checks them against the kernel's output.
 _KERNEL_CUT_OFFS = (0, 5, 10, 15, 20, 30, 100, 200, 500, 1000)
 

@@ -1,0 +1,1 @@
+"""BEIR's evaluation code, ported as a test oracle (see evaluation.py)."""
