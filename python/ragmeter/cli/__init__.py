@@ -47,6 +47,11 @@ COMMANDS = {
         "fuse several runs into one TREC run (RRF, CombSUM, ... with ranx's semantics)",
         "ragmeter fuse --method rrf --k 60 bm25.run dense.run -o fused.run",
     ),
+    "nuggets": (
+        "ragmeter.cli.nuggets",
+        "nugget evaluation of RAG answers: create a bank, assign its nuggets, score the runs",
+        "ragmeter nuggets score assignments.json --output nugget-values",
+    ),
     "demo": (
         "ragmeter.cli.demo",
         "evaluate the bundled example offline (no network, no key)",

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..demo import run_demo
+from ..nuggets.demo import run_nugget_demo
 
 __all__ = ["add_parser", "run"]
 
@@ -20,8 +21,16 @@ def add_parser(sub: Any) -> None:
         default=Path("demo-output"),
         help="where the demo writes its reports and plots (default: ./demo-output)",
     )
+    demo.add_argument(
+        "--nuggets",
+        action="store_true",
+        help="the nugget and citation evaluation of RAG answers instead, with the rule judge "
+        "(offline)",
+    )
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Run the demo, printing to ``out``."""
+    if args.nuggets:
+        return run_nugget_demo(out, args.output)
     return run_demo(out, args.output)

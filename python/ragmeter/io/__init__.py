@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from ._json import loads_json, parse_json_text
     from ._per_item import per_item_values, read_per_query
     from ._saved import SavedFile, read_saved
+    from ._trec_rag import dumps_trec_rag, trec_rag_form
 
 __all__ = [
     "FORMATS",
@@ -66,6 +67,7 @@ __all__ = [
     "Records",
     "SavedFile",
     "detect_format",
+    "dumps_trec_rag",
     "evaluate",
     "evaluate_trec",
     "evaluation_values",
@@ -83,6 +85,7 @@ __all__ = [
     "read_trec_qrels",
     "read_trec_run",
     "set_max_decompressed_bytes",
+    "trec_rag_form",
     "write_trec_run",
 ]
 
@@ -97,6 +100,8 @@ _LAZY_NAMES: dict[str, str] = {
     "per_item_values": "._per_item",
     "read_saved": "._saved",
     "SavedFile": "._saved",
+    "dumps_trec_rag": "._trec_rag",
+    "trec_rag_form": "._trec_rag",
 }
 
 

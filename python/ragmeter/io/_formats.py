@@ -150,6 +150,23 @@ FORMATS: tuple[Format, ...] = (
         records="read_records",
         saved="parse_saved",
     ),
+    Format(
+        "trec_rag",
+        "TREC RAG answers (JSON lines, the 2024 and 2025 forms: references, answer sentences "
+        "with citations)",
+        (),
+        None,
+        module="_trec_rag",
+        records="read_records",
+    ),
+    Format(
+        "nuggetizer",
+        "nugget banks and assignments in nuggetizer's form (JSON lines: qid, query, nuggets)",
+        (),
+        None,
+        module="_nuggetizer",
+        records="read_records",
+    ),
     Format("yaml", "YAML", (".yaml", ".yml"), None, module="_yaml", saved="parse_saved"),
     Format("toml", "TOML", (".toml",), None, module="_toml", saved="parse_saved"),
     # Trace exports: records of spans (ragmeter.io._spans), read when named (format=...) or

@@ -178,15 +178,22 @@ class JudgeContext:
         list_key: str,
         n_index: int = 0,
         validate: Validator | None = None,
+        per_call: int | None = None,
     ) -> list[dict[str, Any]]:
         """One labelled entry per item, in item order, each checked against the id it was sent with.
 
-        Items go out ``max_items_per_call`` at a time as ``{"id", "text"}`` objects. An answer
+        Items go out ``per_call`` at a time (default: the run's ``max_items_per_call``; a
+        metric whose published method fixes the number per call, such as nugget assignment's
+        10, passes it) as ``{"id", "text"}`` objects. An answer
         with missing, extra or duplicate ids (or that ``validate(parsed)`` finds problems with,
         such as a label of the wrong kind) is re-asked; if the re-asks fail too, the items are
         asked one per call, and the assembled answer is cached under the original request.
         """
-        size = self.runtime.settings.max_items_per_call
+        if per_call is not None and (
+            isinstance(per_call, bool) or not isinstance(per_call, int) or per_call < 1
+        ):
+            raise InvalidInputError(f"per_call must be a positive integer, got {per_call!r}")
+        size = per_call or self.runtime.settings.max_items_per_call
         chunks = [
             (start, list(items[start : start + size])) for start in range(0, len(items), size)
         ]

@@ -30,6 +30,7 @@ __all__ = [
     "answer_correctness_verdicts",
     "answer_relevance_verdicts",
     "answer_relevancy_questions",
+    "citation_support_labels",
     "claims",
     "context_precision_usefulness",
     "context_precision_verdicts",
@@ -37,6 +38,9 @@ __all__ = [
     "context_relevancy_labels",
     "faithfulness_verdicts",
     "groundedness_verdicts",
+    "nugget_assignment_labels",
+    "nugget_creation",
+    "nugget_importance_labels",
     "pairwise_preference",
     "reference_coverage_labels",
     "umbrela_relevance_grade",
@@ -267,3 +271,85 @@ def umbrela_relevance_grade(r: OfflineRequest) -> Any:
         "value": grade,
         "reason": f"{len(shared)} of the query's {len(query)} content words occur in the passage",
     }
+
+
+def _enum(r: OfflineRequest, list_key: str, field_name: str) -> list[Any]:
+    """The labels a prompt's schema allows for ``field_name`` of its ``list_key`` items."""
+    items = r.schema.get("properties", {}).get(list_key, {}).get("items", {})
+    return list(items.get("properties", {}).get(field_name, {}).get("enum", []))
+
+
+def _overlap(text: str, source: str) -> float:
+    words = content_words(text)
+    return len(words & content_words(source)) / len(words) if words else 0.0
+
+
+def nugget_assignment_labels(r: OfflineRequest) -> Any:
+    """A lexical label of each nugget against the answer, not a judgement of meaning:
+    ``support`` when every content word of the nugget occurs in the answer, ``partial_support``
+    (three grades only) when at least ``threshold`` of them do, ``not_support`` otherwise."""
+    answer = r.text("Answer")
+    grades = _enum(r, "labels", "label")
+    labels = []
+    for item in r.items("Nuggets"):
+        share = _overlap(item["text"], answer)
+        if share == 1.0:
+            label = "support"
+        elif share >= r.threshold and "partial_support" in grades:
+            label = "partial_support"
+        else:
+            label = "not_support"
+        labels.append(
+            {"id": item["id"], "label": label, "reason": f"{share:.0%} of its words occur"}
+        )
+    return {"labels": labels}
+
+
+def nugget_importance_labels(r: OfflineRequest) -> Any:
+    """``vital`` when at least ``threshold`` of the nugget's content words occur in the query,
+    else ``okay`` (a lexical stand-in for importance)."""
+    query = r.text("Query")
+    return {
+        "labels": [
+            {
+                "id": item["id"],
+                "importance": "vital" if _overlap(item["text"], query) >= r.threshold else "okay",
+                "reason": "word overlap with the query",
+            }
+            for item in r.items("Nuggets")
+        ]
+    }
+
+
+def nugget_creation(r: OfflineRequest) -> Any:
+    """The nuggets so far, then the context's sentences that share a content word with the
+    query (their first 12 words), up to the maximum the prompt states."""
+    try:
+        current = json.loads(r.text("Current nuggets") or "[]")
+    except json.JSONDecodeError:
+        current = []
+    nuggets = [n for n in current if isinstance(n, str)]
+    stated = r.text("Maximum number of nuggets").strip()
+    limit = int(stated) if stated.isdigit() else 30
+    query = content_words(r.text("Query"))
+    sentences = [s for item in r.items("Context") for s in split_sentences(str(item["text"]))]
+    for sentence in sentences:
+        if len(nuggets) >= limit:
+            break
+        words = sentence.split()[:12]
+        text = " ".join(words).rstrip(".,;:")
+        if text and query & content_words(text) and text not in nuggets:
+            nuggets.append(text)
+    return {"nuggets": nuggets[:limit]}
+
+
+def citation_support_labels(r: OfflineRequest) -> Any:
+    """``full`` when every content word of the sentence occurs in the cited passage,
+    ``partial`` when at least ``threshold`` do, ``none`` otherwise."""
+    passage = r.text("Cited passage")
+    labels = []
+    for item in r.items("Sentences"):
+        share = _overlap(item["text"], passage)
+        support = "full" if share == 1.0 else "partial" if share >= r.threshold else "none"
+        labels.append({"id": item["id"], "support": support, "reason": f"{share:.0%} overlap"})
+    return {"labels": labels}

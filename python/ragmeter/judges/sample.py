@@ -38,7 +38,7 @@ import difflib
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..exceptions import InvalidInputError
 from .score import jsonable
@@ -46,6 +46,7 @@ from .score import jsonable
 __all__ = [
     "FIELDS",
     "FIELD_ALIASES",
+    "CitedSentence",
     "Sample",
     "coerce_samples",
     "sample_from_dict",
@@ -60,6 +61,7 @@ FIELDS: tuple[str, ...] = (
     "answer_b",
     "id",
     "metadata",
+    "citations",
 )
 FIELD_ALIASES: dict[str, str] = {
     "user_input": "question",
@@ -107,6 +109,48 @@ _SUGGESTIONS: dict[str, str] = {
 }
 
 
+class CitedSentence(NamedTuple):
+    """One sentence of an answer and the contexts it cites (indices into the sample's
+    ``contexts``), as a TREC RAG answer gives it (``{"text", "citations"}``)."""
+
+    text: str
+    citations: tuple[int, ...] = ()
+
+
+def _cited_sentences(value: Any) -> tuple[CitedSentence, ...]:
+    """``Sample.citations`` from sentences given as ``CitedSentence``, ``{"text",
+    "citations"}`` mappings or ``(text, citations)`` pairs."""
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+        raise InvalidInputError(
+            "Sample.citations must be a list of sentences, each {'text': ..., 'citations': "
+            f"[context indices]}}, got {type(value).__name__}"
+        )
+    sentences = []
+    for i, item in enumerate(value):
+        if isinstance(item, Mapping):
+            text, cited = item.get("text"), item.get("citations", ())
+        elif isinstance(item, tuple | list) and len(item) == 2:
+            text, cited = item
+        else:
+            raise InvalidInputError(
+                f"Sample.citations[{i}] must be {{'text': ..., 'citations': [...]}}, got "
+                f"{type(item).__name__}"
+            )
+        if not isinstance(text, str):
+            raise InvalidInputError(f"Sample.citations[{i}].text must be a str")
+        if isinstance(cited, str | bytes) or not isinstance(cited, Iterable):
+            raise InvalidInputError(f"Sample.citations[{i}].citations must be a list of indices")
+        indices = tuple(cited)
+        bad = [c for c in indices if isinstance(c, bool) or not isinstance(c, int) or c < 0]
+        if bad:
+            raise InvalidInputError(
+                f"Sample.citations[{i}].citations: {bad[0]!r} is not an index into the "
+                "sample's contexts (a non-negative integer)"
+            )
+        sentences.append(CitedSentence(text, indices))
+    return tuple(sentences)
+
+
 @dataclass(frozen=True)
 class Sample:
     """One generated answer to judge.
@@ -130,6 +174,11 @@ class Sample:
         Names the sample in reports (default: its position in the input).
     metadata
         Anything to carry along; never read by a metric.
+    citations
+        The answer's sentences with the contexts each cites (:class:`CitedSentence`, or
+        ``{"text", "citations": [indices into contexts]}``, as a TREC RAG answer has them);
+        ``None`` when not given (citation metrics are then ``undefined``,
+        ``missing_citations``), ``()`` for an answer without sentences.
 
     Raises
     ------
@@ -149,6 +198,7 @@ class Sample:
     answer_b: str | None = None
     id: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    citations: tuple[CitedSentence, ...] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.question, str):
@@ -173,11 +223,14 @@ class Sample:
                 )
         if self.id is not None:
             object.__setattr__(self, "id", str(self.id))
+        if self.citations is not None:
+            object.__setattr__(self, "citations", _cited_sentences(self.citations))
 
     def to_dict(self) -> dict[str, Any]:
         """The sample as a JSON-ready dict, every field of :data:`FIELDS` (``contexts`` a list
-        or None; ``metadata`` made JSON-ready: what is not JSON becomes its text)."""
-        return {
+        or None; ``metadata`` made JSON-ready: what is not JSON becomes its text; ``citations``
+        only when given, so that results saved before samples had them read back unchanged)."""
+        data = {
             "question": self.question,
             "answer": self.answer,
             "contexts": None if self.contexts is None else list(self.contexts),
@@ -186,6 +239,11 @@ class Sample:
             "id": self.id,
             "metadata": jsonable(self.metadata),
         }
+        if self.citations is not None:
+            data["citations"] = [
+                {"text": c.text, "citations": list(c.citations)} for c in self.citations
+            ]
+        return data
 
 
 def sample_from_dict(data: Any, where: str) -> Sample:

@@ -1,0 +1,1 @@
+"""Nugget and citation evaluation (issue 45)."""
