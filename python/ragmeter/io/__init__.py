@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from ..ranking.evaluation import QueryValues
     from ..ranking.metric_results import MetricResults
     from ._json import loads_json, parse_json_text
-    from ._per_item import read_per_query
+    from ._per_item import read_per_query, read_systems
     from ._saved import SavedFile, read_saved
 
 __all__ = [
@@ -76,6 +76,7 @@ __all__ = [
     "read_records",
     "read_run",
     "read_saved",
+    "read_systems",
     "read_trec_qrels",
     "read_trec_run",
     "set_max_decompressed_bytes",
@@ -90,6 +91,7 @@ _LAZY_NAMES: dict[str, str] = {
     "loads_json": "._json",
     "parse_json_text": "._json",
     "read_per_query": "._per_item",
+    "read_systems": "._per_item",
     "read_saved": "._saved",
     "SavedFile": "._saved",
 }
