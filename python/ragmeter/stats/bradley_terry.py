@@ -152,7 +152,7 @@ def fit_strengths(
         weights = games * p * (1.0 - p)
         hessian = weights - np.diag(weights.sum(axis=1)) - alpha * np.eye(n)
         # the likelihood is flat along theta + c: solve on the centred subspace
-        step = np.linalg.lstsq(hessian - np.ones((n, n)) / n, -gradient, rcond=None)[0]
+        step = np.linalg.solve(hessian - np.ones((n, n)) / n, -gradient)
         theta = theta + step
         theta -= theta.mean()
         if np.max(np.abs(step)) < 1e-13:

@@ -16,6 +16,8 @@ independent is too narrow (the design effect says by how much).
   of each cluster's sum together (exact up to 16 clusters, else sampled): valid when each
   cluster's differences are symmetric about 0 under the null hypothesis, whatever the
   dependence inside a cluster.
+* :func:`repeats_mean`: the mean over every repeat of every item (epochs of an Inspect log,
+  repeated judge calls), each item a cluster of its repeats (or the items' own clusters).
 * :func:`design_effect`: the variance of the mean under clustering over its variance under
   independence (``1 + (m - 1) ICC`` for equal clusters of ``m``).
 
@@ -47,6 +49,7 @@ __all__ = [
     "cluster_sign_flip",
     "compare_clustered",
     "design_effect",
+    "repeats_mean",
 ]
 
 _ALTERNATIVES = ("two-sided", "greater", "less")
@@ -449,3 +452,40 @@ def compare_clustered(
         confidence=confidence,
         alternative=alternative,
     )
+
+
+def repeats_mean(values: Any, metric: str, *, confidence: float = 0.95) -> ClusteredMean:
+    """The mean of ``metric`` over every usable repeat of every item, with the cluster-robust
+    error that treats the repeats of an item (and the items of a cluster, when the values
+    record clusters) as one cluster: the epochs of an Inspect log are not independent
+    observations of the model's accuracy.
+
+    Parameters
+    ----------
+    values
+        :class:`~ragmeter.PerQueryResults` (anything :func:`~ragmeter.per_query_results`
+        reads) with repeats.
+    metric
+        The metric.
+    confidence
+        The interval's level.
+
+    Returns
+    -------
+    ClusteredMean
+        Over the repeats (``n_items`` counts observations), clustered by item or cluster.
+    """
+    per = per_query_results(values)
+    repeats = per.repeats.get(metric)
+    column = per[metric]
+    recorded = per.clusters or {}
+    observations: list[float] = []
+    labels: list[Any] = []
+    for item in column:
+        given = repeats.get(item) if repeats else None
+        draws = given if given is not None else (column[item],)
+        for value in draws:
+            if not math.isnan(value):
+                observations.append(float(value))
+                labels.append(recorded.get(item, ("item", item)))
+    return cluster_mean(observations, labels, confidence=confidence)
