@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 
 import numpy as np
@@ -134,8 +133,9 @@ def _deepeval_run(scores: dict[str, list[float | None]], model: str, judge: str)
         "testFile": None,
         "testCases": cases,
         "conversationalTestCases": [],
-        "metricsScores": [{"metric": m, "scores": [v for v in c if v is not None]}
-                          for m, c in scores.items()],
+        "metricsScores": [
+            {"metric": m, "scores": [v for v in c if v is not None]} for m, c in scores.items()
+        ],
         "hyperparameters": {"model": model},
         "testPassed": n,
         "testFailed": 0,
@@ -241,8 +241,9 @@ def _promptfoo_output(scores: dict[str, list[float]], errors: set[tuple[str, int
         "results": {
             "version": 3,
             "timestamp": "2026-01-01T00:00:00.000Z",
-            "prompts": [{"raw": "Answer {{question}}", "label": "answer", "provider": p}
-                        for p in scores],
+            "prompts": [
+                {"raw": "Answer {{question}}", "label": "answer", "provider": p} for p in scores
+            ],
             "results": rows,
             "stats": {"successes": 0, "failures": 0, "errors": len(errors)},
         },
@@ -300,8 +301,12 @@ def test_mlflow_results_table_written_by_mlflow(tmp_path: Path, monkeypatch) -> 
 
 def test_mlflow_traces_with_assessments_written_by_mlflow(tmp_path: Path) -> None:
     entities = pytest.importorskip("mlflow.entities")
-    feedback = {("run-a", "i1"): [True, False], ("run-a", "i2"): [True],
-                ("run-b", "i1"): [False], ("run-b", "i2"): [False]}
+    feedback = {
+        ("run-a", "i1"): [True, False],
+        ("run-a", "i2"): [True],
+        ("run-b", "i1"): [False],
+        ("run-b", "i2"): [False],
+    }
     traces = []
     for n, ((run, item), judged) in enumerate(feedback.items()):
         for k, value in enumerate(judged):
@@ -309,8 +314,9 @@ def test_mlflow_traces_with_assessments_written_by_mlflow(tmp_path: Path) -> Non
             fb = entities.Feedback(
                 name="correctness",
                 value=value,
-                source=entities.AssessmentSource(source_type="LLM_JUDGE",
-                                                 source_id="openai:/gpt-4o"),
+                source=entities.AssessmentSource(
+                    source_type="LLM_JUDGE", source_id="openai:/gpt-4o"
+                ),
                 trace_id=trace_id,
             )
             info = entities.TraceInfo(
@@ -379,21 +385,55 @@ def test_trulens_records_and_feedback_round_trip(tmp_path: Path) -> None:
 
 
 def test_openai_evals_record_log_round_trip(tmp_path: Path) -> None:
-    correct = {"test.dev.0": [True, True], "test.dev.1": [False, True], "test.dev.2": [False, False]}
-    lines = [{"spec": {"completion_fns": ["gpt-4o-mini"], "eval_name": "test-match.s1.simple-v0",
-                       "base_eval": "test-match", "split": "s1", "run_config": {},
-                       "created_by": "", "run_id": "run1", "created_at": "2026"}}]
+    correct = {
+        "test.dev.0": [True, True],
+        "test.dev.1": [False, True],
+        "test.dev.2": [False, False],
+    }
+    lines = [
+        {
+            "spec": {
+                "completion_fns": ["gpt-4o-mini"],
+                "eval_name": "test-match.s1.simple-v0",
+                "base_eval": "test-match",
+                "split": "s1",
+                "run_config": {},
+                "created_by": "",
+                "run_id": "run1",
+                "created_at": "2026",
+            }
+        }
+    ]
     event_id = 0
     for sample, outcomes in correct.items():
         for outcome in outcomes:
-            lines.append({"run_id": "run1", "event_id": event_id, "sample_id": sample,
-                          "type": "sampling", "data": {"prompt": "p", "sampled": ["x"]},
-                          "created_by": "", "created_at": "2026"})
+            lines.append(
+                {
+                    "run_id": "run1",
+                    "event_id": event_id,
+                    "sample_id": sample,
+                    "type": "sampling",
+                    "data": {"prompt": "p", "sampled": ["x"]},
+                    "created_by": "",
+                    "created_at": "2026",
+                }
+            )
             event_id += 1
-            lines.append({"run_id": "run1", "event_id": event_id, "sample_id": sample,
-                          "type": "match", "data": {"correct": outcome, "expected": ["x"],
-                                                    "picked": "x" if outcome else None},
-                          "created_by": "", "created_at": "2026"})
+            lines.append(
+                {
+                    "run_id": "run1",
+                    "event_id": event_id,
+                    "sample_id": sample,
+                    "type": "match",
+                    "data": {
+                        "correct": outcome,
+                        "expected": ["x"],
+                        "picked": "x" if outcome else None,
+                    },
+                    "created_by": "",
+                    "created_at": "2026",
+                }
+            )
             event_id += 1
     lines.append({"final_report": {"accuracy": 0.5}})
     path = tmp_path / "run1.jsonl"
@@ -411,14 +451,28 @@ def test_openai_evals_record_log_round_trip(tmp_path: Path) -> None:
 def test_every_harness_has_one_row_in_the_format_table() -> None:
     harnesses = {f.name for f in FORMATS if f.harness}
     assert harnesses == {
-        "inspect", "deepeval", "lm-eval", "promptfoo", "mlflow", "trulens", "openai-evals"
+        "inspect",
+        "deepeval",
+        "lm-eval",
+        "promptfoo",
+        "mlflow",
+        "trulens",
+        "openai-evals",
     }
 
 
 def test_compare_command_reads_harness_files(capsys) -> None:
     status = main(
-        ["compare", "--values", str(DATA / "inspect_a.eval"), str(DATA / "inspect_b.eval"),
-         "--test", "t", "--format", "csv"]
+        [
+            "compare",
+            "--values",
+            str(DATA / "inspect_a.eval"),
+            str(DATA / "inspect_b.eval"),
+            "--test",
+            "t",
+            "--format",
+            "csv",
+        ]
     )
     assert status == 0
     import csv
@@ -451,7 +505,8 @@ def test_gate_reads_an_inspect_log() -> None:
 
 def test_report_reads_harness_files(tmp_path: Path) -> None:
     out = tmp_path / "r.html"
-    status = main(["report", str(DATA / "inspect_a.eval"), str(DATA / "inspect_b.eval"),
-                   "-o", str(out)])
+    status = main(
+        ["report", str(DATA / "inspect_a.eval"), str(DATA / "inspect_b.eval"), "-o", str(out)]
+    )
     assert status == 0
     assert "inspect_a.eval" in out.read_text()

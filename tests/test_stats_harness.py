@@ -173,15 +173,20 @@ def test_cluster_sign_flip_equals_brute_force_enumeration() -> None:
     assert cluster_sign_flip(a, b, codes).p_value == pytest.approx(expected)
     assert cluster_sign_flip(a, b, codes, alternative="greater").p_value == pytest.approx(greater)
     sampled = cluster_sign_flip(
-        np.tile(a, 3), np.tile(b, 3), np.concatenate([codes, codes + 9, codes + 18]),
-        n_resamples=20000, random_state=3,
+        np.tile(a, 3),
+        np.tile(b, 3),
+        np.concatenate([codes, codes + 9, codes + 18]),
+        n_resamples=20000,
+        random_state=3,
     )
     assert sampled.n_resamples == 20000 and 0 <= sampled.p_value <= 1
 
 
 def test_compare_clustered_reads_the_clusters_the_values_record() -> None:
-    a = ragmeter.PerQueryResults({"acc": {"q1": 1.0, "q2": 1.0, "q3": 0.0, "q4": 1.0}},
-                                 clusters={"q1": "d1", "q2": "d1", "q3": "d2", "q4": "d2"})
+    a = ragmeter.PerQueryResults(
+        {"acc": {"q1": 1.0, "q2": 1.0, "q3": 0.0, "q4": 1.0}},
+        clusters={"q1": "d1", "q2": "d1", "q3": "d2", "q4": "d2"},
+    )
     b = ragmeter.PerQueryResults({"acc": {"q1": 0.0, "q2": 1.0, "q3": 0.0, "q4": 0.0}})
     result = compare_clustered(a, b, "acc")
     direct = cluster_paired([1, 0, 0, 1], [0, 0, 0, 0], ["d1", "d1", "d2", "d2"])
@@ -308,8 +313,13 @@ def _battles(strengths: dict[str, float], count: int, seed: int) -> list[dict[st
 
 def test_bradley_terry_equals_choix_on_fastchat_battles() -> None:
     choix = pytest.importorskip("choix")
-    strengths = {"gpt-4": 1.0, "claude-v1": 0.6, "vicuna-13b": 0.0, "alpaca-13b": -0.8,
-                 "llama-13b": -1.2}
+    strengths = {
+        "gpt-4": 1.0,
+        "claude-v1": 0.6,
+        "vicuna-13b": 0.0,
+        "alpaca-13b": -0.8,
+        "llama-13b": -1.2,
+    }
     battles = _battles(strengths, 3000, 46)
     result = bradley_terry(battles, n_resamples=0)
     names = sorted(strengths)
@@ -325,7 +335,9 @@ def test_bradley_terry_equals_choix_on_fastchat_battles() -> None:
     assert ours == pytest.approx(expected - expected.mean(), abs=1e-9)
     assert result.systems[0] == "gpt-4"
     gap = result.ratings["gpt-4"] - result.ratings["llama-13b"]
-    assert gap == pytest.approx(400 / math.log(10) * (ours[index["gpt-4"]] - ours[index["llama-13b"]]))
+    assert gap == pytest.approx(
+        400 / math.log(10) * (ours[index["gpt-4"]] - ours[index["llama-13b"]])
+    )
 
 
 def test_bradley_terry_rating_and_rank_intervals_cover_the_truth() -> None:
@@ -339,7 +351,9 @@ def test_bradley_terry_rating_and_rank_intervals_cover_the_truth() -> None:
         covered += all(
             low <= truth[n] <= high for n, (low, high) in result.rating_intervals.items()
         )
-        assert all(low <= result.ranks[n] <= high for n, (low, high) in result.rank_intervals.items())
+        assert all(
+            low <= result.ranks[n] <= high for n, (low, high) in result.rank_intervals.items()
+        )
     # four 95% intervals at once: at least ~80% of campaigns cover all four
     assert covered / campaigns >= 0.75
 
@@ -351,8 +365,9 @@ def test_rank_intervals_cover_the_true_ranks() -> None:
     campaigns = 150
     for seed in range(campaigns):
         item = rng.normal(0, 0.1, 200)
-        systems = {f"s{k}": np.clip(means[k] + item + rng.normal(0, 0.15, 200), 0, 1)
-                   for k in range(4)}
+        systems = {
+            f"s{k}": np.clip(means[k] + item + rng.normal(0, 0.15, 200), 0, 1) for k in range(4)
+        }
         result = rank_intervals(systems, n_resamples=300, random_state=seed)
         for k in range(4):
             r = result[f"s{k}"]

@@ -454,9 +454,7 @@ def _values_systems(
                     shown = given[key]
             names.append((shown, path, values))
     if len({n for n, _, _ in names}) != len(names):
-        raise InvalidInputError(
-            "runs: two systems have one name; name them with --name FILE=NAME"
-        )
+        raise InvalidInputError("runs: two systems have one name; name them with --name FILE=NAME")
     if len(names) < 2:
         raise InvalidInputError("runs: a comparison needs at least two systems")
     systems = {name: values.renamed(name) for name, _, values in names}
@@ -469,15 +467,12 @@ def _values_systems(
     missing = [m for m in metrics if m not in common]
     if missing or not metrics:
         raise InvalidInputError(
-            f"-m: {missing or 'no metric'} is not a metric every system has; they share "
-            f"{common}"
+            f"-m: {missing or 'no metric'} is not a metric every system has; they share {common}"
         )
     baseline = None
     if args.baseline is not None:
         candidates = [
-            name
-            for name, path, _ in names
-            if args.baseline in (name, str(path), path.name)
+            name for name, path, _ in names if args.baseline in (name, str(path), path.name)
         ]
         if len(candidates) != 1:
             raise InvalidInputError(

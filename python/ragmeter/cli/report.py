@@ -28,7 +28,9 @@ def add_parser(sub: Any) -> None:
             "Nothing is evaluated again; the same inputs give the same bytes."
         ),
     )
-    parser.add_argument("results", nargs="+", type=Path, help="saved result files, or files of per-item values")
+    parser.add_argument(
+        "results", nargs="+", type=Path, help="saved result files, or files of per-item values"
+    )
     parser.add_argument(
         "-o", "--output", type=Path, required=True, help="the HTML file to write (atomically)"
     )

@@ -29,7 +29,9 @@ def recognises(data: Any) -> bool:
     return (
         isinstance(data, Mapping)
         and isinstance(data.get("testCases", data.get("conversationalTestCases")), list)
-        and any(key in data for key in ("metricsScores", "testPassed", "testFile", "hyperparameters"))
+        and any(
+            key in data for key in ("metricsScores", "testPassed", "testFile", "hyperparameters")
+        )
     )
 
 

@@ -45,7 +45,7 @@ def score_number(value: Any, where: str, what: str) -> float:
     numeric string its number, Inspect's grades C/I/P/N 1, 0, 0.5 and 0 (as Inspect's
     ``value_to_float`` reads them) and yes/no/true/false 1 or 0; None is undefined (NaN).
 
-    >>> score_number("C", "f", "score"), score_number(True, "f", "score"), score_number("0.25", "f", "s")
+    >>> score_number("C", "f", "s"), score_number(True, "f", "s"), score_number("0.25", "f", "s")
     (1.0, 1.0, 0.25)
     """
     if value is None:
@@ -133,13 +133,13 @@ class HarnessRows:
             for row in self.rows:
                 row.setdefault("repeat", 0)
         if any("cluster" in row for row in self.rows):
-            missing = [w for row, w in zip(self.rows, self.where, strict=True) if "cluster" not in row]
+            missing = [
+                w for row, w in zip(self.rows, self.where, strict=True) if "cluster" not in row
+            ]
             if missing:
                 raise InvalidInputError(
                     f"{missing[0]}: has no cluster where other rows have one; give every item "
                     "its cluster"
                 )
-        manifest = Manifest(
-            self.producer, None, self.definitions, {}, None, ("settings", "judge")
-        )
+        manifest = Manifest(self.producer, None, self.definitions, {}, None, ("settings", "judge"))
         return Records(self.rows, self.where, False, False, manifest)

@@ -124,7 +124,9 @@ def load(path: str) -> dict[str, Any]:
 def _metric_values(name: str, score: Any, where: str) -> list[tuple[str, float]]:
     value = score.get("value") if isinstance(score, Mapping) else score
     if isinstance(value, Mapping):
-        return [(f"{name}/{key}", score_number(v, where, f"{name}/{key}")) for key, v in value.items()]
+        return [
+            (f"{name}/{key}", score_number(v, where, f"{name}/{key}")) for key, v in value.items()
+        ]
     return [(name, score_number(value, where, f"the score of {name!r}"))]
 
 

@@ -50,8 +50,7 @@ def recognises(data: Any) -> bool:
         isinstance(data, list)
         and bool(data)
         and all(
-            isinstance(row, Mapping) and "doc_id" in row and "filtered_resps" in row
-            for row in data
+            isinstance(row, Mapping) and "doc_id" in row and "filtered_resps" in row for row in data
         )
     )
 
@@ -63,11 +62,7 @@ def harness_records(data: Any, where: str, cluster: str | None = None) -> Record
         here = f"{where}:{line}"
         names = row.get("metrics")
         if names is None:
-            names = [
-                k
-                for k, v in row.items()
-                if k not in _OWN and isinstance(v, int | float)
-            ]
+            names = [k for k, v in row.items() if k not in _OWN and isinstance(v, int | float)]
         if not isinstance(names, list) or not names:
             raise InvalidInputError(f"{here}: names no metric (its metrics field is {names!r})")
         group = None

@@ -33,8 +33,10 @@ __all__ = ["harness_records", "recognises"]
 
 
 def _is_trace(row: Any) -> bool:
-    return isinstance(row, Mapping) and isinstance(row.get("info"), Mapping) and (
-        "trace_id" in row["info"] or "request_id" in row["info"]
+    return (
+        isinstance(row, Mapping)
+        and isinstance(row.get("info"), Mapping)
+        and ("trace_id" in row["info"] or "request_id" in row["info"])
     )
 
 
@@ -84,7 +86,7 @@ def _table(data: Mapping[str, Any], where: str, cluster: str | None) -> Records:
 def _traces(data: list[Any], where: str, cluster: str | None) -> Records:
     built = HarnessRows(where, "mlflow")
     seen: dict[tuple[Any, Any, str], int] = {}
-    for position, trace in enumerate(data):
+    for trace in data:
         info = trace["info"]
         here = f"{where}: trace {info.get('trace_id', info.get('request_id'))!r}"
         item = info.get("client_request_id") or info.get("request_preview")
@@ -112,8 +114,16 @@ def _traces(data: list[Any], where: str, cluster: str | None) -> Records:
             count = (system, item, metric)
             repeat = seen.get(count, 0)
             seen[count] = repeat + 1
-            built.add(item, metric, value, here, system=system, repeat=repeat, cluster=group,
-                      failed=failed)
+            built.add(
+                item,
+                metric,
+                value,
+                here,
+                system=system,
+                repeat=repeat,
+                cluster=group,
+                failed=failed,
+            )
     return built.records()
 
 

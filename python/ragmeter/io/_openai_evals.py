@@ -55,16 +55,18 @@ def harness_records(data: Any, where: str, cluster: str | None = None) -> Record
         if row["type"] == "match":
             values = {"correct": data_.get("correct")}
         else:
-            values = {
-                k: v for k, v in data_.items() if isinstance(v, int | float | bool)
-            }
+            values = {k: v for k, v in data_.items() if isinstance(v, int | float | bool)}
         for metric, value in values.items():
             key = (row["sample_id"], metric)
             repeat = seen.get(key, 0)
             seen[key] = repeat + 1
             built.define(metric, {"eval": eval_name, "event": row["type"]})
             built.add(
-                row["sample_id"], metric, score_number(value, here, metric), here,
-                system=system, repeat=repeat,
+                row["sample_id"],
+                metric,
+                score_number(value, here, metric),
+                here,
+                system=system,
+                repeat=repeat,
             )
     return built.records()

@@ -50,11 +50,7 @@ def harness_records(data: Any, where: str, cluster: str | None = None) -> Record
     version = (data.get("metadata") or {}).get("promptfooVersion")
     built = HarnessRows(where, "promptfoo", version)
     rows = results["results"]
-    prompts = {
-        (row.get("prompt") or {}).get("label")
-        for row in rows
-        if isinstance(row, Mapping)
-    }
+    prompts = {(row.get("prompt") or {}).get("label") for row in rows if isinstance(row, Mapping)}
     named = sorted(
         {k for row in rows if isinstance(row, Mapping) for k in row.get("namedScores") or {}}
     )
@@ -80,6 +76,7 @@ def harness_records(data: Any, where: str, cluster: str | None = None) -> Record
         for metric, value in values.items():
             built.define(metric, {"metric": metric})
             number = math.nan if failed else score_number(value, here, metric)
-            built.add(row["testIdx"], metric, number, here, system=system, cluster=group,
-                      failed=failed)
+            built.add(
+                row["testIdx"], metric, number, here, system=system, cluster=group, failed=failed
+            )
     return built.records()

@@ -85,7 +85,7 @@ def harness_records(data: Any, where: str, cluster: str | None = None) -> Record
     if not feedback:
         raise InvalidInputError(f"{where}: the TruLens records hold no feedback column")
     seen: dict[tuple[str, Any, str], int] = {}
-    for position, row in enumerate(data):
+    for row in data:
         here = f"{where}: record {row.get('record_id')!r}"
         item = row["input"] if isinstance(row["input"], str) else json.dumps(row["input"])
         system = _system(row)

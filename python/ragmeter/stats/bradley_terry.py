@@ -180,7 +180,8 @@ def _strongly_connected(wins: np.ndarray) -> bool:
 
 def _ranks(theta: np.ndarray) -> np.ndarray:
     """Rank 1 the strongest; a system's rank is 1 + the systems strictly stronger."""
-    return 1 + (theta[None, :] > theta[:, None]).sum(axis=1)
+    ranks: np.ndarray = 1 + (theta[None, :] > theta[:, None]).sum(axis=1)
+    return ranks
 
 
 def bradley_terry(
@@ -234,7 +235,7 @@ def bradley_terry(
         # the battles as outcomes of pairs: resampling battles is a multinomial over them
         pairs = [(i, j) for i in range(len(names)) for j in range(len(names)) if wins[i, j] > 0]
         weights = np.array([wins[i, j] for i, j in pairs])
-        total = int(round(weights.sum()))
+        total = round(float(weights.sum()))
         thetas = np.empty((count, len(names)))
         fallback = max(float(alpha), 1e-6)
         for r in range(count):
@@ -261,7 +262,7 @@ def bradley_terry(
         {n: int(ranks[k]) for k, n in enumerate(names)},
         rating_intervals,
         rank_intervals,
-        int(round(wins.sum())),
+        round(float(wins.sum())),
         level,
         count,
         seed,

@@ -41,8 +41,8 @@ from ..per_query import per_query_results
 from ._arguments import check_level, check_seed, resample_count
 
 __all__ = [
-    "ClusteredMean",
     "ClusterTest",
+    "ClusteredMean",
     "cluster_bootstrap",
     "cluster_mean",
     "cluster_paired",
@@ -152,9 +152,7 @@ def _cluster_codes(clusters: Any, n: int, items: Sequence[Any] | None) -> np.nda
             )
         missing = [q for q in items if q not in clusters]
         if missing:
-            raise InvalidInputError(
-                f"clusters: no cluster for {', '.join(map(repr, missing[:5]))}"
-            )
+            raise InvalidInputError(f"clusters: no cluster for {', '.join(map(repr, missing[:5]))}")
         labels = [clusters[q] for q in items]
     else:
         labels = list(clusters)
@@ -221,8 +219,9 @@ def cluster_mean(values: Any, clusters: Any, *, confidence: float = 0.95) -> Clu
     mean, se, naive, g = _robust(array, codes)
     q = student_t_quantile(0.5 + level / 2, g - 1)
     effect = (se / naive) ** 2 if naive > 0 else math.nan
-    return ClusteredMean(mean, se, (mean - q * se, mean + q * se), naive, effect, array.size, g,
-                         level)
+    return ClusteredMean(
+        mean, se, (mean - q * se, mean + q * se), naive, effect, array.size, g, level
+    )
 
 
 def cluster_paired(
@@ -276,8 +275,16 @@ def cluster_paired(
         else:
             p = 1 - two / 2
     return ClusteredMean(
-        result.mean, result.se, result.ci, result.naive_se, result.design_effect,
-        result.n_items, result.n_clusters, result.confidence, p, alternative,
+        result.mean,
+        result.se,
+        result.ci,
+        result.naive_se,
+        result.design_effect,
+        result.n_items,
+        result.n_clusters,
+        result.confidence,
+        p,
+        alternative,
     )
 
 
@@ -329,7 +336,13 @@ def cluster_bootstrap(
         means[start:stop] = (draws @ sums) / (draws @ sizes)
     low, high = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
     return ClusterTest(
-        float(array.mean()), None, (float(low), float(high)), array.size, g, count, seed,
+        float(array.mean()),
+        None,
+        (float(low), float(high)),
+        array.size,
+        g,
+        count,
+        seed,
         f"cluster bootstrap: {g} clusters resampled with replacement, {count} resamples, "
         f"percentile interval",
     )
@@ -400,7 +413,13 @@ def cluster_sign_flip(
         p = (1 + found) / (1 + count)
         how = f"{count} sampled sign vectors"
     return ClusterTest(
-        float(d.mean()), min(1.0, p), None, d.size, g, count, seed,
+        float(d.mean()),
+        min(1.0, p),
+        None,
+        d.size,
+        g,
+        count,
+        seed,
         f"cluster-level sign-flip test ({alternative}): the signs of {g} clusters' sums of "
         f"differences flipped together, {how}",
     )

@@ -43,7 +43,9 @@ class RankInterval:
     high: int
 
 
-def _matrix(systems: Mapping[str, Any], metric: str | None) -> tuple[list[str], list[Any], np.ndarray]:
+def _matrix(
+    systems: Mapping[str, Any], metric: str | None
+) -> tuple[list[str], list[Any], np.ndarray]:
     names = list(systems)
     if len(names) < 2:
         raise InvalidInputError("systems: at least two systems to rank")
@@ -51,7 +53,11 @@ def _matrix(systems: Mapping[str, Any], metric: str | None) -> tuple[list[str], 
     items: list[Any] | None = None
     for name in names:
         given = systems[name]
-        if isinstance(given, Mapping) or hasattr(given, "metric_names") or hasattr(given, "per_query_results"):
+        if (
+            isinstance(given, Mapping)
+            or hasattr(given, "metric_names")
+            or hasattr(given, "per_query_results")
+        ):
             values = per_query_results(given)
             chosen = metric if metric is not None else values.metric_names[0]
             column = values[chosen]
@@ -134,6 +140,8 @@ def rank_intervals(
     low, high = np.quantile(ranks, [(1 - level) / 2, (1 + level) / 2], axis=0, method="nearest")
     order = np.argsort(-observed, kind="stable")
     return {
-        names[k]: RankInterval(float(observed[k]), int(observed_ranks[k]), int(low[k]), int(high[k]))
+        names[k]: RankInterval(
+            float(observed[k]), int(observed_ranks[k]), int(low[k]), int(high[k])
+        )
         for k in order
     }

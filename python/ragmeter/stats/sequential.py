@@ -188,8 +188,17 @@ def sequential_test(
     first = int(at[reached[0]]) if reached.size else None
     best = float(seen.max())
     return SequentialTest(
-        first is not None, first, float(capital[-1]), best, min(1.0, 1.0 / best), x.size,
-        float(null), alternative, level, float(lower), float(upper),
+        first is not None,
+        first,
+        float(capital[-1]),
+        best,
+        min(1.0, 1.0 / best),
+        x.size,
+        float(null),
+        alternative,
+        level,
+        float(lower),
+        float(upper),
         f"anytime-valid betting test (Waudby-Smith & Ramdas 2024, aGRAPA bets), {alternative}, "
         f"H0 mean {'<=' if alternative == 'greater' else '>=' if alternative == 'less' else '='}"
         f" {null:g}, values in [{lower:g}, {upper:g}], {at.size} looks",

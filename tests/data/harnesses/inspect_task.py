@@ -1,10 +1,12 @@
 # Writes two small Inspect AI logs for ragmeter's reader test (inspect-ai 0.3.285, mockllm).
 import random
-from inspect_ai import Task, task, eval
+
+from inspect_ai import Task, eval, task
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import includes, match
 from inspect_ai.solver import generate
+
 
 @task
 def tiny():
@@ -13,6 +15,7 @@ def tiny():
         for i in range(6)
     ]
     return Task(dataset=samples, solver=generate(), scorer=[includes(), match(location="any")])
+
 
 for name, p in (("a", 0.7), ("b", 0.4)):
     rng = random.Random(name)
