@@ -510,3 +510,13 @@ def test_report_reads_harness_files(tmp_path: Path) -> None:
     )
     assert status == 0
     assert "inspect_a.eval" in out.read_text()
+
+
+def test_report_reads_a_harness_json_file_of_several_systems(tmp_path: Path) -> None:
+    scores = {"openai:gpt-4o-mini": [1.0, 0.0, 0.75], "ollama:llama3": [0.5, 0.25, 0.0]}
+    path = tmp_path / "output.json"
+    path.write_text(json.dumps(_promptfoo_output(scores, set())))
+    out = tmp_path / "r.html"
+    assert main(["report", str(path), "-o", str(out)]) == 0
+    page = out.read_text()
+    assert "openai:gpt-4o-mini" in page and "ollama:llama3" in page

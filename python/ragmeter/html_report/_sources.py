@@ -31,7 +31,7 @@ from typing import Any
 from .._files import read_regular_text
 from ..exceptions import InputTypeError, InvalidInputError
 from ..io import read_systems
-from ..io._formats import SAVED_SUFFIXES, parse_saved_text
+from ..io._formats import SAVED_SUFFIXES, harness_format, parse_saved_text
 from ..io._saved import SAVED_KINDS, kind_of, saved_class, saved_format_of, saved_result_of
 from ..judges.integrity import judge_report
 from ..judges.results import JudgeResults
@@ -128,7 +128,8 @@ def _read_path(path: Path) -> Source:
     manifest = _manifest(path, text.encode("utf-8"))
     fmt = saved_format_of(str(path), text)
     data = parse_saved_text(text, fmt, str(path))
-    if kind_of(data) is None:
+    if kind_of(data) is None and harness_format(data) is not None:
+        # another harness's result file (a DeepEval run, promptfoo output, ...)
         return _values_file(path)
     saved = saved_result_of(data, str(path), fmt)
     # The manifest says when a file could not be verified (written before saved results had
