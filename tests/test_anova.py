@@ -244,7 +244,12 @@ def test_queries_with_an_undefined_value_leave_the_anova():
 def test_no_residual_variance():
     matrix = np.column_stack([np.arange(10.0), np.arange(10.0) + 1.0])  # exact in binary
     result = paired_tukey_hsd(matrix)
-    assert result.p_value[0, 1] == 0.0 and result.anova.f_system == math.inf
+    # The studentized range's tail underflows to 0: reported as the bound 1e-16 (issue 44),
+    # never as p = 0.
+    assert scipy_stats.studentized_range.sf(math.inf, 2, 9) == 0.0
+    assert result.p_value[0, 1] == 1e-16 and result.anova.f_system == math.inf
+    assert result.anova.p_system == 1e-16
+    assert "p < 1e-16" in result.anova.describe()
 
 
 def test_f_distribution_equals_scipy():

@@ -304,17 +304,24 @@ def test_reports_of_format_2_are_read(file, keywords):
     new = compare_many(FORMAT2_SYSTEMS, **keywords)
     assert old.test == new.test and old.correction == new.correction
     assert old.options.test == new.options.test
+    undefined_since_44 = False
     for pair in new.pairs:
         for a, b in zip(old[pair].metrics, new[pair].metrics, strict=True):
             # The same numbers, up to the last bit of a p-value (the distributions' code may
             # sum in another order than the code that wrote the file).
             for field in dataclasses.fields(a):
                 x, y = getattr(a, field.name), getattr(b, field.name)
+                if field.name == "effect_size" and y is None and abs(x) > 1e12:
+                    # d_z of differences equal up to rounding is undefined since issue 44
+                    # (the file of format 2 holds mean / sd with sd the rounding, ~1e-16).
+                    undefined_since_44 = True
+                    continue
                 if isinstance(x, float) and isinstance(y, float):
                     assert x == pytest.approx(y, rel=1e-12, abs=1e-15, nan_ok=True), field.name
                 else:
                     assert x == y, field.name
-    assert old.to_table() == new.to_table()
+    if not undefined_since_44:
+        assert old.to_table() == new.to_table()
     # Written again, in the current format, with the options it implied.
     again = MultipleComparison.from_dict(json.loads(old.to_json()))
     assert again == old

@@ -7,6 +7,7 @@ ragmeter's own output.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -117,16 +118,40 @@ def test_t_test_equals_scipy_ttest_rel(seed):
     assert result.effect_size == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-12)
 
 
-def test_t_test_edge_cases_follow_scipy():
-    # Every difference 0: t and p undefined (0/0), as scipy; a constant non-zero difference:
-    # t infinite and p = 0.
+def _exact_sign_flip(d, alternative):
+    """Every sign vector, counted by brute force (the oracle of equal differences)."""
+    signs = np.array(list(itertools.product((1.0, -1.0), repeat=len(d))))
+    sums, observed = signs @ np.asarray(d), float(np.sum(d))
+    tolerance = 1e-9 * float(np.abs(d).sum())
+    extreme = {
+        "two-sided": np.abs(sums) >= abs(observed) - tolerance,
+        "greater": sums >= observed - tolerance,
+        "less": sums <= observed + tolerance,
+    }[alternative]
+    return extreme.mean()
+
+
+def test_t_test_edge_cases():
+    # Every difference 0: scipy says NaN (0/0); no pair differs, so the exact test gives 1.
     with np.errstate(all="ignore"):
         expected = scipy_stats.ttest_1samp(np.zeros(6), 0.0)
     zero = paired_t_test(np.zeros(6))
-    assert math.isnan(zero.p_value) and math.isnan(expected.pvalue)
-    constant = paired_t_test(np.full(6, 0.25))
-    assert constant.p_value == 0.0 and constant.statistic == math.inf
-    assert math.isnan(constant.effect_size)
+    assert math.isnan(expected.pvalue) and zero.p_value == 1.0 and math.isnan(zero.statistic)
+    # A constant non-zero difference: scipy says t = inf, p = 0, a certainty no equal values
+    # give; here (issue 44) t = inf and p is the exact sign-flip test's, for every alternative.
+    assert scipy_stats.ttest_1samp(np.full(6, 0.25), 0.0).pvalue == 0.0
+    for alternative in ("two-sided", "greater", "less"):
+        constant = paired_t_test(np.full(6, 0.25), alternative=alternative)
+        assert constant.statistic == math.inf and math.isnan(constant.effect_size)
+        assert constant.p_value == _exact_sign_flip(np.full(6, 0.25), alternative)
+    # Equal up to the rounding of a subtraction: 0.005 worse on both, in values written with
+    # 3 decimals (issue 44: scipy's p is ~1e-15 or 0, a pass of any gate).
+    candidate, baseline = np.array([0.202, 0.417]), np.array([0.207, 0.422])
+    rounded = candidate - (baseline - 0.01)
+    assert np.std(rounded) > 0
+    assert scipy_stats.ttest_rel(candidate, baseline - 0.01, alternative="greater").pvalue < 1e-14
+    assert paired_t_test(rounded, alternative="greater").p_value == 0.25
+    assert _exact_sign_flip(rounded, "greater") == 0.25
     rows = paired_t_test(np.array([[0.1, 0.3, -0.2], [0.5, 0.25, 0.0]]))
     assert rows.p_value.shape == (2,)
     with pytest.raises(InvalidInputError, match="confidence_level"):

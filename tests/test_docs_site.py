@@ -245,6 +245,34 @@ def test_an_entry_of_several_parameters_becomes_one_entry_per_parameter():
     assert rendered_docstring(google) == "Do.\n\nArgs:\n    a: The two.\n    b: The two.\n"
 
 
+def test_formulas_written_as_rst_literals_render_without_their_backticks():
+    sys.path.insert(0, str(ROOT / "docs" / "_gen"))
+    try:
+        from griffe_doctests import rendered_docstring
+    finally:
+        sys.path.pop(0)
+    # A display under its paragraph (a Markdown code block): the backticks go.
+    assert rendered_docstring("Then\n\n    ``t = 2 / N``\n\nIt.") == "Then\n\n    t = 2 / N\n\nIt."
+    # A literal wrapped over two lines is joined (Markdown reads no code span over lines).
+    wrapped = "* ``RBO`` is\n  ``(1-p)/p (x\n  + y)``; and ``a`` or\n  ``b``."
+    assert (
+        rendered_docstring(wrapped) == "* ``RBO`` is\n  ``(1-p)/p (x + y)``; and ``a`` or\n  ``b``."
+    )
+    # A literal at its paragraph's level stays a code span.
+    assert rendered_docstring("Then\n\n``t``\n\nIt.") == "Then\n\n``t``\n\nIt."
+
+
+def test_no_page_shows_an_rst_literal_as_text(site):
+    # ``x`` in a docstring is a code span in Markdown only on one line and outside a code block.
+    shown = []
+    for path in site.rglob("*.html"):
+        text = html.unescape(re.sub(r"<[^>]+>", "", path.read_text(encoding="utf-8")))
+        shown += [
+            f"{path.relative_to(site)}: {m.group(0)}" for m in re.finditer(r".{0,40}``", text)
+        ]
+    assert shown == [], f"{len(shown)} raw literals, first: {shown[:5]}"
+
+
 # -- in a real browser (tests/browser.py) ---------------------------------------------------------
 
 

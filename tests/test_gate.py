@@ -18,15 +18,28 @@ from doc_pages import DOCS, python_blocks, run_examples  # noqa: E402
 
 from ragmeter.exceptions import InvalidInputError  # noqa: E402
 from ragmeter.gate import (  # noqa: E402
+    GateCheck,
     GateOptions,
     GateValues,
     gate,
     gate_values,
-    one_sided_test,
     queries_needed,
 )
-from ragmeter.gate.onesided import one_sided_t_power  # noqa: E402
 from ragmeter.per_query import PerQueryResults  # noqa: E402
+from ragmeter.stats.power import power as design_power  # noqa: E402
+
+
+def one_sided_test(
+    d: np.ndarray, theta: float, *, test: str, alpha: float, **kw: object
+) -> GateCheck:
+    """``H0: mean(d) <= theta``: the gate's floor check of ``d`` (the engine's one-sided test
+    of the values shifted by ``theta``)."""
+    values = {"d": {f"q{i}": float(v) for i, v in enumerate(d)}}
+    return gate(values, floors={"d": theta}, test=test, alpha=alpha, **kw).checks[0]
+
+
+def one_sided_t_power(n: int, d: float, alpha: float) -> float:
+    return design_power(n, 1.0, d, alpha=alpha, alternative="greater")
 
 
 def _systems(n: int, shift: float, sd: float, seed: int) -> tuple[dict, dict]:
@@ -254,7 +267,7 @@ def test_repeats_are_averaged_and_a_flaky_item_is_reported() -> None:
 def test_different_query_sets_are_refused_naming_them_or_skipped() -> None:
     cand, base = _systems(10, 0.0, 0.05, 0)
     del cand["ndcg@10"]["q3"]
-    with pytest.raises(InvalidInputError, match=r"only the baseline has: 'q3'.*missing='skip'"):
+    with pytest.raises(InvalidInputError, match=r"only in baseline: 'q3'.*missing='skip'"):
         gate(cand, base, margin=0.01)
     result = gate(cand, base, margin=0.01, missing="skip")
     assert result.excluded == {"baseline": ("q3",)}
@@ -311,7 +324,11 @@ def test_different_definitions_settings_or_judges_are_refused() -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"test": "wilcoxon"}, "test"),
+        ({"test": "tukey"}, "test"),
+        ({"test": "westfall-young"}, "test"),
+        ({"alternative": "less"}, "alternative"),
+        ({"confidence_level": 0.95}, "confidence_level"),
+        ({"family": "metric"}, "family"),
         ({"alpha": 0.5}, "alpha"),
         ({"alpha": 0}, "alpha"),
         ({"correction": "sidak"}, "correction"),

@@ -21,6 +21,11 @@ parameter: Google-style ones (``a, b: The two raters' ratings.``, possibly with 
 wrapped over two lines), which griffe reads as one parameter named ``a, b``, and numpy-style
 ones (``a, b`` over an indented description), to which griffe gives the first name's type.
 
+A formula written as an rST literal (````...````) on a line of its own, indented as a display
+under its paragraph, would be a Markdown code block showing the backticks: it is shown as the
+code block without them. A literal wrapped over two lines, which Markdown does not read as one
+code span, is joined onto one line.
+
 Only the rendered text changes; the docstrings in the code stay as they are.
 """
 
@@ -134,10 +139,38 @@ def _cross_references(text: str, obj: griffe.Object | None) -> str:
     return _ROLE.sub(link, text)
 
 
+#: A line holding one literal and nothing else but a closing punctuation mark.
+_DISPLAY_LITERAL = re.compile(r"^(\s*)``([^`]+)``([.,;:]?)\s*$")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _unwrapped_formulas(text: str) -> str:
+    parts = text.split("``")
+    if len(parts) % 2 == 1:  # balanced: the odd parts are the literals' contents
+        for k in range(1, len(parts), 2):
+            if "\n" in parts[k] and not re.search(r"\n\s*\n", parts[k]):
+                parts[k] = re.sub(r"\s*\n\s*", " ", parts[k])
+        text = "``".join(parts)
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        match = _DISPLAY_LITERAL.match(line)
+        if match is None or i == 0 or lines[i - 1].strip():
+            continue
+        above = next((lines[j] for j in range(i - 2, -1, -1) if lines[j].strip()), None)
+        # Indented four or more under its paragraph: Markdown's indented code block.
+        if above is not None and _indent(line) >= _indent(above) + 4:
+            lines[i] = f"{match[1]}{match[2]}{match[3]}"
+    return "\n".join(lines)
+
+
 def rendered_docstring(text: str, obj: griffe.Object | None = None) -> str:
     """``text`` with its examples in the forms griffe renders as code and its Sphinx roles as
     cross-references resolved from ``obj``'s scope."""
     text = _cross_references(text, obj)
+    text = _unwrapped_formulas(text)
     text = _split_shared_entries(text)
     text = _EXAMPLE_HEADING.sub(r"\1Examples:", text)
     if _HAS_EXAMPLES_SECTION.search(text):

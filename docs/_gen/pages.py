@@ -221,6 +221,8 @@ def _metric_section(name: str) -> str:
     # here too would give a class two primary anchors where two metrics share it), its Sphinx
     # roles shown as the names they refer to.
     doc = re.sub(r":(?:py:)?\w+:`~?([^`]+)`", r"\1", inspect.getdoc(type(metric)) or "")
+    # rST literals (``supported``) shown as the text they quote: the block is plain text.
+    doc = re.sub(r"``([^`]+)``", r"\1", doc)
     lines = ["", "## Definition (from the class docstring)", ""]
     lines += [f"`ragmeter.judges.{type(metric).__name__}`", "", "```text", doc, "```"]
     lines += ["", "## Sample fields", ""]

@@ -185,6 +185,7 @@ def sign_flip_test(
     exact: bool,
     n_resamples: int,
     seed: int,
+    alternative: str = "two-sided",
     n_threads: int | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint64], int]: ...
 def bootstrap_mean_differences(
@@ -201,6 +202,7 @@ def sign_flip_pairs(
     exact: bool,
     n_resamples: int,
     seed: int,
+    alternative: str = "two-sided",
     n_threads: int | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.uint64], int]: ...
 def bootstrap_pairs(
@@ -210,6 +212,7 @@ def bootstrap_pairs(
     n_resamples: int,
     seed: int,
     confidence_level: float,
+    alternative: str = "two-sided",
     n_threads: int | None = None,
 ) -> tuple[
     npt.NDArray[np.float64],

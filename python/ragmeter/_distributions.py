@@ -1,9 +1,11 @@
 """The distributions behind the p-values, in numpy alone (scipy is not a dependency).
 
-* :func:`student_t_two_sided` and :func:`student_t_quantile`: Student's t, its tail integral
+* :func:`student_t_two_sided`, :func:`student_t_tail` and :func:`student_t_quantile`:
+  Student's t, its tail integral
   by the trapezoidal rule (exponentially accurate), its constant without the cancellation of
   ``lgamma`` differences at large degrees of freedom;
-* :func:`normal_cdf` and :func:`normal_two_sided`: the standard normal distribution;
+* :func:`normal_cdf`, :func:`normal_two_sided`, :func:`normal_tail` and
+  :func:`normal_quantile`: the standard normal distribution;
 * :func:`wilcoxon_distribution`: the exact null distribution of the Wilcoxon signed-rank
   statistic;
 * :func:`studentized_range_sf` and :func:`studentized_range_quantile`: the studentized range
@@ -12,7 +14,9 @@
 * :func:`regularized_beta`, :func:`f_sf` and :func:`f_quantile`: the F distribution of the
   ANOVA's F test (the incomplete beta function's continued fraction);
 * :func:`noncentral_t_sf` and :func:`noncentral_f_sf`: the noncentral t and F distributions
-  behind the power of the t-test and of the ANOVA (topic-set-size design).
+  behind the power of the t-test and of the ANOVA (topic-set-size design);
+* :func:`mean_t_interval`: Student's t interval of a mean, the one every part of ragmeter
+  draws (the figures and the HTML report, which sit below :mod:`ragmeter.stats`, read it here).
 
 Every function is tested against scipy.stats (``tests/test_compare_stats.py``): the t
 p-values agree to 1e-13 (relative), the studentized range to 1e-9 (absolute, scipy's own
@@ -28,18 +32,24 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
 __all__ = [
     "f_quantile",
     "f_sf",
+    "mean_t_interval",
     "noncentral_f_sf",
     "noncentral_t_sf",
     "normal_cdf",
+    "normal_quantile",
+    "normal_tail",
     "normal_two_sided",
+    "one_sided_from_two_sided",
     "regularized_beta",
     "student_t_quantile",
+    "student_t_tail",
     "student_t_two_sided",
     "studentized_range_quantile",
     "studentized_range_sf",
@@ -49,6 +59,8 @@ __all__ = [
 # From this on, log Gamma(a + 1/2) - log Gamma(a) comes from an asymptotic series (lgamma(a)
 # has an absolute error of about one ulp of a * log(a), too much once two are subtracted).
 _SERIES_FROM = 40.0
+# 1 - cdf smaller than this is rounding (8 machine epsilons).
+_SF_ROUNDING = 8.0 * float(np.finfo(np.float64).eps)
 # scipy evaluates the studentized range with infinite degrees of freedom from this many on.
 _ASYMPTOTIC_DF = 100_000
 
@@ -131,6 +143,81 @@ def normal_two_sided(z: np.ndarray | float) -> np.ndarray:
     values = np.asarray(z, dtype=np.float64)
     flat = [math.nan if math.isnan(v) else math.erfc(abs(v) / math.sqrt(2.0)) for v in values.flat]
     return np.array(flat, dtype=np.float64).reshape(values.shape)
+
+
+def one_sided_from_two_sided(
+    statistic: np.ndarray, two_sided: np.ndarray, alternative: str
+) -> np.ndarray:
+    """The one-sided p-value of a symmetric statistic from its two-sided one: for
+    ``alternative="greater"`` ``P(S >= s)`` is half the two-sided p-value when ``s > 0`` and
+    one minus half of it otherwise (``"less"`` mirrors it); ``"two-sided"`` returns it as is.
+
+    Parameters
+    ----------
+    statistic
+        The statistics (their signs choose the tail).
+    two_sided
+        Their two-sided p-values ``P(|S| >= |s|)``.
+    alternative
+        ``"two-sided"``, ``"greater"`` or ``"less"``.
+
+    Returns
+    -------
+    numpy.ndarray
+        The p-values of ``alternative``; NaN stays NaN.
+
+    Examples
+    --------
+    >>> one_sided_from_two_sided(np.array([2.0, -2.0]), np.array([0.1, 0.1]), "greater")
+    array([0.05, 0.95])
+    """
+    s = np.asarray(statistic, dtype=np.float64)
+    p = np.asarray(two_sided, dtype=np.float64)
+    if alternative == "two-sided":
+        return p
+    toward = s > 0 if alternative == "greater" else s < 0
+    with np.errstate(invalid="ignore"):
+        out = np.where(toward, p / 2.0, 1.0 - p / 2.0)
+    return np.where(np.isnan(s) | np.isnan(p), math.nan, out)
+
+
+def normal_tail(z: np.ndarray | float, alternative: str = "greater") -> np.ndarray:
+    """The p-value of a standard normal statistic ``z`` under ``alternative``:
+    ``P(Z >= z)`` (``"greater"``), ``P(Z <= z)`` (``"less"``) or ``P(|Z| >= |z|)``, to full
+    relative accuracy in the small tail.
+
+    Examples
+    --------
+    >>> round(float(normal_tail(1.6448536269514722)), 12)
+    0.05
+    """
+    values = np.asarray(z, dtype=np.float64)
+    return one_sided_from_two_sided(values, normal_two_sided(values), alternative)
+
+
+@lru_cache(maxsize=1024)
+@lru_cache(maxsize=256)
+def normal_quantile(probability: float) -> float:
+    """The standard normal quantile (``scipy.stats.norm.ppf``), by bisection on
+    :func:`normal_cdf` to full double precision; NaN outside (0, 1).
+
+    Examples
+    --------
+    >>> round(normal_quantile(0.975), 9)
+    1.959963985
+    """
+    if not 0.0 < probability < 1.0:
+        return math.nan
+    low, high = -40.0, 40.0
+    for _ in range(200):
+        middle = 0.5 * (low + high)
+        if middle in (low, high):
+            break
+        if float(normal_cdf(middle)) < probability:
+            low = middle
+        else:
+            high = middle
+    return 0.5 * (low + high)
 
 
 # -- Student's t ------------------------------------------------------------------------------
@@ -218,23 +305,76 @@ def student_t_two_sided(t: np.ndarray | float, df: np.ndarray | float) -> np.nda
     return out.reshape(shape)
 
 
-@lru_cache(maxsize=256)
+def student_t_tail(
+    t: np.ndarray | float, df: np.ndarray | float, alternative: str = "greater"
+) -> np.ndarray:
+    """The p-value of a t statistic under ``alternative``: ``P(T >= t)`` (``"greater"``,
+    ``scipy.stats.t.sf``), ``P(T <= t)`` (``"less"``) or the two-sided ``P(|T| >= |t|)``,
+    with ``df`` degrees of freedom, elementwise (from :func:`student_t_two_sided`).
+
+    Examples
+    --------
+    >>> round(float(student_t_tail(2.0, 10)), 10), round(float(student_t_tail(2.0, 10, "less")), 10)
+    (0.0366940174, 0.9633059826)
+    """
+    values = np.asarray(t, dtype=np.float64)
+    return one_sided_from_two_sided(values, student_t_two_sided(values, df), alternative)
+
+
+def mean_t_interval(values: Any, level: float) -> tuple[float, float, float, int]:
+    """Student's t interval of the mean of the finite ``values`` (NaN and infinities left
+    out): ``(mean, low, high, n)`` with ``mean -+ t_((1 + level) / 2)(n - 1) sd / sqrt(n)``
+    (``sd`` with ``ddof=1``); the ends are NaN with fewer than two values, everything NaN
+    with none (Student 1908).
+
+    Examples
+    --------
+    >>> [round(x, 6) for x in mean_t_interval([0.5, 0.25, 0.0, 0.125], 0.95)[:3]]
+    [0.21875, -0.120941, 0.558441]
+    """
+    v = np.asarray(values, dtype=np.float64).ravel()
+    v = v[np.isfinite(v)]
+    n = int(v.size)
+    if n == 0:
+        return math.nan, math.nan, math.nan, 0
+    mean = float(np.mean(v))
+    if n < 2:
+        return mean, math.nan, math.nan, n
+    half = student_t_quantile(0.5 + level / 2.0, n - 1) * float(np.std(v, ddof=1)) / math.sqrt(n)
+    return mean, mean - half, mean + half, n
+
+
+@lru_cache(maxsize=4096)
 def _t_quantile(probability: float, df: float) -> float:
-    """The ``probability`` quantile (in (0.5, 1)) of Student's t, by bisection on the
-    two-sided p-value (monotone in |t|) to full double precision."""
+    """The ``probability`` quantile (in (0.5, 1)) of Student's t: Newton's method on the
+    two-sided p-value (monotone in |t|; its derivative is twice the density), kept inside a
+    bracket that bisection shrinks whenever a step would leave it, to full double precision."""
     target = 2.0 * (1.0 - probability)
+    log_constant = float(_log_gamma_ratio(np.array([df / 2.0]))[0]) - 0.5 * math.log(df * math.pi)
+
+    def tail(t: float) -> float:
+        return float(student_t_two_sided(t, df))
+
     low, high = 0.0, 1.0
-    while float(student_t_two_sided(high, df)) > target:
+    while tail(high) > target:
         low, high = high, high * 2.0
+    t = 0.5 * (low + high)
     for _ in range(200):
-        middle = 0.5 * (low + high)
-        if middle in (low, high):
-            break
-        if float(student_t_two_sided(middle, df)) > target:
-            low = middle
+        excess = tail(t) - target
+        if excess == 0.0:
+            return t
+        if excess > 0:
+            low = t
         else:
-            high = middle
-    return 0.5 * (low + high)
+            high = t
+        density = math.exp(log_constant - (df + 1.0) / 2.0 * math.log1p(t * t / df))
+        following = t + excess / (2.0 * density)
+        if not low < following < high:
+            following = 0.5 * (low + high)
+        if following in (low, high) or abs(following - t) <= 2e-16 * following:
+            return following
+        t = following
+    return t
 
 
 def student_t_quantile(probability: float, df: float) -> float:
@@ -398,7 +538,8 @@ def studentized_range_sf(q: np.ndarray | float, k: int, df: float) -> np.ndarray
     Returns
     -------
     numpy.ndarray
-        The survival probabilities, in the shape of ``q`` (to about 1e-11, absolute).
+        The survival probabilities, in the shape of ``q`` (to about 1e-11, absolute; as
+        ``1 - P(Q <= q)``, so below 8 machine epsilons, about ``1.8e-15``, it is 0).
 
     Examples
     --------
@@ -428,7 +569,11 @@ def studentized_range_sf(q: np.ndarray | float, k: int, df: float) -> np.ndarray
             u, weights = u[keep], weights[keep] / weights[keep].sum()
             points = (qs[:, None] * np.exp(u)[None, :]).ravel()
             cdf = _range_cdf_interpolated(points, k).reshape(qs.size, u.size) @ weights
-        out[valid] = np.clip(1.0 - cdf, 0.0, 1.0)
+        sf = np.clip(1.0 - cdf, 0.0, 1.0)
+        # 1 - cdf below a few ulps of 1 is the rounding of the subtraction, not a
+        # probability: 0 (a p-value below the double floor; the tests report it as a bound).
+        sf[sf < _SF_ROUNDING] = 0.0
+        out[valid] = sf
     return out.reshape(values.shape)
 
 
@@ -680,6 +825,13 @@ def noncentral_t_sf(t: float, df: float, noncentrality: float) -> float:
     step = min(width / 5.0, 0.05 / (1.0 + abs(noncentrality)))
     low = -min(45.0 / df + 12.0 * width, 60.0)
     high = 12.0 * width + 0.5
+    # Where Phi's argument stays beyond +-40 over the whole range, Phi is 1 or 0 there (and a
+    # huge noncentrality would ask for a step too small to allocate).
+    ends = (noncentrality - t * math.exp(low), noncentrality - t * math.exp(high))
+    if min(ends) > 40.0:
+        return 1.0
+    if max(ends) < -40.0:
+        return 0.0
     u = np.arange(low, high + step / 2, step)
     log_density = df * u - 0.5 * df * np.exp(2.0 * u)
     weights = np.exp(log_density - log_density.max())

@@ -28,9 +28,10 @@ from typing import Any
 import numpy as np
 
 from ._colours import system_colour
-from ._distributions import student_t_quantile
+from ._distributions import mean_t_interval
 from ._files import atomic_write_bytes
 from ._optional import import_optional
+from ._pvalues import format_p_value, is_bound
 from .exceptions import InvalidInputError
 from .per_query import PerQueryResults, per_query_results
 
@@ -89,11 +90,8 @@ def _half_interval(values: np.ndarray, level: float) -> float:
     fewer than two)."""
     if not 0.0 < level < 1.0:
         raise InvalidInputError(f"confidence_level: must be in (0, 1), got {level!r}")
-    v = values[~np.isnan(values)]
-    if v.size < 2:
-        return math.nan
-    t = student_t_quantile(0.5 + level / 2.0, v.size - 1)
-    return float(t * np.std(v, ddof=1) / math.sqrt(v.size))
+    mean, _low, high, _n = mean_t_interval(values, level)
+    return high - mean
 
 
 def plot_query_deltas(
@@ -139,10 +137,12 @@ def plot_query_deltas(
     axes.axhline(result.delta, color="#1f4e9c", linewidth=1.0, linestyle="--", label="mean")
     axes.set_xlabel(f"queries, sorted by difference ({result.n_pairs} paired)")
     axes.set_ylabel(f"{name}: {comparison.candidate} - {comparison.baseline}")
-    p = "n/a" if math.isnan(result.p_value) else f"{result.p_value:.3g}"
+    p = format_p_value(result.p_value)
+    relation = "p" if is_bound(result.p_value) else "p ="
     axes.set_title(
         f"{comparison.candidate} vs {comparison.baseline} on {name}: "
-        f"mean {result.delta:+.4f}, W/T/L {result.wins}/{result.ties}/{result.losses}, p = {p}",
+        f"mean {result.delta:+.4f}, W/T/L {result.wins}/{result.ties}/{result.losses}, "
+        f"{relation} {p}",
         fontsize=9,
     )
     axes.set_xlim(-0.5, max(deltas.size, 1) - 0.5)

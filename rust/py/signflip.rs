@@ -5,26 +5,30 @@ use numpy::{
     PyUntypedArrayMethods,
 };
 use pyo3::prelude::*;
-use ragmeter_core::signflip::{self, SignFlipMethod};
+use ragmeter_core::signflip::{self, Alternative, SignFlipMethod};
 
 use crate::error::ByPosition;
 use crate::threads;
 
 type SignFlipOutput<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<u64>>, u64);
 
-/// Two-sided paired sign-flip test of every row of `differences` (metrics x pairs), exact
-/// (all 2^n sign vectors) or with `n_resamples` seeded random sign vectors. Returns the
-/// p-values, the counts of sign vectors at least as extreme, and the number of sign vectors.
+/// Paired sign-flip test of every row of `differences` (metrics x pairs) under `alternative`
+/// ("two-sided", "greater" or "less"), exact (all 2^n sign vectors) or with `n_resamples`
+/// seeded random sign vectors. Returns the p-values, the counts of sign vectors at least as
+/// extreme, and the number of sign vectors.
 #[pyfunction]
-#[pyo3(signature = (differences, *, exact, n_resamples, seed, n_threads=None))]
+#[pyo3(signature = (differences, *, exact, n_resamples, seed, alternative="two-sided", n_threads=None))]
 pub fn sign_flip_test<'py>(
     py: Python<'py>,
     differences: PyReadonlyArray2<'py, f64>,
     exact: bool,
     n_resamples: u64,
     seed: u64,
+    alternative: &str,
     n_threads: Option<usize>,
 ) -> PyResult<SignFlipOutput<'py>> {
+    let alternative =
+        Alternative::parse(alternative).map_err(|e| crate::error::to_pyerr(e, &ByPosition))?;
     let (n_metrics, n_pairs) = (differences.shape()[0], differences.shape()[1]);
     let values = differences.as_slice()?;
     let method = if exact {
@@ -33,7 +37,7 @@ pub fn sign_flip_test<'py>(
         SignFlipMethod::Sampled { n_resamples, seed }
     };
     let result = threads::enter_core(py, n_threads, &ByPosition, || {
-        signflip::sign_flip_test(values, n_metrics, n_pairs, method)
+        signflip::sign_flip_test(values, n_metrics, n_pairs, method, alternative)
     })?;
     Ok((
         result.p_values.into_pyarray(py),
@@ -91,10 +95,12 @@ fn campaign<'a>(
 }
 
 /// Sign-flip tests of many pairs of systems (`values`: systems x metrics x queries, NaN where
-/// undefined; `pairs`: rows `(candidate, baseline)`), the same sign vectors for every pair and
-/// metric. Returns p-values and counts (pairs x metrics) and the number of sign vectors.
+/// undefined; `pairs`: rows `(candidate, baseline)`) under `alternative`, the same sign vectors
+/// for every pair and metric. Returns p-values and counts (pairs x metrics) and the number of
+/// sign vectors.
 #[pyfunction]
-#[pyo3(signature = (values, pairs, *, exact, n_resamples, seed, n_threads=None))]
+#[pyo3(signature = (values, pairs, *, exact, n_resamples, seed, alternative="two-sided", n_threads=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn sign_flip_pairs<'py>(
     py: Python<'py>,
     values: PyReadonlyArray3<'py, f64>,
@@ -102,8 +108,11 @@ pub fn sign_flip_pairs<'py>(
     exact: bool,
     n_resamples: u64,
     seed: u64,
+    alternative: &str,
     n_threads: Option<usize>,
 ) -> PyResult<PairsOutput<'py>> {
+    let alternative =
+        Alternative::parse(alternative).map_err(|e| crate::error::to_pyerr(e, &ByPosition))?;
     let (systems, pairs) = campaign(&values, &pairs)?;
     let method = if exact {
         SignFlipMethod::Exact
@@ -112,7 +121,7 @@ pub fn sign_flip_pairs<'py>(
     };
     let n_metrics = systems.n_metrics;
     let result = threads::enter_core(py, n_threads, &ByPosition, || {
-        signflip::sign_flip_pairs(systems, &pairs, method)
+        signflip::sign_flip_pairs(systems, &pairs, method, alternative)
     })?;
     let shape = [pairs.len(), n_metrics];
     Ok((
@@ -131,10 +140,11 @@ type BootstrapOutput<'py> = (
 
 /// Paired bootstrap of many pairs of systems (the same resamples for every pair and metric):
 /// the percentile interval of the mean difference at `confidence_level`, the resamples at
-/// least as far from the observed mean as it lies from 0, and the resamples with a defined
-/// mean; each pairs x metrics.
+/// least as far from the observed mean as it lies from 0 in the direction of `alternative`,
+/// and the resamples with a defined mean; each pairs x metrics.
 #[pyfunction]
-#[pyo3(signature = (values, pairs, *, n_resamples, seed, confidence_level, n_threads=None))]
+#[pyo3(signature = (values, pairs, *, n_resamples, seed, confidence_level, alternative="two-sided", n_threads=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn bootstrap_pairs<'py>(
     py: Python<'py>,
     values: PyReadonlyArray3<'py, f64>,
@@ -142,12 +152,22 @@ pub fn bootstrap_pairs<'py>(
     n_resamples: u64,
     seed: u64,
     confidence_level: f64,
+    alternative: &str,
     n_threads: Option<usize>,
 ) -> PyResult<BootstrapOutput<'py>> {
+    let alternative =
+        Alternative::parse(alternative).map_err(|e| crate::error::to_pyerr(e, &ByPosition))?;
     let (systems, pairs) = campaign(&values, &pairs)?;
     let n_metrics = systems.n_metrics;
     let result = threads::enter_core(py, n_threads, &ByPosition, || {
-        signflip::bootstrap_pairs(systems, &pairs, n_resamples, seed, confidence_level)
+        signflip::bootstrap_pairs(
+            systems,
+            &pairs,
+            n_resamples,
+            seed,
+            confidence_level,
+            alternative,
+        )
     })?;
     let shape = [pairs.len(), n_metrics];
     Ok((

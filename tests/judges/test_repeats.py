@@ -12,8 +12,8 @@ from scipy import stats
 
 from ragmeter import InvalidInputError
 from ragmeter.judges import RubricMetric, Sample, ScriptedJudge, evaluate
-from ragmeter.judges.repeats import variance_components
 from ragmeter.per_query import per_query_results
+from ragmeter.stats.repeated import variance_components
 
 GRADE = RubricMetric("grade", "Grade $answer.", allowed_values=[0, 1, 2, 3, 4])
 SAMPLES = [Sample("Q?", f"answer {i}.", id=str(i)) for i in range(8)]

@@ -35,6 +35,7 @@ from ..per_query import PerQueryResults, per_query_results
 from ..plots import plot_metrics, plot_per_query
 from ..ranking.evaluation import summarize
 from ..ranking.names import Measure, parse_measures
+from ..reports import render_report
 from ..stats.comparison import UnpairedQueriesError, compare_many
 from ..stats.multiple import CORRECTIONS
 from ..stats.power import campaign_designs
@@ -160,6 +161,14 @@ def add_parser(sub: Any) -> None:
         + "; ".join(spec.help_text() for spec in TESTS.values())
         + ". Aliases: "
         + ", ".join(f"{a} = {spec.name}" for spec in TESTS.values() for a in spec.aliases),
+    )
+    parser.add_argument(
+        "--alternative",
+        choices=("two-sided", "greater", "less"),
+        default="two-sided",
+        help="two-sided (the default), greater (each later run, or each run against "
+        "--baseline, is better) or less, as scipy's alternative=; one-sided for the tests of "
+        "paired differences (sign-flip, t, wilcoxon, bootstrap)",
     )
     parser.add_argument(
         "--correction",
@@ -391,6 +400,7 @@ def _compare(
         missing="skip" if args.missing == "skip" else "raise",
         margin=args.margin,
         n_threads=args.threads,
+        alternative=args.alternative,
     )
 
 
@@ -585,7 +595,8 @@ def _write(args: argparse.Namespace, result: Any, out: TextIO) -> int:
     elif args.format == "csv":
         out.write(result.to_csv())
     else:
-        out.write(result.to_json() + "\n")
+        # The saved form, with its count and checksum: what --output writes and --read reads.
+        out.write(render_report(result, "json") + "\n")
     if args.power:
         # Beside the table; with a machine-readable format, on stderr so stdout stays parseable.
         target = out if args.format == "table" else sys.stderr

@@ -3,10 +3,14 @@
 BASE and CAND are run files (with ``--qrels``: both are evaluated as ``ragmeter evaluate``
 evaluates them, per query) or saved per-query results (the JSON of ``ragmeter evaluate -q
 --format json``, a ``RetrievalEvaluation`` or judges' report, the judges' JSONL rows, a gate
-baseline, CSV/TSV/Parquet tables; :func:`ragmeter.gate.read_gate_file`). The decision is
-:func:`ragmeter.gate.gate`'s. Exit status: 0 when every check passes, 1 when one fails, 2 for
-a usage or input error (never a pass). One verdict line per check goes to stderr; the report
-(text, Markdown for a CI step summary, or JSON) to stdout, and JUnit XML to ``--junit FILE``.
+baseline, checked field by field, CSV/TSV/Parquet tables;
+:func:`ragmeter.gate.read_gate_input`). The decision is :func:`ragmeter.gate.gate`'s. Exit
+status: 0 when every check passes, 1 when one fails, 2 for a usage or input error (never a
+pass, never a traceback): a file that cannot be read as per-query results, an option given
+twice for one metric (``--margin-for m=0.01 --margin-for m=0.5``). One verdict line per
+check goes to stderr; the report (text, Markdown for a CI step summary, or JSON) to stdout,
+and JUnit XML to ``--junit FILE``; names from the input are escaped in each (they cannot
+forge a line).
 """
 
 from __future__ import annotations
@@ -16,8 +20,9 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..exceptions import InvalidInputError
-from ..gate import GATE_TESTS, GateOptions, GateValues, gate, gate_values, read_gate_file
+from ..exceptions import InvalidInputError, RagmeterError
+from ..gate import GateOptions, GateValues, gate, gate_tests, gate_values, read_gate_input
+from ..gate.results import plain_text
 from ..reports import atomic_write_text
 from ..stats.multiple import CORRECTIONS
 
@@ -95,10 +100,10 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument(
         "--test",
-        choices=tuple(GATE_TESTS),
+        choices=tuple(gate_tests()),
         default="t",
-        help="t (one-sided paired t-test, the default) or sign-flip (one-sided paired "
-        "randomisation test)",
+        help="the one-sided paired test: t (the default), sign-flip (randomisation, exact up "
+        "to 16 queries), wilcoxon or bootstrap (at least 20 queries)",
     )
     parser.add_argument(
         "--alpha", type=float, default=0.05, help="level of every check (default 0.05)"
@@ -158,20 +163,56 @@ def add_parser(sub: Any) -> None:
 
 
 def _assignments(texts: list[str], flag: str) -> dict[str, float]:
+    """``METRIC=VALUE`` options by the measure names the results use; a metric given twice
+    (under any of its names: ``ndcg_cut.10`` is ``ndcg_cut_10``) is refused, whatever its
+    values (the later one would silently win)."""
     values: dict[str, float] = {}
+    given: dict[str, str] = {}
     for text in texts:
         metric, sep, number = text.rpartition("=")
         if not sep or not metric:
             raise InvalidInputError(f"{flag}: expected METRIC=VALUE, got {text!r}")
         try:
-            values[metric] = float(number)
+            value = float(number)
         except ValueError:
             raise InvalidInputError(
-                f"{flag} {text}: {number!r} is not a number (METRIC=VALUE, as {metric}=0.01)"
+                f"{flag} {text!r}: {number!r} is not a number (METRIC=VALUE, as {metric!r}=0.01)"
             ) from None
-        if metric in values and list(values).count(metric) > 1:
-            raise InvalidInputError(f"{flag}: {metric!r} is given twice")
+        for name in _measure_names(metric):
+            if name in values:
+                raise InvalidInputError(
+                    f"{flag}: {name!r} is given twice ({given[name]!r} and {text!r}); give "
+                    "each metric once"
+                )
+            values[name] = value
+            given[name] = text
     return values
+
+
+def _metric_names(texts: list[str]) -> list[str]:
+    """The metrics of ``-m`` by the names the results use; one given twice is refused."""
+    names: list[str] = []
+    for text in texts:
+        for name in _measure_names(text):
+            if name in names:
+                raise InvalidInputError(f"-m: {name!r} is given twice; give each metric once")
+            names.append(name)
+    return names
+
+
+def _read(path: Path, name: str) -> GateValues:
+    """One side's values from a file. A parser's unexpected exception on a hostile file (a
+    field of a type no writer produces) is an input error too: the command exits 2 with it,
+    never with a traceback, and never 1 (which says the candidate failed)."""
+    try:
+        return read_gate_input(path, name)
+    except (RagmeterError, OSError):
+        raise
+    except (AttributeError, KeyError, IndexError, TypeError, ValueError, RecursionError) as exc:
+        raise InvalidInputError(
+            f"{plain_text(str(path))}: cannot be read as per-query results: "
+            f"{type(exc).__name__}: {plain_text(str(exc))}"
+        ) from None
 
 
 def _measure_names(text: str) -> list[str]:
@@ -224,17 +265,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     InvalidInputError
         Bad options or input (the command prints it and exits with status 2).
     """
-    margins = {
-        name: value
-        for text, value in _assignments(args.margin_for, "--margin-for").items()
-        for name in _measure_names(text)
-    }
-    floors = {
-        name: value
-        for text, value in _assignments(args.floor, "--floor").items()
-        for name in _measure_names(text)
-    }
-    named = [name for text in args.metrics or [] for name in _measure_names(text)]
+    margins = _assignments(args.margin_for, "--margin-for")
+    floors = _assignments(args.floor, "--floor")
+    named = _metric_names(args.metrics or [])
     metrics = list(dict.fromkeys([*named, *margins]))
     if not metrics and not floors:
         raise InvalidInputError(
@@ -264,8 +297,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         baseline = _evaluated(args, args.baseline, wanted, names["baseline"])
         candidate = _evaluated(args, args.candidate, wanted, names["candidate"])
     else:
-        baseline = read_gate_file(args.baseline, names["baseline"])
-        candidate = read_gate_file(args.candidate, names["candidate"])
+        baseline = _read(args.baseline, names["baseline"])
+        candidate = _read(args.candidate, names["candidate"])
     result = gate(
         candidate,
         baseline if metrics else None,

@@ -1,24 +1,69 @@
 """A gate's verdict: one :class:`GateCheck` per metric (and per floor), and the whole
-:class:`GateResult` as text, Markdown (a CI step summary), JSON and JUnit XML."""
+:class:`GateResult` as text, Markdown (a CI step summary), JSON and JUnit XML.
+
+Every name that comes from the input (metrics, systems, items, notes read from a stored
+baseline) is rendered so that it cannot forge output: in text (the verdict lines a CI job
+prints) characters that are not printable (newlines, escapes, U+0001, bidi overrides, line
+separators) are written as Python escapes (``\\n``, ``\\x1b``), so a name cannot start a line
+of its own (``::error::``, ``PASS``); in Markdown the same, and every character that makes
+Markdown syntax (links, images, HTML, emphasis, tables) is backslash-escaped; in JUnit XML
+the same escapes remove the characters XML cannot hold (U+0001, ESC, U+FFFE...), and the XML
+writer escapes the rest. p-values below ``1e-16`` read ``< 1e-16``
+(:mod:`ragmeter.stats.pvalues`); JSON holds the bound's number, ``1e-16``.
+"""
 
 from __future__ import annotations
 
 import json
 import math
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["CheckKind", "GateCheck", "GateResult", "Outcome"]
+from ..stats.pvalues import format_p_value, is_bound
+from ..stats.registry import TESTS
+
+__all__ = ["CheckKind", "GateCheck", "GateResult", "Outcome", "markdown_text", "plain_text"]
 
 CheckKind = Literal["non-inferiority", "superiority", "floor"]
 #: ``pass``; ``worse`` (the candidate is shown worse than the threshold), ``below`` (a floor
 #: is shown not met) or ``inconclusive`` (not enough evidence either way).
 Outcome = Literal["pass", "worse", "below", "inconclusive"]
 
-_TEST_NAMES = {"t": "one-sided paired t-test", "sign-flip": "one-sided paired sign-flip test"}
-_FLOOR_TEST_NAMES = {"t": "one-sided t-test", "sign-flip": "one-sided sign-flip test"}
+Escape = Callable[[str], str]
+
+# Characters that make inline Markdown (CommonMark and GitHub's extensions: links, images,
+# HTML, entities, emphasis, code, strikethrough, math, table cells, autolinks' "scheme:").
+# A name never starts a line (newlines are escaped), so line-start markers need no escape.
+_MARKDOWN_SPECIAL = frozenset("\\`*_[]<>!|~&$:")
+
+
+def plain_text(text: str) -> str:
+    """``text`` with every character that is not printable (controls, newlines, format and
+    separator characters, surrogates, non-characters) written as its Python escape, so that
+    it stays on one line and holds only characters text, terminals and XML can show.
+
+    Examples
+    --------
+    >>> plain_text("ndcg\\n::error::x\\x1b[31m")
+    'ndcg\\\\n::error::x\\\\x1b[31m'
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def markdown_text(text: str) -> str:
+    """:func:`plain_text` with Markdown's punctuation backslash-escaped: a name renders as
+    the text it is, never as a link, an image, HTML, emphasis or a table cell.
+
+    Examples
+    --------
+    >>> markdown_text("![x](http://e)")
+    '\\\\!\\\\[x\\\\](http\\\\://e)'
+    """
+    return "".join("\\" + c if c in _MARKDOWN_SPECIAL else c for c in plain_text(text))
 
 
 def _rounded(value: float) -> float:
@@ -35,9 +80,7 @@ def _plain(value: float | None) -> str:
 
 
 def _p(value: float | None) -> str:
-    if value is None or math.isnan(value):
-        return "nan"
-    return f"{value:.2e}" if value < 1e-4 else f"{value:.4f}"
+    return format_p_value(value, undefined="nan")
 
 
 def _cell(text: str) -> str:
@@ -46,6 +89,13 @@ def _cell(text: str) -> str:
 
 def _number(value: float | None) -> float | None:
     return None if value is None or math.isnan(value) else float(value)
+
+
+def _test_name(test: str, floor: bool) -> str:
+    """How captions name the gate's test: ``one-sided paired t-test``."""
+    title = TESTS[test].title if test in TESTS else test
+    title = title.replace("two-sided ", "one-sided ", 1)
+    return title.replace("paired ", "", 1) if floor else title
 
 
 @dataclass(frozen=True)
@@ -102,6 +152,10 @@ class GateCheck:
         ``{system: mean variance of an item's repeats}`` for systems with repeats.
     failed
         ``{system: items}`` with a failed judge call.
+    p_value_note
+        What a reader must know of the p-value: why the test is undefined (its p-value NaN,
+        the check failed: not enough queries for the test), or, for the t-test of
+        differences that do not vary, that it is the exact sign-flip test's; None otherwise.
     """
 
     metric: str
@@ -128,13 +182,19 @@ class GateCheck:
     flaky: tuple[tuple[str, Any, tuple[float, ...]], ...] = ()
     judge_variance: Mapping[str, float] = field(default_factory=dict)
     failed: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    p_value_note: str | None = None
 
     @property
     def title(self) -> str:
-        """The check's name: ``ndcg@10 non-inferiority (margin 0.01)``, ``ndcg@10 >= 0.4``."""
+        """The check's name: ``ndcg@10 non-inferiority (margin 0.01)``, ``ndcg@10 >= 0.4``
+        (the metric's name as :func:`plain_text`)."""
+        return self.titled(plain_text)
+
+    def titled(self, escape: Escape) -> str:
+        """:attr:`title` with the metric's name written by ``escape``."""
         if self.kind == "floor":
-            return f"{self.metric} >= {self.threshold:g}"
-        return f"{self.metric} {self.kind} (margin {self.margin:g})"
+            return f"{escape(self.metric)} >= {self.threshold:g}"
+        return f"{escape(self.metric)} {self.kind} (margin {self.margin:g})"
 
     def _interval(self) -> str:
         level = f"{100 * self.confidence_level:g}%"
@@ -153,7 +213,7 @@ class GateCheck:
         )
 
     def _p_text(self, alpha: float) -> str:
-        text = f"p = {_p(self.p_value)}"
+        text = ("p " if is_bound(self.p_value) else "p = ") + _p(self.p_value)
         if self.p_adjusted != self.p_value and not (
             math.isnan(self.p_adjusted) and math.isnan(self.p_value)
         ):
@@ -164,6 +224,11 @@ class GateCheck:
     def reason(self, alpha: float) -> str:
         """Why the check passed or failed, in words, with the numbers."""
         threshold = _plain(self.threshold) if self.kind == "floor" else _signed(self.threshold)
+        if self.p_value_note is not None and math.isnan(self.p_value):
+            return (
+                f"{self._estimate()}; no p-value: {self.p_value_note} (a gate never passes "
+                "without evidence)"
+            )
         if self.n < 2:
             return (
                 f"{self.n} item(s) with defined values: a test needs at least 2, so nothing "
@@ -212,9 +277,16 @@ class GateCheck:
         label = "PASS" if self.passed else "FAIL"
         return f"{label} {self.title}: {self.reason(alpha)}"
 
-    def details(self) -> list[str]:
-        """Lines about the worst items, flaky items and failed judge calls."""
+    def details(self, escape: Escape = plain_text) -> list[str]:
+        """Lines about the worst items, flaky items and failed judge calls (system names
+        written by ``escape``; items as their ``repr``, which escapes what is not printable)."""
+        lines = [escape(line) for line in self._details()]
+        return lines
+
+    def _details(self) -> list[str]:
         lines = []
+        if self.p_value_note is not None and not math.isnan(self.p_value):
+            lines.append(self.p_value_note)
         if self.worst:
             if self.kind == "floor":
                 shown = ", ".join(f"{item!r} {_plain(v)}" for item, v, _, _ in self.worst)
@@ -278,6 +350,7 @@ class GateCheck:
             "flaky": [{"system": s, "item": item, "repeats": list(v)} for s, item, v in self.flaky],
             "judge_variance": dict(self.judge_variance),
             "failed": {s: list(items) for s, items in self.failed.items()},
+            "p_value_note": self.p_value_note,
         }
 
 
@@ -333,7 +406,8 @@ class GateResult:
         return tuple(c for c in self.checks if not c.passed)
 
     def caption(self) -> str:
-        """What was tested, how: the systems, the test, alpha, the correction."""
+        """What was tested, how: the systems, the test, alpha, the correction (names as
+        their ``repr``, which escapes what is not printable)."""
         against = f" against baseline {self.baseline!r}" if self.baseline else ""
         correction = (
             f"{self.correction} correction over {len(self.checks)} checks"
@@ -341,17 +415,16 @@ class GateResult:
             else "no correction"
         )
         sampled = any(c.method == "sampled" for c in self.checks)
-        resamples = (
-            f", {self.n_resamples} sign vectors, seed {self.random_state}" if sampled else ""
-        )
+        unit = TESTS[self.test].sampled_unit if self.test in TESTS else "resamples"
+        resamples = f", {self.n_resamples} {unit}, seed {self.random_state}" if sampled else ""
         return (
             f"candidate {self.candidate!r}{against}: "
-            f"{(_TEST_NAMES if self.baseline else _FLOOR_TEST_NAMES)[self.test]}"
+            f"{_test_name(self.test, floor=not self.baseline)}"
             f"{resamples}, alpha {self.alpha:g}, {correction}"
         )
 
     def verdict_lines(self) -> list[str]:
-        """One line per check (the CLI prints them on stderr)."""
+        """One line per check (the CLI prints them on stderr); a name cannot break a line."""
         return [f"ragmeter gate: {c.verdict(self.alpha)}" for c in self.checks]
 
     def _excluded_lines(self) -> list[str]:
@@ -367,16 +440,18 @@ class GateResult:
         for check in self.checks:
             lines.append(f"  {check.verdict(self.alpha)}")
             lines += [f"    {line}" for line in check.details()]
-        lines += [f"  note: {line}" for line in [*self._excluded_lines(), *self.notes]]
+        notes = [*self._excluded_lines(), *self.notes]
+        lines += [f"  note: {plain_text(line)}" for line in notes]
         return "\n".join(lines) + "\n"
 
     def to_markdown(self) -> str:
-        """A Markdown summary for a CI step summary (``$GITHUB_STEP_SUMMARY``)."""
+        """A Markdown summary for a CI step summary (``$GITHUB_STEP_SUMMARY``); every text
+        from the input is escaped (:func:`markdown_text`)."""
         mark = "✅ passed" if self.passed else "❌ failed"
         lines = [
             f"### ragmeter gate {mark}",
             "",
-            self.caption(),
+            markdown_text(self.caption()),
             "",
             "| Check | Verdict | Estimate | Interval | p (corrected) | n | Queries needed |",
             "|---|---|---|---|---|---:|---:|",
@@ -387,17 +462,18 @@ class GateResult:
             low = _plain(c.ci_low) if c.kind == "floor" else _signed(c.ci_low)
             high = _plain(c.ci_high) if c.kind == "floor" else _signed(c.ci_high)
             needed = "" if c.queries_needed is None or c.passed else str(c.queries_needed)
+            p = _cell(markdown_text(f"{_p(c.p_value)} ({_p(c.p_adjusted)})"))
             lines.append(
-                f"| {_cell(c.title)} | {verdict} | {estimate} | {100 * c.confidence_level:g}% "
-                f"[{low}, {high}] | {_p(c.p_value)} ({_p(c.p_adjusted)}) | {c.n} | {needed} |"
+                f"| {c.titled(markdown_text)} | {verdict} | {estimate} | "
+                f"{100 * c.confidence_level:g}% [{low}, {high}] | {p} | {c.n} | {needed} |"
             )
         details = [
-            f"- **{c.title}**: {c.reason(self.alpha)}"
-            + "".join(f"\n  - {line}" for line in c.details())
+            f"- **{c.titled(markdown_text)}**: {markdown_text(c.reason(self.alpha))}"
+            + "".join(f"\n  - {line}" for line in c.details(markdown_text))
             for c in self.checks
             if not c.passed or c.details()
         ]
-        notes = [f"- {line}" for line in [*self._excluded_lines(), *self.notes]]
+        notes = [f"- {markdown_text(line)}" for line in [*self._excluded_lines(), *self.notes]]
         if details or notes:
             lines += ["", *details, *notes]
         return "\n".join(lines) + "\n"
@@ -427,13 +503,14 @@ class GateResult:
 
     def to_junit(self, suite: str = "ragmeter.gate") -> str:
         """JUnit XML: one ``testcase`` per check, a ``failure`` element for a failed one (the
-        form pytest's ``--junitxml`` writes: ``testsuites/testsuite/testcase``)."""
+        form pytest's ``--junitxml`` writes: ``testsuites/testsuite/testcase``); names hold
+        no character XML cannot (:func:`plain_text`), and the writer escapes the rest."""
         root = ET.Element("testsuites")
         failures = len(self.failures)
         element = ET.SubElement(
             root,
             "testsuite",
-            name=suite,
+            name=plain_text(suite),
             errors="0",
             failures=str(failures),
             skipped="0",

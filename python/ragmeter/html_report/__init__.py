@@ -48,7 +48,7 @@ import numpy as np
 from .._core import __version__
 from .._files import atomic_write_text
 from ..exceptions import InvalidInputError
-from ..stats.distributions import student_t_quantile
+from ..stats.distributions import mean_t_interval
 from ..stats.results import Comparison, MultipleComparison
 from ._overview import Overview, leaderboard, pair_rows, pairs_matrix, sorted_systems
 from ._sources import Source, read_source
@@ -88,18 +88,6 @@ def _clean(value: Any) -> Any:
 
 def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
-
-
-def _interval(values: np.ndarray, level: float) -> tuple[float, float, float, int]:
-    v = values[np.isfinite(values)]
-    n = int(v.size)
-    if n == 0:
-        return math.nan, math.nan, math.nan, 0
-    mean = float(np.mean(v))
-    if n < 2:
-        return mean, math.nan, math.nan, n
-    half = student_t_quantile(0.5 + level / 2, n - 1) * float(np.std(v, ddof=1)) / math.sqrt(n)
-    return mean, mean - half, mean + half, n
 
 
 def _matrix(source: Source) -> tuple[list[str], list[str], list[str], dict[str, np.ndarray]]:
@@ -147,7 +135,7 @@ def _summary(
             f"{_e(name)}</td>"
         )
         for metric in metrics:
-            mean, low, high, n = _interval(arrays[metric][i], level)
+            mean, low, high, n = mean_t_interval(arrays[metric][i], level)
             out.append(
                 f'<td data-system="{_e(name)}" data-metric="{_e(metric)}" data-mean="{mean!r}">'
                 f'{_fmt(mean)} <span class="note">[{_fmt(low)}, {_fmt(high)}] n={n}</span></td>'
@@ -242,11 +230,11 @@ def _first_screen(
     level: float,
 ) -> tuple[list[str], Overview]:
     """The leaderboard with its groups, the pairs matrix, and the sorted means chart."""
-    means = {s: _interval(arrays[chosen][i], level) for i, s in enumerate(systems)}
+    means = {s: mean_t_interval(arrays[chosen][i], level) for i, s in enumerate(systems)}
     overview = Overview(comparison, chosen, means)
     positions = {s: i for i, s in enumerate(systems)}
     others = {
-        m: {s: _interval(arrays[m][i], level)[0] for i, s in enumerate(systems)}
+        m: {s: mean_t_interval(arrays[m][i], level)[0] for i, s in enumerate(systems)}
         for m in metrics
         if m != chosen
     }
@@ -305,7 +293,7 @@ def _source_section(
     if first is not None and systems:
         order = list(
             sorted_systems(
-                {s: _interval(arrays[first][i], level)[0] for i, s in enumerate(systems)}
+                {s: mean_t_interval(arrays[first][i], level)[0] for i, s in enumerate(systems)}
             )
         )
     if comparison is not None and first is not None and systems:
@@ -321,7 +309,7 @@ def _source_section(
         out += _pairs(comparison, tables, first or "")
     for name in metrics:
         array = arrays[name]
-        intervals = {s: _interval(array[i], level) for i, s in enumerate(systems)}
+        intervals = {s: mean_t_interval(array[i], level) for i, s in enumerate(systems)}
         ranked = sorted_systems({s: intervals[s][0] for s in systems})
         out.append(f'<h3>{_e(name)}</h3><div class="figures" data-metric="{_e(name)}">')
         out.append(
@@ -367,15 +355,17 @@ def _source_section(
         )
     if source.integrity is not None:
         out += integrity_section(source.integrity)
+    out += repeats_section(source.judge_repeats) + agreement_section(source.judge_agreement)
     if source.judge_rows:
-        judges.append({"rows": _clean(source.judge_rows)})
+        judges.append({"rows": _clean(source.judge_rows), "samples": _clean(source.judge_samples)})
         counts: dict[str, int] = {}
         for row in source.judge_rows:
             counts[row.get("status", "?")] = counts.get(row.get("status", "?"), 0) + 1
         tally = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
         out.append(
             f'<h3>Judge rows</h3><p class="note">{len(source.judge_rows)} rows ({_e(tally)}); an '
-            "error or undefined row has no value and says why.</p>"
+            "error or undefined row has no value and says why. Open a row to read its sample "
+            "(question, answer, contexts, reference) and the judge's evidence.</p>"
             f'<div data-judges="{len(judges) - 1}"></div>'
         )
     out.append("</section>")
@@ -432,6 +422,87 @@ def integrity_section(report: Mapping[str, Any]) -> list[str]:
         "interval.</p>",
         f'<table data-role="judge-integrity"><tr><th class="text">what</th>'
         f'<th class="text">found</th></tr>{body}</table>',
+    ]
+
+
+def repeats_section(repeats: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The judge's noise of a result judged several times per sample: per metric, the mean of
+    the item means with its interval (which includes the judge's noise), the between-item and
+    within-item (judge) variance components, the judge's share and the flaky items
+    (:meth:`ragmeter.judges.JudgeResults.repeat_summary`)."""
+    if not repeats:
+        return []
+    body = []
+    for metric, r in repeats.items():
+        ci = r.get("ci")
+        interval = f"[{_fmt(ci[0])}, {_fmt(ci[1])}]" if ci else f"none: {r.get('ci_reason')}"
+        within = _fmt(r.get("within")) if r.get("within") is not None else "–"
+        usable = f"{r.get('n_values')} of {r.get('n_asked') or '?'}"
+        body.append(
+            f'<tr><td class="text">{_e(metric)}</td><td>{_fmt(r.get("mean"))}</td>'
+            f'<td class="text">{_e(interval)}</td><td>{_e(r.get("n_items"))}</td>'
+            f"<td>{_e(usable)}</td><td>{_e(r.get('repeats'))}</td>"
+            f"<td>{_fmt(r.get('between'))}</td><td>{within}</td>"
+            f"<td>{_fmt(r.get('judge_share'), 3)}</td><td>{_e(r.get('n_flaky'))}</td></tr>"
+        )
+    method = next(iter(repeats.values())).get("method", "")
+    head = "".join(
+        f'<th class="{"text" if i < 1 else ""}">{_e(h)}</th>'
+        for i, h in enumerate(
+            (
+                "metric",
+                "mean",
+                f"{next(iter(repeats.values())).get('confidence', 0.95):.0%} interval",
+                "items",
+                "values usable",
+                "repeats",
+                "between items",
+                "within (judge)",
+                "judge share",
+                "flaky items",
+            )
+        )
+    )
+    return [
+        '<h3>Judge repeats</h3><p class="note">Each sample was judged several times: how much '
+        "of a single judgement's variance is the judge's own noise (within) rather than the "
+        f"samples' (between), and an interval for the mean that includes it. {_e(method)}.</p>",
+        f'<table data-role="judge-repeats"><tr>{head}</tr>{"".join(body)}</table>',
+    ]
+
+
+def agreement_section(agreement: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The agreement of a panel's judges, per metric (:meth:`JudgeResults.agreement`)."""
+    if not agreement:
+        return []
+    columns = (
+        ("krippendorff_alpha", "Krippendorff's alpha"),
+        ("percent_agreement", "% agreement"),
+        ("cohen_kappa", "Cohen's kappa"),
+        ("spearman_rho", "Spearman's rho"),
+        ("kendall_tau", "Kendall's tau"),
+    )
+    body = []
+    for metric, a in agreement.items():
+        raters = ", ".join(str(r) for r in a.get("raters", []))
+        cells = "".join(
+            f"<td>{_fmt(a.get(key), 3) if isinstance(a.get(key), float | int) else '–'}</td>"
+            for key, _ in columns
+        )
+        body.append(
+            f'<tr><td class="text">{_e(metric)}</td><td class="text">{_e(raters)}</td>'
+            f'<td class="text">{_e(a.get("level"))}</td><td>{_e(a.get("n_units"))}</td>{cells}</tr>'
+        )
+    head = "".join(
+        f'<th class="text">{h}</th>' for h in ("metric", "judges", "level", "samples")
+    ) + "".join(f"<th>{_e(label)}</th>" for _, label in columns)
+    return [
+        '<h3>Agreement of the panel\'s judges</h3><p class="note">Between the judges of the '
+        "panel, one unit per sample, at the metric's level of measurement. Agreement with "
+        "human labels, and a mean corrected by them (prediction-powered inference), need the "
+        "labels, which a judge result does not hold: <code>JudgeResults.agreement_with</code> "
+        "and <code>ragmeter.judges.ppi_mean</code>.</p>",
+        f'<table data-role="judge-agreement"><tr>{head}</tr>{"".join(body)}</table>',
     ]
 
 

@@ -61,6 +61,14 @@ class Source:
     manifest: dict[str, Any] = field(default_factory=dict)
     #: A judge result's integrity report (:func:`ragmeter.judges.judge_report`), as a dict.
     integrity: dict[str, Any] | None = None
+    #: A judge result's samples by id (question, answer, contexts, reference), shown beside
+    #: each row; empty for rows read without their samples (a JSONL of rows).
+    judge_samples: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Per metric, the repeats' summary (:meth:`JudgeResults.repeat_summary`, as a dict) of a
+    #: result judged several times per sample.
+    judge_repeats: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Per metric, the agreement of a panel's judges (:meth:`JudgeResults.agreement`).
+    judge_agreement: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def _shown(per_query: Mapping[str, Mapping[Any, float]]) -> dict[str, dict[str, float]]:
@@ -99,7 +107,20 @@ def _source_of(result: Any, name: str, label: str, manifest: dict[str, Any]) -> 
         rows = result.to_records()
         values = {label: _shown(result.per_query_results(label).to_dict())}
         integrity = judge_report(result).to_dict()
-        return Source(name, "judge", values, None, rows, manifest, integrity)
+        saved = result.to_dict()
+        samples = {str(sample["id"]): sample for sample in saved["samples"]}
+        return Source(
+            name,
+            "judge",
+            values,
+            None,
+            rows,
+            manifest,
+            integrity,
+            judge_samples=samples,
+            judge_repeats=saved.get("repeats", {}),
+            judge_agreement=saved.get("agreement", {}),
+        )
     per = per_query_results(result)
     label = per.name or label
     return Source(name or label, "evaluation", {label: _shown(per.to_dict())}, None, [], manifest)

@@ -240,23 +240,43 @@
     var table = el("table");
     table.setAttribute("data-role", "judge-rows");
     var head = el("tr");
-    ["sample", "metric", "status", "value", "reason", "evidence"].forEach(function (h) {
+    var samples = block.samples || {};
+    ["sample", "question", "metric", "status", "value", "reason", "sample and evidence"].forEach(function (h) {
       head.appendChild(el("th", h, "text"));
     });
     table.appendChild(head);
     block.rows.forEach(function (row) {
       var tr = el("tr");
+      var sample = Object.prototype.hasOwnProperty.call(samples, String(row.sample_id))
+        ? samples[String(row.sample_id)] : null;
       tr.appendChild(el("td", String(row.sample_id), "text"));
+      tr.appendChild(el("td", sample && sample.question ? sample.question : "", "text question"));
       tr.appendChild(el("td", row.metric, "text"));
       tr.appendChild(el("td", row.status, "text status-" + row.status));
       tr.appendChild(el("td", fmt(row.value)));
       var reason = [row.reason_code, row.message].concat(row.reasons || []).filter(Boolean).join(" · ");
       tr.appendChild(el("td", reason, "text"));
       var cell = el("td", null, "text");
-      if (row.evidence !== null && row.evidence !== undefined) {
+      var hasEvidence = row.evidence !== null && row.evidence !== undefined;
+      if (sample || hasEvidence) {
         var details = el("details");
-        details.appendChild(el("summary", "evidence"));
-        details.appendChild(el("pre", JSON.stringify(row.evidence, null, 1)));
+        details.appendChild(el("summary", sample ? "sample and evidence" : "evidence"));
+        if (sample) {
+          ["question", "answer", "answer_b", "reference"].forEach(function (name) {
+            if (sample[name] !== null && sample[name] !== undefined) {
+              details.appendChild(el("h4", name));
+              details.appendChild(el("pre", String(sample[name])));
+            }
+          });
+          (sample.contexts || []).forEach(function (context, i) {
+            details.appendChild(el("h4", "context " + (i + 1)));
+            details.appendChild(el("pre", String(context)));
+          });
+        }
+        if (hasEvidence) {
+          details.appendChild(el("h4", "evidence"));
+          details.appendChild(el("pre", JSON.stringify(row.evidence, null, 1)));
+        }
         cell.appendChild(details);
       }
       tr.appendChild(cell);

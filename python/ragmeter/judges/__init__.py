@@ -35,17 +35,17 @@ from ..exceptions import (
     JudgeOutputError,
     JudgeTransportError,
 )
-from .accounting import CallStats, Price
-from .agreement import (
+from ..stats.orderings import kendall_tau, spearman_rho
+from ..stats.ppi import MeanEstimate, ppi_mean
+from ..stats.raters import (
     agreement_report,
     cohen_kappa,
     confusion_table,
     fleiss_kappa,
-    kendall_tau,
     krippendorff_alpha,
     percent_agreement,
-    spearman_rho,
 )
+from .accounting import CallStats, Price
 from .budget import BudgetedEstimate, evaluate_within_budget
 from .clients.chat import OpenAIClientJudge, OpenAICompatibleJudge, judge_from_env
 from .clients.embeddings import OpenAIClientEmbedder, OpenAICompatibleEmbedder
@@ -106,7 +106,6 @@ from .metrics import (
 from .metrics.base import Metric
 from .offline_rules import NoOfflineRuleError, OfflineRequest
 from .panel import Panel
-from .ppi import MeanEstimate, ppi_mean
 from .prompts import PromptTemplate
 from .results import JudgeResults, MetricSummary, SampleResult
 from .sample import Sample

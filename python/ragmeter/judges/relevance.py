@@ -26,7 +26,8 @@ from typing import Any
 from .._files import atomic_write_text
 from ..exceptions import InvalidInputError
 from ..ranking.functions import ranking_metrics
-from .agreement import agreement_report, kendall_tau
+from ..stats.orderings import kendall_tau
+from ..stats.raters import agreement_report
 from .evaluation import evaluate
 from .metrics.umbrela import UMBRELA_RELEVANCE
 from .results import JudgeResults

@@ -23,10 +23,10 @@ from .._optional import import_optional
 from ..exceptions import InvalidInputError
 from ..per_query import PerQueryResults
 from ..reports import check_saved_head, load_report, render_report, saved_head, write_report
+from ..stats.ppi import MeanEstimate, classical_mean, ppi_mean
+from ..stats.raters import Level, agreement_report
+from ..stats.repeated import RepeatSummary, variance_components
 from .accounting import CallStats, Price, cost_of
-from .agreement import Level, agreement_report
-from .ppi import MeanEstimate, classical_mean, ppi_mean
-from .repeats import RepeatSummary, variance_components
 from .sample import Sample, sample_from_dict
 from .saved import (
     AGREEMENT_LEVELS,
@@ -525,30 +525,34 @@ class JudgeResults:
         """The mean of ``metric`` over every sample, corrected by human ``labels`` (PPI).
 
         ``labels`` (``{sample_id: number}`` or one per sample, ``None`` when unlabelled) must
-        be on the metric's scale. Labelled samples with an ok judge value are the labelled
+        be on the metric's scale: labels outside its range (``bounds``, default the
+        metric's declared :attr:`~ragmeter.judges.Metric.value_range`, ``[0, 1]`` for the
+        built-in fractions) are refused. Labelled samples with an ok judge value are the labelled
         set; unlabelled samples with an ok value the unlabelled one (samples whose judge row is
         not ok are left out of both, and their counts say so). The humans-only mean is over
         the same labelled set as PPI's, so the two lines compare like with like. See
-        :func:`~ragmeter.judges.ppi.ppi_mean` for the estimator (Angelopoulos et al., *Science*
-        2023; ``power_tuning=True`` for PPI++). The intervals are cut at ``bounds``, by default
-        the metric's ``value_range`` (``(0, 1)`` for a fraction; none for a metric that
-        declares none).
+        :func:`~ragmeter.stats.ppi.ppi_mean` for the estimator (Angelopoulos et al., *Science*
+        2023; ``power_tuning=True`` for PPI++). The intervals are cut at ``bounds`` too.
 
         Returns
         -------
         dict[str, MeanEstimate]
             ``{"ppi": ..., "judge": ..., "human": ...}``, each a
-            :class:`~ragmeter.judges.ppi.MeanEstimate`: the corrected mean with its interval,
+            :class:`~ragmeter.stats.ppi.MeanEstimate`: the corrected mean with its interval,
             the judge's raw mean over its ok rows (no interval: its bias is unknown without
             labels) and the humans-only mean with its interval.
 
         Raises
         ------
         InvalidInputError
-            labels that are not numbers, or that do not fit the samples.
+            labels that are not numbers, outside the metric's range, or that do not fit the
+            samples.
         """
         rows = self._rows_of(metric)
         human = self.human_labels(labels, metric)
+        if bounds is None:
+            spec = next(m for m in self._metrics if m.name == metric)
+            bounds = getattr(spec, "value_range", None)
         for row, label in zip(rows, human, strict=True):
             if label is not None and (
                 isinstance(label, bool) or not isinstance(label, int | float) or math.isnan(label)
@@ -568,9 +572,6 @@ class JudgeResults:
             if h is None and r.score.status == "ok" and r.score.value is not None
         ]
         ok_values = [v for _, v in labelled] + unlabelled
-        if bounds is None:
-            spec = next(m for m in self._metrics if m.name == metric)
-            bounds = getattr(spec, "value_range", None)
         judge = MeanEstimate(
             "judge",
             math.fsum(ok_values) / len(ok_values) if ok_values else None,
@@ -614,8 +615,8 @@ class JudgeResults:
     def repeat_summary(self, metric: str, *, confidence: float = 0.95) -> RepeatSummary:
         """The judge's noise on ``metric``: variance between items and within them (between
         repeats), and an interval for the mean that includes the judge's noise (see
-        :mod:`ragmeter.judges.repeats`). Without repeats every item has one value, the within
-        component is ``None`` and the interval is the usual t interval.
+        :mod:`ragmeter.stats.repeated`). Without repeats every item has one value,
+        the within component is ``None`` and the interval is the usual t interval.
         """
         rows = self._rows_of(metric)
         values = [

@@ -1,23 +1,36 @@
-"""Paired significance tests and comparisons of systems evaluated on the same queries.
+"""The statistics room: every statistic of ragmeter, once. Paired significance tests and
+comparisons of systems evaluated on the same queries, agreement between raters and between
+orderings, prediction-powered inference, variance components.
 
 * :mod:`~ragmeter.stats.paired`: tests of arrays of per-query differences (the sign-flip
-  test, the paired t-test, the Wilcoxon signed-rank test, the paired bootstrap);
+  test, the paired t-test, the Wilcoxon signed-rank test, the paired bootstrap), each
+  two-sided or one-sided (``alternative=`` as scipy's), with their small-sample rules;
+* :mod:`~ragmeter.stats.engine`: the comparison engine every decision goes through (query
+  alignment, the one check of comparable settings, the table's tests over a campaign);
 * :mod:`~ragmeter.stats.multiple`: p-value corrections (Holm, Bonferroni,
   Benjamini-Hochberg) and Tukey's HSD;
 * :mod:`~ragmeter.stats.randomised`: the randomised Tukey HSD test of many systems and the
   Westfall-Young max-T step-down adjustment of many candidates against one baseline;
 * :mod:`~ragmeter.stats.anova`: the two-way ANOVA without replication of a queries x systems
   matrix and Tukey's HSD on its residual (the paired Tukey test);
-* :mod:`~ragmeter.stats.power`: topic-set-size design (Sakai 2016): queries needed, differences
-  detectable, pilot variances;
+* :mod:`~ragmeter.stats.power`: topic-set-size design (Sakai 2016), two- and one-sided:
+  queries needed, differences detectable, pilot variances;
 * :mod:`~ragmeter.stats.distributions`: the distributions behind the p-values (numpy only);
 * :mod:`~ragmeter.stats.registry`: the table of tests (:data:`TESTS`, one
   :class:`StatisticalTest` declaration per test) and :mod:`~ragmeter.stats.builtin`, the
   built-in tests' functions and declarations;
 * :mod:`~ragmeter.stats.options`: :class:`ComparisonOptions`, every option of a comparison
   validated once;
-* :mod:`~ragmeter.stats.orderings`: Kendall's tau-b and tau_ap between two orderings of
-  systems;
+* :mod:`~ragmeter.stats.orderings`: Kendall's tau-b, Spearman's rho and tau_ap between two
+  orderings (one undefined rule);
+* :mod:`~ragmeter.stats.raters`: agreement between raters (Cohen's and Fleiss' kappas,
+  Krippendorff's alpha, percent agreement, the agreement report);
+* :mod:`~ragmeter.stats.ppi`: prediction-powered inference (a judge's mean corrected by human
+  labels);
+* :mod:`~ragmeter.stats.repeated`: the variance components of repeated
+  measurements (a judge's noise);
+* :mod:`~ragmeter.stats.pvalues`: p-values below ``1e-16`` as a bound, and how every format
+  writes a p-value;
 * :mod:`~ragmeter.stats.comparison`: :func:`compare` and :func:`compare_many` over any
   per-query results;
 * :mod:`~ragmeter.stats.results`: their results (:class:`Comparison`,
@@ -31,7 +44,7 @@ from .anova import PairedTukeyResult, TwoWayAnova, paired_tukey_hsd, two_way_ano
 from .comparison import compare, compare_evaluations, compare_many
 from .multiple import CORRECTIONS, TukeyResult, adjust_p_values, tukey_hsd
 from .options import ComparisonOptions
-from .orderings import kendall_tau, tau_ap
+from .orderings import kendall_tau, spearman_rho, tau_ap
 from .paired import (
     EXACT_MAX_PAIRS,
     PairedTestResult,
@@ -42,14 +55,30 @@ from .paired import (
     sign_flip_test,
     wilcoxon_test,
 )
-from .power import TopicSetSize, detectable_difference, pilot_variance, topic_set_size
+from .power import (
+    TopicSetSize,
+    detectable_difference,
+    pilot_variance,
+    queries_needed,
+    topic_set_size,
+)
+from .ppi import MeanEstimate, classical_mean, ppi_mean
 from .randomised import (
     RandomisedTukeyResult,
     WestfallYoungResult,
     randomised_tukey_hsd,
     westfall_young,
 )
+from .raters import (
+    agreement_report,
+    cohen_kappa,
+    confusion_table,
+    fleiss_kappa,
+    krippendorff_alpha,
+    percent_agreement,
+)
 from .registry import TESTS, CampaignInput, CampaignOutcome, StatisticalTest, register_test
+from .repeated import RepeatSummary, variance_components
 from .results import Comparison, MetricComparison, MultipleComparison
 
 __all__ = [
@@ -60,11 +89,13 @@ __all__ = [
     "CampaignOutcome",
     "Comparison",
     "ComparisonOptions",
+    "MeanEstimate",
     "MetricComparison",
     "MultipleComparison",
     "PairedTestResult",
     "PairedTukeyResult",
     "RandomisedTukeyResult",
+    "RepeatSummary",
     "SignFlipResult",
     "StatisticalTest",
     "TopicSetSize",
@@ -72,23 +103,34 @@ __all__ = [
     "TwoWayAnova",
     "WestfallYoungResult",
     "adjust_p_values",
+    "agreement_report",
     "bootstrap_confidence_interval",
+    "classical_mean",
+    "cohen_kappa",
     "compare",
     "compare_evaluations",
     "compare_many",
+    "confusion_table",
     "detectable_difference",
+    "fleiss_kappa",
     "kendall_tau",
+    "krippendorff_alpha",
     "paired_bootstrap_test",
     "paired_t_test",
     "paired_tukey_hsd",
+    "percent_agreement",
     "pilot_variance",
+    "ppi_mean",
+    "queries_needed",
     "randomised_tukey_hsd",
     "register_test",
     "sign_flip_test",
+    "spearman_rho",
     "tau_ap",
     "topic_set_size",
     "tukey_hsd",
     "two_way_anova",
+    "variance_components",
     "westfall_young",
     "wilcoxon_test",
 ]

@@ -1,9 +1,9 @@
-"""Argument checks shared by the statistics modules (seeds, counts, levels)."""
+"""Argument checks shared by the statistics modules (seeds, counts, levels, alternatives)."""
 
 from __future__ import annotations
 
 import secrets
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -11,15 +11,23 @@ from ..exceptions import InputTypeError, InvalidInputError
 from ..options import shorten
 
 __all__ = [
+    "ALTERNATIVES",
     "MAX_RESAMPLES",
     "RESAMPLE_MEMORY_VALUES",
     "SEED_LIMIT",
+    "Alternative",
+    "check_alternative",
     "check_level",
     "check_seed",
     "float_array",
     "positive_int",
     "resample_count",
 ]
+
+#: The alternative hypotheses of a test of a mean difference, named as scipy's ``alternative=``:
+#: the candidate differs from the baseline, is better, or is worse.
+ALTERNATIVES = ("two-sided", "greater", "less")
+Alternative = Literal["two-sided", "greater", "less"]
 
 # Seeds stay below 2**63 so that every report format (TOML integers are signed 64-bit) keeps them.
 SEED_LIMIT = 2**63
@@ -28,6 +36,17 @@ SEED_LIMIT = 2**63
 MAX_RESAMPLES = 10**8
 #: The most resampled means a bootstrap interval keeps in memory at once (8 bytes each: 1 GiB).
 RESAMPLE_MEMORY_VALUES = 2**27
+
+
+def check_alternative(alternative: Any, argument: str = "alternative") -> str:
+    """``alternative`` checked: ``"two-sided"``, ``"greater"`` (the mean difference candidate -
+    baseline is greater than under the null hypothesis) or ``"less"``, as scipy names them."""
+    if not isinstance(alternative, str) or alternative not in ALTERNATIVES:
+        raise InvalidInputError(
+            f"{argument}: must be 'two-sided', 'greater' or 'less' (as scipy's alternative=), "
+            f"got {shorten(alternative, 40)}"
+        )
+    return str(alternative)
 
 
 def check_seed(random_state: int | None) -> int:

@@ -35,6 +35,7 @@ from ..exceptions import InvalidInputError
 from ._arguments import check_level, float_array
 from .distributions import f_sf, studentized_range_quantile, studentized_range_sf
 from .multiple import TukeyResult
+from .pvalues import bound_p_value, bound_p_values, format_p_value
 
 __all__ = ["TwoWayAnova", "paired_tukey_hsd", "two_way_anova"]
 
@@ -124,12 +125,13 @@ class TwoWayAnova:
         str
             ``F(df_system, df_residual) = ..., p = ..., V_E = ... over n queries``.
         """
-        p = "n/a" if math.isnan(self.p_system) else f"{self.p_system:.4g}"
+        p = format_p_value(self.p_system)
         f = "n/a" if math.isnan(self.f_system) else f"{self.f_system:.4g}"
+        relation = "p" if p.startswith("<") or p == "n/a" else "p ="
         return (
             f"two-way ANOVA without replication over {self.n_queries} queries x "
             f"{self.n_systems} systems: system effect F({self.df_system}, {self.df_residual}) "
-            f"= {f}, p = {p}; residual variance V_E = {self.ms_residual:.4g}"
+            f"= {f}, {relation} {p}; residual variance V_E = {self.ms_residual:.4g}"
         )
 
 
@@ -229,9 +231,9 @@ def two_way_anova(values: Any) -> TwoWayAnova:
         ms_query=ms_query,
         ms_residual=ms_residual,
         f_system=f_system,
-        p_system=f_sf(f_system, df_system, df_residual),
+        p_system=bound_p_value(f_sf(f_system, df_system, df_residual)),
         f_query=f_query,
-        p_query=f_sf(f_query, df_query, df_residual),
+        p_query=bound_p_value(f_sf(f_query, df_query, df_residual)),
     )
 
 
@@ -300,7 +302,7 @@ def paired_tukey_hsd(values: Any, *, confidence_level: float = 0.95) -> PairedTu
     if anova.ms_residual == 0:
         q = np.where(differences == 0, math.nan, math.inf)
         effect = np.full(differences.shape, math.nan)
-    p = studentized_range_sf(q, m, anova.df_residual)
+    p = bound_p_values(studentized_range_sf(q, m, anova.df_residual))
     np.fill_diagonal(p, 1.0)
     margin = studentized_range_quantile(level, m, anova.df_residual) * standard_error
     return PairedTukeyResult(

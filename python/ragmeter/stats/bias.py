@@ -23,8 +23,12 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import InvalidInputError
-from .distributions import regularized_beta, student_t_quantile, student_t_two_sided
-from .sampling import normal_quantile
+from .distributions import (
+    normal_quantile,
+    regularized_beta,
+    student_t_quantile,
+    student_t_two_sided,
+)
 
 __all__ = [
     "Proportion",

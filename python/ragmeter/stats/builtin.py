@@ -16,13 +16,21 @@ import numpy as np
 
 from .. import _core
 from ..exceptions import InvalidInputError
+from ._arguments import ALTERNATIVES
 from .anova import paired_tukey_hsd
 from .multiple import tukey_hsd
-from .paired import BOOTSTRAP_STREAM, EXACT_LIMIT, EXACT_MAX_PAIRS, t_rows, wilcoxon_one
+from .paired import (
+    BOOTSTRAP_STREAM,
+    EXACT_LIMIT,
+    EXACT_MAX_PAIRS,
+    MIN_PAIRS,
+    t_rows,
+)
 from .randomised import randomised_tukey_campaign, westfall_young_campaign
 from .registry import CampaignInput, CampaignOutcome, StatisticalTest, register_test
+from .wilcoxon import wilcoxon_one
 
-__all__ = ["pair_blocks", "pair_differences", "pair_index"]
+__all__ = ["pair_blocks", "pair_differences", "pair_index", "pair_scales"]
 
 
 def pair_blocks(n_pairs: int, n_metrics: int, n_queries: int) -> Iterator[slice]:
@@ -43,6 +51,17 @@ def pair_differences(sample: CampaignInput, block: slice) -> np.ndarray:
     index = np.asarray(sample.pairs, dtype=np.intp).reshape(-1, 2)
     with np.errstate(invalid="ignore"):
         return np.asarray(sample.values[index[block, 0]] - sample.values[index[block, 1]])
+
+
+def pair_scales(sample: CampaignInput, block: slice) -> np.ndarray:
+    """``(pairs in block, metrics)``: the largest magnitude of either system's values over the
+    queries both hold (the scale of their differences' rounding; 0 when none)."""
+    index = np.asarray(sample.pairs, dtype=np.intp).reshape(-1, 2)
+    a = sample.values[index[block, 0]]
+    b = sample.values[index[block, 1]]
+    both = ~(np.isnan(a) | np.isnan(b))
+    largest = np.where(both, np.maximum(np.abs(a), np.abs(b)), 0.0)
+    return np.asarray(largest.max(axis=2) if largest.shape[2] else largest.sum(axis=2))
 
 
 def _empty(sample: CampaignInput) -> dict[str, np.ndarray]:
@@ -66,7 +85,12 @@ def _t_test(sample: CampaignInput) -> CampaignOutcome:
     out = _empty(sample)
     n_metrics = sample.delta.shape[1]
     for block, rows in _blocks(sample):
-        _n, _mean, t, p, low, high, _size = t_rows(rows, sample.confidence_level)
+        _n, _mean, t, p, low, high, _size = t_rows(
+            rows,
+            sample.confidence_level,
+            alternative=sample.alternative,
+            scale=pair_scales(sample, block).reshape(-1),
+        )
         out["p"][block] = p.reshape(-1, n_metrics)
         out["statistic"][block] = t.reshape(-1, n_metrics)
         out["low"][block] = low.reshape(-1, n_metrics)
@@ -88,7 +112,7 @@ def _wilcoxon(sample: CampaignInput) -> CampaignOutcome:
     methods = np.full(sample.delta.shape, "", dtype=object)
     n_metrics = sample.delta.shape[1]
     for block, rows in _blocks(sample):
-        outcomes = [wilcoxon_one(row[~np.isnan(row)]) for row in rows]
+        outcomes = [wilcoxon_one(row[~np.isnan(row)], sample.alternative) for row in rows]
         out["statistic"][block] = np.array([o[0] for o in outcomes]).reshape(-1, n_metrics)
         out["p"][block] = np.array([o[1] for o in outcomes]).reshape(-1, n_metrics)
         methods[block] = np.array(
@@ -115,6 +139,7 @@ def _sign_flip(sample: CampaignInput) -> CampaignOutcome:
         exact=exact,
         n_resamples=sample.n_resamples,
         seed=sample.seed,
+        alternative=sample.alternative,
         n_threads=sample.n_threads,
     )
     method = "exact" if exact else "sampled"
@@ -135,6 +160,7 @@ def _bootstrap(sample: CampaignInput) -> CampaignOutcome:
         n_resamples=sample.n_resamples,
         seed=sample.seed ^ BOOTSTRAP_STREAM,
         confidence_level=level if level is not None else 0.95,
+        alternative=sample.alternative,
         n_threads=sample.n_threads,
     )
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -201,12 +227,20 @@ def _tukey(sample: CampaignInput) -> CampaignOutcome:
 
 # -- the declarations (the order is the CLI's and the docs') ----------------------------------
 
+#: Sakai's standardised difference of the tests built on the two-way ANOVA's residual.
+_ES_E_TEXT = (
+    "the difference of the means over sqrt(V_E), the residual standard deviation of the "
+    "two-way ANOVA (Sakai 2018)"
+)
+
 register_test(
     StatisticalTest(
         name="sign-flip",
         title="two-sided paired sign-flip (randomisation) test",
         run=_sign_flip,
         aliases=("fisher", "signflip"),
+        alternatives=ALTERNATIVES,
+        min_pairs=MIN_PAIRS["sign-flip"],
         assumes="under the null hypothesis the sign of each query's difference is exchangeable "
         "(no distributional assumption)",
         description="the paired randomisation test: exact over every sign vector up to "
@@ -226,7 +260,11 @@ register_test(
         title="two-sided paired t-test",
         run=_t_test,
         aliases=("student",),
-        assumes="the per-query differences are independent and their mean is about normal",
+        alternatives=ALTERNATIVES,
+        min_pairs=MIN_PAIRS["t"],
+        assumes="the per-query differences are independent and their mean is about normal "
+        "(equal differences have no variance: their p-value is the exact sign-flip test's, "
+        "1 / 2^n one-sided, never 0)",
         description="the paired Student t-test with t intervals (ranx's default, "
         "scipy.stats.ttest_rel)",
         citation="Student (W. S. Gosset), Biometrika 6(1), 1908; Smucker et al., CIKM 2007",
@@ -240,6 +278,8 @@ register_test(
         name="wilcoxon",
         title="two-sided Wilcoxon signed-rank test",
         run=_wilcoxon,
+        alternatives=ALTERNATIVES,
+        min_pairs=MIN_PAIRS["wilcoxon"],
         assumes="the per-query differences are symmetric about their median",
         description="the Wilcoxon signed-rank test as scipy.stats.wilcoxon computes it; "
         "bootstrap percentile intervals",
@@ -253,10 +293,14 @@ register_test(
         name="bootstrap",
         title="two-sided paired bootstrap test",
         run=_bootstrap,
-        assumes="the queries are a random sample of the population of queries",
+        alternatives=ALTERNATIVES,
+        min_pairs=MIN_PAIRS["bootstrap"],
+        assumes="the queries are a random sample of the population of queries, at least "
+        f"{MIN_PAIRS['bootstrap']} of them (below, its plug-in variance makes it reject a true "
+        "null hypothesis too often)",
         description="the paired bootstrap shift test with percentile intervals",
         citation="B. Efron and R. Tibshirani, An Introduction to the Bootstrap (1993), "
-        "sections 13 and 16",
+        "sections 13 and 16; J. Urbano, H. Lima and A. Hanjalic, SIGIR 2019",
         p_value_methods=("sampled",),
         resampled=True,
         interval="test",
@@ -271,6 +315,7 @@ register_test(
         title="Tukey's HSD test on the residual of a two-way ANOVA (queries x systems)",
         run=_tukey,
         aliases=("tukey-paired", "tukey-twoway"),
+        min_pairs=2,
         assumes="the residuals of the two-way ANOVA without replication are independent and "
         "about normal with one variance (the query effect is removed, so the queries pair "
         "the systems)",
@@ -289,8 +334,7 @@ register_test(
         "replication",
         reports_anova=True,
         effect_size_name="ES_E",
-        effect_size_text="the difference of the means over sqrt(V_E), the residual standard "
-        "deviation of the two-way ANOVA (Sakai 2018)",
+        effect_size_text=_ES_E_TEXT,
     )
 )
 register_test(
@@ -299,6 +343,7 @@ register_test(
         title="Tukey's HSD test (one-way, independent groups)",
         run=_tukey_oneway,
         paired=False,
+        min_pairs=2,
         assumes="the systems' values are independent samples with equal variances (not "
         "paired by query, so it is blind to the query effect: conservative for IR runs)",
         description="the one-way Tukey-Kramer HSD of independent groups, as "
@@ -336,6 +381,8 @@ register_test(
         p_value_methods=("exact", "sampled"),
         resampled=True,
         own_correction="randomised-tukey",
+        effect_size_name="ES_E",
+        effect_size_text=_ES_E_TEXT,
         own_correction_text="p-values adjusted over all pairs of systems of each metric by "
         "the permutation distribution of the largest difference of means (randomised Tukey "
         "HSD)",
@@ -349,6 +396,7 @@ register_test(
         title="two-sided paired sign-flip test with Westfall-Young max-T step-down adjustment",
         run=westfall_young_campaign,
         aliases=("maxt",),
+        min_pairs=2,
         assumes="under the null hypothesis the sign of each query's difference is exchangeable, "
         "the same flips for every candidate (the queries where the baseline and every "
         "candidate have a value)",

@@ -11,11 +11,15 @@ metric is undefined for one of two systems (NaN) is left out of that pair and me
 
 Tests (``test=``, declared once in :data:`~ragmeter.stats.registry.TESTS`): ``"sign-flip"``
 (the paired randomisation test, exact up to 16 queries; the default), ``"t"`` (the paired
-t-test, ranx's default), ``"wilcoxon"``, ``"bootstrap"``, and ``"tukey-oneway"`` (alias
-``"tukey"``: the one-way Tukey HSD over all pairs, as ranx). The options are validated once
-by :class:`~ragmeter.stats.options.ComparisonOptions`. Corrections (``correction=``): ``"holm"``,
-``"bonferroni"``, ``"bh"`` (Benjamini-Hochberg) or None, over every test of the comparison
-(``family="all"``) or per metric (``family="metric"``).
+t-test, ranx's default), ``"wilcoxon"``, ``"bootstrap"``, each two-sided or one-sided
+(``alternative=``, as scipy's); ``"tukey"`` (Tukey's HSD on the residual of the two-way ANOVA:
+paired by query, Carterette 2012, Sakai 2018), ``"tukey-oneway"`` (the one-way Tukey HSD of
+independent groups, as scipy.stats.tukey_hsd and ranx's ``"tukey"``), ``"randomised-tukey"``
+and ``"westfall-young"``. The options are validated once by
+:class:`~ragmeter.stats.options.ComparisonOptions`, and the tests run through the engine
+(:mod:`~ragmeter.stats.engine`). Corrections (``correction=``): ``"holm"``, ``"bonferroni"``,
+``"bh"`` (Benjamini-Hochberg) or None, over every test of the comparison (``family="all"``) or
+per metric (``family="metric"``).
 
 Results (:mod:`~ragmeter.stats.results`): :class:`Comparison` (two systems, metric by metric:
 the mean difference, its confidence interval and effect size, wins/ties/losses, the p-value
@@ -25,22 +29,16 @@ and the adjusted p-value) and :class:`MultipleComparison` (the campaign: every p
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields, replace
 from typing import Any, Literal
 
-import numpy as np
-
-from .. import _core
 from .._nan_equal import canonical
 from ..exceptions import InputTypeError, InvalidInputError
-from ..per_query import PerQueryResults, check_comparable, per_query_results
-from .builtin import pair_blocks
-from .multiple import adjust_p_values
+from ..per_query import PerQueryResults, per_query_results
+from .engine import UnpairedQueriesError, align, pair_indices, run_tests
 from .options import ComparisonOptions
-from .paired import BOOTSTRAP_STREAM, t_rows
-from .registry import TESTS, CampaignInput
+from .registry import TESTS
 from .results import Comparison, MetricComparison, MultipleComparison
 
 __all__ = [
@@ -52,33 +50,22 @@ __all__ = [
     "compare_many",
 ]
 
-Test = Literal["sign-flip", "t", "wilcoxon", "bootstrap", "tukey-oneway", "tukey"]
+Test = Literal[
+    "sign-flip",
+    "t",
+    "wilcoxon",
+    "bootstrap",
+    "tukey",
+    "tukey-oneway",
+    "randomised-tukey",
+    "westfall-young",
+]
 Method = Literal["auto", "exact", "sampled"]
 Missing = Literal["raise", "skip"]
 Family = Literal["all", "metric"]
+Alternative = Literal["two-sided", "greater", "less"]
 #: The defaults of the options (the keywords of compare_many that ComparisonOptions holds).
 _DEFAULTS = {f.name: f.default for f in fields(ComparisonOptions)}
-
-
-class UnpairedQueriesError(InvalidInputError):
-    """The systems do not hold the same queries (``missing="raise"``).
-
-    Parameters
-    ----------
-    detail
-        Which queries which systems lack.
-    remedy
-        What to do, in the caller's terms (Python arguments here; ``ragmeter compare``
-        words it with its flags).
-    """
-
-    def __init__(self, detail: str, remedy: str) -> None:
-        self.detail = detail
-        self.remedy = remedy
-        super().__init__(
-            f"a paired comparison needs every system evaluated on the same queries: {detail}. "
-            f"{remedy}"
-        )
 
 
 # -- computing comparisons --------------------------------------------------------------------
@@ -110,97 +97,6 @@ def _named_systems(systems: Any) -> dict[str, PerQueryResults]:
             raise InvalidInputError(f"systems: the name {converted.name!r} is used twice")
         named[converted.name] = converted
     return named
-
-
-def _align(
-    named: Mapping[str, PerQueryResults], metrics: Iterable[str] | str | None, missing: str
-) -> tuple[list[str], list[Any], np.ndarray, dict[str, tuple[Any, ...]]]:
-    """The metrics, the paired queries, the values (systems x metrics x queries) and the
-    queries each system had that were left out."""
-    systems = list(named.values())
-    names = list(named)
-    first = systems[0]
-    for name, results in named.items():
-        check_comparable(first, results, names=(names[0], name))  # refuses other settings
-    if metrics is None:
-        chosen = [m for m in first.metric_names if all(m in s for s in systems)]
-        if not chosen:
-            raise InvalidInputError(
-                "metrics: the systems share no metric ("
-                + "; ".join(f"{n}: {list(s.metric_names)}" for n, s in named.items())
-                + ")"
-            )
-    else:
-        if isinstance(metrics, bytes) or not isinstance(metrics, str | Iterable):
-            raise InputTypeError(
-                f"metrics: expected a metric name or a list of names, got {type(metrics).__name__}"
-            )
-        chosen = [metrics] if isinstance(metrics, str) else list(metrics)
-        for metric in chosen:
-            if not isinstance(metric, str):
-                raise InputTypeError(
-                    f"metrics: a metric name is a str, got {metric!r} ({type(metric).__name__})"
-                )
-        if not chosen:
-            raise InvalidInputError("metrics: name at least one metric")
-        for metric in chosen:
-            for name, results in named.items():
-                if metric not in results:
-                    raise InvalidInputError(
-                        f"metrics: {metric!r} was not evaluated for {name} (it has "
-                        f"{list(results.metric_names)})"
-                    )
-        if len(set(chosen)) != len(chosen):
-            raise InvalidInputError(f"metrics: {chosen} names a metric more than once")
-    shared = set(first.query_ids)
-    for results in systems[1:]:
-        shared &= set(results.query_ids)
-    query_ids = [q for q in first.query_ids if q in shared]
-    excluded = {
-        name: tuple(q for q in results.query_ids if q not in shared)
-        for name, results in named.items()
-    }
-    excluded = {name: ids for name, ids in excluded.items() if ids}
-    if excluded and missing == "raise":
-        parts = []
-        for name, ids in excluded.items():
-            results = named[name]
-            why = (
-                f" (judged queries missing from its run: {len(results.missing_from_run)})"
-                if results.missing_from_run
-                else ""
-            )
-            shown = ", ".join(repr(q) for q in ids[:5]) + (", ..." if len(ids) > 5 else "")
-            parts.append(f"{len(ids)} queries only some systems have in {name}{why}: {shown}")
-        typed = {str(q) for ids in excluded.values() for q in ids}
-        hint = ""
-        if len(typed) < sum(len(ids) for ids in excluded.values()):
-            hint = " (the same ids as str in one system and int in another never pair)"
-        raise UnpairedQueriesError(
-            "; ".join(parts) + hint,
-            "Evaluate every system on one query set (evaluate_trec(complete=True) scores "
-            "judged queries a run missed), or pass missing='skip' to compare on the queries "
-            "all of them have (the table says which were left out).",
-        )
-    if not query_ids:
-        raise InvalidInputError("the systems share no query: there is nothing to pair")
-    values = np.empty((len(systems), len(chosen), len(query_ids)))
-    for s, results in enumerate(systems):
-        # Paired by query id: each system's values in the first system's query order.
-        in_order = list(results.query_ids) == query_ids
-        selected = results if in_order else results.select(query_ids, chosen)
-        for m, metric in enumerate(chosen):
-            values[s, m] = selected.array(metric)
-    return chosen, query_ids, values, excluded
-
-
-def _pairs(names: Sequence[str], baseline: str | None) -> list[tuple[int, int]]:
-    """``(candidate, baseline)`` indices: every other system against the baseline, or every
-    pair with the later system (in the order given) as the candidate."""
-    if baseline is None:
-        return [(b, a) for b in range(1, len(names)) for a in range(b)]
-    base = names.index(baseline)
-    return [(c, base) for c in range(len(names)) if c != base]
 
 
 def _options(options: Any, keywords: Mapping[str, Any]) -> ComparisonOptions:
@@ -236,6 +132,7 @@ def compare_many(
     missing: Missing = "raise",
     margin: float = 0.0,
     n_threads: int | None = None,
+    alternative: Alternative = "two-sided",
     options: ComparisonOptions | None = None,
 ) -> MultipleComparison:
     """Compare several systems on the same queries, over several metrics at once.
@@ -257,12 +154,17 @@ def compare_many(
         ``"sign-flip"`` (default; the paired randomisation test, exact up to 16 queries,
         ``n_resamples`` seeded sign vectors beyond, the same sign vectors for every pair and
         metric), ``"t"`` (paired t-test), ``"wilcoxon"`` (Wilcoxon signed-rank, as scipy),
-        ``"bootstrap"`` (paired bootstrap test with ``n_resamples`` resamples), ``"tukey-oneway"``
-        (alias ``"tukey"``; Tukey's HSD over all pairs of each metric, as scipy and ranx: the
-        queries are taken as independent samples, which is conservative for paired values);
-        any test of :data:`~ragmeter.stats.TESTS` or its alias.
+        ``"bootstrap"`` (paired bootstrap test with ``n_resamples`` resamples, at least 20
+        queries), ``"tukey"`` (aliases ``"tukey-paired"``, ``"tukey-twoway"``: Tukey's HSD over
+        all pairs of each metric on the residual of the two-way ANOVA of queries x systems,
+        so paired by query; Carterette 2012, Sakai 2018), ``"tukey-oneway"`` (Tukey's HSD
+        over all pairs as scipy.stats.tukey_hsd and ranx's ``"tukey"`` compute it: the queries
+        taken as independent samples, which is conservative for paired values),
+        ``"randomised-tukey"``, ``"westfall-young"``; any test of
+        :data:`~ragmeter.stats.TESTS` or its alias.
     correction
-        ``"auto"`` (default: ``"holm"``, or the test's own adjustment for ``"tukey-oneway"``),
+        ``"auto"`` (default: ``"holm"``, or the test's own adjustment for the Tukey tests and
+        Westfall-Young's),
         ``"holm"``, ``"bonferroni"``, ``"bh"`` (Benjamini-Hochberg) or None.
     family
         What the correction adjusts over: ``"all"`` (default: every pair and metric of the
@@ -288,6 +190,11 @@ def compare_many(
         The smallest difference that matters (:class:`ComparisonOptions`).
     n_threads
         Threads of the Rust core.
+    alternative
+        ``"two-sided"`` (default), ``"greater"`` (each candidate better than its baseline:
+        the later system of a pair, or every system against ``baseline``) or ``"less"``, for
+        the tests of paired differences (sign-flip, t, Wilcoxon, bootstrap); intervals stay
+        two-sided.
     options
         All of the above but ``metrics`` in one :class:`ComparisonOptions` (then pass none
         of them as keywords).
@@ -341,6 +248,7 @@ def compare_many(
         "margin": margin,
         "missing": missing,
         "n_threads": n_threads,
+        "alternative": alternative,
     }
     options = _options(options, keywords)
     baseline_name = options.baseline
@@ -349,114 +257,42 @@ def compare_many(
             f"baseline: {baseline_name!r} is not one of the systems {list(named)}"
         )
     spec = options.statistical_test
-    level = options.confidence_level
     names = list(named)
-    chosen, query_ids, values, excluded = _align(named, metrics, options.missing)
-    pairs = _pairs(names, baseline_name)
-    n_pairs, n_metrics, n_queries = len(pairs), len(chosen), len(query_ids)
-    shape = (n_pairs, n_metrics)
-
-    # Per pair and metric, whatever the test: counts, means, the mean difference, d_z.
-    stats: dict[str, np.ndarray] = {
-        key: np.full(shape, math.nan) for key in ("delta", "cand", "base", "size")
-    }
-    counts = {key: np.zeros(shape, dtype=np.int64) for key in ("wins", "ties", "losses", "n")}
-    index = np.array(pairs, dtype=np.intp).reshape(-1, 2)
-    for block in pair_blocks(n_pairs, n_metrics, n_queries):
-        a = values[index[block, 0]]
-        b = values[index[block, 1]]
-        with np.errstate(invalid="ignore"):
-            d = a - b
-        both = ~np.isnan(d)
-        counts["wins"][block] = (d > 0).sum(axis=2)
-        counts["ties"][block] = (d == 0).sum(axis=2)
-        counts["losses"][block] = (d < 0).sum(axis=2)
-        counts["n"][block] = both.sum(axis=2)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            stats["cand"][block] = np.where(both, a, 0.0).sum(axis=2) / counts["n"][block]
-            stats["base"][block] = np.where(both, b, 0.0).sum(axis=2) / counts["n"][block]
-        _n, mean, _t, _p, _low, _high, size = t_rows(d.reshape(-1, n_queries), None)
-        stats["delta"][block] = mean.reshape(-1, n_metrics)
-        stats["size"][block] = size.reshape(-1, n_metrics)
-
-    # The test, through its declaration in the table of tests.
-    outcome = spec.run(
-        CampaignInput(
-            values=values,
-            pairs=index,
-            baseline=None if baseline_name is None else names.index(baseline_name),
-            n_pairs=counts["n"],
-            delta=stats["delta"],
-            confidence_level=level,
-            method=options.method,
-            n_resamples=options.n_resamples,
-            seed=options.seed,
-            n_threads=options.n_threads,
-        )
+    aligned = align(named, metrics, options.missing)
+    chosen, query_ids, values = aligned.metrics, aligned.query_ids, aligned.values
+    pairs = pair_indices(names, baseline_name)
+    outcome = run_tests(
+        values,
+        pairs,
+        options,
+        baseline=None if baseline_name is None else names.index(baseline_name),
     )
-    stats["p"], stats["statistic"] = outcome.p_value, outcome.statistic
-    if outcome.effect_size is not None:
-        stats["size"] = outcome.effect_size
-    methods = outcome.methods
-    stats["low"] = np.full(shape, math.nan) if outcome.ci_low is None else outcome.ci_low
-    stats["high"] = np.full(shape, math.nan) if outcome.ci_high is None else outcome.ci_high
-    bootstrap_ci = (
-        level is not None
-        and options.n_bootstrap > 0
-        and spec.interval == "bootstrap"
-        and outcome.ci_low is None
-    )
-    if bootstrap_ci and level is not None:
-        low, high, _, _ = _core.bootstrap_pairs(
-            values,
-            np.ascontiguousarray(index.astype(np.uint64)),
-            n_resamples=options.n_bootstrap,
-            seed=options.seed ^ BOOTSTRAP_STREAM,
-            confidence_level=level,
-            n_threads=options.n_threads,
-        )
-        stats["low"], stats["high"] = low, high
-    confidence = level if outcome.ci_low is not None or bootstrap_ci else None
-
+    confidence = outcome.confidence_level
     correction_name = options.correction
-    adjusted = np.full(shape, math.nan)
-    if spec.own_correction is not None:
-        adjusted = stats["p"].copy()
-    elif correction_name is not None:
-        if options.family == "all":
-            adjusted = adjust_p_values(stats["p"], correction_name)  # type: ignore[arg-type]
-        else:
-            for m in range(n_metrics):
-                adjusted[:, m] = adjust_p_values(stats["p"][:, m], correction_name)  # type: ignore[arg-type]
-
     results: dict[tuple[str, str], list[MetricComparison]] = {}
     for row, (a_index, b_index) in enumerate(pairs):
         items = []
         for m, metric in enumerate(chosen):
-
-            def value(key: str, r: int = row, c: int = m) -> float:
-                """One statistic of this pair and metric."""
-                return float(stats[key][r, c])
-
+            how = str(outcome.methods[row, m])
             items.append(
                 MetricComparison(
                     metric=metric,
-                    delta=value("delta"),
-                    wins=int(counts["wins"][row, m]),
-                    ties=int(counts["ties"][row, m]),
-                    losses=int(counts["losses"][row, m]),
-                    p_value=value("p"),
-                    n_pairs=int(counts["n"][row, m]),
-                    candidate_mean=value("cand"),
-                    baseline_mean=value("base"),
-                    ci_low=value("low") if confidence is not None else None,
-                    ci_high=value("high") if confidence is not None else None,
-                    p_value_adjusted=None if correction_name is None else float(adjusted[row, m]),
-                    statistic=value("statistic"),
-                    effect_size=value("size"),
-                    p_value_method=str(methods[row, m])
-                    if methods[row, m] not in ("", "none")
-                    else None,
+                    delta=float(outcome.delta[row, m]),
+                    wins=int(outcome.wins[row, m]),
+                    ties=int(outcome.ties[row, m]),
+                    losses=int(outcome.losses[row, m]),
+                    p_value=float(outcome.p_value[row, m]),
+                    n_pairs=int(outcome.n_pairs[row, m]),
+                    candidate_mean=float(outcome.candidate_mean[row, m]),
+                    baseline_mean=float(outcome.baseline_mean[row, m]),
+                    ci_low=float(outcome.ci_low[row, m]) if confidence is not None else None,
+                    ci_high=float(outcome.ci_high[row, m]) if confidence is not None else None,
+                    p_value_adjusted=None
+                    if correction_name is None
+                    else float(outcome.p_value_adjusted[row, m]),
+                    statistic=float(outcome.statistic[row, m]),
+                    effect_size=float(outcome.effect_size[row, m]),
+                    p_value_method=how if how not in ("", "none") else None,
                 )
             )
         results[names[a_index], names[b_index]] = items
@@ -467,7 +303,7 @@ def compare_many(
     }
     failed = {n: {m: ids for m, ids in f.items() if ids} for n, f in failed.items()}
     failed = {n: f for n, f in failed.items() if f}
-    return MultipleComparison(
+    campaign = MultipleComparison(
         systems=names,
         baseline=baseline_name,
         metrics=chosen,
@@ -480,13 +316,16 @@ def compare_many(
         family=options.family,
         alpha=options.alpha,
         confidence_level=confidence,
-        n_resamples=int(outcome.n_examined),
-        n_bootstrap=options.n_bootstrap if bootstrap_ci else 0,
-        random_state=options.seed if spec.resampled or bootstrap_ci else None,
-        excluded=excluded,
+        n_resamples=outcome.n_examined,
+        n_bootstrap=outcome.n_bootstrap,
+        random_state=options.seed if spec.resampled or outcome.n_bootstrap else None,
+        excluded=aligned.excluded,
         failed=failed,
         options=options,
     )
+    campaign.comparability = tuple(aligned.notes)
+    campaign.manifests = {name: r.manifest for name, r in named.items()}
+    return campaign
 
 
 def compare(
@@ -505,6 +344,7 @@ def compare(
     missing: Missing = "raise",
     margin: float = 0.0,
     n_threads: int | None = None,
+    alternative: Alternative = "two-sided",
     options: ComparisonOptions | None = None,
 ) -> Comparison:
     """Compare a candidate with a baseline on the same queries, paired by query id.
@@ -513,11 +353,11 @@ def compare(
     (:func:`~ragmeter.per_query_results`). For every metric (default: those both have, in the
     candidate's order) the per-query differences ``d_q = candidate_q - baseline_q`` give
     ``delta = mean(d)``, wins (``d > 0``), ties (``d == 0``) and losses (``d < 0``), Cohen's
-    ``d_z``, the two-sided p-value of ``test`` (default: the paired sign-flip test, exact up
-    to 16 queries, ``n_resamples`` seeded sign vectors beyond, the same sign vectors for every
-    metric) and a confidence interval of ``delta`` at ``confidence_level`` (None or, for the
-    bootstrap intervals, ``n_bootstrap=0`` skips it). Queries where a value is undefined (NaN)
-    are left out of that metric.
+    ``d_z``, the p-value of ``test`` under ``alternative`` (default: the two-sided paired
+    sign-flip test, exact up to 16 queries, ``n_resamples`` seeded sign vectors beyond, the
+    same sign vectors for every metric) and a confidence interval of ``delta`` at
+    ``confidence_level`` (None or, for the bootstrap intervals, ``n_bootstrap=0`` skips it).
+    Queries where a value is undefined (NaN) are left out of that metric.
 
     Parameters
     ----------
@@ -527,8 +367,8 @@ def compare(
     metrics
         The metrics to compare (default: those both have).
     test
-        ``"sign-flip"`` (default), ``"t"``, ``"wilcoxon"``, ``"bootstrap"``, ``"tukey-oneway"``
-        (see :func:`compare_many`).
+        ``"sign-flip"`` (default), ``"t"``, ``"wilcoxon"``, ``"bootstrap"``, ``"tukey"``,
+        ``"tukey-oneway"``, ... (see :func:`compare_many`).
     correction
         Adjusts the p-values over the metrics: None (default: one comparison), ``"holm"``,
         ``"bonferroni"`` or ``"bh"``.
@@ -545,6 +385,8 @@ def compare(
         The smallest difference that matters (:class:`ComparisonOptions`).
     n_threads
         Threads of the Rust core.
+    alternative
+        ``"two-sided"`` (default), ``"greater"`` (the candidate is better) or ``"less"``.
     options
         The options in one :class:`ComparisonOptions` (then pass none of the above as
         keywords; its ``baseline`` is replaced by this baseline's name).
@@ -597,6 +439,7 @@ def compare(
         "margin": margin,
         "missing": missing,
         "n_threads": n_threads,
+        "alternative": alternative,
     }
     if options is None:
         # compare's own default: no correction over its metrics.

@@ -26,6 +26,7 @@ import numpy as np
 from ..exceptions import InputTypeError, InvalidInputError
 from ._arguments import check_level, float_array
 from .distributions import studentized_range_quantile, studentized_range_sf
+from .pvalues import bound_p_values
 
 __all__ = ["CORRECTIONS", "Correction", "TukeyResult", "adjust_p_values", "tukey_hsd"]
 
@@ -197,7 +198,7 @@ def tukey_hsd(groups: Any, *, confidence_level: float = 0.95) -> TukeyResult:
     differences = means[:, None] - means[None, :]
     with np.errstate(invalid="ignore", divide="ignore"):
         q = np.abs(differences) / standard_error
-    p = studentized_range_sf(q, k, df)
+    p = bound_p_values(studentized_range_sf(q, k, df))
     margin = studentized_range_quantile(level, k, df) * standard_error
     return TukeyResult(
         statistic=differences,

@@ -18,7 +18,7 @@ import numpy as np
 from ..exceptions import InvalidInputError
 from ..options import check_n_threads, shorten
 from . import builtin as _builtin  # noqa: F401  (registers the built-in tests)
-from ._arguments import check_level, check_seed, resample_count
+from ._arguments import check_alternative, check_level, check_seed, resample_count
 from .multiple import CORRECTIONS
 from .registry import TESTS, StatisticalTest, find_test
 
@@ -70,7 +70,8 @@ class ComparisonOptions:
     ----------
     test
         A test of :data:`~ragmeter.stats.TESTS` (or an alias): ``"sign-flip"`` (default),
-        ``"t"``, ``"wilcoxon"``, ``"bootstrap"``, ``"tukey-oneway"``, ...
+        ``"t"``, ``"wilcoxon"``, ``"bootstrap"``, ``"tukey"`` (paired, on the two-way ANOVA's
+        residual), ``"tukey-oneway"``, ...
     correction
         ``"auto"`` (default: Holm's, or the test's own adjustment), ``"holm"``,
         ``"bonferroni"``, ``"bh"`` or None.
@@ -99,6 +100,11 @@ class ComparisonOptions:
         ``"raise"`` (every system must hold the same queries) or ``"skip"``.
     n_threads
         Threads of the Rust core (no number depends on it).
+    alternative
+        ``"two-sided"`` (default), ``"greater"`` (the candidate is better: the mean difference
+        candidate - baseline is above 0) or ``"less"``, as scipy's ``alternative=``; the
+        one-sided ones for the tests that declare them (the tests of paired differences:
+        sign-flip, t, Wilcoxon, bootstrap). Intervals stay two-sided.
 
     Raises
     ------
@@ -127,10 +133,12 @@ class ComparisonOptions:
     margin: float = 0.0
     missing: str = "raise"
     n_threads: int | None = None
+    alternative: str = "two-sided"
 
     #: The options saved in results (all but ``n_threads``, which changes no number).
     SAVED: ClassVar[tuple[str, ...]] = (
         "test",
+        "alternative",
         "correction",
         "family",
         "alpha",
@@ -157,7 +165,17 @@ class ComparisonOptions:
             "n_bootstrap": resample_count("n_bootstrap", self.n_bootstrap, allow_zero=True),
             "random_state": check_seed(self.random_state),
             "n_threads": check_n_threads(self.n_threads),
+            # Results saved before the option existed were two-sided.
+            "alternative": "two-sided"
+            if self.alternative is None
+            else check_alternative(self.alternative),
         }
+        if normalised["alternative"] not in test.alternatives:
+            raise InvalidInputError(
+                f"alternative: the {test.name} test is two-sided only (one-sided tests: "
+                + ", ".join(t.name for t in TESTS.values() if t.one_sided)
+                + f"), got {self.alternative!r}"
+            )
         if self.family not in FAMILIES:
             raise InvalidInputError(f"family: must be 'all' or 'metric', got {self.family!r}")
         if self.method not in METHODS:

@@ -4,11 +4,13 @@ Journal 19(3), 2016, after Y. Nagata's sample size design).
 
 Two designs, as Sakai's Excel tools:
 
-* ``"paired-t"``: the two-sided paired t-test of two systems. With ``sigma_t^2`` the variance
-  of the per-query differences, ``n`` queries and the smallest difference that matters
-  ``min_difference``, the test's statistic is noncentral t with ``n - 1`` degrees of freedom
-  and noncentrality ``sqrt(n) min_difference / sigma_t``; the power is the probability that
-  it falls beyond ``+-t_{1 - alpha/2}(n - 1)``.
+* ``"paired-t"``: the paired t-test of two systems, two-sided (``alternative="two-sided"``)
+  or one-sided (``"greater"``/``"less"``: the gate's non-inferiority and superiority tests).
+  With ``sigma_t^2`` the variance of the per-query differences, ``n`` queries and the smallest
+  difference that matters ``min_difference``, the test's statistic is noncentral t with
+  ``n - 1`` degrees of freedom and noncentrality ``sqrt(n) min_difference / sigma_t``; the
+  power is the probability that it falls beyond ``+-t_{1 - alpha/2}(n - 1)`` (two-sided), or
+  beyond ``t_{1 - alpha}(n - 1)`` in the tested direction (one-sided).
 * ``"anova"``: the one-way ANOVA of ``m`` systems, which must detect a range of
   ``min_difference`` between the best and the worst system (the other means at the midpoint,
   the least favourable case). With ``sigma^2`` the within-system variance, the statistic is
@@ -36,8 +38,14 @@ import numpy as np
 
 from ..exceptions import InvalidInputError
 from ..options import shorten
-from ._arguments import check_level
-from .distributions import f_quantile, noncentral_f_sf, noncentral_t_sf, student_t_quantile
+from ._arguments import Alternative, check_alternative, check_level
+from .distributions import (
+    f_quantile,
+    noncentral_f_sf,
+    noncentral_t_sf,
+    normal_quantile,
+    student_t_quantile,
+)
 from .results import Comparison, MultipleComparison
 
 __all__ = [
@@ -48,6 +56,7 @@ __all__ = [
     "detectable_difference",
     "pilot_variance",
     "power",
+    "queries_needed",
     "topic_set_size",
 ]
 
@@ -75,24 +84,42 @@ def _positive(argument: str, value: Any) -> float:
     return float(value)
 
 
-def _design(design: Any, n_systems: Any) -> tuple[str, int]:
+def _design(design: Any, n_systems: Any, alternative: Any = "two-sided") -> tuple[str, int, str]:
     if design not in DESIGNS:
         raise InvalidInputError(f"design: must be 'paired-t' or 'anova', got {design!r}")
+    sides = check_alternative(alternative)
     if design == "paired-t":
-        return design, 2
+        return design, 2, sides
+    if sides != "two-sided":
+        raise InvalidInputError(
+            "alternative: the ANOVA design is an F test, which has no one-sided form; use "
+            "design='paired-t' for a one-sided test"
+        )
     if isinstance(n_systems, bool) or not isinstance(n_systems, int | np.integer) or n_systems < 2:
         raise InvalidInputError(
             f"n_systems: the ANOVA design compares m >= 2 systems; pass n_systems, got "
             f"{n_systems!r}"
         )
-    return design, int(n_systems)
+    return design, int(n_systems), sides
 
 
-def _power(n: int, variance: float, difference: float, alpha: float, design: str, m: int) -> float:
+def _power(
+    n: int,
+    variance: float,
+    difference: float,
+    alpha: float,
+    design: str,
+    m: int,
+    alternative: str = "two-sided",
+) -> float:
     if design == "paired-t":
         df = n - 1
-        critical = student_t_quantile(1.0 - alpha / 2.0, df)
         delta = math.sqrt(n) * difference / math.sqrt(variance)
+        if alternative != "two-sided":
+            # A difference of this size in the tested direction (the power is the same for
+            # "greater" with +difference and "less" with -difference).
+            return noncentral_t_sf(student_t_quantile(1.0 - alpha, df), df, delta)
+        critical = student_t_quantile(1.0 - alpha / 2.0, df)
         return noncentral_t_sf(critical, df, delta) + (1.0 - noncentral_t_sf(-critical, df, delta))
     df1, df2 = m - 1, m * (n - 1)
     critical = f_quantile(1.0 - alpha, df1, df2)
@@ -107,6 +134,7 @@ def power(
     alpha: float = 0.05,
     design: Design = "paired-t",
     n_systems: int | None = None,
+    alternative: Alternative = "two-sided",
 ) -> float:
     """The power of the design with ``n_queries`` queries to detect ``min_difference``.
 
@@ -125,6 +153,9 @@ def power(
         ``"paired-t"`` or ``"anova"``.
     n_systems
         ``m``, for the ANOVA design.
+    alternative
+        ``"two-sided"`` (default), or ``"greater"``/``"less"`` for a one-sided paired t-test
+        (a difference of ``min_difference`` in the tested direction).
 
     Returns
     -------
@@ -135,10 +166,12 @@ def power(
     --------
     >>> round(power(34, 1.0, 0.5), 4)  # Cohen's d = 0.5 with 34 pairs
     0.8078
+    >>> round(power(27, 1.0, 0.5, alternative="greater"), 4)  # one-sided
+    0.8118
     """
     if isinstance(n_queries, bool) or not isinstance(n_queries, int | np.integer) or n_queries < 2:
         raise InvalidInputError(f"n_queries: must be an int >= 2, got {n_queries!r}")
-    design_name, m = _design(design, n_systems)
+    design_name, m, sides = _design(design, n_systems, alternative)
     return _power(
         int(n_queries),
         _positive("variance", variance),
@@ -146,6 +179,7 @@ def power(
         check_level("alpha", alpha),
         design_name,
         m,
+        sides,
     )
 
 
@@ -171,6 +205,8 @@ class TopicSetSize:
         The power of ``n_queries`` queries against ``min_difference``.
     n_systems
         ``m`` (2 for the paired t-test).
+    alternative
+        ``"two-sided"``, or ``"greater"``/``"less"`` (a one-sided paired t-test).
     """
 
     design: str
@@ -181,6 +217,7 @@ class TopicSetSize:
     power: float
     achieved_power: float
     n_systems: int
+    alternative: str = "two-sided"
 
     def describe(self) -> str:
         """The design in one sentence.
@@ -191,6 +228,8 @@ class TopicSetSize:
             What was asked and the answer.
         """
         test = DESIGNS[self.design].replace("m systems", f"{self.n_systems} systems")
+        if self.alternative != "two-sided":
+            test = test.replace("two-sided", f"one-sided ({self.alternative})")
         return (
             f"{test}: {self.n_queries} queries detect a difference of {self.min_difference:.4g} "
             f"with power {self.achieved_power:.3f} (target {self.power:g}) at alpha = "
@@ -206,9 +245,10 @@ def topic_set_size(
     power: float = 0.8,
     design: Design = "paired-t",
     n_systems: int | None = None,
+    alternative: Alternative = "two-sided",
 ) -> TopicSetSize:
     """The smallest number of queries whose power to detect ``min_difference`` reaches
-    ``power`` (Sakai 2016).
+    ``power`` (Sakai 2016), for a two-sided or a one-sided test (the gate's).
 
     Parameters
     ----------
@@ -224,6 +264,8 @@ def topic_set_size(
         ``"paired-t"`` or ``"anova"``.
     n_systems
         ``m``, for the ANOVA design.
+    alternative
+        ``"two-sided"`` (default), or ``"greater"``/``"less"`` (the one-sided paired t-test).
 
     Returns
     -------
@@ -242,16 +284,42 @@ def topic_set_size(
     34
     >>> topic_set_size(1.0, math.sqrt(2 * 4) * 0.25, design="anova", n_systems=4).n_queries
     45
+    >>> topic_set_size(0.01, 0.02, alternative="greater").n_queries  # one-sided, d = 0.2
+    156
     """
-    design_name, m = _design(design, n_systems)
+    design_name, m, sides = _design(design, n_systems, alternative)
     sigma2 = _positive("variance", variance)
     difference = _positive("min_difference", min_difference)
     level = check_level("alpha", alpha)
     target = check_level("power", power)
 
     def enough(n: int) -> bool:
-        return _power(n, sigma2, difference, level, design_name, m) >= target
+        return _power(n, sigma2, difference, level, design_name, m, sides) >= target
 
+    if design_name == "paired-t":
+        # Sakai 2016's normal approximation (eq. 12) as the start, then the exact power one
+        # query at a time: a few evaluations of the noncentral t instead of a bisection.
+        z_alpha = normal_quantile(1.0 - (level if sides != "two-sided" else level / 2.0))
+        z_beta = normal_quantile(target)
+        start = ((z_alpha + z_beta) * math.sqrt(sigma2) / difference) ** 2 + z_alpha**2 / 2.0
+        if start <= MAX_QUERIES:
+            n = max(2, math.ceil(start))
+            if enough(n):
+                while n > 2 and enough(n - 1):
+                    n -= 1
+                if n > 2 or enough(2):
+                    return _design_result(
+                        design_name, n, difference, sigma2, level, target, m, sides
+                    )
+            else:
+                while not enough(n):
+                    n += 1
+                    if n > MAX_QUERIES:
+                        break
+                else:
+                    return _design_result(
+                        design_name, n, difference, sigma2, level, target, m, sides
+                    )
     low, high = 1, 2
     while not enough(high):
         low, high = high, high * 2
@@ -266,16 +334,69 @@ def topic_set_size(
             high = middle
         else:
             low = middle
+    return _design_result(design_name, high, difference, sigma2, level, target, m, sides)
+
+
+def _design_result(
+    design: str,
+    n: int,
+    difference: float,
+    variance: float,
+    alpha: float,
+    target: float,
+    m: int,
+    alternative: str,
+) -> TopicSetSize:
     return TopicSetSize(
-        design=design_name,
-        n_queries=high,
+        design=design,
+        n_queries=n,
         min_difference=difference,
-        variance=sigma2,
-        alpha=level,
+        variance=variance,
+        alpha=alpha,
         power=target,
-        achieved_power=_power(high, sigma2, difference, level, design_name, m),
+        achieved_power=_power(n, variance, difference, alpha, design, m, alternative),
         n_systems=m,
+        alternative=alternative,
     )
+
+
+def queries_needed(effect: float, sd: float, *, alpha: float, power: float) -> int | None:
+    """The smallest number of queries with which the one-sided paired t-test at ``alpha``
+    detects a true mean ``effect`` above its null value with probability ``power``, for
+    differences of standard deviation ``sd``: :func:`topic_set_size` of the one-sided design
+    (``alternative="greater"``; the gate's "queries needed"). None when no number would do:
+    ``effect <= 0``, an undefined ``sd`` or one within rounding of 0 (``sd <= 1e-9 effect``:
+    equal differences, whose p-value is the exact sign-flip test's ``1 / 2^n``), or more than
+    :data:`MAX_QUERIES`.
+
+    Parameters
+    ----------
+    effect
+        The true mean minus the threshold of the null hypothesis.
+    sd
+        The standard deviation of the per-query differences.
+    alpha
+        The one-sided level.
+    power
+        The target power.
+
+    Returns
+    -------
+    int or None
+        The queries needed.
+
+    Examples
+    --------
+    >>> queries_needed(0.02, 0.1, alpha=0.05, power=0.8)
+    156
+    """
+    if not (effect > 0) or not (math.isfinite(sd) and sd > 1e-9 * effect):
+        return None  # no variance (equal differences): the t-test's power says nothing
+    try:
+        design = topic_set_size(sd * sd, effect, alpha=alpha, power=power, alternative="greater")
+    except InvalidInputError:
+        return None  # beyond any query set
+    return design.n_queries
 
 
 def detectable_difference(
@@ -286,6 +407,7 @@ def detectable_difference(
     power: float = 0.8,
     design: Design = "paired-t",
     n_systems: int | None = None,
+    alternative: Alternative = "two-sided",
 ) -> TopicSetSize:
     """The smallest difference ``n_queries`` queries detect with ``power`` (the inverse of
     :func:`topic_set_size`), by bisection on the power (increasing in the difference) to a
@@ -297,7 +419,7 @@ def detectable_difference(
         The queries available (``>= 2``).
     variance
         ``sigma_t^2`` (paired t) or ``sigma^2`` (ANOVA).
-    alpha, power, design, n_systems
+    alpha, power, design, n_systems, alternative
         As :func:`topic_set_size`.
 
     Returns
@@ -312,18 +434,18 @@ def detectable_difference(
     """
     if isinstance(n_queries, bool) or not isinstance(n_queries, int | np.integer) or n_queries < 2:
         raise InvalidInputError(f"n_queries: must be an int >= 2, got {n_queries!r}")
-    design_name, m = _design(design, n_systems)
+    design_name, m, sides = _design(design, n_systems, alternative)
     sigma2 = _positive("variance", variance)
     level = check_level("alpha", alpha)
     target = check_level("power", power)
     n = int(n_queries)
     scale = math.sqrt(sigma2)
     low, high = 0.0, scale
-    while _power(n, sigma2, high, level, design_name, m) < target:
+    while _power(n, sigma2, high, level, design_name, m, sides) < target:
         low, high = high, high * 2.0
     while high - low > 1e-10 * high:
         middle = 0.5 * (low + high)
-        if _power(n, sigma2, middle, level, design_name, m) >= target:
+        if _power(n, sigma2, middle, level, design_name, m, sides) >= target:
             high = middle
         else:
             low = middle
@@ -334,8 +456,9 @@ def detectable_difference(
         variance=sigma2,
         alpha=level,
         power=target,
-        achieved_power=_power(n, sigma2, high, level, design_name, m),
+        achieved_power=_power(n, sigma2, high, level, design_name, m, sides),
         n_systems=m,
+        alternative=sides,
     )
 
 

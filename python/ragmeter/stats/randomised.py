@@ -502,7 +502,8 @@ def randomised_tukey_campaign(sample: CampaignInput) -> CampaignOutcome:
     For each metric, :func:`randomised_tukey_hsd` of all systems on the queries where every
     system has a value; each pair's p-value is adjusted over all pairs of systems of the metric
     (the family of the randomised Tukey test), its statistic the mean difference over those
-    queries.
+    queries and its effect size Sakai's ``ES_E`` (as the paired Tukey test's: one kind of
+    effect size for the tests of the two-way ANOVA's residual).
 
     Parameters
     ----------
@@ -512,7 +513,7 @@ def randomised_tukey_campaign(sample: CampaignInput) -> CampaignOutcome:
     Returns
     -------
     CampaignOutcome
-        p-values, mean differences and the permutation count.
+        p-values, mean differences, ``ES_E`` and the permutation count.
     """
     shape = sample.delta.shape
     n_systems = sample.values.shape[0]
@@ -531,6 +532,7 @@ def randomised_tukey_campaign(sample: CampaignInput) -> CampaignOutcome:
     pairs = np.asarray(sample.pairs, dtype=np.intp).reshape(-1, 2)
     p = np.full(shape, math.nan)
     statistic = np.full(shape, math.nan)
+    effect = np.full(shape, math.nan)
     methods = np.full(shape, "", dtype=object)
     examined = 0
     for m, rows in enumerate(complete):
@@ -545,6 +547,7 @@ def randomised_tukey_campaign(sample: CampaignInput) -> CampaignOutcome:
         )
         p[:, m] = result.p_values[pairs[:, 0], pairs[:, 1]]
         statistic[:, m] = result.mean_differences[pairs[:, 0], pairs[:, 1]]
+        effect[:, m] = result.effect_sizes[pairs[:, 0], pairs[:, 1]]
         methods[:, m] = result.method
         examined = result.n_permutations
     return CampaignOutcome(
@@ -553,6 +556,7 @@ def randomised_tukey_campaign(sample: CampaignInput) -> CampaignOutcome:
         methods=methods,
         method="exact" if exact else "sampled",
         n_examined=examined,
+        effect_size=effect,
     )
 
 

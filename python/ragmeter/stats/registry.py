@@ -1,11 +1,14 @@
 """The table of significance tests: one declaration per test, read by everything else.
 
 A :class:`StatisticalTest` declares a test once: its name and aliases, what it assumes,
-whether it pairs the queries, the function that computes it over a campaign, how its
-p-values may have been computed, whether it draws random numbers, how its intervals are
-made, whether it adjusts its own p-values, and the papers it follows. :func:`compare`,
-:func:`compare_many`, :class:`~ragmeter.stats.ComparisonOptions`, ``ragmeter compare
---test`` (its choices and help), the saved results, the docs and the tests all read
+whether it pairs the queries, the function that computes it over a campaign, the alternatives
+it tests (two-sided, and one-sided ``"greater"`` and ``"less"`` for the tests of paired
+differences), the fewest queries it accepts, how its p-values may have been computed, whether
+it draws random numbers, how its intervals are made, whether it adjusts its own p-values, and
+the papers it follows. :func:`compare`, :func:`compare_many`,
+:class:`~ragmeter.stats.ComparisonOptions`, ``ragmeter compare --test`` (its choices and
+help), the gate (:func:`ragmeter.gate.gate` and ``ragmeter gate --test``: every paired test
+with one-sided alternatives), the saved results, the docs and the tests all read
 :data:`TESTS`.
 
 Registering a test
@@ -15,21 +18,26 @@ Registering a test
    :mod:`~ragmeter.stats.comparison` nor :mod:`~ragmeter.stats.builtin`. It receives the
    systems x metrics x queries values, the ``(n_pairs, 2)`` tested pairs (and the baseline's
    index), the per-pair counts and mean differences and the validated options (level,
-   method, randomisations, seed, threads), and returns ``(n_pairs, n_metrics)`` arrays:
-   p-values (already adjusted if it adjusts its own), statistics, per-cell methods, the
-   campaign's method, the randomisations made, optionally its own intervals and effect sizes.
+   method, randomisations, seed, threads, alternative), and returns ``(n_pairs, n_metrics)``
+   arrays: p-values of the alternative (already adjusted if it adjusts its own), statistics,
+   per-cell methods, the campaign's method, the randomisations made, optionally its own
+   intervals and effect sizes. A test that declares one-sided ``alternatives`` tests the
+   per-query differences of each pair, so that the comparison can shift them (the gate's
+   margins and floors: ``H0: mean difference <= threshold``).
 2. Import it in :mod:`ragmeter.stats.builtin` and add one ``register_test(StatisticalTest(
    name=..., title=..., run=..., assumes=..., description=..., citation=...,
-   p_value_methods=(...), resampled=True, exact_unit=..., sampled_unit=..., ...))`` below the
-   built-in declarations (their order is the CLI's). A test that adjusts its own p-values
+   p_value_methods=(...), alternatives=ALTERNATIVES, min_pairs=..., resampled=True,
+   exact_unit=..., sampled_unit=..., ...))`` below the built-in declarations (their order is
+   the CLI's). A test that adjusts its own p-values
    sets ``own_correction`` (the name saved as ``correction``), ``own_correction_text`` and
    ``own_family``; one that needs a baseline sets ``requires_baseline=True``.
 3. Add its line to the listing of tests in ``docs/guides/comparing-many-systems.md`` (a sybil
    example prints the table).
 
 Nothing else changes: validation (:class:`~ragmeter.stats.ComparisonOptions`), the CLI's
-``--test`` choices and help, the captions, the saved results and report reading follow the
-table.
+``--test`` choices and help (``ragmeter compare`` and, for a test with one-sided
+alternatives, ``ragmeter gate``), the captions, the saved results and report reading follow
+the table.
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ from typing import Literal
 import numpy as np
 
 from ..exceptions import InvalidInputError
+from ._arguments import ALTERNATIVES
 
 __all__ = [
     "TESTS",
@@ -83,6 +92,9 @@ class CampaignInput:
         The seed of the sampled tests.
     n_threads
         Threads of the Rust core (None: its default).
+    alternative
+        ``"two-sided"``, ``"greater"`` or ``"less"`` (one of the declaration's
+        ``alternatives``).
     """
 
     values: np.ndarray
@@ -95,6 +107,7 @@ class CampaignInput:
     n_resamples: int
     seed: int
     n_threads: int | None
+    alternative: str = "two-sided"
 
 
 @dataclass(frozen=True)
@@ -105,8 +118,8 @@ class CampaignOutcome:
     Parameters
     ----------
     p_value
-        Two-sided p-values (adjusted over the test's own family when the test declares
-        ``own_correction``).
+        p-values of the input's alternative (adjusted over the test's own family when the
+        test declares ``own_correction``).
     statistic
         The test's statistic per pair and metric.
     methods
@@ -144,7 +157,8 @@ class StatisticalTest:
     name
         The canonical name (``test=`` and ``--test``, saved in results).
     title
-        How captions name it (``"two-sided paired t-test"``).
+        How captions name it, two-sided (``"two-sided paired t-test"``; see
+        :meth:`title_for` for the one-sided forms).
     run
         The function computing it over a campaign (:class:`CampaignInput` ->
         :class:`CampaignOutcome`).
@@ -156,6 +170,13 @@ class StatisticalTest:
         The paper or book it follows.
     paired
         Whether it pairs the systems' values query by query.
+    alternatives
+        The alternatives it tests: ``("two-sided",)``, or every one of
+        :data:`~ragmeter.stats._arguments.ALTERNATIVES` for a test of each pair's per-query
+        differences (which the gate may then use, on shifted differences).
+    min_pairs
+        The fewest paired queries it accepts; below, its p-value is undefined ("not enough
+        queries") and the tests on arrays refuse.
     aliases
         Other names accepted for it (ranx's ``"student"``, ``"fisher"``).
     p_value_methods
@@ -205,6 +226,8 @@ class StatisticalTest:
     description: str
     citation: str
     paired: bool = True
+    alternatives: tuple[str, ...] = ("two-sided",)
+    min_pairs: int = 1
     aliases: tuple[str, ...] = ()
     p_value_methods: tuple[str, ...] = ()
     resampled: bool = False
@@ -231,6 +254,19 @@ class StatisticalTest:
     def help_text(self) -> str:
         """The test in one line: ``name: description (assumes ...)``."""
         return f"{self.name}: {self.description}"
+
+    @property
+    def one_sided(self) -> bool:
+        """Whether it tests one-sided alternatives (and so shifted differences: the gate)."""
+        return "greater" in self.alternatives
+
+    def title_for(self, alternative: str) -> str:
+        """How captions name it under ``alternative``: its :attr:`title`, or for a one-sided
+        alternative ``"one-sided paired t-test (greater: candidate better)"``."""
+        if alternative == "two-sided":
+            return self.title
+        side = "candidate better" if alternative == "greater" else "candidate worse"
+        return self.title.replace("two-sided", "one-sided", 1) + f" ({alternative}: {side})"
 
 
 #: The tests, by canonical name, in the order the CLI and the docs list them.
@@ -259,6 +295,15 @@ def register_test(test: StatisticalTest) -> StatisticalTest:
     for name in (test.name, *test.aliases):
         if name in TESTS or name in _ALIASES:
             raise ValueError(f"the test name {name!r} is already registered")
+    if "two-sided" not in test.alternatives or set(test.alternatives) - set(ALTERNATIVES):
+        raise ValueError(
+            f"alternatives: two-sided and some of {ALTERNATIVES}, got {test.alternatives}"
+        )
+    if len(test.alternatives) > 1 and not (test.paired and "two-sided" in test.title):
+        raise ValueError(
+            "a one-sided test tests paired differences and its title says 'two-sided' (the "
+            f"one-sided titles replace it), got {test.title!r}"
+        )
     TESTS[test.name] = test
     for alias in test.aliases:
         _ALIASES[alias] = test.name

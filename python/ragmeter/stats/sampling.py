@@ -30,7 +30,6 @@ depends on the data, so its coverage is checked by simulation (``tests/stats``),
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import InvalidInputError
-from .distributions import normal_cdf
+from .distributions import normal_quantile
 
 __all__ = [
     "SequentialPlan",
@@ -49,31 +48,6 @@ __all__ = [
     "normal_quantile",
     "stratified_estimate",
 ]
-
-
-@functools.lru_cache(maxsize=64)
-def normal_quantile(probability: float) -> float:
-    """The standard normal quantile (``scipy.stats.norm.ppf``), by bisection on
-    :func:`~ragmeter.stats.distributions.normal_cdf` to full double precision (the same
-    computation as ``ragmeter.judges.ppi.normal_quantile``, which statistics cannot import).
-
-    Examples
-    --------
-    >>> round(normal_quantile(0.975), 9)
-    1.959963985
-    """
-    if not 0.0 < probability < 1.0:
-        return math.nan
-    low, high = -40.0, 40.0
-    for _ in range(200):
-        middle = 0.5 * (low + high)
-        if middle in (low, high):
-            break
-        if float(normal_cdf(middle)) < probability:
-            low = middle
-        else:
-            high = middle
-    return 0.5 * (low + high)
 
 
 @dataclass(frozen=True)

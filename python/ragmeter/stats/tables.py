@@ -20,6 +20,7 @@ from typing import Any
 from ..exceptions import RagmeterError
 from ..ranking.declarations import FAMILIES
 from ..ranking.names import parse_metric
+from .pvalues import format_p_value
 
 __all__ = [
     "PairRow",
@@ -279,24 +280,6 @@ class SystemsTable:
         return ("" if len(self.systems) <= 26 else ",").join(beaten)
 
 
-def _p(value: float | None) -> str:
-    if value is None or math.isnan(value):
-        return "n/a"
-    return f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
-
-
-def format_p_value(p: float | None) -> str:
-    """A p-value as every table prints it (``n/a`` when undefined): the one formatting of
-    p-values that the tables and the HTML report share.
-
-    Examples
-    --------
-    >>> format_p_value(0.03125), format_p_value(2.3e-7), format_p_value(None)
-    ('0.0312', '2.3e-07', 'n/a')
-    """
-    return _p(p)
-
-
 def _signed(value: float | None, digits: int) -> str:
     if value is None or math.isnan(value):
         return "n/a"
@@ -339,9 +322,9 @@ def pair_cells(table: SystemsTable) -> tuple[list[str], list[list[str]]]:
             )
         if with_margin:
             cells.append(margin_verdict(r.ci_low, r.ci_high, pairs.margin) or "n/a")
-        cells += [_signed(r.effect, 2), _p(r.p_value)]
+        cells += [_signed(r.effect, 2), format_p_value(r.p_value)]
         if adjusted:
-            cells.append(_p(r.p_value_adjusted))
+            cells.append(format_p_value(r.p_value_adjusted))
         rows.append(cells)
     return header, rows
 
@@ -464,6 +447,10 @@ _LATEX_SPECIAL = {
     "±": r"$\pm$",
     "≤": r"$\leq$",
     "≥": r"$\geq$",
+    # A bare < or > prints as an inverted exclamation or question mark in LaTeX's default
+    # font encoding (a p-value bound: "< 1e-16").
+    "<": r"$<$",
+    ">": r"$>$",
     "–": "--",
 }
 

@@ -1,5 +1,5 @@
 """Quality gates in tests: :func:`assert_not_worse`, :func:`assert_at_least` and
-:class:`BaselineStore` (defined in :mod:`ragmeter.testing.assertions`), and the pytest plugin
+:class:`BaselineStore` (defined in :mod:`ragmeter.gate.store`), and the pytest plugin
 (:mod:`ragmeter.testing.plugin`, entry point ``pytest11``; install ``ragmeter[gate]``).
 
 The names are imported on first use (PEP 562), so that pytest loading the plugin, which

@@ -5,9 +5,10 @@ Quality gates as assertions: a test fails when quality drops, not when it wobble
 * :func:`assert_not_worse` fails unless a one-sided paired test on the same queries shows the
   candidate is not worse than the baseline by ``margin`` or more (:func:`ragmeter.gate.gate`);
 * :func:`assert_at_least` fails unless the mean is shown above ``value``;
-* :class:`BaselineStore` keeps baselines as JSON files with their manifest (ragmeter version,
-  metric definitions, evaluation settings, judge identity); comparing with a baseline whose
-  definitions or judges differ is refused, naming the difference.
+* :class:`BaselineStore` (:mod:`ragmeter.gate.store`) keeps baselines as JSON files with their
+  manifest (ragmeter version, metric definitions, evaluation settings, judge identity),
+  checked field by field when read back; comparing with a baseline whose definitions or
+  judges differ is refused, naming the difference.
 
 The pytest plugin (:mod:`ragmeter.testing.plugin`, registered through the ``pytest11`` entry
 point; install ``ragmeter[gate]``) adds ``--ragmeter-baseline DIR`` and
@@ -31,16 +32,11 @@ AssertionError: gate FAILED: candidate 'candidate' against baseline 'baseline': 
 
 from __future__ import annotations
 
-import json
-import os
-import re
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
-from .._files import atomic_write_text
-from ..exceptions import InvalidInputError
-from ..gate import GateResult, GateValues, gate, gate_values, read_gate_file
+from ..gate import GateResult, gate
+from ..gate.store import BaselineStore
 
 __all__ = ["BaselineStore", "assert_at_least", "assert_not_worse"]
 
@@ -144,114 +140,3 @@ def _passed(result: GateResult) -> GateResult:
     if not result.passed:
         raise AssertionError(result.to_text())
     return result
-
-
-_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
-
-
-class BaselineStore:
-    """Baselines kept as ``DIR/NAME.json``: per-query values with their manifest.
-
-    Parameters
-    ----------
-    directory
-        Where the baselines are.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> store = BaselineStore(tempfile.mkdtemp())
-    >>> path = store.save("retrieval", {"ndcg@10": {"q1": 0.5, "q2": 0.75}})
-    >>> store.load("retrieval").values["ndcg@10"]
-    {'q1': 0.5, 'q2': 0.75}
-    """
-
-    def __init__(self, directory: str | os.PathLike[str]) -> None:
-        """See the class documentation."""
-        self.directory = Path(directory)
-
-    def path(self, name: str) -> Path:
-        """The file of the baseline ``name``.
-
-        Parameters
-        ----------
-        name
-            Letters, digits, ``.``, ``_`` and ``-``.
-
-        Returns
-        -------
-        Path
-            ``DIR/NAME.json``.
-        """
-        if not isinstance(name, str) or not _NAME.match(name) or name in (".", ".."):
-            raise InvalidInputError(
-                f"name: a baseline's name is letters, digits, '.', '_' and '-', got {name!r}"
-            )
-        return self.directory / f"{name}.json"
-
-    def exists(self, name: str) -> bool:
-        """Whether the baseline ``name`` is stored.
-
-        Parameters
-        ----------
-        name
-            The baseline.
-
-        Returns
-        -------
-        bool
-            Whether its file exists.
-        """
-        return self.path(name).is_file()
-
-    def save(self, name: str, results: Any) -> Path:
-        """Store ``results`` as the baseline ``name`` (atomically, replacing an older one).
-
-        Parameters
-        ----------
-        name
-            The baseline.
-        results
-            Per-query results (see :func:`assert_not_worse`).
-
-        Returns
-        -------
-        Path
-            The file written.
-        """
-        values = gate_values(results, name)
-        self.directory.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(values.to_dict(), indent=2, allow_nan=False, sort_keys=False)
-        return atomic_write_text(self.path(name), text + "\n")
-
-    def load(self, name: str) -> GateValues:
-        """The stored baseline ``name``.
-
-        Parameters
-        ----------
-        name
-            The baseline.
-
-        Returns
-        -------
-        GateValues
-            Its values and manifest.
-
-        Raises
-        ------
-        InvalidInputError
-            No such baseline (store it first), or a file that is not a gate baseline.
-        """
-        path = self.path(name)
-        if not path.is_file():
-            raise InvalidInputError(
-                f"no baseline {name!r} in {self.directory}: store one first (pytest "
-                "--ragmeter-update-baselines, or BaselineStore.save)"
-            )
-        values = read_gate_file(path, name)
-        if values.definitions is None:
-            raise InvalidInputError(
-                f"{path}: not a gate baseline (no manifest); store it again with "
-                "--ragmeter-update-baselines"
-            )
-        return values

@@ -486,7 +486,18 @@ pub fn westfall_young(
     // relative tolerance for t.
     let thresholds: Vec<f64> = match kind {
         MaxStatistic::MeanDifference => mean_thresholds.iter().map(|t| t / n).collect(),
-        MaxStatistic::T => statistics.iter().map(|&t| t - TIE_TOLERANCE * t).collect(),
+        // An infinite t (no variance) is reached only by an infinite t: inf - 1e-9 inf is NaN,
+        // which nothing reaches, and would make the identity itself not count (p = 0).
+        MaxStatistic::T => statistics
+            .iter()
+            .map(|&t| {
+                if t.is_finite() {
+                    t - TIE_TOLERANCE * t
+                } else {
+                    t
+                }
+            })
+            .collect(),
     };
     let mut order: Vec<usize> = (0..n_candidates).collect();
     order.sort_by(|&a, &b| statistics[b].total_cmp(&statistics[a]).then(a.cmp(&b)));
@@ -734,6 +745,23 @@ mod tests {
     }
 
     #[test]
+    fn exact_westfall_young_never_goes_below_the_smallest_attainable_p() {
+        // Equal differences give an infinite t (no variance); the identity and its mirror are
+        // the only sign vectors that reach it: p = 2 / 2^n, never 0 (issue 44).
+        for n in 2..=4usize {
+            let rows = [vec![0.3; n], vec![0.3, -0.3].repeat(n).split_off(n)];
+            let flat: Vec<f64> = rows.iter().flatten().copied().collect();
+            let result =
+                westfall_young(&flat, 2, n, MaxStatistic::T, SignFlipMethod::Exact).unwrap();
+            let smallest = 2.0 / (1u64 << n) as f64;
+            assert_eq!(result.raw[0], smallest, "n {n}");
+            for p in result.raw.iter().chain(&result.adjusted) {
+                assert!(*p >= smallest, "n {n}: p {p}");
+            }
+        }
+    }
+
+    #[test]
     fn westfall_young_raw_p_values_are_the_sign_flip_test() {
         let (k, n) = (4, 150);
         let values: Vec<f64> = (0..k * n)
@@ -744,7 +772,9 @@ mod tests {
             seed: 9,
         };
         let wy = westfall_young(&values, k, n, MaxStatistic::MeanDifference, method).unwrap();
-        let flips = signflip::sign_flip_test(&values, k, n, method).unwrap();
+        let flips =
+            signflip::sign_flip_test(&values, k, n, method, signflip::Alternative::TwoSided)
+                .unwrap();
         assert_eq!(wy.raw, flips.p_values);
         let wy_t = in_pool(3, || {
             westfall_young(&values, k, n, MaxStatistic::T, method).unwrap()

@@ -3,19 +3,23 @@
 //! The input is a row-major matrix of differences `d[m][i]` (metric `m`, query pair `i`), the
 //! per-query score of the candidate minus that of the baseline. Under the null hypothesis that
 //! the two systems are exchangeable on every query, each difference is as likely to have the
-//! opposite sign, so the observed statistic `T = |sum_i d_i|` is compared with `|sum_i s_i d_i|`
-//! over sign vectors `s` in {-1, +1}^n (Fisher's randomisation test, two-sided; Smucker, Allan
-//! and Carterette, CIKM 2007). The same sign vectors serve every metric, which makes one pass
-//! answer all of them.
+//! opposite sign, so the observed sum `T = sum_i d_i` is compared with `T* = sum_i s_i d_i`
+//! over sign vectors `s` in {-1, +1}^n (Fisher's randomisation test; Smucker, Allan and
+//! Carterette, CIKM 2007). The same sign vectors serve every metric, which makes one pass
+//! answer all of them. The alternative (`Alternative`, as scipy's `alternative=`) says which
+//! sign vectors are at least as extreme: `|T*| >= |T|` (two-sided), `T* >= T` (greater: the
+//! candidate is better) or `T* <= T` (less).
 //!
 //! * `exact`: every one of the 2^n sign vectors, the identity included; p = count / 2^n.
 //! * `sampled`: `n_resamples` random sign vectors; p = (count + 1) / (n_resamples + 1), which
 //!   counts the observed assignment once and so never returns 0 (Phipson and Smyth 2010).
 //!
 //! A resampled statistic counts as at least as extreme when
-//! `|T*| >= |T| - 1e-9 * sum_i |d_i|`: the tolerance absorbs floating-point rounding between
+//! `|T*| >= |T| - 1e-9 * sum_i |d_i|` (two-sided; `T* >= T - 1e-9 sum |d_i|` greater,
+//! `T* <= T + 1e-9 sum |d_i|` less): the tolerance absorbs floating-point rounding between
 //! sums that are equal in exact arithmetic (so ties count, as they must for a valid test), and
-//! is far below any difference of means that could matter.
+//! is far below any difference of means that could matter. The identity is always counted, so
+//! an exact p-value is at least `1 / 2^n` (one-sided) or `2 / 2^n` (two-sided).
 //!
 //! Determinism: sampled sign vectors come in fixed batches of `BATCH` resamples, batch `b`
 //! seeded with `seed_from_u64(seed ^ b * 0x9E37_79B9_7F4A_7C15)`, signs taken from the raw
@@ -53,6 +57,54 @@ pub(crate) const GROUPS_PER_WORD: usize = 64 / GROUP_BITS;
 /// chunks that each replay the same sign vectors.
 const TABLE_BUDGET_BYTES: usize = 32 << 20;
 
+/// Which resampled statistics count as at least as extreme as the observed one (the
+/// alternative hypothesis, as scipy's `alternative=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Alternative {
+    /// `|T*| >= |T|`: the systems differ.
+    TwoSided,
+    /// `T* >= T`: the candidate is better (the mean difference is greater than 0).
+    Greater,
+    /// `T* <= T`: the candidate is worse (the mean difference is less than 0).
+    Less,
+}
+
+impl Alternative {
+    /// The alternative named as scipy names it (`"two-sided"`, `"greater"`, `"less"`).
+    pub fn parse(name: &str) -> CoreResult<Alternative> {
+        match name {
+            "two-sided" => Ok(Alternative::TwoSided),
+            "greater" => Ok(Alternative::Greater),
+            "less" => Ok(Alternative::Less),
+            other => Err(CoreError::argument(
+                "alternative",
+                format!("must be 'two-sided', 'greater' or 'less', got {other:?}"),
+            )),
+        }
+    }
+
+    /// Whether the resampled statistic `resampled` is at least as extreme as `observed`, with
+    /// the tie tolerance `tolerance` (>= 0) in the same units. Generic over the float sums of
+    /// `sign_flip_test` and the integer sums of `sign_flip_pairs`.
+    #[inline]
+    pub fn at_least_as_extreme<T>(self, resampled: T, observed: T, tolerance: T) -> bool
+    where
+        T: Copy
+            + PartialOrd
+            + std::ops::Sub<Output = T>
+            + std::ops::Add<Output = T>
+            + std::ops::Neg<Output = T>
+            + Default,
+    {
+        let abs = |x: T| if x < T::default() { -x } else { x };
+        match self {
+            Alternative::TwoSided => abs(resampled) >= abs(observed) - tolerance,
+            Alternative::Greater => resampled >= observed - tolerance,
+            Alternative::Less => resampled <= observed + tolerance,
+        }
+    }
+}
+
 /// How the sign vectors are chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SignFlipMethod {
@@ -65,7 +117,7 @@ pub enum SignFlipMethod {
 /// p-values of one test per metric.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SignFlipResult {
-    /// Two-sided p-value per metric.
+    /// p-value per metric (of the test's alternative).
     pub p_values: Vec<f64>,
     /// Sign vectors whose statistic was at least as extreme as the observed one, per metric
     /// (the identity included when exact).
@@ -166,6 +218,12 @@ impl<'a> Differences<'a> {
     }
 }
 
+/// What the resampled sums of a chunk of metrics are compared with (`Tables::observed`).
+struct Observed {
+    thresholds: Vec<f64>,
+    alternative: Alternative,
+}
+
 /// Partial sums of 8 pairs at a time for a chunk of metrics, laid out
 /// `[group][pattern][metric]` so that one lookup reads the values of every metric in a row.
 pub(crate) struct Tables {
@@ -220,9 +278,29 @@ impl Tables {
         }
     }
 
-    fn count_extreme(&self, acc: &[f64], thresholds: &[f64], counts: &mut [u64]) {
-        for ((count, a), threshold) in counts.iter_mut().zip(acc).zip(thresholds) {
-            *count += u64::from(a.abs() >= *threshold);
+    /// Count, per metric, whether the resampled sums `acc` are at least as extreme as the
+    /// observed ones (see `Observed`).
+    fn count_extreme(&self, acc: &[f64], observed: &Observed, counts: &mut [u64]) {
+        // The comparison of each alternative in its own loop (no branch per metric).
+        match observed.alternative {
+            Alternative::TwoSided => {
+                for ((count, a), threshold) in counts.iter_mut().zip(acc).zip(&observed.thresholds)
+                {
+                    *count += u64::from(a.abs() >= *threshold);
+                }
+            }
+            Alternative::Greater => {
+                for ((count, a), threshold) in counts.iter_mut().zip(acc).zip(&observed.thresholds)
+                {
+                    *count += u64::from(*a >= *threshold);
+                }
+            }
+            Alternative::Less => {
+                for ((count, a), threshold) in counts.iter_mut().zip(acc).zip(&observed.thresholds)
+                {
+                    *count += u64::from(*a <= *threshold);
+                }
+            }
         }
     }
 
@@ -233,26 +311,49 @@ impl Tables {
         diffs: &Differences<'_>,
         metrics: std::ops::Range<usize>,
     ) -> Vec<f64> {
+        self.observed(diffs, metrics, Alternative::TwoSided)
+            .thresholds
+    }
+
+    /// The observed statistics of `metrics` and the thresholds the resampled sums are compared
+    /// with under `alternative`: `|T| - tol` (two-sided: `|T*| >= |T| - tol`), `T - tol`
+    /// (greater: `T* >= T - tol`) or `T + tol` (less: `T* <= T + tol`), `tol = 1e-9 sum |d_i|`.
+    fn observed(
+        &self,
+        diffs: &Differences<'_>,
+        metrics: std::ops::Range<usize>,
+        alternative: Alternative,
+    ) -> Observed {
         let mut observed = vec![0.0; self.n_metrics];
         self.accumulate(&mut observed, |_| GROUP_PATTERNS - 1);
-        observed
+        let thresholds = observed
             .iter()
             .zip(metrics)
-            .map(|(t, metric)| {
+            .map(|(&t, metric)| {
                 let scale: f64 = diffs.row(metric).iter().map(|d| d.abs()).sum();
-                t.abs() - TIE_TOLERANCE * scale
+                let tolerance = TIE_TOLERANCE * scale;
+                match alternative {
+                    Alternative::TwoSided => t.abs() - tolerance,
+                    Alternative::Greater => t - tolerance,
+                    Alternative::Less => t + tolerance,
+                }
             })
-            .collect()
+            .collect();
+        Observed {
+            thresholds,
+            alternative,
+        }
     }
 }
 
-/// Two-sided paired sign-flip test of every row of `differences` (row-major, `n_metrics` rows
-/// of `n_pairs` values), with the same sign vectors for every row.
+/// Paired sign-flip test of every row of `differences` (row-major, `n_metrics` rows of
+/// `n_pairs` values) under `alternative`, with the same sign vectors for every row.
 pub fn sign_flip_test(
     differences: &[f64],
     n_metrics: usize,
     n_pairs: usize,
     method: SignFlipMethod,
+    alternative: Alternative,
 ) -> CoreResult<SignFlipResult> {
     let diffs = Differences::new(differences, n_metrics, n_pairs)?;
     match method {
@@ -274,11 +375,11 @@ pub fn sign_flip_test(
             for start in (0..n_metrics).step_by(chunk) {
                 let metrics = start..(start + chunk).min(n_metrics);
                 let tables = Tables::build(&diffs, metrics.clone());
-                let thresholds = tables.thresholds(&diffs, metrics);
+                let observed = tables.observed(&diffs, metrics, alternative);
                 counts.extend(match method {
-                    SignFlipMethod::Exact => count_exact(&tables, &thresholds, n_pairs),
+                    SignFlipMethod::Exact => count_exact(&tables, &observed, n_pairs),
                     SignFlipMethod::Sampled { n_resamples, seed } => {
-                        count_sampled(&tables, &thresholds, n_pairs, n_resamples, seed)
+                        count_sampled(&tables, &observed, n_pairs, n_resamples, seed)
                     }
                 });
             }
@@ -312,7 +413,7 @@ fn sum_counts(a: Vec<u64>, b: Vec<u64>) -> Vec<u64> {
     a.into_iter().zip(b).map(|(x, y)| x + y).collect()
 }
 
-fn count_exact(tables: &Tables, thresholds: &[f64], n_pairs: usize) -> Vec<u64> {
+fn count_exact(tables: &Tables, observed: &Observed, n_pairs: usize) -> Vec<u64> {
     const PATTERNS_PER_TASK: u64 = 1 << 12;
     let total = 1u64 << n_pairs;
     let n_metrics = tables.n_metrics;
@@ -326,7 +427,7 @@ fn count_exact(tables: &Tables, thresholds: &[f64], n_pairs: usize) -> Vec<u64> 
                 tables.accumulate(&mut acc, |g| {
                     (pattern >> (g * GROUP_BITS)) as usize & (GROUP_PATTERNS - 1)
                 });
-                tables.count_extreme(&acc, thresholds, &mut counts);
+                tables.count_extreme(&acc, observed, &mut counts);
             }
             counts
         })
@@ -340,7 +441,7 @@ pub fn batch_rng(seed: u64, batch: u64) -> Xoshiro256PlusPlus {
 
 fn count_sampled(
     tables: &Tables,
-    thresholds: &[f64],
+    observed: &Observed,
     n_pairs: usize,
     n_resamples: u64,
     seed: u64,
@@ -363,7 +464,7 @@ fn count_sampled(
                     (words[g / GROUPS_PER_WORD] >> (g % GROUPS_PER_WORD * GROUP_BITS)) as usize
                         & (GROUP_PATTERNS - 1)
                 });
-                tables.count_extreme(&acc, thresholds, &mut counts);
+                tables.count_extreme(&acc, observed, &mut counts);
             }
             counts
         })
@@ -863,16 +964,17 @@ fn system_sums(campaign: &Campaign, words: &[u64], count: usize) -> Vec<i64> {
     sums
 }
 
-/// Two-sided paired sign-flip tests of many pairs of systems at once, with the same sign
-/// vectors for every pair and metric (the sign vectors of `sign_flip_test` for the same
-/// method and seed).
+/// Paired sign-flip tests of many pairs of systems at once under `alternative`, with the
+/// same sign vectors for every pair and metric (the sign vectors of `sign_flip_test` for the
+/// same method and seed).
 ///
-/// Each pair `(a, b)` of `systems` tests the differences `a - b` over the queries where both have a value. Returns
-/// `pairs x metrics` p-values and counts (row-major).
+/// Each pair `(a, b)` of `systems` tests the differences `a - b` over the queries where both
+/// have a value. Returns `pairs x metrics` p-values and counts (row-major).
 pub fn sign_flip_pairs(
     systems: SystemValues<'_>,
     pairs: &[(usize, usize)],
     method: SignFlipMethod,
+    alternative: Alternative,
 ) -> CoreResult<PairsResult> {
     let campaign = Campaign::new(systems, pairs)?;
     let n_queries = systems.n_queries;
@@ -896,19 +998,20 @@ pub fn sign_flip_pairs(
         SignFlipMethod::Sampled { n_resamples, .. } => n_resamples,
     };
     let n_words = n_queries.div_ceil(64);
-    let thresholds: Vec<i64> = campaign
+    // (observed sum, tie tolerance) per pair and metric, in the integer units of the campaign.
+    let observed: Vec<(i64, i64)> = campaign
         .observed
         .iter()
         .zip(&campaign.absolute)
-        .map(|(&t, &absolute)| t.abs() - (TIE_TOLERANCE * absolute).floor() as i64)
+        .map(|(&t, &absolute)| (t, (TIE_TOLERANCE * absolute).floor() as i64))
         .collect();
-    let mut counts = vec![0u64; thresholds.len()];
+    let mut counts = vec![0u64; observed.len()];
     let mut start = 0u64;
     while start < total {
         let count = (total - start).min(SUPER_BATCH as u64) as usize;
         let words = sign_words(method, n_words, start, count);
         let sums = system_sums(&campaign, &words, count);
-        let batch: Vec<u64> = (0..thresholds.len())
+        let batch: Vec<u64> = (0..observed.len())
             .into_par_iter()
             .map(|item| {
                 let (ca, cb) = campaign.columns[item];
@@ -917,7 +1020,7 @@ pub fn sign_flip_pairs(
                     &sums[cb * count..(cb + 1) * count],
                 );
                 let mismatches = &campaign.mismatches[item];
-                let threshold = thresholds[item];
+                let (observed, tolerance) = observed[item];
                 (0..count)
                     .filter(|&j| {
                         let mut t = sa[j] - sb[j];
@@ -929,7 +1032,7 @@ pub fn sign_flip_pairs(
                                 -term
                             };
                         }
-                        t.abs() >= threshold
+                        alternative.at_least_as_extreme(t, observed, tolerance)
                     })
                     .count() as u64
             })
@@ -986,13 +1089,18 @@ fn quantile(values: &mut [f64], q: f64) -> f64 {
 /// (a resample without any is left out); the result holds the `(1 - confidence_level) / 2` and
 /// `(1 + confidence_level) / 2` quantiles of those means (numpy's linear interpolation) and
 /// how many of them lie at least as far from the observed mean difference as that lies from 0
-/// (compared exactly, in the integer units of the sign-flip test).
+/// in the direction of `alternative` (the shift method: two-sided `|m* - m| >= |m|`, greater
+/// `m* - m >= m`, less `m* - m <= m`), compared in the integer units of the sign-flip test
+/// with its tie tolerance (`1e-9` of the mean absolute difference), so that resampled means
+/// equal to the bound in exact arithmetic count however the values are written in floating
+/// point.
 pub fn bootstrap_pairs(
     systems: SystemValues<'_>,
     pairs: &[(usize, usize)],
     n_resamples: u64,
     seed: u64,
     confidence_level: f64,
+    alternative: Alternative,
 ) -> CoreResult<BootstrapResult> {
     let campaign = Campaign::new(systems, pairs)?;
     let n_queries = systems.n_queries;
@@ -1114,6 +1222,9 @@ pub fn bootstrap_pairs(
                 return (f64::NAN, f64::NAN, 0, 0);
             }
             let observed = i128::from(campaign.observed[item]);
+            // The sign-flip test's tolerance on sums, 1e-9 sum |d|, in units of a mean times
+            // n_defined (the units of `gap` divided by `drawn`).
+            let tolerance = (TIE_TOLERANCE * campaign.absolute[item]).floor() as i128;
             let factor = ldexp(1.0, -campaign.scales[item % campaign.n_metrics]);
             // (draw-count slot, term, whether the query counts in the candidate's draws)
             let mismatches: Vec<(usize, i64, bool)> = campaign.mismatches[item]
@@ -1143,8 +1254,13 @@ pub fn bootstrap_pairs(
                 }
                 means.push(difference as f64 / drawn as f64 * factor);
                 let drawn = i128::from(drawn);
+                // (m* - m) n_defined drawn, compared with m n_defined drawn.
                 let gap = i128::from(difference) * i128::from(n_defined) - observed * drawn;
-                extreme += u64::from(gap.abs() >= observed.abs() * drawn);
+                extreme += u64::from(alternative.at_least_as_extreme(
+                    gap,
+                    observed * drawn,
+                    tolerance * drawn,
+                ));
             }
             if means.is_empty() {
                 return (f64::NAN, f64::NAN, 0, 0);
@@ -1168,13 +1284,56 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// Brute force: every sign vector, statistic summed directly in pair order.
-    fn brute_force_counts(rows: &[Vec<f64>]) -> Vec<u64> {
+    // The two-sided forms, which most tests below exercise (the one-sided ones are named).
+    fn sign_flip_test(
+        differences: &[f64],
+        n_metrics: usize,
+        n_pairs: usize,
+        method: SignFlipMethod,
+    ) -> CoreResult<SignFlipResult> {
+        super::sign_flip_test(
+            differences,
+            n_metrics,
+            n_pairs,
+            method,
+            Alternative::TwoSided,
+        )
+    }
+
+    fn sign_flip_pairs(
+        systems: SystemValues<'_>,
+        pairs: &[(usize, usize)],
+        method: SignFlipMethod,
+    ) -> CoreResult<PairsResult> {
+        super::sign_flip_pairs(systems, pairs, method, Alternative::TwoSided)
+    }
+
+    fn bootstrap_pairs(
+        systems: SystemValues<'_>,
+        pairs: &[(usize, usize)],
+        n_resamples: u64,
+        seed: u64,
+        confidence_level: f64,
+    ) -> CoreResult<BootstrapResult> {
+        super::bootstrap_pairs(
+            systems,
+            pairs,
+            n_resamples,
+            seed,
+            confidence_level,
+            Alternative::TwoSided,
+        )
+    }
+
+    /// Brute force: every sign vector, statistic summed directly in pair order, compared with
+    /// the observed sum as the alternative says (written out here, not through the kernel's
+    /// `Alternative::at_least_as_extreme`).
+    fn brute_force_counts_of(rows: &[Vec<f64>], alternative: Alternative) -> Vec<u64> {
         rows.iter()
             .map(|row| {
                 let n = row.len();
-                let observed: f64 = row.iter().sum::<f64>().abs();
-                let scale: f64 = row.iter().map(|d| d.abs()).sum();
+                let observed: f64 = row.iter().sum::<f64>();
+                let tolerance = TIE_TOLERANCE * row.iter().map(|d| d.abs()).sum::<f64>();
                 (0..1u64 << n)
                     .filter(|pattern| {
                         let t: f64 = row
@@ -1182,11 +1341,92 @@ mod tests {
                             .enumerate()
                             .map(|(i, d)| if pattern >> i & 1 == 1 { *d } else { -d })
                             .sum();
-                        t.abs() >= observed - TIE_TOLERANCE * scale
+                        match alternative {
+                            Alternative::TwoSided => t.abs() >= observed.abs() - tolerance,
+                            Alternative::Greater => t >= observed - tolerance,
+                            Alternative::Less => t <= observed + tolerance,
+                        }
                     })
                     .count() as u64
             })
             .collect()
+    }
+
+    fn brute_force_counts(rows: &[Vec<f64>]) -> Vec<u64> {
+        brute_force_counts_of(rows, Alternative::TwoSided)
+    }
+
+    #[test]
+    fn one_sided_exact_p_values_match_the_hand_count() {
+        // d = [0.5, 0.25, 0.125]: T = 0.875 is the largest of the 8 signed sums, so p = 1/8
+        // greater and 8/8 less; two-sided the identity and its mirror: 2/8.
+        let row = [0.5, 0.25, 0.125];
+        let p = |alternative| {
+            super::sign_flip_test(&row, 1, 3, SignFlipMethod::Exact, alternative)
+                .unwrap()
+                .p_values[0]
+        };
+        assert_eq!(p(Alternative::Greater), 1.0 / 8.0);
+        assert_eq!(p(Alternative::Less), 1.0);
+        assert_eq!(p(Alternative::TwoSided), 2.0 / 8.0);
+        // Equal differences (rounded as 0.505 - 0.51 and 0.305 - 0.31 round them): the
+        // smallest one-sided p-value of 2 pairs is 1/4, never less.
+        let equal = [0.505 - 0.51 + 0.01, 0.305 - 0.31 + 0.01];
+        assert_eq!(
+            super::sign_flip_test(&equal, 1, 2, SignFlipMethod::Exact, Alternative::Greater)
+                .unwrap()
+                .p_values[0],
+            0.25
+        );
+    }
+
+    #[test]
+    fn alternatives_are_parsed_by_their_scipy_names() {
+        assert_eq!(
+            Alternative::parse("two-sided").unwrap(),
+            Alternative::TwoSided
+        );
+        assert_eq!(Alternative::parse("greater").unwrap(), Alternative::Greater);
+        assert_eq!(Alternative::parse("less").unwrap(), Alternative::Less);
+        assert!(Alternative::parse("larger").is_err());
+    }
+
+    #[test]
+    fn bootstrap_counts_do_not_depend_on_how_the_values_are_written() {
+        // The same differences as d, 10 d and round(10 d) / 10 (binary fractions that differ
+        // in their last bits): resampled means tied with the bound in exact arithmetic count
+        // the same with the tie tolerance.
+        let d: Vec<f64> = [2, -1, 3, 0, 1, 2, -2, 1, 1, 0, 3, -1]
+            .iter()
+            .map(|&k| f64::from(k) / 10.0)
+            .collect();
+        let counts = |scale: f64| {
+            let candidate: Vec<f64> = d.iter().map(|x| x * scale).collect();
+            let baseline = vec![0.0; d.len()];
+            let values = [candidate, baseline].concat();
+            let systems = SystemValues {
+                values: &values,
+                n_systems: 2,
+                n_metrics: 1,
+                n_queries: d.len(),
+            };
+            [
+                Alternative::TwoSided,
+                Alternative::Greater,
+                Alternative::Less,
+            ]
+            .map(|alternative| {
+                super::bootstrap_pairs(systems, &[(0, 1)], 4000, 5, 0.95, alternative)
+                    .unwrap()
+                    .counts[0]
+            })
+        };
+        let plain = counts(1.0);
+        assert_eq!(plain, counts(10.0));
+        assert_eq!(plain, counts(1.0 / 3.0));
+        // Greater and less split the two-sided count (the shift bootstrap is symmetric around
+        // m only in distribution, but every two-sided extreme is one of the two).
+        assert!(plain[1] + plain[2] >= plain[0]);
     }
 
     fn flatten(rows: &[Vec<f64>]) -> Vec<f64> {
@@ -1661,6 +1901,64 @@ mod tests {
             prop_assert_eq!(&result.counts, &mirrored.counts);
             for p in &result.p_values {
                 prop_assert!(*p >= 2.0 / (1u64 << n_pairs) as f64 && *p <= 1.0);
+            }
+        }
+
+        #[test]
+        fn one_sided_exact_equals_brute_force(
+            rows in (1usize..=12).prop_flat_map(|n| proptest::collection::vec(
+                proptest::collection::vec(prop_oneof![
+                    (-8i32..=8).prop_map(|k| f64::from(k) / 8.0),
+                    -1.0f64..1.0,
+                ], n),
+                1..4,
+            ))
+        ) {
+            let n_pairs = rows[0].len();
+            let flat = flatten(&rows);
+            let total = (1u64 << n_pairs) as f64;
+            for alternative in [Alternative::Greater, Alternative::Less] {
+                let result = super::sign_flip_test(
+                    &flat, rows.len(), n_pairs, SignFlipMethod::Exact, alternative,
+                ).unwrap();
+                prop_assert_eq!(&result.counts, &brute_force_counts_of(&rows, alternative));
+                for p in &result.p_values {
+                    // The identity always counts: never below 1 / 2^n.
+                    prop_assert!(*p >= 1.0 / total && *p <= 1.0);
+                }
+            }
+            // Greater for d is less for -d.
+            let negated: Vec<f64> = flat.iter().map(|d| -d).collect();
+            let greater = super::sign_flip_test(
+                &flat, rows.len(), n_pairs, SignFlipMethod::Exact, Alternative::Greater,
+            ).unwrap();
+            let less = super::sign_flip_test(
+                &negated, rows.len(), n_pairs, SignFlipMethod::Exact, Alternative::Less,
+            ).unwrap();
+            prop_assert_eq!(greater.counts, less.counts);
+        }
+
+        #[test]
+        fn one_sided_pairs_equal_brute_force(
+            n in 1usize..=9,
+            seed in any::<u64>(),
+        ) {
+            let values = grid_systems(3, 2, n, seed);
+            let systems = SystemValues { values: &values, n_systems: 3, n_metrics: 2, n_queries: n };
+            let pairs = all_pairs(3);
+            for alternative in [Alternative::Greater, Alternative::Less] {
+                let result = super::sign_flip_pairs(
+                    systems, &pairs, SignFlipMethod::Exact, alternative,
+                ).unwrap();
+                for (p, &(a, b)) in pairs.iter().enumerate() {
+                    for m in 0..2 {
+                        let row = pair_row(&values, 2, n, a, b, m);
+                        prop_assert_eq!(
+                            result.counts[p * 2 + m],
+                            brute_force_counts_of(&[row], alternative)[0]
+                        );
+                    }
+                }
             }
         }
 

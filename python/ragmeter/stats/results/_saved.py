@@ -121,6 +121,7 @@ def _check_options(
         if not isinstance(saved, Mapping):
             raise InvalidInputError("options: expected {option: value}")
         # An absent option is None: TOML has no null, so its writer leaves None values out.
+        # A report written before ``alternative`` existed was two-sided.
         options = ComparisonOptions.from_dict(
             {name: saved.get(name) for name in ComparisonOptions.SAVED}
         )
@@ -170,11 +171,13 @@ def _describe(
     n_pairs: int | None = None,
     confidence_level: float | None = None,
     n_bootstrap: int = 0,
+    alternative: str = "two-sided",
 ) -> str:
-    """The caption's sentence: the test, how its p-values were computed (randomisations and
-    seed), the correction and the size of its family, bootstrap intervals and their seed."""
+    """The caption's sentence: the test and its alternative, how its p-values were computed
+    (randomisations and seed), the correction and the size of its family, bootstrap intervals
+    and their seed."""
     spec = TESTS[test]
-    name = spec.title
+    name = spec.title_for(alternative)
     if spec.resampled:
         name += (
             f", exact over all {n_resamples:,} {spec.exact_unit}"

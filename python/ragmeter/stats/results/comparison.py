@@ -18,6 +18,7 @@ from ...plots import plot_query_deltas
 from ...reports import load_report, report_number, saved_head, write_report
 from .._arguments import positive_int
 from ..options import ComparisonOptions
+from ..pvalues import format_p_value
 from ..registry import TESTS, p_value_methods
 from ._saved import (
     COMPARISON_KIND,
@@ -41,12 +42,6 @@ __all__ = ["Comparison", "MetricComparison"]
 def _optional_number(data: Mapping[str, Any], key: str, where: str, **bounds: float) -> Any:
     value = data.get(key)
     return None if value is None else report_number(value, f"{where}: {key}", **bounds)
-
-
-def _format_p(p: float | None) -> str:
-    if p is None or math.isnan(p):
-        return "n/a"
-    return f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}"
 
 
 def _check_summary(item: MetricComparison, differences: Sequence[float]) -> None:
@@ -79,8 +74,8 @@ def _check_summary(item: MetricComparison, differences: Sequence[float]) -> None
 class MetricComparison:
     """One metric of a comparison of a candidate with a baseline.
 
-    NaN (for the optional fields None) means undefined: no paired query, no variance for the
-    t-test, no interval asked for, no correction.
+    NaN (for the optional fields None) means undefined: no paired query, fewer queries than
+    the test needs, no variance for the t-test, no interval asked for, no correction.
 
     Parameters
     ----------
@@ -92,7 +87,8 @@ class MetricComparison:
     wins, ties, losses
         Queries where the candidate scored higher, the same, lower.
     p_value
-        The two-sided p-value of the comparison's test.
+        The p-value of the comparison's test under its alternative (two-sided unless the
+        options say ``"greater"`` or ``"less"``); ``1e-16`` stands for ``< 1e-16``.
     n_pairs
         The paired queries of this metric.
     candidate_mean, baseline_mean
@@ -397,6 +393,7 @@ class Comparison:
             else self.n_tests,
             confidence_level=self.confidence_level,
             n_bootstrap=self.n_bootstrap,
+            alternative="two-sided" if self.options is None else self.options.alternative,
         )
 
     def to_table(self, digits: int = 4) -> str:
@@ -436,7 +433,7 @@ class Comparison:
                 f"{m.delta:+.{digits}f}",
                 "n/a" if size is None or math.isnan(size) else f"{size:+.2f}",
                 f"{m.wins}/{m.ties}/{m.losses}",
-                _format_p(m.p_value),
+                format_p_value(m.p_value),
             ]
             if per_metric:
                 row.insert(1, str(m.n_pairs))
@@ -448,7 +445,7 @@ class Comparison:
                     else f"[{m.ci_low:+.{digits}f}, {m.ci_high:+.{digits}f}]",
                 )
             if adjusted:
-                row.append(_format_p(m.p_value_adjusted))
+                row.append(format_p_value(m.p_value_adjusted))
             rows.append(row)
         widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
         lines = [

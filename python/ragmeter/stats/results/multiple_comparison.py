@@ -9,6 +9,7 @@ import json
 import math
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -16,6 +17,7 @@ import numpy as np
 from ..._nan_equal import canonical
 from ..._optional import import_optional
 from ...exceptions import InvalidInputError
+from ...manifest import Manifest
 from ...per_query import PerQueryResults
 from ...plots import plot_per_query
 from ...reports import load_report, saved_head, write_report
@@ -137,6 +139,18 @@ class MultipleComparison:
         How the values were evaluated, in words the captions repeat (``ragmeter compare``
         states its flags: ``"evaluated with -c (a judged query a run missed scores 0)"``);
         None: nothing to state. An attribute that may be set after the comparison.
+
+    Attributes
+    ----------
+    comparability
+        What the check of comparable values (:func:`ragmeter.check_comparable`) could not
+        check when the systems were compared (a setting recorded for one system only, other
+        ragmeter versions, a file without a checksum), one sentence each; :meth:`notes`
+        repeats them. Set by :func:`~ragmeter.compare_many`; not saved (empty when read back).
+    manifests
+        ``{system: Manifest}``: what made each system's values (set by
+        :func:`~ragmeter.compare_many`; not saved: empty when read back), given to
+        :meth:`per_system`'s values.
     """
 
     #: What a saved campaign's ``kind`` field says (its schema: ``ragmeter.schemas``).
@@ -197,6 +211,8 @@ class MultipleComparison:
             options if options is not None else _check_options({}, self._settings(), baseline)
         )
         self._anova: dict[str, TwoWayAnova | None] | None = None
+        self.comparability: tuple[str, ...] = ()
+        self.manifests: dict[str, Manifest] = {}
         if evaluation is not None and not isinstance(evaluation, str):
             raise InvalidInputError(f"evaluation: a sentence or None, got {evaluation!r}")
         self.evaluation = evaluation
@@ -226,16 +242,27 @@ class MultipleComparison:
             return self._comparison(candidate, baseline, self._results[candidate, baseline])
         if (baseline, candidate) in self._results:
             mirrored = tuple(m.mirrored() for m in self._results[baseline, candidate])
-            return self._comparison(candidate, baseline, mirrored)
+            return self._comparison(candidate, baseline, mirrored, mirror=True)
         raise KeyError(
             f"{candidate!r} and {baseline!r} were not compared (every system was compared "
             f"with the baseline {self.baseline!r})"
         )
 
     def _comparison(
-        self, candidate: str, baseline: str, items: Sequence[MetricComparison]
+        self,
+        candidate: str,
+        baseline: str,
+        items: Sequence[MetricComparison],
+        *,
+        mirror: bool = False,
     ) -> Comparison:
         a, b = self._index(candidate), self._index(baseline)
+        options = self.options
+        if mirror and options.alternative != "two-sided":
+            # The same one-sided p-value, seen from the other system: "candidate better"
+            # becomes "candidate worse".
+            flipped = "less" if options.alternative == "greater" else "greater"
+            options = replace(options, alternative=flipped)
         differences = {
             metric: tuple((self.values[a, m] - self.values[b, m]).tolist())
             for m, metric in enumerate(self.metric_names)
@@ -257,7 +284,7 @@ class MultipleComparison:
             family=self.family,
             excluded=self.excluded,
             n_tests=self._family_size(),
-            options=self.options,
+            options=options,
         )
 
     @property
@@ -343,14 +370,19 @@ class MultipleComparison:
         Returns
         -------
         dict
-            ``{system: PerQueryResults}`` of the paired queries.
+            ``{system: PerQueryResults}`` of the paired queries, each with the manifest of the
+            values compared (:attr:`manifests`; unrecorded for a comparison read back).
         """
+        names = list(self.metric_names)
         return {
             system: PerQueryResults(
                 {m: self.values[s, i] for i, m in enumerate(self.metric_names)},
                 self.query_ids,
                 name=system,
                 failed=self.failed.get(system),
+                manifest=None
+                if system not in self.manifests
+                else self.manifests[system].restricted(names),
             )
             for s, system in enumerate(self.systems)
         }
@@ -398,6 +430,7 @@ class MultipleComparison:
             else len(self.pairs),
             confidence_level=self.confidence_level,
             n_bootstrap=self.n_bootstrap,
+            alternative=self.options.alternative,
         )
 
     def systems_table(
@@ -521,7 +554,7 @@ class MultipleComparison:
         caption = (
             f"Differences (candidate - baseline): the mean difference over the n paired "
             f"queries, {interval}{spec.effect_size_name} ({spec.effect_size_text}) and the "
-            f"p-values ({spec.title}).{verdict}"
+            f"p-values ({spec.title_for(self.options.alternative)}).{verdict}"
         )
         return PairsTable(
             rows=rows,
@@ -538,9 +571,10 @@ class MultipleComparison:
         Returns
         -------
         list of str
-            Queries left out, failed values, pairs whose p-value is undefined, the baseline.
+            Queries left out, failed values, pairs whose p-value is undefined, the baseline,
+            what could not be checked of the values' comparability.
         """
-        notes = []
+        notes = [f"Not checked: {note.rstrip('.')}." for note in self.comparability]
         if self.baseline is not None:
             notes.append(
                 f"Every system was tested against the baseline {self.baseline} only "
@@ -566,9 +600,21 @@ class MultipleComparison:
         ]
         if undefined:
             (a, b), metric = undefined[0]
+            spec = TESTS[self.test]
+            few = sum(
+                1
+                for pair, items in self._results.items()
+                for item in items
+                if math.isnan(item.p_value) and item.n_pairs < spec.min_pairs
+            )
+            why = (
+                f"not enough queries for the test: it needs at least {spec.min_pairs}"
+                if few == len(undefined)
+                else f"no paired query, or fewer than the test's {spec.min_pairs}"
+            )
             notes.append(
-                f"{len(undefined)} p-values are undefined (no paired query, or no variance "
-                f"for the test), e.g. {a} vs {b} on {metric}; they are never significant."
+                f"{len(undefined)} p-values are undefined ({why}), e.g. {a} vs {b} on "
+                f"{metric}; they are never significant."
             )
         return notes
 
