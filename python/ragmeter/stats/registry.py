@@ -95,6 +95,13 @@ class CampaignInput:
     alternative
         ``"two-sided"``, ``"greater"`` or ``"less"`` (one of the declaration's
         ``alternatives``).
+    clusters
+        Each query's cluster as a code ``0..G-1`` (aligned with the queries), when the
+        systems' values record clusters; None otherwise (the cluster-robust test needs them).
+    null_difference
+        Per metric, the shift already subtracted from the candidates' values (the gate's
+        margins and floors), or None (no shift); a test of bounded values reads its bounds
+        from it.
     """
 
     values: np.ndarray
@@ -108,6 +115,8 @@ class CampaignInput:
     seed: int
     n_threads: int | None
     alternative: str = "two-sided"
+    clusters: np.ndarray | None = None
+    null_difference: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
