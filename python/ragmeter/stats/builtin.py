@@ -588,6 +588,7 @@ register_test(
         citation="K.-Y. Liang and S. L. Zeger, Biometrika 73(1), 1986; A. C. Cameron and D. L. "
         "Miller, J. Human Resources 50(2), 2015",
         p_value_methods=("cluster-t",),
+        requires_clusters=True,
         interval="test",
         interval_text="cluster-robust t intervals",
     )

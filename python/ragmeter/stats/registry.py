@@ -208,6 +208,9 @@ class StatisticalTest:
         baseline).
     requires_baseline
         Whether it tests only against one baseline (Westfall-Young max-T).
+    requires_clusters
+        Whether it needs each query's cluster (:attr:`CampaignInput.clusters`: the values
+        record clusters).
     mixed_methods
         Whether its p-values may be computed differently by pair and metric (Wilcoxon's:
         exact, permutations or the normal approximation), the comparison's ``method`` then
@@ -245,6 +248,7 @@ class StatisticalTest:
     own_correction_text: str = ""
     own_family: Literal["all-pairs", "compared"] = "compared"
     requires_baseline: bool = False
+    requires_clusters: bool = False
     mixed_methods: bool = False
     exact_unit: str = "randomisations"
     sampled_unit: str = "sampled randomisations"
