@@ -25,6 +25,7 @@ from ragmeter import (
     InputTypeError,
     InvalidInputError,
     MultipleComparison,
+    PerQueryResults,
     compare,
     compare_many,
 )
@@ -211,11 +212,16 @@ def test_the_docs_name_every_test():
 
 def test_every_test_dispatches_through_the_table():
     values = campaign_values(n_queries=20)
+    clustered = {
+        name: PerQueryResults(metrics, clusters={q: f"d{int(q[1:]) // 4}" for q in metrics["map"]})
+        for name, metrics in values.items()
+    }
     for name, spec in TESTS.items():
+        given = clustered if spec.requires_clusters else values
         if spec.requires_baseline:
-            result = compare_many(values, test=name, baseline="s0", n_resamples=999)
+            result = compare_many(given, test=name, baseline="s0", n_resamples=999)
         else:
-            result = compare_many(values, test=name, n_resamples=999)
+            result = compare_many(given, test=name, n_resamples=999)
         assert result.test == name
         assert result.method in spec.campaign_methods()
         assert result.random_state == (

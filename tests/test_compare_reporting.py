@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import ragmeter
 from ragmeter import compare_many
 from ragmeter.stats import TESTS
 from ragmeter.stats.tables import margin_verdict
@@ -81,6 +82,13 @@ def test_every_caption_and_saved_result_states_the_test(name):
     systems = constant_gain(n=30)
     systems["third"] = constant_gain(n=30, gain=0.01, seed=3)["better"]
     spec = TESTS[name]
+    if spec.requires_clusters:
+        systems = {
+            key: ragmeter.PerQueryResults(
+                values, clusters={q: f"c{i // 3}" for i, q in enumerate(values["m"])}
+            )
+            for key, values in systems.items()
+        }
     baseline = "base" if spec.requires_baseline else None
     result = compare_many(systems, test=name, n_resamples=499, random_state=7, baseline=baseline)
     caption = result.to_table()

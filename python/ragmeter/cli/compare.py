@@ -11,6 +11,12 @@ A run is named by its file name (``runs/bm25.txt`` is ``bm25.txt``), as ``ragmet
 --format table`` names it; two runs with the same file name in different directories are
 named by their paths as given. The run tag (the sixth column of a TREC run) is the ``runid``
 measure, not a name. ``--baseline`` takes the name, the path or the run tag.
+
+With ``--values``, the files are not runs but per-item values, read through the file door
+(:func:`ragmeter.io.read_systems`): saved results, tables of per-item values, and other
+harnesses' result files (Inspect ``.eval`` logs, DeepEval test runs, lm-eval samples, promptfoo
+output, MLflow results and traces, TruLens records, OpenAI Evals logs); no qrels is given, and
+a file of several systems (promptfoo's providers) gives each of them.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..exceptions import InvalidInputError
+from ..io import read_systems
 from ..per_query import PerQueryResults, per_query_results
 from ..plots import plot_metrics, plot_per_query
 from ..ranking.evaluation import summarize
@@ -95,7 +102,8 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "qrels",
         type=Path,
-        help="qrels file, in any format `ragmeter evaluate` reads (its --help lists them)",
+        help="qrels file, in any format `ragmeter evaluate` reads (its --help lists them); "
+        "with --values, the first file of values",
     )
     parser.add_argument(
         "runs",
@@ -113,6 +121,22 @@ def add_parser(sub: Any) -> None:
                 + ", ".join(DEFAULT_MEASURES)
             )
         parser._add_action(action)
+    parser.add_argument(
+        "--values",
+        action="store_true",
+        help="the files hold per-item values, not runs (no qrels): saved results, tables of "
+        "per-item values, or other harnesses' result files (Inspect .eval logs, DeepEval test "
+        "runs, lm-eval --log_samples JSONL, promptfoo output.json, MLflow results or traces, "
+        "TruLens records, OpenAI Evals logs); a file of several systems gives each; -m names "
+        "the metrics (default: every metric all systems have)",
+    )
+    parser.add_argument(
+        "--cluster",
+        default=None,
+        metavar="FIELD",
+        help="with --values, the field of a harness's item that names its cluster (Inspect "
+        "sample metadata, promptfoo vars, lm-eval doc, ...); a table has a cluster column",
+    )
     parser.add_argument(
         "--baseline",
         default=None,
@@ -360,12 +384,12 @@ def _compare(
     args: argparse.Namespace,
     systems: dict[str, PerQueryResults],
     baseline: str | None,
-    measures: list[Measure],
+    metrics: list[str],
 ) -> Any:
     return compare_many(
         systems,
         baseline=baseline,
-        metrics=[m.name for m in measures],
+        metrics=metrics,
         test=args.test,
         correction=None if args.correction == "none" else args.correction,
         family=args.family,
@@ -401,6 +425,80 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         Fewer than two runs, no comparable measure, an unknown baseline, and every error of the
         evaluation or the comparison (the command prints it and exits with status 2).
     """
+    if args.values:
+        systems, baseline, metrics = _values_systems(args)
+    else:
+        systems, baseline, metrics = _evaluated_systems(args)
+    try:
+        result = _compare(args, systems, baseline, metrics)
+    except UnpairedQueriesError as error:
+        raise InvalidInputError(
+            f"the runs do not hold the same judged queries: {error.detail}. Pass -c to score "
+            "a judged query a run did not rank as 0 (as trec_eval -c), or --missing skip to "
+            "compare on the queries every run has (the table lists the others)."
+        ) from None
+    return _write(args, result, out)
+
+
+def _values_systems(
+    args: argparse.Namespace,
+) -> tuple[dict[str, PerQueryResults], str | None, list[str]]:
+    """The systems of ``--values`` files (read through :func:`ragmeter.io.read_systems`), the
+    baseline and the metrics compared.
+
+    A system is named by the name its file gives; when two files give one name (two logs of
+    one model), each is named by its file name instead (``file: system`` for a file of
+    several). ``--name FILE=NAME`` renames a file's only system."""
+    paths = [args.qrels, *args.runs]
+    read = [(Path(p), read_systems(p, cluster=args.cluster)) for p in paths]
+    given = dict(item.split("=", 1) for item in args.name if "=" in item)
+    names: list[tuple[str, Path, PerQueryResults]] = []
+    all_names = [n for _, found in read for n in found]
+    for path, found in read:
+        for name, values in found.items():
+            shown = name
+            if all_names.count(name) > 1:
+                shown = path.name if len(found) == 1 else f"{path.name}: {name}"
+            for key in (str(path), path.name):
+                if key in given and len(found) == 1:
+                    shown = given[key]
+            names.append((shown, path, values))
+    if len({n for n, _, _ in names}) != len(names):
+        raise InvalidInputError("runs: two systems have one name; name them with --name FILE=NAME")
+    if len(names) < 2:
+        raise InvalidInputError("runs: a comparison needs at least two systems")
+    systems = {name: values.renamed(name) for name, _, values in names}
+    common = [
+        m
+        for m in next(iter(systems.values())).metric_names
+        if all(m in v.metric_names for v in systems.values())
+    ]
+    metrics = list(args.metrics) if args.metrics else common
+    missing = [m for m in metrics if m not in common]
+    if missing or not metrics:
+        raise InvalidInputError(
+            f"-m: {missing or 'no metric'} is not a metric every system has; they share {common}"
+        )
+    baseline = None
+    if args.baseline is not None:
+        candidates = [
+            name for name, path, _ in names if args.baseline in (name, str(path), path.name)
+        ]
+        if len(candidates) != 1:
+            raise InvalidInputError(
+                f"--baseline: {args.baseline!r} is "
+                + ("none" if not candidates else "more than one")
+                + f" of the systems (their names: {list(systems)})"
+            )
+        baseline = candidates[0]
+    return systems, baseline, metrics
+
+
+def _evaluated_systems(
+    args: argparse.Namespace,
+) -> tuple[dict[str, PerQueryResults], str | None, list[str]]:
+    """The runs of the command line, evaluated against the qrels; the baseline and the
+    measures compared."""
     if len(args.runs) < 2:
         raise InvalidInputError("runs: a comparison needs at least two run files")
     seen: set[str] = set()
@@ -474,15 +572,12 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 "other run has it)"
             )
         baseline = candidates[0]
-    try:
-        result = _compare(args, systems, baseline, measures)
-    except UnpairedQueriesError as error:
-        raise InvalidInputError(
-            f"the runs do not hold the same judged queries: {error.detail}. Pass -c to score "
-            "a judged query a run did not rank as 0 (as trec_eval -c), or --missing skip to "
-            "compare on the queries every run has (the table lists the others)."
-        ) from None
-    result.evaluation = evaluation_note(args)
+    return systems, baseline, [m.name for m in measures]
+
+
+def _write(args: argparse.Namespace, result: Any, out: TextIO) -> int:
+    """Print (and save, plot) the comparison as the options say; the exit status."""
+    result.evaluation = None if args.values else evaluation_note(args)
     if args.output is not None:
         path = result.write(args.output)
         print(f"ragmeter: wrote {path}", file=sys.stderr)

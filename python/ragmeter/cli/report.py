@@ -23,10 +23,14 @@ def add_parser(sub: Any) -> None:
             "with per-query values (`ragmeter evaluate -q --format json`, MetricResults.write, "
             "RetrievalEvaluation.write) and judge results (JudgeResults.write or to_jsonl), "
             "each read back as ragmeter reads its saved results (an edited or damaged file is "
-            "refused). Nothing is evaluated again; the same inputs give the same bytes."
+            "refused), and files of per-item values: tables and other harnesses' result files "
+            "(Inspect .eval logs, DeepEval, lm-eval, promptfoo, MLflow, TruLens, OpenAI Evals). "
+            "Nothing is evaluated again; the same inputs give the same bytes."
         ),
     )
-    parser.add_argument("results", nargs="+", type=Path, help="saved result files")
+    parser.add_argument(
+        "results", nargs="+", type=Path, help="saved result files, or files of per-item values"
+    )
     parser.add_argument(
         "-o", "--output", type=Path, required=True, help="the HTML file to write (atomically)"
     )

@@ -40,7 +40,13 @@ import numpy as np
 from .._nan_equal import canonical
 from ..exceptions import InputTypeError, InvalidInputError
 from ..stats._arguments import check_level
-from ..stats.engine import UnpairedQueriesError, align, check_comparable, run_tests
+from ..stats.engine import (
+    UnpairedQueriesError,
+    align,
+    aligned_clusters,
+    check_comparable,
+    run_tests,
+)
 from ..stats.multiple import adjust_p_values
 from ..stats.options import ComparisonOptions
 from ..stats.paired import ZERO_VARIANCE, t_rows
@@ -432,10 +438,13 @@ def _test(
     values: np.ndarray,
     thresholds: np.ndarray,
     settings: GateOptions,
+    clusters: np.ndarray | None = None,
 ) -> tuple[Any, np.ndarray, np.ndarray]:
     """The engine's one-sided test of ``values`` (``[baseline, candidate]`` x metrics x
     items) against the thresholds, and the t intervals at ``1 - 2 alpha``."""
-    outcome = run_tests(values, [(1, 0)], settings, null_difference=thresholds, correct=False)
+    outcome = run_tests(
+        values, [(1, 0)], settings, null_difference=thresholds, correct=False, clusters=clusters
+    )
     with np.errstate(invalid="ignore"):
         d = values[1] - values[0]
     _n, _mean, _t, _p, low, high, _size = t_rows(d, settings.interval_level)
@@ -472,7 +481,7 @@ def _comparisons(
         _check_unit(metric, margins[metric], values[0, m], values[1, m])
     sign = 1.0 if superiority else -1.0
     thresholds = np.array([sign * margins[m] for m in compared])
-    outcome, low, high = _test(values, thresholds, settings)
+    outcome, low, high = _test(values, thresholds, settings, aligned.clusters)
     kind: CheckKind = "superiority" if superiority else "non-inferiority"
     worst, flaky, variance, failed = [], [], [], []
     for m, metric in enumerate(compared):
@@ -529,7 +538,9 @@ def _floors(
     )
     values = np.stack([np.zeros_like(v), v])
     thresholds = np.array([floors[m] for m in metrics], dtype=np.float64)
-    outcome, low, high = _test(values, thresholds, settings)
+    outcome, low, high = _test(
+        values, thresholds, settings, aligned_clusters({label: cand.values}, ids)
+    )
     worst, flaky, variance, failed = [], [], [], []
     for m, metric in enumerate(metrics):
         worst.append(_worst(ids, v[m], v[m], None, float(floors[metric])))

@@ -30,8 +30,9 @@ from typing import Any
 
 from .._files import read_regular_text
 from ..exceptions import InputTypeError, InvalidInputError
-from ..io._formats import parse_saved_text
-from ..io._saved import SAVED_KINDS, saved_class, saved_format_of, saved_result_of
+from ..io import read_systems
+from ..io._formats import SAVED_SUFFIXES, harness_format, parse_saved_text
+from ..io._saved import SAVED_KINDS, kind_of, saved_class, saved_format_of, saved_result_of
 from ..judges.integrity import judge_report
 from ..judges.results import JudgeResults
 from ..per_query import per_query_results
@@ -129,11 +130,29 @@ def _manifest(path: Path, data: bytes) -> dict[str, Any]:
     return {"input": path.name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
+def _values_file(path: Path) -> Source:
+    """A file of per-item values that is not a saved result (a table, another harness's
+    result file), read through :func:`ragmeter.io.read_systems`: each of its systems."""
+    systems = read_systems(path)
+    with open(path, "rb") as handle:
+        manifest = _manifest(path, handle.read())
+    first = next(iter(systems.values()))
+    manifest["kind"] = f"per-item values ({first.manifest.producer})"
+    values = {name: _shown(per.to_dict()) for name, per in systems.items()}
+    return Source(path.name, "evaluation", values, None, [], manifest)
+
+
 def _read_path(path: Path) -> Source:
+    if path.suffix.lower() not in SAVED_SUFFIXES:
+        return _values_file(path)
     text = read_regular_text(path, "a saved result", "results")
     manifest = _manifest(path, text.encode("utf-8"))
     fmt = saved_format_of(str(path), text)
-    saved = saved_result_of(parse_saved_text(text, fmt, str(path)), str(path), fmt)
+    data = parse_saved_text(text, fmt, str(path))
+    if kind_of(data) is None and harness_format(data) is not None:
+        # another harness's result file (a DeepEval run, promptfoo output, ...)
+        return _values_file(path)
+    saved = saved_result_of(data, str(path), fmt)
     # The manifest says when a file could not be verified (written before saved results had
     # a checksum): its values are shown as read.
     manifest["kind"] = saved.kind if saved.verified else f"{saved.kind} (unverified: no checksum)"

@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from ..ranking.evaluation import QueryValues
     from ..ranking.metric_results import MetricResults
     from ._json import loads_json, parse_json_text
-    from ._per_item import per_item_values, read_per_query
+    from ._per_item import per_item_values, read_per_query, read_systems
     from ._saved import SavedFile, read_saved
     from ._trec_rag import dumps_trec_rag, trec_rag_form
 
@@ -82,6 +82,7 @@ __all__ = [
     "read_run",
     "read_saved",
     "read_spans",
+    "read_systems",
     "read_trec_qrels",
     "read_trec_run",
     "set_max_decompressed_bytes",
@@ -98,6 +99,7 @@ _LAZY_NAMES: dict[str, str] = {
     "parse_json_text": "._json",
     "read_per_query": "._per_item",
     "per_item_values": "._per_item",
+    "read_systems": "._per_item",
     "read_saved": "._saved",
     "SavedFile": "._saved",
     "dumps_trec_rag": "._trec_rag",

@@ -42,6 +42,8 @@ __all__ = [
     "detect",
     "format_named",
     "formats_read",
+    "harness_format",
+    "harness_records",
     "parse_saved",
     "parse_saved_text",
     "read_records",
@@ -63,6 +65,10 @@ class Format:
     its readers (``ragmeter.io.<module>``); ``records`` names its reader of records (samples,
     per-item values: a function returning :class:`~ragmeter.io._records.Records`) and
     ``saved`` its parser of saved results, each None where the format holds none.
+    ``harness`` names the evaluation harness whose result files the format is (its module then
+    has ``recognises(data)``, whether parsed JSON or JSON lines are such a file, and
+    ``harness_records(data, where, cluster)``, their long rows with a manifest naming the
+    harness; a format whose files are not JSON also has ``load(path)``).
     """
 
     name: str
@@ -73,6 +79,7 @@ class Format:
     module: str = ""
     records: str | None = None
     saved: str | None = None
+    harness: str | None = None
 
 
 def _csv(path: str, columns: TableColumns, kind: str) -> Any:
@@ -194,6 +201,64 @@ FORMATS: tuple[Format, ...] = (
         None,
         module="_langfuse",
         records="read_records",
+    ),
+    # Other evaluation harnesses' result files (recognised by their content when JSON).
+    Format(
+        "inspect",
+        "Inspect AI evaluation log (.eval, or its .json log): epochs as repeats",
+        (".eval",),
+        None,
+        module="_inspect",
+        records="read_records",
+        harness="inspect_ai",
+    ),
+    Format(
+        "deepeval",
+        "DeepEval test run (.deepeval/.latest_test_run.json)",
+        (),
+        None,
+        module="_deepeval",
+        harness="deepeval",
+    ),
+    Format(
+        "lm-eval",
+        "lm-evaluation-harness samples (--log_samples samples_<task>_<date>.jsonl)",
+        (),
+        None,
+        module="_lm_eval",
+        harness="lm-evaluation-harness",
+    ),
+    Format(
+        "promptfoo",
+        "promptfoo results (promptfoo eval -o output.json)",
+        (),
+        None,
+        module="_promptfoo",
+        harness="promptfoo",
+    ),
+    Format(
+        "mlflow",
+        "MLflow evaluation results table (eval_results_table.json) or traces with assessments",
+        (),
+        None,
+        module="_mlflow",
+        harness="mlflow",
+    ),
+    Format(
+        "trulens",
+        "TruLens records and feedback (get_records_and_feedback() as JSON records)",
+        (),
+        None,
+        module="_trulens",
+        harness="trulens",
+    ),
+    Format(
+        "openai-evals",
+        "OpenAI Evals record log (oaieval --record_path, JSON lines)",
+        (),
+        None,
+        module="_openai_evals",
+        harness="openai-evals",
     ),
 )
 
@@ -409,6 +474,27 @@ def saved_format(path: str | os.PathLike[str], format: str | None = None) -> str
             f"{suffix!r}; use one of {', '.join(SAVED_SUFFIXES)} or pass format="
         )
     return SAVED_SUFFIXES[suffix]
+
+
+def harness_format(data: Any) -> Format | None:
+    """The harness whose result file ``data`` (parsed JSON or JSON lines) is, or None."""
+    for fmt in FORMATS:
+        if fmt.harness is not None and _reader(fmt, "recognises")(data):
+            return fmt
+    return None
+
+
+def harness_records(
+    fmt: Format, where: str, data: Any = None, cluster: str | None = None
+) -> Records:
+    """The long rows of the harness result file ``where`` in ``fmt`` (``data``: its parsed
+    JSON, when it is JSON; else the format's ``load`` reads the file)."""
+    if data is None:
+        data = _reader(fmt, "load")(where)
+    elif not _reader(fmt, "recognises")(data):
+        raise InvalidInputError(f"{where}: is not a {fmt.description} file")
+    records: Records = _reader(fmt, "harness_records")(data, where, cluster)
+    return records
 
 
 def parse_saved(text: str, format: str) -> Any:

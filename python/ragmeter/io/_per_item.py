@@ -34,11 +34,19 @@ from .._files import path_argument, read_regular_text
 from ..exceptions import InvalidInputError
 from ..manifest import Manifest
 from ..per_query import PerQueryResults, per_query_results
-from ._formats import FORMATS, SAVED_SUFFIXES, parse_saved_text, read_records
+from ._formats import (
+    FORMATS,
+    SAVED_SUFFIXES,
+    Format,
+    harness_format,
+    harness_records,
+    parse_saved_text,
+    read_records,
+)
 from ._records import Records
 from ._saved import SavedFile, kind_of, saved_format_of, saved_result_of
 
-__all__ = ["per_item_values", "read_per_query"]
+__all__ = ["per_item_values", "read_per_query", "read_systems"]
 
 #: Columns that are not metrics.
 _RESERVED = ("query_id", "system", "cluster", "repeat", "status")
@@ -139,7 +147,7 @@ class _Builder:
                 f"{where}: {item!r} is in cluster {cluster!r} here and {first[0]!r} at {first[1]}"
             )
 
-    def values(self, name: str | None) -> PerQueryResults:
+    def values(self, name: str | None, manifest: Manifest | None = None) -> PerQueryResults:
         metrics = list(dict.fromkeys([*self.plain, *self.repeated]))
         if not metrics:
             raise InvalidInputError(f"{self.file}: holds no value")
@@ -163,7 +171,11 @@ class _Builder:
             columns,
             items,
             name=name,
-            manifest=Manifest.unrecorded("table", metrics),
+            manifest=(
+                Manifest.unrecorded("table", metrics)
+                if manifest is None
+                else manifest.restricted(metrics)
+            ),
             clusters={q: c for q, (c, _) in self.clusters.items()} or None,
             failed={m: list(q) for m, q in self.failed.items()},
         )
@@ -283,7 +295,7 @@ def per_item_values(
                 )
     if name is None and system is None and rows and isinstance(rows[0].get("system"), str):
         name = rows[0]["system"]
-    return built.values(name if name is not None else system)
+    return built.values(name if name is not None else system, records.manifest)
 
 
 def _from_saved(saved: SavedFile, name: str | None, where: str) -> PerQueryResults:
@@ -301,6 +313,7 @@ def read_per_query(
     name: str | None = None,
     system: str | None = None,
     format: str | None = None,
+    cluster: str | None = None,
 ) -> PerQueryResults:
     """One system's per-item values from a file: a saved result or a table (see the module
     documentation).
@@ -314,7 +327,13 @@ def read_per_query(
     system
         For a table of several systems (a ``system`` column), the one to read.
     format
-        The file's format (default: from its suffix; JSON and JSON lines also by their text).
+        The file's format (default: from its suffix; JSON and JSON lines also by their text:
+        a saved result by its ``kind``, another harness's result file by its fields).
+    cluster
+        For another harness's result file, the field of each item that names its cluster
+        (Inspect: the sample's ``metadata``; DeepEval: the test case's ``metadata``; lm-eval:
+        the ``doc``; promptfoo: the test's ``vars``; MLflow, TruLens: a column). A table
+        gives its clusters in a ``cluster`` column.
 
     Returns
     -------
@@ -339,35 +358,92 @@ def read_per_query(
     >>> values["faith"], values.repeat_counts("faith")
     ({'s1': 0.5, 's2': 1.0}, {'s1': (2, 2), 's2': (2, 2)})
     """
+    where, source = _source(path, format, cluster)
+    if isinstance(source, PerQueryResults):
+        return source if name is None else source.renamed(name)
+    return per_item_values(source, where, name=name, system=system)
+
+
+def _source(
+    path: str | os.PathLike[str], format: str | None, cluster: str | None
+) -> tuple[str, Records | PerQueryResults]:
+    """The file's rows (a table, a harness's result file), or its values (a saved result, a
+    mapping of values)."""
     where = path_argument(path, "path")
     suffix = Path(where).suffix.lower()
-    saved_like = format in ("json", "jsonl", "yaml", "toml") or (
-        format is None and (suffix in SAVED_SUFFIXES or suffix not in _record_suffixes())
+    harness = _harness_of(format, suffix)
+    if harness is not None and harness.records is not None:
+        # A harness's own container (an Inspect .eval zip): its module reads it.
+        return where, harness_records(harness, where, cluster=cluster)
+    saved_like = (
+        harness is not None
+        or format in ("json", "jsonl", "yaml", "toml")
+        or (format is None and (suffix in SAVED_SUFFIXES or suffix not in _record_suffixes()))
     )
-    if saved_like:
-        text = read_regular_text(where, "a file of per-item values", "path")
-        fmt = format or saved_format_of(where, text)
-        data = parse_saved_text(text, fmt, where)
-        if kind_of(data) is not None:
-            return _from_saved(saved_result_of(data, where, fmt), name, where)
-        if fmt in ("yaml", "toml") or (fmt == "json" and isinstance(data, Mapping)):
-            # {metric: {item: value or [repeats]}}: values given as a mapping.
-            try:
-                return PerQueryResults(_ids_as_given(data, where), name=name)
-            except InvalidInputError as exc:
-                raise InvalidInputError(f"{where}: {exc}") from None
-        return per_item_values(
-            read_records(where, format=fmt, what="a file of per-item values"),
-            where,
-            name=name,
-            system=system,
-        )
-    return per_item_values(
-        read_records(where, format=format, what="a file of per-item values"),
-        where,
-        name=name,
-        system=system,
-    )
+    if not saved_like:
+        return where, read_records(where, format=format, what="a file of per-item values")
+    text = read_regular_text(where, "a file of per-item values", "path")
+    fmt = format if harness is None and format is not None else saved_format_of(where, text)
+    data = parse_saved_text(text, fmt, where)
+    if harness is None and kind_of(data) is None:
+        harness = harness_format(data)
+    if harness is not None:
+        return where, harness_records(harness, where, data, cluster)
+    if kind_of(data) is not None:
+        return where, _from_saved(saved_result_of(data, where, fmt), None, where)
+    if fmt in ("yaml", "toml") or (fmt == "json" and isinstance(data, Mapping)):
+        # {metric: {item: value or [repeats]}}: values given as a mapping.
+        try:
+            return where, PerQueryResults(_ids_as_given(data, where))
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"{where}: {exc}") from None
+    return where, read_records(where, format=fmt, what="a file of per-item values")
+
+
+def _harness_of(format: str | None, suffix: str) -> Format | None:
+    """The harness format ``format`` names, or whose own suffix the file has."""
+    for fmt in FORMATS:
+        if fmt.harness is not None and (
+            fmt.name == format or (format is None and suffix in fmt.suffixes)
+        ):
+            return fmt
+    return None
+
+
+def read_systems(
+    path: str | os.PathLike[str], *, format: str | None = None, cluster: str | None = None
+) -> dict[str, PerQueryResults]:
+    """Every system's per-item values in a file, by name: one for most files, one per
+    ``system`` of a table or a harness file that holds several (promptfoo's providers, TruLens'
+    apps), each named by it; a file of one unnamed system is named by its file name's stem.
+
+    Parameters
+    ----------
+    path, format, cluster
+        As for :func:`read_per_query`.
+
+    Returns
+    -------
+    dict
+        ``{name: PerQueryResults}``, in the file's order.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "two.csv"
+    >>> _ = path.write_text("query_id,system,acc\\nq1,a,1\\nq1,b,0\\nq2,a,1\\nq2,b,1\\n")
+    >>> {k: v["acc"] for k, v in read_systems(path).items()}
+    {'a': {'q1': 1.0, 'q2': 1.0}, 'b': {'q1': 0.0, 'q2': 1.0}}
+    """
+    where, source = _source(path, format, cluster)
+    stem = Path(where).stem
+    if isinstance(source, PerQueryResults):
+        return {source.name or stem: source}
+    systems = list(dict.fromkeys(row.get("system") for row in source.rows))
+    if len(systems) <= 1:
+        values = per_item_values(source, where)
+        return {values.name or stem: values}
+    return {str(s): per_item_values(source, where, system=s, name=str(s)) for s in systems}
 
 
 def _record_suffixes() -> set[str]:

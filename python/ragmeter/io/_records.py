@@ -8,7 +8,10 @@ returns :class:`Records`; :func:`ragmeter.io.read_records` picks the format.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from ..manifest import Manifest
 
 __all__ = ["Records"]
 
@@ -27,9 +30,13 @@ class Records(NamedTuple):
     text
         Whether every cell is text (CSV, TSV: a number, a list or a missing value is written
         as text, and read as its reader decides).
+    manifest
+        What made the values, when the file says (another harness's result file: the harness,
+        its version and the scorers it recorded); None for a plain table.
     """
 
     rows: list[dict[str, Any]]
     where: list[str]
     table: bool
     text: bool
+    manifest: Manifest | None = None

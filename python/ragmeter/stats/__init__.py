@@ -37,14 +37,34 @@ orderings, prediction-powered inference, variance components.
   :class:`MultipleComparison`) and reports;
 * :mod:`~ragmeter.stats.tables`: the comparison tables as text, Markdown, LaTeX and CSV;
 * :mod:`~ragmeter.stats.abstention`: abstention curves and their normalised area (nAUC), how
-  well a confidence tells good answers from bad ones (mteb's ``nauc_*`` scores).
+  well a confidence tells good answers from bad ones (mteb's ``nauc_*`` scores);
+* :mod:`~ragmeter.stats.clustered`: clustered items (cluster-robust means and paired
+  differences, cluster bootstrap, cluster-level sign-flip, the design effect);
+* :mod:`~ragmeter.stats.exact`: the exact McNemar / sign test at any number of pairs (mid-p);
+* :mod:`~ragmeter.stats.sequential`: the anytime-valid betting test (Waudby-Smith & Ramdas
+  2024);
+* :mod:`~ragmeter.stats.bradley_terry` and :mod:`~ragmeter.stats.ranks`: Bradley-Terry
+  ratings from pairwise preferences, rank intervals of system means.
 """
 
 from __future__ import annotations
 
 from .abstention import abstention_curve, normalized_abstention_auc
 from .anova import PairedTukeyResult, TwoWayAnova, paired_tukey_hsd, two_way_anova
+from .bradley_terry import Ratings, bradley_terry
+from .clustered import (
+    ClusteredMean,
+    ClusterTest,
+    cluster_bootstrap,
+    cluster_mean,
+    cluster_paired,
+    cluster_sign_flip,
+    compare_clustered,
+    design_effect,
+    repeats_mean,
+)
 from .comparison import compare, compare_evaluations, compare_many
+from .exact import ExactTest, mcnemar_exact, sign_test
 from .multiple import CORRECTIONS, TukeyResult, adjust_p_values, tukey_hsd
 from .options import ComparisonOptions
 from .orderings import kendall_tau, spearman_rho, tau_ap
@@ -72,6 +92,7 @@ from .randomised import (
     randomised_tukey_hsd,
     westfall_young,
 )
+from .ranks import RankInterval, rank_intervals
 from .raters import (
     agreement_report,
     cohen_kappa,
@@ -83,6 +104,7 @@ from .raters import (
 from .registry import TESTS, CampaignInput, CampaignOutcome, StatisticalTest, register_test
 from .repeated import RepeatSummary, variance_components
 from .results import Comparison, MetricComparison, MultipleComparison
+from .sequential import SequentialTest, sequential_test
 
 __all__ = [
     "CORRECTIONS",
@@ -90,15 +112,21 @@ __all__ = [
     "TESTS",
     "CampaignInput",
     "CampaignOutcome",
+    "ClusterTest",
+    "ClusteredMean",
     "Comparison",
     "ComparisonOptions",
+    "ExactTest",
     "MeanEstimate",
     "MetricComparison",
     "MultipleComparison",
     "PairedTestResult",
     "PairedTukeyResult",
     "RandomisedTukeyResult",
+    "RankInterval",
+    "Ratings",
     "RepeatSummary",
+    "SequentialTest",
     "SignFlipResult",
     "StatisticalTest",
     "TopicSetSize",
@@ -109,16 +137,24 @@ __all__ = [
     "adjust_p_values",
     "agreement_report",
     "bootstrap_confidence_interval",
+    "bradley_terry",
     "classical_mean",
+    "cluster_bootstrap",
+    "cluster_mean",
+    "cluster_paired",
+    "cluster_sign_flip",
     "cohen_kappa",
     "compare",
+    "compare_clustered",
     "compare_evaluations",
     "compare_many",
     "confusion_table",
+    "design_effect",
     "detectable_difference",
     "fleiss_kappa",
     "kendall_tau",
     "krippendorff_alpha",
+    "mcnemar_exact",
     "normalized_abstention_auc",
     "paired_bootstrap_test",
     "paired_t_test",
@@ -128,8 +164,12 @@ __all__ = [
     "ppi_mean",
     "queries_needed",
     "randomised_tukey_hsd",
+    "rank_intervals",
     "register_test",
+    "repeats_mean",
+    "sequential_test",
     "sign_flip_test",
+    "sign_test",
     "spearman_rho",
     "tau_ap",
     "topic_set_size",

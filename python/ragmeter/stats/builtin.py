@@ -18,6 +18,8 @@ from .. import _core
 from ..exceptions import InvalidInputError
 from ._arguments import ALTERNATIVES
 from .anova import paired_tukey_hsd
+from .clustered import cluster_paired
+from .exact import mcnemar_exact
 from .multiple import tukey_hsd
 from .paired import (
     BOOTSTRAP_STREAM,
@@ -28,6 +30,7 @@ from .paired import (
 )
 from .randomised import randomised_tukey_campaign, westfall_young_campaign
 from .registry import CampaignInput, CampaignOutcome, StatisticalTest, register_test
+from .sequential import sequential_test
 from .wilcoxon import wilcoxon_one
 
 __all__ = ["pair_blocks", "pair_differences", "pair_index", "pair_scales"]
@@ -233,6 +236,121 @@ _ES_E_TEXT = (
     "two-way ANOVA (Sakai 2018)"
 )
 
+
+def _exact_sign(sample: CampaignInput) -> CampaignOutcome:
+    """The exact sign test (exact McNemar for 0/1 scores) of every pair and metric."""
+    out = _empty(sample)
+    n_metrics = sample.delta.shape[1]
+    for block, rows in _blocks(sample):
+        p = np.full(rows.shape[0], math.nan)
+        statistic = np.full(rows.shape[0], math.nan)
+        for r, row in enumerate(rows):
+            d = row[~np.isnan(row)]
+            if d.size == 0:
+                continue
+            wins, losses = int(np.sum(d > 0)), int(np.sum(d < 0))
+            p[r] = mcnemar_exact(wins, losses, alternative=sample.alternative).p_value
+            statistic[r] = wins - losses
+        out["p"][block] = p.reshape(-1, n_metrics)
+        out["statistic"][block] = statistic.reshape(-1, n_metrics)
+    methods = np.full(sample.delta.shape, "exact", dtype=object)
+    return CampaignOutcome(
+        p_value=out["p"], statistic=out["statistic"], methods=methods, method="exact"
+    )
+
+
+def _sequential(sample: CampaignInput) -> CampaignOutcome:
+    """The anytime-valid betting test of every pair and metric, the items in the order given
+    (each item a look). Scores lie in [0, 1], so a difference shifted by the metric's null
+    difference ``s`` lies in ``[-1 - s, 1 - s]``: the bounds the bets rest on."""
+    out = _empty(sample)
+    n_metrics = sample.delta.shape[1]
+    shifts = np.zeros(n_metrics) if sample.null_difference is None else sample.null_difference
+    for block, rows in _blocks(sample):
+        p = np.full(rows.shape[0], math.nan)
+        statistic = np.full(rows.shape[0], math.nan)
+        for r, row in enumerate(rows):
+            d = row[~np.isnan(row)]
+            shift = float(shifts[r % n_metrics])
+            lower, upper = -1.0 - shift, 1.0 - shift
+            if d.size == 0:
+                continue
+            if not lower < 0.0 < upper:
+                raise InvalidInputError(
+                    f"the sequential test needs a margin or floor strictly between -1 and 1 "
+                    f"(scores in [0, 1]), got a shift of {shift:g}"
+                )
+            if d.min() < lower - 1e-12 or d.max() > upper + 1e-12:
+                raise InvalidInputError(
+                    "the sequential test needs scores in [0, 1] (its validity rests on the "
+                    f"bounds of the differences); a difference lies outside [{lower:g}, "
+                    f"{upper:g}]"
+                )
+            result = sequential_test(
+                np.clip(d, lower, upper),
+                null=0.0,
+                alternative=sample.alternative,
+                lower=lower,
+                upper=upper,
+            )
+            p[r] = result.p_value
+            statistic[r] = result.max_e_value
+        out["p"][block] = p.reshape(-1, n_metrics)
+        out["statistic"][block] = statistic.reshape(-1, n_metrics)
+    methods = np.full(sample.delta.shape, "anytime", dtype=object)
+    return CampaignOutcome(
+        p_value=out["p"], statistic=out["statistic"], methods=methods, method="anytime"
+    )
+
+
+def _cluster_t(sample: CampaignInput) -> CampaignOutcome:
+    """The cluster-robust paired t-test (CR1, t on G - 1 degrees of freedom) of every pair
+    and metric, with its t intervals."""
+    if sample.clusters is None:
+        raise InvalidInputError(
+            "the cluster-t test needs each item's cluster: a cluster column in a table of "
+            "per-item values, cluster= when reading another harness's file (ragmeter compare "
+            "--values --cluster FIELD), or PerQueryResults(..., clusters=)"
+        )
+    out = _empty(sample)
+    n_metrics = sample.delta.shape[1]
+    level = sample.confidence_level or 0.95
+    for block, rows in _blocks(sample):
+        p = np.full(rows.shape[0], math.nan)
+        statistic = np.full(rows.shape[0], math.nan)
+        low = np.full(rows.shape[0], math.nan)
+        high = np.full(rows.shape[0], math.nan)
+        for r, row in enumerate(rows):
+            keep = ~np.isnan(row)
+            codes = sample.clusters[keep]
+            if keep.sum() < 2 or np.unique(codes).size < 2:
+                continue
+            result = cluster_paired(
+                row[keep],
+                np.zeros(int(keep.sum())),
+                codes,
+                confidence=level,
+                alternative=sample.alternative,
+            )
+            p[r] = result.p_value if result.p_value is not None else math.nan
+            statistic[r] = result.mean / result.se if result.se > 0 else math.nan
+            low[r], high[r] = result.ci
+        out["p"][block] = p.reshape(-1, n_metrics)
+        out["statistic"][block] = statistic.reshape(-1, n_metrics)
+        out["low"][block] = low.reshape(-1, n_metrics)
+        out["high"][block] = high.reshape(-1, n_metrics)
+    methods = np.full(sample.delta.shape, "cluster-t", dtype=object)
+    with_interval = sample.confidence_level is not None
+    return CampaignOutcome(
+        p_value=out["p"],
+        statistic=out["statistic"],
+        methods=methods,
+        method="cluster-t",
+        ci_low=out["low"] if with_interval else None,
+        ci_high=out["high"] if with_interval else None,
+    )
+
+
 register_test(
     StatisticalTest(
         name="sign-flip",
@@ -414,5 +532,64 @@ register_test(
         requires_baseline=True,
         exact_unit="sign vectors",
         sampled_unit="sampled sign vectors",
+    )
+)
+register_test(
+    StatisticalTest(
+        name="mcnemar",
+        title="two-sided exact McNemar (sign) test",
+        run=_exact_sign,
+        aliases=("sign", "exact-sign"),
+        alternatives=ALTERNATIVES,
+        min_pairs=1,
+        assumes="the items are independent; under the null hypothesis an item on which the "
+        "systems differ is as likely to favour either (for 0/1 scores: McNemar's test)",
+        description="the exact binomial test of the candidate's wins against its losses among "
+        "the items that differ (ties left out), at any number of items; bootstrap percentile "
+        "intervals",
+        citation="Q. McNemar, Psychometrika 12(2), 1947; W. J. Dixon and A. M. Mood, JASA "
+        "41(236), 1946",
+        p_value_methods=("exact",),
+    )
+)
+register_test(
+    StatisticalTest(
+        name="sequential",
+        title="two-sided anytime-valid betting test",
+        run=_sequential,
+        aliases=("anytime",),
+        alternatives=ALTERNATIVES,
+        min_pairs=1,
+        assumes="scores in [0, 1] (bounded differences) and the items in the order they "
+        "arrived (differences bounded by them); no distributional assumption: the level "
+        "holds however often the job looks",
+        description="testing by betting: the capital of a bet against the null hypothesis "
+        "over the items in order (aGRAPA bets), rejected when it reaches 1 / alpha; p = 1 / "
+        "the largest capital; bootstrap percentile intervals",
+        citation="I. Waudby-Smith and A. Ramdas, Estimating means of bounded random variables "
+        "by betting, JRSS-B 86(1), 2024",
+        p_value_methods=("anytime",),
+        effect_size_name="d_z",
+    )
+)
+register_test(
+    StatisticalTest(
+        name="cluster-t",
+        title="two-sided cluster-robust paired t-test",
+        run=_cluster_t,
+        aliases=("clustered",),
+        alternatives=ALTERNATIVES,
+        min_pairs=2,
+        assumes="the clusters (passages, documents, conversations) are independent, the items "
+        "inside one need not be; about 20 clusters or more for the t approximation",
+        description="the mean per-item difference with its cluster-robust (CR1) standard "
+        "error, t on G - 1 degrees of freedom (statsmodels' cov_type='cluster'), and its t "
+        "intervals; needs each item's cluster",
+        citation="K.-Y. Liang and S. L. Zeger, Biometrika 73(1), 1986; A. C. Cameron and D. L. "
+        "Miller, J. Human Resources 50(2), 2015",
+        p_value_methods=("cluster-t",),
+        requires_clusters=True,
+        interval="test",
+        interval_text="cluster-robust t intervals",
     )
 )

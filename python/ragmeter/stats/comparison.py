@@ -266,6 +266,7 @@ def compare_many(
         pairs,
         options,
         baseline=None if baseline_name is None else names.index(baseline_name),
+        clusters=aligned.clusters,
     )
     confidence = outcome.confidence_level
     correction_name = options.correction

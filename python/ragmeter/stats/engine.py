@@ -128,6 +128,9 @@ class Alignment:
     notes
         What :func:`check_comparable` could not check (a setting recorded for one system
         only...), one sentence each.
+    clusters
+        Each query's cluster as a code ``0..G-1``, when the systems record clusters
+        (:func:`aligned_clusters`); None otherwise.
     """
 
     metrics: list[str]
@@ -135,6 +138,7 @@ class Alignment:
     values: np.ndarray
     excluded: dict[str, tuple[Any, ...]]
     notes: list[str]
+    clusters: np.ndarray | None = None
 
 
 def _chosen_metrics(
@@ -253,7 +257,41 @@ def align(
         selected = results if in_order else results.select(query_ids, chosen)
         for m, metric in enumerate(chosen):
             values[s, m] = selected.array(metric)
-    return Alignment(chosen, query_ids, values, excluded, notes)
+    return Alignment(chosen, query_ids, values, excluded, notes, aligned_clusters(named, query_ids))
+
+
+def aligned_clusters(
+    named: Mapping[str, PerQueryResults], query_ids: Sequence[Any]
+) -> np.ndarray | None:
+    """Each query's cluster as a code ``0..G-1`` (in order of first appearance), from the
+    clusters the systems record; None when none records any.
+
+    Raises
+    ------
+    InvalidInputError
+        Two systems that put one query in different clusters, a query without a cluster
+        where the systems record clusters.
+    """
+    merged: dict[Any, tuple[Any, str]] = {}
+    for name, results in named.items():
+        for query, cluster in (results.clusters or {}).items():
+            first = merged.setdefault(query, (cluster, name))
+            if first[0] != cluster:
+                raise InvalidInputError(
+                    f"clusters: {name} puts {query!r} in cluster {cluster!r}, {first[1]} in "
+                    f"{first[0]!r}; give every system the same clusters"
+                )
+    if not merged:
+        return None
+    missing = [q for q in query_ids if q not in merged]
+    if missing:
+        shown = ", ".join(map(repr, missing[:5])) + (", ..." if len(missing) > 5 else "")
+        raise InvalidInputError(
+            f"clusters: the systems record clusters but not for {shown}; give every item its "
+            "cluster"
+        )
+    codes: dict[Any, int] = {}
+    return np.array([codes.setdefault(merged[q][0], len(codes)) for q in query_ids], np.intp)
 
 
 def pair_indices(names: Sequence[str], baseline: str | None) -> list[tuple[int, int]]:
@@ -359,6 +397,7 @@ def run_tests(
     baseline: int | None = None,
     null_difference: Sequence[float] | np.ndarray | None = None,
     correct: bool = True,
+    clusters: np.ndarray | None = None,
 ) -> TestOutcome:
     """Test every pair and metric of ``values`` with the options' test.
 
@@ -380,6 +419,8 @@ def run_tests(
         declaration has one-sided alternatives) and no candidate may be a baseline too.
     correct
         Apply the options' correction (the gate corrects over its own checks instead).
+    clusters
+        Each query's cluster code (:attr:`Alignment.clusters`), for the tests that use them.
 
     Returns
     -------
@@ -431,6 +472,8 @@ def run_tests(
             seed=options.seed,
             n_threads=options.n_threads,
             alternative=options.alternative,
+            clusters=clusters,
+            null_difference=shift,
         )
     )
     enough = counts["n"] >= spec.min_pairs

@@ -95,6 +95,13 @@ class CampaignInput:
     alternative
         ``"two-sided"``, ``"greater"`` or ``"less"`` (one of the declaration's
         ``alternatives``).
+    clusters
+        Each query's cluster as a code ``0..G-1`` (aligned with the queries), when the
+        systems' values record clusters; None otherwise (the cluster-robust test needs them).
+    null_difference
+        Per metric, the shift already subtracted from the candidates' values (the gate's
+        margins and floors), or None (no shift); a test of bounded values reads its bounds
+        from it.
     """
 
     values: np.ndarray
@@ -108,6 +115,8 @@ class CampaignInput:
     seed: int
     n_threads: int | None
     alternative: str = "two-sided"
+    clusters: np.ndarray | None = None
+    null_difference: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -199,6 +208,9 @@ class StatisticalTest:
         baseline).
     requires_baseline
         Whether it tests only against one baseline (Westfall-Young max-T).
+    requires_clusters
+        Whether it needs each query's cluster (:attr:`CampaignInput.clusters`: the values
+        record clusters).
     mixed_methods
         Whether its p-values may be computed differently by pair and metric (Wilcoxon's:
         exact, permutations or the normal approximation), the comparison's ``method`` then
@@ -236,6 +248,7 @@ class StatisticalTest:
     own_correction_text: str = ""
     own_family: Literal["all-pairs", "compared"] = "compared"
     requires_baseline: bool = False
+    requires_clusters: bool = False
     mixed_methods: bool = False
     exact_unit: str = "randomisations"
     sampled_unit: str = "sampled randomisations"
