@@ -66,10 +66,11 @@ def test_the_choice_follows_scipys_paired_t_test_with_holm(searched) -> None:
     for i in others:
         a = np.array([values[i][q] for q in ids])
         b = np.array([values[best][q] for q in ids])
-        if np.any(a != b):  # identical values: no test (undefined p, out of the family)
-            p[i] = scipy_stats.ttest_rel(a, b).pvalue
+        # Identical values: scipy's t is 0/0 (NaN); the statistics room's documented rule
+        # (stats/paired.py: all-zero differences give p = 1, the exact sign-flip test's p) keeps
+        # the test in Holm's family with p = 1.
+        p[i] = scipy_stats.ttest_rel(a, b).pvalue if np.any(a != b) else 1.0
     adjusted = dict(zip(p, multipletests(list(p.values()), method="holm")[1], strict=True))
-    adjusted.update({i: 1.0 for i in others if i not in p})
     worse = {i for i in others if means[i] < means[best] and adjusted[i] <= 0.05}
     order = sorted(range(len(values)), key=lambda i: simpler(search.cv_results_["params"][i]))
     expected = next(i for i in order if i == best or i not in worse)
