@@ -6,7 +6,9 @@ strings with lone surrogates) and checks that each public entry point either ret
 one of the documented input errors. The same for files: damaged TREC files, JSON inputs of any
 shape, runs to write, and reports with any field replaced by any value (refused naming the file,
 or read back as exactly what ragmeter writes); and sign-flip p-values of any finite
-differences stay valid (never below the exact test's smallest p-value, 2 / 2**n).
+differences stay valid (never below the exact test's smallest p-value, 2 / 2**n). TREC files
+hold the control bytes trec_eval keeps in ids; YAML "billion laughs" documents are refused at
+their first alias.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from hypothesis import strategies as st
 
 import ragmeter
 import ragmeter.harness
+import ragmeter.io
 import ragmeter.reports
 from ragmeter import levenshtein
 from ragmeter.answers import abstention_scores
@@ -120,6 +123,9 @@ trec_bytes = st.lists(
                 *(b"q1", b"Q0", b"d1", b"d2", b"1", b"2.0", b"2.5", b"-1", b"1e400", b"nan"),
                 *(b"inf", b"#", b"\xff", b"\xc3", b" ", b"\t", b"\r", b"\n", b"\r\n", b"\x00"),
                 b"\x85",
+                # Control bytes trec_eval does not split at (C's isspace does not hold them):
+                # part of an id there, never a separator here either (issue 51).
+                *(b"\x01", b"\x0b", b"\x0c", b"\x1b", b"\x7f"),
             ]
         ),
         st.binary(max_size=4),
@@ -258,6 +264,31 @@ def test_tampered_reports_are_refused_or_read_as_written(tmp_path, choice, value
         assert all(math.isnan(v) or 0 <= v <= 1 for v in record.values.values())
     again = back.write(tmp_path / f"again.{suffix}")
     assert ragmeter.RetrievalEvaluation.read(again) == back
+
+
+def _alias_bomb(depth: int, width: int, where: int) -> str:
+    """A YAML "billion laughs": ``width ** depth`` nodes written in a few lines of aliases,
+    under one of a saved evaluation's keys (or at the top)."""
+    lines = ['a0: &a0 ["lol"]']
+    for level in range(1, depth + 1):
+        lines.append(f"a{level}: &a{level} [{', '.join([f'*a{level - 1}'] * width)}]")
+    keys = ["kind: ragmeter.retrieval_evaluation", "format_version: 1", "records: []"]
+    keys.insert(where % (len(keys) + 1), f"name: *a{depth}")
+    return "\n".join(lines + keys) + "\n"
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(depth=st.integers(1, 12), width=st.integers(1, 12), where=st.integers(0, 3))
+def test_yaml_alias_bombs_are_refused_at_once_naming_the_alias(tmp_path, depth, width, where):
+    # Up to 12 ** 12 nodes if expanded: the reader must refuse the first alias, not build them.
+    path = tmp_path / "bomb.yaml"
+    path.write_text(_alias_bomb(depth, width, where), encoding="utf-8")
+    for read in (ragmeter.RetrievalEvaluation.read, ragmeter.io.read_saved):
+        with pytest.raises(ragmeter.InvalidInputError, match=r"alias") as caught:
+            read(path)
+        assert "bomb.yaml" in str(caught.value)
 
 
 @settings(max_examples=200, deadline=None)
