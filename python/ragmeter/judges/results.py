@@ -24,6 +24,7 @@ from .._optional import import_optional
 from ..exceptions import InvalidInputError
 from ..per_query import PerQueryResults
 from ..reports import check_saved_head, load_report, render_report, saved_head, write_report
+from ..stats.clustered import ClusteredMean, cluster_mean
 from ..stats.ppi import MeanEstimate, classical_mean, ppi_mean
 from ..stats.raters import Level, agreement_report
 from ..stats.repeated import RepeatSummary, variance_components
@@ -635,12 +636,40 @@ class JudgeResults(NotebookDisplay):
             n_flaky=sum(1 for r in rows if r.flaky),
         )
 
-    def per_query_results(self, name: str | None = None) -> PerQueryResults:
+    def per_query_results(
+        self, name: str | None = None, *, cluster: str | Mapping[Any, Any] | None = None
+    ) -> PerQueryResults:
         """The per-sample values as :class:`~ragmeter.PerQueryResults` (what ``compare``, the
         gate and the report read; see :mod:`ragmeter.judges.values`): an ok score is its value,
         an undefined or failed one NaN (the failures listed), the repeats of a sample kept and
-        averaged, and the manifest says who judged, with which prompts and settings."""
-        return judged_values(self, name)
+        averaged, and the manifest says who judged, with which prompts and settings.
+
+        ``cluster`` (a key of the samples' ``metadata``, or ``{sample_id: cluster}``) records
+        each sample's cluster: ``compare(..., test="cluster-t")`` and the gate then account for
+        samples of one cluster being alike, and a comparison with another test says it ignores
+        them."""
+        return judged_values(self, name, cluster=cluster)
+
+    def clustered_mean(
+        self, metric: str, cluster: str | Mapping[Any, Any], *, confidence: float = 0.95
+    ) -> ClusteredMean:
+        """The mean of ``metric`` over the samples with a value (a sample's repeats averaged),
+        with its cluster-robust standard error and t interval
+        (:func:`ragmeter.stats.cluster_mean`, with G - 1 degrees of freedom): the interval
+        of a mean of samples that come in clusters. ``cluster`` as in
+        :meth:`per_query_results`; samples without a usable value are left out (see
+        :meth:`summary` for why)."""
+        if metric not in self.metric_names:
+            raise InvalidInputError(
+                f"metric: {metric!r} is not one of the metrics judged {list(self.metric_names)}"
+            )
+        values = self.per_query_results(cluster=cluster)
+        column = values[metric]
+        clusters = values.clusters or {}
+        usable = [i for i, v in column.items() if math.isfinite(v)]
+        return cluster_mean(
+            {i: column[i] for i in usable}, {i: clusters[i] for i in usable}, confidence=confidence
+        )
 
     def to_records(self) -> list[dict[str, Any]]:
         """One JSON-ready dict per (sample, metric) row."""

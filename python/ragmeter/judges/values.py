@@ -15,6 +15,11 @@ records them), the judge's identity (:func:`~ragmeter.manifest.judge_identity_of
 URL's host or port) and the settings that change the scores (``judge_value``, the judge's
 ``temperature`` and ``language``). Results read from JSON lines hold no run manifest: their
 judge, measures and settings are unknown (the number of repeats excepted).
+
+Clusters (several questions about one document, several turns of one conversation) are given
+by ``cluster``: the key of each sample's ``metadata`` that names its cluster, or a mapping
+``{sample_id: cluster}``; every sample needs one. The values then record them, and the
+comparison engine's ``cluster-t`` test and :mod:`ragmeter.stats.clustered` read them.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from ..exceptions import InvalidInputError
 from ..manifest import Manifest, judge_identity_of
 from ..per_query import PerQueryResults
 
-__all__ = ["judged_manifest", "judged_values"]
+__all__ = ["judged_clusters", "judged_manifest", "judged_values"]
 
 
 def _judge_value(repeats: int) -> str:
@@ -80,7 +85,47 @@ def judged_manifest(run_manifest: Mapping[str, Any], metrics: Sequence[str]) -> 
     )
 
 
-def judged_values(results: Any, name: str | None = None) -> PerQueryResults:
+def judged_clusters(results: Any, cluster: str | Mapping[Any, Any]) -> dict[Any, Any]:
+    """Each sample's cluster: ``cluster`` names a key of the samples' ``metadata``, or maps
+    sample ids to clusters (see the module documentation).
+
+    Raises
+    ------
+    InvalidInputError
+        A sample without a cluster, or ``cluster`` neither a str nor a mapping.
+    """
+    ids = [sample.id for sample in results.samples] or list(
+        dict.fromkeys(row.sample_id for row in results.rows)
+    )
+    if isinstance(cluster, str):
+        by_id = {sample.id: sample for sample in results.samples}
+        found = {
+            i: by_id[i].metadata.get(cluster) if i in by_id and by_id[i].metadata else None
+            for i in ids
+        }
+        where = f"the samples' metadata[{cluster!r}]"
+    elif isinstance(cluster, Mapping):
+        found = {i: cluster.get(i) for i in ids}
+        where = "cluster"
+    else:
+        raise InvalidInputError(
+            f"cluster: a key of the samples' metadata (str) or {{sample_id: cluster}}, got "
+            f"{type(cluster).__name__}"
+        )
+    lacking = [i for i, c in found.items() if c is None]
+    if lacking:
+        shown = ", ".join(map(repr, lacking[:5])) + (", ..." if len(lacking) > 5 else "")
+        raise InvalidInputError(
+            f"cluster: {where} gives no cluster for {len(lacking)} of {len(ids)} samples "
+            f"[{shown}]; every sample needs one (a sample alone is a cluster of its own: give "
+            "it its own id)"
+        )
+    return found
+
+
+def judged_values(
+    results: Any, name: str | None = None, *, cluster: str | Mapping[Any, Any] | None = None
+) -> PerQueryResults:
     """The per-item values of judged results (see the module documentation).
 
     Parameters
@@ -89,11 +134,13 @@ def judged_values(results: Any, name: str | None = None) -> PerQueryResults:
         :class:`~ragmeter.judges.JudgeResults`.
     name
         The system's name.
+    cluster
+        The samples' clusters (:func:`judged_clusters`), or None.
 
     Returns
     -------
     PerQueryResults
-        The values, their repeats, failures and manifest.
+        The values, their repeats, clusters, failures and manifest.
 
     Raises
     ------
@@ -134,4 +181,5 @@ def judged_values(results: Any, name: str | None = None) -> PerQueryResults:
         name=name,
         manifest=judged_manifest(results.manifest, metrics),
         failed=failed,
+        clusters=None if cluster is None else judged_clusters(results, cluster),
     )

@@ -325,6 +325,8 @@ def compare_many(
         options=options,
     )
     campaign.comparability = tuple(aligned.notes)
+    if aligned.clusters is not None:
+        campaign.n_clusters = len(set(aligned.clusters.tolist()))
     campaign.manifests = {name: r.manifest for name, r in named.items()}
     return campaign
 

@@ -213,6 +213,8 @@ class MultipleComparison(NotebookDisplay):
         )
         self._anova: dict[str, TwoWayAnova | None] | None = None
         self.comparability: tuple[str, ...] = ()
+        #: How many clusters the values put the queries in (None: the values record none).
+        self.n_clusters: int | None = None
         self.manifests: dict[str, Manifest] = {}
         if evaluation is not None and not isinstance(evaluation, str):
             raise InvalidInputError(f"evaluation: a sentence or None, got {evaluation!r}")
@@ -576,6 +578,13 @@ class MultipleComparison(NotebookDisplay):
             what could not be checked of the values' comparability.
         """
         notes = [f"Not checked: {note.rstrip('.')}." for note in self.comparability]
+        if self.n_clusters is not None and not TESTS[self.test].requires_clusters:
+            notes.append(
+                f"The values put the {len(self.query_ids)} queries in {self.n_clusters} "
+                f"clusters, which the {self.test} test ignores: it treats every query as "
+                "independent, so its intervals and p-values are too narrow when the queries "
+                "of a cluster are alike. test='cluster-t' (--test cluster-t) accounts for them."
+            )
         if self.baseline is not None:
             notes.append(
                 f"Every system was tested against the baseline {self.baseline} only "
