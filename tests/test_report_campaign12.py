@@ -163,8 +163,8 @@ def test_a_report_of_objects_is_titled_by_what_it_holds(tmp_path) -> None:
         "dense": {"map": {"q1": 0.2, "q2": 0.4, "q3": 0.6}},
     }
     page = report(compare_many(systems, test="t"))
-    assert "input 1" not in page and "<h2>Comparison of 2 systems on map</h2>" in page
-    assert "<h2>mine</h2>" in report(("mine", compare_many(systems, test="t")))
+    assert "input 1" not in page and "<h2><bdi>Comparison of 2 systems on map</bdi></h2>" in page
+    assert "<h2><bdi>mine</bdi></h2>" in report(("mine", compare_many(systems, test="t")))
 
 
 def test_compact_letter_display_of_a_published_example() -> None:

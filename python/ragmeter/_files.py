@@ -46,7 +46,7 @@ _C_SPACE = re.compile("[ \t\n\x0b\x0c\r]+")
 
 
 def trec_fields(line: str) -> list[str]:
-    """The fields of ``line`` as trec_eval splits them: at runs of C's ``isspace`` bytes only.
+    r"""The fields of ``line`` as trec_eval splits them: at runs of C's ``isspace`` bytes only.
 
     >>> trec_fields(" q1\t0  d\x01x 1\r")
     ['q1', '0', 'd\x01x', '1']

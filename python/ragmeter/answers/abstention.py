@@ -263,20 +263,25 @@ class AbstentionScores:
 
     @property
     def detection_rate(self) -> float:
+        """``declined_unanswerable / n_unanswerable`` (NaN without unanswerable questions)."""
         return _ratio(self.declined_unanswerable, self.n_unanswerable)
 
     @property
     def false_refusal_rate(self) -> float:
+        """``declined_answerable / n_answerable`` (NaN without answerable questions)."""
         return _ratio(self.declined_answerable, self.n_answerable)
 
     @property
     def precision(self) -> float:
+        """The share of the declined questions that had no answer (NaN when none declined)."""
         return _ratio(
             self.declined_unanswerable, self.declined_unanswerable + self.declined_answerable
         )
 
     @property
     def f1(self) -> float:
+        """The harmonic mean of ``precision`` and ``detection_rate`` (0 when both are 0; NaN
+        when either is undefined)."""
         precision, recall = self.precision, self.detection_rate
         if math.isnan(precision) or math.isnan(recall):
             return math.nan
