@@ -107,8 +107,7 @@ def _source_of(result: Any, name: str, label: str, manifest: dict[str, Any]) -> 
         rows = result.to_records()
         values = {label: _shown(result.per_query_results(label).to_dict())}
         integrity = judge_report(result).to_dict()
-        saved = result.to_dict()
-        samples = {str(sample["id"]): sample for sample in saved["samples"]}
+        samples = {str(sample.id): sample.to_dict() for sample in result.samples}
         return Source(
             name,
             "judge",
@@ -118,8 +117,8 @@ def _source_of(result: Any, name: str, label: str, manifest: dict[str, Any]) -> 
             manifest,
             integrity,
             judge_samples=samples,
-            judge_repeats=saved.get("repeats", {}),
-            judge_agreement=saved.get("agreement", {}),
+            judge_repeats=result.repeat_summaries(),
+            judge_agreement=result.panel_agreements(),
         )
     per = per_query_results(result)
     label = per.name or label

@@ -753,12 +753,6 @@ class JudgeResults(NotebookDisplay):
         summaries, usage, agreement and repeats are derived from the rows, and checked against
         them when a file is read.
         """
-        agreement: dict[str, Any] = {}
-        for name in self.metric_names:
-            panel_rows = [r for r in self.rows if r.metric == name and r.judge_scores]
-            if panel_rows and len(next(iter(panel_rows)).judge_scores or {}) >= 2:
-                # No bootstrap here: a report is written often; agreement() gives intervals.
-                agreement[name] = self.agreement(name, confidence=None)
         total = self.total_usage().to_dict()
         total["cost"] = self.total_cost()
         rows = [
@@ -775,21 +769,31 @@ class JudgeResults(NotebookDisplay):
             "metrics": {name: s.to_dict() for name, s in self.summaries().items()},
             "agreement_levels": {m.name: _level(m, None) for m in self._metrics},
             "usage": {"by_judge_metric": self.usage(), "total": total},
-            "agreement": jsonable(agreement),
-            **(
-                {
-                    "repeats": {
-                        name: self.repeat_summary(name).to_dict() for name in self.metric_names
-                    }
-                }
-                if self.repeats > 1
-                else {}
-            ),
+            "agreement": jsonable(self.panel_agreements()),
+            **({"repeats": self.repeat_summaries()} if self.repeats > 1 else {}),
             "prices": prices_to_dict(self.prices),
             "judge_models": dict(self._models),
             "samples": [sample.to_dict() for sample in self.samples],
             "rows": rows,
         }
+
+    def panel_agreements(self) -> dict[str, dict[str, Any]]:
+        """``{metric: agreement}`` of every metric a panel of two or more judges judged
+        (:meth:`agreement` without intervals: a saved result and a report are written often;
+        :meth:`agreement` gives the intervals); empty without a panel."""
+        agreement: dict[str, dict[str, Any]] = {}
+        for name in self.metric_names:
+            panel_rows = [r for r in self.rows if r.metric == name and r.judge_scores]
+            if panel_rows and len(next(iter(panel_rows)).judge_scores or {}) >= 2:
+                agreement[name] = self.agreement(name, confidence=None)
+        return agreement
+
+    def repeat_summaries(self) -> dict[str, dict[str, Any]]:
+        """``{metric: repeat_summary(metric).to_dict()}`` of a run judged several times per
+        sample (:meth:`repeat_summary`); empty without repeats."""
+        if self.repeats <= 1:
+            return {}
+        return {name: self.repeat_summary(name).to_dict() for name in self.metric_names}
 
     def to_report_dict(self) -> dict[str, Any]:
         """The saved results (:meth:`to_dict`), the form the report writers consume."""
