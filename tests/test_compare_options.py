@@ -227,8 +227,8 @@ def test_every_test_dispatches_through_the_table():
         assert result.random_state == (
             0 if spec.resampled or spec.interval == "bootstrap" else None
         )
-        for items in result._results.values():
-            for item in items:
+        for pair in result.pairs:
+            for item in result.metric_comparisons(*pair):
                 assert 0 < item.p_value <= 1
                 assert item.p_value_method in spec.p_value_methods
         assert MultipleComparison.from_dict(result.to_dict()) == result

@@ -30,8 +30,11 @@ and the adjusted p-value) and :class:`MultipleComparison` (the campaign: every p
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+import math
 from dataclasses import fields, replace
 from typing import Any, Literal
+
+import numpy as np
 
 from .._nan_equal import canonical
 from ..exceptions import InputTypeError, InvalidInputError
@@ -39,7 +42,8 @@ from ..per_query import PerQueryResults, per_query_results
 from .engine import UnpairedQueriesError, align, pair_indices, run_tests
 from .options import ComparisonOptions
 from .registry import TESTS
-from .results import Comparison, MetricComparison, MultipleComparison
+from .results import Comparison, MultipleComparison
+from .results.pairs import PairTable
 
 __all__ = [
     "TESTS",
@@ -270,33 +274,32 @@ def compare_many(
     )
     confidence = outcome.confidence_level
     correction_name = options.correction
-    results: dict[tuple[str, str], list[MetricComparison]] = {}
-    for row, (a_index, b_index) in enumerate(pairs):
-        items = []
-        for m, metric in enumerate(chosen):
-            how = str(outcome.methods[row, m])
-            items.append(
-                MetricComparison(
-                    metric=metric,
-                    delta=float(outcome.delta[row, m]),
-                    wins=int(outcome.wins[row, m]),
-                    ties=int(outcome.ties[row, m]),
-                    losses=int(outcome.losses[row, m]),
-                    p_value=float(outcome.p_value[row, m]),
-                    n_pairs=int(outcome.n_pairs[row, m]),
-                    candidate_mean=float(outcome.candidate_mean[row, m]),
-                    baseline_mean=float(outcome.baseline_mean[row, m]),
-                    ci_low=float(outcome.ci_low[row, m]) if confidence is not None else None,
-                    ci_high=float(outcome.ci_high[row, m]) if confidence is not None else None,
-                    p_value_adjusted=None
-                    if correction_name is None
-                    else float(outcome.p_value_adjusted[row, m]),
-                    statistic=float(outcome.statistic[row, m]),
-                    effect_size=float(outcome.effect_size[row, m]),
-                    p_value_method=how if how not in ("", "none") else None,
-                )
-            )
-        results[names[a_index], names[b_index]] = items
+    # Every pair's statistics stay arrays (no Python object per pair and metric): what is
+    # undefined by the settings (no interval, no correction) is NaN, read back as None.
+    undefined = np.full(outcome.delta.shape, math.nan)
+    table = PairTable(
+        names,
+        chosen,
+        np.asarray(pairs, dtype=np.int64).reshape(-1, 2),
+        {
+            "delta": outcome.delta,
+            "p_value": outcome.p_value,
+            "candidate_mean": outcome.candidate_mean,
+            "baseline_mean": outcome.baseline_mean,
+            "ci_low": outcome.ci_low if confidence is not None else undefined,
+            "ci_high": outcome.ci_high if confidence is not None else undefined,
+            "p_value_adjusted": undefined
+            if correction_name is None
+            else outcome.p_value_adjusted,
+            "statistic": outcome.statistic,
+            "effect_size": outcome.effect_size,
+            "wins": outcome.wins,
+            "ties": outcome.ties,
+            "losses": outcome.losses,
+            "n_pairs": outcome.n_pairs,
+        },
+        outcome.methods,
+    )
     failed = {
         name: {m: tuple(q for q in r.failed.get(m, ()) if q in set(query_ids)) for m in chosen}
         for name, r in named.items()
@@ -310,7 +313,7 @@ def compare_many(
         metrics=chosen,
         query_ids=query_ids,
         values=values,
-        results=results,
+        results=table,
         test=spec.name,
         method=outcome.method,
         correction=correction_name,

@@ -53,6 +53,7 @@ from ._saved import (
     _number,
 )
 from .comparison import Comparison, MetricComparison
+from .pairs import PairTable
 
 __all__ = ["MultipleComparison"]
 
@@ -117,7 +118,9 @@ class MultipleComparison(NotebookDisplay):
     values
         Systems x metrics x queries, NaN where a value is undefined.
     results
-        ``{(candidate, baseline): one MetricComparison per metric}``.
+        ``{(candidate, baseline): one MetricComparison per metric}``, or the same as a
+        :class:`~ragmeter.stats.results.pairs.PairTable` (what :func:`~ragmeter.compare_many`
+        gives: no Python object per pair); :attr:`table` holds it.
     test, method
         The test (a key of :data:`TESTS`) and how its p-values were computed.
     correction, family
@@ -169,7 +172,7 @@ class MultipleComparison(NotebookDisplay):
         metrics: Sequence[str],
         query_ids: Sequence[Any],
         values: np.ndarray,
-        results: Mapping[tuple[str, str], Sequence[MetricComparison]],
+        results: Mapping[tuple[str, str], Sequence[MetricComparison]] | PairTable,
         test: str,
         method: str,
         correction: str | None,
@@ -192,8 +195,12 @@ class MultipleComparison(NotebookDisplay):
         array = np.array(values, dtype=np.float64)
         array.setflags(write=False)
         self.values = array
-        self._results = {pair: tuple(items) for pair, items in results.items()}
-        self.pairs = tuple(self._results)
+        #: Every compared pair's statistics as arrays (:class:`PairTable`).
+        self.table = (
+            results
+            if isinstance(results, PairTable)
+            else PairTable.from_results(self.systems, self.metric_names, results)
+        )
         self.test = test
         self.method = method
         self.correction = correction
@@ -222,6 +229,11 @@ class MultipleComparison(NotebookDisplay):
 
     # -- access --------------------------------------------------------------------------------
 
+    @property
+    def pairs(self) -> tuple[tuple[str, str], ...]:
+        """The compared ``(candidate, baseline)`` names, in order."""
+        return self.table.pairs
+
     def _index(self, system: str) -> int:
         try:
             return self.systems.index(system)
@@ -241,10 +253,10 @@ class MultipleComparison(NotebookDisplay):
         else:
             candidate, baseline = key, self.baseline
         self._index(candidate), self._index(baseline)
-        if (candidate, baseline) in self._results:
-            return self._comparison(candidate, baseline, self._results[candidate, baseline])
-        if (baseline, candidate) in self._results:
-            mirrored = tuple(m.mirrored() for m in self._results[baseline, candidate])
+        if (row := self.table.row(candidate, baseline)) is not None:
+            return self._comparison(candidate, baseline, self.table.items(row))
+        if (row := self.table.row(baseline, candidate)) is not None:
+            mirrored = tuple(m.mirrored() for m in self.table.items(row))
             return self._comparison(candidate, baseline, mirrored, mirror=True)
         raise KeyError(
             f"{candidate!r} and {baseline!r} were not compared (every system was compared "
@@ -345,10 +357,10 @@ class MultipleComparison(NotebookDisplay):
         KeyError
             The pair was not compared.
         """
-        if (candidate, baseline) in self._results:
-            return self._results[candidate, baseline]
-        if (baseline, candidate) in self._results:
-            return tuple(m.mirrored() for m in self._results[baseline, candidate])
+        if (row := self.table.row(candidate, baseline)) is not None:
+            return self.table.items(row)
+        if (row := self.table.row(baseline, candidate)) is not None:
+            return tuple(m.mirrored() for m in self.table.items(row))
         raise KeyError(f"{candidate!r} and {baseline!r} were not compared")
 
     def means(self) -> dict[str, dict[str, float]]:
@@ -473,15 +485,15 @@ class MultipleComparison(NotebookDisplay):
         means = self.means()
         n_systems, n_metrics = len(self.systems), len(self.metric_names)
         beats: list[list[list[int]]] = [[[] for _ in range(n_metrics)] for _ in range(n_systems)]
-        for candidate, baseline in self.pairs:
-            a, b = self._index(candidate), self._index(baseline)
-            for m, item in enumerate(self._results[candidate, baseline]):
-                if not item.significant(self.alpha) or math.isnan(item.delta):
-                    continue
-                if item.delta > 0:
-                    beats[a][m].append(b)
-                elif item.delta < 0:
-                    beats[b][m].append(a)
+        # From the arrays: no MetricComparison is made per pair.
+        delta = self.table.columns["delta"]
+        significant = self.table.significant(self.alpha) & ~np.isnan(delta)
+        for row, m in np.argwhere(significant).tolist():
+            a, b = self.table.index[row].tolist()
+            if delta[row, m] > 0:
+                beats[a][m].append(b)
+            elif delta[row, m] < 0:
+                beats[b][m].append(a)
         for row in beats:
             for cell in row:
                 cell.sort()
@@ -536,7 +548,7 @@ class MultipleComparison(NotebookDisplay):
                 p_value=item.p_value,
                 p_value_adjusted=item.p_value_adjusted,
             )
-            for (candidate, baseline), items in self._results.items()
+            for (candidate, baseline), items in self.table
             for item in items
         ]
         interval = (
@@ -602,21 +614,13 @@ class MultipleComparison(NotebookDisplay):
                         f"{len(ids)} values of {metric} of {system} failed (an evaluation "
                         "error) and were left out of its pairs."
                     )
-        undefined = [
-            (pair, item.metric)
-            for pair, items in self._results.items()
-            for item in items
-            if math.isnan(item.p_value)
-        ]
+        undefined_p = np.isnan(self.table.columns["p_value"])
+        undefined = np.argwhere(undefined_p).tolist()
         if undefined:
-            (a, b), metric = undefined[0]
+            row, m = undefined[0]
+            (a, b), metric = self.pairs[row], self.metric_names[m]
             spec = TESTS[self.test]
-            few = sum(
-                1
-                for pair, items in self._results.items()
-                for item in items
-                if math.isnan(item.p_value) and item.n_pairs < spec.min_pairs
-            )
+            few = int((undefined_p & (self.table.columns["n_pairs"] < spec.min_pairs)).sum())
             why = (
                 f"not enough queries for the test: it needs at least {spec.min_pairs}"
                 if few == len(undefined)
@@ -747,7 +751,7 @@ class MultipleComparison(NotebookDisplay):
             statistic and p-values, whether it is significant, and the settings.
         """
         rows = []
-        for (candidate, baseline), items in self._results.items():
+        for (candidate, baseline), items in self.table:
             for item in items:
                 rows.append(
                     {
@@ -867,7 +871,7 @@ class MultipleComparison(NotebookDisplay):
                     "baseline": baseline,
                     "metrics": [item.to_dict() for item in items],
                 }
-                for (candidate, baseline), items in self._results.items()
+                for (candidate, baseline), items in self.table
             ],
         }
 
