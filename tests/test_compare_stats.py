@@ -85,13 +85,32 @@ def test_wilcoxon_distribution_agrees_with_scipy():
 
 
 @pytest.mark.parametrize(
-    ("k", "df"), [(2, 2), (2, 30), (3, 12), (5, 245), (10, 1990), (20, 19_980), (50, 499_950)]
+    ("k", "df"),
+    [
+        (2, 2),
+        (2, 30),
+        (3, 12),
+        (5, 245),
+        (10, 1990),
+        (20, 19_980),
+        (50, 499_950),
+        (300, 298_701),  # all pairs of 300 systems over 1,000 queries
+    ],
 )
 def test_studentized_range_agrees_with_scipy(k, df):
     q = np.array([0.05, 0.5, 1.0, 2.0, 3.0, 3.5, 4.5, 6.0, 9.0])
     expected = scipy_stats.studentized_range.sf(q, k, df)
     # scipy integrates to epsabs=1e-11.
     assert np.max(np.abs(studentized_range_sf(q, k, df) - expected)) < 1e-9
+
+
+def test_studentized_range_of_many_points_is_evaluated_in_blocks():
+    # More points than one block holds (the memory bound): every one as scipy gives it.
+    q = np.linspace(0.0, 7.0, 40_001)
+    found = studentized_range_sf(q, 12, 245)
+    chosen = np.arange(0, q.size, 997)
+    expected = scipy_stats.studentized_range.sf(q[chosen], 12, 245)
+    assert np.max(np.abs(found[chosen] - expected)) < 1e-9
 
 
 # -- the paired t-test ------------------------------------------------------------------------

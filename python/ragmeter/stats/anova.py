@@ -302,8 +302,11 @@ def paired_tukey_hsd(values: Any, *, confidence_level: float = 0.95) -> PairedTu
     if anova.ms_residual == 0:
         q = np.where(differences == 0, math.nan, math.inf)
         effect = np.full(differences.shape, math.nan)
-    p = bound_p_values(studentized_range_sf(q, m, anova.df_residual))
-    np.fill_diagonal(p, 1.0)
+    # One p-value per pair (q is symmetric): the upper triangle, mirrored.
+    upper = np.triu_indices(m, 1)
+    p = np.ones((m, m))
+    p[upper] = bound_p_values(studentized_range_sf(q[upper], m, anova.df_residual))
+    p.T[upper] = p[upper]
     margin = studentized_range_quantile(level, m, anova.df_residual) * standard_error
     return PairedTukeyResult(
         statistic=differences,
