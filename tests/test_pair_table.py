@@ -185,3 +185,32 @@ def test_lookups_and_bad_tables():
         PairTable(table.systems, table.metrics, [(0, 2), (1, 2), (9, 2)], columns, methods)
     with pytest.raises(ValueError, match="shape"):
         PairTable(table.systems, table.metrics, [(0, 2), (1, 2)], columns, methods)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_letter_groups_are_the_maximal_sets_without_a_different_pair(seed):
+    # Brute force: every subset of the systems with no significantly different pair inside,
+    # kept when no larger such subset holds it (the maximal cliques of "not different").
+    from itertools import combinations
+
+    from ragmeter.stats.letters import letter_groups
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 10))
+    systems = [f"s{i}" for i in range(n)]
+    pairs = list(combinations(systems, 2))
+    density = rng.uniform(0.0, 1.0)
+    different = [p for p in pairs if rng.random() < density]
+    rng.shuffle(different)
+    apart = {frozenset(p) for p in different}
+    cliques = [
+        frozenset(c)
+        for size in range(1, n + 1)
+        for c in combinations(systems, size)
+        if not any(frozenset(p) in apart for p in combinations(c, 2))
+    ]
+    maximal = {c for c in cliques if not any(c < other for other in cliques)}
+    found = letter_groups(systems, different)
+    assert set(found) == maximal and len(found) == len(maximal)
+    keys = [[*sorted(systems.index(s) for s in g), n] for g in found]
+    assert keys == sorted(keys)

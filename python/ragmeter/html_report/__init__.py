@@ -50,6 +50,13 @@ from .._files import atomic_write_text
 from ..exceptions import InvalidInputError
 from ..stats.distributions import mean_t_interval
 from ..stats.results import Comparison, MultipleComparison
+from ._many_pairs import (
+    TableOverview,
+    charted_note,
+    charted_systems,
+    is_many,
+    many_pairs_section,
+)
 from ._names import name_html, text_naming
 from ._overview import Overview, leaderboard, pair_rows, pairs_matrix, sorted_systems
 from ._sources import Source, read_source
@@ -157,14 +164,23 @@ def _summary(
 
 
 def _pairs(
-    comparison: MultipleComparison | Comparison, tables: list[Any], metric: str
+    comparison: MultipleComparison | Comparison, tables: list[Any], metric: str, number: int = 0
 ) -> list[str]:
     """The table of differences: rendered by the page's script from its data (sortable by
-    every column, filtered by system and metric, 200 rows at a time)."""
+    every column, filtered by system and metric, 200 rows at a time); for hundreds of systems
+    the matrix of :mod:`._many_pairs` instead."""
     from ..stats import TESTS
 
     effect = TESTS[comparison.test].effect_size_name if comparison.test in TESTS else "effect"
     notes = comparison.notes() if isinstance(comparison, MultipleComparison) else []
+    caption = (
+        f"Every compared pair and metric: the difference of the means (candidate − baseline) "
+        f"over the n paired queries, its interval, {effect}, wins/ties/losses and the p-values; "
+        f"* adjusted p ≤ α = {comparison.alpha:g}. {comparison.describe_test()} " + " ".join(notes)
+    )
+    text = text_naming(caption.strip(), _pair_names(comparison))
+    if isinstance(comparison, MultipleComparison) and is_many(comparison):
+        return many_pairs_section(comparison, metric, number, effect, text, _json_for_script)
     tables.append(
         {
             "rows": _clean(pair_rows(comparison)),
@@ -173,26 +189,18 @@ def _pairs(
             "metric": metric,
         }
     )
-    caption = (
-        f"Every compared pair and metric: the difference of the means (candidate − baseline) "
-        f"over the n paired queries, its interval, {effect}, wins/ties/losses and the p-values; "
-        f"* adjusted p ≤ α = {comparison.alpha:g}. {comparison.describe_test()} " + " ".join(notes)
-    )
     return [
         f'<div class="scroll" data-pairs="{len(tables) - 1}"></div>',
-        f'<p class="note caption">{text_naming(caption.strip(), _pair_names(comparison))}</p>',
+        f'<p class="note caption">{text}</p>',
     ]
 
 
 def _pair_names(comparison: MultipleComparison | Comparison) -> list[str]:
     """The systems and metrics a comparison's caption may name (isolated there)."""
-    pairs = (
-        list(comparison.comparisons.values())
-        if isinstance(comparison, MultipleComparison)
-        else [comparison]
-    )
-    names = [name for c in pairs for name in (c.candidate, c.baseline) if name is not None]
-    return names + [m.metric for c in pairs for m in c.metrics]
+    if isinstance(comparison, MultipleComparison):
+        return [*comparison.systems, *comparison.metric_names]
+    names = [name for name in (comparison.candidate, comparison.baseline) if name is not None]
+    return names + [m.metric for m in comparison.metrics]
 
 
 def _sorted_sample(deltas: np.ndarray) -> np.ndarray:
@@ -243,7 +251,11 @@ def _first_screen(
 ) -> tuple[list[str], Overview]:
     """The leaderboard with its groups, the pairs matrix, and the sorted means chart."""
     means = {s: mean_t_interval(arrays[chosen][i], level) for i, s in enumerate(systems)}
-    overview = Overview(comparison, chosen, means)
+    overview = (
+        TableOverview(comparison, chosen, means)
+        if isinstance(comparison, MultipleComparison)
+        else Overview(comparison, chosen, means)
+    )
     positions = {s: i for i, s in enumerate(systems)}
     others = {
         m: {s: mean_t_interval(arrays[m][i], level)[0] for i, s in enumerate(systems)}
@@ -318,7 +330,7 @@ def _source_section(
         out += _summary(source, systems, shown, arrays, level, order)
     if comparison is not None:
         out.append("<h3>Differences</h3>")
-        out += _pairs(comparison, tables, first or "")
+        out += _pairs(comparison, tables, first or "", number)
     for name in metrics:
         array = arrays[name]
         intervals = {s: mean_t_interval(array[i], level) for i, s in enumerate(systems)}
@@ -338,14 +350,16 @@ def _source_section(
         out.append(distribution_chart(name, systems, list(array)))
         if chosen is not None:
             base = systems.index(chosen)
+            charted = charted_systems(comparison, ranked, chosen)
             for i, system in enumerate(systems):
-                if i != base:
+                if i != base and system in charted:
                     out.append(
                         deltas_chart(
                             name, system, chosen, _sorted_sample(array[i] - array[base]), i
                         )
                     )
         out.append("</div>")
+        out += charted_note(comparison, len(systems), chosen)
     if queries and metrics:
         explorers.append(
             {

@@ -51,28 +51,41 @@ def letter_groups(
     order = {s: i for i, s in enumerate(systems)}
     if len(order) != len(systems):
         raise InvalidInputError(f"systems: each system once, got {list(systems)}")
-    groups: list[frozenset[str]] = [frozenset(systems)] if systems else []
+    # Groups as bit masks of the systems' positions (the same sets, cheaper to compare).
+    groups: list[int] = [(1 << len(systems)) - 1] if systems else []
     for a, b in different:
         if a not in order or b not in order:
             raise InvalidInputError(f"different: ({a!r}, {b!r}) names a system not compared")
         if a == b:
             continue
-        split: list[frozenset[str]] = []
+        bit_a, bit_b = 1 << order[a], 1 << order[b]
+        both = bit_a | bit_b
+        split: list[int] = []
+        new: set[int] = set()
         for group in groups:
-            if a in group and b in group:
-                split += [group - {a}, group - {b}]
+            if group & both == both:
+                split += [group & ~bit_a, group & ~bit_b]
+                new.update(split[-2:])
             else:
                 split.append(group)
-        # Absorb: a group inside another says nothing the larger one does not.
+        # Absorb: a group inside another says nothing the larger one does not. The groups
+        # before the split were maximal, so only a new group can lie inside another.
         unique = list(dict.fromkeys(split))
-        groups = [g for g in unique if not any(g < other for other in unique)]
+        groups = [
+            g
+            for g in unique
+            if g not in new or not any(g & other == g and g != other for other in unique)
+        ]
     rank = len(systems)
+    members = [
+        frozenset(s for s in systems if group >> order[s] & 1) for group in groups
+    ]
 
     def key(group: frozenset[str]) -> tuple[int, ...]:
         positions = sorted(order[s] for s in group)
         return (*positions, rank)
 
-    return sorted(groups, key=key)
+    return sorted(members, key=key)
 
 
 def _letter(index: int) -> str:
