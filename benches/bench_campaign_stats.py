@@ -12,6 +12,13 @@ their peers in the same run.
   package (pure Python, ``RankingSimilarity(...).rbo_ext(p)``) runs on ``--peer-queries``
   queries of every pair and its time is extrapolated to all queries (said in the output).
   The runs are generated one at a time, outside the timings, to keep memory low.
+* ``pairs`` (only with ``--only pairs``; issue 52): ``compare_many`` of all pairs of
+  ``--pair-systems`` systems x ``--pair-queries`` queries x 5 metrics (default 300 x 1,000:
+  44,850 pairs), once per test of ``--pair-tests`` (default ``t``, ``tukey``,
+  ``randomised-tukey`` with ``--permutations``), each in its own process: wall, CPU (every
+  thread) and the process's peak resident memory, before and during the comparison. No peer
+  runs all pairs of a campaign as one call (ranx tests pair by pair), so the figures are
+  absolute.
 
 Run: ``python benches/bench_campaign_stats.py`` (``--quick`` for a smoke run). Prints wall
 seconds, CPU seconds, the ratio to ragmeter and the load average.
@@ -20,9 +27,13 @@ seconds, CPU seconds, the ratio to ragmeter and the load average.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import random
+import resource
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -151,6 +162,52 @@ def bench_rbo(args) -> None:
     print(f"largest RBO_ext difference on the measured queries: {gap:.2e}")
 
 
+def pairs_child(args) -> None:
+    """One all-pairs comparison in this process; prints its figures as JSON."""
+    rng = np.random.default_rng(0)
+    queries = [f"q{i}" for i in range(args.pair_queries)]
+    systems = {
+        f"s{s:03d}": ragmeter.PerQueryResults(
+            {
+                m: rng.random(args.pair_queries) * 0.5 + s / (4 * args.pair_systems)
+                for m in ("ndcg_cut_10", "map", "P_10", "recall_100", "recip_rank")
+            },
+            queries,
+        )
+        for s in range(args.pair_systems)
+    }
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    result, wall, cpu = timed(
+        lambda: ragmeter.compare_many(systems, test=args.pairs_child, n_resamples=args.permutations)
+    )
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        json.dumps(
+            {"pairs": len(result.pairs), "wall": wall, "cpu": cpu, "before": before, "peak": peak}
+        )
+    )
+
+
+def bench_pairs(args) -> None:
+    print(
+        f"\nall pairs: {args.pair_systems} systems x {args.pair_queries} queries x 5 metrics "
+        f"(randomised Tukey: {args.permutations:,} permutations)"
+    )
+    print(
+        f"{'test':<18} {'pairs':>7} {'wall s':>8} {'CPU s':>8} {'MiB before':>11} {'peak MiB':>9}"
+    )
+    for test in args.pair_tests.split(","):
+        command = [sys.executable, __file__, "--pairs-child", test]
+        command += ["--pair-systems", str(args.pair_systems), "--pair-queries"]
+        command += [str(args.pair_queries), "--permutations", str(args.permutations)]
+        out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+        found = json.loads(out.strip().splitlines()[-1])
+        print(
+            f"{test:<18} {found['pairs']:>7} {found['wall']:>8.2f} {found['cpu']:>8.2f} "
+            f"{found['before']:>11.0f} {found['peak']:>9.0f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--systems", type=int, default=10)
@@ -162,9 +219,16 @@ def main() -> None:
     parser.add_argument("--peer-queries", type=int, default=500)
     parser.add_argument("--p", type=float, default=0.9)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--only", choices=["tukey", "rbo"])
+    parser.add_argument("--only", choices=["tukey", "rbo", "pairs"])
+    parser.add_argument("--pair-systems", type=int, default=300)
+    parser.add_argument("--pair-queries", type=int, default=1000)
+    parser.add_argument("--pair-tests", default="t,tukey,randomised-tukey")
+    parser.add_argument("--pairs-child", help=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
+    if args.pairs_child:
+        pairs_child(args)
+        return
     if args.quick:
         args.queries, args.permutations, args.runs, args.rbo_queries = 100, 1000, 4, 300
         args.peer_queries, args.repeat = 50, 1
@@ -177,6 +241,8 @@ def main() -> None:
         bench_tukey(args)
     if args.only in (None, "rbo"):
         bench_rbo(args)
+    if args.only == "pairs":
+        bench_pairs(args)
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
 
 

@@ -214,3 +214,45 @@ def test_letter_groups_are_the_maximal_sets_without_a_different_pair(seed):
     assert set(found) == maximal and len(found) == len(maximal)
     keys = [[*sorted(systems.index(s) for s in g), n] for g in found]
     assert keys == sorted(keys)
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+@pytest.mark.parametrize("level", [0.95, None])
+def test_the_campaign_t_test_from_the_engines_moments_is_the_one_from_the_differences(
+    alternative, level
+):
+    # The t-test reads the moments the engine computed for every test; the same test made
+    # from the differences themselves (the input without them) gives the same bits.
+    from dataclasses import replace
+
+    from ragmeter.stats.options import ComparisonOptions
+    from ragmeter.stats.registry import CampaignInput
+
+    systems = _values(n_systems=6, n_queries=30, seed=4)
+    aligned = align(systems, None, "raise")
+    pairs = np.asarray(pair_indices(list(systems), None), dtype=np.intp)
+    options = ComparisonOptions(test="t", confidence_level=level, alternative=alternative)
+    seen = []
+    spec = TESTS["t"]
+    original = spec.run
+
+    def spy(sample: CampaignInput):
+        seen.append(sample)
+        return original(sample)
+
+    object.__setattr__(spec, "run", spy)
+    try:
+        run_tests(aligned.values, pairs, options)
+    finally:
+        object.__setattr__(spec, "run", original)
+    (sample,) = seen
+    assert sample.sd is not None and sample.scale is not None
+    fast = original(sample)
+    slow = original(replace(sample, sd=None, scale=None))
+    for name in ("p_value", "statistic", "ci_low", "ci_high"):
+        a, b = getattr(fast, name), getattr(slow, name)
+        if level is None and name.startswith("ci"):
+            assert a is None and b is None
+            continue
+        np.testing.assert_array_equal(a, b, err_msg=name)
+    assert np.isinf(slow.statistic).any()  # differences without variance are among them

@@ -106,6 +106,7 @@ class TableOverview(Overview):
     ) -> None:
         # Not Overview.__init__: that one makes a Comparison of every pair.
         self.comparison = comparison
+        self._campaign = comparison
         self.metric = metric
         self.means = dict(means)
         self.items = {}
@@ -122,9 +123,9 @@ class TableOverview(Overview):
         covered = len(np.unique(low * n + high)) if len(table) else 0
         self.every_pair = set(systems) <= set(table.systems) and covered == n * (n - 1) // 2
         self.letters: dict[str, str] | None = None
-        if metric in table.metrics:
-            self._column = table.metrics.index(metric)
-        else:
+        #: The metric's column in the table (-1: not a compared metric).
+        self._column = table.metrics.index(metric) if metric in table.metrics else -1
+        if self._column < 0:
             self.every_pair = False
         if self.every_pair:
             delta = table.columns["delta"][:, self._column]
@@ -136,9 +137,11 @@ class TableOverview(Overview):
     def pair(self, a: str, b: str) -> Any:
         """The metric's comparison of ``a`` against ``b`` (mirrored if compared the other way),
         or None when the pair was not compared."""
+        if self._column < 0:
+            return None
         try:
-            return self.comparison.metric_comparisons(a, b)[self._column]
-        except (KeyError, AttributeError):
+            return self._campaign.metric_comparisons(a, b)[self._column]
+        except KeyError:
             return None
 
 
@@ -184,7 +187,9 @@ def matrix_data(comparison: MultipleComparison, metric: str, effect: str) -> dic
     fields: dict[str, dict[str, str]] = {}
     for m, name in enumerate(table.metrics):
         packed = {key: _packed(table.columns[f][:, m], np.float32) for key, f in _FLOATS.items()}
-        packed.update({key: _packed(table.columns[f][:, m], np.int32) for key, f in _COUNTS.items()})
+        packed.update(
+            {key: _packed(table.columns[f][:, m], np.int32) for key, f in _COUNTS.items()}
+        )
         fields[name] = packed
     return {
         "systems": list(table.systems),

@@ -239,13 +239,18 @@
     });
     metric.addEventListener("change", function () {
       state.metric = metric.value;
+      tip.style.display = "none";
       if (state.pinned) {
         var v = values(state.pinned[0], state.pinned[1]);
         if (v) show(details, describe(state.pinned[0], state.pinned[1], v));
       }
       draw();
     });
-    colour.addEventListener("change", function () { state.colour = colour.value; draw(); });
+    colour.addEventListener("change", function () {
+      state.colour = colour.value;
+      tip.style.display = "none";
+      draw();
+    });
     search.addEventListener("input", function () { state.filter = search.value; draw(); });
     draw();
     root.setAttribute("data-drawn", state.metric);

@@ -29,8 +29,8 @@ and the adjusted p-value) and :class:`MultipleComparison` (the campaign: every p
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields, replace
 from typing import Any, Literal
 
@@ -288,9 +288,7 @@ def compare_many(
             "baseline_mean": outcome.baseline_mean,
             "ci_low": outcome.ci_low if confidence is not None else undefined,
             "ci_high": outcome.ci_high if confidence is not None else undefined,
-            "p_value_adjusted": undefined
-            if correction_name is None
-            else outcome.p_value_adjusted,
+            "p_value_adjusted": undefined if correction_name is None else outcome.p_value_adjusted,
             "statistic": outcome.statistic,
             "effect_size": outcome.effect_size,
             "wins": outcome.wins,

@@ -365,7 +365,8 @@ def _summaries(
     """Per pair and metric, whatever the test: counts, means, the mean difference, d_z."""
     n_pairs, n_metrics = index.shape[0], values.shape[1]
     shape = (n_pairs, n_metrics)
-    stats = {key: np.full(shape, math.nan) for key in ("delta", "cand", "base", "size", "sd")}
+    keys = ("delta", "cand", "base", "size", "sd", "scale")
+    stats = {key: np.full(shape, math.nan) for key in keys}
     counts = {key: np.zeros(shape, dtype=np.int64) for key in ("wins", "ties", "losses", "n")}
     for block in pair_blocks(n_pairs, n_metrics, n_queries):
         a = values[index[block, 0]]
@@ -386,6 +387,7 @@ def _summaries(
         stats["delta"][block] = mean.reshape(-1, n_metrics)
         stats["sd"][block] = sd.reshape(-1, n_metrics)
         stats["size"][block] = effect_sizes(mean, sd, scale.ravel()).reshape(-1, n_metrics)
+        stats["scale"][block] = scale
     return stats, counts
 
 
@@ -474,6 +476,8 @@ def run_tests(
             alternative=options.alternative,
             clusters=clusters,
             null_difference=shift,
+            sd=stats["sd"] if shift is None else None,
+            scale=stats["scale"] if shift is None else None,
         )
     )
     enough = counts["n"] >= spec.min_pairs

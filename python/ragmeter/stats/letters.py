@@ -77,9 +77,7 @@ def letter_groups(
             if g not in new or not any(g & other == g and g != other for other in unique)
         ]
     rank = len(systems)
-    members = [
-        frozenset(s for s in systems if group >> order[s] & 1) for group in groups
-    ]
+    members = [frozenset(s for s in systems if group >> order[s] & 1) for group in groups]
 
     def key(group: frozenset[str]) -> tuple[int, ...]:
         positions = sorted(order[s] for s in group)

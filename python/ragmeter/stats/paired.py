@@ -81,6 +81,7 @@ __all__ = [
     "paired_bootstrap_test",
     "paired_t_test",
     "sign_flip_test",
+    "t_from_moments",
     "wilcoxon_test",
 ]
 
@@ -505,6 +506,20 @@ def t_rows(
     assumes has no variance to go by there."""
     n, mean, sd = row_moments(d)
     scales = row_scales(d) if scale is None else np.asarray(scale, dtype=np.float64)
+    return t_from_moments(n, mean, sd, scales, confidence_level, alternative)
+
+
+def t_from_moments(
+    n: np.ndarray,
+    mean: np.ndarray,
+    sd: np.ndarray,
+    scales: np.ndarray,
+    confidence_level: float | None,
+    alternative: str = "two-sided",
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`t_rows` from the differences' counts, means and standard deviations
+    (:func:`row_moments`) and their scales (any shape, elementwise): the same results without
+    the differences themselves."""
     with np.errstate(invalid="ignore", divide="ignore"):
         standard_error = sd / np.sqrt(n)
         t = mean / standard_error

@@ -102,6 +102,11 @@ class CampaignInput:
         Per metric, the shift already subtracted from the candidates' values (the gate's
         margins and floors), or None (no shift); a test of bounded values reads its bounds
         from it.
+    sd, scale
+        ``(n_pairs, n_metrics)``: the standard deviation of the differences (``ddof=1``) and
+        the largest magnitude of either value of the pair over the queries both hold, as the
+        engine computed them for every test, when the values are not shifted; None
+        otherwise (a test that needs them computes them).
     """
 
     values: np.ndarray
@@ -117,6 +122,8 @@ class CampaignInput:
     alternative: str = "two-sided"
     clusters: np.ndarray | None = None
     null_difference: np.ndarray | None = None
+    sd: np.ndarray | None = None
+    scale: np.ndarray | None = None
 
 
 @dataclass(frozen=True)

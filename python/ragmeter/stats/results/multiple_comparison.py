@@ -488,11 +488,11 @@ class MultipleComparison(NotebookDisplay):
         # From the arrays: no MetricComparison is made per pair.
         delta = self.table.columns["delta"]
         significant = self.table.significant(self.alpha) & ~np.isnan(delta)
-        for row, m in np.argwhere(significant).tolist():
-            a, b = self.table.index[row].tolist()
-            if delta[row, m] > 0:
+        for found, m in np.argwhere(significant).tolist():
+            a, b = self.table.index[found].tolist()
+            if delta[found, m] > 0:
                 beats[a][m].append(b)
-            elif delta[row, m] < 0:
+            elif delta[found, m] < 0:
                 beats[b][m].append(a)
         for row in beats:
             for cell in row:
