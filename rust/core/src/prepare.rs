@@ -956,9 +956,7 @@ pub fn prepare(
         parts.push(share?.1);
     }
     if parts.len() <= 1 {
-        return Ok(parts
-            .pop()
-            .unwrap_or_else(|| Prepared::for_options(opts)));
+        return Ok(parts.pop().unwrap_or_else(|| Prepared::for_options(opts)));
     }
     Prepared::concat(parts, opts.all_judged)
 }

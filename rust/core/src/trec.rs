@@ -603,7 +603,10 @@ pub(crate) fn parse_lines<'a>(
     crate::memory::check(|| format!("reading {}", path.display()))?;
     let n_local: usize = parsed.iter().map(|chunk| chunk.queries.len()).sum();
     let out_of_memory = |_| CoreError::OutOfMemory {
-        what: format!("the query ids ({n_local} runs of lines) of {}", path.display()),
+        what: format!(
+            "the query ids ({n_local} runs of lines) of {}",
+            path.display()
+        ),
     };
     let mut index: FxHashMap<&[u8], u32> = FxHashMap::default();
     let mut query_ids: Vec<&[u8]> = Vec::new();
@@ -1354,8 +1357,10 @@ impl Stream<'_, '_> {
         if ids.is_empty() {
             return Ok(Ok(()));
         }
-        let positions: Vec<Option<usize>> =
-            ids.iter().map(|id| self.position.get(id).copied()).collect();
+        let positions: Vec<Option<usize>> = ids
+            .iter()
+            .map(|id| self.position.get(id).copied())
+            .collect();
         let came_back = |(id, position): (&&[u8], &Option<usize>)| match position {
             Some(p) => self.done[*p],
             None => self.closed.contains(&closed_key(id)),
@@ -1382,7 +1387,11 @@ impl Stream<'_, '_> {
         let ended_docs = ended.map(OpenQuery::docs);
         let mut complete: Vec<Complete<'_>> = Vec::with_capacity(ids.len());
         if let (Some(done), Some(docs)) = (ended, &ended_docs) {
-            complete.push((&done.id, docs, self.position.get(done.id.as_slice()).copied()));
+            complete.push((
+                &done.id,
+                docs,
+                self.position.get(done.id.as_slice()).copied(),
+            ));
         }
         let mut next_open = None;
         for (q, (&id, &position)) in ids.iter().zip(&positions).enumerate() {
