@@ -248,7 +248,8 @@ def _mask(flags: Sequence[bool]) -> np.ndarray:
     of numpy reading it object by object."""
     if isinstance(flags, list):
         try:
-            return np.frombuffer(bytes(flags), dtype=np.uint8) != 0
+            mask: np.ndarray = np.frombuffer(bytes(flags), dtype=np.uint8) != 0
+            return mask
         except (TypeError, ValueError):
             pass
     return np.asarray(flags, dtype=bool)
