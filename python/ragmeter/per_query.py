@@ -552,6 +552,18 @@ class PerQueryResults(PerQueryForms, NotebookDisplay):
         cluster}``; it may hold other items too; an int item id also matches its text, as a
         file of clusters writes it).
 
+        Parameters
+        ----------
+        clusters
+            ``{item: cluster}``.
+        argument
+            The argument named in errors.
+
+        Returns
+        -------
+        PerQueryResults
+            A copy sharing the (read-only) values, with the clusters.
+
         Raises
         ------
         InvalidInputError

@@ -61,6 +61,7 @@ from .clustered import (
     cluster_sign_flip,
     compare_clustered,
     design_effect,
+    design_effects,
     repeats_mean,
 )
 from .comparison import compare, compare_evaluations, compare_many
@@ -150,6 +151,7 @@ __all__ = [
     "compare_many",
     "confusion_table",
     "design_effect",
+    "design_effects",
     "detectable_difference",
     "fleiss_kappa",
     "kendall_tau",
