@@ -93,7 +93,7 @@ from .randomised import (
     randomised_tukey_hsd,
     westfall_young,
 )
-from .ranks import RankInterval, rank_intervals
+from .ranks import RankInterval, metric_rankings, rank_intervals
 from .raters import (
     agreement_report,
     cohen_kappa,
@@ -157,6 +157,7 @@ __all__ = [
     "kendall_tau",
     "krippendorff_alpha",
     "mcnemar_exact",
+    "metric_rankings",
     "normalized_abstention_auc",
     "paired_bootstrap_test",
     "paired_t_test",
