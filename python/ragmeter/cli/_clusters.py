@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_clusters_option", "default_test"]
+__all__ = ["add_clusters_option", "resolved_choice"]
 
 
 def add_clusters_option(parser: Any) -> None:
@@ -33,7 +33,7 @@ def add_clusters_option(parser: Any) -> None:
     )
 
 
-def default_test(args: argparse.Namespace, default: str) -> str:
+def resolved_choice(args: argparse.Namespace, default: str) -> str:
     """``--test`` as given, else ``cluster-t`` with ``--clusters``, else ``default``.
 
     Parameters

@@ -40,7 +40,7 @@ from ..stats.comparison import UnpairedQueriesError, compare_many
 from ..stats.multiple import CORRECTIONS
 from ..stats.power import campaign_designs
 from ..stats.registry import TESTS
-from ._clusters import add_clusters_option, default_test
+from ._clusters import add_clusters_option, resolved_choice
 from .evaluate import _run_all, _undefined_notes, command_measures, evaluation_options
 from .evaluate import add_parser as add_evaluate_parser
 
@@ -392,7 +392,7 @@ def _compare(
         systems,
         baseline=baseline,
         metrics=metrics,
-        test=default_test(args, "sign-flip"),
+        test=resolved_choice(args, "sign-flip"),
         correction=None if args.correction == "none" else args.correction,
         family=args.family,
         alpha=args.alpha,

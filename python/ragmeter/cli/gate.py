@@ -25,7 +25,7 @@ from ..gate import GateOptions, GateValues, gate, gate_tests, gate_values, read_
 from ..gate.results import plain_text
 from ..reports import atomic_write_text
 from ..stats.multiple import CORRECTIONS
-from ._clusters import add_clusters_option, default_test
+from ._clusters import add_clusters_option, resolved_choice
 
 __all__ = ["FORMATS", "add_parser", "run"]
 
@@ -283,7 +283,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 "metric's unit (--margin 0.01, or --margin-for METRIC=VALUE)"
             )
     options = GateOptions(
-        test=default_test(args, "t"),
+        test=resolved_choice(args, "t"),
         alpha=args.alpha,
         correction=None if args.correction == "none" else args.correction,
         power=args.power,
