@@ -174,7 +174,7 @@ def cases(draw, judged_results=False, judgments_min=0):
 # ---- BEIR ----
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(cases(), K_VALUES, st.booleans())
 def test_beir_evaluate_equals_installed_beir(case, ks, ignore):
     qrels, results = case
@@ -240,7 +240,7 @@ def _mteb_evaluate(qrels, results, ks, ignore, skip_first):
     return evaluator.evaluate(qrels, results, ks, ignore, skip_first)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(cases(judged_results=True), K_VALUES, st.booleans(), st.booleans())
 def test_mteb_retrieval_evaluator_equals_installed_mteb(case, ks, ignore, skip_first):
     qrels, results = case
@@ -257,7 +257,7 @@ def test_mteb_retrieval_evaluator_equals_installed_mteb(case, ks, ignore, skip_f
     assert mine == theirs
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(cases(judged_results=True), K_VALUES.map(lambda ks: [1, *(k for k in ks if k != 1)]))
 def test_mteb_score_dict_equals_installed_mteb(case, ks):
     qrels, results = case
@@ -279,7 +279,7 @@ def test_mteb_score_dict_equals_installed_mteb(case, ks):
         _same(*outcome)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(cases(judged_results=True), K_VALUES)
 def test_mteb_custom_metrics_equal_installed_mteb(case, ks):
     qrels, results = case
@@ -344,7 +344,7 @@ def test_mteb_evaluate_abstention_equals_installed_mteb(case, ks):
     )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(cases(judged_results=True, judgments_min=1), K_VALUES)
 def test_mteb_max_over_subqueries_equals_installed_mteb(case, ks):
     qrels, results = case
@@ -374,7 +374,7 @@ def followir_cases(draw):
     return qrels, results, changed
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(followir_cases())
 def test_mteb_p_mrr_equals_installed_mteb(case):
     _, results, changed = case
@@ -395,7 +395,7 @@ def test_mteb_p_mrr_equals_installed_mteb(case):
     )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(followir_cases(), K_VALUES.map(lambda ks: [1, *(k for k in ks if k != 1)]))
 def test_mteb_p_mrr_change_scores_equal_installed_mteb(case, ks):
     qrels, results, changed = case
