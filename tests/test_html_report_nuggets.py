@@ -141,8 +141,10 @@ def test_a_bank_alone_shows_its_nuggets_and_hash(tmp_path):
     assert bank.content_hash in page and "pooled runs" in page
     # the objects themselves, named or not, as the files
     assert _data(report(("the bank", bank)))["nuggets"]["0"] == block
-    from_object = _data(report(_assignments()))["nuggets"]["0"]
-    assert from_object["record"]["content_hash"] == bank.content_hash
+    page = report(_assignments())
+    assert _data(page)["nuggets"]["0"]["record"]["content_hash"] == bank.content_hash
+    assert "<h2><bdi>Nugget scores of 2 systems on nugget_all, " in page
+    assert f"<h2><bdi>Nugget bank {bank.content_hash[:12]}</bdi></h2>" in report(bank)
 
 
 def test_edited_or_damaged_nugget_files_are_refused(tmp_path):

@@ -212,7 +212,12 @@ def _heading(source: Source, systems: list[str], metrics: list[str], named: bool
     object without a name (never "input 1")."""
     if named or not systems:
         return source.name
-    what = {"comparison": "Comparison", "evaluation": "Evaluation", "judge": "Judge results"}
+    what = {
+        "comparison": "Comparison",
+        "evaluation": "Evaluation",
+        "judge": "Judge results",
+        "nuggets": "Nugget scores",
+    }
     shown = ", ".join(metrics[:4]) + (f" and {len(metrics) - 4} more" if len(metrics) > 4 else "")
     return f"{what.get(source.kind, 'Results')} of {len(systems)} systems on {shown}"
 

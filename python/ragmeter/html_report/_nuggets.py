@@ -36,7 +36,7 @@ from typing import Any
 from ..nuggets import NuggetAssignments, NuggetBank
 from ._names import name_html
 
-__all__ = ["LABEL_CODES", "nugget_block", "nugget_section"]
+__all__ = ["LABEL_CODES", "nugget_block", "nugget_section", "nugget_title"]
 
 #: The one letter a label is drawn as (the page's legend says which is which).
 LABEL_CODES: dict[str, str] = {"support": "S", "partial_support": "P", "not_support": "N"}
@@ -44,6 +44,14 @@ LABEL_CODES: dict[str, str] = {"support": "S", "partial_support": "P", "not_supp
 
 def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
+
+
+def nugget_title(result: NuggetAssignments | NuggetBank) -> str:
+    """The heading of a section given as an object without a name: what it is and the first
+    12 characters of its bank's hash."""
+    if isinstance(result, NuggetAssignments):
+        return f"Nugget assignments, bank {result.bank.content_hash[:12]}"
+    return f"Nugget bank {result.content_hash[:12]}"
 
 
 def nugget_block(result: NuggetAssignments | NuggetBank) -> dict[str, Any]:

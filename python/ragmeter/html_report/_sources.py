@@ -41,7 +41,7 @@ from ..nuggets import NuggetAssignments, NuggetBank
 from ..per_query import per_query_results
 from ..ranking import RunEvaluations
 from ..stats.results import Comparison, MultipleComparison
-from ._nuggets import nugget_block
+from ._nuggets import nugget_block, nugget_title
 
 __all__ = ["SAVED_TYPES", "Source", "read_source"]
 
@@ -176,8 +176,9 @@ def read_source(item: Any, position: int) -> Source:
     name = None
     if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
         name, item = item
-    saved = (MultipleComparison, Comparison, RunEvaluations, NuggetAssignments, NuggetBank)
-    if isinstance(item, saved):
+    if isinstance(item, NuggetAssignments | NuggetBank):
+        return _source_of(item, name or nugget_title(item), "", {"kind": item.KIND})
+    if isinstance(item, MultipleComparison | Comparison | RunEvaluations):
         return _source_of(item, name or f"input {position + 1}", "", {"kind": item.KIND})
     if isinstance(item, JudgeResults):
         label = name or f"judges {position + 1}"
