@@ -25,6 +25,9 @@ shows
   by query id, with win/tie/loss counts, the worst-regressed queries first, rendered 200 rows
   at a time;
 * for judge results, every row's status, value, reason and evidence (claims, verdicts);
+* for nugget banks and assignments (:mod:`._nuggets`): the bank's hash and record, the blind
+  record, and per topic (collapsed, drawn when opened) the nuggets, their importance and each
+  answer's labels with the judge's reasons, a failed judgement as an error;
 * the manifest: ragmeter's version, each input's name, size and SHA-256, the options and seeds.
 
 The file needs no network (CSS, script and SVG figures are inline; no font or library is
@@ -54,6 +57,7 @@ from ..exceptions import InvalidInputError
 from ..stats.distributions import mean_t_interval
 from ..stats.results import Comparison, MultipleComparison
 from ._names import name_html, text_naming
+from ._nuggets import nugget_section
 from ._overview import Overview, leaderboard, pair_rows, pairs_matrix, sorted_systems
 from ._rankings import battles_section, rank_section, read_all_battles
 from ._sources import Source, read_source
@@ -212,7 +216,12 @@ def _heading(source: Source, systems: list[str], metrics: list[str], named: bool
     object without a name (never "input 1")."""
     if named or not systems:
         return source.name
-    what = {"comparison": "Comparison", "evaluation": "Evaluation", "judge": "Judge results"}
+    what = {
+        "comparison": "Comparison",
+        "evaluation": "Evaluation",
+        "judge": "Judge results",
+        "nuggets": "Nugget scores",
+    }
     shown = ", ".join(metrics[:4]) + (f" and {len(metrics) - 4} more" if len(metrics) > 4 else "")
     return f"{what.get(source.kind, 'Results')} of {len(systems)} systems on {shown}"
 
@@ -385,6 +394,8 @@ def _source_section(
             "(question, answer, contexts, reference) and the judge's evidence.</p>"
             f'<div data-judges="{len(judges) - 1}"></div>'
         )
+    if source.nuggets is not None:
+        out += nugget_section(source.nuggets, number)
     out.append("</section>")
     return out
 
@@ -610,7 +621,10 @@ def build_report(
     if battles is not None:
         body += battles_section(read_all_battles(battles), len(sources))
     body += _manifest(sources, timestamp, headings)
-    data = _json_for_script({"explorers": explorers, "judges": judges, "pairs": tables})
+    nuggets = {str(i): _clean(s.nuggets) for i, s in enumerate(sources) if s.nuggets is not None}
+    data = _json_for_script(
+        {"explorers": explorers, "judges": judges, "pairs": tables, "nuggets": nuggets}
+    )
     return (
         "<!doctype html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -619,7 +633,9 @@ def build_report(
         f"<title>{_e(title)}</title><style>{_asset('report.css')}</style></head>"
         f"<body><header><h1>{_e(title)}</h1></header><main>" + "".join(body) + "</main>"
         f'<script type="application/json" id="ragmeter-data">{data}</script>'
-        f"<script>{_asset('report.js')}</script></body></html>\n"
+        f"<script>{_asset('report.js')}</script>"
+        + (f"<script>{_asset('nuggets.js')}</script>" if nuggets else "")
+        + "</body></html>\n"
     )
 
 
