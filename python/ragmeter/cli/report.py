@@ -44,6 +44,15 @@ def add_parser(sub: Any) -> None:
         help="the metric the systems are sorted by and the first screen's groups and pairs "
         "matrix are of (default: a comparison's first metric)",
     )
+    parser.add_argument(
+        "--battles",
+        action="append",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="a file of pairwise preferences (FastChat's model_a, model_b, winner; "
+        "repeatable): a section of Bradley-Terry ratings with rating and rank intervals",
+    )
     parser.add_argument("--title", default="ragmeter report", help="the page's title")
     parser.add_argument(
         "--timestamp", help="a time to print in the manifest (none by default: same bytes)"
@@ -59,6 +68,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         title=args.title,
         timestamp=args.timestamp,
         metric=args.metric,
+        battles=args.battles,
     )
     print(f"ragmeter: wrote {args.output}", file=sys.stderr)
     return 0

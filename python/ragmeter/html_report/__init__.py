@@ -15,6 +15,9 @@ shows
   and for a comparison every tested pair's difference, interval, effect size, p-value and
   adjusted p-value, with the test and correction in the caption (sortable and filtered by the
   page's script, drawn 200 rows at a time);
+* the rank intervals of the first metric: each system's mean with its bootstrap interval, its
+  rank and the ranks it may hold (:mod:`ragmeter.html_report._rankings`); with ``battles=``, a
+  section of Bradley-Terry ratings of pairwise preferences with rating and rank intervals;
 * per metric, the means with their intervals, each candidate's per-query differences from the
   baseline sorted from worst to best (one small chart per candidate), and the distribution of
   the per-query values;
@@ -52,6 +55,7 @@ from ..stats.distributions import mean_t_interval
 from ..stats.results import Comparison, MultipleComparison
 from ._names import name_html, text_naming
 from ._overview import Overview, leaderboard, pair_rows, pairs_matrix, sorted_systems
+from ._rankings import battles_section, rank_section, read_all_battles
 from ._sources import Source, read_source
 from ._svg import colour, deltas_chart, distribution_chart, means_chart
 
@@ -316,6 +320,7 @@ def _source_section(
         shown = [first, *(m for m in metrics if m != first)] if first else metrics
         out.append("<h3>Summary</h3>")
         out += _summary(source, systems, shown, arrays, level, order)
+        out += rank_section(systems, shown[0], arrays[shown[0]], level)
     if comparison is not None:
         out.append("<h3>Differences</h3>")
         out += _pairs(comparison, tables, first or "")
@@ -559,6 +564,7 @@ def build_report(
     title: str = "ragmeter report",
     timestamp: str | None = None,
     metric: str | None = None,
+    battles: Any = None,
 ) -> str:
     """The HTML text of the report of ``results`` (see the module documentation).
 
@@ -578,6 +584,9 @@ def build_report(
     metric
         The metric the systems are sorted by, and the first screen's groups and pairs matrix
         are of (default: a comparison's first metric, else the first metric).
+    battles
+        Pairwise preferences (a file of FastChat-style battles, several, or the battles
+        themselves): a section of Bradley-Terry ratings with rating and rank intervals.
 
     Raises
     ------
@@ -598,6 +607,8 @@ def build_report(
         body += _source_section(
             number, source, baseline, explorers, judges, tables, metric, named, headings
         )
+    if battles is not None:
+        body += battles_section(read_all_battles(battles), len(sources))
     body += _manifest(sources, timestamp, headings)
     data = _json_for_script({"explorers": explorers, "judges": judges, "pairs": tables})
     return (
@@ -619,6 +630,7 @@ def report(
     title: str = "ragmeter report",
     timestamp: str | None = None,
     metric: str | None = None,
+    battles: Any = None,
 ) -> str:
     """Build the HTML report of ``results`` and write it to ``output`` (atomically) when given;
     returns the HTML text. The arguments are those of :func:`build_report`.
@@ -633,7 +645,12 @@ def report(
     True
     """
     text = build_report(
-        *results, baseline=baseline, title=title, timestamp=timestamp, metric=metric
+        *results,
+        baseline=baseline,
+        title=title,
+        timestamp=timestamp,
+        metric=metric,
+        battles=battles,
     )
     if output is not None:
         atomic_write_text(output, text)
