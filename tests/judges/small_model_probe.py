@@ -255,6 +255,20 @@ class ProbeResult:
         return [text for _, text, _ in self.answers if copies_notice(text)]
 
     @property
+    def claim_lists(self) -> list[list[Any] | None]:
+        """The lists the judge gave to the claims prompt (``None``: no JSON list read)."""
+        lists: list[list[Any] | None] = []
+        for task, text, _ in self.answers:
+            if task != "claims":
+                continue
+            try:
+                claims = json.loads(text).get("claims")
+            except (ValueError, AttributeError):
+                claims = None
+            lists.append(claims if isinstance(claims, list) else None)
+        return lists
+
+    @property
     def capped_answers(self) -> int:
         return sum(1 for _, _, finish in self.answers if finish == "length")
 
@@ -320,8 +334,10 @@ def table(result: ProbeResult) -> str:
             f"{p.claims} | {undefined} | {errors} |"
         )
     lines.append("")
+    lists = result.claim_lists
     lines.append(
-        f"{result.calls} calls, {len(result.answers)} answers, {result.capped_answers} cut at "
+        f"claims prompt: {sum(1 for c in lists if c)} of {len(lists)} answers gave a claim; "
+        + f"{result.calls} calls, {len(result.answers)} answers, {result.capped_answers} cut at "
         f"max_tokens, {len(result.notice_copies)} copying the data notice"
     )
     return "\n".join(lines)
