@@ -1,5 +1,6 @@
 """ragmeter.stats.abstention against mteb's nauc (ported with its commit in
-tests/ported_mteb/retrieval_metrics.py, on numpy and scikit-learn's auc) and by hand."""
+tests/ported_mteb/retrieval_metrics.py, on numpy and scikit-learn's auc: mteb 2.26.24's, ties in
+confidence averaged, and the earlier one, ties in the order given) and by hand."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ported_mteb.retrieval_metrics import nauc
+from ported_mteb.retrieval_metrics import nauc, nauc_given_order
 
 from ragmeter.exceptions import InvalidInputError
 from ragmeter.stats import abstention_curve, normalized_abstention_auc
@@ -27,6 +28,24 @@ def test_by_hand():
     assert math.isnan(normalized_abstention_auc([0.3, 0.1], [0.5, 0.5]))
 
 
+def test_tied_confidences_count_with_their_mean_or_in_the_order_given():
+    # Two queries of one confidence, values 1 and 0; at rate 0.5 one of them is left out. By
+    # default each counts with the tie's mean (1/2, the expected value over both orders); in
+    # the order given, the first (value 1) is left out.
+    assert abstention_curve([0.5, 0.5], [1.0, 0.0], [0.0, 0.5]).tolist() == [0.5, 0.5]
+    given = abstention_curve([0.5, 0.5], [1.0, 0.0], [0.0, 0.5], ties="given")
+    assert given.tolist() == [0.5, 0.0]
+    # Averaged, the order of the tied queries changes nothing.
+    conf, values = [0.2, 0.5, 0.5, 0.5, 0.9], [0.0, 1.0, 0.0, 0.25, 1.0]
+    reordered = [0.0, 0.25, 1.0, 0.0, 1.0]
+    assert normalized_abstention_auc(conf, values) == normalized_abstention_auc(conf, reordered)
+    assert normalized_abstention_auc(conf, values, ties="given") != normalized_abstention_auc(
+        conf, reordered, ties="given"
+    )
+    with pytest.raises(InvalidInputError, match="ties must be"):
+        abstention_curve([0.1], [1.0], ties="random")  # type: ignore[arg-type]
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(
@@ -38,9 +57,10 @@ def test_by_hand():
 def test_equal_to_mtebs_nauc(pairs):
     conf = np.array([c for c, _ in pairs])
     values = np.array([v for _, v in pairs])
-    want = nauc(conf, values)
-    got = normalized_abstention_auc(conf, values)
-    assert (math.isnan(got) and math.isnan(want)) or got == want
+    for ties, oracle in (("mean", nauc), ("given", nauc_given_order)):
+        want = oracle(conf, values)
+        got = normalized_abstention_auc(conf, values, ties=ties)
+        assert (math.isnan(got) and math.isnan(want)) or got == want
 
 
 def test_bad_inputs_are_refused():

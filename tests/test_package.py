@@ -136,6 +136,41 @@ def test_the_evaluate_command_on_trec_files_imports_only_what_it_needs(tmp_path)
     assert [m for m in EVALUATE_LAZY_MODULES if m in loaded] == []
 
 
+def test_the_fuse_command_on_trec_files_imports_no_numpy(tmp_path):
+    # TREC run files are read, fused and written by the core (issue 52): the command needs the
+    # fusion declarations, not `fuse` over Python objects, `optimize_fusion` or numpy.
+    runs = []
+    for r in range(2):
+        path = tmp_path / f"run{r}"
+        path.write_text("".join(f"q1 Q0 d{i + r} {i + 1} {10 - i} t{r}\n" for i in range(5)))
+        runs.append(str(path))
+    command = ["fuse", "--method", "rrf", "-o", str(tmp_path / "fused"), *runs]
+    loaded = _modules_after(
+        f"import io, contextlib\nfrom ragmeter.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert main({command!r}) == 0"
+    )
+    assert "ragmeter.cli.fuse" in loaded
+    lazy = ("numpy", "ragmeter.fusion._fuse", "ragmeter.fusion._optimize", *HEAVY_MODULES)
+    assert [m for m in lazy if m in loaded] == []
+    assert (tmp_path / "fused").read_text().startswith("q1 Q0 d1 1 ")
+
+
+def test_the_fusion_package_binds_its_public_names_on_first_use():
+    import ragmeter.fusion as fusion
+
+    namespace: dict[str, object] = {}
+    exec("from ragmeter.fusion import *", namespace)
+    assert set(fusion.__all__) <= set(namespace) and set(fusion.__all__) <= set(dir(fusion))
+    assert namespace["fuse"] is importlib.import_module("ragmeter.fusion._fuse").fuse
+    assert (
+        fusion.optimize_fusion
+        is importlib.import_module("ragmeter.fusion._optimize").optimize_fusion
+    )
+    with pytest.raises(AttributeError, match="no attribute 'surely_not_a_name'"):
+        fusion.surely_not_a_name  # noqa: B018
+
+
 def test_dir_lists_every_public_name_and_star_import_binds_them():
     assert set(ragmeter.__all__) <= set(dir(ragmeter))
     namespace: dict[str, object] = {}

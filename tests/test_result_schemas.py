@@ -144,6 +144,8 @@ def test_an_unknown_kind_names_the_known_ones():
         "ragmeter.evaluation",
         "ragmeter.retrieval_evaluation",
         "ragmeter.per_query",
+        "ragmeter.nugget_bank",
+        "ragmeter.nugget_assignments",
     }
 
 
@@ -382,6 +384,7 @@ def test_the_evaluation_schema_takes_text_exactly_for_the_text_measures():
 def test_every_saved_result_type_declares_the_kind_and_format_its_schema_has(tmp_path):
     from ragmeter import MetricResults, RetrievalEvaluation, ranking_metrics
     from ragmeter.judges import JudgeResults
+    from ragmeter.nuggets import NuggetAssignments, NuggetBank
     from ragmeter.per_query import SavedPerQueryResults
     from ragmeter.ranking import RunEvaluations
     from ragmeter.reports import SavedResult
@@ -398,6 +401,8 @@ def test_every_saved_result_type_declares_the_kind_and_format_its_schema_has(tmp
         RunEvaluations: RunEvaluations({"bm25": means}),
         JudgeResults: _judge_results(3),
         SavedPerQueryResults: SavedPerQueryResults(_judge_results(3).per_query_results("j")),
+        NuggetBank: _nugget_assignments().bank,
+        NuggetAssignments: _nugget_assignments(),
     }
     assert {cls.KIND for cls in made} == set(RESULT_SCHEMAS) - {"ragmeter.gate"}
     for cls, result in made.items():
@@ -409,7 +414,78 @@ def test_every_saved_result_type_declares_the_kind_and_format_its_schema_has(tmp
         read = cls.read(tmp_path / "result.json")
         if cls is MetricResults:  # a dict: NaN-free here, and the run is named in the file
             assert read == result and read.name == "run"
-        elif cls is JudgeResults:  # no equality of its own: its saved form is the same
+        elif cls in (JudgeResults, NuggetAssignments):  # no equality: the same saved form
             assert read.to_dict() == result.to_dict()
         else:
             assert read == result
+
+
+def _nugget_assignments():
+    """Assignments of two runs (one judgement failed, one judged twice) against a bank of two
+    topics, one nugget of which is not labelled by importance."""
+    from ragmeter.nuggets import (
+        AnswerAssignment,
+        Judgement,
+        Nugget,
+        NuggetAssignments,
+        NuggetBank,
+        TopicNuggets,
+    )
+
+    bank = NuggetBank(
+        (
+            TopicNuggets(
+                "t1", "who wrote hamlet", (Nugget("Shakespeare", "vital"), Nugget("1600"))
+            ),
+            TopicNuggets("t2", "boiling point", (Nugget("100 C", "okay"),)),
+        ),
+        {"source": "test", "pooled_runs": ["a", "b"]},
+    )
+    answers = (
+        AnswerAssignment("a", "t1", (Judgement(("support", "not_support"), reasons=("x", "y")),)),
+        AnswerAssignment(
+            "a",
+            "t2",
+            (Judgement(("partial_support",)), Judgement((None,), "error", "judge_timeout", "t")),
+        ),
+        AnswerAssignment("b", "t1", (Judgement((None, None), "error", "judge_output_invalid"),)),
+    )
+    return NuggetAssignments(bank, answers, 3, "judge", {"judge": {"name": "j"}}, {}, True)
+
+
+def test_nugget_files_validate_and_damaged_ones_do_not(tmp_path):
+    assignments = _nugget_assignments()
+    for kind, result in (
+        ("ragmeter.nugget_bank", assignments.bank),
+        ("ragmeter.nugget_assignments", assignments),
+    ):
+        validator = _validator(kind)
+        saved = _saved(result, tmp_path)
+        validator.validate(saved)
+        topics = saved["topics"] if "topics" in saved else saved["bank"]["topics"]
+        damaged = []
+        for edit in (
+            lambda d, t: t[0]["nuggets"][0].update(importance="essential"),
+            lambda d, t: t[0]["nuggets"][0].update(text=""),
+            lambda d, t: t[0].pop("query"),
+            lambda d, t: d.update(content_hash="abc") if "content_hash" in d else d.update(blind=1),
+        ):
+            document = copy.deepcopy(saved)
+            edit(
+                document, document["topics"] if "topics" in document else document["bank"]["topics"]
+            )
+            damaged.append(document)
+        if kind == "ragmeter.nugget_assignments":
+            for edit in (
+                lambda d: d["answers"][0]["judgements"][0]["labels"].__setitem__(0, None),
+                lambda d: d["answers"][2]["judgements"][0]["labels"].__setitem__(0, "support"),
+                lambda d: d["answers"][0]["judgements"][0].update(status="failed"),
+                lambda d: d["answers"][0]["judgements"][0]["labels"].__setitem__(0, "failed"),
+                lambda d: d.update(grades=5),
+            ):
+                document = copy.deepcopy(saved)
+                edit(document)
+                damaged.append(document)
+        assert topics
+        for document in damaged:
+            assert not validator.is_valid(document), document

@@ -545,6 +545,51 @@ class PerQueryResults(PerQueryForms, NotebookDisplay):
         copy.manifest = copy._checked_manifest(manifest, None)
         return copy
 
+    def with_clusters(
+        self, clusters: Mapping[Any, Any], argument: str = "clusters"
+    ) -> PerQueryResults:
+        """The same values with each item's cluster taken from ``clusters`` (``{item:
+        cluster}``; it may hold other items too; an int item id also matches its text, as a
+        file of clusters writes it).
+
+        Parameters
+        ----------
+        clusters
+            ``{item: cluster}``.
+        argument
+            The argument named in errors.
+
+        Returns
+        -------
+        PerQueryResults
+            A copy sharing the (read-only) values, with the clusters.
+
+        Raises
+        ------
+        InvalidInputError
+            An item without a cluster; a cluster that differs from one these values record.
+        """
+        if not isinstance(clusters, Mapping):
+            raise InputTypeError(f"{argument}: expected {{item: cluster}}, got {clusters!r:.80}")
+        found, recorded = {}, self.clusters or {}
+        for q in self._query_ids:
+            key = q if q in clusters else str(q)
+            if key not in clusters:
+                raise InvalidInputError(
+                    f"{argument}: no cluster for item {q!r} of {self.name or 'the values'}; "
+                    "give every compared item its cluster"
+                )
+            found[q] = item_id(clusters[key], f"{argument}[{key!r}]")
+            if q in recorded and recorded[q] != found[q]:
+                raise InvalidInputError(
+                    f"{argument}: puts item {q!r} in cluster {found[q]!r}, but "
+                    f"{self.name or 'the values'} record it in {recorded[q]!r}; give the same "
+                    "clusters, or leave the argument out to use the recorded ones"
+                )
+        copy = self.renamed(self.name)
+        copy._clusters = tuple(found[q] for q in self._query_ids)
+        return copy
+
     def write(self, path: str | os.PathLike[str], *, format: str | None = None) -> Path:
         """Write the values to a file, atomically, with their row count and checksum (the
         saved result :class:`SavedPerQueryResults`).

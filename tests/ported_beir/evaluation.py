@@ -1,6 +1,7 @@
-"""The oracle of ragmeter.compat.beir: BEIR's ``EvaluateRetrieval.evaluate`` and its custom
-metrics, ported to run on their own (BEIR itself pulls in torch, sentence-transformers, faiss
-and elasticsearch, too heavy for the test environment).
+"""An oracle of ragmeter.compat.beir: BEIR's ``EvaluateRetrieval.evaluate`` and its custom
+metrics, ported to run on their own (BEIR's metadata requires sentence-transformers, so torch;
+tests/test_installed_beir_mteb.py runs BEIR 2.2.0 itself, installed without its dependencies,
+on random cases).
 
 Ported from https://github.com/beir-cellar/beir at commit
 ef83d29307061c65d04b035b4f4e7c18bd8374af (2025-10-16, "Merge pull request #203"), files

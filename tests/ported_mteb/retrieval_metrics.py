@@ -1,5 +1,6 @@
-"""The oracle of ragmeter.compat.mteb: mteb's retrieval metrics, ported to run on their own
-(mteb itself pulls in torch, too heavy for the test environment).
+"""An oracle of ragmeter.compat.mteb: mteb's retrieval metrics, ported to run on their own
+(the `mteb` distribution requires torch; tests/test_installed_beir_mteb.py runs mteb itself,
+the torch-free mteb-core 2.26.24 installed in the test environment, on random cases).
 
 Ported from https://github.com/embeddings-benchmark/mteb at commit
 a905523d0111f999360b312bd4a601a0a97a0e1c (2026-08-22, "model: add V-SPLADE (#5265)"), file
@@ -9,7 +10,10 @@ a905523d0111f999360b312bd4a601a0a97a0e1c (2026-08-22, "model: add V-SPLADE (#526
 ``parse_metrics_from_scores``, ``max_over_subqueries``, ``calculate_retrieval_scores``,
 ``evaluate_abstention``) and ``mteb/_evaluators/retrieval_evaluator.py``
 (``RetrievalEvaluator.evaluate``): the same steps in the same order, with pytrec_eval,
-numpy, pandas and scikit-learn's ``auc`` as mteb runs them; logging left out.
+numpy, pandas and scikit-learn's ``auc`` as mteb runs them; logging left out. ``nauc``'s
+abstention curve is mteb 2.26.24's (mteb-core 2.26.24, ``retrieval_metrics.py``): since mteb
+2.26.5 (its PR 5613) a group of queries of equal confidence counts with its mean value; the
+curve of the commit above, ties in the order given, is kept as ``nauc_given_order``.
 """
 
 from __future__ import annotations
@@ -132,14 +136,43 @@ def confidence_scores(sim_scores):
     return {"max": ordered[0], "std": float(np.std(sim_scores)), "diff1": diff1}
 
 
+def _curve_in_given_order(conf, values, rates):
+    # At the commit above: ties in confidence left out in the order given (a stable sort).
+    order = np.argsort(conf, stable=True)
+    curve = np.zeros(len(rates))
+    for i, rate in enumerate(rates):
+        left_out = min(round(rate * order.shape[0]), len(conf) - 1)
+        curve[i] = values[order[left_out:]].mean()
+    return curve
+
+
+def _curve_with_tie_means(conf, values, rates):
+    # mteb 2.26.5 and later (its PR 5613; this is mteb-core 2.26.24's, the version the tests
+    # install): each group of equal confidence counts with its mean value.
+    order = np.argsort(conf, stable=True)
+    sorted_conf = conf[order]
+    sorted_values = values[order]
+    start = np.flatnonzero(np.r_[True, sorted_conf[1:] != sorted_conf[:-1]])
+    size = np.diff(np.r_[start, len(sorted_conf)])
+    sorted_values = np.repeat(np.add.reduceat(sorted_values, start) / size, size)
+    curve = np.zeros(len(rates))
+    for i, rate in enumerate(rates):
+        left_out = min(round(rate * order.shape[0]), len(conf) - 1)
+        curve[i] = sorted_values[left_out:].mean()
+    return curve
+
+
+def nauc_given_order(conf_scores, metrics, abstention_rates=_DEFAULT_ABSTENTION_RATES):
+    """nauc at the commit above (mteb up to 2.26.4)."""
+    return _nauc(conf_scores, metrics, abstention_rates, _curve_in_given_order)
+
+
 def nauc(conf_scores, metrics, abstention_rates=_DEFAULT_ABSTENTION_RATES):
-    def abstention_curve(conf, values, rates):
-        order = np.argsort(conf, stable=True)
-        curve = np.zeros(len(rates))
-        for i, rate in enumerate(rates):
-            left_out = min(round(rate * order.shape[0]), len(conf) - 1)
-            curve[i] = values[order[left_out:]].mean()
-        return curve
+    """nauc of mteb 2.26.5 and later, which every function here calls."""
+    return _nauc(conf_scores, metrics, abstention_rates, _curve_with_tie_means)
+
+
+def _nauc(conf_scores, metrics, abstention_rates, abstention_curve):
 
     abst_curve = abstention_curve(conf_scores, metrics, abstention_rates)
     or_curve = abstention_curve(metrics, metrics, abstention_rates)

@@ -37,6 +37,11 @@ COMMANDS = {
         "fail CI when a candidate is worse than its baseline by more than a margin (paired tests)",
         "ragmeter gate --baseline base.json --candidate cand.json -m ndcg@10 --margin 0.01",
     ),
+    "rank": (
+        "ragmeter.cli.rank",
+        "rank systems with intervals of their means (or Bradley-Terry ratings) and ranks",
+        "ragmeter rank --battles battles.jsonl",
+    ),
     "report": (
         "ragmeter.cli.report",
         "build one offline HTML report (tables, plots, per-query explorer) from saved results",

@@ -40,6 +40,7 @@ from ..stats.comparison import UnpairedQueriesError, compare_many
 from ..stats.multiple import CORRECTIONS
 from ..stats.power import campaign_designs
 from ..stats.registry import TESTS
+from ._clusters import add_clusters_option, resolved_choice
 from .evaluate import _run_all, _undefined_notes, command_measures, evaluation_options
 from .evaluate import add_parser as add_evaluate_parser
 
@@ -137,6 +138,7 @@ def add_parser(sub: Any) -> None:
         help="with --values, the field of a harness's item that names its cluster (Inspect "
         "sample metadata, promptfoo vars, lm-eval doc, ...); a table has a cluster column",
     )
+    add_clusters_option(parser)
     parser.add_argument(
         "--baseline",
         default=None,
@@ -155,9 +157,9 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "--test",
         choices=_test_choices(),
-        default="sign-flip",
+        default=None,
         metavar="TEST",
-        help="the significance test (default sign-flip): "
+        help="the significance test (default sign-flip; cluster-t with --clusters): "
         + "; ".join(spec.help_text() for spec in TESTS.values())
         + ". Aliases: "
         + ", ".join(f"{a} = {spec.name}" for spec in TESTS.values() for a in spec.aliases),
@@ -390,7 +392,7 @@ def _compare(
         systems,
         baseline=baseline,
         metrics=metrics,
-        test=args.test,
+        test=resolved_choice(args, "sign-flip"),
         correction=None if args.correction == "none" else args.correction,
         family=args.family,
         alpha=args.alpha,
@@ -401,6 +403,7 @@ def _compare(
         margin=args.margin,
         n_threads=args.threads,
         alternative=args.alternative,
+        clusters=args.clusters,
     )
 
 

@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import argparse
-import inspect
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..fusion import METHODS, NORMALIZATIONS, fuse
 from ..fusion._files import trec_paths, write_fused_trec
+from ..fusion.declarations import DEFAULT_METHOD, DEFAULT_NORM, METHODS, NORMALIZATIONS
 
 __all__ = ["add_parser", "run"]
 
@@ -23,8 +22,7 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument("runs", nargs="+", type=Path, help="two or more run files")
     # The defaults of Python's fuse (ranx's): one default, whichever door is used.
-    parameters = inspect.signature(fuse).parameters
-    method, norm = parameters["method"].default, parameters["norm"].default
+    method, norm = DEFAULT_METHOD, DEFAULT_NORM
     parser.add_argument(
         "--method",
         default=method,
@@ -84,6 +82,9 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
             missing=args.missing,
         )
     else:
+        # Imported here: TREC files are fused by the core without it (and numpy).
+        from ..fusion import fuse
+
         fused = fuse(
             runs,
             method=args.method,

@@ -25,6 +25,7 @@ from ..gate import GateOptions, GateValues, gate, gate_tests, gate_values, read_
 from ..gate.results import plain_text
 from ..reports import atomic_write_text
 from ..stats.multiple import CORRECTIONS
+from ._clusters import add_clusters_option, resolved_choice
 
 __all__ = ["FORMATS", "add_parser", "run"]
 
@@ -101,10 +102,11 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "--test",
         choices=tuple(gate_tests()),
-        default="t",
-        help="the one-sided paired test: t (the default), sign-flip (randomisation, exact up "
-        "to 16 queries), wilcoxon or bootstrap (at least 20 queries)",
+        default=None,
+        help="the one-sided paired test: t (the default; cluster-t with --clusters), sign-flip "
+        "(randomisation, exact up to 16 queries), wilcoxon or bootstrap (at least 20 queries)",
     )
+    add_clusters_option(parser)
     parser.add_argument(
         "--alpha", type=float, default=0.05, help="level of every check (default 0.05)"
     )
@@ -281,7 +283,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
                 "metric's unit (--margin 0.01, or --margin-for METRIC=VALUE)"
             )
     options = GateOptions(
-        test=args.test,
+        test=resolved_choice(args, "t"),
         alpha=args.alpha,
         correction=None if args.correction == "none" else args.correction,
         power=args.power,
@@ -308,6 +310,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         superiority=args.superiority,
         floors=floors or None,
         options=options,
+        clusters=args.clusters,
     )
     for line in result.verdict_lines():
         print(line, file=sys.stderr)

@@ -21,7 +21,9 @@ def add_parser(sub: Any) -> None:
             "Build one self-contained HTML file (no network needed to view it, opens from disk) "
             "from saved results: comparisons (`ragmeter compare --format json`), evaluations "
             "with per-query values (`ragmeter evaluate -q --format json`, MetricResults.write, "
-            "RetrievalEvaluation.write) and judge results (JudgeResults.write or to_jsonl), "
+            "RetrievalEvaluation.write), judge results (JudgeResults.write or to_jsonl), nugget "
+            "banks and assignments (`ragmeter nuggets create|assign`: per topic the nuggets, "
+            "their importance and each answer's labels with the judge's reasons), "
             "each read back as ragmeter reads its saved results (an edited or damaged file is "
             "refused), and files of per-item values: tables and other harnesses' result files "
             "(Inspect .eval logs, DeepEval, lm-eval, promptfoo, MLflow, TruLens, OpenAI Evals). "
@@ -44,6 +46,15 @@ def add_parser(sub: Any) -> None:
         help="the metric the systems are sorted by and the first screen's groups and pairs "
         "matrix are of (default: a comparison's first metric)",
     )
+    parser.add_argument(
+        "--battles",
+        action="append",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="a file of pairwise preferences (FastChat's model_a, model_b, winner; "
+        "repeatable): a section of Bradley-Terry ratings with rating and rank intervals",
+    )
     parser.add_argument("--title", default="ragmeter report", help="the page's title")
     parser.add_argument(
         "--timestamp", help="a time to print in the manifest (none by default: same bytes)"
@@ -59,6 +70,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         title=args.title,
         timestamp=args.timestamp,
         metric=args.metric,
+        battles=args.battles,
     )
     print(f"ragmeter: wrote {args.output}", file=sys.stderr)
     return 0

@@ -1,20 +1,24 @@
 """mteb's retrieval scores on ragmeter's core: the functions of
-``mteb._evaluators.retrieval_metrics`` (mteb 2.x) with their names, keys and return shapes.
+``mteb._evaluators.retrieval_metrics`` (mteb 2.x; tested against mteb 2.26.24 itself) with
+their names, keys and return shapes.
 
 :func:`retrieval_scores` gives what an mteb retrieval task reports for ``(qrels, results)``
 (``ndcg_at_10``, ``map_at_10``, ``recall_at_10``, ``precision_at_10``, ``mrr_at_10``,
 ``hit_rate_at_10``, ``accuracy``, the ``nauc_*`` abstention scores); :class:`RetrievalEvaluator`
 ``.evaluate`` and :func:`calculate_retrieval_scores` the tuple behind it. Also mteb's custom
 metrics per query (:func:`mrr`, :func:`recall_cap`, :func:`hole`, :func:`top_k_accuracy`),
-FollowIR's p-MRR (:func:`calculate_pmrr`, :func:`evaluate_p_mrr_change`) and
-:func:`max_over_subqueries`.
+FollowIR's p-MRR (:func:`calculate_pmrr`, :func:`evaluate_p_mrr_change`),
+:func:`max_over_subqueries` and the task scores :func:`paired_accuracy` (NevIR) and
+:func:`robustness_at_10` (InstructIR).
 
 As mteb: the measures per query are trec_eval's (``ndcg_cut``, ``map_cut``, ``recall``, ``P``,
 ``success``, mteb runs pytrec_eval), over the queries both judged and in ``results``; ties in
 scores are broken by doc id descending everywhere (trec_eval's order, which mteb's own MRR and
 p-MRR follow since its PR 5136); relevant means grade > 0; means are rounded to 5 decimals
-except MRR and the nAUCs. ``ignore_identical_ids`` removes a query's own id from ``results`` in
-place, as mteb does.
+except MRR and the nAUCs. The nAUCs count each group of queries of equal confidence with the
+group's mean value (mteb since 2.26.5, its PR 5613; earlier versions left tied queries out in
+the order given: :func:`ragmeter.stats.normalized_abstention_auc` with ``ties="given"``).
+``ignore_identical_ids`` removes a query's own id from ``results`` in place, as mteb does.
 
 Deliberate differences from mteb: grades may be fractional (mteb casts them to int; a grade is
 the gain of nDCG as given, a document relevant when its grade is > 0); scores are compared as
@@ -57,6 +61,7 @@ __all__ = [
     "nauc",
     "recall_cap",
     "retrieval_scores",
+    "robustness_at_10",
     "top_k_accuracy",
 ]
 
@@ -132,6 +137,12 @@ def _cutoffs(k_values: Sequence[int]) -> list[int]:
     return ks
 
 
+def _keys(ks: list[int], results: Mapping[Any, Any]) -> list[int]:
+    """The cutoffs mteb's per-query metrics have keys for: every one, or none without a query
+    in ``results`` (mteb's lists are a defaultdict filled query by query)."""
+    return ks if results else []
+
+
 def _judged_queries(
     qrels: Mapping[Any, Mapping[Any, Any]], results: Mapping[Any, Any], name: str
 ) -> None:
@@ -161,7 +172,7 @@ def mrr(
     _judged_queries(qrels, results, "mrr")
     values = per_query(qrels, results, [f"mrr@{k}" for k in ks])
     key = family("mrr").beir_name
-    return {f"{key}@{k}": [values[f"mrr@{k}"][q] for q in results] for k in ks}
+    return {f"{key}@{k}": [values[f"mrr@{k}"][q] for q in results] for k in _keys(ks, results)}
 
 
 def recall_cap(
@@ -187,7 +198,7 @@ def recall_cap(
             None if math.isnan(v) else v
             for v in (values[f"relative_precision@{k}"][q] for q in results)
         ]
-        for k in ks
+        for k in _keys(ks, results)
     }
 
 
@@ -209,7 +220,7 @@ def hole(
     judged = annotated_judgments(qrels, results)
     values = per_query(judged, results, [f"hole@{k}" for k in ks])
     key = family("hole").mteb_name
-    return {f"{key}_at_{k}": [values[f"hole@{k}"][q] for q in results] for k in ks}
+    return {f"{key}_at_{k}": [values[f"hole@{k}"][q] for q in results] for k in _keys(ks, results)}
 
 
 def top_k_accuracy(
@@ -233,8 +244,9 @@ def top_k_accuracy(
     values = per_query(qrels, results, [f"hit_rate@{k}" for k in ks])
     key = family("hit_rate").beir_name
     out: dict[str, list[float]] = defaultdict(list)
-    for k in ks:
-        for q in results:
+    # Query by query, as mteb: a key appears at the first query with a hit within its k.
+    for q in results:
+        for k in ks:
             if values[f"hit_rate@{k}"][q] == 1.0:
                 out[f"{key}@{k}"].append(1.0)
     return dict(out)
@@ -573,3 +585,78 @@ def max_over_subqueries(
         merged_qrels[base] = qrels[queries[-1]]
     result = calculate_retrieval_scores(merged, merged_qrels, k_values)
     return {"max_over_subqueries_" + k: v for k, v in _score_dict(result, {}).items()}
+
+
+def _measure_of(
+    scores: Mapping[Any, Mapping[str, float]], query: Any, measure: str, function: str
+) -> float:
+    if query not in scores or measure not in scores[query]:
+        raise InvalidInputError(
+            f"scores: no {measure!r} for query {query!r} (mteb's {function} reads it; scores "
+            f"are calculate_retrieval_scores(...).all_scores with {measure!r} among them)"
+        )
+    return scores[query][measure]
+
+
+def paired_accuracy(
+    qrels: Mapping[str, Mapping[Any, Any]],
+    results: Mapping[str, Mapping[Any, float]],
+    scores: Mapping[str, Mapping[str, float]],
+) -> float:
+    """NevIR's paired accuracy, as mteb: the share of the instances (query ids ``<key>_q1`` and
+    ``<key>_q2``, ``<key>`` the part of each id of ``qrels`` before its first ``_``) whose two
+    queries both have recall@1 = 1 in ``scores`` (pytrec_eval's per-query values, ``recall_1``:
+    :attr:`RetrievalEvaluationResult.all_scores`). ``results`` is not read (mteb's signature).
+
+    Weller, Lawrie and Van Durme, "NevIR: Negation in Neural Information Retrieval", EACL 2024
+    (arXiv 2305.07614).
+
+    Examples
+    --------
+    >>> scores = {"a_q1": {"recall_1": 1.0}, "a_q2": {"recall_1": 1.0}, "b_q1": {"recall_1": 1.0},
+    ...           "b_q2": {"recall_1": 0.0}}
+    >>> paired_accuracy({q: {} for q in scores}, {}, scores)
+    0.5
+    """
+    keys = dict.fromkeys(str(q).split("_")[0] for q in relevance_dicts(qrels))
+    if not keys:
+        raise InvalidInputError("qrels: no query, so no instance to score")
+    both = [
+        all(
+            _measure_of(scores, f"{key}_{half}", "recall_1", "paired_accuracy") == 1
+            for half in ("q1", "q2")
+        )
+        for key in keys
+    ]
+    return sum(both) / len(both)
+
+
+def robustness_at_10(
+    qrels: Mapping[str, Mapping[Any, Any]],
+    results: Mapping[str, Mapping[Any, float]],
+    scores: Mapping[str, Mapping[str, float]],
+) -> float:
+    """InstructIR's robustness@10, as mteb: the mean over the instances (the queries of
+    ``qrels`` grouped by the part of their id before the first ``_``) of the lowest nDCG@10
+    among each instance's queries (``ndcg_cut_10`` in ``scores``, pytrec_eval's per-query
+    values: :attr:`RetrievalEvaluationResult.all_scores`). ``results`` is not read (mteb's
+    signature).
+
+    Oh, Lee, Ko, Kim, Lee, Kim and Lee, "INSTRUCTIR: A Benchmark for Instruction Following of
+    Information Retrieval Models" (arXiv 2402.14334).
+
+    Examples
+    --------
+    >>> scores = {"a_1": {"ndcg_cut_10": 0.5}, "a_2": {"ndcg_cut_10": 0.25},
+    ...           "b_1": {"ndcg_cut_10": 1.0}}
+    >>> robustness_at_10({q: {} for q in scores}, {}, scores)
+    0.625
+    """
+    groups: dict[str, list[float]] = defaultdict(list)
+    for query in relevance_dicts(qrels):
+        value = _measure_of(scores, query, "ndcg_cut_10", "robustness_at_10")
+        groups[str(query).split("_")[0]].append(value)
+    if not groups:
+        raise InvalidInputError("qrels: no query, so no instance to score")
+    # As mteb: Python's sum of the minima, then one division.
+    return sum(min(values) for values in groups.values()) / len(groups)

@@ -21,6 +21,7 @@ from ._checks import (
     train_with,
 )
 from ._files import FileRuns, trec_paths
+from .declarations import DEFAULT_METHOD, DEFAULT_NORM
 
 __all__ = ["FusedRun", "PreparedRuns", "fuse", "prepare_runs", "train_fusion"]
 
@@ -173,7 +174,7 @@ def train_fusion(
     runs: Sequence[Any] | PreparedRuns,
     method: str,
     *,
-    norm: str | None = "min-max",
+    norm: str | None = DEFAULT_NORM,
     n_segments: int | None = None,
     names: Sequence[str] | None = None,
     n_threads: int | None = None,
@@ -214,8 +215,8 @@ def train_fusion(
 
 def fuse(
     runs: Sequence[Any] | PreparedRuns,
-    method: str = "rrf",
-    norm: str | None = "min-max",
+    method: str = DEFAULT_METHOD,
+    norm: str | None = DEFAULT_NORM,
     *,
     params: Mapping[str, Any] | None = None,
     qrels: Any = None,

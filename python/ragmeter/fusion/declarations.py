@@ -12,7 +12,15 @@ from dataclasses import dataclass
 
 from .. import _core
 
-__all__ = ["METHODS", "NORMALIZATIONS", "PARAMETERS", "FusionMethod", "Normalization"]
+__all__ = [
+    "DEFAULT_METHOD",
+    "DEFAULT_NORM",
+    "METHODS",
+    "NORMALIZATIONS",
+    "PARAMETERS",
+    "FusionMethod",
+    "Normalization",
+]
 
 
 @dataclass(frozen=True)
@@ -85,3 +93,7 @@ NORMALIZATIONS: dict[str, Normalization] = {
         Normalization("borda", "1 - (p - 1) / N; unranked: 0.5 - (n - 1) / (2N); N candidates"),
     )
 }
+
+#: ``fuse``'s defaults (ranx's): one declaration, which the function and the command read.
+DEFAULT_METHOD = "rrf"
+DEFAULT_NORM: str | None = "min-max"

@@ -31,6 +31,7 @@ gives the uncorrected (more powerful) intersection-union gate.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -39,7 +40,9 @@ import numpy as np
 
 from .._nan_equal import canonical
 from ..exceptions import InputTypeError, InvalidInputError
+from ..io import read_clusters
 from ..stats._arguments import check_level
+from ..stats.clustered import cluster_mean, clusters_note, design_effects
 from ..stats.engine import (
     UnpairedQueriesError,
     align,
@@ -394,6 +397,7 @@ class _Tested:
     flaky: list[tuple[tuple[str, Any, tuple[float, ...]], ...]]
     judge_variance: list[dict[str, float]]
     failed: list[dict[str, tuple[Any, ...]]]
+    clusters_note: str | None = None
 
 
 def _flaky(
@@ -448,7 +452,37 @@ def _test(
     with np.errstate(invalid="ignore"):
         d = values[1] - values[0]
     _n, _mean, _t, _p, low, high, _size = t_rows(d, settings.interval_level)
+    if clusters is not None and settings.statistical_test.requires_clusters:
+        # The test's own intervals: cluster-robust, at the same level.
+        for m, row in enumerate(d):
+            keep = ~np.isnan(row)
+            if keep.sum() >= 2 and np.unique(clusters[keep]).size >= 2:
+                found = cluster_mean(row[keep], clusters[keep], confidence=settings.interval_level)
+                low[m], high[m] = found.ci
     return outcome, low, high
+
+
+def _clusters_note(
+    values: np.ndarray,
+    clusters: np.ndarray | None,
+    metrics: list[str],
+    settings: GateOptions,
+    of: str = "the mean difference",
+) -> str | None:
+    """What the gate's report says of the clusters (None without): whether the test uses them,
+    their count and each metric's design effect."""
+    if clusters is None:
+        return None
+    effects = design_effects(dict(zip(metrics, values, strict=True)), clusters.tolist())
+    spec = settings.statistical_test
+    return clusters_note(
+        int(clusters.size),
+        int(np.unique(clusters).size),
+        spec.name,
+        spec.requires_clusters,
+        {m: [e] for m, e in effects.items()},
+        of=of,
+    )
 
 
 def _comparisons(
@@ -501,6 +535,7 @@ def _comparisons(
         }
         failed.append({k: v for k, v in found.items() if v})
     n = outcome.n_pairs[0]
+    note = _clusters_note(values[1] - values[0], aligned.clusters, compared, settings)
     return (
         _Tested(
             kind=[kind] * len(compared),
@@ -521,6 +556,7 @@ def _comparisons(
             flaky=flaky,
             judge_variance=variance,
             failed=failed,
+            clusters_note=note,
         ),
         aligned.excluded,
     )
@@ -538,9 +574,8 @@ def _floors(
     )
     values = np.stack([np.zeros_like(v), v])
     thresholds = np.array([floors[m] for m in metrics], dtype=np.float64)
-    outcome, low, high = _test(
-        values, thresholds, settings, aligned_clusters({label: cand.values}, ids)
-    )
+    clusters = aligned_clusters({label: cand.values}, ids)
+    outcome, low, high = _test(values, thresholds, settings, clusters)
     worst, flaky, variance, failed = [], [], [], []
     for m, metric in enumerate(metrics):
         worst.append(_worst(ids, v[m], v[m], None, float(floors[metric])))
@@ -550,6 +585,7 @@ def _floors(
         items = tuple(cand.values.failed.get(metric, ()))
         failed.append({label: items} if items else {})
     n = outcome.n_pairs[0]
+    note = _clusters_note(v, clusters, metrics, settings, of="the mean")
     return _Tested(
         kind=["floor"] * len(metrics),
         metric=metrics,
@@ -569,6 +605,7 @@ def _floors(
         flaky=flaky,
         judge_variance=variance,
         failed=failed,
+        clusters_note=note,
     )
 
 
@@ -698,6 +735,7 @@ def gate(
     options: GateOptions | None = None,
     candidate_name: str | None = None,
     baseline_name: str | None = None,
+    clusters: Mapping[Any, Any] | str | os.PathLike[str] | None = None,
     **option_values: Any,
 ) -> GateResult:
     """Decide whether a candidate may replace a baseline: paired one-sided tests on the same
@@ -749,6 +787,14 @@ def gate(
     candidate_name, baseline_name
         Names in the report (default: the names the results carry, else "candidate" and
         "baseline").
+    clusters
+        Each query's cluster, ``{query_id: cluster}`` or the path of a file with
+        ``query_id`` and ``cluster`` columns (:func:`ragmeter.io.read_clusters`), attached to
+        both sides' values (as ``compare(clusters=)`` does; a side that records other
+        clusters is refused); the test is then ``"cluster-t"`` unless ``test=`` or
+        ``options`` says otherwise. Clusters given or recorded are used by ``test="cluster-t"``;
+        the result's notes give their count and each metric's design effect, and say so when
+        the chosen test ignores them.
 
     Returns
     -------
@@ -773,10 +819,16 @@ def gate(
     >>> round(check.mean, 4), round(check.ci_low, 4), round(check.p_value, 4)
     (-0.0088, -0.015, 0.0021)
     """
+    if clusters is not None and options is None and "test" not in option_values:
+        option_values = {**option_values, "test": "cluster-t"}
     settings = _options(options, option_values)
     cand = gate_values(candidate, candidate_name, where="candidate")
-    cand_label = cand.name or "candidate"
     base = None if baseline is None else gate_values(baseline, baseline_name, where="baseline")
+    if clusters is not None:
+        given = read_clusters(clusters)
+        cand = replace(cand, values=cand.values.with_clusters(given))
+        base = None if base is None else replace(base, values=base.values.with_clusters(given))
+    cand_label = cand.name or "candidate"
     base_label = None if base is None else (base.name or "baseline")
     if base is not None and cand_label == base_label:
         base_label = f"{base_label} (baseline)"
@@ -798,6 +850,7 @@ def gate(
             _floors(cand, cand_label, {m: float(v) for m, v in floor_values.items()}, settings)
         )
     checks = _decide(parts, settings)
+    notes += [part.clusters_note for part in parts if part.clusters_note]
     return GateResult(
         checks=tuple(checks),
         candidate=cand_label,

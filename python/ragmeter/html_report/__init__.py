@@ -15,6 +15,9 @@ shows
   and for a comparison every tested pair's difference, interval, effect size, p-value and
   adjusted p-value, with the test and correction in the caption (sortable and filtered by the
   page's script, drawn 200 rows at a time);
+* the rank intervals of the first metric: each system's mean with its bootstrap interval, its
+  rank and the ranks it may hold (:mod:`ragmeter.html_report._rankings`); with ``battles=``, a
+  section of Bradley-Terry ratings of pairwise preferences with rating and rank intervals;
 * per metric, the means with their intervals, each candidate's per-query differences from the
   baseline sorted from worst to best (one small chart per candidate), and the distribution of
   the per-query values;
@@ -22,6 +25,9 @@ shows
   by query id, with win/tie/loss counts, the worst-regressed queries first, rendered 200 rows
   at a time;
 * for judge results, every row's status, value, reason and evidence (claims, verdicts);
+* for nugget banks and assignments (:mod:`._nuggets`): the bank's hash and record, the blind
+  record, and per topic (collapsed, drawn when opened) the nuggets, their importance and each
+  answer's labels with the judge's reasons, a failed judgement as an error;
 * the manifest: ragmeter's version, each input's name, size and SHA-256, the options and seeds.
 
 The file needs no network (CSS, script and SVG figures are inline; no font or library is
@@ -58,7 +64,9 @@ from ._many_pairs import (
     many_pairs_section,
 )
 from ._names import name_html, text_naming
+from ._nuggets import nugget_section
 from ._overview import Overview, leaderboard, pair_rows, pairs_matrix, sorted_systems
+from ._rankings import battles_section, rank_section, read_all_battles
 from ._sources import Source, read_source
 from ._svg import colour, deltas_chart, distribution_chart, means_chart
 
@@ -216,7 +224,12 @@ def _heading(source: Source, systems: list[str], metrics: list[str], named: bool
     object without a name (never "input 1")."""
     if named or not systems:
         return source.name
-    what = {"comparison": "Comparison", "evaluation": "Evaluation", "judge": "Judge results"}
+    what = {
+        "comparison": "Comparison",
+        "evaluation": "Evaluation",
+        "judge": "Judge results",
+        "nuggets": "Nugget scores",
+    }
     shown = ", ".join(metrics[:4]) + (f" and {len(metrics) - 4} more" if len(metrics) > 4 else "")
     return f"{what.get(source.kind, 'Results')} of {len(systems)} systems on {shown}"
 
@@ -328,6 +341,7 @@ def _source_section(
         shown = [first, *(m for m in metrics if m != first)] if first else metrics
         out.append("<h3>Summary</h3>")
         out += _summary(source, systems, shown, arrays, level, order)
+        out += rank_section(systems, shown[0], arrays[shown[0]], level)
     if comparison is not None:
         out.append("<h3>Differences</h3>")
         out += _pairs(comparison, tables, first or "", number)
@@ -394,6 +408,8 @@ def _source_section(
             "(question, answer, contexts, reference) and the judge's evidence.</p>"
             f'<div data-judges="{len(judges) - 1}"></div>'
         )
+    if source.nuggets is not None:
+        out += nugget_section(source.nuggets, number)
     out.append("</section>")
     return out
 
@@ -573,6 +589,7 @@ def build_report(
     title: str = "ragmeter report",
     timestamp: str | None = None,
     metric: str | None = None,
+    battles: Any = None,
 ) -> str:
     """The HTML text of the report of ``results`` (see the module documentation).
 
@@ -592,6 +609,9 @@ def build_report(
     metric
         The metric the systems are sorted by, and the first screen's groups and pairs matrix
         are of (default: a comparison's first metric, else the first metric).
+    battles
+        Pairwise preferences (a file of FastChat-style battles, several, or the battles
+        themselves): a section of Bradley-Terry ratings with rating and rank intervals.
 
     Raises
     ------
@@ -612,8 +632,13 @@ def build_report(
         body += _source_section(
             number, source, baseline, explorers, judges, tables, metric, named, headings
         )
+    if battles is not None:
+        body += battles_section(read_all_battles(battles), len(sources))
     body += _manifest(sources, timestamp, headings)
-    data = _json_for_script({"explorers": explorers, "judges": judges, "pairs": tables})
+    nuggets = {str(i): _clean(s.nuggets) for i, s in enumerate(sources) if s.nuggets is not None}
+    data = _json_for_script(
+        {"explorers": explorers, "judges": judges, "pairs": tables, "nuggets": nuggets}
+    )
     return (
         "<!doctype html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -622,7 +647,9 @@ def build_report(
         f"<title>{_e(title)}</title><style>{_asset('report.css')}</style></head>"
         f"<body><header><h1>{_e(title)}</h1></header><main>" + "".join(body) + "</main>"
         f'<script type="application/json" id="ragmeter-data">{data}</script>'
-        f"<script>{_asset('report.js')}</script></body></html>\n"
+        f"<script>{_asset('report.js')}</script>"
+        + (f"<script>{_asset('nuggets.js')}</script>" if nuggets else "")
+        + "</body></html>\n"
     )
 
 
@@ -633,6 +660,7 @@ def report(
     title: str = "ragmeter report",
     timestamp: str | None = None,
     metric: str | None = None,
+    battles: Any = None,
 ) -> str:
     """Build the HTML report of ``results`` and write it to ``output`` (atomically) when given;
     returns the HTML text. The arguments are those of :func:`build_report`.
@@ -647,7 +675,12 @@ def report(
     True
     """
     text = build_report(
-        *results, baseline=baseline, title=title, timestamp=timestamp, metric=metric
+        *results,
+        baseline=baseline,
+        title=title,
+        timestamp=timestamp,
+        metric=metric,
+        battles=battles,
     )
     if output is not None:
         atomic_write_text(output, text)

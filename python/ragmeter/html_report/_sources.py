@@ -11,7 +11,9 @@ that is not exactly what ragmeter writes, with its count and checksum checked; a
 before saved results had them says so in its manifest entry): comparisons (``ragmeter compare
 --format json``, ``compare_many(...).write``), evaluations (``ragmeter evaluate -q --format
 json``, ``MetricResults.write``, ``RetrievalEvaluation.write``) and judge results
-(``JudgeResults.write``, ``to_jsonl``, a judges' report of an earlier format), per-query values
+(``JudgeResults.write``, ``to_jsonl``, a judges' report of an earlier format), nugget banks
+and assignments (``NuggetBank.write``, ``NuggetAssignments.write``: their runs' scores as the
+values, the section's data from :mod:`._nuggets`), per-query values
 (``PerQueryResults.write``, the gate's baselines); or the result objects themselves
 (``MultipleComparison``, ``Comparison``, ``JudgeResults``, ``RunEvaluations``,
 ``RetrievalEvaluation`` and anything :func:`~ragmeter.per_query_results` reads, named). Every
@@ -35,9 +37,11 @@ from ..io._formats import SAVED_SUFFIXES, harness_format, parse_saved_text
 from ..io._saved import SAVED_KINDS, kind_of, saved_class, saved_format_of, saved_result_of
 from ..judges.integrity import judge_report
 from ..judges.results import JudgeResults
+from ..nuggets import NuggetAssignments, NuggetBank
 from ..per_query import per_query_results
 from ..ranking import RunEvaluations
 from ..stats.results import Comparison, MultipleComparison
+from ._nuggets import nugget_block, nugget_title
 
 __all__ = ["SAVED_TYPES", "Source", "read_source"]
 
@@ -69,6 +73,8 @@ class Source:
     judge_repeats: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: Per metric, the agreement of a panel's judges (:meth:`JudgeResults.agreement`).
     judge_agreement: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: A nugget bank's or assignments' section data (:func:`._nuggets.nugget_block`).
+    nuggets: dict[str, Any] | None = None
 
 
 def _shown(per_query: Mapping[str, Mapping[Any, float]]) -> dict[str, dict[str, float]]:
@@ -120,6 +126,11 @@ def _source_of(result: Any, name: str, label: str, manifest: dict[str, Any]) -> 
             judge_repeats=result.repeat_summaries(),
             judge_agreement=result.panel_agreements(),
         )
+    if isinstance(result, NuggetAssignments | NuggetBank):
+        scored = result.scores() if isinstance(result, NuggetAssignments) else None
+        runs = scored.all_per_query_results() if scored is not None else {}
+        values = {run: _shown(per.to_dict()) for run, per in runs.items()}
+        return Source(name, "nuggets", values, None, [], manifest, nuggets=nugget_block(result))
     per = per_query_results(result)
     label = per.name or label
     return Source(name or label, "evaluation", {label: _shown(per.to_dict())}, None, [], manifest)
@@ -165,6 +176,8 @@ def read_source(item: Any, position: int) -> Source:
     name = None
     if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
         name, item = item
+    if isinstance(item, NuggetAssignments | NuggetBank):
+        return _source_of(item, name or nugget_title(item), "", {"kind": item.KIND})
     if isinstance(item, MultipleComparison | Comparison | RunEvaluations):
         return _source_of(item, name or f"input {position + 1}", "", {"kind": item.KIND})
     if isinstance(item, JudgeResults):

@@ -56,6 +56,8 @@ from .trec import (
 if TYPE_CHECKING:
     from ..ranking.evaluation import QueryValues
     from ..ranking.metric_results import MetricResults
+    from ._battles import read_battles
+    from ._clusters import read_clusters
     from ._json import loads_json, parse_json_text
     from ._per_item import per_item_values, read_per_query, read_systems
     from ._saved import SavedFile, read_saved
@@ -76,6 +78,8 @@ __all__ = [
     "means_and_values",
     "parse_json_text",
     "per_item_values",
+    "read_battles",
+    "read_clusters",
     "read_per_query",
     "read_qrels",
     "read_records",
@@ -97,6 +101,8 @@ PathLike = str | os.PathLike[str]
 _LAZY_NAMES: dict[str, str] = {
     "loads_json": "._json",
     "parse_json_text": "._json",
+    "read_battles": "._battles",
+    "read_clusters": "._clusters",
     "read_per_query": "._per_item",
     "per_item_values": "._per_item",
     "read_systems": "._per_item",

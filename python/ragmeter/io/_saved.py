@@ -52,6 +52,8 @@ SAVED_KINDS: dict[str, tuple[str, str]] = {
     "ragmeter.multiple_comparison": ("ragmeter.stats.results", "MultipleComparison"),
     "ragmeter.judges": ("ragmeter.judges.results", "JudgeResults"),
     "ragmeter.per_query": ("ragmeter.per_query", "SavedPerQueryResults"),
+    "ragmeter.nugget_bank": ("ragmeter.nuggets.bank", "NuggetBank"),
+    "ragmeter.nugget_assignments": ("ragmeter.nuggets.assignments", "NuggetAssignments"),
 }
 #: The kind of the gate's baselines before they were per-query files (schema version 1).
 LEGACY_BASELINE_KIND = "ragmeter.gate-baseline"

@@ -26,7 +26,7 @@ from .._files import (
     read_regular_text,
     trec_fields,
 )
-from .._inputs import preview_ids
+from .._inputs import absent_queries, preview_ids
 from ..exceptions import InputTypeError, InvalidInputError, TrecFormatError
 from ..options import Duplicates, EvaluationOptions, Missing, ZeroDivision, check_choice, shorten
 from ..ranking.columns import (
@@ -374,9 +374,7 @@ def trec_join(
             # Which file: the one the operating system names (the qrels are read first).
             argument = arguments[1] if error.filename == run_name else arguments[0]
             raise input_file_error(error, argument) from None
-    missing_from_run = [
-        q for q, present in zip(join.query_ids, join.in_run, strict=True) if not present
-    ]
+    missing_from_run = absent_queries(join.query_ids, join.in_run)
     if missing_from_run and options.missing == "raise":
         raise InvalidInputError(
             f"run: judged topics missing from the run {os.fspath(run_path)!r}: "

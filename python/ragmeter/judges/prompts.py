@@ -364,12 +364,17 @@ $answer
 
 CLAIMS_PROMPT = PromptTemplate(
     name="claims",
-    version="3",
+    version="4",
     offline_rule=rules.claims,
+    # The example answer in JSON is what makes a small model write claims at all: with the
+    # version 3 wording alone, SmolLM2-135M gave {"claims": []} for 32 of 32 answers, and
+    # with this one for 2 of 16 (issue 49 item 5; docs/judges/running.md, "A small model").
+    # Its subject is a placeholder, so a copied example is recognisable, not a plausible fact.
     template="""\
-Break the answer into short, self-contained factual claims, one fact per claim, replacing \
-pronouns by the names they stand for. Do not add facts that the answer does not state. If the \
-answer makes no claim (for example it refuses or says it does not know), return an empty list.
+List the facts that the answer states, one fact per claim, each a short sentence that names \
+its subject instead of a pronoun. Do not add facts that the answer does not state. For \
+example, the answer "X is Y. It has Z." gives {"claims": ["X is Y.", "X has Z."]}, and an \
+answer that states no fact gives {"claims": []}.
 
 ### Question
 $question

@@ -20,7 +20,7 @@ from typing import Any, Literal
 import numpy as np
 
 from .. import _core
-from .._inputs import AlignedQueries
+from .._inputs import AlignedQueries, absent_queries
 from ..exceptions import UndefinedMetricWarning
 from ..manifest import Manifest
 from ..options import EvaluationOptions
@@ -226,13 +226,13 @@ def joined_values(
     QueryValues
         One row per evaluated query.
     """
-    in_run_mask = np.asarray(in_run, dtype=bool)
+    in_run_mask = _mask(in_run)
     queries = AlignedQueries(
         query_ids=query_ids,
         judgments=[],
         rankings=[],
         keyed=True,
-        missing_from_run=[q for q, present in zip(query_ids, in_run, strict=True) if not present],
+        missing_from_run=absent_queries(query_ids, in_run),
         unjudged=run_only,
     )
     values = compute_values(
@@ -241,6 +241,18 @@ def joined_values(
     if options.missing == "skip" and not in_run_mask.all():
         values = values.select(in_run_mask)
     return values
+
+
+def _mask(flags: Sequence[bool]) -> np.ndarray:
+    """``flags`` as a boolean array. The core's list of bools is read as bytes: half the time
+    of numpy reading it object by object."""
+    if isinstance(flags, list):
+        try:
+            mask: np.ndarray = np.frombuffer(bytes(flags), dtype=np.uint8) != 0
+            return mask
+        except (TypeError, ValueError):
+            pass
+    return np.asarray(flags, dtype=bool)
 
 
 def trec_order(query_ids: Sequence[Any], keyed: bool) -> np.ndarray:

@@ -41,6 +41,7 @@ from .. import _core
 from .._inputs import (
     AlignedQueries,
     TableColumns,
+    absent_queries,
     align_queries,
     arrow_source,
     is_table,
@@ -466,7 +467,7 @@ def table_values(
         ties=needs_ties(measures, options),
         n_threads=options.n_threads,
     )
-    missing_from_run = [q for q, present in zip(query_ids, in_run, strict=True) if not present]
+    missing_from_run = absent_queries(query_ids, in_run)
     where = [f"{a} ({s})" if s else a for a, s in zip(arguments, sources, strict=True)]
     if options.missing == "raise" and (missing_from_run or (run_only and unjudged == "raise")):
         parts = []

@@ -9,7 +9,9 @@ report and the CI gate read them): one file per saved type, keyed by the file's 
 ``MetricResults.write(path)``, ``RunEvaluations.write(path)`` and what ``ragmeter
 evaluate --format json`` writes (``"ragmeter.evaluation"``, format version 3);
 ``PerQueryResults.write(path)`` and the gate's baselines (``"ragmeter.per_query"``, format
-version 1). Every saved file but the gate's verdict carries ``n_values`` and ``sha256`` (its
+version 1); ``NuggetBank.write(path)`` (``"ragmeter.nugget_bank"``) and
+``NuggetAssignments.write(path)`` (``"ragmeter.nugget_assignments"``), format version 1. Every
+saved file but the gate's verdict carries ``n_values`` and ``sha256`` (its
 count of values and the checksum of its content, :func:`ragmeter.reports.with_integrity`).
 An undefined value (NaN in memory) is ``null`` in the file. The schemas describe the
 structure; reading a file (``Comparison.read``) also checks what a schema cannot (metric
@@ -39,6 +41,8 @@ RESULT_SCHEMAS: dict[str, str] = {
     "ragmeter.gate": "gate.schema.json",
     "ragmeter.judges": "judges.schema.json",
     "ragmeter.per_query": "per_query.schema.json",
+    "ragmeter.nugget_bank": "nugget_bank.schema.json",
+    "ragmeter.nugget_assignments": "nugget_assignments.schema.json",
 }
 
 _COMMON = "common.schema.json"

@@ -61,6 +61,7 @@ from .clustered import (
     cluster_sign_flip,
     compare_clustered,
     design_effect,
+    design_effects,
     repeats_mean,
 )
 from .comparison import compare, compare_evaluations, compare_many
@@ -92,7 +93,7 @@ from .randomised import (
     randomised_tukey_hsd,
     westfall_young,
 )
-from .ranks import RankInterval, rank_intervals
+from .ranks import RankInterval, metric_rankings, rank_intervals
 from .raters import (
     agreement_report,
     cohen_kappa,
@@ -150,11 +151,13 @@ __all__ = [
     "compare_many",
     "confusion_table",
     "design_effect",
+    "design_effects",
     "detectable_difference",
     "fleiss_kappa",
     "kendall_tau",
     "krippendorff_alpha",
     "mcnemar_exact",
+    "metric_rankings",
     "normalized_abstention_auc",
     "paired_bootstrap_test",
     "paired_t_test",

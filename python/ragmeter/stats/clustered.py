@@ -47,8 +47,10 @@ __all__ = [
     "cluster_mean",
     "cluster_paired",
     "cluster_sign_flip",
+    "clusters_note",
     "compare_clustered",
     "design_effect",
+    "design_effects",
     "repeats_mean",
 ]
 
@@ -296,6 +298,92 @@ def design_effect(values: Any, clusters: Any) -> float:
     2.3333
     """
     return cluster_mean(values, clusters).design_effect
+
+
+def design_effects(differences: Mapping[str, Any], clusters: Sequence[Any]) -> dict[str, float]:
+    """Kish's design effect of each metric's mean over its defined items (NaN left out):
+    ``{metric: deff}``, NaN where fewer than 2 items or 2 clusters remain or the values do
+    not vary.
+
+    Parameters
+    ----------
+    differences
+        ``{metric: values}`` (a pair's per-item differences), each aligned with ``clusters``.
+    clusters
+        Each item's cluster.
+
+    Returns
+    -------
+    dict
+        The design effect of each metric.
+    """
+    labels = np.asarray(clusters, dtype=object)
+    found = {}
+    for metric, values in differences.items():
+        array = np.asarray(values, dtype=float)
+        keep = ~np.isnan(array)
+        if keep.sum() < 2 or len(set(labels[keep].tolist())) < 2:
+            found[metric] = math.nan
+            continue
+        found[metric] = cluster_mean(array[keep], labels[keep].tolist()).design_effect
+    return found
+
+
+def clusters_note(
+    n_items: int,
+    n_clusters: int,
+    test: str,
+    uses: bool,
+    effects: Mapping[str, Sequence[float]],
+    of: str = "the mean difference",
+) -> str:
+    """The sentence a comparison or a gate prints about the clusters of its items: whether its
+    test uses them and the design effect of each metric (over the pairs or checks).
+
+    Parameters
+    ----------
+    n_items, n_clusters
+        The compared items and their clusters.
+    test
+        The test's name.
+    uses
+        Whether the test accounts for the clusters.
+    effects
+        ``{metric: design effects}`` (one per pair of systems, or per check).
+    of
+        What the design effects are of.
+
+    Returns
+    -------
+    str
+        The note.
+    """
+    shown = []
+    for metric, values in effects.items():
+        finite = sorted(v for v in values if not math.isnan(v))
+        if not finite:
+            shown.append(f"{metric} n/a")
+        elif len(values) == 1 or finite[0] == finite[-1]:
+            shown.append(f"{metric} {finite[0]:.2f}")
+        else:
+            shown.append(f"{metric} {finite[0]:.2f} to {finite[-1]:.2f} over {len(values)} pairs")
+    effect = (
+        f"; design effect of {of} (Kish: the cluster-robust variance over the "
+        "independent one): " + ", ".join(shown)
+        if shown
+        else ""
+    )
+    if uses:
+        return (
+            f"The {n_items} queries are in {n_clusters} clusters; the {test} test accounts "
+            f"for them: its p-values and intervals are cluster-robust{effect}."
+        )
+    return (
+        f"The values put the {n_items} queries in {n_clusters} clusters, which the {test} test "
+        "ignores: it treats every query as independent, so its intervals and p-values are too "
+        "narrow when the queries of a cluster are alike (a design effect above 1). "
+        f"test='cluster-t' (--test cluster-t) accounts for them{effect}."
+    )
 
 
 def cluster_bootstrap(

@@ -30,6 +30,7 @@ and the adjusted p-value) and :class:`MultipleComparison` (the campaign: every p
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields, replace
 from typing import Any, Literal
@@ -38,6 +39,7 @@ import numpy as np
 
 from .._nan_equal import canonical
 from ..exceptions import InputTypeError, InvalidInputError
+from ..io import read_clusters
 from ..per_query import PerQueryResults, per_query_results
 from .engine import UnpairedQueriesError, align, pair_indices, run_tests
 from .options import ComparisonOptions
@@ -124,7 +126,7 @@ def compare_many(
     *,
     baseline: str | Any | None = None,
     metrics: Iterable[str] | str | None = None,
-    test: Test | str = "sign-flip",
+    test: Test | str | None = None,
     correction: str | None = "auto",
     family: Family = "all",
     alpha: float = 0.05,
@@ -138,6 +140,7 @@ def compare_many(
     n_threads: int | None = None,
     alternative: Alternative = "two-sided",
     options: ComparisonOptions | None = None,
+    clusters: Mapping[Any, Any] | str | os.PathLike[str] | None = None,
 ) -> MultipleComparison:
     """Compare several systems on the same queries, over several metrics at once.
 
@@ -155,7 +158,8 @@ def compare_many(
     metrics
         The metrics to compare (default: those every system has, in the first one's order).
     test
-        ``"sign-flip"`` (default; the paired randomisation test, exact up to 16 queries,
+        None (default): ``"cluster-t"`` when ``clusters`` is given, else ``"sign-flip"``.
+        ``"sign-flip"`` (the paired randomisation test, exact up to 16 queries,
         ``n_resamples`` seeded sign vectors beyond, the same sign vectors for every pair and
         metric), ``"t"`` (paired t-test), ``"wilcoxon"`` (Wilcoxon signed-rank, as scipy),
         ``"bootstrap"`` (paired bootstrap test with ``n_resamples`` resamples, at least 20
@@ -200,8 +204,19 @@ def compare_many(
         the tests of paired differences (sign-flip, t, Wilcoxon, bootstrap); intervals stay
         two-sided.
     options
-        All of the above but ``metrics`` in one :class:`ComparisonOptions` (then pass none
-        of them as keywords).
+        All of the above but ``metrics`` and ``clusters`` in one :class:`ComparisonOptions`
+        (then pass none of them as keywords).
+    clusters
+        Each query's cluster (several questions about one passage, document or
+        conversation): a mapping ``{query_id: cluster}`` or the path of a file with
+        ``query_id`` and ``cluster`` columns (:func:`ragmeter.io.read_clusters`). They are
+        attached to every system's values (:meth:`PerQueryResults.with_clusters`): every
+        query of every system needs one, and a system whose values record other clusters
+        is refused. The test then defaults to ``"cluster-t"`` (the cluster-robust paired
+        t-test), the queries must be in at least 2 clusters, and the result reports the
+        design effect of every pair (:meth:`MultipleComparison.design_effects`, and the
+        tables' notes). Without it, the clusters the values record (a table's ``cluster``
+        column) are used the same way by ``test="cluster-t"``, and noted by the others.
 
     Returns
     -------
@@ -216,6 +231,9 @@ def compare_many(
         evaluated with different settings, bad test parameters.
     InputTypeError
         Results of a type ragmeter cannot read.
+    RagmeterError
+        ``clusters``: a query without a cluster, a cluster that differs from the one the
+        values record, all compared queries in one cluster, a file that cannot be read.
 
     Examples
     --------
@@ -227,6 +245,11 @@ def compare_many(
     (0.1667, 2, 1, 0, 0.1835)
     """
     named = _named_systems(systems)
+    if clusters is not None:
+        given = read_clusters(clusters)
+        named = {name: r.with_clusters(given) for name, r in named.items()}
+    if test is None:
+        test = "cluster-t" if clusters is not None and options is None else str(_DEFAULTS["test"])
     if len(named) < 2:
         raise InvalidInputError(f"systems: a comparison needs at least 2 systems, got {len(named)}")
     if baseline is not None and not isinstance(baseline, str):
@@ -264,6 +287,13 @@ def compare_many(
     names = list(named)
     aligned = align(named, metrics, options.missing)
     chosen, query_ids, values = aligned.metrics, aligned.query_ids, aligned.values
+    checked = clusters is not None or spec.requires_clusters
+    if checked and aligned.clusters is not None and len(set(aligned.clusters.tolist())) < 2:
+        raise InvalidInputError(
+            f"clusters: all {len(query_ids)} compared queries are in one cluster; "
+            "cluster-robust statistics need at least 2 clusters (about 20 or more for the "
+            "t approximation): give each query its passage, document or conversation"
+        )
     pairs = pair_indices(names, baseline_name)
     outcome = run_tests(
         values,
@@ -327,7 +357,8 @@ def compare_many(
     )
     campaign.comparability = tuple(aligned.notes)
     if aligned.clusters is not None:
-        campaign.n_clusters = len(set(aligned.clusters.tolist()))
+        by_query = {q: c for r in named.values() for q, c in (r.clusters or {}).items()}
+        campaign.clusters = tuple(by_query[q] for q in query_ids)
     campaign.manifests = {name: r.manifest for name, r in named.items()}
     return campaign
 
@@ -337,7 +368,7 @@ def compare(
     baseline: Any,
     *,
     metrics: Iterable[str] | str | None = None,
-    test: Test | str = "sign-flip",
+    test: Test | str | None = None,
     correction: str | None = None,
     alpha: float = 0.05,
     method: Method = "auto",
@@ -350,6 +381,7 @@ def compare(
     n_threads: int | None = None,
     alternative: Alternative = "two-sided",
     options: ComparisonOptions | None = None,
+    clusters: Mapping[Any, Any] | str | os.PathLike[str] | None = None,
 ) -> Comparison:
     """Compare a candidate with a baseline on the same queries, paired by query id.
 
@@ -394,6 +426,10 @@ def compare(
     options
         The options in one :class:`ComparisonOptions` (then pass none of the above as
         keywords; its ``baseline`` is replaced by this baseline's name).
+    clusters
+        Each query's cluster, ``{query_id: cluster}`` or a file (see :func:`compare_many`):
+        the test defaults to ``"cluster-t"`` and the table notes the design effects
+        (:meth:`Comparison.design_effects`).
 
     Returns
     -------
@@ -418,6 +454,8 @@ def compare(
     """
     cand = per_query_results(candidate)
     base = per_query_results(baseline)
+    if test is None:
+        test = "cluster-t" if clusters is not None and options is None else str(_DEFAULTS["test"])
     cand_name = cand.name or "candidate"
     base_name = base.name or "baseline"
     if cand_name == base_name:
@@ -456,7 +494,9 @@ def compare(
             ),
             baseline=base_name,
         )
-    campaign = compare_many({cand_name: cand, base_name: base}, metrics=metrics, options=chosen)
+    campaign = compare_many(
+        {cand_name: cand, base_name: base}, metrics=metrics, options=chosen, clusters=clusters
+    )
     return campaign[cand_name]
 
 

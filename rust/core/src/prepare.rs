@@ -327,11 +327,10 @@ fn duplicate_message(id: &[u8]) -> String {
     )
 }
 
+/// One query's counts, beside its rows (hits, positive grades, tie groups) in `Scratch`.
 struct QueryOutput {
-    hits: Vec<Hit>,
     /// The tie group of each hit (with `RankingOptions::ties`, else empty).
     ties: Vec<Tie>,
-    judged_positive: Vec<f64>,
     retrieved: u32,
     judged_count: u32,
     judged_negative: u32,
@@ -375,16 +374,29 @@ fn count_ranks(
 /// The hits of the found documents ranked within `limit`, by rank.
 fn hits_of(found: &[Found<'_>], ranks: Vec<usize>, limit: usize) -> Result<Vec<Hit>, String> {
     let mut hits = Vec::with_capacity(found.len());
-    for (f, rank) in found.iter().zip(ranks) {
+    hits_into(found.iter().map(|f| f.grade), &ranks, limit, &mut hits)?;
+    Ok(hits)
+}
+
+/// `hits_of` from the found documents' grades, into `hits` (cleared first: a buffer reused
+/// from query to query).
+fn hits_into(
+    grades: impl Iterator<Item = f64>,
+    ranks: &[usize],
+    limit: usize,
+    hits: &mut Vec<Hit>,
+) -> Result<(), String> {
+    hits.clear();
+    for (grade, &rank) in grades.zip(ranks) {
         if rank <= limit {
             hits.push(Hit {
                 rank: to_u32(rank)?,
-                grade: f.grade,
+                grade,
             });
         }
     }
     hits.sort_unstable_by_key(|h| h.rank);
-    Ok(hits)
+    Ok(())
 }
 
 /// Up to this many found documents, ranks are counted by scanning the scores once per document.
@@ -567,14 +579,20 @@ fn id_hash(id: &[u8]) -> u64 {
     rustc_hash::FxBuildHasher.hash_one(id)
 }
 
-/// Buffers one thread reuses from query to query.
+/// Buffers one thread reuses from query to query (a query of ten documents cost four
+/// allocations and two copies of its rows before they were reused).
 #[derive(Default)]
 pub(crate) struct Scratch {
     judged: IdTable,
     ranked: IdTable,
     scores: Vec<f64>,
-    /// The positions of the found documents in the ranking.
+    /// The positions of the found documents in the ranking, and their grades.
     found_at: Vec<usize>,
+    found_grades: Vec<f64>,
+    ranks: Vec<usize>,
+    /// The query's hits and positive grades, as they go into its row.
+    hits: Vec<Hit>,
+    positive: Vec<f64>,
 }
 
 /// Ranks of the judged documents of a scored ranking with unique ids (the common case, and
@@ -587,7 +605,7 @@ fn scored_hits(
     opts: RankingOptions,
     limit: usize,
     scratch: &mut Scratch,
-) -> Result<(Vec<Hit>, usize), String> {
+) -> Result<usize, String> {
     let n_judged = to_u32(judged.len())?;
     to_u32(ranking.len())?;
     scratch.judged.reset(judged.len());
@@ -600,7 +618,7 @@ fn scored_hits(
     scratch.ranked.reset(ranking.len());
     scratch.scores.clear();
     scratch.found_at.clear();
-    let mut found = Vec::new();
+    scratch.found_grades.clear();
     for (i, &(id, score)) in ranking.iter().enumerate() {
         let hash = id_hash(id);
         let same = |j: u32| ranking[j as usize].0 == id;
@@ -609,7 +627,9 @@ fn scored_hits(
                 return Err(duplicate_message(id));
             }
             let grades = grade_table(judged)?;
-            return scored_hits_with_duplicates(ranking, &grades, opts, limit);
+            let (hits, n_ranked) = scored_hits_with_duplicates(ranking, &grades, opts, limit)?;
+            scratch.hits = hits;
+            return Ok(n_ranked);
         }
         scratch.scores.push(score);
         if n_judged > 0
@@ -617,40 +637,57 @@ fn scored_hits(
         {
             let grade = judged[j as usize].1;
             if opts.keeps(grade) {
-                found.push(Found { id, score, grade });
+                scratch.found_grades.push(grade);
                 scratch.found_at.push(i);
             }
         }
     }
-    let ranks =
-        if let Some(ranks) = ranks_in_score_order(&scratch.scores, ranking, &scratch.found_at) {
-            ranks
-        } else {
-            ranks_among_docs(&scratch.scores, ranking, &found)
-        };
-    Ok((hits_of(&found, ranks, limit)?, ranking.len()))
+    if !ranks_in_score_order(
+        &scratch.scores,
+        ranking,
+        &scratch.found_at,
+        &mut scratch.ranks,
+    ) {
+        let found: Vec<Found<'_>> = scratch
+            .found_at
+            .iter()
+            .zip(&scratch.found_grades)
+            .map(|(&i, &grade)| Found {
+                id: ranking[i].0,
+                score: ranking[i].1,
+                grade,
+            })
+            .collect();
+        scratch.ranks = ranks_among_docs(&scratch.scores, ranking, &found);
+    }
+    let grades = scratch.found_grades.iter().copied();
+    hits_into(grades, &scratch.ranks, limit, &mut scratch.hits)?;
+    Ok(ranking.len())
 }
 
 /// The ranks of the documents at `found_at` in a ranking whose scores are already in
-/// decreasing order (as runs are written), or None if they are not (or one is NaN): a found
+/// decreasing order (as runs are written), written to `ranks`; false if they are not in that
+/// order (or one is NaN): a found
 /// document's rank is then 1 + the position where its score's documents start + those of them
 /// with a greater id (trec_eval's order of ties), read off the neighbours, with no count over
-/// the whole ranking per found document. Also None past a budget of work (long runs of ties).
+/// the whole ranking per found document. Also false past a budget of work (long runs of
+/// ties).
 fn ranks_in_score_order(
     scores: &[f64],
     docs: &[Doc<'_>],
     found_at: &[usize],
-) -> Option<Vec<usize>> {
+    ranks: &mut Vec<usize>,
+) -> bool {
+    ranks.clear();
     // `>=` is false with a NaN, and takes -0.0 and 0.0 as one score, as the ranks do.
     let ordered =
         scores.windows(2).all(|w| w[0] >= w[1]) && !scores.first().is_some_and(|s| s.is_nan());
     if !ordered {
-        return None;
+        return false;
     }
     // Ties are read document by document: long runs of tied scores would make that
     // O(N * F), so past a budget of work the caller counts ranks its other ways.
     let mut budget = 4 * scores.len() + 64;
-    let mut ranks = Vec::with_capacity(found_at.len());
     for &i in found_at {
         let score = scores[i];
         let start = scores[..i]
@@ -661,12 +698,15 @@ fn ranks_in_score_order(
             .iter()
             .position(|&s| s != score)
             .map_or(scores.len(), |j| i + j);
-        budget = budget.checked_sub(end - start)?;
+        let Some(left) = budget.checked_sub(end - start) else {
+            return false;
+        };
+        budget = left;
         let id = docs[i].0;
         let tied_before = docs[start..end].iter().filter(|d| d.0 > id).count();
         ranks.push(1 + start + tied_before);
     }
-    Some(ranks)
+    true
 }
 
 /// The ranks of `found` among `docs` (whose scores are `scores`, in any order), the documents
@@ -779,6 +819,9 @@ fn ordered_hits(
     Ok((hits, rank))
 }
 
+/// Prepare one query: its hits and positive grades are left in `scratch.hits` and
+/// `scratch.positive` (the caller copies them into its rows; nothing is allocated per query
+/// for a scored ranking without tie groups).
 fn prepare_query(
     query: &QueryInput<'_>,
     opts: RankingOptions,
@@ -787,35 +830,65 @@ fn prepare_query(
     let limit = opts.max_docs.unwrap_or(usize::MAX);
     // Sorted here, in decreasing order (the ideal ranking), so that the kernels, which read
     // them once per measure, need not sort them again.
-    let mut judged_positive: Vec<f64> = query
-        .judged
-        .iter()
-        .map(|d| d.1)
-        .filter(|g| *g > 0.0)
-        .collect();
-    judged_positive.sort_unstable_by(|a, b| b.total_cmp(a));
-    let (hits, n_ranked) = match query.ranking {
-        RankingInput::Ordered(ids) => ordered_hits(ids, &grade_table(query.judged)?, opts, limit)?,
+    scratch.positive.clear();
+    scratch
+        .positive
+        .extend(query.judged.iter().map(|d| d.1).filter(|g| *g > 0.0));
+    scratch.positive.sort_unstable_by(|a, b| b.total_cmp(a));
+    let n_ranked = match query.ranking {
+        RankingInput::Ordered(ids) => {
+            let (hits, n) = ordered_hits(ids, &grade_table(query.judged)?, opts, limit)?;
+            scratch.hits = hits;
+            n
+        }
         RankingInput::Scored(docs) => scored_hits(docs, query.judged, opts, limit, scratch)?,
         RankingInput::Joined {
             scores,
             found,
             tied,
-        } => (count_ranks(scores, found, tied, limit)?, scores.len()),
+        } => {
+            scratch.hits = count_ranks(scores, found, tied, limit)?;
+            scores.len()
+        }
     };
     let ties = if opts.ties {
-        hit_ties(&query.ranking, &hits, opts, limit, scratch)?
+        let hits = std::mem::take(&mut scratch.hits);
+        let ties = hit_ties(&query.ranking, &hits, opts, limit, scratch);
+        scratch.hits = hits;
+        ties?
     } else {
         Vec::new()
     };
     Ok(QueryOutput {
-        hits,
         ties,
-        judged_positive,
         retrieved: to_u32(n_ranked.min(limit))?,
         judged_count: to_u32(query.judged.len())?,
         judged_negative: to_u32(query.judged.iter().filter(|d| d.1 < 0.0).count())?,
     })
+}
+
+impl Prepared {
+    /// Prepared, empty, for `opts` (with rows of tie groups when it keeps them).
+    fn for_options(opts: RankingOptions) -> Prepared {
+        Prepared {
+            all_judged: opts.all_judged,
+            ties: opts.ties.then(RowsBuf::default),
+            ..Prepared::default()
+        }
+    }
+
+    /// Append the query `prepare_query` left in `scratch` (and `out`).
+    fn push_prepared(&mut self, scratch: &Scratch, out: QueryOutput) {
+        if let Some(ties) = &mut self.ties {
+            ties.push_row(out.ties);
+        }
+        self.hits.push_row(scratch.hits.iter().copied());
+        self.judged_positive
+            .push_row(scratch.positive.iter().copied());
+        self.retrieved.push(out.retrieved);
+        self.judged_count.push(out.judged_count);
+        self.judged_negative.push(out.judged_negative);
+    }
 }
 
 /// The tie group of each hit (see `ties`): from the scores of the ranked documents (each id's
@@ -856,18 +929,36 @@ pub fn prepare(
     query_base: usize,
 ) -> CoreResult<Prepared> {
     check_options(opts)?;
-    let outputs: Vec<QueryOutput> = queries
+    // Each worker's share of the queries goes into rows of its own, in order, then the
+    // shares are put together once (no vectors per query to allocate, copy and free). A
+    // share stops at its first error; the error of the first share that has one is returned.
+    type Share = CoreResult<(Scratch, Prepared)>;
+    let shares: Vec<Share> = queries
         .par_iter()
         .with_min_len(16)
         .enumerate()
-        .map_init(Scratch::default, |scratch, (q, query)| {
-            // Once the memory ran out, every worker stops at its next query (crate::memory).
-            crate::memory::check(|| "the prepared rankings".to_owned())?;
-            prepare_query(query, opts, scratch)
-                .map_err(|message| CoreError::query(query_base + q, message))
-        })
-        .collect::<CoreResult<_>>()?;
-    Ok(assemble(outputs, opts))
+        .fold(
+            || Ok((Scratch::default(), Prepared::for_options(opts))),
+            |share: Share, (q, query)| {
+                let (mut scratch, mut part) = share?;
+                // Once the memory ran out, every worker stops at its next query
+                // (crate::memory).
+                crate::memory::check(|| "the prepared rankings".to_owned())?;
+                let out = prepare_query(query, opts, &mut scratch)
+                    .map_err(|message| CoreError::query(query_base + q, message))?;
+                part.push_prepared(&scratch, out);
+                Ok((scratch, part))
+            },
+        )
+        .collect();
+    let mut parts = Vec::with_capacity(shares.len());
+    for share in shares {
+        parts.push(share?.1);
+    }
+    if parts.len() <= 1 {
+        return Ok(parts.pop().unwrap_or_else(|| Prepared::for_options(opts)));
+    }
+    Prepared::concat(parts, opts.all_judged)
 }
 
 /// `prepare` on the calling thread alone (for callers that spread parts of their input over
@@ -879,16 +970,14 @@ pub fn prepare_serial(
 ) -> CoreResult<Prepared> {
     check_options(opts)?;
     let mut scratch = Scratch::default();
-    let outputs: Vec<QueryOutput> = queries
-        .iter()
-        .enumerate()
-        .map(|(q, query)| {
-            crate::memory::check(|| "the prepared rankings".to_owned())?;
-            prepare_query(query, opts, &mut scratch)
-                .map_err(|message| CoreError::query(query_base + q, message))
-        })
-        .collect::<CoreResult<_>>()?;
-    Ok(assemble(outputs, opts))
+    let mut prepared = Prepared::for_options(opts);
+    for (q, query) in queries.iter().enumerate() {
+        crate::memory::check(|| "the prepared rankings".to_owned())?;
+        let out = prepare_query(query, opts, &mut scratch)
+            .map_err(|message| CoreError::query(query_base + q, message))?;
+        prepared.push_prepared(&scratch, out);
+    }
+    Ok(prepared)
 }
 
 /// Queries prepared one at a time, in order, on the calling thread (for callers that build
@@ -903,11 +992,7 @@ impl PreparedBuilder {
     pub fn new(opts: RankingOptions) -> CoreResult<Self> {
         check_options(opts)?;
         Ok(PreparedBuilder {
-            prepared: Prepared {
-                all_judged: opts.all_judged,
-                ties: opts.ties.then(RowsBuf::default),
-                ..Prepared::default()
-            },
+            prepared: Prepared::for_options(opts),
             scratch: Scratch::default(),
             opts,
         })
@@ -916,15 +1001,7 @@ impl PreparedBuilder {
     /// Prepare the next query; the error is its message (the caller names the query).
     pub fn push(&mut self, query: &QueryInput<'_>) -> Result<(), String> {
         let out = prepare_query(query, self.opts, &mut self.scratch)?;
-        let prepared = &mut self.prepared;
-        prepared.hits.push_row(out.hits);
-        prepared.judged_positive.push_row(out.judged_positive);
-        prepared.retrieved.push(out.retrieved);
-        prepared.judged_count.push(out.judged_count);
-        prepared.judged_negative.push(out.judged_negative);
-        if let Some(ties) = &mut prepared.ties {
-            ties.push_row(out.ties);
-        }
+        self.prepared.push_prepared(&self.scratch, out);
         Ok(())
     }
 
@@ -943,25 +1020,6 @@ fn check_options(opts: RankingOptions) -> CoreResult<()> {
     Ok(())
 }
 
-fn assemble(outputs: Vec<QueryOutput>, opts: RankingOptions) -> Prepared {
-    let mut prepared = Prepared {
-        all_judged: opts.all_judged,
-        ties: opts.ties.then(RowsBuf::default),
-        ..Prepared::default()
-    };
-    for out in outputs {
-        if let Some(ties) = &mut prepared.ties {
-            ties.push_row(out.ties);
-        }
-        prepared.hits.push_row(out.hits);
-        prepared.judged_positive.push_row(out.judged_positive);
-        prepared.retrieved.push(out.retrieved);
-        prepared.judged_count.push(out.judged_count);
-        prepared.judged_negative.push(out.judged_negative);
-    }
-    prepared
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -973,6 +1031,13 @@ mod tests {
         all_judged: false,
         ties: false,
     };
+
+    /// `ranks_in_score_order` into a fresh vector (with stale values in it first: the buffer
+    /// is reused from query to query), None when it declines.
+    fn in_score_order(scores: &[f64], docs: &[Doc<'_>], found_at: &[usize]) -> Option<Vec<usize>> {
+        let mut ranks = vec![7; 3];
+        ranks_in_score_order(scores, docs, found_at, &mut ranks).then_some(ranks)
+    }
 
     fn one(query: QueryInput<'_>, opts: RankingOptions) -> CoreResult<Prepared> {
         prepare(&[query], opts, 0)
@@ -1270,7 +1335,7 @@ mod tests {
                 .collect();
             let want = ranks_by_scanning(&scores, &found, &tied);
             let found_at: Vec<usize> = found_mask.iter().take(ranking.len()).enumerate().filter(|(_, keep)| **keep).map(|(i, _)| i).collect();
-            if let Some(ranks) = ranks_in_score_order(&scores, &ranking, &found_at) {
+            if let Some(ranks) = in_score_order(&scores, &ranking, &found_at) {
                 prop_assert_eq!(&ranks, &want);
             }
             // The same documents in decreasing order of score (ties in any order).
@@ -1282,7 +1347,7 @@ mod tests {
             let sorted_at: Vec<usize> = by_score.iter().enumerate().filter(|(_, d)| d.1).map(|(i, _)| i).collect();
             // None only past the budget of 4N + 64 reads of tied documents, at most N per
             // found document: so only with more than 4 found documents.
-            match ranks_in_score_order(&sorted_scores, &sorted, &sorted_at) {
+            match in_score_order(&sorted_scores, &sorted, &sorted_at) {
                 Some(ranks) => prop_assert_eq!(ranks, ranks_by_scanning(&sorted_scores, &sorted_found, &sorted)),
                 None => prop_assert!(sorted_at.len() > 4),
             }

@@ -390,9 +390,10 @@ const CR_ONLY_MESSAGE: &str = "a carriage return (CR) is followed by more text o
      the file seems to use CR-only line ends (classic Mac OS), which would be read as one long \
      line; convert them to LF line ends (e.g. tr '\\r' '\\n' < old > new)";
 
-/// The records of one chunk, with queries numbered locally in order of first appearance.
-/// `runs` lists the records as runs of one query: (local query, number of records); a file
-/// sorted by query has one run per query, so placing the records costs a copy per run.
+/// The records of one chunk as runs of one query: `queries[r]` is the query of run `r`, and
+/// `runs[r]` is (r, number of records); a query that comes back in the chunk has a run each
+/// time (`parse_lines` numbers the queries). A file sorted by query has one run per query, so
+/// placing the records costs a copy per run.
 struct Chunk<'a> {
     queries: Vec<&'a [u8]>,
     runs: Vec<(u32, usize)>,
@@ -602,12 +603,20 @@ pub(crate) fn parse_lines<'a>(
     crate::memory::check(|| format!("reading {}", path.display()))?;
     let n_local: usize = parsed.iter().map(|chunk| chunk.queries.len()).sum();
     let out_of_memory = |_| CoreError::OutOfMemory {
-        what: format!("the {n_local} query ids of {}", path.display()),
+        what: format!(
+            "the query ids ({n_local} runs of lines) of {}",
+            path.display()
+        ),
     };
     let mut index: FxHashMap<&[u8], u32> = FxHashMap::default();
     let mut query_ids: Vec<&[u8]> = Vec::new();
     let mut global: Vec<Vec<u32>> = Vec::new();
-    index.try_reserve(n_local).map_err(out_of_memory)?;
+    // `n_local` counts runs: a file grouped by query has about one per query, one whose
+    // queries take turns one per line, so the table is reserved up to a bound and grows
+    // (fallibly) past it.
+    index
+        .try_reserve(n_local.min(1 << 20))
+        .map_err(out_of_memory)?;
     query_ids.try_reserve(n_local).map_err(out_of_memory)?;
     global.try_reserve(parsed.len()).map_err(out_of_memory)?;
     for chunk in &parsed {
@@ -616,6 +625,9 @@ pub(crate) fn parse_lines<'a>(
             .try_reserve_exact(chunk.queries.len())
             .map_err(out_of_memory)?;
         for q in &chunk.queries {
+            if index.len() == index.capacity() {
+                index.try_reserve(index.len()).map_err(out_of_memory)?;
+            }
             let next = query_ids.len() as u32;
             let id = *index.entry(q).or_insert(next);
             if id == next {
@@ -740,7 +752,6 @@ fn parse_chunk<'a>(
             lines: 0,
             run_tag: None,
         },
-        index: FxHashMap::default(),
         last: None,
         region,
     };
@@ -890,11 +901,10 @@ fn parse_chunk<'a>(
     Ok(out.chunk)
 }
 
-/// A chunk's records as they are read: the chunk, the local number of each query, the
-/// previous record's query, and the region the records are written to.
+/// A chunk's records as they are read: the chunk, the previous record's query, and the
+/// region the records are written to.
 struct ChunkRecords<'a, 'r> {
     chunk: Chunk<'a>,
-    index: FxHashMap<&'a [u8], u32>,
     last: Option<&'a [u8]>,
     region: &'r mut [MaybeUninit<Doc<'a>>],
 }
@@ -909,17 +919,17 @@ impl<'a> ChunkRecords<'a, '_> {
         line: usize,
     ) -> Result<(), ChunkError> {
         let out = &mut self.chunk;
-        // Runs are usually sorted by query: the previous record's query is checked first.
+        // A record of the previous record's query lengthens its run; any other starts a run.
+        // Runs are numbered, not their queries: `parse_lines` numbers the queries of every
+        // chunk in one table (a table per chunk too cost a second hash per query, and a query
+        // per handful of lines is common: 100,000 queries x 10 documents).
         match (self.last, out.runs.last_mut()) {
             (Some(id), Some(run)) if same_id(id, query) => run.1 += 1,
             _ => {
                 let next = out.queries.len() as u32;
-                let q = *self.index.entry(query).or_insert(next);
-                if q == next {
-                    out.queries.push(query);
-                }
+                out.queries.push(query);
                 self.last = Some(query);
-                out.runs.push((q, 1));
+                out.runs.push((next, 1));
             }
         }
         let Some(slot) = self.region.get_mut(out.records) else {
@@ -1304,6 +1314,10 @@ fn closed_key(id: &[u8]) -> u128 {
 /// A run whose query comes back after other queries: it is read whole instead.
 struct NotGrouped;
 
+/// A query whose documents are all read: its id, its documents and its sorted position among
+/// the judged queries (None: a query without judgments).
+type Complete<'d> = (&'d [u8], &'d [Doc<'d>], Option<usize>);
+
 /// What `stream_in_blocks` keeps from block to block.
 struct Stream<'q, 'a> {
     path: &'q Path,
@@ -1317,9 +1331,13 @@ struct Stream<'q, 'a> {
     /// Prepared queries: (sorted position, part, row in part).
     placed: Vec<(usize, usize, usize)>,
     parts: Vec<Prepared>,
-    /// The 128-bit hashes of the queries already prepared: one coming back means the run is
-    /// not grouped by query. A collision could only send a grouped run to the whole reading
-    /// (same result, more memory), never mix two queries; no id is copied per query.
+    /// Whether the judged query at each sorted position was prepared, and the 128-bit hashes
+    /// of the run-only queries already listed: a query coming back means the run is not
+    /// grouped by query. A judged query is found by the lookup of its position, which its
+    /// preparation needs anyway (one hash per query); a collision of two run-only queries'
+    /// hashes could only send a grouped run to the whole reading (same result, more memory),
+    /// never mix two queries; no id is copied per query.
+    done: Vec<bool>,
     closed: rustc_hash::FxHashSet<u128>,
     run_only: Vec<Vec<u8>>,
     open: Option<OpenQuery>,
@@ -1339,7 +1357,15 @@ impl Stream<'_, '_> {
         if ids.is_empty() {
             return Ok(Ok(()));
         }
-        if ids.iter().any(|id| self.closed.contains(&closed_key(id))) {
+        let positions: Vec<Option<usize>> = ids
+            .iter()
+            .map(|id| self.position.get(id).copied())
+            .collect();
+        let came_back = |(id, position): (&&[u8], &Option<usize>)| match position {
+            Some(p) => self.done[*p],
+            None => self.closed.contains(&closed_key(id)),
+        };
+        if ids.iter().zip(&positions).any(came_back) {
             return Ok(Err(NotGrouped));
         }
         let open = self.open.take();
@@ -1359,12 +1385,16 @@ impl Stream<'_, '_> {
             return Ok(Err(NotGrouped));
         }
         let ended_docs = ended.map(OpenQuery::docs);
-        let mut complete: Vec<(&[u8], &[Doc<'_>])> = Vec::with_capacity(ids.len());
+        let mut complete: Vec<Complete<'_>> = Vec::with_capacity(ids.len());
         if let (Some(done), Some(docs)) = (ended, &ended_docs) {
-            complete.push((&done.id, docs));
+            complete.push((
+                &done.id,
+                docs,
+                self.position.get(done.id.as_slice()).copied(),
+            ));
         }
         let mut next_open = None;
-        for (q, &id) in ids.iter().enumerate() {
+        for (q, (&id, &position)) in ids.iter().zip(&positions).enumerate() {
             let docs = match &carried {
                 Some(docs) if q == 0 => docs.as_slice(),
                 _ => rows.row(q),
@@ -1373,7 +1403,7 @@ impl Stream<'_, '_> {
                 // The last query may go on in the next block.
                 next_open = Some(OpenQuery::of(id, docs));
             } else {
-                complete.push((id, docs));
+                complete.push((id, docs, position));
             }
         }
         self.prepare(&complete)?;
@@ -1381,16 +1411,17 @@ impl Stream<'_, '_> {
         Ok(Ok(()))
     }
 
-    /// Prepare completed queries (judged ones; the others are listed as run-only).
-    fn prepare(&mut self, complete: &[(&[u8], &[Doc<'_>])]) -> CoreResult<()> {
+    /// Prepare completed queries (judged ones; the others are listed as run-only), each with
+    /// its sorted position among the judged queries.
+    fn prepare(&mut self, complete: &[Complete<'_>]) -> CoreResult<()> {
         let judged_rows = self.qrels.docs.view();
-        let mut inputs = Vec::new();
-        let mut positions = Vec::new();
-        let mut sources = Vec::new();
-        for (source, (id, docs)) in complete.iter().enumerate() {
-            self.closed.insert(closed_key(id));
-            match self.position.get(id) {
-                Some(&position) => {
+        let mut inputs = Vec::with_capacity(complete.len());
+        let mut positions = Vec::with_capacity(complete.len());
+        let mut sources = Vec::with_capacity(complete.len());
+        for (source, &(id, docs, position)) in complete.iter().enumerate() {
+            match position {
+                Some(position) => {
+                    self.done[position] = true;
                     inputs.push(QueryInput {
                         judged: judged_rows.row(self.order[position]),
                         ranking: RankingInput::Scored(docs),
@@ -1398,7 +1429,10 @@ impl Stream<'_, '_> {
                     positions.push(position);
                     sources.push(source);
                 }
-                None => self.run_only.push(id.to_vec()),
+                None => {
+                    self.closed.insert(closed_key(id));
+                    self.run_only.push(id.to_vec());
+                }
             }
         }
         if inputs.is_empty() {
@@ -1409,7 +1443,7 @@ impl Stream<'_, '_> {
             Err(CoreError::InvalidQuery { query, message, .. }) => {
                 return Err(match (positions.get(query), sources.get(query)) {
                     (Some(&p), Some(&source)) => {
-                        let (id, docs) = &complete[source];
+                        let (id, docs, _) = &complete[source];
                         self.query_error(p, id, docs, query, message)?
                     }
                     _ => CoreError::InvalidQuery {
@@ -1609,6 +1643,7 @@ fn stream_in_blocks<'a>(
         position,
         placed: Vec::new(),
         parts: Vec::new(),
+        done: vec![false; qrels.query_ids.len()],
         closed: Default::default(),
         run_only: Vec::new(),
         open: None,
@@ -1648,7 +1683,8 @@ fn stream_in_blocks<'a>(
         }
     }
     if let Some(last) = stream.open.take() {
-        stream.prepare(&[(&last.id, &last.docs())])?;
+        let position = stream.position.get(last.id.as_slice()).copied();
+        stream.prepare(&[(&last.id, &last.docs(), position)])?;
     }
     // Judged queries absent from the run: empty rankings.
     let n = qrels.query_ids.len();

@@ -18,6 +18,7 @@ from ...exceptions import InvalidInputError
 from ...plots import plot_query_deltas
 from ...reports import load_report, report_number, saved_head, write_report
 from .._arguments import positive_int
+from ..clustered import clusters_note, design_effects
 from ..options import ComparisonOptions
 from ..pvalues import format_p_value
 from ..registry import TESTS, p_value_methods
@@ -302,6 +303,9 @@ class Comparison(NotebookDisplay):
     options
         The options the comparison was computed with (:class:`ComparisonOptions`; derived
         from the settings for a report of format 2).
+    clusters
+        Each query's cluster, aligned with ``query_ids``, when clusters were given or
+        recorded (not saved: a comparison read back has none).
     """
 
     candidate: str
@@ -321,6 +325,7 @@ class Comparison(NotebookDisplay):
     excluded: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     n_tests: int | None = None
     options: ComparisonOptions | None = None
+    clusters: tuple[Any, ...] | None = field(default=None, compare=False, repr=False)
 
     #: What a saved comparison's ``kind`` field says (its schema: ``ragmeter.schemas``).
     KIND: ClassVar[str] = COMPARISON_KIND
@@ -468,8 +473,41 @@ class Comparison(NotebookDisplay):
                 "the others have an undefined value)"
             )
         title = f"{self.candidate} vs {self.baseline}: {paired}, " + self.describe_test()
-        notes = _excluded_notes(self.excluded)
-        return "\n".join([title, *lines, *notes])
+        return "\n".join([title, *lines, *self.notes()])
+
+    @property
+    def n_clusters(self) -> int | None:
+        """How many clusters the queries are in (None: no cluster was given or recorded)."""
+        return None if self.clusters is None else len(set(self.clusters))
+
+    def design_effects(self) -> dict[str, float]:
+        """Kish's design effect of each metric's mean difference
+        (:func:`~ragmeter.stats.design_effects`; empty without clusters).
+
+        Returns
+        -------
+        dict
+            ``{metric: design effect}`` (NaN: fewer than 2 clusters or no variance).
+        """
+        if self.clusters is None:
+            return {}
+        return design_effects(self.differences, self.clusters)
+
+    def notes(self) -> list[str]:
+        """What a reader of the table must know: the queries left out, and the clusters (whether
+        the test uses them, the design effects).
+
+        Returns
+        -------
+        list of str
+            The notes, as the table prints them.
+        """
+        notes = []
+        if self.clusters is not None and self.n_clusters is not None:
+            effects = {metric: [value] for metric, value in self.design_effects().items()}
+            uses = TESTS[self.test].requires_clusters
+            notes.append(clusters_note(self.n_pairs, self.n_clusters, self.test, uses, effects))
+        return [*notes, *_excluded_notes(self.excluded)]
 
     def to_dict(self) -> dict[str, Any]:
         """The full report: settings, one entry per metric, the per-query differences.

@@ -23,6 +23,7 @@ from ...per_query import PerQueryResults
 from ...plots import plot_per_query
 from ...reports import load_report, saved_head, write_report
 from ..anova import TwoWayAnova, two_way_anova
+from ..clustered import clusters_note, design_effects
 from ..options import ComparisonOptions
 from ..registry import TESTS
 from ..tables import (
@@ -220,8 +221,9 @@ class MultipleComparison(NotebookDisplay):
         )
         self._anova: dict[str, TwoWayAnova | None] | None = None
         self.comparability: tuple[str, ...] = ()
-        #: How many clusters the values put the queries in (None: the values record none).
-        self.n_clusters: int | None = None
+        #: Each query's cluster, aligned with ``query_ids`` (None: no cluster was given or
+        #: recorded); set by :func:`~ragmeter.compare_many`, not saved.
+        self.clusters: tuple[Any, ...] | None = None
         self.manifests: dict[str, Manifest] = {}
         if evaluation is not None and not isinstance(evaluation, str):
             raise InvalidInputError(f"evaluation: a sentence or None, got {evaluation!r}")
@@ -300,6 +302,7 @@ class MultipleComparison(NotebookDisplay):
             excluded=self.excluded,
             n_tests=self._family_size(),
             options=options,
+            clusters=self.clusters,
         )
 
     @property
@@ -580,6 +583,34 @@ class MultipleComparison(NotebookDisplay):
             margin=margin,
         )
 
+    @property
+    def n_clusters(self) -> int | None:
+        """How many clusters the queries are in (None: no cluster was given or recorded)."""
+        return None if self.clusters is None else len(set(self.clusters))
+
+    def design_effects(self) -> dict[tuple[str, str], dict[str, float]]:
+        """Kish's design effect of each compared pair's mean difference, metric by metric
+        (:func:`~ragmeter.stats.design_effects`): how much wider a cluster-robust interval is
+        than one that treats the queries as independent, squared. Empty without clusters.
+
+        Returns
+        -------
+        dict
+            ``{(candidate, baseline): {metric: design effect}}`` (NaN: fewer than 2 clusters
+            or no variance).
+        """
+        if self.clusters is None:
+            return {}
+        found = {}
+        for a_name, b_name in self.pairs:
+            a, b = self._index(a_name), self._index(b_name)
+            differences = {
+                metric: self.values[a, m] - self.values[b, m]
+                for m, metric in enumerate(self.metric_names)
+            }
+            found[a_name, b_name] = design_effects(differences, self.clusters)
+        return found
+
     def notes(self) -> list[str]:
         """What a reader of the table must know besides the caption.
 
@@ -590,12 +621,19 @@ class MultipleComparison(NotebookDisplay):
             what could not be checked of the values' comparability.
         """
         notes = [f"Not checked: {note.rstrip('.')}." for note in self.comparability]
-        if self.n_clusters is not None and not TESTS[self.test].requires_clusters:
+        if self.clusters is not None and self.n_clusters is not None:
+            effects: dict[str, list[float]] = {m: [] for m in self.metric_names}
+            for by_pair in self.design_effects().values():
+                for name, value in by_pair.items():
+                    effects[name].append(value)
             notes.append(
-                f"The values put the {len(self.query_ids)} queries in {self.n_clusters} "
-                f"clusters, which the {self.test} test ignores: it treats every query as "
-                "independent, so its intervals and p-values are too narrow when the queries "
-                "of a cluster are alike. test='cluster-t' (--test cluster-t) accounts for them."
+                clusters_note(
+                    len(self.query_ids),
+                    self.n_clusters,
+                    self.test,
+                    TESTS[self.test].requires_clusters,
+                    effects,
+                )
             )
         if self.baseline is not None:
             notes.append(
