@@ -78,6 +78,20 @@ def _empty(sample: CampaignInput) -> dict[str, np.ndarray]:
     }
 
 
+def _t_outcome(out: dict[str, np.ndarray], sample: CampaignInput, method: str) -> CampaignOutcome:
+    """A t-type test's outcome from its arrays (:func:`_empty`'s keys): one method for every
+    pair, the t intervals when the sample asks for intervals."""
+    with_interval = sample.confidence_level is not None
+    return CampaignOutcome(
+        p_value=out["p"],
+        statistic=out["statistic"],
+        methods=np.full(sample.delta.shape, method, dtype=object),
+        method=method,
+        ci_low=out["low"] if with_interval else None,
+        ci_high=out["high"] if with_interval else None,
+    )
+
+
 def _blocks(sample: CampaignInput) -> Iterator[tuple[slice, np.ndarray]]:
     n_pairs, n_metrics = sample.delta.shape
     n_queries = sample.values.shape[2]
@@ -112,16 +126,7 @@ def _t_test(sample: CampaignInput) -> CampaignOutcome:
         out["statistic"][block] = t.reshape(-1, n_metrics)
         out["low"][block] = low.reshape(-1, n_metrics)
         out["high"][block] = high.reshape(-1, n_metrics)
-    methods = np.full(sample.delta.shape, "t", dtype=object)
-    with_interval = sample.confidence_level is not None
-    return CampaignOutcome(
-        p_value=out["p"],
-        statistic=out["statistic"],
-        methods=methods,
-        method="t",
-        ci_low=out["low"] if with_interval else None,
-        ci_high=out["high"] if with_interval else None,
-    )
+    return _t_outcome(out, sample, "t")
 
 
 def _wilcoxon(sample: CampaignInput) -> CampaignOutcome:
@@ -353,16 +358,7 @@ def _cluster_t(sample: CampaignInput) -> CampaignOutcome:
         out["statistic"][block] = statistic.reshape(-1, n_metrics)
         out["low"][block] = low.reshape(-1, n_metrics)
         out["high"][block] = high.reshape(-1, n_metrics)
-    methods = np.full(sample.delta.shape, "cluster-t", dtype=object)
-    with_interval = sample.confidence_level is not None
-    return CampaignOutcome(
-        p_value=out["p"],
-        statistic=out["statistic"],
-        methods=methods,
-        method="cluster-t",
-        ci_low=out["low"] if with_interval else None,
-        ci_high=out["high"] if with_interval else None,
-    )
+    return _t_outcome(out, sample, "cluster-t")
 
 
 register_test(
